@@ -1,0 +1,141 @@
+// halfscope-cli: the engine without the studio, for servers and notebooks.
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+
+#include "cli/command.h"
+#include "runtime/runtime.h"
+
+namespace hs::cli {
+
+std::vector<Command>& commands() {
+    static std::vector<Command> c;
+    return c;
+}
+
+Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>& flags) {
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a.rfind("--", 0) == 0 && a.size() > 2) {
+            auto eq = a.find('=');
+            std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+            bool isFlag = std::find(flags.begin(), flags.end(), name) != flags.end();
+            if (eq != std::string::npos) {
+                m_opts.emplace(name, a.substr(eq + 1));
+            } else if (isFlag) {
+                m_opts.emplace(name, "1");
+            } else {
+                if (i + 1 >= argv.size()) throw UsageError("option --" + name + " needs a value");
+                m_opts.emplace(name, argv[++i]);
+            }
+        } else {
+            m_positional.push_back(a);
+        }
+    }
+}
+
+std::optional<std::string> Args::get(const std::string& name) const {
+    auto it = m_opts.find(name);
+    if (it == m_opts.end()) return std::nullopt;
+    return it->second;
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+    std::vector<std::string> out;
+    auto r = m_opts.equal_range(name);
+    for (auto it = r.first; it != r.second; ++it) out.push_back(it->second);
+    return out;
+}
+
+std::string Args::require(const std::string& name) const {
+    auto v = get(name);
+    if (!v) throw UsageError("missing required option --" + name);
+    return *v;
+}
+
+int Args::getInt(const std::string& name, int fallback) const {
+    auto v = get(name);
+    if (!v) return fallback;
+    try {
+        size_t used = 0;
+        int x = std::stoi(*v, &used);
+        if (used != v->size()) throw std::invalid_argument("");
+        return x;
+    } catch (const std::exception&) {
+        throw UsageError("--" + name + " expects an integer, got '" + *v + "'");
+    }
+}
+
+double Args::getDouble(const std::string& name, double fallback) const {
+    auto v = get(name);
+    if (!v) return fallback;
+    try {
+        size_t used = 0;
+        double x = std::stod(*v, &used);
+        if (used != v->size()) throw std::invalid_argument("");
+        return x;
+    } catch (const std::exception&) {
+        throw UsageError("--" + name + " expects a number, got '" + *v + "'");
+    }
+}
+
+void Args::allowOnly(const std::vector<std::string>& known) const {
+    for (const auto& kv : m_opts) {
+        if (std::find(known.begin(), known.end(), kv.first) == known.end())
+            throw UsageError("unknown option --" + kv.first);
+    }
+}
+
+}  // namespace hs::cli
+
+namespace {
+
+void printUsage(std::ostream& os) {
+    os << "usage: halfscope-cli COMMAND [options]   (halfscope-cli COMMAND --help for details)\n\n"
+          "commands:\n";
+    for (const auto& c : hs::cli::commands())
+        os << "  " << c.name << std::string(14 - std::min<size_t>(13, std::strlen(c.name)), ' ')
+           << c.summary << "\n";
+    os << "\nglobal options: --threads N (LibTorch intra-op threads; default: all cores,\n"
+          "                 or $HALFSCOPE_THREADS)\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    hs::ensurePassiveOmpWait(argc, argv);
+    using namespace hs::cli;
+    std::vector<std::string> rest(argv + 1, argv + argc);
+    if (rest.empty() || rest[0] == "--help" || rest[0] == "-h" || rest[0] == "help") {
+        printUsage(rest.empty() ? std::cerr : std::cout);
+        return rest.empty() ? kExitUsage : kExitOk;
+    }
+    const Command* cmd = nullptr;
+    for (const auto& c : commands())
+        if (rest[0] == c.name) cmd = &c;
+    if (!cmd) {
+        std::cerr << "halfscope-cli: unknown command '" << rest[0] << "'\n\n";
+        printUsage(std::cerr);
+        return kExitUsage;
+    }
+    std::vector<std::string> sub(rest.begin() + 1, rest.end());
+    if (std::find(sub.begin(), sub.end(), "--help") != sub.end() ||
+        std::find(sub.begin(), sub.end(), "-h") != sub.end()) {
+        std::cout << cmd->help;
+        return kExitOk;
+    }
+    try {
+        auto flags = cmd->flags;
+        flags.push_back("json");
+        Args args(sub, flags);
+        hs::configureRuntime(args.getInt("threads", 0));
+        return cmd->run(args);
+    } catch (const UsageError& e) {
+        std::cerr << "halfscope-cli " << cmd->name << ": " << e.what() << "\n"
+                  << "try 'halfscope-cli " << cmd->name << " --help'\n";
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        std::cerr << "halfscope-cli " << cmd->name << ": error: " << e.what() << "\n";
+        return kExitUsage;
+    }
+}

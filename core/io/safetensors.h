@@ -1,0 +1,106 @@
+#pragma once
+// safetensors files: memory-mapped reader (tensors are views into the mapping), strict header
+// validation, sharded checkpoints (*.safetensors.index.json), and an atomic writer.
+//
+// Layout: [u64 little-endian header length N][N bytes of JSON header][data area]
+// header: {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
+//          "__metadata__": {"key": "string", ...}}; offsets are relative to the data area.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace hs {
+
+enum class StDType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL, F8_E4M3, F8_E5M2 };
+std::string stDTypeName(StDType t);
+size_t stDTypeSize(StDType t);
+
+// Every problem with a file is reported as this, naming the file and what is wrong.
+class FileError : public std::runtime_error {
+public:
+    FileError(const std::string& path, const std::string& what)
+        : std::runtime_error(path + ": " + what), m_path(path) {}
+    const std::string& path() const { return m_path; }
+private:
+    std::string m_path;
+};
+
+struct StTensorInfo {
+    std::string name;
+    StDType dtype;
+    std::vector<int64_t> shape;
+    uint64_t begin = 0;  // byte offsets relative to the data area
+    uint64_t end = 0;
+    int64_t numel() const;
+};
+
+struct StHeader {
+    uint64_t headerSize = 0;  // N
+    std::vector<StTensorInfo> tensors;  // sorted by begin offset
+    std::map<std::string, std::string> metadata;
+};
+
+// Largest header accepted (the format's own reference implementation uses 100 MB).
+constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
+
+// Parses and validates the header from the first bytes of a file of `fileSize` bytes.
+// `bytes` holds at least min(fileSize, 8 + N) bytes. Throws std::runtime_error with a specific
+// message (no path; callers wrap it). Pure function, the fuzzing entry point.
+StHeader parseStHeader(const uint8_t* bytes, size_t available, uint64_t fileSize);
+
+class SafetensorsFile {
+public:
+    // Maps the file read-only and validates its header. Throws FileError.
+    static std::shared_ptr<SafetensorsFile> open(const std::string& path);
+    ~SafetensorsFile();
+
+    const std::string& path() const { return m_path; }
+    uint64_t fileSize() const { return m_size; }
+    const std::vector<StTensorInfo>& tensors() const { return m_header.tensors; }
+    const std::map<std::string, std::string>& metadata() const { return m_header.metadata; }
+    const StTensorInfo* find(const std::string& name) const;
+
+    // CPU tensor viewing the mapped bytes (no copy; read-only memory: cast or clone before
+    // writing). F8 dtypes throw "not supported yet". The view keeps the mapping alive.
+    torch::Tensor tensor(const std::string& name) const;
+
+private:
+    SafetensorsFile() = default;
+    std::string m_path;
+    uint64_t m_size = 0;
+    void* m_map = nullptr;
+    StHeader m_header;
+    std::map<std::string, size_t> m_index;
+    std::weak_ptr<SafetensorsFile> m_self;
+};
+
+// A set of tensors spread over one or more files: a single .safetensors file, or a sharded
+// checkpoint given by its *.safetensors.index.json ({"weight_map": {name: shard file}}).
+class TensorSet {
+public:
+    static TensorSet open(const std::string& path);
+    std::vector<std::string> names() const;  // sorted
+    bool contains(const std::string& name) const;
+    const StTensorInfo& info(const std::string& name) const;
+    torch::Tensor tensor(const std::string& name) const;
+    const std::vector<std::shared_ptr<SafetensorsFile>>& files() const { return m_files; }
+    std::string source() const { return m_source; }  // the path it was opened from
+private:
+    std::string m_source;
+    std::vector<std::shared_ptr<SafetensorsFile>> m_files;
+    std::map<std::string, size_t> m_where;  // name -> index into m_files
+};
+
+// Writes tensors (any device; copied to CPU, made contiguous) to a temporary file beside `path`
+// and renames it into place, so a crash never leaves half a file.
+void writeSafetensors(const std::string& path,
+                      const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
+                      const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace hs

@@ -1,0 +1,113 @@
+#include "numerics/precision_plan.h"
+
+#include <cctype>
+
+namespace hs {
+
+PlanParseError::PlanParseError(const std::string& msg, size_t position, size_t ruleIndex)
+    : std::runtime_error("precision plan, rule " + std::to_string(ruleIndex + 1) +
+                         " at character " + std::to_string(position + 1) + ": " + msg),
+      m_position(position),
+      m_ruleIndex(ruleIndex) {}
+
+namespace {
+
+bool validPatternChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '*' ||
+           c == '-';
+}
+
+// Trims spaces from [b, e) in place.
+void trim(const std::string& s, size_t& b, size_t& e) {
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+}
+
+}  // namespace
+
+PrecisionPlan PrecisionPlan::parse(const std::string& text) {
+    PrecisionPlan plan;
+    size_t b0 = 0, e0 = text.size();
+    trim(text, b0, e0);
+    if (b0 == e0) return plan;
+    size_t start = 0;
+    size_t index = 0;
+    while (true) {
+        size_t end = text.find(',', start);
+        if (end == std::string::npos) end = text.size();
+        size_t b = start, e = end;
+        trim(text, b, e);
+        if (b == e) throw PlanParseError("empty rule (expected pattern=format)", b, index);
+        size_t eq = text.find('=', b);
+        if (eq == std::string::npos || eq >= e)
+            throw PlanParseError("missing '=' (expected pattern=format)", b, index);
+        size_t pb = b, pe = eq;
+        trim(text, pb, pe);
+        if (pb == pe) throw PlanParseError("empty module pattern", b, index);
+        for (size_t i = pb; i < pe; ++i) {
+            if (!validPatternChar(text[i]))
+                throw PlanParseError(std::string("invalid character '") + text[i] +
+                                         "' in module pattern",
+                                     i, index);
+        }
+        size_t fb = eq + 1, fe = e;
+        trim(text, fb, fe);
+        std::string fmtText = text.substr(fb, fe - fb);
+        auto fmt = parseFormat(fmtText);
+        if (!fmt)
+            throw PlanParseError("unknown format '" + fmtText + "' (use fp32, bf16 or fp16)", fb,
+                                 index);
+        plan.m_rules.push_back({text.substr(pb, pe - pb), *fmt});
+        ++index;
+        if (end == text.size()) break;
+        start = end + 1;
+    }
+    return plan;
+}
+
+std::string PrecisionPlan::toString() const {
+    std::string s;
+    for (size_t i = 0; i < m_rules.size(); ++i) {
+        if (i) s += ',';
+        s += m_rules[i].pattern + '=' + formatName(m_rules[i].format);
+    }
+    return s;
+}
+
+bool globMatch(const std::string& p, const std::string& t) {
+    // Iterative matcher with backtracking to the last star: O(|p|·|t|) worst case.
+    size_t pi = 0, ti = 0, star = std::string::npos, mark = 0;
+    while (ti < t.size()) {
+        if (pi < p.size() && p[pi] == '*') {
+            star = pi++;
+            mark = ti;
+        } else if (pi < p.size() && p[pi] == t[ti]) {
+            ++pi;
+            ++ti;
+        } else if (star != std::string::npos) {
+            pi = star + 1;
+            ti = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (pi < p.size() && p[pi] == '*') ++pi;
+    return pi == p.size();
+}
+
+bool pathMatches(const std::string& pattern, const std::string& path) {
+    if (globMatch(pattern, path)) return true;
+    for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) {
+        if (globMatch(pattern, path.substr(0, dot))) return true;
+    }
+    return false;
+}
+
+std::optional<Format> PrecisionPlan::resolve(const std::string& path) const {
+    for (auto it = m_rules.rbegin(); it != m_rules.rend(); ++it) {
+        if (pathMatches(it->pattern, path)) return it->format;
+    }
+    return std::nullopt;
+}
+
+}  // namespace hs

@@ -1,0 +1,62 @@
+#pragma once
+// A precision plan: ordered rules from module-path patterns to formats.
+//   text form: "text_encoder=fp32,transformer=fp16,transformer.single_transformer_blocks.1*=bf16"
+// A rule matches a path when its pattern matches the path itself or one of its ancestors
+// ("transformer" matches "transformer.transformer_blocks.3.ff"). '*' matches any run of
+// characters, dots included. The last matching rule wins.
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "numerics/format.h"
+
+namespace hs {
+
+struct PlanRule {
+    std::string pattern;
+    Format format;
+    bool operator==(const PlanRule& o) const { return pattern == o.pattern && format == o.format; }
+};
+
+class PlanParseError : public std::runtime_error {
+public:
+    PlanParseError(const std::string& msg, size_t position, size_t ruleIndex);
+    size_t position() const { return m_position; }    // 0-based character offset in the text
+    size_t ruleIndex() const { return m_ruleIndex; }  // 0-based rule number
+private:
+    size_t m_position;
+    size_t m_ruleIndex;
+};
+
+class PrecisionPlan {
+public:
+    PrecisionPlan() = default;
+    explicit PrecisionPlan(std::vector<PlanRule> rules) : m_rules(std::move(rules)) {}
+
+    // Throws PlanParseError naming the position of the first malformed rule.
+    static PrecisionPlan parse(const std::string& text);
+    std::string toString() const;
+
+    void add(const std::string& pattern, Format f) { m_rules.push_back({pattern, f}); }
+    const std::vector<PlanRule>& rules() const { return m_rules; }
+    bool empty() const { return m_rules.empty(); }
+
+    // Format of the last rule matching `path`, or nullopt when no rule matches.
+    std::optional<Format> resolve(const std::string& path) const;
+    Format resolve(const std::string& path, Format fallback) const {
+        return resolve(path).value_or(fallback);
+    }
+
+    bool operator==(const PrecisionPlan& o) const { return m_rules == o.m_rules; }
+
+private:
+    std::vector<PlanRule> m_rules;
+};
+
+// Glob match with '*' only; exposed for tests.
+bool globMatch(const std::string& pattern, const std::string& text);
+// True when `pattern` matches `path` or an ancestor path of it (prefix ending at a '.').
+bool pathMatches(const std::string& pattern, const std::string& path);
+
+}  // namespace hs

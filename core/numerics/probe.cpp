@@ -1,0 +1,127 @@
+#include "numerics/probe.h"
+
+#include <torch/torch.h>
+
+namespace hs {
+
+std::string probeLevelName(ProbeLevel l) {
+    switch (l) {
+        case ProbeLevel::Off: return "off";
+        case ProbeLevel::Module: return "module";
+        case ProbeLevel::Layer: return "layer";
+        case ProbeLevel::Op: return "op";
+    }
+    return "?";
+}
+
+std::optional<ProbeLevel> parseProbeLevel(const std::string& t) {
+    if (t == "off") return ProbeLevel::Off;
+    if (t == "module") return ProbeLevel::Module;
+    if (t == "layer") return ProbeLevel::Layer;
+    if (t == "op") return ProbeLevel::Op;
+    return std::nullopt;
+}
+
+ProbeContext::ProbeContext(PrecisionPlan plan, torch::Device device, ProbeLevel level)
+    : m_plan(std::move(plan)), m_device(device), m_level(level) {}
+
+Format ProbeContext::formatFor(const std::string& path) const {
+    return m_plan.resolve(path, Format::FP32);
+}
+
+Execution ProbeContext::executionFor(const std::string& path) const {
+    return hs::executionFor(formatFor(path), m_device);
+}
+
+torch::ScalarType ProbeContext::computeTypeFor(const std::string& path) const {
+    return computeTypeOf(formatFor(path), m_device);
+}
+
+const ProbeContext::PointInfo& ProbeContext::info(const std::string& name) {
+    auto it = m_info.find(name);
+    if (it != m_info.end()) return it->second;
+    Format f = formatFor(name);
+    return m_info.emplace(name, PointInfo{f, hs::executionFor(f, m_device)}).first->second;
+}
+
+void ProbeContext::setStep(int step) {
+    flush();
+    m_step = step;
+}
+
+torch::Tensor ProbeContext::point(const std::string& name, ProbeLevel granularity,
+                                  const torch::Tensor& x) {
+    const bool record = m_level != ProbeLevel::Off && granularity <= m_level;
+    if (!record && m_plan.empty()) return x;
+    const PointInfo& pi = info(name);
+    torch::Tensor y = x;
+    if (pi.execution == Execution::Emulated && x.is_floating_point()) y = roundTo(x, pi.format);
+    if (record && y.is_floating_point()) {
+        ProbeRecord r;
+        r.name = name;
+        r.granularity = granularity;
+        r.step = m_step;
+        r.format = pi.format;
+        r.execution = pi.execution;
+        if (y.device().is_cpu()) {
+            r.stats = computeStats(y);
+        } else {
+            m_pending.emplace_back(m_records.size(), statsVector(y));
+        }
+        m_records.push_back(std::move(r));
+    }
+    return y;
+}
+
+void ProbeContext::flush() {
+    if (!m_pending.empty()) {
+        std::vector<torch::Tensor> vs;
+        vs.reserve(m_pending.size());
+        for (auto& p : m_pending) vs.push_back(p.second);
+        auto host = torch::stack(vs).cpu().contiguous();  // the one transfer
+        const double* d = host.data_ptr<double>();
+        for (size_t i = 0; i < m_pending.size(); ++i)
+            m_records[m_pending[i].first].stats = unpackStats(d + i * kStatsWidth);
+        m_pending.clear();
+    }
+    if (m_first) {
+        m_scanned = m_records.size();
+        return;
+    }
+    for (; m_scanned < m_records.size(); ++m_scanned) {
+        if (!m_records[m_scanned].stats.allFinite()) {
+            FirstNonFinite f;
+            f.at = m_records[m_scanned];
+            if (m_scanned > 0)
+                f.input = m_records[m_scanned - 1];
+            else if (m_lastTaken)
+                f.input = m_lastTaken;
+            f.index = m_taken + m_scanned;
+            m_first = std::move(f);
+            m_scanned = m_records.size();
+            break;
+        }
+    }
+}
+
+const std::vector<ProbeRecord>& ProbeContext::records() {
+    flush();
+    return m_records;
+}
+
+std::vector<ProbeRecord> ProbeContext::takeRecords() {
+    flush();
+    std::vector<ProbeRecord> out;
+    out.swap(m_records);
+    if (!out.empty()) m_lastTaken = out.back();
+    m_taken += out.size();
+    m_scanned = 0;
+    return out;
+}
+
+const std::optional<FirstNonFinite>& ProbeContext::firstNonFinite() {
+    flush();
+    return m_first;
+}
+
+}  // namespace hs

@@ -1,0 +1,89 @@
+#include "runtime/devices.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+#ifdef HALFSCOPE_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace hs {
+
+std::string CudaDeviceInfo::capabilityNote() const {
+    std::ostringstream s;
+    s << "compute capability " << major << "." << minor << ": ";
+    if (nativeBf16())
+        s << "native bf16 and fp16";
+    else if (fastFp16())
+        s << "fast fp16, no native bf16; bf16 runs emulated and slowly";
+    else
+        s << "no fp16 tensor cores and no native bf16";
+    return s.str();
+}
+
+CpuInfo cpuInfo() {
+    CpuInfo c;
+    c.cores = int(std::thread::hardware_concurrency());
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    std::set<std::string> flags;
+    while (std::getline(in, line)) {
+        auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+        std::string val = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+        if (key == "model name" && c.model.empty()) c.model = val;
+        if (key == "flags" && flags.empty()) {
+            std::istringstream fs(val);
+            for (std::string f; fs >> f;) flags.insert(f);
+        }
+    }
+    c.avx2 = flags.count("avx2");
+    c.avx512f = flags.count("avx512f");
+    c.avx512bf16 = flags.count("avx512_bf16");
+    c.amxBf16 = flags.count("amx_bf16");
+    c.f16c = flags.count("f16c");
+    return c;
+}
+
+std::vector<CudaDeviceInfo> cudaDevices() {
+    std::vector<CudaDeviceInfo> out;
+    if (!torch::cuda::is_available()) return out;
+    const int n = int(torch::cuda::device_count());
+    for (int i = 0; i < n; ++i) {
+        CudaDeviceInfo d;
+        d.index = i;
+#ifdef HALFSCOPE_WITH_CUDA
+        const auto* p = at::cuda::getDeviceProperties(i);
+        d.name = p->name;
+        d.major = p->major;
+        d.minor = p->minor;
+        d.memoryGiB = double(p->totalGlobalMem) / double(1ull << 30);
+#else
+        d.name = "CUDA device " + std::to_string(i);
+#endif
+        out.push_back(d);
+    }
+    return out;
+}
+
+EnvironmentInfo environmentInfo() {
+    EnvironmentInfo e;
+    e.halfscopeVersion = HALFSCOPE_VERSION;
+    e.torchVersion = TORCH_VERSION;
+    e.torchConfig = at::show_config();
+    e.parallelInfo = at::get_parallel_info();
+    e.threads = at::get_num_threads();
+    e.cudaAvailable = torch::cuda::is_available();
+    e.cuda = cudaDevices();
+    e.cpu = cpuInfo();
+    return e;
+}
+
+}  // namespace hs

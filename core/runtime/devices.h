@@ -1,0 +1,41 @@
+#pragma once
+// What the machine can run: LibTorch build, CPU features, CUDA devices and their capabilities.
+#include <string>
+#include <vector>
+
+namespace hs {
+
+struct CudaDeviceInfo {
+    int index = 0;
+    std::string name;
+    int major = 0, minor = 0;  // compute capability
+    double memoryGiB = 0;
+    // bf16 tensor cores arrive with Ampere (8.0). torch.cuda.is_bf16_supported() also answers
+    // True on a T4 (7.5) because bf16 is emulated there: correct results, far slower.
+    bool nativeBf16() const { return major >= 8; }
+    bool fastFp16() const { return major >= 7; }  // fp16 tensor cores (Volta and later)
+    std::string capabilityNote() const;
+};
+
+struct CpuInfo {
+    std::string model;
+    int cores = 0;
+    bool avx2 = false, avx512f = false, avx512bf16 = false, amxBf16 = false, f16c = false;
+};
+
+struct EnvironmentInfo {
+    std::string halfscopeVersion;
+    std::string torchVersion;
+    std::string torchConfig;  // at::show_config()
+    std::string parallelInfo; // at::get_parallel_info()
+    int threads = 0;
+    bool cudaAvailable = false;
+    std::vector<CudaDeviceInfo> cuda;
+    CpuInfo cpu;
+};
+
+EnvironmentInfo environmentInfo();
+CpuInfo cpuInfo();
+std::vector<CudaDeviceInfo> cudaDevices();
+
+}  // namespace hs
