@@ -5,54 +5,19 @@
 // Layout: [u64 little-endian header length N][N bytes of JSON header][data area]
 // header: {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
 //          "__metadata__": {"key": "string", ...}}; offsets are relative to the data area.
-#include <cstdint>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <torch/types.h>
 
+// The dtype table, FileError, the header structs and parseStHeader() live in a header without
+// LibTorch so that the fuzzer and other torch-free code can use them.
+#include "io/safetensors_header.h"
+
 namespace hs {
-
-enum class StDType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL, F8_E4M3, F8_E5M2 };
-std::string stDTypeName(StDType t);
-size_t stDTypeSize(StDType t);
-
-// Every problem with a file is reported as this, naming the file and what is wrong.
-class FileError : public std::runtime_error {
-public:
-    FileError(const std::string& path, const std::string& what)
-        : std::runtime_error(path + ": " + what), m_path(path) {}
-    const std::string& path() const { return m_path; }
-private:
-    std::string m_path;
-};
-
-struct StTensorInfo {
-    std::string name;
-    StDType dtype;
-    std::vector<int64_t> shape;
-    uint64_t begin = 0;  // byte offsets relative to the data area
-    uint64_t end = 0;
-    int64_t numel() const;
-};
-
-struct StHeader {
-    uint64_t headerSize = 0;  // N
-    std::vector<StTensorInfo> tensors;  // sorted by begin offset
-    std::map<std::string, std::string> metadata;
-};
-
-// Largest header accepted (the format's own reference implementation uses 100 MB).
-constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
-
-// Parses and validates the header from the first bytes of a file of `fileSize` bytes.
-// `bytes` holds at least min(fileSize, 8 + N) bytes. Throws std::runtime_error with a specific
-// message (no path; callers wrap it). Pure function, the fuzzing entry point.
-StHeader parseStHeader(const uint8_t* bytes, size_t available, uint64_t fileSize);
 
 class SafetensorsFile {
 public:

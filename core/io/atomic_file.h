@@ -1,0 +1,36 @@
+#pragma once
+// Writing a file so that readers see either the old content or the complete new one, never half
+// a file: write to "<path>.tmp-<pid>-<n>" beside it, fsync, rename over the target. A crash or an
+// exception leaves the old file untouched (and removes the temporary one when it can).
+#include <cstddef>
+#include <string>
+
+namespace hs {
+
+class AtomicFile {
+public:
+    // Creates the temporary file. Throws FileError naming `path`.
+    explicit AtomicFile(const std::string& path);
+    // Removes the temporary file unless commit() succeeded.
+    ~AtomicFile();
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+
+    void write(const void* data, size_t n);
+    // fsync, close, rename into place, fsync the directory. Throws FileError.
+    void commit();
+
+    const std::string& path() const { return m_path; }
+    const std::string& tempPath() const { return m_temp; }
+
+private:
+    std::string m_path;
+    std::string m_temp;
+    int m_fd = -1;
+    bool m_committed = false;
+};
+
+// The whole content at once (small files: images, JSON).
+void writeFileAtomically(const std::string& path, const void* data, size_t n);
+
+}  // namespace hs

@@ -1,0 +1,308 @@
+// Memory-mapped safetensors reader, sharded tensor sets and the atomic writer.
+#include "io/safetensors.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "io/atomic_file.h"
+
+// The format is little-endian and tensors are views of the raw bytes: a big-endian host would
+// need a byte-swapping copy, which nothing here does.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors views need little-endian");
+
+namespace hs {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<torch::ScalarType> scalarTypeOf(StDType t) {
+    switch (t) {
+        case StDType::F64: return torch::kFloat64;
+        case StDType::F32: return torch::kFloat32;
+        case StDType::F16: return torch::kFloat16;
+        case StDType::BF16: return torch::kBFloat16;
+        case StDType::I64: return torch::kInt64;
+        case StDType::I32: return torch::kInt32;
+        case StDType::I16: return torch::kInt16;
+        case StDType::I8: return torch::kInt8;
+        case StDType::U8: return torch::kUInt8;
+        case StDType::BOOL: return torch::kBool;
+        case StDType::F8_E4M3:
+        case StDType::F8_E5M2: return std::nullopt;  // no float8 in LibTorch 1.13
+    }
+    return std::nullopt;
+}
+
+std::optional<StDType> stDTypeOf(torch::ScalarType t) {
+    switch (t) {
+        case torch::kFloat64: return StDType::F64;
+        case torch::kFloat32: return StDType::F32;
+        case torch::kFloat16: return StDType::F16;
+        case torch::kBFloat16: return StDType::BF16;
+        case torch::kInt64: return StDType::I64;
+        case torch::kInt32: return StDType::I32;
+        case torch::kInt16: return StDType::I16;
+        case torch::kInt8: return StDType::I8;
+        case torch::kUInt8: return StDType::U8;
+        case torch::kBool: return StDType::BOOL;
+        default: return std::nullopt;
+    }
+}
+
+struct Fd {
+    int fd;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+}  // namespace
+
+// ---- SafetensorsFile ------------------------------------------------------------------------
+
+std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
+    Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (fd.fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd.fd, &st) != 0) throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw FileError(path, "not a regular file");
+
+    std::shared_ptr<SafetensorsFile> f(new SafetensorsFile());
+    f->m_path = path;
+    f->m_size = uint64_t(st.st_size);
+    try {
+        if (f->m_size < 8) {
+            // Too short to map usefully; the parser turns it into the right message.
+            uint8_t buf[8] = {};
+            ssize_t got = ::read(fd.fd, buf, sizeof buf);
+            parseStHeader(buf, got < 0 ? 0 : size_t(got), f->m_size);
+        }
+        // MAP_PRIVATE + PROT_READ: the pages are the page cache's own (no copy), and a stray
+        // write through a view faults loudly instead of changing the file.
+        void* p = ::mmap(nullptr, f->m_size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
+        if (p == MAP_FAILED) throw FileError(path, std::string("cannot map: ") + std::strerror(errno));
+        f->m_map = p;  // owned from here: the destructor unmaps, also when parsing throws
+        f->m_header = parseStHeader(static_cast<const uint8_t*>(p), f->m_size, f->m_size);
+    } catch (const FileError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw FileError(path, e.what());
+    }
+    for (size_t i = 0; i < f->m_header.tensors.size(); ++i)
+        f->m_index.emplace(f->m_header.tensors[i].name, i);
+    f->m_self = f;
+    return f;
+}
+
+SafetensorsFile::~SafetensorsFile() {
+    if (m_map) ::munmap(m_map, m_size);
+}
+
+const StTensorInfo* SafetensorsFile::find(const std::string& name) const {
+    auto it = m_index.find(name);
+    return it == m_index.end() ? nullptr : &m_header.tensors[it->second];
+}
+
+torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
+    const StTensorInfo* info = find(name);
+    if (!info) throw FileError(m_path, "no tensor named '" + name + "'");
+    auto st = scalarTypeOf(info->dtype);
+    if (!st)
+        throw FileError(m_path, "tensor '" + name + "': " + stDTypeName(info->dtype) +
+                                    " is not supported yet (LibTorch 1.13 has no float8 type)");
+    auto opts = torch::TensorOptions().dtype(*st);
+    if (info->numel() == 0) return torch::empty(info->shape, opts);
+
+    const uint8_t* data =
+        static_cast<const uint8_t*>(m_map) + 8 + m_header.headerSize + info->begin;
+    const size_t bytes = info->end - info->begin;
+    if (info->dtype == StDType::BOOL) {
+        // A bool byte other than 0/1 is undefined behaviour in LibTorch's kernels.
+        for (size_t i = 0; i < bytes; ++i)
+            if (data[i] > 1)
+                throw FileError(m_path, "tensor '" + name + "': BOOL byte " +
+                                            std::to_string(data[i]) + " is neither 0 nor 1");
+    }
+    // Headers are not padded by every writer, so data may start at any byte; LibTorch kernels
+    // assume element alignment, so a misaligned tensor is copied instead of viewed.
+    if (reinterpret_cast<uintptr_t>(data) % stDTypeSize(info->dtype) != 0) {
+        auto t = torch::empty(info->shape, opts);
+        std::memcpy(t.data_ptr(), data, bytes);
+        return t;
+    }
+    // The deleter holds the file, so the mapping outlives every view of it.
+    std::shared_ptr<const SafetensorsFile> keep = m_self.lock();
+    return torch::from_blob(const_cast<uint8_t*>(data), info->shape, [keep](void*) {}, opts);
+}
+
+// ---- TensorSet ------------------------------------------------------------------------------
+
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+nlohmann::json readIndexJson(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    try {
+        return nlohmann::json::parse(ss.str());
+    } catch (const nlohmann::json::exception& e) {
+        throw FileError(path, std::string("invalid JSON: ") + e.what());
+    }
+}
+
+}  // namespace
+
+TensorSet TensorSet::open(const std::string& path) {
+    TensorSet set;
+    set.m_source = path;
+    if (!endsWith(path, ".json")) {
+        set.m_files.push_back(SafetensorsFile::open(path));
+        for (const auto& t : set.m_files[0]->tensors()) set.m_where.emplace(t.name, 0);
+        return set;
+    }
+
+    // Sharded: {"metadata": {...}, "weight_map": {"tensor name": "shard file", ...}}.
+    nlohmann::json index = readIndexJson(path);
+    if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object())
+        throw FileError(path, "not a sharded-checkpoint index: no \"weight_map\" object");
+    const auto& wm = index["weight_map"];
+    if (wm.empty()) throw FileError(path, "\"weight_map\" is empty");
+    std::map<std::string, std::set<std::string>> byShard;  // shard file -> assigned names
+    std::map<std::string, std::string> assigned;           // name -> shard file
+    for (auto it = wm.begin(); it != wm.end(); ++it) {
+        if (!it.value().is_string())
+            throw FileError(path, "weight_map entry '" + it.key() + "' is not a file name");
+        const std::string shard = it.value().get<std::string>();
+        // Shards live beside the index; an absolute or escaping path is not a checkpoint's.
+        fs::path rel(shard);
+        bool escapes = rel.is_absolute() || shard.empty();
+        for (const auto& part : rel) escapes |= part == "..";
+        if (escapes) throw FileError(path, "shard name '" + shard + "' must be a relative path inside the folder");
+        byShard[shard].insert(it.key());
+        assigned[it.key()] = shard;
+    }
+    const fs::path dir = fs::path(path).parent_path();
+    for (const auto& [shard, names] : byShard) {
+        const std::string shardPath = (dir / shard).string();
+        if (!fs::exists(shardPath))
+            throw FileError(path, "shard '" + shard + "' listed in the index is missing (" +
+                                      shardPath + ")");
+        auto file = SafetensorsFile::open(shardPath);
+        for (const auto& t : file->tensors()) {
+            auto a = assigned.find(t.name);
+            if (a == assigned.end())
+                throw FileError(path, "shard '" + shard + "' holds tensor '" + t.name +
+                                          "', which the index does not list");
+            if (a->second != shard)
+                throw FileError(path, "tensor '" + t.name + "' is in shard '" + shard +
+                                          "' but the index assigns it to '" + a->second + "'");
+        }
+        for (const auto& n : names)
+            if (!file->find(n))
+                throw FileError(path, "tensor '" + n + "' is assigned to shard '" + shard +
+                                          "', which does not hold it");
+        const size_t idx = set.m_files.size();
+        set.m_files.push_back(file);
+        for (const auto& n : names) set.m_where.emplace(n, idx);
+    }
+    return set;
+}
+
+std::vector<std::string> TensorSet::names() const {
+    std::vector<std::string> out;
+    out.reserve(m_where.size());
+    for (const auto& kv : m_where) out.push_back(kv.first);  // std::map: already sorted
+    return out;
+}
+
+bool TensorSet::contains(const std::string& name) const { return m_where.count(name) > 0; }
+
+const StTensorInfo& TensorSet::info(const std::string& name) const {
+    auto it = m_where.find(name);
+    if (it == m_where.end()) throw FileError(m_source, "no tensor named '" + name + "'");
+    return *m_files[it->second]->find(name);
+}
+
+torch::Tensor TensorSet::tensor(const std::string& name) const {
+    auto it = m_where.find(name);
+    if (it == m_where.end()) throw FileError(m_source, "no tensor named '" + name + "'");
+    return m_files[it->second]->tensor(name);
+}
+
+// ---- writer ---------------------------------------------------------------------------------
+
+void writeSafetensors(const std::string& path,
+                      const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+    // Everything that can be checked is checked before the temporary file exists.
+    struct Item {
+        const std::string* name;
+        const torch::Tensor* t;
+        StDType dtype;
+        uint64_t bytes;
+    };
+    std::vector<Item> items;
+    for (const auto& [name, t] : tensors) {
+        if (name == "__metadata__") throw FileError(path, "'__metadata__' cannot name a tensor");
+        if (!t.defined()) throw FileError(path, "tensor '" + name + "' is undefined");
+        auto dt = stDTypeOf(t.scalar_type());
+        if (!dt)
+            throw FileError(path, "tensor '" + name + "': dtype " +
+                                      std::string(c10::toString(t.scalar_type())) +
+                                      " cannot be stored in safetensors by this writer");
+        items.push_back({&name, &t, *dt, uint64_t(t.numel()) * stDTypeSize(*dt)});
+    }
+    std::sort(items.begin(), items.end(),
+              [](const Item& a, const Item& b) { return *a.name < *b.name; });
+    for (size_t i = 1; i < items.size(); ++i)
+        if (*items[i].name == *items[i - 1].name)
+            throw FileError(path, "tensor name '" + *items[i].name + "' given twice");
+
+    nlohmann::json header = nlohmann::json::object();
+    uint64_t offset = 0;
+    for (const auto& it : items) {
+        header[*it.name] = {{"dtype", stDTypeName(it.dtype)},
+                            {"shape", it.t->sizes().vec()},
+                            {"data_offsets", {offset, offset + it.bytes}}};
+        offset += it.bytes;
+    }
+    if (!metadata.empty()) header["__metadata__"] = metadata;
+    std::string text = header.dump();
+    // Spaces (valid JSON whitespace) pad the header so the data area starts 8-byte aligned and
+    // every tensor whose offset is a multiple of its size can be viewed in place.
+    text.append((8 - text.size() % 8) % 8, ' ');
+    uint8_t len[8];
+    for (int i = 0; i < 8; ++i) len[i] = uint8_t(uint64_t(text.size()) >> (8 * i));
+
+    AtomicFile out(path);
+    out.write(len, 8);
+    out.write(text.data(), text.size());
+    for (const auto& it : items) {
+        // One tensor at a time on the CPU: writing a model from the GPU never holds a second
+        // full copy in host memory.
+        torch::Tensor c = it.t->detach().to(torch::kCPU).contiguous();
+        if (it.bytes) out.write(c.data_ptr(), it.bytes);
+    }
+    out.commit();
+}
+
+}  // namespace hs

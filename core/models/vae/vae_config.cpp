@@ -1,0 +1,135 @@
+#include "models/vae/vae_config.h"
+
+#include <torch/torch.h>
+
+#include "models/common/family.h"
+
+namespace hs {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& field, const std::string& what) {
+    throw ConfigError("config.json: '" + field + "' " + what);
+}
+
+std::optional<std::vector<double>> optDoubleList(const nlohmann::json& j, const char* key) {
+    if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+    const auto& v = j[key];
+    std::vector<double> out;
+    if (v.is_array()) {
+        for (const auto& e : v) {
+            if (!e.is_number()) bad(key, "must be a list of numbers, got " + v.dump());
+            out.push_back(e.get<double>());
+        }
+        return out;
+    }
+    bad(key, "must be null or a list of numbers, got " + v.dump());
+}
+
+void checkTypes(const std::vector<std::string>& types, const char* field,
+                const std::string& supported) {
+    for (size_t i = 0; i < types.size(); ++i) {
+        if (types[i] != supported)
+            bad(std::string(field) + "[" + std::to_string(i) + "]",
+                "is \"" + types[i] + "\"; AutoencoderKL supports only \"" + supported + "\"");
+    }
+}
+
+}  // namespace
+
+AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
+    if (!j.is_object()) throw ConfigError("config.json: expected a JSON object, got " + j.dump());
+    const std::string cls = cfgString(j, "_class_name", "AutoencoderKL");
+    if (cls != "AutoencoderKL")
+        bad("_class_name", "is \"" + cls + "\"; this loader reads AutoencoderKL configs");
+
+    AutoencoderKLConfig c;
+    c.inChannels = cfgInt(j, "in_channels", c.inChannels);
+    c.outChannels = cfgInt(j, "out_channels", c.outChannels);
+    c.downBlockTypes = cfgStringList(j, "down_block_types", c.downBlockTypes);
+    c.upBlockTypes = cfgStringList(j, "up_block_types", c.upBlockTypes);
+    c.blockOutChannels = cfgIntList(j, "block_out_channels", c.blockOutChannels);
+    c.layersPerBlock = cfgInt(j, "layers_per_block", c.layersPerBlock);
+    c.actFn = cfgString(j, "act_fn", c.actFn);
+    c.latentChannels = cfgInt(j, "latent_channels", c.latentChannels);
+    c.normNumGroups = cfgInt(j, "norm_num_groups", c.normNumGroups);
+    if (j.contains("sample_size") && j["sample_size"].is_array())
+        c.sampleSize = cfgIntList(j, "sample_size", c.sampleSize);
+    else
+        c.sampleSize = {cfgInt(j, "sample_size", c.sampleSize.front())};
+    c.scalingFactor = cfgDouble(j, "scaling_factor", c.scalingFactor);
+    if (j.contains("shift_factor") && !j["shift_factor"].is_null())
+        c.shiftFactor = cfgDouble(j, "shift_factor", 0.0);
+    c.latentsMean = optDoubleList(j, "latents_mean");
+    c.latentsStd = optDoubleList(j, "latents_std");
+    c.forceUpcast = cfgBool(j, "force_upcast", c.forceUpcast);
+    c.useQuantConv = cfgBool(j, "use_quant_conv", c.useQuantConv);
+    c.usePostQuantConv = cfgBool(j, "use_post_quant_conv", c.usePostQuantConv);
+    c.midBlockAddAttention = cfgBool(j, "mid_block_add_attention", c.midBlockAddAttention);
+
+    checkTypes(c.downBlockTypes, "down_block_types", "DownEncoderBlock2D");
+    checkTypes(c.upBlockTypes, "up_block_types", "UpDecoderBlock2D");
+    if (c.actFn != "silu" && c.actFn != "swish")
+        bad("act_fn", "is \"" + c.actFn + "\"; supported: \"silu\" (alias \"swish\")");
+    if (c.blockOutChannels.empty()) bad("block_out_channels", "must not be empty");
+    const size_t levels = c.blockOutChannels.size();
+    if (c.downBlockTypes.size() != levels)
+        bad("down_block_types", "has " + std::to_string(c.downBlockTypes.size()) +
+                                    " entries, block_out_channels has " + std::to_string(levels));
+    if (c.upBlockTypes.size() != levels)
+        bad("up_block_types", "has " + std::to_string(c.upBlockTypes.size()) +
+                                  " entries, block_out_channels has " + std::to_string(levels));
+    if (c.normNumGroups <= 0) bad("norm_num_groups", "must be positive");
+    for (size_t i = 0; i < levels; ++i) {
+        const int ch = c.blockOutChannels[i];
+        if (ch <= 0 || ch % c.normNumGroups != 0)
+            bad("block_out_channels[" + std::to_string(i) + "]",
+                "is " + std::to_string(ch) + ", not a positive multiple of norm_num_groups (" +
+                    std::to_string(c.normNumGroups) + ")");
+    }
+    if (c.layersPerBlock < 1) bad("layers_per_block", "must be at least 1");
+    if (c.inChannels < 1) bad("in_channels", "must be positive");
+    if (c.outChannels < 1) bad("out_channels", "must be positive");
+    if (c.latentChannels < 1) bad("latent_channels", "must be positive");
+    if (c.scalingFactor == 0.0) bad("scaling_factor", "must not be 0");
+    if (c.latentsMean.has_value() != c.latentsStd.has_value())
+        bad(c.latentsMean ? "latents_std" : "latents_mean",
+            "must be given together with the other of latents_mean/latents_std");
+    if (c.latentsMean) {
+        const auto n = static_cast<size_t>(c.latentChannels);
+        if (c.latentsMean->size() != n) bad("latents_mean", "needs latent_channels entries");
+        if (c.latentsStd->size() != n) bad("latents_std", "needs latent_channels entries");
+    }
+    return c;
+}
+
+namespace {
+
+// Per-channel statistics as [1, C, 1, 1] in x's dtype and device.
+torch::Tensor channelVector(const std::vector<double>& v, const torch::Tensor& x) {
+    return torch::tensor(v, torch::kFloat64)
+        .to(x.device(), x.scalar_type())
+        .view({1, static_cast<int64_t>(v.size()), 1, 1});
+}
+
+}  // namespace
+
+torch::Tensor unscaleLatents(const torch::Tensor& latents, const AutoencoderKLConfig& cfg) {
+    if (cfg.latentsMean && cfg.latentsStd) {  // [B, C, h, w]
+        return latents * channelVector(*cfg.latentsStd, latents) / cfg.scalingFactor +
+               channelVector(*cfg.latentsMean, latents);
+    }
+    auto z = latents / cfg.scalingFactor;
+    return cfg.shiftFactor ? z + *cfg.shiftFactor : z;
+}
+
+torch::Tensor scaleLatents(const torch::Tensor& z, const AutoencoderKLConfig& cfg) {
+    if (cfg.latentsMean && cfg.latentsStd) {  // [B, C, h, w]
+        return (z - channelVector(*cfg.latentsMean, z)) * cfg.scalingFactor /
+               channelVector(*cfg.latentsStd, z);
+    }
+    auto s = cfg.shiftFactor ? z - *cfg.shiftFactor : z;
+    return s * cfg.scalingFactor;
+}
+
+}  // namespace hs

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Halfscope needs to build, test and run; installs only what is
+# missing. Needs root (or sudo) when something is missing.
+set -euo pipefail
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libtorch-dev libopenblas0-openmp      # LibTorch 1.13 (CPU); OpenBLAS: ~30x faster fp32 matmul
+  nlohmann-json3-dev libstb-dev libgtest-dev
+  qt6-base-dev libqt6sql6-sqlite qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+  linguist-qt6 libqcustomplot-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "Installing: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include "numerics/precision_plan.h"
+
+using namespace hs;
+
+TEST(PrecisionPlan, ParsesTheDocumentedExample) {
+    const std::string text =
+        "text_encoder=fp32,transformer=fp16,transformer.single_transformer_blocks.1*=bf16,vae=fp32";
+    auto plan = PrecisionPlan::parse(text);
+    ASSERT_EQ(plan.rules().size(), 4u);
+    EXPECT_EQ(plan.rules()[2].pattern, "transformer.single_transformer_blocks.1*");
+    EXPECT_EQ(plan.rules()[2].format, Format::BF16);
+    EXPECT_EQ(plan.toString(), text);
+    EXPECT_EQ(PrecisionPlan::parse(plan.toString()), plan);
+}
+
+TEST(PrecisionPlan, LastMatchingRuleWins) {
+    auto plan = PrecisionPlan::parse(
+        "transformer=fp16,transformer.single_transformer_blocks.1*=bf16,vae=fp32");
+    EXPECT_EQ(plan.resolve("transformer.transformer_blocks.3.ff"), Format::FP16);
+    EXPECT_EQ(plan.resolve("transformer.single_transformer_blocks.1.attn"), Format::BF16);
+    EXPECT_EQ(plan.resolve("transformer.single_transformer_blocks.12"), Format::BF16);
+    EXPECT_EQ(plan.resolve("transformer.single_transformer_blocks.2"), Format::FP16);
+    EXPECT_EQ(plan.resolve("vae.decoder.mid_block"), Format::FP32);
+    EXPECT_FALSE(plan.resolve("text_encoder.text_model").has_value());
+    EXPECT_EQ(plan.resolve("text_encoder", Format::BF16), Format::BF16);
+    // A later general rule overrides an earlier specific one.
+    auto p2 = PrecisionPlan::parse("transformer.x=bf16,transformer=fp16");
+    EXPECT_EQ(p2.resolve("transformer.x.y"), Format::FP16);
+}
+
+TEST(PrecisionPlan, PrefixRulesMatchWholeSegmentsOnly) {
+    auto plan = PrecisionPlan::parse("transformer=fp16,vae.decoder.up_blocks.1=bf16");
+    EXPECT_FALSE(plan.resolve("transformers.x").has_value());
+    EXPECT_EQ(plan.resolve("vae.decoder.up_blocks.1.resnets.0"), Format::BF16);
+    EXPECT_FALSE(plan.resolve("vae.decoder.up_blocks.10").has_value());
+}
+
+TEST(PrecisionPlan, WildcardsMatchInsideAndAcrossDots) {
+    EXPECT_TRUE(pathMatches("transformer.*.attn", "transformer.transformer_blocks.3.attn.to_q"));
+    EXPECT_FALSE(pathMatches("transformer.*.attn", "transformer.transformer_blocks.3.ff"));
+    EXPECT_TRUE(globMatch("*", ""));
+    EXPECT_TRUE(globMatch("a*b*c", "aXXbYYc"));
+    EXPECT_FALSE(globMatch("a*b*c", "aXXbYY"));
+}
+
+TEST(PrecisionPlan, EmptyTextIsAnEmptyPlanAndSpacesAreTolerated) {
+    EXPECT_TRUE(PrecisionPlan::parse("").empty());
+    EXPECT_TRUE(PrecisionPlan::parse("   ").empty());
+    auto p = PrecisionPlan::parse(" vae = FP16 , transformer=bfloat16");
+    EXPECT_EQ(p.toString(), "vae=fp16,transformer=bf16");
+}
+
+namespace {
+void expectError(const std::string& text, size_t rule, size_t pos, const std::string& what) {
+    try {
+        PrecisionPlan::parse(text);
+        FAIL() << "no error for '" << text << "'";
+    } catch (const PlanParseError& e) {
+        EXPECT_EQ(e.ruleIndex(), rule) << text;
+        EXPECT_EQ(e.position(), pos) << text;
+        EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("character " + std::to_string(pos + 1)),
+                  std::string::npos)
+            << e.what();
+    }
+}
+}  // namespace
+
+TEST(PrecisionPlan, ErrorsNameThePosition) {
+    expectError("vae=fp16,transformer=fp8", 1, 22, "unknown format 'fp8'");
+    expectError("vae=fp16,transformer", 1, 9, "missing '='");
+    expectError("vae=fp16,,x=bf16", 1, 9, "empty rule");
+    expectError("=fp16", 0, 0, "empty module pattern");
+    expectError("va e=fp16", 0, 2, "invalid character ' '");
+    expectError("vae=fp16,", 1, 9, "empty rule");
+    expectError("vae=", 0, 4, "unknown format ''");
+}

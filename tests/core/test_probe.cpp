@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "numerics/probe.h"
+
+using namespace hs;
+
+namespace {
+torch::Device cpu() { return torch::Device(torch::kCPU); }
+}  // namespace
+
+TEST(Probe, RecordsOnlyPointsWithinTheLevel) {
+    ProbeContext p(PrecisionPlan(), cpu(), ProbeLevel::Layer);
+    auto x = torch::ones({4});
+    p.point("m.block", ProbeLevel::Module, x);
+    p.point("m.block.attn", ProbeLevel::Layer, x);
+    p.point("m.block.attn.to_q", ProbeLevel::Op, x);
+    ASSERT_EQ(p.records().size(), 2u);
+    EXPECT_EQ(p.records()[0].name, "m.block");
+    EXPECT_EQ(p.records()[1].name, "m.block.attn");
+    ProbeContext off(PrecisionPlan(), cpu(), ProbeLevel::Off);
+    off.point("m.block", ProbeLevel::Module, x);
+    EXPECT_TRUE(off.records().empty());
+}
+
+TEST(Probe, EmulatedFp16RoundsEveryPointEvenWithProbingOff) {
+    ProbeContext p(PrecisionPlan::parse("transformer=fp16,transformer.keep=fp32"), cpu(),
+                   ProbeLevel::Off);
+    auto x = torch::tensor({70000.f, 1.0f + 1.0f / 4096});
+    auto y = p.point("transformer.blocks.0.ff", ProbeLevel::Op, x);
+    EXPECT_TRUE(std::isinf(y[0].item<float>()));
+    EXPECT_EQ(y[1].item<float>(), 1.0f);  // rounded to fp16's 10 fraction bits
+    auto z = p.point("transformer.keep.ff", ProbeLevel::Op, x);
+    EXPECT_EQ(z[0].item<float>(), 70000.f);
+    EXPECT_EQ(p.executionFor("transformer.blocks.0"), Execution::Emulated);
+    EXPECT_EQ(p.computeTypeFor("transformer.blocks.0"), torch::kFloat32);
+    EXPECT_EQ(p.formatFor("vae"), Format::FP32);
+}
+
+TEST(Probe, FirstNonFiniteIsTheEarliestPointInCallOrder) {
+    ProbeContext p(PrecisionPlan::parse("t=fp16"), cpu(), ProbeLevel::Op);
+    p.setStep(0);
+    auto x = torch::full({8}, 1000.f);
+    x = p.point("t.blocks.0", ProbeLevel::Module, x);
+    x = p.point("t.blocks.1.ff", ProbeLevel::Op, x * 100);  // 1e5 > 65504 -> Inf
+    x = p.point("t.blocks.1", ProbeLevel::Module, x - x);   // Inf - Inf -> NaN
+    p.setStep(1);
+    p.point("t.blocks.0", ProbeLevel::Module, x);
+    const auto& f = p.firstNonFinite();
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->at.name, "t.blocks.1.ff");
+    EXPECT_EQ(f->at.step, 0);
+    EXPECT_EQ(f->at.stats.posInf, 8);
+    ASSERT_TRUE(f->input.has_value());
+    EXPECT_EQ(f->input->name, "t.blocks.0");
+    EXPECT_EQ(f->input->stats.absMax, 1000.0);
+    EXPECT_EQ(f->index, 1u);
+}
+
+TEST(Probe, TakeRecordsKeepsTheFirstFailureAcrossSteps) {
+    ProbeContext p(PrecisionPlan::parse("t=fp16"), cpu(), ProbeLevel::Module);
+    p.setStep(0);
+    p.point("t.a", ProbeLevel::Module, torch::ones({2}));
+    auto step0 = p.takeRecords();
+    EXPECT_EQ(step0.size(), 1u);
+    EXPECT_FALSE(p.firstNonFinite().has_value());
+    p.setStep(1);
+    p.point("t.b", ProbeLevel::Module, torch::full({2}, 1e6f));
+    auto step1 = p.takeRecords();
+    ASSERT_TRUE(p.firstNonFinite().has_value());
+    EXPECT_EQ(p.firstNonFinite()->at.name, "t.b");
+    EXPECT_EQ(p.firstNonFinite()->at.step, 1);
+    EXPECT_EQ(p.firstNonFinite()->input->name, "t.a");  // from the previous, taken, step
+    EXPECT_EQ(p.firstNonFinite()->index, 1u);
+    EXPECT_TRUE(p.records().empty());
+}
+
+TEST(Probe, RecordsFormatAndExecutionOfEachPoint) {
+    ProbeContext p(PrecisionPlan::parse("vae=bf16,vae.decoder=fp16"), cpu(), ProbeLevel::Layer);
+    p.point("vae.encoder.conv_in", ProbeLevel::Layer, torch::ones({2}));
+    p.point("vae.decoder.conv_in", ProbeLevel::Layer, torch::ones({2}));
+    EXPECT_EQ(p.records()[0].format, Format::BF16);
+    EXPECT_EQ(p.records()[0].execution, Execution::Native);
+    EXPECT_EQ(p.records()[1].format, Format::FP16);
+    EXPECT_EQ(p.records()[1].execution, Execution::Emulated);
+}
