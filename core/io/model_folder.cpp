@@ -1,0 +1,234 @@
+#include "io/model_folder.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace hs {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// diffusers names weights diffusion_pytorch_model.*, transformers model.*.
+const char* const kBases[] = {"diffusion_pytorch_model", "model"};
+const char* const kPickleExts[] = {".bin", ".ckpt", ".pt", ".pth"};
+
+bool isFile(const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec);
+}
+
+std::vector<std::string> filesIn(const std::string& dir) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file(ec)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Weight files for `variant` in the order they are preferred: single files, then sharded
+// indexes. diffusers names a variant index "<base>.safetensors.index.<v>.json"; older
+// releases wrote "<base>.<v>.safetensors.index.json"; both are accepted.
+std::vector<std::string> candidates(const std::string& v) {
+    std::vector<std::string> out;
+    const std::string dot = v.empty() ? "" : "." + v;
+    for (const char* b : kBases) out.push_back(std::string(b) + dot + ".safetensors");
+    for (const char* b : kBases) {
+        out.push_back(std::string(b) + ".safetensors.index" + dot + ".json");
+        if (!v.empty()) out.push_back(std::string(b) + dot + ".safetensors.index.json");
+    }
+    return out;
+}
+
+// Variants present among `files` ("fp16", "bf16", "non_ema", ...). Shards
+// ("model.fp16-00001-of-00002.safetensors") do not match: a variant has no '-'.
+std::set<std::string> variantsIn(const std::vector<std::string>& files) {
+    static const std::regex single(R"(^(diffusion_pytorch_model|model)\.(\w+)\.safetensors$)");
+    static const std::regex index(R"(^(diffusion_pytorch_model|model)\.safetensors\.index\.(\w+)\.json$)");
+    static const std::regex legacy(R"(^(diffusion_pytorch_model|model)\.(\w+)\.safetensors\.index\.json$)");
+    std::set<std::string> out;
+    std::smatch m;
+    for (const auto& f : files)
+        if (std::regex_match(f, m, single) || std::regex_match(f, m, index) ||
+            std::regex_match(f, m, legacy))
+            out.insert(m[2].str());
+    return out;
+}
+
+std::string joinNames(const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+    return s;
+}
+
+[[noreturn]] void failNoWeights(const std::string& dir, const std::vector<std::string>& files,
+                                const std::string& variant, const std::set<std::string>& variants) {
+    std::vector<std::string> pickles, others;
+    for (const auto& f : files) {
+        for (const char* ext : kPickleExts)
+            if (f.size() > std::strlen(ext) && f.compare(f.size() - std::strlen(ext), std::string::npos, ext) == 0)
+                pickles.push_back(f);
+        if (f.size() > 12 && f.compare(f.size() - 12, 12, ".safetensors") == 0) others.push_back(f);
+    }
+    if (!variant.empty()) {
+        std::vector<std::string> have;
+        for (const auto& v : variants) have.push_back("'" + v + "'");
+        throw FileError(dir, "no '" + variant + "' weights (expected diffusion_pytorch_model." +
+                                 variant + ".safetensors or model." + variant +
+                                 ".safetensors or a sharded index); variants present: " +
+                                 (have.empty() ? "none" : joinNames(have)));
+    }
+    if (variants.size() > 1) {
+        throw FileError(dir, "no plain weights and several variants (" +
+                                 joinNames({variants.begin(), variants.end()}) +
+                                 "): choose one explicitly");
+    }
+    if (others.empty() && !pickles.empty()) {
+        throw FileError(
+            dir, "only pickle checkpoints found (" + joinNames(pickles) +
+                     "). Halfscope never opens pickle files: unpickling can execute arbitrary "
+                     "code. Download the .safetensors variant of the model, or convert it once "
+                     "in Python: from safetensors.torch import save_file; save_file(torch.load("
+                     "'FILE', weights_only=True), 'model.safetensors') (for diffusers folders "
+                     "name it diffusion_pytorch_model.safetensors).");
+    }
+    std::string msg =
+        "no weights: expected diffusion_pytorch_model.safetensors or model.safetensors (or a "
+        "sharded *.safetensors.index.json)";
+    if (!others.empty()) msg += "; found only " + joinNames(others);
+    throw FileError(dir, msg);
+}
+
+}  // namespace
+
+nlohmann::json readJsonFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    try {
+        return nlohmann::json::parse(ss.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.what() reads "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
+        throw FileError(path, std::string("invalid JSON: ") + e.what());
+    } catch (const nlohmann::json::exception& e) {
+        throw FileError(path, std::string("invalid JSON: ") + e.what());
+    }
+}
+
+ComponentFolder openComponent(const std::string& dir, const std::string& variant) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw FileError(dir, "not a folder");
+    const fs::path cfg = fs::path(dir) / "config.json";
+    if (!isFile(cfg))
+        throw FileError(cfg.string(),
+                        "missing config.json: not a diffusers/transformers component folder");
+    ComponentFolder c;
+    c.dir = dir;
+    c.config = readJsonFile(cfg.string());
+    if (!c.config.is_object()) throw FileError(cfg.string(), "config is not a JSON object");
+    if (auto it = c.config.find("_class_name"); it != c.config.end() && it->is_string()) {
+        c.className = it->get<std::string>();
+    } else if (auto a = c.config.find("architectures");
+               a != c.config.end() && a->is_array() && !a->empty() && (*a)[0].is_string()) {
+        c.className = (*a)[0].get<std::string>();
+    }
+
+    const auto files = filesIn(dir);
+    const auto variants = variantsIn(files);
+    auto pick = [&](const std::string& v) -> std::string {
+        for (const auto& name : candidates(v))
+            if (std::binary_search(files.begin(), files.end(), name)) return name;
+        return "";
+    };
+    std::string chosen = pick(variant);
+    c.variant = variant;
+    if (chosen.empty() && variant.empty() && variants.size() == 1) {
+        c.variant = *variants.begin();
+        chosen = pick(c.variant);
+    }
+    if (chosen.empty()) failNoWeights(dir, files, variant, variants);
+
+    c.weights = TensorSet::open((fs::path(dir) / chosen).string());
+    for (const auto& f : c.weights.files()) c.weightFiles.push_back(f->path());
+    return c;
+}
+
+std::string componentKindName(ComponentKind k) {
+    switch (k) {
+        case ComponentKind::Model: return "model";
+        case ComponentKind::Tokenizer: return "tokenizer";
+        case ComponentKind::Scheduler: return "scheduler";
+        case ComponentKind::Other: return "other";
+    }
+    return "other";
+}
+
+const PipelineComponent* PipelineFolder::find(const std::string& name) const {
+    for (const auto& c : components)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+PipelineFolder openPipeline(const std::string& dir) {
+    const std::string indexPath = (fs::path(dir) / "model_index.json").string();
+    if (!isFile(indexPath))
+        throw FileError(indexPath, "missing model_index.json: not a diffusers pipeline folder");
+    PipelineFolder p;
+    p.dir = dir;
+    p.modelIndex = readJsonFile(indexPath);
+    if (!p.modelIndex.is_object()) throw FileError(indexPath, "not a JSON object");
+    if (auto it = p.modelIndex.find("_class_name"); it != p.modelIndex.end() && it->is_string())
+        p.className = it->get<std::string>();
+
+    for (auto it = p.modelIndex.begin(); it != p.modelIndex.end(); ++it) {
+        const std::string& name = it.key();
+        const auto& v = it.value();
+        // "_class_name", "_diffusers_version", ... are about the pipeline; plain values such as
+        // "requires_safety_checker": true are pipeline options, not components.
+        if (name.empty() || name[0] == '_' || !v.is_array()) continue;
+        if (v.size() != 2)
+            throw FileError(indexPath, "entry '" + name + "' must be [library, class]");
+        if (v[0].is_null() && v[1].is_null()) continue;  // component left out: [null, null]
+        if (!v[0].is_string() || !v[1].is_string())
+            throw FileError(indexPath, "entry '" + name + "' must be [library, class] strings");
+        PipelineComponent c;
+        c.name = name;
+        c.library = v[0].get<std::string>();
+        c.className = v[1].get<std::string>();
+        c.dir = (fs::path(dir) / name).string();
+        std::error_code ec;
+        if (!fs::is_directory(c.dir, ec))
+            throw FileError(indexPath, "component '" + name + "' (" + c.className +
+                                           ") is listed but its folder " + c.dir + " is missing");
+        const fs::path d(c.dir);
+        if (isFile(d / "scheduler_config.json")) {
+            c.kind = ComponentKind::Scheduler;
+        } else if ((isFile(d / "vocab.json") && isFile(d / "merges.txt")) ||
+                   isFile(d / "tokenizer.json") || isFile(d / "spiece.model") ||
+                   c.className.find("Tokenizer") != std::string::npos) {
+            c.kind = ComponentKind::Tokenizer;
+        } else if (isFile(d / "config.json")) {
+            c.kind = ComponentKind::Model;
+        }
+        p.components.push_back(std::move(c));
+    }
+    return p;
+}
+
+bool isPipelineFolder(const std::string& dir) {
+    return isFile(fs::path(dir) / "model_index.json");
+}
+
+bool isComponentFolder(const std::string& dir) {
+    return isFile(fs::path(dir) / "config.json") && !isPipelineFolder(dir);
+}
+
+}  // namespace hs
