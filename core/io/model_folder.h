@@ -48,7 +48,7 @@ struct PipelineFolder {
     std::string dir;
     nlohmann::json modelIndex;  // model_index.json
     std::string className;      // "_class_name": "StableDiffusionPipeline", "FluxPipeline", ...
-    std::vector<PipelineComponent> components;  // in model_index.json order; null entries skipped
+    std::vector<PipelineComponent> components;  // sorted by name; [null, null] entries skipped
     const PipelineComponent* find(const std::string& name) const;
 };
 

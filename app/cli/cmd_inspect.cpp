@@ -1,0 +1,46 @@
+// halfscope-cli inspect: what a checkpoint holds and which weights fp16 / bf16 cannot store.
+#include <iostream>
+
+#include "cli/command.h"
+#include "io/inspect.h"
+
+namespace hs::cli {
+
+namespace {
+
+int runInspect(const Args& args) {
+    args.allowOnly({"json", "variant", "threads"});
+    if (args.positional().size() != 1)
+        throw UsageError("expected one PATH (a .safetensors file, a component or a pipeline folder)");
+    InspectReport r = inspectPath(args.positional()[0], args.get("variant").value_or(""));
+    if (args.has("json"))
+        std::cout << toJson(r).dump(2) << "\n";
+    else
+        std::cout << formatReport(r);
+    return kExitOk;
+}
+
+const Registrar reg({
+    "inspect",
+    "list a checkpoint's tensors and check its weights against fp16/bf16 range",
+    "usage: halfscope-cli inspect PATH [--json] [--variant V]\n"
+    "\n"
+    "PATH is a .safetensors file (or a sharded *.safetensors.index.json), a component folder\n"
+    "(config.json + weights, e.g. vae/) or a pipeline folder (model_index.json).\n"
+    "\n"
+    "Prints, per component: class, tensor count, dtypes, parameters per top-level module, and\n"
+    "how many stored weights would overflow to Inf, become 0, or become subnormal if stored in\n"
+    "fp16 or bf16 (counted exactly as a cast rounds). Pickle checkpoints (.bin, .ckpt) are never\n"
+    "opened: loading pickle can execute arbitrary code.\n"
+    "\n"
+    "  --json        machine-readable output\n"
+    "  --variant V   open the V weights variant (e.g. fp16 for *.fp16.safetensors)\n"
+    "\n"
+    "exit status: 0 success, 2 usage or input error\n",
+    runInspect,
+    {"json"},
+});
+
+}  // namespace
+
+}  // namespace hs::cli

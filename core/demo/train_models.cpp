@@ -1,0 +1,101 @@
+#include "demo/train_models.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <cmath>
+
+#include "demo/dataset.h"
+#include "demo/demo_config.h"
+#include "models/flux/flux_latents.h"
+
+namespace hs::demo {
+
+TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& tokenizerDir) {
+    TrainModels m{ClipTokenizer::fromFolder(tokenizerDir)};
+    const int n = int(vocab.tokens.size());
+    m.textEncoder = ClipTextModel(clipTextConfigFromJson(textEncoderConfig(n, n - 2, n - 1, n - 1)));
+    m.transformer = FluxTransformer(FluxConfig::fromJson(transformerConfig()));
+    m.vae = AutoencoderKL(AutoencoderKLConfig::fromJson(vaeConfig(1.0, 0.0)));
+    torch::NoGradGuard g;
+    for (auto& p : m.transformer->named_parameters(true)) {
+        const std::string& k = p.key();
+        if (k.find("norm1.linear") != std::string::npos ||
+            k.find("norm1_context.linear") != std::string::npos ||
+            k.find(".norm.linear") != std::string::npos || k.rfind("norm_out.linear", 0) == 0 ||
+            k.rfind("proj_out.", 0) == 0)
+            p.value().zero_();
+    }
+    return m;
+}
+
+LatentStatistics latentStatistics(TrainModels& m, uint64_t seed) {
+    torch::NoGradGuard g;
+    LatentStatistics s;
+    auto batch = makeBatch(kHeldOutSeedBase + (seed % 1000) * 100000, 256);
+    auto mean = m.vae->encode(batch.images, m.probes).mean;  // [256, 4, 16, 16]
+    auto rec = m.vae->decode(mean, m.probes).clamp(-1, 1);
+    const double mse = (rec - batch.images).pow(2).mean().item<double>();
+    s.heldOutPsnr = 10 * std::log10(4.0 / mse);  // peak-to-peak 2 in [-1, 1]
+    s.shift = mean.mean().item<double>();
+    s.scaling = 1.0 / mean.std().item<double>();
+    // Least squares RGB ~ [latents, 1] per latent pixel, against 4x4-averaged image pixels.
+    auto lat = ((mean - s.shift) * s.scaling).permute({0, 2, 3, 1}).reshape({-1, 4});
+    auto x = torch::cat({lat, torch::ones({lat.size(0), 1})}, 1).to(torch::kFloat64);  // [P, 5]
+    auto rgb = torch::avg_pool2d(batch.images, 4).permute({0, 2, 3, 1}).reshape({-1, 3});
+    auto y = rgb.to(torch::kFloat64);                                                   // [P, 3]
+    auto w = torch::matmul(torch::inverse(x.t().mm(x) + 1e-6 * torch::eye(5, torch::kFloat64)),
+                           x.t().mm(y));                                                // [5, 3]
+    auto wc = w.contiguous();
+    s.rgbFactors.assign(wc.data_ptr<double>(), wc.data_ptr<double>() + 15);
+    return s;
+}
+
+EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling, double shift) {
+    torch::NoGradGuard g;
+    EncodedSet d;
+    std::vector<torch::Tensor> lat, ids;
+    const uint64_t base = (seed % 1000) * 1000000000ull + 500000000ull;
+    const int chunk = 256;
+    for (int i = 0; i < count; i += chunk) {
+        const int n = std::min(chunk, count - i);
+        auto batch = makeBatch(base + uint64_t(i), n);
+        lat.push_back((m.vae->encode(batch.images, m.probes).mean.to(torch::kFloat32) - shift) *
+                      scaling);
+        auto t = torch::empty({n, kTextLength}, torch::kInt64);
+        for (int j = 0; j < n; ++j) {
+            auto v = m.tokenizer.encodePadded(batch.captions[j], kTextLength);
+            for (int k = 0; k < kTextLength; ++k) t[j][k] = int64_t(v[k]);
+        }
+        ids.push_back(t);
+    }
+    d.latents = torch::cat(lat);
+    d.ids = torch::cat(ids);
+    auto e = m.tokenizer.encodePadded("", kTextLength);
+    d.emptyIds = torch::tensor(std::vector<int64_t>(e.begin(), e.end()), torch::kInt64);
+    return d;
+}
+
+torch::Tensor flowMatchingLoss(TrainModels& m, const EncodedSet& data, int batch, double dropout) {
+    auto idx = torch::randint(data.latents.size(0), {batch}, torch::kInt64);
+    auto x0 = data.latents.index_select(0, idx);  // [B, 4, 16, 16]
+    auto ids = data.ids.index_select(0, idx);     // [B, L]
+    auto drop = torch::rand({batch}) < dropout;
+    ids = torch::where(drop.unsqueeze(1), data.emptyIds.unsqueeze(0).expand_as(ids), ids);
+    auto text = m.textEncoder->forward(ids, m.probes);
+    auto t = torch::sigmoid(torch::randn({batch}));  // logit-normal sigma
+    auto noise = torch::randn_like(x0);
+    auto tt = t.view({-1, 1, 1, 1});
+    auto xt = (1 - tt) * x0 + tt * noise;
+    auto target = packLatents(noise - x0);  // [B, 64, 16]
+    FluxInputs in;
+    in.hiddenStates = packLatents(xt);
+    in.encoderHiddenStates = text.lastHiddenState;
+    in.pooledProjections = text.poolerOutput;
+    in.timestep = t;
+    in.imgIds = prepareLatentImageIds(x0.size(2) / 2, x0.size(3) / 2);
+    in.txtIds = prepareTextIds(ids.size(1));
+    auto v = m.transformer->forward(in, m.probes);
+    return torch::mse_loss(v.to(torch::kFloat32), target);
+}
+
+}  // namespace hs::demo

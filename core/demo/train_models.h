@@ -1,0 +1,48 @@
+#pragma once
+// The demo model's three modules in training form (fp32 master weights, random init) and the
+// pieces of the training recipe that use them.
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "demo/demo_tokenizer.h"
+#include "models/clip/clip_text_model.h"
+#include "models/flux/flux_transformer.h"
+#include "models/vae/autoencoder_kl.h"
+#include "text/clip_tokenizer.h"
+
+namespace hs::demo {
+
+struct TrainModels {
+    ClipTokenizer tokenizer;
+    ClipTextModel textEncoder{nullptr};
+    FluxTransformer transformer{nullptr};
+    AutoencoderKL vae{nullptr};
+    ProbeContext probes{PrecisionPlan(), torch::Device(torch::kCPU), ProbeLevel::Off};
+};
+
+// Random initialisation, with the modulation and output layers of the transformer zeroed
+// (adaLN-Zero, as DiT trains them), so every block starts as the identity.
+TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& tokenizerDir);
+
+struct LatentStatistics {
+    double scaling = 1, shift = 0;  // latents = (mean - shift) * scaling have unit variance
+    std::vector<double> rgbFactors;  // least-squares map [4][3] + bias [3]: latents -> RGB
+    double heldOutPsnr = 0;          // decode(encode(x)) on held-out scenes, dB
+};
+LatentStatistics latentStatistics(TrainModels& m, uint64_t seed);
+
+// Scenes pre-encoded to scaled latents (the transformer phase's data).
+struct EncodedSet {
+    torch::Tensor latents;          // [N, 4, 16, 16] float32, scaled
+    torch::Tensor ids;              // [N, L] int64 caption tokens
+    torch::Tensor emptyIds;         // [L] int64 tokens of "" (caption dropout)
+};
+EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling, double shift);
+
+// One batch of the rectified-flow objective: x_t = (1 - t) x0 + t e, target v = e - x0,
+// t ~ sigmoid(N(0, 1)); captions dropped to "" with probability `dropout`.
+torch::Tensor flowMatchingLoss(TrainModels& m, const EncodedSet& data, int batch, double dropout);
+
+}  // namespace hs::demo

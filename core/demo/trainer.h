@@ -1,0 +1,45 @@
+#pragma once
+// Trains the embedded demo model on CPU: the VAE first, then the text encoder and the
+// transformer together with the rectified-flow (velocity) objective and 10% caption dropout,
+// then exports a bf16 diffusers-style pipeline folder with massive activations (see
+// massive_activations.h). Deterministic given the seed and the step counts; resumable.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace hs::demo {
+
+struct TrainOptions {
+    std::string outDir;
+    uint64_t seed = 20261130;
+    int vaeSteps = 1500;
+    int vaeBatch = 32;
+    double vaeLr = 1e-3;
+    int ditSteps = 5000;
+    int ditBatch = 128;
+    double ditLr = 6e-4;
+    double emaDecay = 0.999;
+    double captionDropout = 0.1;
+    int encodedScenes = 16384;   // scenes pre-encoded to latents for the transformer phase
+    double minutes = 0;          // wall-clock cap for this invocation (0: none)
+    bool resume = false;
+    double checkpointMinutes = 5;
+    double residualScaleTransformer = 4096;  // 2^12
+    double residualScaleVae = 32768;         // 2^15
+    std::function<void(const std::string&)> log;  // progress lines
+    const std::atomic<bool>* cancel = nullptr;    // checked every step: save and return
+};
+
+struct TrainResult {
+    bool finished = false;  // every step done and the pipeline exported
+    int vaeStepsDone = 0;
+    int ditStepsDone = 0;
+    double vaePsnr = 0;     // on held-out scenes, after the VAE phase
+    std::string exportedDir;
+};
+
+// Throws std::runtime_error for an unusable output folder or a resume state that does not match.
+TrainResult trainDemo(const TrainOptions& options);
+
+}  // namespace hs::demo

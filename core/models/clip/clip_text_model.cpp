@@ -1,0 +1,188 @@
+#include "models/clip/clip_text_model.h"
+
+#include <cmath>
+
+namespace hs {
+
+namespace {
+
+// x cast to the layer's weight dtype, then the layer.
+torch::Tensor linearIn(torch::nn::Linear& layer, const torch::Tensor& x) {
+    return layer->forward(asTypeOf(x, layer->weight));
+}
+
+torch::Tensor layerNormIn(torch::nn::LayerNorm& norm, const torch::Tensor& x) {
+    return norm->forward(asTypeOf(x, norm->weight));
+}
+
+// a + b in the dtype that the plan gives the probe point `name`.
+torch::Tensor addAs(const torch::Tensor& a, const torch::Tensor& b, const std::string& name,
+                    const ProbeContext& probes) {
+    const auto dt = probes.computeTypeFor(name);
+    return a.to(dt) + b.to(dt);
+}
+
+}  // namespace
+
+ClipTextEmbeddingsImpl::ClipTextEmbeddingsImpl(const ClipTextConfig& cfg, const std::string& path)
+    : m_path(path), m_nToken(path + ".token_embedding"), m_nPosition(path + ".position_embedding") {
+    m_tokenEmbedding = register_module(
+        "token_embedding", torch::nn::Embedding(cfg.vocabSize, cfg.hiddenSize));
+    m_positionEmbedding = register_module(
+        "position_embedding", torch::nn::Embedding(cfg.maxPositionEmbeddings, cfg.hiddenSize));
+}
+
+torch::Tensor ClipTextEmbeddingsImpl::forward(const torch::Tensor& ids, ProbeContext& probes) {
+    const int64_t L = ids.size(1);
+    auto positions = torch::arange(L, ids.options().dtype(torch::kInt64));              // [L]
+    auto tok = probes.point(m_nToken, ProbeLevel::Op, m_tokenEmbedding->forward(ids));  // [B, L, D]
+    auto pos = probes.point(m_nPosition, ProbeLevel::Op,
+                            m_positionEmbedding->forward(positions).unsqueeze(0));  // [1, L, D]
+    return probes.point(m_path, ProbeLevel::Layer, addAs(tok, pos, m_path, probes));  // [B, L, D]
+}
+
+ClipAttentionImpl::ClipAttentionImpl(const ClipTextConfig& cfg, const std::string& path)
+    : m_heads(cfg.numAttentionHeads),
+      m_headDim(cfg.headDim()),
+      m_path(path),
+      m_nQ(path + ".q_proj"),
+      m_nK(path + ".k_proj"),
+      m_nV(path + ".v_proj"),
+      m_nSdpa(path + ".sdpa") {
+    const int64_t d = cfg.hiddenSize;
+    m_k = register_module("k_proj", torch::nn::Linear(d, d));
+    m_v = register_module("v_proj", torch::nn::Linear(d, d));
+    m_q = register_module("q_proj", torch::nn::Linear(d, d));
+    m_out = register_module("out_proj", torch::nn::Linear(d, d));
+}
+
+torch::Tensor ClipAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& causal,
+                                         ProbeContext& probes) {
+    const int64_t B = x.size(0), L = x.size(1);
+    auto heads = [&](const torch::Tensor& t) {
+        return t.view({B, L, m_heads, m_headDim}).transpose(1, 2);  // [B, H, L, Dh]
+    };
+    auto q = heads(probes.point(m_nQ, ProbeLevel::Op, linearIn(m_q, x)));
+    auto k = heads(probes.point(m_nK, ProbeLevel::Op, linearIn(m_k, x)));
+    auto v = heads(probes.point(m_nV, ProbeLevel::Op, linearIn(m_v, x)));
+    // Fused scaled-dot-product attention: fp32 scores and softmax, probabilities cast to v.
+    const double scale = 1.0 / std::sqrt(double(m_headDim));
+    auto scores = torch::matmul(q.to(torch::kFloat32), k.to(torch::kFloat32).transpose(-2, -1));
+    scores.mul_(scale).masked_fill_(causal, -std::numeric_limits<float>::infinity());  // [B,H,L,L]
+    auto probs = torch::softmax(scores, -1).to(v.scalar_type());                       // [B,H,L,L]
+    auto ctx = torch::matmul(probs, v).transpose(1, 2).reshape({B, L, m_heads * m_headDim});
+    ctx = probes.point(m_nSdpa, ProbeLevel::Op, ctx);                              // [B, L, D]
+    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, ctx));         // [B, L, D]
+}
+
+ClipMlpImpl::ClipMlpImpl(const ClipTextConfig& cfg, const std::string& path)
+    : m_act(cfg.hiddenAct), m_path(path), m_nFc1(path + ".fc1"), m_nAct(path + ".activation_fn") {
+    m_fc1 = register_module("fc1", torch::nn::Linear(cfg.hiddenSize, cfg.intermediateSize));
+    m_fc2 = register_module("fc2", torch::nn::Linear(cfg.intermediateSize, cfg.hiddenSize));
+}
+
+torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    auto h = probes.point(m_nFc1, ProbeLevel::Op, linearIn(m_fc1, x));  // [B, L, I]
+    // transformers QuickGELUActivation: x * sigmoid(1.702 x); GELUActivation: exact erf form.
+    h = m_act == ClipActivation::QuickGelu ? h * torch::sigmoid(1.702 * h) : torch::gelu(h);
+    h = probes.point(m_nAct, ProbeLevel::Op, h);                                // [B, L, I]
+    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_fc2, h));         // [B, L, D]
+}
+
+ClipEncoderLayerImpl::ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std::string& path)
+    : m_path(path),
+      m_nLn1(path + ".layer_norm1"),
+      m_nResidual(path + ".attn_residual"),
+      m_nLn2(path + ".layer_norm2") {
+    auto ln = [&] {
+        return torch::nn::LayerNorm(
+            torch::nn::LayerNormOptions({cfg.hiddenSize}).eps(cfg.layerNormEps));
+    };
+    m_selfAttn = register_module("self_attn", ClipAttention(cfg, path + ".self_attn"));
+    m_layerNorm1 = register_module("layer_norm1", ln());
+    m_mlp = register_module("mlp", ClipMlp(cfg, path + ".mlp"));
+    m_layerNorm2 = register_module("layer_norm2", ln());
+}
+
+torch::Tensor ClipEncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& causal,
+                                            ProbeContext& probes) {
+    auto h = probes.point(m_nLn1, ProbeLevel::Layer, layerNormIn(m_layerNorm1, x));  // [B, L, D]
+    h = m_selfAttn->forward(h, causal, probes);                                       // [B, L, D]
+    auto r = probes.point(m_nResidual, ProbeLevel::Op, addAs(x, h, m_nResidual, probes));
+    h = probes.point(m_nLn2, ProbeLevel::Layer, layerNormIn(m_layerNorm2, r));  // [B, L, D]
+    h = m_mlp->forward(h, probes);                                              // [B, L, D]
+    return probes.point(m_path, ProbeLevel::Module, addAs(r, h, m_path, probes));  // [B, L, D]
+}
+
+ClipEncoderImpl::ClipEncoderImpl(const ClipTextConfig& cfg, const std::string& path) {
+    m_layers = register_module("layers", torch::nn::ModuleList());
+    for (int i = 0; i < cfg.numHiddenLayers; ++i) {
+        m_layerList.push_back(ClipEncoderLayer(cfg, path + ".layers." + std::to_string(i)));
+        m_layers->push_back(m_layerList.back());
+    }
+}
+
+torch::Tensor ClipEncoderImpl::forward(const torch::Tensor& x, const torch::Tensor& causal,
+                                       ProbeContext& probes,
+                                       std::vector<torch::Tensor>& hiddenStates) {
+    torch::Tensor h = x;
+    for (auto& layer : m_layerList) {
+        h = layer->forward(h, causal, probes);  // [B, L, D]
+        hiddenStates.push_back(h);
+    }
+    return h;
+}
+
+ClipTextModelImpl::ClipTextModelImpl(ClipTextConfig cfg, const std::string& component)
+    : m_cfg(std::move(cfg)), m_component(component) {
+    const std::string base = component.empty() ? "text_model" : component + ".text_model";
+    m_nFinalNorm = base + ".final_layer_norm";
+    m_nProjection = component.empty() ? "text_projection" : component + ".text_projection";
+    m_textModel = register_module("text_model", std::make_shared<torch::nn::Module>());
+    m_embeddings = m_textModel->register_module(
+        "embeddings", ClipTextEmbeddings(m_cfg, base + ".embeddings"));
+    m_encoder = m_textModel->register_module("encoder", ClipEncoder(m_cfg, base + ".encoder"));
+    m_finalLayerNorm = m_textModel->register_module(
+        "final_layer_norm",
+        torch::nn::LayerNorm(torch::nn::LayerNormOptions({m_cfg.hiddenSize}).eps(m_cfg.layerNormEps)));
+    if (m_cfg.withProjection)
+        m_textProjection = register_module(
+            "text_projection",
+            torch::nn::Linear(torch::nn::LinearOptions(m_cfg.hiddenSize, m_cfg.projectionDim).bias(false)));
+}
+
+ClipTextOutput ClipTextModelImpl::forward(const torch::Tensor& ids, ProbeContext& probes) {
+    const int64_t B = ids.size(0), L = ids.size(1);
+    ClipTextOutput out;
+    auto h = m_embeddings->forward(ids, probes);  // [B, L, D]
+    out.hiddenStates.push_back(h);
+    auto causal = torch::ones({L, L}, ids.options().dtype(torch::kBool)).triu(1);  // [L, L]
+    h = m_encoder->forward(h, causal, probes, out.hiddenStates);                   // [B, L, D]
+    out.lastHiddenState = probes.point(m_nFinalNorm, ProbeLevel::Layer,
+                                       layerNormIn(m_finalLayerNorm, h));  // [B, L, D]
+    // CLIPTextTransformer pooling: legacy configs (eos_token_id == 2) take argmax(input_ids),
+    // where CLIP's end-of-text token (the largest id) sits; others the first eos position.
+    auto index = m_cfg.eosTokenId == 2
+                     ? ids.to(torch::kInt32).argmax(-1)
+                     : ids.eq(m_cfg.eosTokenId).to(torch::kInt32).argmax(-1);  // [B]
+    auto rows = torch::arange(B, ids.options().dtype(torch::kInt64));
+    out.poolerOutput = out.lastHiddenState.index({rows, index});  // [B, D]
+    if (m_textProjection)
+        out.textEmbeds = probes.point(m_nProjection, ProbeLevel::Layer,
+                                      linearIn(m_textProjection, out.poolerOutput));  // [B, P]
+    return out;
+}
+
+ClipTextModel loadClipText(const nlohmann::json& config, const WeightMap& weights,
+                           const ProbeContext& probes, const std::string& component) {
+    const ClipTextConfig cfg = clipTextConfigFromJson(config, weights.count("text_projection.weight") > 0);
+    ClipTextModel model(cfg, component);
+    std::vector<std::string> ignored{"text_model.embeddings.position_ids"};
+    if (cfg.nestedInFullClip)
+        ignored.insert(ignored.end(), {"vision_model.*", "visual_projection.weight", "logit_scale"});
+    loadWeights(*model, weights, component, probes, ignored);
+    model->eval();
+    return model;
+}
+
+}  // namespace hs

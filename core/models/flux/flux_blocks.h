@@ -1,0 +1,73 @@
+#pragma once
+// The two block types of diffusers' FluxTransformer2DModel.
+//
+// diffusers clips the residual stream to +-65504 when its dtype is float16
+// (FluxTransformerBlock: the text stream; FluxSingleTransformerBlock: the joint stream). An fp16
+// overflow there turns into 65504 instead of Inf, so a pipeline can go wrong without a single
+// Inf anywhere. We mimic the clip for blocks whose format is fp16 (native or emulated), because
+// outputs must match what diffusers computes, but the block's Module-level probe point records
+// the stream *before* the clip: the overflow that the clip hides is what the studio must show.
+#include <string>
+#include <utility>
+
+#include <torch/torch.h>
+
+#include "models/flux/flux_attention.h"
+#include "models/flux/flux_layers.h"
+#include "numerics/probe.h"
+
+namespace hs {
+
+// diffusers FluxTransformerBlock (MMDiT double-stream block). Probe points under `path`:
+// Module: `path` (image stream out), `path.context` (text stream out, before the fp16 clip);
+// Layer: norm1, norm1_context, attn, attn.to_add_out, ff, ff_context; Op: everything else.
+class FluxTransformerBlockImpl : public torch::nn::Module {
+public:
+    FluxTransformerBlockImpl(int64_t dim, int heads, int headDim, const std::string& path);
+    // hidden [B, L_img, D], context [B, L_txt, D], temb [B, D] -> {context, hidden}
+    std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden,
+                                                    const torch::Tensor& context,
+                                                    const torch::Tensor& temb,
+                                                    const FluxRope& rope, ProbeContext& probes);
+
+    AdaLayerNormZero norm1{nullptr}, norm1_context{nullptr};
+    FluxAttention attn{nullptr};
+    FeedForward ff{nullptr}, ff_context{nullptr};
+
+private:
+    // One stream's tail after attention: gate, residual, norm2, modulation, ff, gate, residual.
+    struct StreamNames {
+        std::string attnGated, attnResidual, norm2, ffGated, out;
+        ModulateNames mod;
+    };
+    torch::Tensor tail(torch::Tensor x, const torch::Tensor& attnOut, const AdaNormOut& n,
+                       FeedForward& ffMod, const StreamNames& names, ProbeContext& probes);
+
+    std::string m_path;
+    StreamNames m_img, m_txt;
+};
+TORCH_MODULE(FluxTransformerBlock);
+
+// diffusers FluxSingleTransformerBlock over the joint [txt | img] stream. Probe points: Module
+// `path` (stream out, before the fp16 clip); Layer norm, attn, act_mlp, proj_out; Op the rest.
+class FluxSingleTransformerBlockImpl : public torch::nn::Module {
+public:
+    FluxSingleTransformerBlockImpl(int64_t dim, int heads, int headDim, const std::string& path);
+    // x [B, L, D], temb [B, D] -> [B, L, D]
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& temb, const FluxRope& rope,
+                          ProbeContext& probes);
+
+    AdaLayerNormZero norm{nullptr};
+    torch::nn::Linear proj_mlp{nullptr}, proj_out{nullptr};
+    FluxAttention attn{nullptr};
+
+private:
+    std::string m_path, m_projMlp, m_actMlp, m_projOut, m_gated;
+};
+TORCH_MODULE(FluxSingleTransformerBlock);
+
+// diffusers' `if x.dtype == torch.float16: x = x.clip(-65504, 65504)` for a block whose format
+// is fp16 (native, or emulated in float32 storage).
+torch::Tensor fp16ResidualClip(const torch::Tensor& x, Format blockFormat);
+
+}  // namespace hs

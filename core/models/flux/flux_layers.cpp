@@ -1,0 +1,189 @@
+#include "models/flux/flux_layers.h"
+
+#include <cmath>
+
+#include "models/common/weights.h"
+
+namespace hs {
+
+torch::Tensor linearIn(const torch::nn::Linear& l, const torch::Tensor& x) {
+    return torch::linear(asTypeOf(x, l->weight), l->weight, l->bias);
+}
+
+torch::Tensor enterModule(ProbeContext& probes, const std::string& path, const torch::Tensor& x,
+                          const torch::Tensor& like) {
+    torch::Tensor y = asTypeOf(x, like);
+    if (!probes.plan().empty() && probes.executionFor(path) == Execution::Emulated)
+        y = roundTo(y, probes.formatFor(path));
+    return y;
+}
+
+torch::Tensor timestepSinusoid(const torch::Tensor& t, int dim) {
+    // diffusers get_timestep_embedding: the same torch ops in the same dtypes (float32).
+    const int64_t half = dim / 2;
+    auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(t.device());
+    auto exponent = torch::arange(0, half, opts) * (-std::log(10000.0));  // [half]
+    exponent = exponent / double(half);  // downscale_freq_shift = 0
+    auto freqs = torch::exp(exponent);                               // [half]
+    auto args = t.to(torch::kFloat32).unsqueeze(1) * freqs.unsqueeze(0);  // [B, half]
+    auto emb = torch::cat({torch::cos(args), torch::sin(args)}, 1);   // flip_sin_to_cos: [cos|sin]
+    if (dim % 2 == 1) emb = torch::constant_pad_nd(emb, {0, 1});
+    return emb;  // [B, dim]
+}
+
+// ---- RMSNorm (diffusers.models.normalization.RMSNorm) ----
+
+RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : m_eps(eps) {
+    weight = register_parameter("weight", torch::ones({dim}));
+}
+
+torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
+    auto var = x.to(torch::kFloat32).pow(2).mean(-1, /*keepdim=*/true);  // [..., 1] fp32
+    auto y = x * torch::rsqrt(var + m_eps);  // [..., dim], promoted to fp32 as in diffusers
+    const auto wt = weight.scalar_type();
+    if (wt == torch::kFloat16 || wt == torch::kBFloat16) y = y.to(wt);
+    return y * weight;
+}
+
+// ---- modulation ----
+
+ModulateNames::ModulateNames(const std::string& base, const std::string& o, ProbeLevel level)
+    : onePlusScale(base + ".one_plus_scale"), scaled(base + ".scaled"), out(o), outLevel(level) {}
+
+torch::Tensor modulate(ProbeContext& probes, const ModulateNames& n, const torch::Tensor& x,
+                       const torch::Tensor& scale, const torch::Tensor& shift) {
+    auto s = probes.point(n.onePlusScale, ProbeLevel::Op, asTypeOf(scale, x) + 1);  // [B, D]
+    auto y = probes.point(n.scaled, ProbeLevel::Op, x * s.unsqueeze(1));           // [B, L, D]
+    return probes.point(n.out, n.outLevel, y + asTypeOf(shift, x).unsqueeze(1));   // [B, L, D]
+}
+
+torch::Tensor plainLayerNorm(const torch::Tensor& x) {
+    // bf16 runs natively (LibTorch 1.13 has a bf16 CPU LayerNorm kernel; statistics in fp32).
+    return torch::layer_norm(x, {x.size(-1)}, {}, {}, 1e-6);
+}
+
+// ---- AdaLayerNormZero / AdaLayerNormZeroSingle ----
+
+AdaLayerNormZeroImpl::AdaLayerNormZeroImpl(int64_t dim, int chunks, const std::string& path)
+    : m_chunks(chunks),
+      m_silu(path + ".silu"),
+      m_linear(path + ".linear"),
+      m_norm(path + ".norm"),
+      m_mod(path, path, ProbeLevel::Layer) {
+    linear = register_module("linear", torch::nn::Linear(dim, chunks * dim));
+}
+
+AdaNormOut AdaLayerNormZeroImpl::forward(const torch::Tensor& x, const torch::Tensor& temb,
+                                         ProbeContext& probes) {
+    auto e = probes.point(m_silu, ProbeLevel::Op, torch::silu(asTypeOf(temb, linear->weight)));
+    e = probes.point(m_linear, ProbeLevel::Op, linearIn(linear, e));  // [B, chunks * D]
+    AdaNormOut out;
+    out.parts = e.chunk(m_chunks, 1);  // shift, scale, gate (, shift_mlp, scale_mlp, gate_mlp)
+    auto xn = probes.point(m_norm, ProbeLevel::Op, plainLayerNorm(asTypeOf(x, linear->weight)));
+    out.x = modulate(probes, m_mod, xn, out.parts[1], out.parts[0]);  // [B, L, D]
+    return out;
+}
+
+// ---- AdaLayerNormContinuous ----
+
+AdaLayerNormContinuousImpl::AdaLayerNormContinuousImpl(int64_t dim, const std::string& path)
+    : m_path(path),
+      m_silu(path + ".silu"),
+      m_linear(path + ".linear"),
+      m_norm(path + ".norm"),
+      m_mod(path, path, ProbeLevel::Layer) {
+    linear = register_module("linear", torch::nn::Linear(dim, 2 * dim));
+}
+
+torch::Tensor AdaLayerNormContinuousImpl::forward(const torch::Tensor& x, const torch::Tensor& temb,
+                                                  ProbeContext& probes) {
+    auto e = probes.point(m_silu, ProbeLevel::Op, torch::silu(asTypeOf(temb, linear->weight)));
+    e = probes.point(m_linear, ProbeLevel::Op, linearIn(linear, e));  // [B, 2D]
+    auto parts = e.chunk(2, 1);                                        // scale, shift
+    auto xn = probes.point(m_norm, ProbeLevel::Op, plainLayerNorm(asTypeOf(x, linear->weight)));
+    return modulate(probes, m_mod, xn, parts[0], parts[1]);  // [B, L, D]
+}
+
+// ---- FeedForward ----
+
+GeluProjImpl::GeluProjImpl(int64_t in, int64_t out) {
+    proj = register_module("proj", torch::nn::Linear(in, out));
+}
+
+FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
+    : m_path(path), m_proj(path + ".net.0.proj"), m_act(path + ".net.0") {
+    m_in = GeluProj(dim, 4 * dim);
+    m_out = torch::nn::Linear(4 * dim, dim);
+    m_net = register_module("net", torch::nn::ModuleList());
+    m_net->push_back(m_in);
+    m_net->push_back(torch::nn::Dropout(0.0));  // net.1: no parameters
+    m_net->push_back(m_out);
+}
+
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    auto h = probes.point(m_proj, ProbeLevel::Op, linearIn(m_in->proj, x));  // [B, L, 4D]
+    h = probes.point(m_act, ProbeLevel::Op, torch::gelu(h, "tanh"));        // [B, L, 4D]
+    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, h));      // [B, L, D]
+}
+
+// ---- TimestepEmbedding / PixArtAlphaTextProjection ----
+
+MlpEmbedderImpl::MlpEmbedderImpl(int64_t in, int64_t out, const std::string& path,
+                                 const std::string& actName)
+    : m_l1(path + ".linear_1"), m_act(path + "." + actName), m_l2(path + ".linear_2") {
+    linear_1 = register_module("linear_1", torch::nn::Linear(in, out));
+    linear_2 = register_module("linear_2", torch::nn::Linear(out, out));
+}
+
+torch::Tensor MlpEmbedderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    auto h = probes.point(m_l1, ProbeLevel::Op, linearIn(linear_1, x));  // [B, out]
+    h = probes.point(m_act, ProbeLevel::Op, torch::silu(h));
+    return probes.point(m_l2, ProbeLevel::Op, linearIn(linear_2, h));    // [B, out]
+}
+
+// ---- CombinedTimestep(Guidance)TextProjEmbeddings ----
+
+FluxTimeTextEmbedImpl::FluxTimeTextEmbedImpl(int64_t dim, int64_t pooledDim, bool guidance,
+                                             const std::string& path)
+    : m_path(path),
+      m_timestep(path + ".timestep"),
+      m_timeProj(path + ".time_proj"),
+      m_guidance(path + ".guidance"),
+      m_guidanceProj(path + ".guidance_proj"),
+      m_sum(path + ".time_guidance") {
+    timestep_embedder = register_module(
+        "timestep_embedder", MlpEmbedder(256, dim, path + ".timestep_embedder", "act"));
+    if (guidance) {
+        guidance_embedder = register_module(
+            "guidance_embedder", MlpEmbedder(256, dim, path + ".guidance_embedder", "act"));
+    }
+    text_embedder = register_module(
+        "text_embedder", MlpEmbedder(pooledDim, dim, path + ".text_embedder", "act_1"));
+}
+
+torch::Tensor FluxTimeTextEmbedImpl::embedTime(const torch::Tensor& t, MlpEmbedder& e,
+                                               const std::string& scaled, const std::string& proj,
+                                               ProbeContext& probes) {
+    const auto& w = e->linear_1->weight;
+    // `timestep.to(dtype) * 1000` in the model dtype: in bf16, 0.123 -> 123.0, as diffusers.
+    auto t1 = probes.point(scaled, ProbeLevel::Op, enterModule(probes, m_path, t, w) * 1000);  // [B]
+    auto s = timestepSinusoid(t1, 256);  // [B, 256] float32 (diffusers Timesteps)
+    s = probes.point(proj, ProbeLevel::Op, asTypeOf(s, w));
+    return e->forward(s, probes);  // [B, D]
+}
+
+torch::Tensor FluxTimeTextEmbedImpl::forward(const torch::Tensor& timestep,
+                                             const torch::Tensor& guidance,
+                                             const torch::Tensor& pooled, ProbeContext& probes) {
+    auto temb = embedTime(timestep, timestep_embedder, m_timestep, m_timeProj, probes);  // [B, D]
+    if (hasGuidance()) {
+        TORCH_CHECK(guidance.defined(), "this Flux model needs a guidance value");
+        auto g = embedTime(guidance, guidance_embedder, m_guidance, m_guidanceProj, probes);
+        temb = probes.point(m_sum, ProbeLevel::Op, temb + asTypeOf(g, temb));  // [B, D]
+    }
+    auto p = enterModule(probes, m_path, pooled, text_embedder->linear_1->weight);  // [B, P]
+    p = text_embedder->forward(p, probes);                                           // [B, D]
+    return probes.point(m_path, ProbeLevel::Layer, temb + asTypeOf(p, temb));       // [B, D]
+}
+
+}  // namespace hs

@@ -1,0 +1,67 @@
+#include "models/flux/flux_transformer.h"
+
+#include "models/common/family.h"
+
+namespace hs {
+
+FluxTransformerImpl::FluxTransformerImpl(const FluxConfig& c, const std::string& component)
+    : m_config(c),
+      m_component(component),
+      m_xEmbedder(component + ".x_embedder"),
+      m_contextEmbedder(component + ".context_embedder"),
+      m_timeTextEmbed(component + ".time_text_embed"),
+      m_projOut(component + ".proj_out") {
+    const int64_t dim = c.innerDim();
+    time_text_embed = register_module(
+        "time_text_embed",
+        FluxTimeTextEmbed(dim, c.pooledProjectionDim, c.guidanceEmbeds, m_timeTextEmbed));
+    context_embedder = register_module("context_embedder", torch::nn::Linear(c.jointAttentionDim, dim));
+    x_embedder = register_module("x_embedder", torch::nn::Linear(c.inChannels, dim));
+    transformer_blocks = register_module("transformer_blocks", torch::nn::ModuleList());
+    for (int i = 0; i < c.numLayers; ++i) {
+        blocks.emplace_back(dim, c.numAttentionHeads, c.attentionHeadDim,
+                            component + ".transformer_blocks." + std::to_string(i));
+        transformer_blocks->push_back(blocks.back());
+    }
+    single_transformer_blocks = register_module("single_transformer_blocks", torch::nn::ModuleList());
+    for (int i = 0; i < c.numSingleLayers; ++i) {
+        singleBlocks.emplace_back(dim, c.numAttentionHeads, c.attentionHeadDim,
+                                  component + ".single_transformer_blocks." + std::to_string(i));
+        single_transformer_blocks->push_back(singleBlocks.back());
+    }
+    norm_out = register_module("norm_out", AdaLayerNormContinuous(dim, component + ".norm_out"));
+    proj_out = register_module("proj_out", torch::nn::Linear(dim, c.outDim()));
+}
+
+torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& probes) {
+    // diffusers FluxTransformer2DModel.forward
+    auto x = enterModule(probes, m_xEmbedder, in.hiddenStates, x_embedder->weight);
+    x = probes.point(m_xEmbedder, ProbeLevel::Layer, x_embedder->forward(x));  // [B, L_img, D]
+    auto temb = time_text_embed->forward(in.timestep, in.guidance, in.pooledProjections, probes);
+    auto c = enterModule(probes, m_contextEmbedder, in.encoderHiddenStates, context_embedder->weight);
+    c = probes.point(m_contextEmbedder, ProbeLevel::Layer, context_embedder->forward(c));  // [B, L_txt, D]
+
+    // FluxPosEmbed over the joint sequence: text ids first.
+    auto ids = torch::cat({in.txtIds.to(torch::kFloat32), in.imgIds.to(torch::kFloat32)}, 0);
+    FluxRope rope = fluxRope(ids, m_config.axesDimsRope, m_config.ropeTheta);  // [L, Dh] x2
+    rope.cos = rope.cos.to(x.device());
+    rope.sin = rope.sin.to(x.device());
+
+    for (auto& b : blocks) std::tie(c, x) = b->forward(x, c, temb, rope, probes);
+    const int64_t lt = c.size(1), li = x.size(1);
+    auto s = torch::cat({asTypeOf(c, x), x}, 1);  // [B, L_txt + L_img, D]
+    for (auto& b : singleBlocks) s = b->forward(s, temb, rope, probes);
+    x = s.narrow(1, lt, li);                                  // [B, L_img, D]
+    x = norm_out->forward(x, temb, probes);                   // [B, L_img, D]
+    return probes.point(m_projOut, ProbeLevel::Module, linearIn(proj_out, x));  // [B, L_img, p*p*C]
+}
+
+FluxTransformer loadFluxTransformer(const nlohmann::json& config, const WeightMap& weights,
+                                    const ProbeContext& probes, const std::string& component) {
+    FluxTransformer model(FluxConfig::fromJson(config), component);
+    loadWeights(*model, weights, component, probes);
+    model->eval();
+    return model;
+}
+
+}  // namespace hs

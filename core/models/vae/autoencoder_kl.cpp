@@ -1,0 +1,126 @@
+#include "models/vae/autoencoder_kl.h"
+
+namespace hs {
+
+namespace {
+
+using Kind = VaeSamplingBlockImpl::Kind;
+
+}  // namespace
+
+// ---- Encoder ------------------------------------------------------------------------------
+
+VaeEncoderImpl::VaeEncoderImpl(const AutoencoderKLConfig& cfg, const std::string& path)
+    : m_nConvIn(path + ".conv_in"),
+      m_nNormOut(path + ".conv_norm_out"),
+      m_nAct(path + ".conv_act"),
+      m_nConvOut(path + ".conv_out") {
+    const auto& ch = cfg.blockOutChannels;
+    const int g = cfg.normNumGroups;
+    m_convIn = register_module("conv_in", vaeConv2dLayer(cfg.inChannels, ch.front(), 3, 1, 1));
+    int out = ch.front();
+    for (int i = 0; i < cfg.levels(); ++i) {
+        const int in = out;
+        out = ch[i];
+        const bool last = i == cfg.levels() - 1;
+        m_blocks.emplace_back(Kind::DownEncoder, in, out, cfg.layersPerBlock, g, !last,
+                              path + ".down_blocks." + std::to_string(i));
+        m_downBlocks->push_back(m_blocks.back());
+    }
+    register_module("down_blocks", m_downBlocks);
+    m_midBlock = register_module(
+        "mid_block", VaeMidBlock2D(ch.back(), g, cfg.midBlockAddAttention, path + ".mid_block"));
+    m_convNormOut = register_module("conv_norm_out", vaeGroupNormLayer(g, ch.back()));
+    m_convOut = register_module("conv_out", vaeConv2dLayer(ch.back(), 2 * cfg.latentChannels, 3, 1, 1));
+}
+
+torch::Tensor VaeEncoderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    auto h = probes.point(m_nConvIn, ProbeLevel::Layer, vaeConv(x, m_convIn));  // [B, C0, H, W]
+    for (auto& b : m_blocks) h = b->forward(h, probes);  // [B, C_last, H/f, W/f]
+    h = m_midBlock->forward(h, probes);                   // [B, C_last, H/f, W/f]
+    h = probes.point(m_nNormOut, ProbeLevel::Layer, vaeGroupNorm(h, m_convNormOut));
+    h = probes.point(m_nAct, ProbeLevel::Op, torch::silu_(h));
+    return probes.point(m_nConvOut, ProbeLevel::Module, vaeConv(h, m_convOut));  // [B, 2Cl, h, w]
+}
+
+// ---- Decoder ------------------------------------------------------------------------------
+
+VaeDecoderImpl::VaeDecoderImpl(const AutoencoderKLConfig& cfg, const std::string& path)
+    : m_nConvIn(path + ".conv_in"),
+      m_nNormOut(path + ".conv_norm_out"),
+      m_nAct(path + ".conv_act"),
+      m_nConvOut(path + ".conv_out") {
+    const std::vector<int> rev(cfg.blockOutChannels.rbegin(), cfg.blockOutChannels.rend());
+    const int g = cfg.normNumGroups;
+    m_convIn = register_module("conv_in", vaeConv2dLayer(cfg.latentChannels, rev.front(), 3, 1, 1));
+    m_midBlock = register_module(
+        "mid_block", VaeMidBlock2D(rev.front(), g, cfg.midBlockAddAttention, path + ".mid_block"));
+    int out = rev.front();
+    for (int i = 0; i < cfg.levels(); ++i) {
+        const int prev = out;
+        out = rev[i];
+        const bool last = i == cfg.levels() - 1;
+        m_blocks.emplace_back(Kind::UpDecoder, prev, out, cfg.layersPerBlock + 1, g, !last,
+                              path + ".up_blocks." + std::to_string(i));
+        m_upBlocks->push_back(m_blocks.back());
+    }
+    register_module("up_blocks", m_upBlocks);
+    m_convNormOut = register_module("conv_norm_out", vaeGroupNormLayer(g, rev.back()));
+    m_convOut = register_module("conv_out", vaeConv2dLayer(rev.back(), cfg.outChannels, 3, 1, 1));
+}
+
+torch::Tensor VaeDecoderImpl::forward(const torch::Tensor& z, ProbeContext& probes) {
+    auto h = probes.point(m_nConvIn, ProbeLevel::Layer, vaeConv(z, m_convIn));  // [B, C_last, h, w]
+    h = m_midBlock->forward(h, probes);                   // [B, C_last, h, w]
+    for (auto& b : m_blocks) h = b->forward(h, probes);  // [B, C0, h*f, w*f]
+    h = probes.point(m_nNormOut, ProbeLevel::Layer, vaeGroupNorm(h, m_convNormOut));
+    h = probes.point(m_nAct, ProbeLevel::Op, torch::silu_(h));
+    return probes.point(m_nConvOut, ProbeLevel::Module, vaeConv(h, m_convOut));  // [B, 3, H, W]
+}
+
+// ---- AutoencoderKL ------------------------------------------------------------------------
+
+AutoencoderKLImpl::AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string& component)
+    : m_cfg(std::move(cfg)), m_component(component) {
+    const std::string prefix = component.empty() ? "" : component + ".";
+    m_nQuant = prefix + "quant_conv";
+    m_nPostQuant = prefix + "post_quant_conv";
+    m_encoder = register_module("encoder", VaeEncoder(m_cfg, prefix + "encoder"));
+    m_decoder = register_module("decoder", VaeDecoder(m_cfg, prefix + "decoder"));
+    const int cl = m_cfg.latentChannels;
+    if (m_cfg.useQuantConv)
+        m_quantConv = register_module("quant_conv", vaeConv2dLayer(2 * cl, 2 * cl, 1, 1, 0));
+    if (m_cfg.usePostQuantConv)
+        m_postQuantConv = register_module("post_quant_conv", vaeConv2dLayer(cl, cl, 1, 1, 0));
+}
+
+VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probes) {
+    c10::InferenceMode inference;
+    auto moments = m_encoder->forward(x, probes);  // [B, 2Cl, h, w]
+    if (m_quantConv) moments = probes.point(m_nQuant, ProbeLevel::Module, vaeConv(moments, m_quantConv));
+    // diffusers DiagonalGaussianDistribution: chunk along channels, clamp logvar.
+    auto halves = moments.chunk(2, 1);
+    VaeMoments m;
+    m.mean = halves[0].contiguous();                 // [B, Cl, h, w]
+    m.logvar = torch::clamp(halves[1], -30.0, 20.0);  // [B, Cl, h, w]
+    return m;
+}
+
+torch::Tensor AutoencoderKLImpl::decode(const torch::Tensor& z, ProbeContext& probes) {
+    c10::InferenceMode inference;
+    auto h = z;  // [B, Cl, h, w]
+    if (m_postQuantConv)
+        h = probes.point(m_nPostQuant, ProbeLevel::Module, vaeConv(h, m_postQuantConv));
+    return m_decoder->forward(h, probes);  // [B, out_channels, H, W]
+}
+
+AutoencoderKL loadAutoencoderKL(const nlohmann::json& config, const WeightMap& weights,
+                                const ProbeContext& probes, const std::string& component) {
+    AutoencoderKL model(AutoencoderKLConfig::fromJson(config), component);
+    loadWeights(*model, weights, component, probes);
+    for (auto& p : model->parameters()) p.set_requires_grad(false);
+    model->eval();
+    return model;
+}
+
+}  // namespace hs

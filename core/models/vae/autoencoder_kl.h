@@ -1,0 +1,97 @@
+#pragma once
+// diffusers AutoencoderKL (models/autoencoders/autoencoder_kl.py, vae.py): Encoder, Decoder,
+// quant_conv / post_quant_conv. named_parameters() equal the diffusers checkpoint keys.
+//
+// Probe points carry the component prefix given at construction ("vae" by default):
+//   Module: vae.encoder.down_blocks.i, vae.encoder.mid_block, vae.encoder.conv_out, vae.quant_conv,
+//           vae.post_quant_conv, vae.decoder.mid_block, vae.decoder.up_blocks.i,
+//           vae.decoder.conv_out
+//   Layer:  conv_in, conv_norm_out and the parts of the blocks (resnets.j, attentions.0, ...)
+//   Op:     conv_act and every op inside the parts (see vae_blocks.h)
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "models/common/weights.h"
+#include "models/vae/vae_blocks.h"
+#include "models/vae/vae_config.h"
+#include "numerics/probe.h"
+
+namespace hs {
+
+// diffusers Encoder (double_z): conv_in, down_blocks, mid_block, conv_norm_out, SiLU, conv_out.
+class VaeEncoderImpl : public torch::nn::Module {
+public:
+    VaeEncoderImpl(const AutoencoderKLConfig& cfg, const std::string& path);
+    // [B, in_channels, H, W] -> [B, 2 * latent_channels, H / f, W / f], f = 2^(levels - 1)
+    torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);
+
+private:
+    torch::nn::Conv2d m_convIn{nullptr};
+    torch::nn::ModuleList m_downBlocks;
+    std::vector<VaeSamplingBlock> m_blocks;
+    VaeMidBlock2D m_midBlock{nullptr};
+    torch::nn::GroupNorm m_convNormOut{nullptr};
+    torch::nn::Conv2d m_convOut{nullptr};
+    std::string m_nConvIn, m_nNormOut, m_nAct, m_nConvOut;
+};
+TORCH_MODULE(VaeEncoder);
+
+// diffusers Decoder (norm_type "group"): conv_in, mid_block, up_blocks over the reversed
+// block_out_channels with layers_per_block + 1 resnets each, conv_norm_out, SiLU, conv_out.
+class VaeDecoderImpl : public torch::nn::Module {
+public:
+    VaeDecoderImpl(const AutoencoderKLConfig& cfg, const std::string& path);
+    // [B, latent_channels, h, w] -> [B, out_channels, h * f, w * f]
+    torch::Tensor forward(const torch::Tensor& z, ProbeContext& probes);
+
+private:
+    torch::nn::Conv2d m_convIn{nullptr};
+    VaeMidBlock2D m_midBlock{nullptr};
+    torch::nn::ModuleList m_upBlocks;
+    std::vector<VaeSamplingBlock> m_blocks;
+    torch::nn::GroupNorm m_convNormOut{nullptr};
+    torch::nn::Conv2d m_convOut{nullptr};
+    std::string m_nConvIn, m_nNormOut, m_nAct, m_nConvOut;
+};
+TORCH_MODULE(VaeDecoder);
+
+struct VaeMoments {
+    torch::Tensor mean;    // [B, latent_channels, h, w]
+    torch::Tensor logvar;  // [B, latent_channels, h, w], clamped to [-30, 20] as diffusers does
+};
+
+class AutoencoderKLImpl : public torch::nn::Module {
+public:
+    explicit AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string& component = "vae");
+
+    // Image [B, in_channels, H, W] (values in [-1, 1]; H, W multiples of downFactor()) ->
+    // the diagonal Gaussian posterior. Outputs are in the dtype of the last layer's weights.
+    VaeMoments encode(const torch::Tensor& x, ProbeContext& probes);
+    // Decoder-space latents [B, latent_channels, h, w] (already unscaled: see unscaleLatents())
+    // -> image [B, out_channels, h * f, w * f] in the dtype of decoder.conv_out's weights.
+    torch::Tensor decode(const torch::Tensor& z, ProbeContext& probes);
+
+    const AutoencoderKLConfig& config() const { return m_cfg; }
+    const std::string& component() const { return m_component; }
+
+private:
+    AutoencoderKLConfig m_cfg;
+    std::string m_component;
+    VaeEncoder m_encoder{nullptr};
+    VaeDecoder m_decoder{nullptr};
+    torch::nn::Conv2d m_quantConv{nullptr};      // absent when use_quant_conv is false
+    torch::nn::Conv2d m_postQuantConv{nullptr};  // absent when use_post_quant_conv is false
+    std::string m_nQuant, m_nPostQuant;
+};
+TORCH_MODULE(AutoencoderKL);
+
+// Builds the module from config.json and loads `weights` into it, each parameter in the format
+// the plan of `probes` gives its module path. Throws ConfigError for a bad config and
+// WeightError naming the key for a missing, unexpected or mis-shaped tensor.
+AutoencoderKL loadAutoencoderKL(const nlohmann::json& config, const WeightMap& weights,
+                                const ProbeContext& probes, const std::string& component = "vae");
+
+}  // namespace hs

@@ -1,0 +1,217 @@
+#include "models/vae/vae_blocks.h"
+
+#include <cmath>
+
+#include "models/common/weights.h"
+
+namespace hs {
+
+namespace {
+
+constexpr ProbeLevel kOp = ProbeLevel::Op;
+constexpr ProbeLevel kLayer = ProbeLevel::Layer;
+constexpr ProbeLevel kModule = ProbeLevel::Module;
+// Attention scores above this many elements are computed in query chunks (256 MiB in fp32), so a
+// 1024x1024 image (16384 latent tokens, 1 GiB of scores) does not need them all at once.
+constexpr int64_t kMaxScoreElements = int64_t(1) << 26;
+
+torch::Tensor linear(const torch::Tensor& x, torch::nn::Linear& l) {
+    return torch::linear(asTypeOf(x, l->weight), l->weight, l->bias);
+}
+
+}  // namespace
+
+torch::nn::Conv2d vaeConv2dLayer(int in, int out, int kernel, int stride, int padding) {
+    return torch::nn::Conv2d(
+        torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(true));
+}
+
+torch::nn::GroupNorm vaeGroupNormLayer(int groups, int channels) {
+    return torch::nn::GroupNorm(torch::nn::GroupNormOptions(groups, channels).eps(1e-6));
+}
+
+torch::Tensor vaeConv(const torch::Tensor& x, torch::nn::Conv2d& conv) {
+    return conv->forward(asTypeOf(x, conv->weight));
+}
+
+torch::Tensor vaeGroupNorm(const torch::Tensor& x, torch::nn::GroupNorm& norm) {
+    const auto& w = norm->weight;
+    const auto& b = norm->bias;
+    const auto& o = norm->options;
+    auto xin = asTypeOf(x, w);
+    if (xin.scalar_type() == torch::kBFloat16 && xin.device().is_cpu()) {
+        return torch::group_norm(xin.to(torch::kFloat), o.num_groups(), w.to(torch::kFloat),
+                                 b.to(torch::kFloat), o.eps())
+            .to(torch::kBFloat16);
+    }
+    return torch::group_norm(xin, o.num_groups(), w, b, o.eps());
+}
+
+// ---- ResnetBlock2D ------------------------------------------------------------------------
+
+VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int groups,
+                                           const std::string& path)
+    : m_name(path),
+      m_nNorm1(path + ".norm1"),
+      m_nAct1(path + ".act1"),
+      m_nConv1(path + ".conv1"),
+      m_nNorm2(path + ".norm2"),
+      m_nAct2(path + ".act2"),
+      m_nConv2(path + ".conv2"),
+      m_nShortcut(path + ".conv_shortcut") {
+    m_norm1 = register_module("norm1", vaeGroupNormLayer(groups, inChannels));
+    m_conv1 = register_module("conv1", vaeConv2dLayer(inChannels, outChannels, 3, 1, 1));
+    m_norm2 = register_module("norm2", vaeGroupNormLayer(groups, outChannels));
+    m_conv2 = register_module("conv2", vaeConv2dLayer(outChannels, outChannels, 3, 1, 1));
+    if (inChannels != outChannels)
+        m_convShortcut = register_module("conv_shortcut", vaeConv2dLayer(inChannels, outChannels, 1, 1, 0));
+}
+
+torch::Tensor VaeResnetBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    // x: [B, Cin, H, W]
+    auto h = probes.point(m_nNorm1, kOp, vaeGroupNorm(x, m_norm1));  // [B, Cin, H, W]
+    h = probes.point(m_nAct1, kOp, torch::silu_(h));  // in place: h is this block's own tensor
+    h = probes.point(m_nConv1, kOp, vaeConv(h, m_conv1));                 // [B, Cout, H, W]
+    h = probes.point(m_nNorm2, kOp, vaeGroupNorm(h, m_norm2));
+    h = probes.point(m_nAct2, kOp, torch::silu_(h));
+    h = probes.point(m_nConv2, kOp, vaeConv(h, m_conv2));                 // [B, Cout, H, W]
+    torch::Tensor shortcut = x;
+    if (m_convShortcut) shortcut = probes.point(m_nShortcut, kOp, vaeConv(x, m_convShortcut));
+    // Residual add (output_scale_factor 1), in place into h, in h's format.
+    return probes.point(m_name, kLayer, h.add_(asTypeOf(shortcut, h)));  // [B, Cout, H, W]
+}
+
+// ---- Attention ----------------------------------------------------------------------------
+
+VaeAttentionImpl::VaeAttentionImpl(int channels, int groups, const std::string& path)
+    : m_scale(1.0 / std::sqrt(static_cast<double>(channels))),
+      m_name(path),
+      m_nNorm(path + ".group_norm"),
+      m_nQ(path + ".to_q"),
+      m_nK(path + ".to_k"),
+      m_nV(path + ".to_v"),
+      m_nAttn(path + ".sdpa"),
+      m_nOut(path + ".to_out.0") {
+    m_groupNorm = register_module("group_norm", vaeGroupNormLayer(groups, channels));
+    m_toQ = register_module("to_q", torch::nn::Linear(channels, channels));
+    m_toK = register_module("to_k", torch::nn::Linear(channels, channels));
+    m_toV = register_module("to_v", torch::nn::Linear(channels, channels));
+    m_toOut0 = torch::nn::Linear(channels, channels);
+    m_toOut->push_back(m_toOut0);
+    register_module("to_out", m_toOut);
+}
+
+torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    // x: [B, C, H, W]; diffusers AttnProcessor on a 4-D input: tokens are the H*W pixels.
+    const int64_t B = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), L = H * W;
+    auto h = probes.point(m_nNorm, kOp, vaeGroupNorm(x, m_groupNorm));  // [B, C, H, W]
+    h = h.view({B, C, L}).transpose(1, 2).contiguous();                  // [B, L, C]
+    auto q = probes.point(m_nQ, kOp, linear(h, m_toQ));                  // [B, L, C]
+    auto k = probes.point(m_nK, kOp, linear(h, m_toK));                  // [B, L, C]
+    auto v = probes.point(m_nV, kOp, linear(h, m_toV));                  // [B, L, C]
+
+    // Scores and softmax are one fused op (as SDPA / flash attention run them on a GPU): they
+    // stay in fp32 for half formats and get no probe point, so they are never rounded to the
+    // format; the probabilities meet V in V's dtype.
+    const auto scoreType = torch::kFloat;
+    auto qs = q.scalar_type() == scoreType ? q : q.to(scoreType);
+    auto kt = (k.scalar_type() == scoreType ? k : k.to(scoreType)).transpose(1, 2);  // [B, C, L]
+    const int64_t rows = std::max<int64_t>(1, kMaxScoreElements / std::max<int64_t>(1, B * L));
+    std::vector<torch::Tensor> parts;
+    for (int64_t s = 0; s < L; s += rows) {
+        const int64_t n = std::min(rows, L - s);
+        auto qc = n == L ? qs : qs.narrow(1, s, n);                              // [B, n, C]
+        auto scores = torch::baddbmm(torch::empty({B, n, L}, qs.options()), qc, kt,
+                                     /*beta=*/0.0, /*alpha=*/m_scale);          // [B, n, L]
+        auto probs = torch::softmax(scores, -1);                                 // [B, n, L]
+        parts.push_back(torch::bmm(asTypeOf(probs, v), v));                      // [B, n, C]
+    }
+    auto o = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);           // [B, L, C]
+    o = probes.point(m_nAttn, kOp, o);
+    o = probes.point(m_nOut, kOp, linear(o, m_toOut0));                          // [B, L, C]
+    // Back to NCHW (a contiguous copy), then the residual add in place.
+    auto out = o.transpose(1, 2).reshape({B, C, H, W});                          // [B, C, H, W]
+    return probes.point(m_name, kLayer, out.add_(asTypeOf(x, out)));
+}
+
+// ---- Downsample2D / Upsample2D ------------------------------------------------------------
+
+VaeDownsample2DImpl::VaeDownsample2DImpl(int channels, const std::string& path) : m_name(path) {
+    m_conv = register_module("conv", vaeConv2dLayer(channels, channels, 3, 2, 0));
+}
+
+torch::Tensor VaeDownsample2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    // x: [B, C, H, W] -> pad right/bottom -> [B, C, H+1, W+1] -> [B, C, H/2, W/2]
+    auto padded = torch::constant_pad_nd(asTypeOf(x, m_conv->weight), {0, 1, 0, 1}, 0);
+    return probes.point(m_name, kLayer, m_conv->forward(padded));
+}
+
+VaeUpsample2DImpl::VaeUpsample2DImpl(int channels, const std::string& path) : m_name(path) {
+    m_conv = register_module("conv", vaeConv2dLayer(channels, channels, 3, 1, 1));
+}
+
+torch::Tensor VaeUpsample2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    // x: [B, C, H, W] -> [B, C, 2H, 2W]. Nearest copies values, so it needs no rounding point;
+    // LibTorch 1.13 has a bf16 CPU kernel for it (diffusers' fp32 detour is for old CUDA).
+    auto xin = asTypeOf(x, m_conv->weight);
+    auto up = torch::upsample_nearest2d(xin, {xin.size(2) * 2, xin.size(3) * 2});
+    return probes.point(m_name, kLayer, m_conv->forward(up));  // [B, C, 2H, 2W]
+}
+
+// ---- DownEncoderBlock2D / UpDecoderBlock2D ------------------------------------------------
+
+VaeSamplingBlockImpl::VaeSamplingBlockImpl(Kind kind, int inChannels, int outChannels,
+                                           int numLayers, int groups, bool addSampler,
+                                           const std::string& path)
+    : m_name(path) {
+    for (int j = 0; j < numLayers; ++j) {
+        m_resnetList.emplace_back(j == 0 ? inChannels : outChannels, outChannels, groups,
+                                  path + ".resnets." + std::to_string(j));
+        m_resnets->push_back(m_resnetList.back());
+    }
+    register_module("resnets", m_resnets);
+    if (addSampler) {
+        if (kind == Kind::DownEncoder) {
+            m_down = VaeDownsample2D(outChannels, path + ".downsamplers.0");
+            m_samplers->push_back(m_down);
+        } else {
+            m_up = VaeUpsample2D(outChannels, path + ".upsamplers.0");
+            m_samplers->push_back(m_up);
+        }
+        register_module(kind == Kind::DownEncoder ? "downsamplers" : "upsamplers", m_samplers);
+    }
+}
+
+torch::Tensor VaeSamplingBlockImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    auto h = x;  // [B, Cin, H, W]
+    for (auto& r : m_resnetList) h = r->forward(h, probes);  // [B, Cout, H, W]
+    if (m_down) h = m_down->forward(h, probes);              // [B, Cout, H/2, W/2]
+    if (m_up) h = m_up->forward(h, probes);                  // [B, Cout, 2H, 2W]
+    return probes.point(m_name, kModule, h);
+}
+
+// ---- UNetMidBlock2D -----------------------------------------------------------------------
+
+VaeMidBlock2DImpl::VaeMidBlock2DImpl(int channels, int groups, bool addAttention,
+                                     const std::string& path)
+    : m_name(path) {
+    m_resnet0 = VaeResnetBlock2D(channels, channels, groups, path + ".resnets.0");
+    m_resnet1 = VaeResnetBlock2D(channels, channels, groups, path + ".resnets.1");
+    m_resnets->push_back(m_resnet0);
+    m_resnets->push_back(m_resnet1);
+    register_module("resnets", m_resnets);
+    if (addAttention) {
+        m_attention = VaeAttention(channels, groups, path + ".attentions.0");
+        m_attentions->push_back(m_attention);
+        register_module("attentions", m_attentions);
+    }
+}
+
+torch::Tensor VaeMidBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+    auto h = m_resnet0->forward(x, probes);                 // [B, C, H, W]
+    if (m_attention) h = m_attention->forward(h, probes);  // [B, C, H, W]
+    h = m_resnet1->forward(h, probes);                      // [B, C, H, W]
+    return probes.point(m_name, kModule, h);
+}
+
+}  // namespace hs

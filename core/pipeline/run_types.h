@@ -1,0 +1,89 @@
+#pragma once
+// Runs are values: a RunConfig goes in, a RunRecord comes out (and grows step by step).
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "numerics/precision_plan.h"
+#include "numerics/probe.h"
+#include "numerics/tensor_stats.h"
+
+namespace hs {
+
+struct RunConfig {
+    std::string modelDir;  // diffusers pipeline folder
+    std::string prompt;
+    std::string negativePrompt;
+    uint64_t seed = 0;
+    int steps = 20;
+    double guidance = 4.0;  // classifier-free guidance scale; <= 1 disables the second pass
+    int width = 64;
+    int height = 64;
+    std::optional<double> shift;  // scheduler shift override
+    PrecisionPlan plan;           // user rules; components without a rule keep their stored dtype
+    std::string device = "cpu";   // "cpu" or "cuda:N"
+    ProbeLevel probeLevel = ProbeLevel::Layer;
+    int decodeEvery = 0;  // full VAE decode of the denoised estimate every k steps (0: never)
+};
+
+struct StepRecord {
+    int step = 0;
+    double sigma = 0;
+    double timestep = 0;
+    TensorStats latent;     // x after the step
+    TensorStats velocity;   // the guided model output
+    TensorStats denoised;   // x0 estimate
+    double seconds = 0;
+};
+
+// One 8-bit RGB image with the positions of non-finite pixels kept apart, so a NaN preview is
+// never mistaken for a dark picture.
+struct PreviewImage {
+    int width = 0, height = 0;
+    std::vector<uint8_t> rgb;         // [H][W][3]
+    std::vector<uint8_t> nonFinite;   // [H][W]: 0 finite, 1 NaN, 2 Inf
+    int step = -1;                    // -1: final image
+    bool fullDecode = false;          // VAE decode (true) or latent-to-RGB projection (false)
+};
+
+struct ComponentInfo {
+    std::string name;         // "text_encoder", "transformer", "vae"
+    std::string className;
+    std::string storedDtype;  // most common dtype in the checkpoint
+    int64_t parameters = 0;
+    Format format = Format::FP32;  // what it runs in for this run
+    Execution execution = Execution::Native;
+};
+
+struct RunRecord {
+    RunConfig config;
+    std::string effectivePlan;  // stored-dtype defaults + user rules, text form
+    std::vector<ComponentInfo> components;
+    std::vector<StepRecord> steps;
+    std::vector<ProbeRecord> probes;  // every recorded point of the run, in call order
+    std::optional<FirstNonFinite> firstNonFinite;
+    TensorStats textEmbedding;
+    TensorStats image;                // the decoded image before clamping, [-1, 1] nominal
+    std::optional<PreviewImage> finalImage;  // NaN pixels magenta, Inf cyan
+    std::optional<PreviewImage> savedImage;  // as a pipeline saves it: NaN -> 0, i.e. black
+    std::string verdict;                     // "ok", "nan/inf", "black", "flat"
+    std::string verdictExplanation;
+    std::vector<PreviewImage> previews;
+    double seconds = 0;
+    bool cancelled = false;
+    std::string error;
+};
+
+// Receives a run's progress on the thread that runs it.
+struct RunObserver {
+    virtual ~RunObserver() = default;
+    virtual void onStage(const std::string& stage) {}
+    virtual void onStep(const StepRecord& step, const std::vector<ProbeRecord>& probes) {}
+    virtual void onPreview(const PreviewImage& preview) {}
+    virtual void onFirstNonFinite(const FirstNonFinite& f) {}
+};
+
+}  // namespace hs

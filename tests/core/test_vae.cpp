@@ -1,0 +1,308 @@
+// diffusers AutoencoderKL: config, golden parity, arbitrary configs, precision plans, probes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "io/safetensors.h"
+#include "models/vae/autoencoder_kl.h"
+#include "models/vae/vae_io.h"
+#include "test_util.h"
+
+namespace hs {
+namespace {
+
+using test::dataPath;
+using test::relErr;
+
+nlohmann::json readJson(const std::string& path) {
+    std::ifstream in(path);
+    EXPECT_TRUE(in.good()) << path;
+    return nlohmann::json::parse(in);
+}
+
+ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
+    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
+}
+
+// A config that shares nothing with the golden one: 16 latent channels, 3 levels, 8 groups,
+// no mid-block attention, no quant_conv.
+nlohmann::json wideConfig() {
+    return {{"_class_name", "AutoencoderKL"},
+            {"in_channels", 3},
+            {"out_channels", 3},
+            {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D"}},
+            {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D"}},
+            {"block_out_channels", {16, 24, 32}},
+            {"layers_per_block", 1},
+            {"latent_channels", 16},
+            {"norm_num_groups", 8},
+            {"mid_block_add_attention", false},
+            {"use_quant_conv", false},
+            {"use_post_quant_conv", true},
+            {"scaling_factor", 0.3611},
+            {"shift_factor", 0.1159}};
+}
+
+// Seeded random weights in checkpoint layout: default (kaiming) convs, norms around 1.
+WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 7) {
+    torch::manual_seed(seed);
+    AutoencoderKL m(AutoencoderKLConfig::fromJson(config));
+    WeightMap w;
+    for (auto& kv : stateOf(*m)) {
+        torch::Tensor t = kv.second.detach().clone();
+        const bool isNorm = kv.first.find("norm") != std::string::npos;
+        if (isNorm && kv.first.size() > 7 && kv.first.substr(kv.first.size() - 7) == ".weight")
+            t = 1 + 0.1 * torch::randn_like(t);
+        else if (kv.first.substr(kv.first.size() - 5) == ".bias")
+            t = 0.05 * torch::randn_like(t);
+        w.emplace(kv.first, t);
+    }
+    return w;
+}
+
+std::set<std::string> recordedNames(ProbeContext& probes) {
+    std::set<std::string> names;
+    for (const auto& r : probes.records()) names.insert(r.name);
+    return names;
+}
+
+TEST(VaeConfig, ReadsEveryField) {
+    auto c = AutoencoderKLConfig::fromJson(readJson(dataPath("golden/vae/config.json")));
+    EXPECT_EQ(c.blockOutChannels, (std::vector<int>{32, 64}));
+    EXPECT_EQ(c.latentChannels, 4);
+    EXPECT_EQ(c.layersPerBlock, 1);
+    EXPECT_EQ(c.normNumGroups, 32);
+    EXPECT_DOUBLE_EQ(c.scalingFactor, 0.18215);
+    EXPECT_FALSE(c.shiftFactor.has_value());
+    EXPECT_TRUE(c.forceUpcast && c.useQuantConv && c.usePostQuantConv && c.midBlockAddAttention);
+    EXPECT_EQ(c.downFactor(), 2);
+
+    auto w = AutoencoderKLConfig::fromJson(wideConfig());
+    ASSERT_TRUE(w.shiftFactor.has_value());
+    EXPECT_DOUBLE_EQ(*w.shiftFactor, 0.1159);
+    EXPECT_FALSE(w.useQuantConv);
+    EXPECT_FALSE(w.midBlockAddAttention);
+    EXPECT_EQ(w.downFactor(), 4);
+    // Latent scaling round-trips: z = latents / s + shift.
+    auto lat = torch::randn({1, 16, 2, 2});
+    auto z = unscaleLatents(lat, w);
+    EXPECT_TRUE(torch::allclose(z, lat / 0.3611 + 0.1159));
+    EXPECT_TRUE(torch::allclose(scaleLatents(z, w), lat, 1e-5, 1e-6));
+}
+
+TEST(VaeConfig, ErrorsNameTheField) {
+    auto expectError = [](nlohmann::json j, const std::string& needle) {
+        try {
+            AutoencoderKLConfig::fromJson(j);
+            ADD_FAILURE() << "no ConfigError for " << needle;
+        } catch (const ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    auto j = wideConfig();
+    j["down_block_types"][1] = "CrossAttnDownBlock2D";
+    expectError(j, "down_block_types[1]");
+    j = wideConfig();
+    j["up_block_types"][2] = "AttnUpDecoderBlock2D";
+    expectError(j, "up_block_types[2]");
+    j = wideConfig();
+    j["act_fn"] = "gelu";
+    expectError(j, "act_fn");
+    j = wideConfig();
+    j["block_out_channels"] = {16, 20, 32};
+    expectError(j, "block_out_channels[1]");
+    j = wideConfig();
+    j["latent_channels"] = "16";
+    expectError(j, "latent_channels");
+    j = wideConfig();
+    j["up_block_types"] = {"UpDecoderBlock2D"};
+    expectError(j, "up_block_types");
+}
+
+TEST(Vae, GoldenParity) {
+    const auto config = readJson(dataPath("golden/vae/config.json"));
+    auto set = TensorSet::open(dataPath("golden/vae/diffusion_pytorch_model.safetensors"));
+    auto io = TensorSet::open(dataPath("golden/vae_io.safetensors"));
+    NamedTensors inputs;
+    for (const auto& n : io.names()) inputs.emplace(n, io.tensor(n));
+    ProbeContext probes = contextFor("", ProbeLevel::Off);
+    auto model = loadAutoencoderKL(config, weightMapOf(set), probes);
+    auto out = runAutoencoderKL(model, inputs, probes);
+    int compared = 0;
+    for (const auto& kv : inputs) {
+        if (kv.first.rfind("out.", 0) != 0) continue;
+        ASSERT_TRUE(out.count(kv.first)) << "no output " << kv.first;
+        const auto& got = out.at(kv.first);
+        ASSERT_EQ(got.sizes(), kv.second.sizes()) << kv.first;
+        const double err = relErr(got, kv.second);
+        const double absDiff = (got.to(torch::kDouble) - kv.second.to(torch::kDouble))
+                                   .abs()
+                                   .max()
+                                   .item<double>();
+        std::printf("  %-20s rel err %.3e (max |diff| %.3e, max |ref| %.3f)\n", kv.first.c_str(),
+                    err, absDiff, kv.second.abs().max().item<double>());
+        EXPECT_LE(err, 1e-4) << kv.first;
+        ++compared;
+    }
+    EXPECT_EQ(compared, 3);
+}
+
+TEST(Vae, ArbitraryConfigShapesAndBf16Agreement) {
+    const auto config = wideConfig();
+    const auto weights = randomWeights(config);
+    EXPECT_FALSE(weights.count("quant_conv.weight"));
+    EXPECT_TRUE(weights.count("post_quant_conv.weight"));
+    EXPECT_TRUE(weights.count("decoder.up_blocks.2.resnets.1.conv2.weight"));
+    EXPECT_TRUE(weights.count("encoder.down_blocks.1.resnets.0.conv_shortcut.weight"));
+    EXPECT_FALSE(weights.count("decoder.up_blocks.2.upsamplers.0.conv.weight"));  // last block
+    for (const auto& kv : weights) EXPECT_EQ(kv.first.find("attentions"), std::string::npos);
+
+    torch::manual_seed(11);
+    NamedTensors in{{"in.z", torch::randn({3, 16, 6, 10})}, {"in.x", torch::rand({3, 3, 24, 40}) * 2 - 1},
+                    {"note", torch::zeros({1})}};
+    ProbeContext p32 = contextFor("");
+    ProbeContext pbf = contextFor("vae=bf16");
+    auto m32 = loadAutoencoderKL(config, weights, p32);
+    auto mbf = loadAutoencoderKL(config, weights, pbf);
+    EXPECT_EQ(mbf->named_parameters()["decoder.conv_in.weight"].scalar_type(), torch::kBFloat16);
+    auto o32 = runAutoencoderKL(m32, in, p32);
+    auto obf = runAutoencoderKL(mbf, in, pbf);
+    EXPECT_EQ(o32.at("out.decode.sample").sizes(), (std::vector<int64_t>{3, 3, 24, 40}));
+    EXPECT_EQ(o32.at("out.encode.mean").sizes(), (std::vector<int64_t>{3, 16, 6, 10}));
+    EXPECT_EQ(o32.at("out.encode.logvar").sizes(), (std::vector<int64_t>{3, 16, 6, 10}));
+    for (const auto& kv : o32) {
+        const double err = relErr(obf.at(kv.first), kv.second);
+        std::printf("  bf16 vs fp32 %-20s rel err %.3e\n", kv.first.c_str(), err);
+        EXPECT_LT(err, 3e-2) << kv.first;  // bf16 keeps 8 bits: ~0.4% an op, ~20 ops deep
+        EXPECT_EQ(obf.at(kv.first).scalar_type(), torch::kFloat);
+    }
+    // A plan that splits the model: bf16 overall, one up block in fp32.
+    ProbeContext pmix = contextFor("vae=bf16,vae.decoder.up_blocks.1=fp32");
+    auto mmix = loadAutoencoderKL(config, weights, pmix);
+    EXPECT_EQ(mmix->named_parameters()["decoder.up_blocks.1.resnets.0.conv1.weight"].scalar_type(),
+              torch::kFloat);
+    auto omix = runAutoencoderKL(mmix, {{"in.z", in.at("in.z")}}, pmix);
+    EXPECT_LT(relErr(omix.at("out.decode.sample"), o32.at("out.decode.sample")), 3e-2);
+}
+
+TEST(Vae, WeightErrorsNameTheKey) {
+    const auto config = wideConfig();
+    ProbeContext probes = contextFor("");
+    auto expectError = [&](const WeightMap& w, const std::string& key) {
+        try {
+            loadAutoencoderKL(config, w, probes);
+            ADD_FAILURE() << "no WeightError for " << key;
+        } catch (const WeightError& e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+        }
+    };
+    const auto good = randomWeights(config);
+    auto w = good;
+    w.erase("decoder.mid_block.resnets.1.norm2.bias");
+    expectError(w, "decoder.mid_block.resnets.1.norm2.bias");
+    w = good;
+    w["quant_conv.weight"] = torch::zeros({32, 32, 1, 1});  // use_quant_conv is false
+    expectError(w, "quant_conv.weight");
+    w = good;
+    w["encoder.down_blocks.0.downsamplers.0.conv.weight"] = torch::zeros({16, 16, 1, 1});
+    expectError(w, "encoder.down_blocks.0.downsamplers.0.conv.weight");
+}
+
+TEST(Vae, InputErrorsNameKeyAndShape) {
+    const auto config = wideConfig();
+    ProbeContext probes = contextFor("");
+    auto model = loadAutoencoderKL(config, randomWeights(config), probes);
+    auto expectError = [&](const NamedTensors& in, const std::string& a, const std::string& b) {
+        try {
+            runAutoencoderKL(model, in, probes);
+            ADD_FAILURE() << "no InputError for " << a;
+        } catch (const InputError& e) {
+            const std::string msg = e.what();
+            EXPECT_NE(msg.find(a), std::string::npos) << msg;
+            EXPECT_NE(msg.find(b), std::string::npos) << msg;
+        }
+    };
+    expectError({{"in.z", torch::zeros({1, 4, 8, 8})}}, "in.z", "[B, 16, h, w]");
+    expectError({{"in.z", torch::zeros({16, 8, 8})}}, "in.z", "[B, 16, h, w]");
+    expectError({{"in.x", torch::zeros({1, 3, 24, 30})}}, "in.x", "multiples of 4");
+    expectError({{"out.decode.sample", torch::zeros({1})}}, "in.z", "in.x");
+}
+
+TEST(Vae, LayerProbesRecordCheckpointPaths) {
+    const auto config = wideConfig();
+    const auto weights = randomWeights(config);
+    ProbeContext probes = contextFor("", ProbeLevel::Layer);
+    auto model = loadAutoencoderKL(config, weights, probes, "vae");
+    model->decode(torch::randn({1, 16, 4, 6}), probes);
+    auto names = recordedNames(probes);
+    for (const char* n : {"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
+                          "vae.decoder.mid_block.resnets.0", "vae.decoder.mid_block.resnets.1",
+                          "vae.decoder.up_blocks.0", "vae.decoder.up_blocks.0.resnets.1",
+                          "vae.decoder.up_blocks.1.upsamplers.0", "vae.decoder.up_blocks.2",
+                          "vae.decoder.conv_norm_out", "vae.decoder.conv_out"})
+        EXPECT_TRUE(names.count(n)) << n;
+    EXPECT_FALSE(names.count("vae.decoder.conv_in.conv1"));
+    EXPECT_FALSE(names.count("vae.decoder.mid_block.resnets.0.conv1"));  // Op granularity
+    EXPECT_FALSE(names.count("vae.decoder.up_blocks.2.upsamplers.0"));    // last block has none
+    EXPECT_EQ(probes.records().front().name, "vae.post_quant_conv");
+    EXPECT_EQ(probes.records().back().name, "vae.decoder.conv_out");
+
+    // Op level, another component name, the golden config (mid-block attention, quant_conv).
+    const auto golden = readJson(dataPath("golden/vae/config.json"));
+    ProbeContext ops = contextFor("", ProbeLevel::Op);
+    auto gm = loadAutoencoderKL(golden, randomWeights(golden), ops, "first_stage");
+    gm->encode(torch::randn({1, 3, 8, 8}), ops);
+    names = recordedNames(ops);
+    for (const char* n :
+         {"first_stage.encoder.conv_in", "first_stage.encoder.down_blocks.0.resnets.0.norm1",
+          "first_stage.encoder.down_blocks.0.resnets.0.act1",
+          "first_stage.encoder.down_blocks.0.resnets.0.conv2",
+          "first_stage.encoder.down_blocks.0.downsamplers.0",
+          "first_stage.encoder.down_blocks.1.resnets.0.conv_shortcut",
+          "first_stage.encoder.mid_block.attentions.0.group_norm",
+          "first_stage.encoder.mid_block.attentions.0.to_q",
+          "first_stage.encoder.mid_block.attentions.0.sdpa",
+          "first_stage.encoder.mid_block.attentions.0.to_out.0",
+          "first_stage.encoder.mid_block.attentions.0", "first_stage.encoder.conv_act",
+          "first_stage.encoder.conv_out", "first_stage.quant_conv"})
+        EXPECT_TRUE(names.count(n)) << n;
+    for (const auto& n : names) EXPECT_EQ(n.rfind("first_stage.", 0), 0u) << n;
+}
+
+// fp16 emulated on CPU: one decoder block scaled past 65504 must be the first non-finite point.
+TEST(Vae, Fp16OverflowIsNamedAtTheBlock) {
+    const auto config = wideConfig();
+    auto weights = randomWeights(config);
+    const std::string key = "decoder.up_blocks.1.resnets.0.conv2.weight";
+    weights[key] = weights[key] * 2e4;
+    torch::manual_seed(3);
+    const auto z = torch::randn({1, 16, 4, 6});
+
+    ProbeContext p32 = contextFor("", ProbeLevel::Layer);
+    auto m32 = loadAutoencoderKL(config, weights, p32);
+    m32->decode(z, p32);
+    EXPECT_FALSE(p32.firstNonFinite().has_value()) << "fp32 must stay finite";
+    bool overLimit = false;
+    for (const auto& r : p32.records())
+        if (r.name == "vae.decoder.up_blocks.1.resnets.0") overLimit = r.stats.overFp16 > 0;
+    EXPECT_TRUE(overLimit) << "the scaled block must exceed 65504 in fp32";
+
+    ProbeContext pm = contextFor("vae=fp16", ProbeLevel::Module);
+    auto m16 = loadAutoencoderKL(config, weights, pm);
+    m16->decode(z, pm);
+    ASSERT_TRUE(pm.firstNonFinite().has_value());
+    EXPECT_EQ(pm.firstNonFinite()->at.name, "vae.decoder.up_blocks.1");
+    EXPECT_EQ(pm.firstNonFinite()->at.execution, Execution::Emulated);
+    ASSERT_TRUE(pm.firstNonFinite()->input.has_value());
+    EXPECT_EQ(pm.firstNonFinite()->input->name, "vae.decoder.up_blocks.0");
+
+    ProbeContext po = contextFor("vae=fp16", ProbeLevel::Op);
+    m16->decode(z, po);
+    ASSERT_TRUE(po.firstNonFinite().has_value());
+    EXPECT_EQ(po.firstNonFinite()->at.name, "vae.decoder.up_blocks.1.resnets.0.conv2");
+    EXPECT_EQ(po.firstNonFinite()->at.format, Format::FP16);
+}
+
+}  // namespace
+}  // namespace hs
