@@ -1,12 +1,12 @@
 // CLIP-L-sized text encoding (hidden 768, 12 layers, 77 tokens, batch 2, random weights):
 // fp32 vs bf16, probes off vs layer level, measured side by side in one run.
 //   bench_clip [runs]   (default 3 timed runs after one warm-up)
+#include <torch/torch.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-
-#include <torch/torch.h>
 
 #include "models/clip/clip_run.h"
 #include "runtime/runtime.h"
@@ -34,10 +34,14 @@ int main(int argc, char** argv) {
     const int threads = configureRuntime();
     const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
     torch::NoGradGuard noGrad;
-    const nlohmann::json config = {{"vocab_size", 49408},        {"hidden_size", 768},
-                                   {"intermediate_size", 3072},  {"num_attention_heads", 12},
-                                   {"num_hidden_layers", 12},    {"max_position_embeddings", 77},
-                                   {"hidden_act", "quick_gelu"}, {"eos_token_id", 2},
+    const nlohmann::json config = {{"vocab_size", 49408},
+                                   {"hidden_size", 768},
+                                   {"intermediate_size", 3072},
+                                   {"num_attention_heads", 12},
+                                   {"num_hidden_layers", 12},
+                                   {"max_position_embeddings", 77},
+                                   {"hidden_act", "quick_gelu"},
+                                   {"eos_token_id", 2},
                                    {"architectures", {"CLIPTextModel"}}};
     torch::manual_seed(0);
     WeightMap weights;
@@ -55,8 +59,10 @@ int main(int argc, char** argv) {
     ids.select(1, 76).fill_(49407);
     const NamedTensors in = {{"in.input_ids", ids}};
 
-    std::printf("CLIP text encoder, hidden 768, 12 layers, batch 2 x 77 tokens, %d threads, "
-                "mean of %d runs\n", threads, runs);
+    std::printf(
+        "CLIP text encoder, hidden 768, 12 layers, batch 2 x 77 tokens, %d threads, "
+        "mean of %d runs\n",
+        threads, runs);
     double ms[2][2];
     const char* formats[2] = {"fp32", "bf16"};
     const ProbeLevel levels[2] = {ProbeLevel::Off, ProbeLevel::Layer};

@@ -7,6 +7,7 @@
 //       both with the file already in the page cache                  target <= 1.2x
 // Usage: bench_engine [--reps N] [--file PATH] [--threads N]
 #include <sys/wait.h>
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,8 +18,6 @@
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "io/safetensors.h"
 #include "numerics/format.h"
@@ -78,9 +77,12 @@ int main(int argc, char** argv) {
     std::string file = "/tmp/halfscope_bench_1g.safetensors";
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
-        if (a == "--reps") reps = std::atoi(argv[i + 1]);
-        else if (a == "--file") file = argv[i + 1];
-        else if (a == "--threads") threads = std::atoi(argv[i + 1]);
+        if (a == "--reps")
+            reps = std::atoi(argv[i + 1]);
+        else if (a == "--file")
+            file = argv[i + 1];
+        else if (a == "--threads")
+            threads = std::atoi(argv[i + 1]);
     }
     const int used = hs::configureRuntime(threads);
     std::printf("bench_engine: %d LibTorch threads, median of %d reps\n\n", used, reps);

@@ -11,7 +11,8 @@ namespace {
 int runInspect(const Args& args) {
     args.allowOnly({"json", "variant", "threads"});
     if (args.positional().size() != 1)
-        throw UsageError("expected one PATH (a .safetensors file, a component or a pipeline folder)");
+        throw UsageError(
+            "expected one PATH (a .safetensors file, a component or a pipeline folder)");
     InspectReport r = inspectPath(args.positional()[0], args.get("variant").value_or(""));
     if (args.has("json"))
         std::cout << toJson(r).dump(2) << "\n";

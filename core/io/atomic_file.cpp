@@ -16,7 +16,9 @@ namespace hs {
 
 namespace {
 
-std::string errnoText() { return std::strerror(errno); }
+std::string errnoText() {
+    return std::strerror(errno);
+}
 
 std::string parentDir(const std::string& path) {
     auto slash = path.rfind('/');
@@ -32,7 +34,8 @@ AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
     static std::atomic<unsigned> counter{0};
     m_temp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (m_fd < 0) throw FileError(path, "cannot create temporary file " + m_temp + ": " + errnoText());
+    if (m_fd < 0)
+        throw FileError(path, "cannot create temporary file " + m_temp + ": " + errnoText());
 }
 
 AtomicFile::~AtomicFile() {

@@ -35,7 +35,8 @@ void appendBytes(void* context, void* data, int size) {
 
 Image decodeImage(const uint8_t* data, size_t size, int channels, const std::string& name) {
     if (channels < 0 || channels > 4)
-        throw FileError(name, "channels must be 0 (as stored) or 1-4, got " + std::to_string(channels));
+        throw FileError(name,
+                        "channels must be 0 (as stored) or 1-4, got " + std::to_string(channels));
     if (size == 0) throw FileError(name, "empty file, not an image");
     if (size > size_t(INT_MAX)) throw FileError(name, "file too large for an image");
     int w = 0, h = 0, c = 0;
@@ -59,7 +60,8 @@ Image decodeImage(const uint8_t* data, size_t size, int channels, const std::str
 Image readImage(const std::string& path, int channels) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
     if (in.bad()) throw FileError(path, "read error");
     return decodeImage(bytes.data(), bytes.size(), channels, path);
 }

@@ -1,15 +1,17 @@
 #include "io/image_tensor.h"
 
+#include <torch/torch.h>
+
 #include <cmath>
 #include <stdexcept>
-
-#include <torch/torch.h>
 
 namespace hs {
 
 namespace {
 
-bool isChannelCount(int64_t c) { return c == 1 || c == 3 || c == 4; }
+bool isChannelCount(int64_t c) {
+    return c == 1 || c == 3 || c == 4;
+}
 
 std::string sizesText(const torch::Tensor& t) {
     std::string s = "[";

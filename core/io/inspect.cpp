@@ -106,11 +106,16 @@ TensorRange rangeOf(const torch::Tensor& x) {
 TensorRange rangeCheck(const torch::Tensor& t) {
     TORCH_CHECK(t.device().is_cpu(), "rangeCheck needs a CPU tensor");
     switch (t.scalar_type()) {
-        case torch::kFloat32: return rangeOf<float>(t);
-        case torch::kFloat64: return rangeOf<double>(t);
-        case torch::kFloat16: return rangeOf<c10::Half>(t);
-        case torch::kBFloat16: return rangeOf<c10::BFloat16>(t);
-        default: TORCH_CHECK(false, "rangeCheck needs a floating tensor, got ", t.scalar_type());
+        case torch::kFloat32:
+            return rangeOf<float>(t);
+        case torch::kFloat64:
+            return rangeOf<double>(t);
+        case torch::kFloat16:
+            return rangeOf<c10::Half>(t);
+        case torch::kBFloat16:
+            return rangeOf<c10::BFloat16>(t);
+        default:
+            TORCH_CHECK(false, "rangeCheck needs a floating tensor, got ", t.scalar_type());
     }
     return {};
 }
@@ -229,8 +234,9 @@ InspectReport inspectPath(const std::string& path, const std::string& variant) {
         r.components.push_back(inspectComponentFolder(path, baseName(path), variant));
         r.className = r.components.back().className;
     } else if (fs::is_directory(path, ec)) {
-        throw FileError(path, "not a component folder (no config.json) or pipeline folder (no "
-                              "model_index.json)");
+        throw FileError(path,
+                        "not a component folder (no config.json) or pipeline folder (no "
+                        "model_index.json)");
     } else {
         throw FileError(path, fs::exists(path, ec) ? "not a file or folder" : "does not exist");
     }

@@ -3,13 +3,13 @@
 // Backs `halfscope-cli inspect PATH [--json]` for a safetensors file, a component folder or a
 // pipeline folder. Tensors are processed one at a time as views into the mapped files, so
 // memory stays bounded whatever the model size.
+#include <torch/types.h>
+
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <torch/types.h>
 
 #include "io/safetensors.h"
 
@@ -74,9 +74,9 @@ struct ComponentSummary {
     std::vector<std::string> weightFiles;
     int64_t tensors = 0;
     int64_t parameters = 0;
-    uint64_t bytes = 0;  // tensor data bytes
+    uint64_t bytes = 0;                        // tensor data bytes
     std::map<std::string, DTypeCount> dtypes;  // "F32" -> counts
-    std::vector<ModuleSummary> modules;       // sorted by name
+    std::vector<ModuleSummary> modules;        // sorted by name
     ModuleSummary total;
     std::vector<std::string> skipped;  // tensors not range-checked (F8), by name
 };

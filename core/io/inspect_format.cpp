@@ -14,9 +14,12 @@ nlohmann::json countsJson(const RangeCounts& c) {
 }
 
 nlohmann::json moduleJson(const ModuleSummary& m) {
-    nlohmann::json j = {{"name", m.name},           {"tensors", m.tensors},
-                        {"parameters", m.parameters}, {"checked", m.checked},
-                        {"nonFinite", m.nonFinite},   {"fp16", countsJson(m.fp16)},
+    nlohmann::json j = {{"name", m.name},
+                        {"tensors", m.tensors},
+                        {"parameters", m.parameters},
+                        {"checked", m.checked},
+                        {"nonFinite", m.nonFinite},
+                        {"fp16", countsJson(m.fp16)},
                         {"bf16", countsJson(m.bf16)}};
     j["absMax"] = m.checked > m.nonFinite ? nlohmann::json(m.absMax) : nlohmann::json(nullptr);
     return j;
@@ -24,19 +27,27 @@ nlohmann::json moduleJson(const ModuleSummary& m) {
 
 std::string human(double n) {
     char buf[32];
-    if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.2fG", n / 1e9);
-    else if (n >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM", n / 1e6);
-    else if (n >= 1e4) std::snprintf(buf, sizeof buf, "%.1fk", n / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.0f", n);
+    if (n >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.2fG", n / 1e9);
+    else if (n >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.2fM", n / 1e6);
+    else if (n >= 1e4)
+        std::snprintf(buf, sizeof buf, "%.1fk", n / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", n);
     return buf;
 }
 
 std::string bytesText(uint64_t b) {
     char buf[32];
-    if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / double(1ull << 30));
-    else if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / double(1ull << 20));
-    else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
-    else std::snprintf(buf, sizeof buf, "%" PRIu64 " B", b);
+    if (b >= (1ull << 30))
+        std::snprintf(buf, sizeof buf, "%.2f GiB", b / double(1ull << 30));
+    else if (b >= (1ull << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", b / double(1ull << 20));
+    else if (b >= 1024)
+        std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
+    else
+        std::snprintf(buf, sizeof buf, "%" PRIu64 " B", b);
     return buf;
 }
 
@@ -62,8 +73,7 @@ std::string absMaxText(const ModuleSummary& m) {
 std::string verdict(const ComponentSummary& c) {
     const ModuleSummary& t = c.total;
     std::ostringstream os;
-    if (t.nonFinite > 0)
-        os << "  ! " << t.nonFinite << " stored weights are already NaN/Inf.\n";
+    if (t.nonFinite > 0) os << "  ! " << t.nonFinite << " stored weights are already NaN/Inf.\n";
     if (t.fp16.overflow > 0) {
         os << "  ! fp16: " << t.fp16.overflow << " weights would overflow to Inf (in";
         for (const auto& m : c.modules)
@@ -72,7 +82,8 @@ std::string verdict(const ComponentSummary& c) {
     } else if (t.checked > 0) {
         os << "  fp16: no weight overflows";
         if (t.fp16.underflow)
-            os << "; " << t.fp16.underflow << " (" << percent(double(t.fp16.underflow) / double(t.checked))
+            os << "; " << t.fp16.underflow << " ("
+               << percent(double(t.fp16.underflow) / double(t.checked))
                << "%) tiny weights would become 0";
         os << ".\n";
     }
@@ -87,8 +98,8 @@ nlohmann::json toJson(const InspectReport& r) {
     nlohmann::json j = {{"path", r.path}, {"kind", r.kind}, {"class", r.className}};
     j["components"] = nlohmann::json::array();
     for (const auto& c : r.components) {
-        nlohmann::json cj = {{"name", c.name},       {"kind", c.kind},
-                             {"class", c.className}, {"path", c.path}};
+        nlohmann::json cj = {
+            {"name", c.name}, {"kind", c.kind}, {"class", c.className}, {"path", c.path}};
         if (c.kind == "model") {
             cj["variant"] = c.variant;
             cj["files"] = c.weightFiles;
@@ -114,6 +125,11 @@ std::string formatReport(const InspectReport& r) {
     os << r.path << ": " << r.kind;
     if (!r.className.empty()) os << " " << r.className;
     os << "\n";
+    bool anyModel = false;
+    for (const auto& c : r.components) anyModel |= c.kind == "model";
+    if (anyModel)
+        os << "(fp16 / bf16 columns: stored weights that would overflow to Inf, become 0, or "
+              "become subnormal if stored in that format)\n";
     for (const auto& c : r.components) {
         os << "\n[" << c.name << "] " << c.kind;
         if (!c.className.empty()) os << " " << c.className;
@@ -123,10 +139,9 @@ std::string formatReport(const InspectReport& r) {
         }
         if (!c.variant.empty()) os << " (variant " << c.variant << ")";
         os << "\n  files: ";
-        for (size_t i = 0; i < c.weightFiles.size(); ++i)
-            os << (i ? ", " : "") << c.weightFiles[i];
-        os << "\n  " << c.tensors << " tensors, " << human(double(c.parameters))
-           << " parameters, " << bytesText(c.bytes) << "\n  dtypes:";
+        for (size_t i = 0; i < c.weightFiles.size(); ++i) os << (i ? ", " : "") << c.weightFiles[i];
+        os << "\n  " << c.tensors << " tensors, " << human(double(c.parameters)) << " parameters, "
+           << bytesText(c.bytes) << "\n  dtypes:";
         for (const auto& [name, n] : c.dtypes)
             os << " " << name << " x" << n.tensors << " (" << human(double(n.parameters)) << ")";
         os << "\n";
@@ -140,7 +155,8 @@ std::string formatReport(const InspectReport& r) {
         auto row = [&](const ModuleSummary& m) {
             os << "  " << pad(m.name, w, false) << pad(std::to_string(m.tensors), 8)
                << pad(human(double(m.parameters)), 10) << pad(absMaxText(m), 11)
-               << pad(std::to_string(m.nonFinite), 8) << " |     " << pad(std::to_string(m.fp16.overflow), 9)
+               << pad(std::to_string(m.nonFinite), 8) << " |     "
+               << pad(std::to_string(m.fp16.overflow), 9)
                << pad(std::to_string(m.fp16.underflow), 9)
                << pad(std::to_string(m.fp16.subnormal), 10) << " |     "
                << pad(std::to_string(m.bf16.overflow), 9)

@@ -51,8 +51,10 @@ std::vector<std::string> candidates(const std::string& v) {
 // ("model.fp16-00001-of-00002.safetensors") do not match: a variant has no '-'.
 std::set<std::string> variantsIn(const std::vector<std::string>& files) {
     static const std::regex single(R"(^(diffusion_pytorch_model|model)\.(\w+)\.safetensors$)");
-    static const std::regex index(R"(^(diffusion_pytorch_model|model)\.safetensors\.index\.(\w+)\.json$)");
-    static const std::regex legacy(R"(^(diffusion_pytorch_model|model)\.(\w+)\.safetensors\.index\.json$)");
+    static const std::regex index(
+        R"(^(diffusion_pytorch_model|model)\.safetensors\.index\.(\w+)\.json$)");
+    static const std::regex legacy(
+        R"(^(diffusion_pytorch_model|model)\.(\w+)\.safetensors\.index\.json$)");
     std::set<std::string> out;
     std::smatch m;
     for (const auto& f : files)
@@ -73,7 +75,8 @@ std::string joinNames(const std::vector<std::string>& v) {
     std::vector<std::string> pickles, others;
     for (const auto& f : files) {
         for (const char* ext : kPickleExts)
-            if (f.size() > std::strlen(ext) && f.compare(f.size() - std::strlen(ext), std::string::npos, ext) == 0)
+            if (f.size() > std::strlen(ext) &&
+                f.compare(f.size() - std::strlen(ext), std::string::npos, ext) == 0)
                 pickles.push_back(f);
         if (f.size() > 12 && f.compare(f.size() - 12, 12, ".safetensors") == 0) others.push_back(f);
     }
@@ -163,10 +166,14 @@ ComponentFolder openComponent(const std::string& dir, const std::string& variant
 
 std::string componentKindName(ComponentKind k) {
     switch (k) {
-        case ComponentKind::Model: return "model";
-        case ComponentKind::Tokenizer: return "tokenizer";
-        case ComponentKind::Scheduler: return "scheduler";
-        case ComponentKind::Other: return "other";
+        case ComponentKind::Model:
+            return "model";
+        case ComponentKind::Tokenizer:
+            return "tokenizer";
+        case ComponentKind::Scheduler:
+            return "scheduler";
+        case ComponentKind::Other:
+            return "other";
     }
     return "other";
 }

@@ -9,10 +9,9 @@
 // Only safetensors weights are ever opened. Pickle checkpoints (.bin/.ckpt/.pt/.pth) can run
 // arbitrary code when loaded, so a folder holding nothing else is an error that says how to
 // convert it.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "io/safetensors.h"
 
@@ -20,9 +19,9 @@ namespace hs {
 
 struct ComponentFolder {
     std::string dir;
-    nlohmann::json config;        // config.json
-    std::string className;        // "_class_name" (diffusers) or "architectures[0]"; "" if none
-    std::string variant;          // the variant actually opened ("" plain, "fp16", "bf16", ...)
+    nlohmann::json config;  // config.json
+    std::string className;  // "_class_name" (diffusers) or "architectures[0]"; "" if none
+    std::string variant;    // the variant actually opened ("" plain, "fp16", "bf16", ...)
     TensorSet weights;
     std::vector<std::string> weightFiles;  // the safetensors files (shards) behind `weights`
 };

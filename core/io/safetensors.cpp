@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <torch/torch.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 #include "io/atomic_file.h"
 
@@ -31,35 +30,57 @@ namespace {
 
 std::optional<torch::ScalarType> scalarTypeOf(StDType t) {
     switch (t) {
-        case StDType::F64: return torch::kFloat64;
-        case StDType::F32: return torch::kFloat32;
-        case StDType::F16: return torch::kFloat16;
-        case StDType::BF16: return torch::kBFloat16;
-        case StDType::I64: return torch::kInt64;
-        case StDType::I32: return torch::kInt32;
-        case StDType::I16: return torch::kInt16;
-        case StDType::I8: return torch::kInt8;
-        case StDType::U8: return torch::kUInt8;
-        case StDType::BOOL: return torch::kBool;
+        case StDType::F64:
+            return torch::kFloat64;
+        case StDType::F32:
+            return torch::kFloat32;
+        case StDType::F16:
+            return torch::kFloat16;
+        case StDType::BF16:
+            return torch::kBFloat16;
+        case StDType::I64:
+            return torch::kInt64;
+        case StDType::I32:
+            return torch::kInt32;
+        case StDType::I16:
+            return torch::kInt16;
+        case StDType::I8:
+            return torch::kInt8;
+        case StDType::U8:
+            return torch::kUInt8;
+        case StDType::BOOL:
+            return torch::kBool;
         case StDType::F8_E4M3:
-        case StDType::F8_E5M2: return std::nullopt;  // no float8 in LibTorch 1.13
+        case StDType::F8_E5M2:
+            return std::nullopt;  // no float8 in LibTorch 1.13
     }
     return std::nullopt;
 }
 
 std::optional<StDType> stDTypeOf(torch::ScalarType t) {
     switch (t) {
-        case torch::kFloat64: return StDType::F64;
-        case torch::kFloat32: return StDType::F32;
-        case torch::kFloat16: return StDType::F16;
-        case torch::kBFloat16: return StDType::BF16;
-        case torch::kInt64: return StDType::I64;
-        case torch::kInt32: return StDType::I32;
-        case torch::kInt16: return StDType::I16;
-        case torch::kInt8: return StDType::I8;
-        case torch::kUInt8: return StDType::U8;
-        case torch::kBool: return StDType::BOOL;
-        default: return std::nullopt;
+        case torch::kFloat64:
+            return StDType::F64;
+        case torch::kFloat32:
+            return StDType::F32;
+        case torch::kFloat16:
+            return StDType::F16;
+        case torch::kBFloat16:
+            return StDType::BF16;
+        case torch::kInt64:
+            return StDType::I64;
+        case torch::kInt32:
+            return StDType::I32;
+        case torch::kInt16:
+            return StDType::I16;
+        case torch::kInt8:
+            return StDType::I8;
+        case torch::kUInt8:
+            return StDType::U8;
+        case torch::kBool:
+            return StDType::BOOL;
+        default:
+            return std::nullopt;
     }
 }
 
@@ -78,7 +99,8 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
     Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
     if (fd.fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd.fd, &st) != 0) throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
+    if (::fstat(fd.fd, &st) != 0)
+        throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw FileError(path, "not a regular file");
 
     std::shared_ptr<SafetensorsFile> f(new SafetensorsFile());
@@ -94,7 +116,8 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
         // MAP_PRIVATE + PROT_READ: the pages are the page cache's own (no copy), and a stray
         // write through a view faults loudly instead of changing the file.
         void* p = ::mmap(nullptr, f->m_size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
-        if (p == MAP_FAILED) throw FileError(path, std::string("cannot map: ") + std::strerror(errno));
+        if (p == MAP_FAILED)
+            throw FileError(path, std::string("cannot map: ") + std::strerror(errno));
         f->m_map = p;  // owned from here: the destructor unmaps, also when parsing throws
         f->m_header = parseStHeader(static_cast<const uint8_t*>(p), f->m_size, f->m_size);
     } catch (const FileError&) {
@@ -146,7 +169,8 @@ torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
     }
     // The deleter holds the file, so the mapping outlives every view of it.
     std::shared_ptr<const SafetensorsFile> keep = m_self.lock();
-    return torch::from_blob(const_cast<uint8_t*>(data), info->shape, [keep](void*) {}, opts);
+    return torch::from_blob(
+        const_cast<uint8_t*>(data), info->shape, [keep](void*) {}, opts);
 }
 
 // ---- TensorSet ------------------------------------------------------------------------------
@@ -154,7 +178,8 @@ torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
 namespace {
 
 bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 nlohmann::json readIndexJson(const std::string& path) {
@@ -196,7 +221,9 @@ TensorSet TensorSet::open(const std::string& path) {
         fs::path rel(shard);
         bool escapes = rel.is_absolute() || shard.empty();
         for (const auto& part : rel) escapes |= part == "..";
-        if (escapes) throw FileError(path, "shard name '" + shard + "' must be a relative path inside the folder");
+        if (escapes)
+            throw FileError(path,
+                            "shard name '" + shard + "' must be a relative path inside the folder");
         byShard[shard].insert(it.key());
         assigned[it.key()] = shard;
     }
@@ -204,8 +231,8 @@ TensorSet TensorSet::open(const std::string& path) {
     for (const auto& [shard, names] : byShard) {
         const std::string shardPath = (dir / shard).string();
         if (!fs::exists(shardPath))
-            throw FileError(path, "shard '" + shard + "' listed in the index is missing (" +
-                                      shardPath + ")");
+            throw FileError(
+                path, "shard '" + shard + "' listed in the index is missing (" + shardPath + ")");
         auto file = SafetensorsFile::open(shardPath);
         for (const auto& t : file->tensors()) {
             auto a = assigned.find(t.name);
@@ -234,7 +261,9 @@ std::vector<std::string> TensorSet::names() const {
     return out;
 }
 
-bool TensorSet::contains(const std::string& name) const { return m_where.count(name) > 0; }
+bool TensorSet::contains(const std::string& name) const {
+    return m_where.count(name) > 0;
+}
 
 const StTensorInfo& TensorSet::info(const std::string& name) const {
     auto it = m_where.find(name);
@@ -286,7 +315,12 @@ void writeSafetensors(const std::string& path,
         offset += it.bytes;
     }
     if (!metadata.empty()) header["__metadata__"] = metadata;
-    std::string text = header.dump();
+    std::string text;
+    try {
+        text = header.dump();
+    } catch (const nlohmann::json::exception& e) {  // a name or value that is not UTF-8
+        throw FileError(path, std::string("cannot write the header: ") + e.what());
+    }
     // Spaces (valid JSON whitespace) pad the header so the data area starts 8-byte aligned and
     // every tensor whose offset is a multiple of its size can be viewed in place.
     text.append((8 - text.size() % 8) % 8, ' ');

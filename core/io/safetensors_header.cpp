@@ -5,9 +5,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace hs {
 
@@ -20,15 +19,15 @@ struct DTypeEntry {
 };
 
 constexpr DTypeEntry kDTypes[] = {
-    {StDType::F64, "F64", 8},         {StDType::F32, "F32", 4},
-    {StDType::F16, "F16", 2},         {StDType::BF16, "BF16", 2},
-    {StDType::I64, "I64", 8},         {StDType::I32, "I32", 4},
-    {StDType::I16, "I16", 2},         {StDType::I8, "I8", 1},
-    {StDType::U8, "U8", 1},           {StDType::BOOL, "BOOL", 1},
-    {StDType::F8_E4M3, "F8_E4M3", 1}, {StDType::F8_E5M2, "F8_E5M2", 1},
+    {StDType::F64, "F64", 8},   {StDType::F32, "F32", 4},         {StDType::F16, "F16", 2},
+    {StDType::BF16, "BF16", 2}, {StDType::I64, "I64", 8},         {StDType::I32, "I32", 4},
+    {StDType::I16, "I16", 2},   {StDType::I8, "I8", 1},           {StDType::U8, "U8", 1},
+    {StDType::BOOL, "BOOL", 1}, {StDType::F8_E4M3, "F8_E4M3", 1}, {StDType::F8_E5M2, "F8_E5M2", 1},
 };
 
-[[noreturn]] void fail(const std::string& msg) { throw std::runtime_error(msg); }
+[[noreturn]] void fail(const std::string& msg) {
+    throw std::runtime_error(msg);
+}
 
 // Returns the offset of the first byte that breaks UTF-8 (overlong forms, surrogates and code
 // points past U+10FFFF included), or npos. nlohmann checks strings itself, but this gives one
@@ -77,7 +76,9 @@ json parseRejectingDuplicates(const char* begin, const char* end) {
     std::string duplicate;
     auto cb = [&](int /*depth*/, json::parse_event_t ev, json& parsed) {
         switch (ev) {
-            case json::parse_event_t::object_start: open.emplace_back(); break;
+            case json::parse_event_t::object_start:
+                open.emplace_back();
+                break;
             case json::parse_event_t::object_end:
                 if (!open.empty()) open.pop_back();
                 break;
@@ -86,7 +87,8 @@ json parseRejectingDuplicates(const char* begin, const char* end) {
                     duplicate.empty())
                     duplicate = parsed.get<std::string>();
                 break;
-            default: break;
+            default:
+                break;
         }
         return true;
     };
@@ -158,8 +160,10 @@ StTensorInfo parseEntry(const std::string& name, const json& e) {
         if (v == 0) {
             hasZero = true;
         } else if (!overflow) {
-            if (numel > std::numeric_limits<uint64_t>::max() / v) overflow = true;
-            else numel *= v;
+            if (numel > std::numeric_limits<uint64_t>::max() / v)
+                overflow = true;
+            else
+                numel *= v;
         }
     }
     const uint64_t es = stDTypeSize(t.dtype);
@@ -181,8 +185,7 @@ StTensorInfo parseEntry(const std::string& name, const json& e) {
     const uint64_t need = numel * es;
     if (t.end - t.begin != need)
         fail(where + "data_offsets span " + std::to_string(t.end - t.begin) + " bytes, but " +
-             stDTypeName(t.dtype) + " " + shapeString(t.shape) + " needs " +
-             std::to_string(need));
+             stDTypeName(t.dtype) + " " + shapeString(t.shape) + " needs " + std::to_string(need));
     return t;
 }
 
@@ -280,11 +283,11 @@ StHeader parseStHeader(const uint8_t* bytes, size_t available, uint64_t fileSize
     for (const auto& t : out.tensors) {
         if (t.begin < covered)
             fail("tensors '" + prev->name + "' [" + std::to_string(prev->begin) + ", " +
-                 std::to_string(prev->end) + "] and '" + t.name + "' [" +
-                 std::to_string(t.begin) + ", " + std::to_string(t.end) + "] overlap");
+                 std::to_string(prev->end) + "] and '" + t.name + "' [" + std::to_string(t.begin) +
+                 ", " + std::to_string(t.end) + "] overlap");
         if (t.begin > covered)
-            fail("gap of " + std::to_string(t.begin - covered) + " bytes before tensor '" +
-                 t.name + "' at offset " + std::to_string(t.begin) +
+            fail("gap of " + std::to_string(t.begin - covered) + " bytes before tensor '" + t.name +
+                 "' at offset " + std::to_string(t.begin) +
                  " (the format requires tensors to cover the data area without holes)");
         covered = t.end;
         prev = &t;

@@ -29,6 +29,7 @@ public:
     FileError(const std::string& path, const std::string& what)
         : std::runtime_error(path + ": " + what), m_path(path) {}
     const std::string& path() const { return m_path; }
+
 private:
     std::string m_path;
 };
@@ -43,7 +44,7 @@ struct StTensorInfo {
 };
 
 struct StHeader {
-    uint64_t headerSize = 0;  // N
+    uint64_t headerSize = 0;            // N
     std::vector<StTensorInfo> tensors;  // sorted by begin offset
     std::map<std::string, std::string> metadata;
 };

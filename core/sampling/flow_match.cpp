@@ -1,10 +1,10 @@
 #include "sampling/flow_match.h"
 
-#include <cmath>
-#include <stdexcept>
-
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "models/common/family.h"
 
@@ -38,13 +38,16 @@ FlowMatchConfig FlowMatchConfig::fromJson(const nlohmann::json& j) {
     if (j.contains("shift_terminal") && !j["shift_terminal"].is_null())
         c.shiftTerminal = cfgDouble(j, "shift_terminal", 0.0);
     if (c.timeShiftType != "exponential" && c.timeShiftType != "linear")
-        throw ConfigError("scheduler_config.json: 'time_shift_type' must be \"exponential\" or "
-                          "\"linear\", got \"" + c.timeShiftType + "\"");
+        throw ConfigError(
+            "scheduler_config.json: 'time_shift_type' must be \"exponential\" or "
+            "\"linear\", got \"" +
+            c.timeShiftType + "\"");
     if (c.numTrainTimesteps < 1)
         throw ConfigError("scheduler_config.json: 'num_train_timesteps' must be >= 1");
     if (c.baseImageSeqLen == c.maxImageSeqLen)
-        throw ConfigError("scheduler_config.json: 'base_image_seq_len' must differ from "
-                          "'max_image_seq_len'");
+        throw ConfigError(
+            "scheduler_config.json: 'base_image_seq_len' must differ from "
+            "'max_image_seq_len'");
     for (const char* k : {"use_karras_sigmas", "use_exponential_sigmas", "use_beta_sigmas",
                           "invert_sigmas", "stochastic_sampling"}) {
         if (cfgBool(j, k, false))
@@ -70,9 +73,11 @@ FlowMatchEulerScheduler::FlowMatchEulerScheduler(FlowMatchConfig c) : m_config(s
 }
 
 template <typename T>
-std::vector<T> FlowMatchEulerScheduler::shiftSigmas(std::vector<T> s, std::optional<double> mu) const {
+std::vector<T> FlowMatchEulerScheduler::shiftSigmas(std::vector<T> s,
+                                                    std::optional<double> mu) const {
     if (m_config.useDynamicShifting) {
-        if (!mu) throw std::invalid_argument("FlowMatch: 'mu' is required with use_dynamic_shifting");
+        if (!mu)
+            throw std::invalid_argument("FlowMatch: 'mu' is required with use_dynamic_shifting");
         // time_shift(mu, 1.0, t): exponential exp(mu) / (exp(mu) + (1/t - 1)), linear with mu.
         const T e = m_config.timeShiftType == "linear" ? T(*mu) : T(std::exp(*mu));
         for (T& t : s) t = e / (e + (T(1) / t - T(1)));  // (1/t - 1) ** 1.0
@@ -92,12 +97,13 @@ void FlowMatchEulerScheduler::setTimesteps(int numSteps, std::optional<double> m
     if (numSteps < 1) throw std::invalid_argument("FlowMatch: the number of steps must be >= 1");
     const double n = double(m_config.numTrainTimesteps);
     std::vector<double> s = linspace(m_sigmaMax * n, m_sigmaMin * n, numSteps);  // timesteps
-    for (double& t : s) t /= n;                                                   // sigmas
+    for (double& t : s) t /= n;                                                  // sigmas
     s = shiftSigmas(std::move(s), mu);
     finish(std::vector<float>(s.begin(), s.end()));
 }
 
-void FlowMatchEulerScheduler::setSigmas(const std::vector<double>& sigmas, std::optional<double> mu) {
+void FlowMatchEulerScheduler::setSigmas(const std::vector<double>& sigmas,
+                                        std::optional<double> mu) {
     if (sigmas.empty()) throw std::invalid_argument("FlowMatch: empty sigma schedule");
     std::vector<float> s(sigmas.begin(), sigmas.end());  // np.array(sigmas).astype(np.float32)
     finish(shiftSigmas(std::move(s), mu));
@@ -106,7 +112,7 @@ void FlowMatchEulerScheduler::setSigmas(const std::vector<double>& sigmas, std::
 void FlowMatchEulerScheduler::finish(const std::vector<float>& s) {
     const int64_t n = int64_t(s.size());
     auto sig = torch::from_blob(const_cast<float*>(s.data()), {n}, torch::kFloat32).clone();  // [n]
-    m_timesteps = sig * m_config.numTrainTimesteps;                 // [n] float32, as diffusers
+    m_timesteps = sig * m_config.numTrainTimesteps;                    // [n] float32, as diffusers
     m_sigmas = torch::cat({sig, torch::zeros({1}, torch::kFloat32)});  // [n + 1]
 }
 
@@ -139,7 +145,8 @@ double calculateShift(int64_t imageSeqLen, int64_t baseSeqLen, int64_t maxSeqLen
 }
 
 double calculateShift(int64_t imageSeqLen, const FlowMatchConfig& c) {
-    return calculateShift(imageSeqLen, c.baseImageSeqLen, c.maxImageSeqLen, c.baseShift, c.maxShift);
+    return calculateShift(imageSeqLen, c.baseImageSeqLen, c.maxImageSeqLen, c.baseShift,
+                          c.maxShift);
 }
 
 std::vector<double> fluxPipelineSigmas(int numSteps) {

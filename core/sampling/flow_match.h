@@ -1,12 +1,12 @@
 #pragma once
 // diffusers FlowMatchEulerDiscreteScheduler (rectified flow, Euler steps) and the Flux
 // pipeline's resolution-dependent shift (calculate_shift).
+#include <torch/types.h>
+
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
-#include <torch/types.h>
 
 namespace hs {
 

@@ -1,8 +1,8 @@
 #include "sampling/flow_match_sampler.h"
 
-#include <stdexcept>
-
 #include <torch/torch.h>
+
+#include <stdexcept>
 
 namespace hs {
 
@@ -22,7 +22,8 @@ FlowSampleResult sampleFlowMatch(const FlowMatchEulerScheduler& scheduler, torch
             r.cancelled = true;
             return r;
         }
-        const double t = double(float(scheduler.timestep(i)) / trainSteps);  // float32, as the pipeline
+        const double t =
+            double(float(scheduler.timestep(i)) / trainSteps);  // float32, as the pipeline
         torch::Tensor v = model(r.latents, t, i);
         torch::Tensor next = scheduler.step(v, i, r.latents);
         if (observer) {

@@ -10,7 +10,7 @@ namespace hs {
 
 namespace {
 
-constexpr size_t kCacheMaxKey = 64;        // bytes; longer pre-tokens are not cached
+constexpr size_t kCacheMaxKey = 64;          // bytes; longer pre-tokens are not cached
 constexpr size_t kCacheMaxEntries = 200000;  // cleared when full
 
 std::array<std::string, 256> makeByteSymbols() {

@@ -6,9 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "text/clip_bpe.h"
 #include "text/text_cleanup.h"
@@ -43,13 +42,18 @@ void readToken(const nlohmann::json& j, const char* key, std::string& dst,
                const std::filesystem::path& file) {
     if (!j.contains(key) || j[key].is_null()) return;
     const auto& v = j[key];
-    if (v.is_string()) dst = v.get<std::string>();
+    if (v.is_string())
+        dst = v.get<std::string>();
     else if (v.is_object() && v.contains("content") && v["content"].is_string())
         dst = v["content"].get<std::string>();
-    else throw TokenizerError(file.string() + ": '" + key + "' must be a string or {\"content\": ...}");
+    else
+        throw TokenizerError(file.string() + ": '" + key +
+                             "' must be a string or {\"content\": ...}");
 }
 
-bool isSpaceByte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isSpaceByte(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::vector<std::string> splitWhitespace(const std::string& line) {
     std::vector<std::string> parts;
@@ -114,7 +118,8 @@ struct ClipTokenizer::Impl {
         // tokens trie), so a pad token "!" is split out too (diffusers issue #4153).
         for (const std::string* t : {&specials.bos, &specials.eos, &specials.unk, &specials.pad}) {
             std::u32string u = decodeUtf8(*t);
-            if (u.empty() || std::find(splitTokens.begin(), splitTokens.end(), u) != splitTokens.end())
+            if (u.empty() ||
+                std::find(splitTokens.begin(), splitTokens.end(), u) != splitTokens.end())
                 continue;
             splitTokens.push_back(u);
             splitIds.push_back(vocab.at(*t));
@@ -135,9 +140,11 @@ struct ClipTokenizer::Impl {
             if (pieces) pieces->push_back(piece);
             return ids.size() < limit;
         };
-        return forEachFixedLine(segment, [&](std::u32string&& fixed) {
-            // whitespace_clean() only turns whitespace runs into one space and strips the ends;
-            // the pre-tokenizer skips whitespace anyway, so a line can be lower-cased alone.
+        // whitespace_clean() only turns whitespace runs into one space and strips the ends; the
+        // pre-tokenizer skips whitespace anyway, so each line can be lower-cased and split alone.
+        // A segment that ftfy cut at max_decode_length (no '\n' at its end) waits for the rest
+        // of its line, so no word is split at the cut.
+        auto process = [&](const std::u32string& fixed) {
             const std::u32string t = pythonLower(fixed);
             std::string bytes;
             size_t i = 0;
@@ -172,7 +179,16 @@ struct ClipTokenizer::Impl {
                     if (!emit(symbolId[s], bpe.symbol(s))) return false;
             }
             return true;
+        };
+        std::u32string pending;
+        const bool more = forEachFixedLine(segment, [&](std::u32string&& fixed) {
+            pending += fixed;
+            if (!pending.empty() && pending.back() != '\n') return true;
+            const bool go = process(pending);
+            pending.clear();
+            return go;
         });
+        return more && (pending.empty() || process(pending));
     }
 
     void tokenize(const std::string& text, size_t limit, std::vector<int>& ids,
@@ -195,8 +211,7 @@ struct ClipTokenizer::Impl {
                     best = at, bestLen = splitTokens[s].size(), bestIdx = int(s);
             }
             const size_t end = best == std::u32string::npos ? t.size() : best;
-            if (end > pos && !tokenizeSegment(t.substr(pos, end - pos), limit, ids, pieces))
-                return;
+            if (end > pos && !tokenizeSegment(t.substr(pos, end - pos), limit, ids, pieces)) return;
             if (bestIdx < 0) return;
             ids.push_back(splitIds[bestIdx]);
             if (pieces) pieces->push_back(encodeUtf8(splitTokens[bestIdx]));
@@ -295,13 +310,27 @@ std::vector<int> ClipTokenizer::encodePadded(const std::string& text, int maxLen
     return ids;
 }
 
-int ClipTokenizer::bosId() const { return m_impl->bos; }
-int ClipTokenizer::eosId() const { return m_impl->eos; }
-int ClipTokenizer::padId() const { return m_impl->pad; }
-int ClipTokenizer::unkId() const { return m_impl->unk; }
-int ClipTokenizer::modelMaxLength() const { return m_impl->maxLength; }
-size_t ClipTokenizer::vocabSize() const { return m_impl->vocab.size(); }
-const ClipSpecialTokens& ClipTokenizer::specialTokens() const { return m_impl->specials; }
+int ClipTokenizer::bosId() const {
+    return m_impl->bos;
+}
+int ClipTokenizer::eosId() const {
+    return m_impl->eos;
+}
+int ClipTokenizer::padId() const {
+    return m_impl->pad;
+}
+int ClipTokenizer::unkId() const {
+    return m_impl->unk;
+}
+int ClipTokenizer::modelMaxLength() const {
+    return m_impl->maxLength;
+}
+size_t ClipTokenizer::vocabSize() const {
+    return m_impl->vocab.size();
+}
+const ClipSpecialTokens& ClipTokenizer::specialTokens() const {
+    return m_impl->specials;
+}
 
 std::optional<int> ClipTokenizer::idOf(const std::string& token) const {
     auto it = m_impl->vocab.find(token);

@@ -6,6 +6,7 @@
 //
 // Every byte has a vocabulary entry (bytes_to_unicode), so any UTF-8 prompt tokenizes even with
 // a tiny vocabulary of the 512 byte symbols plus a few merges and the special tokens.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>

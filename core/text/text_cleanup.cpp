@@ -19,7 +19,7 @@
 //     C0 80) are not implemented: such text stays as it is.
 //  4. remove_terminal_escapes accepts ASCII digits only (Python's \d also takes other scripts'
 //     decimal digits inside an ANSI escape).
-//  5. The fixed-point loops stop after 64 rounds (ftfy has no limit), so a pathological input
+//  5. The fixed-point loops stop after 16 rounds (ftfy has no limit), so a pathological input
 //     such as "&amp;" nested thousands of times cannot stall the tokenizer.
 #include "text/text_cleanup.h"
 
@@ -37,11 +37,11 @@ namespace ut = unicode_tables;
 
 namespace {
 
-constexpr int kMaxRounds = 64;
+constexpr int kMaxRounds = 16;
 constexpr size_t kMaxDecodeLength = 1000000;  // ftfy's max_decode_length
 
 constexpr char32_t kCp1252High[32] = {
-    0x20AC, 0x81,   0x201A, 0x192,  0x201E, 0x2026, 0x2020, 0x2021, 0x2C6, 0x2030, 0x160,
+    0x20AC, 0x81,   0x201A, 0x192,  0x201E, 0x2026, 0x2020, 0x2021, 0x2C6,  0x2030, 0x160,
     0x2039, 0x152,  0x8D,   0x17D,  0x8F,   0x90,   0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
     0x2013, 0x2014, 0x2DC,  0x2122, 0x161,  0x203A, 0x153,  0x9D,   0x17E,  0x178};
 
@@ -76,21 +76,30 @@ bool numericReference(const std::u32string& body, std::u32string& out) {
     for (size_t i = start; i < body.size(); ++i) {
         char32_t c = body[i];
         int v;
-        if (c >= '0' && c <= '9') v = int(c - '0');
-        else if (hex && c >= 'a' && c <= 'f') v = int(c - 'a' + 10);
-        else if (hex && c >= 'A' && c <= 'F') v = int(c - 'A' + 10);
-        else return false;
+        if (c >= '0' && c <= '9')
+            v = int(c - '0');
+        else if (hex && c >= 'a' && c <= 'f')
+            v = int(c - 'a' + 10);
+        else if (hex && c >= 'A' && c <= 'F')
+            v = int(c - 'A' + 10);
+        else
+            return false;
         num = std::min<uint64_t>(num * (hex ? 16 : 10) + v, 0x7FFFFFFF);
     }
     out.clear();
-    if (num == 0) out.push_back(0xFFFD);
-    else if (num == 0x0D) out.push_back(0x0D);
-    else if (num >= 0x80 && num <= 0x9F) out.push_back(kCp1252High[num - 0x80]);
-    else if ((num >= 0xD800 && num <= 0xDFFF) || num > 0x10FFFF) out.push_back(0xFFFD);
-    else if ((num >= 0x1 && num <= 0x8) || (num >= 0xE && num <= 0x1F) || num == 0x7F ||
-             (num >= 0xFDD0 && num <= 0xFDEF) || num == 0xB || (num & 0xFFFE) == 0xFFFE)
-        ;  // html.unescape drops these
-    else out.push_back(static_cast<char32_t>(num));
+    const bool dropped = (num >= 0x1 && num <= 0x8) || (num >= 0xE && num <= 0x1F) || num == 0x7F ||
+                         (num >= 0xFDD0 && num <= 0xFDEF) || num == 0xB ||
+                         ((num & 0xFFFE) == 0xFFFE && num <= 0x10FFFF);
+    if (num == 0)
+        out.push_back(0xFFFD);
+    else if (num == 0x0D)
+        out.push_back(0x0D);
+    else if (num >= 0x80 && num <= 0x9F)
+        out.push_back(kCp1252High[num - 0x80]);
+    else if ((num >= 0xD800 && num <= 0xDFFF) || num > 0x10FFFF)
+        out.push_back(0xFFFD);
+    else if (!dropped)
+        out.push_back(static_cast<char32_t>(num));  // html.unescape drops those
     return true;
 }
 
@@ -128,9 +137,12 @@ std::u32string unescapeHtml(const std::u32string& t) {
         const std::u32string body = t.substr(j, k - j);
         std::u32string repl;
         const char* named = hash ? nullptr : namedEntity(body);
-        if (named) out += decodeUtf8(named);
-        else if (hash && numericReference(body, repl)) out += repl;
-        else out.append(t, i, k + 1 - i);
+        if (named)
+            out += decodeUtf8(named);
+        else if (hash && numericReference(body, repl))
+            out += repl;
+        else
+            out.append(t, i, k + 1 - i);
         i = k + 1;
     }
     return out;
@@ -161,8 +173,10 @@ std::u32string fixEncodingOnce(const std::u32string& t) {
     out.reserve(t.size());
     for (size_t i = 0; i < t.size();) {
         const int lead = sloppy1252Byte(t[i]);
-        int len = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
-                  : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
+        int len = lead >= 0xC2 && lead <= 0xDF   ? 2
+                  : lead >= 0xE0 && lead <= 0xEF ? 3
+                  : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                 : 0;
         if (len == 2 && lead != 0xC2 && lead != 0xC3) len = 0;
         if (len && i + len <= t.size()) {
             std::string seq(1, static_cast<char>(lead));
@@ -193,29 +207,52 @@ std::u32string fixEncoding(std::u32string t) {
 
 const char* latinLigature(char32_t c) {
     switch (c) {
-        case 0x132: return "IJ";
-        case 0x133: return "ij";
-        case 0x149: return "\312\274n";  // U+02BC n
-        case 0x1F1: return "DZ";
-        case 0x1F2: return "Dz";
-        case 0x1F3: return "dz";
-        case 0x1C4: return "D\305\275";  // D U+017D
-        case 0x1C5: return "D\305\276";  // D U+017E
-        case 0x1C6: return "d\305\276";
-        case 0x1C7: return "LJ";
-        case 0x1C8: return "Lj";
-        case 0x1C9: return "lj";
-        case 0x1CA: return "NJ";
-        case 0x1CB: return "Nj";
-        case 0x1CC: return "nj";
-        case 0xFB00: return "ff";
-        case 0xFB01: return "fi";
-        case 0xFB02: return "fl";
-        case 0xFB03: return "ffi";
-        case 0xFB04: return "ffl";
-        case 0xFB05: return "\305\277t";  // U+017F t
-        case 0xFB06: return "st";
-        default: return nullptr;
+        case 0x132:
+            return "IJ";
+        case 0x133:
+            return "ij";
+        case 0x149:
+            return "\312\274n";  // U+02BC n
+        case 0x1F1:
+            return "DZ";
+        case 0x1F2:
+            return "Dz";
+        case 0x1F3:
+            return "dz";
+        case 0x1C4:
+            return "D\305\275";  // D U+017D
+        case 0x1C5:
+            return "D\305\276";  // D U+017E
+        case 0x1C6:
+            return "d\305\276";
+        case 0x1C7:
+            return "LJ";
+        case 0x1C8:
+            return "Lj";
+        case 0x1C9:
+            return "lj";
+        case 0x1CA:
+            return "NJ";
+        case 0x1CB:
+            return "Nj";
+        case 0x1CC:
+            return "nj";
+        case 0xFB00:
+            return "ff";
+        case 0xFB01:
+            return "fi";
+        case 0xFB02:
+            return "fl";
+        case 0xFB03:
+            return "ffi";
+        case 0xFB04:
+            return "ffl";
+        case 0xFB05:
+            return "\305\277t";  // U+017F t
+        case 0xFB06:
+            return "st";
+        default:
+            return nullptr;
     }
 }
 
@@ -251,8 +288,10 @@ std::u32string characterFixes(const std::u32string& t) {
     b.reserve(a.size());
     for (size_t i = 0; i < a.size(); ++i) {
         char32_t c = a[i];
-        if (c == 0x2BC || (c >= 0x2018 && c <= 0x201B)) c = '\'';  // uncurl_quotes
-        else if (c >= 0x201C && c <= 0x201F) c = '"';
+        if (c == 0x2BC || (c >= 0x2018 && c <= 0x201B))
+            c = '\'';  // uncurl_quotes
+        else if (c >= 0x201C && c <= 0x201F)
+            c = '"';
         if (c == '\r' && i + 1 < a.size() && a[i + 1] == '\n') continue;  // fix_line_breaks
         if (c == '\r' || c == 0x2028 || c == 0x2029 || c == 0x85) c = '\n';
         b.push_back(c);
@@ -324,7 +363,9 @@ std::u32string ftfyFixText(const std::u32string& text) {
     return out;
 }
 
-std::string ftfyFixText(const std::string& utf8) { return encodeUtf8(ftfyFixText(decodeUtf8(utf8))); }
+std::string ftfyFixText(const std::string& utf8) {
+    return encodeUtf8(ftfyFixText(decodeUtf8(utf8)));
+}
 
 std::string clipCleanText(const std::string& utf8) {
     const std::u32string fixed = ftfyFixText(decodeUtf8(utf8));

@@ -12,12 +12,14 @@ namespace ut = unicode_tables;
 namespace {
 
 bool inRanges(const ut::Range* r, size_t n, char32_t cp) {
-    auto it = std::upper_bound(r, r + n, cp,
-                               [](char32_t c, const ut::Range& x) { return c < x.first; });
+    auto it =
+        std::upper_bound(r, r + n, cp, [](char32_t c, const ut::Range& x) { return c < x.first; });
     return it != r && cp <= (it - 1)->last;
 }
 
-bool isCased(char32_t cp) { return inRanges(ut::kCased, ut::kCasedCount, cp); }
+bool isCased(char32_t cp) {
+    return inRanges(ut::kCased, ut::kCasedCount, cp);
+}
 bool isCaseIgnorable(char32_t cp) {
     return inRanges(ut::kCaseIgnorable, ut::kCaseIgnorableCount, cp);
 }

@@ -77,7 +77,8 @@ WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 11) {
     WeightMap w;
     for (auto& kv : stateOf(*m)) {
         const bool norm = kv.first.find("norm") != std::string::npos;
-        const bool weight = kv.first.size() > 7 && kv.first.substr(kv.first.size() - 7) == ".weight";
+        const bool weight =
+            kv.first.size() > 7 && kv.first.substr(kv.first.size() - 7) == ".weight";
         auto t = torch::randn(kv.second.sizes());
         w.emplace(kv.first, norm && weight ? 1 + 0.1 * t : norm ? 0.05 * t : 0.2 * t);
     }
@@ -89,7 +90,8 @@ WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 11) {
 struct RefOut {
     torch::Tensor last, pooled, embeds;
 };
-RefOut referenceForward(const WeightMap& w, const nlohmann::json& config, const torch::Tensor& ids) {
+RefOut referenceForward(const WeightMap& w, const nlohmann::json& config,
+                        const torch::Tensor& ids) {
     const auto c = clipTextConfigFromJson(config);
     const int64_t B = ids.size(0), L = ids.size(1), D = c.hiddenSize, H = c.numAttentionHeads;
     auto W = [&](const std::string& k) { return w.at(k).to(torch::kFloat32); };
@@ -99,13 +101,17 @@ RefOut referenceForward(const WeightMap& w, const nlohmann::json& config, const 
     auto lin = [&](const torch::Tensor& x, const std::string& p) {
         return torch::linear(x, W(p + ".weight"), W(p + ".bias"));
     };
-    auto h = W("text_model.embeddings.token_embedding.weight").index_select(0, ids.flatten()).view({B, L, D}) +
+    auto h = W("text_model.embeddings.token_embedding.weight")
+                 .index_select(0, ids.flatten())
+                 .view({B, L, D}) +
              W("text_model.embeddings.position_embedding.weight").slice(0, 0, L);
     auto mask = torch::full({L, L}, -FLT_MAX).triu(1);
     for (int i = 0; i < c.numHiddenLayers; ++i) {
         const std::string p = "text_model.encoder.layers." + std::to_string(i) + ".";
         auto x = ln(h, p + "layer_norm1");
-        auto split = [&](const torch::Tensor& t) { return t.view({B, L, H, D / H}).transpose(1, 2); };
+        auto split = [&](const torch::Tensor& t) {
+            return t.view({B, L, H, D / H}).transpose(1, 2);
+        };
         auto q = split(lin(x, p + "self_attn.q_proj") * std::pow(double(D / H), -0.5));
         auto k = split(lin(x, p + "self_attn.k_proj"));
         auto v = split(lin(x, p + "self_attn.v_proj"));
@@ -118,7 +124,8 @@ RefOut referenceForward(const WeightMap& w, const nlohmann::json& config, const 
     }
     RefOut r;
     r.last = ln(h, "text_model.final_layer_norm");
-    auto idx = c.eosTokenId == 2 ? ids.argmax(-1) : ids.eq(c.eosTokenId).to(torch::kInt32).argmax(-1);
+    auto idx =
+        c.eosTokenId == 2 ? ids.argmax(-1) : ids.eq(c.eosTokenId).to(torch::kInt32).argmax(-1);
     r.pooled = r.last.index({torch::arange(B), idx});
     if (c.withProjection) r.embeds = torch::linear(r.pooled, W("text_projection.weight"));
     return r;
@@ -186,9 +193,12 @@ TEST(ClipText, OtherConfigPoolsAtTheFirstEosAndProjects) {
     EXPECT_TRUE(keys.count("text_projection.weight") && !keys.count("text_projection.bias"));
     EXPECT_TRUE(keys.count("text_model.encoder.layers.1.self_attn.out_proj.bias"));
     // Batch 3: eos (7) at 4, twice (the first counts), and absent (position 0, as argmax of zeros).
-    auto ids = torch::tensor({5, 10, 11, 12, 7, 1, 1, 1, 5, 7, 20, 7, 1, 1, 1, 1, 5, 9, 9, 9, 9, 9, 9, 9},
-                             torch::kInt64).view({3, 8});
-    const NamedTensors out = runClipText(model, {{"in.input_ids", ids}, {"note", torch::ones(1)}}, probes);
+    auto ids =
+        torch::tensor({5, 10, 11, 12, 7, 1, 1, 1, 5, 7, 20, 7, 1, 1, 1, 1, 5, 9, 9, 9, 9, 9, 9, 9},
+                      torch::kInt64)
+            .view({3, 8});
+    const NamedTensors out =
+        runClipText(model, {{"in.input_ids", ids}, {"note", torch::ones(1)}}, probes);
     ASSERT_TRUE(out.count("out.text_embeds"));
     EXPECT_EQ(out.at("out.text_embeds").sizes(), (std::vector<int64_t>{3, 16}));
     EXPECT_EQ(out.count("out.hidden_states.2"), 1u);
@@ -198,8 +208,8 @@ TEST(ClipText, OtherConfigPoolsAtTheFirstEosAndProjects) {
     const int64_t expected[3] = {4, 1, 0};
     for (int b = 0; b < 3; ++b) EXPECT_TRUE(torch::equal(pooled[b], last[b][expected[b]])) << b;
     const RefOut ref = referenceForward(w, config, ids);
-    std::cout << "[ clip other config ] relative error last " << relErr(last, ref.last) << ", embeds "
-              << relErr(out.at("out.text_embeds"), ref.embeds) << "\n";
+    std::cout << "[ clip other config ] relative error last " << relErr(last, ref.last)
+              << ", embeds " << relErr(out.at("out.text_embeds"), ref.embeds) << "\n";
     EXPECT_LE(relErr(last, ref.last), 1e-5);
     EXPECT_LE(relErr(pooled, ref.pooled), 1e-5);
     EXPECT_LE(relErr(out.at("out.text_embeds"), ref.embeds), 1e-5);
@@ -278,7 +288,8 @@ TEST(ClipText, Bf16PlanStaysWithinBf16Tolerance) {
 
 TEST(ClipText, Fp16OverflowIsReportedAtTheLayer) {
     WeightMap w = golden().weights;
-    w["text_model.encoder.layers.2.mlp.fc1.weight"] = w.at("text_model.encoder.layers.2.mlp.fc1.weight") * 1e6;
+    w["text_model.encoder.layers.2.mlp.fc1.weight"] =
+        w.at("text_model.encoder.layers.2.mlp.fc1.weight") * 1e6;
     // fp32: large but finite.
     ProbeContext fp32 = contextFor("text_encoder=fp32", ProbeLevel::Layer);
     runGolden("", &fp32, w);
@@ -296,11 +307,12 @@ TEST(ClipText, Fp16OverflowIsReportedAtTheLayer) {
     ASSERT_TRUE(op.firstNonFinite().has_value());
     EXPECT_EQ(op.firstNonFinite()->at.name, "text_encoder.text_model.encoder.layers.2.mlp.fc1");
     // Only layer 2 in fp32 moves the first overflow away from it.
-    ProbeContext rescued = contextFor("text_encoder=fp16,text_encoder.text_model.encoder.layers.2*=fp32",
-                                      ProbeLevel::Layer);
+    ProbeContext rescued = contextFor(
+        "text_encoder=fp16,text_encoder.text_model.encoder.layers.2*=fp32", ProbeLevel::Layer);
     runGolden("", &rescued, w);
-    if (rescued.firstNonFinite())
+    if (rescued.firstNonFinite()) {
         EXPECT_EQ(rescued.firstNonFinite()->at.name.find("layers.2."), std::string::npos);
+    }
 }
 
 TEST(ClipText, ProbeNamesFollowTheComponentPrefix) {
@@ -312,9 +324,9 @@ TEST(ClipText, ProbeNamesFollowTheComponentPrefix) {
     const std::string l0 = "text_encoder_2.text_model.encoder.layers.0";
     for (const std::string& n :
          {l0, l0 + ".layer_norm1", l0 + ".self_attn.q_proj", l0 + ".self_attn.k_proj",
-          l0 + ".self_attn.v_proj", l0 + ".self_attn.sdpa", l0 + ".self_attn", l0 + ".attn_residual",
-          l0 + ".layer_norm2", l0 + ".mlp.fc1", l0 + ".mlp.activation_fn", l0 + ".mlp",
-          std::string("text_encoder_2.text_model.embeddings"),
+          l0 + ".self_attn.v_proj", l0 + ".self_attn.sdpa", l0 + ".self_attn",
+          l0 + ".attn_residual", l0 + ".layer_norm2", l0 + ".mlp.fc1", l0 + ".mlp.activation_fn",
+          l0 + ".mlp", std::string("text_encoder_2.text_model.embeddings"),
           std::string("text_encoder_2.text_model.embeddings.token_embedding"),
           std::string("text_encoder_2.text_model.final_layer_norm")})
         EXPECT_TRUE(names.count(n)) << n;

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -79,7 +78,8 @@ TEST(ClipTokenizer, InvalidUtf8NamesTheByteOffset) {
         }
     }
     // Invalid bytes past the truncation point are still reported.
-    EXPECT_THROW(clipL().encodePadded(std::string(2000, 'a') + " b c d\xff"), std::invalid_argument);
+    EXPECT_THROW(clipL().encodePadded(std::string(2000, 'a') + " b c d\xff"),
+                 std::invalid_argument);
 }
 
 TEST(ClipTokenizer, EmptyPromptIsBosEosThenPadding) {
@@ -102,7 +102,8 @@ TEST(ClipTokenizer, TruncationKeepsEosLast) {
     EXPECT_EQ(padded.back(), 49407);
     const auto short8 = clipL().encodePadded("a photo of a cat", 8);
     EXPECT_EQ(short8, (std::vector<int>{49406, 320, 1125, 539, 320, 2368, 49407, 49407}));
-    EXPECT_EQ(clipL().encodePadded("a photo of a cat", 4), (std::vector<int>{49406, 320, 1125, 49407}));
+    EXPECT_EQ(clipL().encodePadded("a photo of a cat", 4),
+              (std::vector<int>{49406, 320, 1125, 49407}));
 }
 
 TEST(ClipTokenizer, MegabytePromptsAreFastAndKeepTheFirstTokens) {
@@ -132,7 +133,9 @@ TEST(ClipTokenizer, MegabytePromptsAreFastAndKeepTheFirstTokens) {
         std::cout << "[ clip tokenizer ] 1 MB " << c.name << ": " << ms << " ms\n";
         EXPECT_LT(ms, 20000.0) << c.name;  // generous: the machine is shared; ~1 s typical
         ASSERT_EQ(ids.size(), 77u);
-        if (!c.reference.empty()) EXPECT_EQ(ids, clipL().encodePadded(c.reference)) << c.name;
+        if (!c.reference.empty()) {
+            EXPECT_EQ(ids, clipL().encodePadded(c.reference)) << c.name;
+        }
     }
 }
 
@@ -156,7 +159,8 @@ ClipTokenizer tinyTokenizer(const std::string& pad) {
 TEST(ClipTokenizer, TinyVocabularyTokenizesAnyText) {
     const auto tok = tinyTokenizer("<|endoftext|>");
     EXPECT_EQ(tok.vocabSize(), 517u);
-    const std::string text = "Hex cat \xe7\x8c\xab \xf0\x9f\x90\xb1 caf\xc3\xa9 \xe2\x9d\xa4\xef\xb8\x8f";
+    const std::string text =
+        "Hex cat \xe7\x8c\xab \xf0\x9f\x90\xb1 caf\xc3\xa9 \xe2\x9d\xa4\xef\xb8\x8f";
     const auto pieces = tok.pieces(text);
     EXPECT_EQ(pieces[0], "he");
     EXPECT_EQ(pieces[1], "x</w>");
@@ -169,9 +173,12 @@ TEST(ClipTokenizer, TinyVocabularyTokenizesAnyText) {
     }
     // The pieces spell the cleaned text's bytes back (bytes_to_unicode is a bijection).
     std::string spelled;
-    for (const auto& p : pieces) spelled += p.substr(0, p.size() - (p.size() >= 4 && p.compare(p.size() - 4, 4, "</w>") == 0 ? 4 : 0));
+    for (const auto& p : pieces)
+        spelled += p.substr(
+            0, p.size() - (p.size() >= 4 && p.compare(p.size() - 4, 4, "</w>") == 0 ? 4 : 0));
     std::string expected;
-    for (unsigned char c : std::string("hexcat\xe7\x8c\xab\xf0\x9f\x90\xb1" "caf\xc3\xa9\xe2\x9d\xa4\xef\xb8\x8f"))
+    for (unsigned char c : std::string("hexcat\xe7\x8c\xab\xf0\x9f\x90\xb1"
+                                       "caf\xc3\xa9\xe2\x9d\xa4\xef\xb8\x8f"))
         expected += byteSymbol(c);
     EXPECT_EQ(spelled, expected);
     const auto padded = tok.encodePadded(text);
@@ -225,19 +232,19 @@ TEST(ClipTokenizer, FolderErrorsNameTheFile) {
 // the ftfy steps, str.lower() and unicodedata for the rest.
 TEST(ClipTextCleanup, FollowsFtfyAndPythonLower) {
     const std::vector<std::pair<std::string, std::string>> cases = {
-        {"caf\xc3\x83\xc2\xa9", "caf\xc3\xa9"},                       // mojibake of "café"
-        {"it\xc3\xa2\xe2\x82\xac\xe2\x84\xa2s ok", "it's ok"},         // "â€™" -> ’ -> '
+        {"caf\xc3\x83\xc2\xa9", "caf\xc3\xa9"},                 // mojibake of "café"
+        {"it\xc3\xa2\xe2\x82\xac\xe2\x84\xa2s ok", "it's ok"},  // "â€™" -> ’ -> '
         {"&lt;b&gt; &#x41;&#66;&#0; &NTILDE; &bogus;", "<b> ab\xef\xbf\xbd \xc3\xb1 &bogus;"},
-        {"<i>&amp;</i>", "<i>&amp;</i>"},                              // '<' turns unescaping off
-        {"\x1b[31mred\x1b[0m", "red"},                                 // terminal escapes
-        {"\xef\xac\x81 \xef\xac\x86", "fi st"},                        // ligatures
-        {"\xef\xbd\xb1\xef\xbe\x9e", "\xe3\x82\xa2\xe3\x82\x99"},      // halfwidth katakana -> full
-        {"\xc2\x93q\xc2\x94", "\"q\""},                                // C1 controls as cp1252
+        {"<i>&amp;</i>", "<i>&amp;</i>"},                          // '<' turns unescaping off
+        {"\x1b[31mred\x1b[0m", "red"},                             // terminal escapes
+        {"\xef\xac\x81 \xef\xac\x86", "fi st"},                    // ligatures
+        {"\xef\xbd\xb1\xef\xbe\x9e", "\xe3\x82\xa2\xe3\x82\x99"},  // halfwidth katakana -> full
+        {"\xc2\x93q\xc2\x94", "\"q\""},                            // C1 controls as cp1252
         {"\xce\x9f\xce\x94\xce\xa5\xce\xa3\xce\xa3\xce\x95\xce\xa5\xce\xa3",
          "\xce\xbf\xce\xb4\xcf\x85\xcf\x83\xcf\x83\xce\xb5\xcf\x85\xcf\x82"},  // final sigma
-        {"\xc4\xb0", "i\xcc\x87"},                                     // U+0130 lowers to 2
-        {"e\xcc\x81\xcc\xa3", "\xe1\xba\xb9\xcc\x81"},                 // NFC reorders, composes
-        {"\xe1\x84\x80\xe1\x85\xa1\xe1\x86\xa8", "\xea\xb0\x81"},      // Hangul jamo -> syllable
+        {"\xc4\xb0", "i\xcc\x87"},                                             // U+0130 lowers to 2
+        {"e\xcc\x81\xcc\xa3", "\xe1\xba\xb9\xcc\x81"},             // NFC reorders, composes
+        {"\xe1\x84\x80\xe1\x85\xa1\xe1\x86\xa8", "\xea\xb0\x81"},  // Hangul jamo -> syllable
     };
     for (const auto& c : cases) EXPECT_EQ(clipCleanText(c.first), c.second) << c.first;
 }

@@ -40,7 +40,8 @@ FlowMatchEulerScheduler schedulerFor(const std::string& name) {
     EXPECT_EQ(c.at("class"), "FlowMatchEulerDiscreteScheduler");
     FlowMatchEulerScheduler s(FlowMatchConfig::fromJson(c.at("config")));
     std::optional<double> mu;
-    if (c.at("set_timesteps_kwargs").contains("mu")) mu = c["set_timesteps_kwargs"]["mu"].get<double>();
+    if (c.at("set_timesteps_kwargs").contains("mu"))
+        mu = c["set_timesteps_kwargs"]["mu"].get<double>();
     s.setTimesteps(c.at("num_inference_steps").get<int>(), mu);
     return s;
 }
@@ -143,7 +144,8 @@ TEST(FlowMatch, ShiftRulesAndErrors) {
     EXPECT_THROW(FlowMatchConfig::fromJson({{"use_karras_sigmas", true}}), ConfigError);
     EXPECT_THROW(FlowMatchConfig::fromJson({{"time_shift_type", "cubic"}}), ConfigError);
     EXPECT_THROW(FlowMatchConfig::fromJson({{"shift", "3"}}), ConfigError);
-    auto lin = FlowMatchConfig::fromJson({{"use_dynamic_shifting", true}, {"time_shift_type", "linear"}});
+    auto lin =
+        FlowMatchConfig::fromJson({{"use_dynamic_shifting", true}, {"time_shift_type", "linear"}});
     FlowMatchEulerScheduler sl(lin);
     sl.setTimesteps(3, 0.8);
     EXPECT_NEAR(sl.sigma(0), 0.8 / (0.8 + (1.0 / 1.0 - 1)), 1e-7);

@@ -1,8 +1,7 @@
 // `inspect`: module grouping, exact fp16/bf16 range counts (also with flush-to-zero on), the
 // report on golden folders, a pipeline and a crafted file, and the CLI's output and exit codes.
-#include <gtest/gtest.h>
-
 #include <ATen/Context.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <fstream>
 
 #include "io/inspect.h"
+#include "numerics/format.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -20,8 +20,8 @@ namespace {
 // Finite float32 values with known fate in fp16 / bf16 (see the expectations below).
 torch::Tensor rangeProbe() {
     return torch::tensor({65504.f, 65519.f, 65520.f, -70000.f, 1e5f, 3.4e38f,  // big
-                          3e-8f, 2.9e-8f, std::ldexp(1.f, -25), 1e-10f,         // fp16 edge
-                          1e-5f, -6e-5f, 1e-3f, 0.f, -0.f, 1e-40f, 1e-45f,      // small
+                          3e-8f, 2.9e-8f, std::ldexp(1.f, -25), 1e-10f,        // fp16 edge
+                          1e-5f, -6e-5f, 1e-3f, 0.f, -0.f, 1e-40f, 1e-45f,     // small
                           NAN, INFINITY});
 }
 
@@ -63,29 +63,33 @@ const hs::ModuleSummary* moduleNamed(const hs::ComponentSummary& c, const std::s
 
 TEST(InspectTest, TopLevelModule) {
     EXPECT_EQ(hs::topLevelModule("decoder.up_blocks.0.resnets.0.conv1.weight"), "decoder");
-    EXPECT_EQ(hs::topLevelModule("text_model.encoder.layers.0.mlp.fc1.weight"), "text_model.encoder");
-    EXPECT_EQ(hs::topLevelModule("text_model.final_layer_norm.bias"), "text_model.final_layer_norm");
+    EXPECT_EQ(hs::topLevelModule("text_model.encoder.layers.0.mlp.fc1.weight"),
+              "text_model.encoder");
+    EXPECT_EQ(hs::topLevelModule("text_model.final_layer_norm.bias"),
+              "text_model.final_layer_norm");
     EXPECT_EQ(hs::topLevelModule("logit_scale"), "logit_scale");
 }
 
 TEST(InspectTest, RangeCountsMatchCasts) {
-    expectProbeCounts(hs::rangeCheck(rangeProbe()));
+    const auto probe = rangeProbe();
+    expectProbeCounts(hs::rangeCheck(probe));
     {
         // configureRuntime() turns flush-to-zero/denormals-are-zero on: counts must not change.
+        // (The probe is made before: building a tensor under FTZ already flushes 1e-40.)
         FlushDenormal ftz(true);
-        expectProbeCounts(hs::rangeCheck(rangeProbe()));
+        expectProbeCounts(hs::rangeCheck(probe));
     }
     expectProbeCounts(hs::rangeCheck(rangeProbe().to(torch::kFloat64)));
 
     // Cross-check against LibTorch's own casts on many random magnitudes.
     torch::manual_seed(5);
-    auto x = torch::randn({100000}) * torch::pow(10.0, torch::randint(-12, 7, {100000}).to(torch::kFloat32));
+    auto x = torch::randn({100000}) *
+             torch::pow(10.0, torch::randint(-12, 7, {100000}).to(torch::kFloat32));
     auto r = hs::rangeCheck(x);
     auto h = x.to(torch::kFloat16).to(torch::kFloat32);
     EXPECT_EQ(r.fp16.overflow, torch::isinf(h).sum().item<int64_t>());
     EXPECT_EQ(r.fp16.underflow, ((h == 0) & (x != 0)).sum().item<int64_t>());
-    EXPECT_EQ(r.fp16.subnormal,
-              ((h.abs() < hs::kFp16MinNormal) & (h != 0)).sum().item<int64_t>());
+    EXPECT_EQ(r.fp16.subnormal, ((h.abs() < hs::kFp16MinNormal) & (h != 0)).sum().item<int64_t>());
     EXPECT_GT(r.fp16.overflow, 0);
     EXPECT_GT(r.fp16.underflow, 0);
 
@@ -106,13 +110,14 @@ TEST(InspectTest, CraftedFile) {
     const std::string file = dir + "/crafted.safetensors";
     auto enc = torch::zeros({4, 4});
     enc[0][0] = 70000.f, enc[1][1] = -1e6f, enc[2][2] = 65520.f, enc[3][3] = 1e-9f;
-    hs::writeSafetensors(file, {
-        {"encoder.conv.weight", enc},
-        {"encoder.conv.bias", torch::full({4}, 1e-6f)},                       // fp16 subnormal
-        {"decoder.conv.weight", torch::tensor({1e5f, -2e5f, 1.f}).to(torch::kBFloat16)},
-        {"text_model.encoder.w", torch::ones({3}, torch::kFloat16)},
-        {"position_ids", torch::arange(5, torch::kInt64)},
-    });
+    hs::writeSafetensors(
+        file, {
+                  {"encoder.conv.weight", enc},
+                  {"encoder.conv.bias", torch::full({4}, 1e-6f)},  // fp16 subnormal
+                  {"decoder.conv.weight", torch::tensor({1e5f, -2e5f, 1.f}).to(torch::kBFloat16)},
+                  {"text_model.encoder.w", torch::ones({3}, torch::kFloat16)},
+                  {"position_ids", torch::arange(5, torch::kInt64)},
+              });
     const auto r = hs::inspectPath(file);
     EXPECT_EQ(r.kind, "file");
     ASSERT_EQ(r.components.size(), 1u);
@@ -129,7 +134,8 @@ TEST(InspectTest, CraftedFile) {
 
     std::vector<std::string> names;
     for (const auto& m : c.modules) names.push_back(m.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"decoder", "encoder", "position_ids", "text_model.encoder"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"decoder", "encoder", "position_ids",
+                                               "text_model.encoder"}));
     EXPECT_EQ(moduleNamed(c, "encoder")->fp16.overflow, 3);
     EXPECT_EQ(moduleNamed(c, "encoder")->tensors, 2);
     EXPECT_EQ(moduleNamed(c, "decoder")->fp16.overflow, 2);
@@ -139,7 +145,9 @@ TEST(InspectTest, CraftedFile) {
     EXPECT_EQ(j["components"][0]["total"]["fp16"]["overflow"], 5);
     EXPECT_EQ(j["components"][0]["dtypes"]["BF16"]["tensors"], 1);
     const std::string text = hs::formatReport(r);
-    EXPECT_NE(text.find("fp16: 5 weights would overflow to Inf (in decoder encoder)"), std::string::npos) << text;
+    EXPECT_NE(text.find("fp16: 5 weights would overflow to Inf (in decoder encoder)"),
+              std::string::npos)
+        << text;
     fs::remove_all(dir);
 }
 
@@ -162,7 +170,8 @@ TEST(InspectTest, GoldenFolders) {
     EXPECT_NE(moduleNamed(clip.components[0], "text_model.encoder"), nullptr);
     EXPECT_NE(moduleNamed(clip.components[0], "text_model.embeddings"), nullptr);
 
-    const auto flux = hs::inspectPath(hs::test::dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
+    const auto flux =
+        hs::inspectPath(hs::test::dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
     EXPECT_EQ(flux.kind, "file");
     EXPECT_EQ(flux.components.at(0).parameters, 77764);
 
@@ -177,8 +186,10 @@ TEST(InspectTest, Pipeline) {
         "transformer": ["diffusers", "FluxTransformer2DModel"],
         "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"]})";
     fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/vae")), p + "/vae");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/clip")), p + "/text_encoder");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/flux")), p + "/transformer");
+    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/clip")),
+                                 p + "/text_encoder");
+    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/flux")),
+                                 p + "/transformer");
     fs::create_directories(p + "/scheduler");
     std::ofstream(p + "/scheduler/scheduler_config.json") << "{}";
 

@@ -99,7 +99,8 @@ TEST_F(ModelFolderTest, Variants) {
     EXPECT_HAS(e, "several variants (bf16, fp16)");
     EXPECT_HAS(e, two);
     // A missing requested variant lists what is there.
-    EXPECT_HAS(errorOf([&] { hs::openComponent(two, "fp32"); }), "variants present: 'bf16', 'fp16'");
+    EXPECT_HAS(errorOf([&] { hs::openComponent(two, "fp32"); }),
+               "variants present: 'bf16', 'fp16'");
 }
 
 TEST_F(ModelFolderTest, ShardedWeights) {
@@ -115,8 +116,9 @@ TEST_F(ModelFolderTest, ShardedWeights) {
 
     // A sharded variant, named as diffusers names it (and not mistaken for a variant "fp16-0001").
     auto v = component("sharded_fp16", {"model.fp16-00001-of-00001.safetensors"}, torch::kFloat16);
-    writeText(v + "/model.safetensors.index.fp16.json",
-              R"({"weight_map": {"w.model.fp16-00001-of-00001.safetensors": "model.fp16-00001-of-00001.safetensors"}})");
+    writeText(
+        v + "/model.safetensors.index.fp16.json",
+        R"({"weight_map": {"w.model.fp16-00001-of-00001.safetensors": "model.fp16-00001-of-00001.safetensors"}})");
     auto cv = hs::openComponent(v);
     EXPECT_EQ(cv.variant, "fp16");
     EXPECT_EQ(cv.weights.tensor("w.model.fp16-00001-of-00001.safetensors").scalar_type(),
@@ -141,7 +143,8 @@ TEST_F(ModelFolderTest, RefusesPickle) {
 
 TEST_F(ModelFolderTest, ComponentErrors) {
     auto none = component("none", {});
-    EXPECT_HAS(errorOf([&] { hs::openComponent(none); }), "no weights: expected diffusion_pytorch_model.safetensors");
+    EXPECT_HAS(errorOf([&] { hs::openComponent(none); }),
+               "no weights: expected diffusion_pytorch_model.safetensors");
     hs::writeSafetensors(none + "/ae.safetensors", {{"x", torch::ones({1})}});
     EXPECT_HAS(errorOf([&] { hs::openComponent(none); }), "found only ae.safetensors");
 
@@ -160,7 +163,8 @@ TEST_F(ModelFolderTest, ComponentErrors) {
     // A broken weights file is reported with its own path.
     auto corrupt = component("corrupt", {});
     writeText(corrupt + "/model.safetensors", "garbage!garbage!");
-    EXPECT_HAS(errorOf([&] { hs::openComponent(corrupt); }), "corrupt/model.safetensors: header length");
+    EXPECT_HAS(errorOf([&] { hs::openComponent(corrupt); }),
+               "corrupt/model.safetensors: header length");
 }
 
 TEST_F(ModelFolderTest, Pipeline) {
@@ -175,13 +179,17 @@ TEST_F(ModelFolderTest, Pipeline) {
         "vae": ["diffusers", "AutoencoderKL"],
         "requires_safety_checker": false})");
     fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/vae")), p + "/vae");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/clip")), p + "/text_encoder");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/flux")), p + "/transformer");
+    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/clip")),
+                                 p + "/text_encoder");
+    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/flux")),
+                                 p + "/transformer");
     fs::create_directories(p + "/tokenizer");
     for (const char* f : {"vocab.json", "merges.txt"})
-        fs::create_symlink(fs::absolute(hs::test::dataPath(std::string("golden/clip_tokenizer/") + f)),
-                           p + "/tokenizer/" + f);
-    writeText(p + "/scheduler/scheduler_config.json", R"({"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0})");
+        fs::create_symlink(
+            fs::absolute(hs::test::dataPath(std::string("golden/clip_tokenizer/") + f)),
+            p + "/tokenizer/" + f);
+    writeText(p + "/scheduler/scheduler_config.json",
+              R"({"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0})");
 
     EXPECT_TRUE(hs::isPipelineFolder(p));
     EXPECT_FALSE(hs::isComponentFolder(p));

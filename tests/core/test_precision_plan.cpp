@@ -69,7 +69,7 @@ void expectError(const std::string& text, size_t rule, size_t pos, const std::st
 }  // namespace
 
 TEST(PrecisionPlan, ErrorsNameThePosition) {
-    expectError("vae=fp16,transformer=fp8", 1, 22, "unknown format 'fp8'");
+    expectError("vae=fp16,transformer=fp8", 1, 21, "unknown format 'fp8'");
     expectError("vae=fp16,transformer", 1, 9, "missing '='");
     expectError("vae=fp16,,x=bf16", 1, 9, "empty rule");
     expectError("=fp16", 0, 0, "empty module pattern");

@@ -65,7 +65,8 @@ void expectFileError(Fn fn, const std::string& file, const std::string& needle) 
     } catch (const hs::FileError& e) {
         const std::string what = e.what();
         EXPECT_NE(what.find(file), std::string::npos) << what;
-        EXPECT_NE(what.find(needle), std::string::npos) << "expected '" << needle << "' in: " << what;
+        EXPECT_NE(what.find(needle), std::string::npos)
+            << "expected '" << needle << "' in: " << what;
     } catch (const std::exception& e) {
         ADD_FAILURE() << "not a FileError: " << e.what();
     }
@@ -139,7 +140,7 @@ TEST_F(SafetensorsTest, TensorsAreViewsIntoTheMapping) {
     auto f = hs::SafetensorsFile::open(p);
     auto a = f->tensor("w");
     auto b = f->tensor("w");
-    EXPECT_EQ(a.data_ptr(), b.data_ptr());  // no copy per request
+    EXPECT_EQ(a.data_ptr(), b.data_ptr());                          // no copy per request
     EXPECT_EQ(mappingOf(a.data_ptr()), fs::canonical(p).string());  // the file's own pages
 
     // The view keeps the mapping alive after the last owner of the file is gone.
@@ -200,31 +201,73 @@ TEST_F(SafetensorsTest, MalformedCorpus) {
         {"non-object header", stFile("[1, 2]"), "not a JSON object"},
         {"leading whitespace", stFile(" {}"), "must start with '{'"},
         {"entry not an object", stFile(entry("5")), "entry is not a JSON object"},
-        {"missing dtype", stFile(entry(R"({"shape":[2],"data_offsets":[0,8]})"), eight), "missing \"dtype\""},
-        {"dtype not a string", stFile(entry(R"({"dtype":4,"shape":[2],"data_offsets":[0,8]})"), eight), "\"dtype\" must be a string"},
-        {"unknown dtype", stFile(entry(R"({"dtype":"Q4","shape":[2],"data_offsets":[0,8]})"), eight), "unknown dtype 'Q4'"},
-        {"missing shape", stFile(entry(R"({"dtype":"F32","data_offsets":[0,8]})"), eight), "missing \"shape\""},
-        {"shape not a list", stFile(entry(R"({"dtype":"F32","shape":2,"data_offsets":[0,8]})"), eight), "\"shape\" must be a list"},
-        {"negative dim", stFile(entry(R"({"dtype":"F32","shape":[-2],"data_offsets":[0,8]})"), eight), "is negative"},
-        {"fractional dim", stFile(entry(R"({"dtype":"F32","shape":[1.5],"data_offsets":[0,8]})"), eight), "is not a non-negative integer"},
-        {"string dim", stFile(entry(R"({"dtype":"F32","shape":["2"],"data_offsets":[0,8]})"), eight), "is not a non-negative integer"},
-        {"huge shape", stFile(entry(R"({"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]})"), eight), "overflows"},
-        {"elements times size", stFile(entry(R"({"dtype":"F64","shape":[2305843009213693952],"data_offsets":[0,8]})"), eight), "overflows"},
-        {"dim past int64", stFile(entry(R"({"dtype":"U8","shape":[18446744073709551615,0],"data_offsets":[0,0]})")), "overflows"},
-        {"missing data_offsets", stFile(entry(R"({"dtype":"F32","shape":[2]})"), eight), "missing \"data_offsets\""},
-        {"three offsets", stFile(entry(R"({"dtype":"F32","shape":[2],"data_offsets":[0,4,8]})"), eight), "list of two non-negative integers"},
-        {"negative offset", stFile(entry(R"({"dtype":"F32","shape":[2],"data_offsets":[-8,0]})"), eight), "list of two non-negative integers"},
-        {"begin after end", stFile(entry(R"({"dtype":"F32","shape":[1],"data_offsets":[8,4]})"), eight), "begin 8 > end 4"},
-        {"wrong byte span", stFile(entry(R"({"dtype":"F32","shape":[4],"data_offsets":[0,8]})"), eight), "needs 16"},
+        {"missing dtype", stFile(entry(R"({"shape":[2],"data_offsets":[0,8]})"), eight),
+         "missing \"dtype\""},
+        {"dtype not a string",
+         stFile(entry(R"({"dtype":4,"shape":[2],"data_offsets":[0,8]})"), eight),
+         "\"dtype\" must be a string"},
+        {"unknown dtype",
+         stFile(entry(R"({"dtype":"Q4","shape":[2],"data_offsets":[0,8]})"), eight),
+         "unknown dtype 'Q4'"},
+        {"missing shape", stFile(entry(R"({"dtype":"F32","data_offsets":[0,8]})"), eight),
+         "missing \"shape\""},
+        {"shape not a list",
+         stFile(entry(R"({"dtype":"F32","shape":2,"data_offsets":[0,8]})"), eight),
+         "\"shape\" must be a list"},
+        {"negative dim",
+         stFile(entry(R"({"dtype":"F32","shape":[-2],"data_offsets":[0,8]})"), eight),
+         "is negative"},
+        {"fractional dim",
+         stFile(entry(R"({"dtype":"F32","shape":[1.5],"data_offsets":[0,8]})"), eight),
+         "is not a non-negative integer"},
+        {"string dim",
+         stFile(entry(R"({"dtype":"F32","shape":["2"],"data_offsets":[0,8]})"), eight),
+         "is not a non-negative integer"},
+        {"huge shape",
+         stFile(entry(R"({"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]})"),
+                eight),
+         "overflows"},
+        {"elements times size",
+         stFile(entry(R"({"dtype":"F64","shape":[2305843009213693952],"data_offsets":[0,8]})"),
+                eight),
+         "overflows"},
+        {"dim past int64",
+         stFile(entry(R"({"dtype":"U8","shape":[18446744073709551615,0],"data_offsets":[0,0]})")),
+         "overflows"},
+        {"missing data_offsets", stFile(entry(R"({"dtype":"F32","shape":[2]})"), eight),
+         "missing \"data_offsets\""},
+        {"three offsets",
+         stFile(entry(R"({"dtype":"F32","shape":[2],"data_offsets":[0,4,8]})"), eight),
+         "list of two non-negative integers"},
+        {"negative offset",
+         stFile(entry(R"({"dtype":"F32","shape":[2],"data_offsets":[-8,0]})"), eight),
+         "list of two non-negative integers"},
+        {"begin after end",
+         stFile(entry(R"({"dtype":"F32","shape":[1],"data_offsets":[8,4]})"), eight),
+         "begin 8 > end 4"},
+        {"wrong byte span",
+         stFile(entry(R"({"dtype":"F32","shape":[4],"data_offsets":[0,8]})"), eight), "needs 16"},
         {"offsets past end", stFile(entry(f32x2), "1234"), "run past the end of the data area"},
-        {"overlap", stFile(R"({"a":)" + f32x2 + R"(,"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", eight + "1234"), "overlap"},
-        {"gap", stFile(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight), "gap of 4 bytes"},
+        {"overlap",
+         stFile(R"({"a":)" + f32x2 + R"(,"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                eight + "1234"),
+         "overlap"},
+        {"gap", stFile(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight),
+         "gap of 4 bytes"},
         {"trailing bytes", stFile(entry(f32x2), eight + "xyz"), "3 trailing bytes"},
-        {"metadata not an object", stFile(R"({"__metadata__":[1]})"), "\"__metadata__\" must be an object of strings"},
+        {"metadata not an object", stFile(R"({"__metadata__":[1]})"),
+         "\"__metadata__\" must be an object of strings"},
         {"metadata number", stFile(R"({"__metadata__":{"k":1}})"), "value for 'k' is not a string"},
-        {"duplicate tensor", stFile(R"({"t":)" + f32x2 + R"(,"t":)" + f32x2 + "}", eight), "key 't' more than once"},
-        {"duplicate field", stFile(entry(R"({"dtype":"F32","dtype":"F16","shape":[2],"data_offsets":[0,8]})"), eight), "key 'dtype' more than once"},
-        {"nested too deep", stFile(entry(R"({"dtype":"F32","shape":[)" + std::string(5000, '[') + std::string(5000, ']') + R"(],"data_offsets":[0,8]})"), eight), "is not a non-negative integer"},
+        {"duplicate tensor", stFile(R"({"t":)" + f32x2 + R"(,"t":)" + f32x2 + "}", eight),
+         "key 't' more than once"},
+        {"duplicate field",
+         stFile(entry(R"({"dtype":"F32","dtype":"F16","shape":[2],"data_offsets":[0,8]})"), eight),
+         "key 'dtype' more than once"},
+        {"nested too deep",
+         stFile(entry(R"({"dtype":"F32","shape":[)" + std::string(5000, '[') +
+                      std::string(5000, ']') + R"(],"data_offsets":[0,8]})"),
+                eight),
+         "is not a non-negative integer"},
     };
     ASSERT_GE(cases.size(), 20u);
     for (const auto& c : cases) {
@@ -285,9 +328,11 @@ TEST_F(SafetensorsTest, RandomCorruptionNeverCrashes) {
 }
 
 TEST_F(SafetensorsTest, ShardedIndex) {
-    hs::writeSafetensors(path("m-1.safetensors"), {{"a", torch::ones({2})}, {"b", torch::zeros({3})}});
+    hs::writeSafetensors(path("m-1.safetensors"),
+                         {{"a", torch::ones({2})}, {"b", torch::zeros({3})}});
     hs::writeSafetensors(path("m-2.safetensors"), {{"c", torch::full({1}, 7.f)}});
-    const std::string idx = put("m.safetensors.index.json",
+    const std::string idx = put(
+        "m.safetensors.index.json",
         R"({"metadata":{"total_size":24},"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors"}})");
     auto set = hs::TensorSet::open(idx);
     EXPECT_EQ(set.names(), (std::vector<std::string>{"a", "b", "c"}));
@@ -305,23 +350,29 @@ TEST_F(SafetensorsTest, ShardedIndex) {
 }
 
 TEST_F(SafetensorsTest, ShardedIndexErrors) {
-    hs::writeSafetensors(path("s1.safetensors"), {{"a", torch::ones({2})}, {"b", torch::zeros({3})}});
+    hs::writeSafetensors(path("s1.safetensors"),
+                         {{"a", torch::ones({2})}, {"b", torch::zeros({3})}});
     hs::writeSafetensors(path("s2.safetensors"), {{"c", torch::ones({1})}});
     struct Case {
         const char* map;
         const char* message;
     };
     const std::vector<Case> cases = {
-        {R"("a":"s1.safetensors","b":"s1.safetensors","c":"s3.safetensors")", "shard 's3.safetensors' listed in the index is missing"},
-        {R"("a":"s1.safetensors","b":"s2.safetensors","c":"s2.safetensors")", "the index assigns it to 's2.safetensors'"},
-        {R"("a":"s1.safetensors","b":"s1.safetensors","c":"s2.safetensors","d":"s2.safetensors")", "tensor 'd' is assigned to shard 's2.safetensors', which does not hold it"},
-        {R"("a":"s1.safetensors","c":"s2.safetensors")", "holds tensor 'b', which the index does not list"},
+        {R"("a":"s1.safetensors","b":"s1.safetensors","c":"s3.safetensors")",
+         "shard 's3.safetensors' listed in the index is missing"},
+        {R"("a":"s1.safetensors","b":"s2.safetensors","c":"s2.safetensors")",
+         "the index assigns it to 's2.safetensors'"},
+        {R"("a":"s1.safetensors","b":"s1.safetensors","c":"s2.safetensors","d":"s2.safetensors")",
+         "tensor 'd' is assigned to shard 's2.safetensors', which does not hold it"},
+        {R"("a":"s1.safetensors","c":"s2.safetensors")",
+         "holds tensor 'b', which the index does not list"},
         {R"("a":"../s1.safetensors")", "relative path inside the folder"},
         {R"("a":5)", "is not a file name"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.message);
-        const std::string idx = put("x.safetensors.index.json", std::string(R"({"weight_map":{)") + c.map + "}}");
+        const std::string idx =
+            put("x.safetensors.index.json", std::string(R"({"weight_map":{)") + c.map + "}}");
         expectFileError([&] { hs::TensorSet::open(idx); }, idx, c.message);
     }
     const std::string noMap = put("y.safetensors.index.json", R"({"metadata":{}})");
@@ -337,12 +388,22 @@ TEST_F(SafetensorsTest, AtomicWrite) {
     const std::string before = readAll(p);
 
     // Errors found before writing: the old file stays, no temporary file is left.
-    expectFileError([&] { hs::writeSafetensors(p, {{"x", torch::ones({2})}, {"y", torch::ones({2}, torch::kComplexFloat)}}); },
-                    p, "cannot be stored");
-    expectFileError([&] { hs::writeSafetensors(p, {{"x", torch::ones({2})}, {"x", torch::ones({2})}}); },
-                    p, "given twice");
-    expectFileError([&] { hs::writeSafetensors(p, {{"__metadata__", torch::ones({2})}}); }, p,
-                    "cannot name a tensor");
+    expectFileError(
+        [&] {
+            hs::writeSafetensors(
+                p, {{"x", torch::ones({2})}, {"y", torch::ones({2}, torch::kComplexFloat)}});
+        },
+        p, "cannot be stored");
+    expectFileError(
+        [&] {
+            hs::writeSafetensors(p, {{"x", torch::ones({2})}, {"x", torch::ones({2})}});
+        },
+        p, "given twice");
+    expectFileError(
+        [&] {
+            hs::writeSafetensors(p, {{"__metadata__", torch::ones({2})}});
+        },
+        p, "cannot name a tensor");
     EXPECT_EQ(readAll(p), before);
     EXPECT_TRUE(tempFiles().empty());
 
@@ -350,8 +411,11 @@ TEST_F(SafetensorsTest, AtomicWrite) {
     // temporary file is removed and the folder is untouched.
     const std::string dirTarget = path("occupied");
     fs::create_directories(dirTarget + "/inner");
-    expectFileError([&] { hs::writeSafetensors(dirTarget, {{"x", torch::ones({1000})}}); },
-                    dirTarget, "cannot rename");
+    expectFileError(
+        [&] {
+            hs::writeSafetensors(dirTarget, {{"x", torch::ones({1000})}});
+        },
+        dirTarget, "cannot rename");
     EXPECT_TRUE(tempFiles().empty());
     EXPECT_TRUE(fs::is_directory(dirTarget + "/inner"));
 

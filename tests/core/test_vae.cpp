@@ -275,7 +275,7 @@ TEST(Vae, Fp16OverflowIsNamedAtTheBlock) {
     const auto config = wideConfig();
     auto weights = randomWeights(config);
     const std::string key = "decoder.up_blocks.1.resnets.0.conv2.weight";
-    weights[key] = weights[key] * 2e4;
+    weights[key] = weights[key] * 1e5;  // conv2 outputs reach ~1e6
     torch::manual_seed(3);
     const auto z = torch::randn({1, 16, 4, 6});
 

@@ -7,8 +7,9 @@ namespace hs {
 namespace {
 
 void requirePositive(int v, const char* key) {
-    if (v <= 0) throw ConfigError(std::string("config.json: '") + key + "' must be positive, got " +
-                                  std::to_string(v));
+    if (v <= 0)
+        throw ConfigError(std::string("config.json: '") + key + "' must be positive, got " +
+                          std::to_string(v));
 }
 
 }  // namespace
@@ -33,10 +34,13 @@ ClipTextConfig clipTextConfigFromJson(const nlohmann::json& config, bool hasProj
     c.eosTokenId = cfgInt(t, "eos_token_id", c.eosTokenId);
     c.padTokenId = cfgInt(t, "pad_token_id", c.padTokenId);
     const std::string act = cfgString(t, "hidden_act", "quick_gelu");
-    if (act == "quick_gelu") c.hiddenAct = ClipActivation::QuickGelu;
-    else if (act == "gelu") c.hiddenAct = ClipActivation::Gelu;
-    else throw ConfigError("config.json: 'hidden_act' must be \"quick_gelu\" or \"gelu\", got \"" +
-                           act + "\"");
+    if (act == "quick_gelu")
+        c.hiddenAct = ClipActivation::QuickGelu;
+    else if (act == "gelu")
+        c.hiddenAct = ClipActivation::Gelu;
+    else
+        throw ConfigError("config.json: 'hidden_act' must be \"quick_gelu\" or \"gelu\", got \"" +
+                          act + "\"");
     requirePositive(c.vocabSize, "vocab_size");
     requirePositive(c.hiddenSize, "hidden_size");
     requirePositive(c.intermediateSize, "intermediate_size");

@@ -1,9 +1,8 @@
 #pragma once
 // transformers CLIPTextConfig (configuration_clip.py), read from a text encoder's config.json
 // (top-level fields) or from a full CLIPConfig (fields under "text_config").
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace hs {
 
@@ -32,6 +31,7 @@ struct ClipTextConfig {
 
 // Throws ConfigError naming the field. withProjection comes from "architectures"
 // (CLIPTextModelWithProjection or CLIPModel); without that list, `hasProjectionWeight` decides.
-ClipTextConfig clipTextConfigFromJson(const nlohmann::json& config, bool hasProjectionWeight = false);
+ClipTextConfig clipTextConfigFromJson(const nlohmann::json& config,
+                                      bool hasProjectionWeight = false);
 
 }  // namespace hs

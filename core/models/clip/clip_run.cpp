@@ -15,10 +15,11 @@ std::string shapeText(c10::IntArrayRef s) {
 NamedTensors runClipText(ClipTextModel& model, const NamedTensors& inputs, ProbeContext& probes) {
     const ClipTextConfig& cfg = model->config();
     const char* key = "in.input_ids";
-    const std::string expected = "[B, L] integer ids with 1 <= L <= " +
-                                 std::to_string(cfg.maxPositionEmbeddings);
+    const std::string expected =
+        "[B, L] integer ids with 1 <= L <= " + std::to_string(cfg.maxPositionEmbeddings);
     auto it = inputs.find(key);
-    if (it == inputs.end()) throw InputError(std::string("missing input '") + key + "' (" + expected + ")");
+    if (it == inputs.end())
+        throw InputError(std::string("missing input '") + key + "' (" + expected + ")");
     const torch::Tensor& raw = it->second;
     if (!raw.defined() || raw.dim() != 2 || raw.size(0) < 1 || raw.size(1) < 1 ||
         raw.size(1) > cfg.maxPositionEmbeddings)

@@ -1,6 +1,7 @@
 #include "models/clip/clip_text_model.h"
 
 #include <cmath>
+#include <limits>
 
 namespace hs {
 
@@ -26,8 +27,8 @@ torch::Tensor addAs(const torch::Tensor& a, const torch::Tensor& b, const std::s
 
 ClipTextEmbeddingsImpl::ClipTextEmbeddingsImpl(const ClipTextConfig& cfg, const std::string& path)
     : m_path(path), m_nToken(path + ".token_embedding"), m_nPosition(path + ".position_embedding") {
-    m_tokenEmbedding = register_module(
-        "token_embedding", torch::nn::Embedding(cfg.vocabSize, cfg.hiddenSize));
+    m_tokenEmbedding =
+        register_module("token_embedding", torch::nn::Embedding(cfg.vocabSize, cfg.hiddenSize));
     m_positionEmbedding = register_module(
         "position_embedding", torch::nn::Embedding(cfg.maxPositionEmbeddings, cfg.hiddenSize));
 }
@@ -37,7 +38,7 @@ torch::Tensor ClipTextEmbeddingsImpl::forward(const torch::Tensor& ids, ProbeCon
     auto positions = torch::arange(L, ids.options().dtype(torch::kInt64));              // [L]
     auto tok = probes.point(m_nToken, ProbeLevel::Op, m_tokenEmbedding->forward(ids));  // [B, L, D]
     auto pos = probes.point(m_nPosition, ProbeLevel::Op,
-                            m_positionEmbedding->forward(positions).unsqueeze(0));  // [1, L, D]
+                            m_positionEmbedding->forward(positions).unsqueeze(0));    // [1, L, D]
     return probes.point(m_path, ProbeLevel::Layer, addAs(tok, pos, m_path, probes));  // [B, L, D]
 }
 
@@ -71,8 +72,8 @@ torch::Tensor ClipAttentionImpl::forward(const torch::Tensor& x, const torch::Te
     scores.mul_(scale).masked_fill_(causal, -std::numeric_limits<float>::infinity());  // [B,H,L,L]
     auto probs = torch::softmax(scores, -1).to(v.scalar_type());                       // [B,H,L,L]
     auto ctx = torch::matmul(probs, v).transpose(1, 2).reshape({B, L, m_heads * m_headDim});
-    ctx = probes.point(m_nSdpa, ProbeLevel::Op, ctx);                              // [B, L, D]
-    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, ctx));         // [B, L, D]
+    ctx = probes.point(m_nSdpa, ProbeLevel::Op, ctx);                      // [B, L, D]
+    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, ctx));  // [B, L, D]
 }
 
 ClipMlpImpl::ClipMlpImpl(const ClipTextConfig& cfg, const std::string& path)
@@ -85,8 +86,8 @@ torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x, ProbeContext& probes)
     auto h = probes.point(m_nFc1, ProbeLevel::Op, linearIn(m_fc1, x));  // [B, L, I]
     // transformers QuickGELUActivation: x * sigmoid(1.702 x); GELUActivation: exact erf form.
     h = m_act == ClipActivation::QuickGelu ? h * torch::sigmoid(1.702 * h) : torch::gelu(h);
-    h = probes.point(m_nAct, ProbeLevel::Op, h);                                // [B, L, I]
-    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_fc2, h));         // [B, L, D]
+    h = probes.point(m_nAct, ProbeLevel::Op, h);                         // [B, L, I]
+    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_fc2, h));  // [B, L, D]
 }
 
 ClipEncoderLayerImpl::ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std::string& path)
@@ -107,10 +108,10 @@ ClipEncoderLayerImpl::ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std:
 torch::Tensor ClipEncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& causal,
                                             ProbeContext& probes) {
     auto h = probes.point(m_nLn1, ProbeLevel::Layer, layerNormIn(m_layerNorm1, x));  // [B, L, D]
-    h = m_selfAttn->forward(h, causal, probes);                                       // [B, L, D]
+    h = m_selfAttn->forward(h, causal, probes);                                      // [B, L, D]
     auto r = probes.point(m_nResidual, ProbeLevel::Op, addAs(x, h, m_nResidual, probes));
-    h = probes.point(m_nLn2, ProbeLevel::Layer, layerNormIn(m_layerNorm2, r));  // [B, L, D]
-    h = m_mlp->forward(h, probes);                                              // [B, L, D]
+    h = probes.point(m_nLn2, ProbeLevel::Layer, layerNormIn(m_layerNorm2, r));     // [B, L, D]
+    h = m_mlp->forward(h, probes);                                                 // [B, L, D]
     return probes.point(m_path, ProbeLevel::Module, addAs(r, h, m_path, probes));  // [B, L, D]
 }
 
@@ -139,16 +140,18 @@ ClipTextModelImpl::ClipTextModelImpl(ClipTextConfig cfg, const std::string& comp
     m_nFinalNorm = base + ".final_layer_norm";
     m_nProjection = component.empty() ? "text_projection" : component + ".text_projection";
     m_textModel = register_module("text_model", std::make_shared<torch::nn::Module>());
-    m_embeddings = m_textModel->register_module(
-        "embeddings", ClipTextEmbeddings(m_cfg, base + ".embeddings"));
+    m_embeddings =
+        m_textModel->register_module("embeddings", ClipTextEmbeddings(m_cfg, base + ".embeddings"));
     m_encoder = m_textModel->register_module("encoder", ClipEncoder(m_cfg, base + ".encoder"));
     m_finalLayerNorm = m_textModel->register_module(
         "final_layer_norm",
-        torch::nn::LayerNorm(torch::nn::LayerNormOptions({m_cfg.hiddenSize}).eps(m_cfg.layerNormEps)));
+        torch::nn::LayerNorm(
+            torch::nn::LayerNormOptions({m_cfg.hiddenSize}).eps(m_cfg.layerNormEps)));
     if (m_cfg.withProjection)
         m_textProjection = register_module(
             "text_projection",
-            torch::nn::Linear(torch::nn::LinearOptions(m_cfg.hiddenSize, m_cfg.projectionDim).bias(false)));
+            torch::nn::Linear(
+                torch::nn::LinearOptions(m_cfg.hiddenSize, m_cfg.projectionDim).bias(false)));
 }
 
 ClipTextOutput ClipTextModelImpl::forward(const torch::Tensor& ids, ProbeContext& probes) {
@@ -175,11 +178,13 @@ ClipTextOutput ClipTextModelImpl::forward(const torch::Tensor& ids, ProbeContext
 
 ClipTextModel loadClipText(const nlohmann::json& config, const WeightMap& weights,
                            const ProbeContext& probes, const std::string& component) {
-    const ClipTextConfig cfg = clipTextConfigFromJson(config, weights.count("text_projection.weight") > 0);
+    const ClipTextConfig cfg =
+        clipTextConfigFromJson(config, weights.count("text_projection.weight") > 0);
     ClipTextModel model(cfg, component);
     std::vector<std::string> ignored{"text_model.embeddings.position_ids"};
     if (cfg.nestedInFullClip)
-        ignored.insert(ignored.end(), {"vision_model.*", "visual_projection.weight", "logit_scale"});
+        ignored.insert(ignored.end(),
+                       {"vision_model.*", "visual_projection.weight", "logit_scale"});
     loadWeights(*model, weights, component, probes, ignored);
     model->eval();
     return model;

@@ -15,11 +15,11 @@
 // Attention runs as a fused kernel would: scores and softmax in fp32 for 16-bit formats and no
 // probe on the raw scores. Each op casts its input to its own weights' dtype, so a plan may give
 // every layer its own format.
-#include <string>
-#include <vector>
+#include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
+#include <string>
+#include <vector>
 
 #include "models/clip/clip_config.h"
 #include "models/common/weights.h"
@@ -46,7 +46,8 @@ class ClipAttentionImpl : public torch::nn::Module {
 public:
     ClipAttentionImpl(const ClipTextConfig& cfg, const std::string& path);
     // [B, L, D] -> [B, L, D]; `causal` [L, L] bool, true above the diagonal.
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& causal, ProbeContext& probes);
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& causal,
+                          ProbeContext& probes);
 
 private:
     torch::nn::Linear m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_out{nullptr};
@@ -72,7 +73,8 @@ TORCH_MODULE(ClipMlp);
 class ClipEncoderLayerImpl : public torch::nn::Module {
 public:
     ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std::string& path);
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& causal, ProbeContext& probes);
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& causal,
+                          ProbeContext& probes);
 
 private:
     ClipAttention m_selfAttn{nullptr};
@@ -130,6 +132,7 @@ TORCH_MODULE(ClipTextModel);
 // tower of a full CLIPModel checkpoint, are ignored). Throws ConfigError / WeightError naming
 // the field or tensor.
 ClipTextModel loadClipText(const nlohmann::json& config, const WeightMap& weights,
-                           const ProbeContext& probes, const std::string& component = "text_encoder");
+                           const ProbeContext& probes,
+                           const std::string& component = "text_encoder");
 
 }  // namespace hs

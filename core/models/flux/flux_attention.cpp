@@ -18,7 +18,8 @@ FluxRope fluxRope(const torch::Tensor& ids, const std::vector<int>& axesDims, do
     for (size_t i = 0; i < axesDims.size(); ++i) {
         const int64_t d = axesDims[i];
         // diffusers get_1d_rotary_pos_embed(d, pos, theta, use_real, repeat_interleave_real)
-        auto freqs = 1.0 / torch::pow(theta, torch::arange(0, d, 2, f64).slice(0, 0, d / 2) / double(d));
+        auto freqs =
+            1.0 / torch::pow(theta, torch::arange(0, d, 2, f64).slice(0, 0, d / 2) / double(d));
         auto angles = torch::outer(pos.select(1, int64_t(i)), freqs);  // [L, d/2] float64
         cosParts.push_back(angles.cos().repeat_interleave(2, 1).to(torch::kFloat32));  // [L, d]
         sinParts.push_back(angles.sin().repeat_interleave(2, 1).to(torch::kFloat32));
@@ -28,7 +29,7 @@ FluxRope fluxRope(const torch::Tensor& ids, const std::vector<int>& axesDims, do
 
 torch::Tensor applyRope(const torch::Tensor& x, const FluxRope& rope) {
     const int64_t L = x.size(1), D = x.size(3);
-    auto xf = x.to(torch::kFloat32);                       // [B, L, H, D]
+    auto xf = x.to(torch::kFloat32);  // [B, L, H, D]
     auto pairs = xf.reshape({x.size(0), L, x.size(2), D / 2, 2});
     auto rotated = torch::stack({-pairs.select(-1, 1), pairs.select(-1, 0)}, -1).flatten(3);
     auto cos = rope.cos.to(xf.device()).view({1, L, 1, D});
@@ -36,26 +37,28 @@ torch::Tensor applyRope(const torch::Tensor& x, const FluxRope& rope) {
     return (xf * cos + rotated * sin).to(x.scalar_type());  // [B, L, H, D]
 }
 
-torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                             const torch::Tensor& v) {
 #if TORCH_VERSION_MAJOR >= 2
     return at::scaled_dot_product_attention(q, k, v);
 #else
     const auto st = q.scalar_type();
     const bool half = st == torch::kFloat16 || st == torch::kBFloat16;
-    auto qf = half ? q.to(torch::kFloat32) : q;                             // [B, H, Lq, D]
-    auto kt = (half ? k.to(torch::kFloat32) : k).transpose(-2, -1);         // [B, H, D, Lk]
+    auto qf = half ? q.to(torch::kFloat32) : q;                      // [B, H, Lq, D]
+    auto kt = (half ? k.to(torch::kFloat32) : k).transpose(-2, -1);  // [B, H, D, Lk]
     const double scale = 1.0 / std::sqrt(double(q.size(-1)));
     auto one = [&](const torch::Tensor& qc) {
-        auto s = torch::matmul(qc, kt).mul_(scale);                         // [B, H, n, Lk] fp32
+        auto s = torch::matmul(qc, kt).mul_(scale);  // [B, H, n, Lk] fp32
         auto p = torch::softmax(s, -1);
-        return torch::matmul(p.to(v.scalar_type()), v);                     // [B, H, n, D]
+        return torch::matmul(p.to(v.scalar_type()), v);  // [B, H, n, D]
     };
     const int64_t Lq = q.size(2);
     const int64_t perRow = std::max<int64_t>(1, q.size(0) * q.size(1) * k.size(2));
     const int64_t rows = std::max<int64_t>(1, (int64_t(256) << 20) / 4 / perRow);
     if (rows >= Lq) return one(qf);
     std::vector<torch::Tensor> outs;
-    for (int64_t r = 0; r < Lq; r += rows) outs.push_back(one(qf.narrow(2, r, std::min(rows, Lq - r))));
+    for (int64_t r = 0; r < Lq; r += rows)
+        outs.push_back(one(qf.narrow(2, r, std::min(rows, Lq - r))));
     return torch::cat(outs, 2);
 #endif
 }
@@ -101,7 +104,7 @@ FluxAttentionImpl::Qkv FluxAttentionImpl::project(const torch::Tensor& x, torch:
     r.q = heads(probes.point(n.q, ProbeLevel::Op, linearIn(lq, x)));  // [B, L, H, Dh]
     r.k = heads(probes.point(n.k, ProbeLevel::Op, linearIn(lk, x)));
     r.v = heads(probes.point(n.v, ProbeLevel::Op, linearIn(lv, x)));
-    r.q = probes.point(n.nq, ProbeLevel::Op, nq->forward(r.q));          // [B, L, H, Dh]
+    r.q = probes.point(n.nq, ProbeLevel::Op, nq->forward(r.q));  // [B, L, H, Dh]
     r.k = probes.point(n.nk, ProbeLevel::Op, nk->forward(r.k));
     return r;
 }
@@ -133,8 +136,9 @@ FluxAttentionOut FluxAttentionImpl::forward(const torch::Tensor& x, const torch:
     o = probes.point(m_sdpa, ProbeLevel::Op, o);  // [B, L_txt + L_img, H * Dh]
     auto ctx = o.narrow(1, 0, lt);                // [B, L_txt, H * Dh]
     auto img = o.narrow(1, lt, L - lt);           // [B, L_img, H * Dh]
-    out.hidden = probes.point(m_path, ProbeLevel::Layer, linearIn(to_out0, img));          // [B, L_img, D]
-    out.context = probes.point(m_addOut, ProbeLevel::Layer, linearIn(to_add_out, ctx));   // [B, L_txt, D]
+    out.hidden = probes.point(m_path, ProbeLevel::Layer, linearIn(to_out0, img));  // [B, L_img, D]
+    out.context =
+        probes.point(m_addOut, ProbeLevel::Layer, linearIn(to_add_out, ctx));  // [B, L_txt, D]
     return out;
 }
 

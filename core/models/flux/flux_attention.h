@@ -1,10 +1,10 @@
 #pragma once
 // Attention of the Flux blocks: diffusers Attention with qk RMSNorm run by FluxAttnProcessor2_0,
 // the 3-axis rotary embedding (FluxPosEmbed, apply_rotary_emb) and one fused attention op.
+#include <torch/torch.h>
+
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "models/flux/flux_layers.h"
 #include "numerics/probe.h"
@@ -29,7 +29,8 @@ torch::Tensor applyRope(const torch::Tensor& x, const FluxRope& rope);
 // softmax run in float32 for half types (as SDPA kernels accumulate), the probabilities are
 // cast to v's dtype for the second product (as flash attention does), and the query axis is
 // processed in chunks so the score matrix stays below ~256 MB.
-torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
+torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                             const torch::Tensor& v);
 
 struct FluxAttentionOut {
     torch::Tensor hidden;   // [B, L_img, D]  (joint: after to_out.0; single: the whole stream)

@@ -15,31 +15,40 @@ FluxTransformerBlockImpl::FluxTransformerBlockImpl(int64_t dim, int heads, int h
                                                    const std::string& path)
     : m_path(path) {
     norm1 = register_module("norm1", AdaLayerNormZero(dim, 6, path + ".norm1"));
-    norm1_context = register_module("norm1_context", AdaLayerNormZero(dim, 6, path + ".norm1_context"));
+    norm1_context =
+        register_module("norm1_context", AdaLayerNormZero(dim, 6, path + ".norm1_context"));
     attn = register_module("attn", FluxAttention(dim, heads, headDim, true, path + ".attn"));
     ff = register_module("ff", FeedForward(dim, path + ".ff"));
     ff_context = register_module("ff_context", FeedForward(dim, path + ".ff_context"));
-    m_img = {path + ".attn_gated", path + ".attn_residual", path + ".norm2", path + ".ff_gated",
-             path, ModulateNames(path + ".norm2", path + ".norm2.modulated", ProbeLevel::Op)};
-    m_txt = {path + ".context_attn_gated", path + ".context_attn_residual",
-             path + ".norm2_context", path + ".context_ff_gated", path + ".context",
-             ModulateNames(path + ".norm2_context", path + ".norm2_context.modulated",
-                           ProbeLevel::Op)};
+    m_img = {path + ".attn_gated",
+             path + ".attn_residual",
+             path + ".norm2",
+             path + ".ff_gated",
+             path,
+             ModulateNames(path + ".norm2", path + ".norm2.modulated", ProbeLevel::Op)};
+    m_txt = {
+        path + ".context_attn_gated",
+        path + ".context_attn_residual",
+        path + ".norm2_context",
+        path + ".context_ff_gated",
+        path + ".context",
+        ModulateNames(path + ".norm2_context", path + ".norm2_context.modulated", ProbeLevel::Op)};
 }
 
 torch::Tensor FluxTransformerBlockImpl::tail(torch::Tensor x, const torch::Tensor& attnOut,
                                              const AdaNormOut& n, FeedForward& ffMod,
                                              const StreamNames& nm, ProbeContext& probes) {
     // n.parts: shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp, each [B, D]
-    auto g = probes.point(nm.attnGated, ProbeLevel::Op,
-                          asTypeOf(n.parts[2], x).unsqueeze(1) * asTypeOf(attnOut, x));  // [B, L, D]
-    x = probes.point(nm.attnResidual, ProbeLevel::Op, x + g);                           // [B, L, D]
+    auto g =
+        probes.point(nm.attnGated, ProbeLevel::Op,
+                     asTypeOf(n.parts[2], x).unsqueeze(1) * asTypeOf(attnOut, x));  // [B, L, D]
+    x = probes.point(nm.attnResidual, ProbeLevel::Op, x + g);                       // [B, L, D]
     auto h = probes.point(nm.norm2, ProbeLevel::Op, plainLayerNorm(x));  // norm2(_context)
     h = modulate(probes, nm.mod, h, n.parts[4], n.parts[3]);             // [B, L, D]
     auto f = ffMod->forward(h, probes);                                  // [B, L, D]
     g = probes.point(nm.ffGated, ProbeLevel::Op,
                      asTypeOf(n.parts[5], x).unsqueeze(1) * asTypeOf(f, x));  // [B, L, D]
-    return probes.point(nm.out, ProbeLevel::Module, x + g);                  // [B, L, D]
+    return probes.point(nm.out, ProbeLevel::Module, x + g);                   // [B, L, D]
 }
 
 std::pair<torch::Tensor, torch::Tensor> FluxTransformerBlockImpl::forward(
@@ -52,7 +61,7 @@ std::pair<torch::Tensor, torch::Tensor> FluxTransformerBlockImpl::forward(
     AdaNormOut n = norm1->forward(x, temb, probes);
     AdaNormOut nc = norm1_context->forward(c, temb, probes);
     FluxAttentionOut a = attn->forward(n.x, nc.x, rope, probes);
-    x = tail(x, a.hidden, n, ff, m_img, probes);         // [B, L_img, D]
+    x = tail(x, a.hidden, n, ff, m_img, probes);            // [B, L_img, D]
     c = tail(c, a.context, nc, ff_context, m_txt, probes);  // [B, L_txt, D], recorded pre-clip
     c = fp16ResidualClip(c, probes.formatFor(m_path));
     return {c, x};
@@ -78,9 +87,9 @@ torch::Tensor FluxSingleTransformerBlockImpl::forward(const torch::Tensor& xIn,
                                                       const torch::Tensor& temb,
                                                       const FluxRope& rope, ProbeContext& probes) {
     auto x = enterModule(probes, m_path, xIn, norm->linear->weight);  // [B, L, D]
-    AdaNormOut n = norm->forward(x, temb, probes);  // parts: shift, scale, gate
+    AdaNormOut n = norm->forward(x, temb, probes);                    // parts: shift, scale, gate
     auto mlp = probes.point(m_projMlp, ProbeLevel::Op, linearIn(proj_mlp, n.x));  // [B, L, 4D]
-    mlp = probes.point(m_actMlp, ProbeLevel::Layer, torch::gelu(mlp, "tanh"));
+    mlp = probes.point(m_actMlp, ProbeLevel::Op, torch::gelu(mlp, "tanh"));
     auto a = attn->forward(n.x, torch::Tensor(), rope, probes).hidden;  // [B, L, D]
     auto cat = torch::cat({asTypeOf(a, proj_out->weight), asTypeOf(mlp, proj_out->weight)}, 2);
     auto o = probes.point(m_projOut, ProbeLevel::Layer, linearIn(proj_out, cat));  // [B, L, D]

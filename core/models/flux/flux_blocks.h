@@ -7,10 +7,10 @@
 // Inf anywhere. We mimic the clip for blocks whose format is fp16 (native or emulated), because
 // outputs must match what diffusers computes, but the block's Module-level probe point records
 // the stream *before* the clip: the overflow that the clip hides is what the studio must show.
+#include <torch/torch.h>
+
 #include <string>
 #include <utility>
-
-#include <torch/torch.h>
 
 #include "models/flux/flux_attention.h"
 #include "models/flux/flux_layers.h"
@@ -27,8 +27,8 @@ public:
     // hidden [B, L_img, D], context [B, L_txt, D], temb [B, D] -> {context, hidden}
     std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden,
                                                     const torch::Tensor& context,
-                                                    const torch::Tensor& temb,
-                                                    const FluxRope& rope, ProbeContext& probes);
+                                                    const torch::Tensor& temb, const FluxRope& rope,
+                                                    ProbeContext& probes);
 
     AdaLayerNormZero norm1{nullptr}, norm1_context{nullptr};
     FluxAttention attn{nullptr};
@@ -49,7 +49,9 @@ private:
 TORCH_MODULE(FluxTransformerBlock);
 
 // diffusers FluxSingleTransformerBlock over the joint [txt | img] stream. Probe points: Module
-// `path` (stream out, before the fp16 clip); Layer norm, attn, act_mlp, proj_out; Op the rest.
+// `path` (stream out, before the fp16 clip); Layer norm, attn, proj_out; Op the rest. The MLP
+// activation (4D wide, 40% of a Layer-level step's statistics work) is Op level: an overflow
+// there reaches proj_out, so Layer level still names the block.
 class FluxSingleTransformerBlockImpl : public torch::nn::Module {
 public:
     FluxSingleTransformerBlockImpl(int64_t dim, int heads, int headDim, const std::string& path);

@@ -1,16 +1,15 @@
 #pragma once
 // Configuration of diffusers' FluxTransformer2DModel (config.json of a Flux "transformer" folder).
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace hs {
 
 struct FluxConfig {
     int patchSize = 1;
     int inChannels = 64;
-    int outChannels = 64;  // config "out_channels": null means in_channels
+    int outChannels = 64;      // config "out_channels": null means in_channels
     int numLayers = 19;        // double-stream blocks (FluxTransformerBlock)
     int numSingleLayers = 38;  // single-stream blocks (FluxSingleTransformerBlock)
     int attentionHeadDim = 128;

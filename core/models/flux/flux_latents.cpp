@@ -10,7 +10,8 @@ torch::Tensor packLatents(const torch::Tensor& latents) {
     if (latents.dim() != 4)
         throw InputError("packLatents: latents must be [B, C, H, W], got " +
                          std::to_string(latents.dim()) + " dimensions");
-    const int64_t B = latents.size(0), C = latents.size(1), H = latents.size(2), W = latents.size(3);
+    const int64_t B = latents.size(0), C = latents.size(1), H = latents.size(2),
+                  W = latents.size(3);
     if (H % 2 || W % 2)
         throw InputError("packLatents: latent height and width must be even, got " +
                          std::to_string(H) + " x " + std::to_string(W));
@@ -28,8 +29,8 @@ torch::Tensor unpackLatents(const torch::Tensor& packed, int64_t H, int64_t W) {
     }
     const int64_t B = packed.size(0), C = packed.size(2) / 4;
     auto x = packed.reshape({B, H / 2, W / 2, C, 2, 2});  // [B, h, w, C, 2, 2]
-    x = x.permute({0, 3, 1, 4, 2, 5});                     // [B, C, h, 2, w, 2]
-    return x.reshape({B, C, H, W});                        // [B, C, H, W]
+    x = x.permute({0, 3, 1, 4, 2, 5});                    // [B, C, h, 2, w, 2]
+    return x.reshape({B, C, H, W});                       // [B, C, H, W]
 }
 
 torch::Tensor prepareLatentImageIds(int64_t gridH, int64_t gridW, const torch::Device& device) {
@@ -40,7 +41,8 @@ torch::Tensor prepareLatentImageIds(int64_t gridH, int64_t gridW, const torch::D
 }
 
 torch::Tensor prepareTextIds(int64_t textLength, const torch::Device& device) {
-    return torch::zeros({textLength, 3}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+    return torch::zeros({textLength, 3},
+                        torch::TensorOptions().dtype(torch::kFloat32).device(device));
 }
 
 }  // namespace hs

@@ -1,9 +1,9 @@
 #pragma once
 // Latent packing and position ids as diffusers' FluxPipeline does them (_pack_latents,
 // _unpack_latents, _prepare_latent_image_ids, text ids of zeros).
-#include <cstdint>
-
 #include <torch/types.h>
+
+#include <cstdint>
 
 namespace hs {
 

@@ -24,9 +24,9 @@ torch::Tensor timestepSinusoid(const torch::Tensor& t, int dim) {
     auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(t.device());
     auto exponent = torch::arange(0, half, opts) * (-std::log(10000.0));  // [half]
     exponent = exponent / double(half);  // downscale_freq_shift = 0
-    auto freqs = torch::exp(exponent);                               // [half]
+    auto freqs = torch::exp(exponent);   // [half]
     auto args = t.to(torch::kFloat32).unsqueeze(1) * freqs.unsqueeze(0);  // [B, half]
-    auto emb = torch::cat({torch::cos(args), torch::sin(args)}, 1);   // flip_sin_to_cos: [cos|sin]
+    auto emb = torch::cat({torch::cos(args), torch::sin(args)}, 1);  // flip_sin_to_cos: [cos|sin]
     if (dim % 2 == 1) emb = torch::constant_pad_nd(emb, {0, 1});
     return emb;  // [B, dim]
 }
@@ -53,8 +53,8 @@ ModulateNames::ModulateNames(const std::string& base, const std::string& o, Prob
 torch::Tensor modulate(ProbeContext& probes, const ModulateNames& n, const torch::Tensor& x,
                        const torch::Tensor& scale, const torch::Tensor& shift) {
     auto s = probes.point(n.onePlusScale, ProbeLevel::Op, asTypeOf(scale, x) + 1);  // [B, D]
-    auto y = probes.point(n.scaled, ProbeLevel::Op, x * s.unsqueeze(1));           // [B, L, D]
-    return probes.point(n.out, n.outLevel, y + asTypeOf(shift, x).unsqueeze(1));   // [B, L, D]
+    auto y = probes.point(n.scaled, ProbeLevel::Op, x * s.unsqueeze(1));            // [B, L, D]
+    return probes.point(n.out, n.outLevel, y + asTypeOf(shift, x).unsqueeze(1));    // [B, L, D]
 }
 
 torch::Tensor plainLayerNorm(const torch::Tensor& x) {
@@ -99,7 +99,7 @@ torch::Tensor AdaLayerNormContinuousImpl::forward(const torch::Tensor& x, const 
                                                   ProbeContext& probes) {
     auto e = probes.point(m_silu, ProbeLevel::Op, torch::silu(asTypeOf(temb, linear->weight)));
     e = probes.point(m_linear, ProbeLevel::Op, linearIn(linear, e));  // [B, 2D]
-    auto parts = e.chunk(2, 1);                                        // scale, shift
+    auto parts = e.chunk(2, 1);                                       // scale, shift
     auto xn = probes.point(m_norm, ProbeLevel::Op, plainLayerNorm(asTypeOf(x, linear->weight)));
     return modulate(probes, m_mod, xn, parts[0], parts[1]);  // [B, L, D]
 }
@@ -122,7 +122,7 @@ FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     auto h = probes.point(m_proj, ProbeLevel::Op, linearIn(m_in->proj, x));  // [B, L, 4D]
-    h = probes.point(m_act, ProbeLevel::Op, torch::gelu(h, "tanh"));        // [B, L, 4D]
+    h = probes.point(m_act, ProbeLevel::Op, torch::gelu(h, "tanh"));         // [B, L, 4D]
     return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, h));      // [B, L, D]
 }
 
@@ -138,7 +138,7 @@ MlpEmbedderImpl::MlpEmbedderImpl(int64_t in, int64_t out, const std::string& pat
 torch::Tensor MlpEmbedderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     auto h = probes.point(m_l1, ProbeLevel::Op, linearIn(linear_1, x));  // [B, out]
     h = probes.point(m_act, ProbeLevel::Op, torch::silu(h));
-    return probes.point(m_l2, ProbeLevel::Op, linearIn(linear_2, h));    // [B, out]
+    return probes.point(m_l2, ProbeLevel::Op, linearIn(linear_2, h));  // [B, out]
 }
 
 // ---- CombinedTimestep(Guidance)TextProjEmbeddings ----
@@ -151,14 +151,14 @@ FluxTimeTextEmbedImpl::FluxTimeTextEmbedImpl(int64_t dim, int64_t pooledDim, boo
       m_guidance(path + ".guidance"),
       m_guidanceProj(path + ".guidance_proj"),
       m_sum(path + ".time_guidance") {
-    timestep_embedder = register_module(
-        "timestep_embedder", MlpEmbedder(256, dim, path + ".timestep_embedder", "act"));
+    timestep_embedder = register_module("timestep_embedder",
+                                        MlpEmbedder(256, dim, path + ".timestep_embedder", "act"));
     if (guidance) {
         guidance_embedder = register_module(
             "guidance_embedder", MlpEmbedder(256, dim, path + ".guidance_embedder", "act"));
     }
-    text_embedder = register_module(
-        "text_embedder", MlpEmbedder(pooledDim, dim, path + ".text_embedder", "act_1"));
+    text_embedder = register_module("text_embedder",
+                                    MlpEmbedder(pooledDim, dim, path + ".text_embedder", "act_1"));
 }
 
 torch::Tensor FluxTimeTextEmbedImpl::embedTime(const torch::Tensor& t, MlpEmbedder& e,
@@ -166,7 +166,8 @@ torch::Tensor FluxTimeTextEmbedImpl::embedTime(const torch::Tensor& t, MlpEmbedd
                                                ProbeContext& probes) {
     const auto& w = e->linear_1->weight;
     // `timestep.to(dtype) * 1000` in the model dtype: in bf16, 0.123 -> 123.0, as diffusers.
-    auto t1 = probes.point(scaled, ProbeLevel::Op, enterModule(probes, m_path, t, w) * 1000);  // [B]
+    auto t1 =
+        probes.point(scaled, ProbeLevel::Op, enterModule(probes, m_path, t, w) * 1000);  // [B]
     auto s = timestepSinusoid(t1, 256);  // [B, 256] float32 (diffusers Timesteps)
     s = probes.point(proj, ProbeLevel::Op, asTypeOf(s, w));
     return e->forward(s, probes);  // [B, D]
@@ -182,7 +183,7 @@ torch::Tensor FluxTimeTextEmbedImpl::forward(const torch::Tensor& timestep,
         temb = probes.point(m_sum, ProbeLevel::Op, temb + asTypeOf(g, temb));  // [B, D]
     }
     auto p = enterModule(probes, m_path, pooled, text_embedder->linear_1->weight);  // [B, P]
-    p = text_embedder->forward(p, probes);                                           // [B, D]
+    p = text_embedder->forward(p, probes);                                          // [B, D]
     return probes.point(m_path, ProbeLevel::Layer, temb + asTypeOf(p, temb));       // [B, D]
 }
 

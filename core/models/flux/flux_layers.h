@@ -7,10 +7,10 @@
 // - every op output passes a named probe point, so an emulated format (fp16 on CPU) rounds it
 //   where a GPU would store it; names are built once, in the constructors;
 // - elementwise ops without weights keep the dtype of the stream they act on.
+#include <torch/torch.h>
+
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "numerics/probe.h"
 

@@ -73,9 +73,13 @@ torch::Tensor ids(const Checker& ck, const std::string& key, int64_t L, int64_t 
 
 FluxInputs fluxInputsFrom(const FluxConfig& c, const NamedTensors& inputs,
                           const torch::Device& device) {
-    static const char* kKnown[] = {"in.hidden_states", "in.encoder_hidden_states",
-                                   "in.pooled_projections", "in.timestep", "in.guidance",
-                                   "in.img_ids", "in.txt_ids"};
+    static const char* kKnown[] = {"in.hidden_states",
+                                   "in.encoder_hidden_states",
+                                   "in.pooled_projections",
+                                   "in.timestep",
+                                   "in.guidance",
+                                   "in.img_ids",
+                                   "in.txt_ids"};
     for (const auto& kv : inputs) {
         if (kv.first.rfind("in.", 0) != 0) continue;  // outputs and other keys are ignored
         bool known = false;
@@ -93,8 +97,9 @@ FluxInputs fluxInputsFrom(const FluxConfig& c, const NamedTensors& inputs,
                              "[B, L_img, " + std::to_string(c.inChannels) + "]");
     const int64_t B = in.hiddenStates.size(0), li = in.hiddenStates.size(1);
     const std::string b = std::to_string(B);
-    in.encoderHiddenStates = ck.get("in.encoder_hidden_states", {B, -1, c.jointAttentionDim},
-                                    "[" + b + ", L_txt, " + std::to_string(c.jointAttentionDim) + "]");
+    in.encoderHiddenStates =
+        ck.get("in.encoder_hidden_states", {B, -1, c.jointAttentionDim},
+               "[" + b + ", L_txt, " + std::to_string(c.jointAttentionDim) + "]");
     const int64_t lt = in.encoderHiddenStates.size(1);
     in.pooledProjections = ck.get("in.pooled_projections", {B, c.pooledProjectionDim},
                                   "[" + b + ", " + std::to_string(c.pooledProjectionDim) + "]");

@@ -15,7 +15,8 @@ FluxTransformerImpl::FluxTransformerImpl(const FluxConfig& c, const std::string&
     time_text_embed = register_module(
         "time_text_embed",
         FluxTimeTextEmbed(dim, c.pooledProjectionDim, c.guidanceEmbeds, m_timeTextEmbed));
-    context_embedder = register_module("context_embedder", torch::nn::Linear(c.jointAttentionDim, dim));
+    context_embedder =
+        register_module("context_embedder", torch::nn::Linear(c.jointAttentionDim, dim));
     x_embedder = register_module("x_embedder", torch::nn::Linear(c.inChannels, dim));
     transformer_blocks = register_module("transformer_blocks", torch::nn::ModuleList());
     for (int i = 0; i < c.numLayers; ++i) {
@@ -23,7 +24,8 @@ FluxTransformerImpl::FluxTransformerImpl(const FluxConfig& c, const std::string&
                             component + ".transformer_blocks." + std::to_string(i));
         transformer_blocks->push_back(blocks.back());
     }
-    single_transformer_blocks = register_module("single_transformer_blocks", torch::nn::ModuleList());
+    single_transformer_blocks =
+        register_module("single_transformer_blocks", torch::nn::ModuleList());
     for (int i = 0; i < c.numSingleLayers; ++i) {
         singleBlocks.emplace_back(dim, c.numAttentionHeads, c.attentionHeadDim,
                                   component + ".single_transformer_blocks." + std::to_string(i));
@@ -38,8 +40,10 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
     auto x = enterModule(probes, m_xEmbedder, in.hiddenStates, x_embedder->weight);
     x = probes.point(m_xEmbedder, ProbeLevel::Layer, x_embedder->forward(x));  // [B, L_img, D]
     auto temb = time_text_embed->forward(in.timestep, in.guidance, in.pooledProjections, probes);
-    auto c = enterModule(probes, m_contextEmbedder, in.encoderHiddenStates, context_embedder->weight);
-    c = probes.point(m_contextEmbedder, ProbeLevel::Layer, context_embedder->forward(c));  // [B, L_txt, D]
+    auto c =
+        enterModule(probes, m_contextEmbedder, in.encoderHiddenStates, context_embedder->weight);
+    c = probes.point(m_contextEmbedder, ProbeLevel::Layer,
+                     context_embedder->forward(c));  // [B, L_txt, D]
 
     // FluxPosEmbed over the joint sequence: text ids first.
     auto ids = torch::cat({in.txtIds.to(torch::kFloat32), in.imgIds.to(torch::kFloat32)}, 0);
@@ -51,8 +55,8 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
     const int64_t lt = c.size(1), li = x.size(1);
     auto s = torch::cat({asTypeOf(c, x), x}, 1);  // [B, L_txt + L_img, D]
     for (auto& b : singleBlocks) s = b->forward(s, temb, rope, probes);
-    x = s.narrow(1, lt, li);                                  // [B, L_img, D]
-    x = norm_out->forward(x, temb, probes);                   // [B, L_img, D]
+    x = s.narrow(1, lt, li);                                                    // [B, L_img, D]
+    x = norm_out->forward(x, temb, probes);                                     // [B, L_img, D]
     return probes.point(m_projOut, ProbeLevel::Module, linearIn(proj_out, x));  // [B, L_img, p*p*C]
 }
 

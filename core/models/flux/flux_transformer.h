@@ -8,11 +8,11 @@
 // `transformer.transformer_blocks.N` (+ `.context`), `transformer.single_transformer_blocks.N`
 // and `transformer.proj_out`; Layer for x_embedder, context_embedder, time_text_embed,
 // norm_out and each block's norms, attention and feed-forwards; Op for every other op output.
-#include <string>
-#include <vector>
+#include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
+#include <string>
+#include <vector>
 
 #include "models/common/weights.h"
 #include "models/flux/flux_blocks.h"

@@ -1,0 +1,98 @@
+// VAE decode of a 4x32x32 latent to a 256x256 image with the SD 1.x/2.x/SDXL VAE layout
+// (block_out_channels [128, 256, 512, 512], 2 layers per block, mid-block attention, random
+// weights): fp32 vs bf16, probes off vs layer level. Off and layer runs alternate, so load from
+// other processes hits both alike; the median of the runs is reported.
+//   bench_vae [runs] [--small] [--fp16]
+//     runs     timed runs per setting after one warm-up (default 3)
+//     --small  block_out_channels [64, 128, 256, 256] (a quarter of the FLOPs)
+//     --fp16   also time fp16 (emulated on CPU: fp32 compute, every op output rounded)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "models/vae/autoencoder_kl.h"
+#include "runtime/runtime.h"
+
+using namespace hs;
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double decodeMs(AutoencoderKL& model, const torch::Tensor& z, ProbeContext& probes) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto image = model->decode(z, probes);  // [1, 3, 256, 256]
+    (void)image;
+    probes.takeRecords();
+    const auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ensurePassiveOmpWait(argc, argv);
+    const int threads = configureRuntime();
+    int runs = 3;
+    bool small = false, fp16 = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--small")) small = true;
+        else if (!std::strcmp(argv[i], "--fp16")) fp16 = true;
+        else runs = std::max(1, std::atoi(argv[i]));
+    }
+    const std::vector<int> channels =
+        small ? std::vector<int>{64, 128, 256, 256} : std::vector<int>{128, 256, 512, 512};
+    const std::vector<std::string> down(4, "DownEncoderBlock2D"), up(4, "UpDecoderBlock2D");
+    const nlohmann::json config = {{"block_out_channels", channels}, {"down_block_types", down},
+                                   {"up_block_types", up},           {"layers_per_block", 2},
+                                   {"latent_channels", 4},           {"norm_num_groups", 32},
+                                   {"sample_size", 256}};
+    torch::manual_seed(0);
+    WeightMap weights;
+    {
+        AutoencoderKL init(AutoencoderKLConfig::fromJson(config));
+        for (auto& kv : stateOf(*init)) weights.emplace(kv.first, kv.second.detach().clone());
+    }
+    const auto z = torch::randn({1, 4, 32, 32});  // [1, 4, 32, 32] decoder-space latents
+
+    std::printf("VAE decode 1x4x32x32 -> 1x3x256x256, block_out_channels [%d, %d, %d, %d], "
+                "%d threads, median of %d runs\n",
+                channels[0], channels[1], channels[2], channels[3], threads, runs);
+    std::vector<std::string> formats{"fp32", "bf16"};
+    if (fp16) formats.push_back("fp16");
+    std::vector<double> off(formats.size()), layer(formats.size());
+    for (size_t f = 0; f < formats.size(); ++f) {
+        ProbeContext pOff(PrecisionPlan::parse("vae=" + formats[f]), torch::kCPU, ProbeLevel::Off);
+        ProbeContext pLayer(PrecisionPlan::parse("vae=" + formats[f]), torch::kCPU,
+                            ProbeLevel::Layer);
+        AutoencoderKL model = loadAutoencoderKL(config, weights, pOff);
+        decodeMs(model, z, pOff);  // warm-up (oneDNN primitive creation, allocator)
+        std::vector<double> tOff, tLayer;
+        size_t records = 0;
+        for (int r = 0; r < runs; ++r) {
+            tOff.push_back(decodeMs(model, z, pOff));
+            const auto t0 = std::chrono::steady_clock::now();
+            model->decode(z, pLayer);
+            tLayer.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count());
+            records = pLayer.takeRecords().size();
+        }
+        off[f] = median(tOff);
+        layer[f] = median(tLayer);
+        std::printf("  %s%s: probes off %8.1f ms, layer %8.1f ms (%zu records), ratio %.3f\n",
+                    formats[f].c_str(), formats[f] == "fp16" ? " (emulated)" : "", off[f],
+                    layer[f], records, layer[f] / off[f]);
+    }
+    std::printf("bf16 / fp32 (probes off): %.2f\n", off[1] / off[0]);
+    return 0;
+}
