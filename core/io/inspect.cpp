@@ -162,6 +162,7 @@ ComponentSummary inspectTensors(const TensorSet& set) {
         const bool floating = info.dtype == StDType::F32 || info.dtype == StDType::F16 ||
                               info.dtype == StDType::BF16 || info.dtype == StDType::F64;
         if (floating) {
+            set.prefetch(name);  // one call instead of a page fault per 64 KiB
             r = rangeCheck(set.tensor(name));  // a view; dropped before the next tensor
             rp = &r;
         } else if (info.dtype == StDType::F8_E4M3 || info.dtype == StDType::F8_E5M2) {

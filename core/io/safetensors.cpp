@@ -22,6 +22,10 @@
 // need a byte-swapping copy, which nothing here does.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors views need little-endian");
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14; older C libraries lack the name
+#endif
+
 namespace hs {
 
 namespace fs = std::filesystem;
@@ -173,6 +177,18 @@ torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
         const_cast<uint8_t*>(data), info->shape, [keep](void*) {}, opts);
 }
 
+void SafetensorsFile::prefetch(const std::string& name) const {
+    const StTensorInfo* info = find(name);
+    if (!info || info->begin == info->end) return;
+    static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const auto first = reinterpret_cast<uintptr_t>(m_map) + 8 + m_header.headerSize + info->begin;
+    const uintptr_t start = first & ~(page - 1);
+    const size_t len = size_t(first + (info->end - info->begin) - start);
+    // Best effort: a failure only means the pages fault in one by one later.
+    if (::madvise(reinterpret_cast<void*>(start), len, MADV_POPULATE_READ) != 0)
+        ::madvise(reinterpret_cast<void*>(start), len, MADV_WILLNEED);
+}
+
 // ---- TensorSet ------------------------------------------------------------------------------
 
 namespace {
@@ -252,6 +268,11 @@ TensorSet TensorSet::open(const std::string& path) {
         for (const auto& n : names) set.m_where.emplace(n, idx);
     }
     return set;
+}
+
+void TensorSet::prefetch(const std::string& name) const {
+    auto it = m_where.find(name);
+    if (it != m_where.end()) m_files[it->second]->prefetch(name);
 }
 
 std::vector<std::string> TensorSet::names() const {
