@@ -1,13 +1,15 @@
 // VAE decode of a 4x32x32 latent to a 256x256 image with the SD 1.x/2.x/SDXL VAE layout
 // (block_out_channels [128, 256, 512, 512], 2 layers per block, mid-block attention, random
 // weights): fp32 vs bf16, probes off vs layer level. Off and layer runs alternate, so load from
-// other processes hits both alike; the median of the runs is reported.
+// other processes hits both alike; the median of the runs is reported, as wall time and as
+// process CPU time (steadier than wall time on a shared machine).
 //   bench_vae [runs] [--small] [--fp16]
 //     runs     timed runs per setting after one warm-up (default 3)
 //     --small  block_out_channels [64, 128, 256, 256] (a quarter of the FLOPs)
 //     --fp16   also time fp16 (emulated on CPU: fp32 compute, every op output rounded)
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,13 +30,26 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-double decodeMs(AutoencoderKL& model, const torch::Tensor& z, ProbeContext& probes) {
+double cpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+struct Timing {
+    double wall, cpu;
+};
+
+// One decode; the records are taken out afterwards (outside the timing) so they do not pile up.
+Timing decodeMs(AutoencoderKL& model, const torch::Tensor& z, ProbeContext& probes) {
+    const double c0 = cpuMs();
     const auto t0 = std::chrono::steady_clock::now();
     auto image = model->decode(z, probes);  // [1, 3, 256, 256]
+    const auto t1 = std::chrono::steady_clock::now();
+    const double c1 = cpuMs();
     (void)image;
     probes.takeRecords();
-    const auto t1 = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+    return {std::chrono::duration<double, std::milli>(t1 - t0).count(), c1 - c0};
 }
 
 }  // namespace
@@ -69,29 +84,27 @@ int main(int argc, char** argv) {
                 channels[0], channels[1], channels[2], channels[3], threads, runs);
     std::vector<std::string> formats{"fp32", "bf16"};
     if (fp16) formats.push_back("fp16");
-    std::vector<double> off(formats.size()), layer(formats.size());
+    std::vector<double> off(formats.size());
     for (size_t f = 0; f < formats.size(); ++f) {
         ProbeContext pOff(PrecisionPlan::parse("vae=" + formats[f]), torch::kCPU, ProbeLevel::Off);
         ProbeContext pLayer(PrecisionPlan::parse("vae=" + formats[f]), torch::kCPU,
                             ProbeLevel::Layer);
         AutoencoderKL model = loadAutoencoderKL(config, weights, pOff);
         decodeMs(model, z, pOff);  // warm-up (oneDNN primitive creation, allocator)
-        std::vector<double> tOff, tLayer;
-        size_t records = 0;
+        std::vector<double> wOff, wLayer, cOff, cLayer;
+        const size_t records = (model->decode(z, pLayer), pLayer.takeRecords().size());
         for (int r = 0; r < runs; ++r) {
-            tOff.push_back(decodeMs(model, z, pOff));
-            const auto t0 = std::chrono::steady_clock::now();
-            model->decode(z, pLayer);
-            tLayer.push_back(
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                    .count());
-            records = pLayer.takeRecords().size();
+            const Timing a = decodeMs(model, z, pOff);
+            const Timing b = decodeMs(model, z, pLayer);
+            wOff.push_back(a.wall), cOff.push_back(a.cpu);
+            wLayer.push_back(b.wall), cLayer.push_back(b.cpu);
         }
-        off[f] = median(tOff);
-        layer[f] = median(tLayer);
-        std::printf("  %s%s: probes off %8.1f ms, layer %8.1f ms (%zu records), ratio %.3f\n",
+        off[f] = median(wOff);
+        std::printf("  %-4s%s wall: off %8.1f ms, layer %8.1f ms, ratio %.3f | cpu: off %8.1f ms, "
+                    "layer %8.1f ms, ratio %.3f (%zu records)\n",
                     formats[f].c_str(), formats[f] == "fp16" ? " (emulated)" : "", off[f],
-                    layer[f], records, layer[f] / off[f]);
+                    median(wLayer), median(wLayer) / off[f], median(cOff), median(cLayer),
+                    median(cLayer) / median(cOff), records);
     }
     std::printf("bf16 / fp32 (probes off): %.2f\n", off[1] / off[0]);
     return 0;
