@@ -7,16 +7,16 @@
 //     runs     timed runs per setting after one warm-up (default 3)
 //     --small  block_out_channels [64, 128, 256, 256] (a quarter of the FLOPs)
 //     --fp16   also time fp16 (emulated on CPU: fp32 compute, every op output rounded)
+#include <torch/torch.h>
+
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "models/vae/autoencoder_kl.h"
 #include "runtime/runtime.h"
@@ -60,16 +60,22 @@ int main(int argc, char** argv) {
     int runs = 3;
     bool small = false, fp16 = false;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--small")) small = true;
-        else if (!std::strcmp(argv[i], "--fp16")) fp16 = true;
-        else runs = std::max(1, std::atoi(argv[i]));
+        if (!std::strcmp(argv[i], "--small"))
+            small = true;
+        else if (!std::strcmp(argv[i], "--fp16"))
+            fp16 = true;
+        else
+            runs = std::max(1, std::atoi(argv[i]));
     }
     const std::vector<int> channels =
         small ? std::vector<int>{64, 128, 256, 256} : std::vector<int>{128, 256, 512, 512};
     const std::vector<std::string> down(4, "DownEncoderBlock2D"), up(4, "UpDecoderBlock2D");
-    const nlohmann::json config = {{"block_out_channels", channels}, {"down_block_types", down},
-                                   {"up_block_types", up},           {"layers_per_block", 2},
-                                   {"latent_channels", 4},           {"norm_num_groups", 32},
+    const nlohmann::json config = {{"block_out_channels", channels},
+                                   {"down_block_types", down},
+                                   {"up_block_types", up},
+                                   {"layers_per_block", 2},
+                                   {"latent_channels", 4},
+                                   {"norm_num_groups", 32},
                                    {"sample_size", 256}};
     torch::manual_seed(0);
     WeightMap weights;
@@ -79,9 +85,10 @@ int main(int argc, char** argv) {
     }
     const auto z = torch::randn({1, 4, 32, 32});  // [1, 4, 32, 32] decoder-space latents
 
-    std::printf("VAE decode 1x4x32x32 -> 1x3x256x256, block_out_channels [%d, %d, %d, %d], "
-                "%d threads, median of %d runs\n",
-                channels[0], channels[1], channels[2], channels[3], threads, runs);
+    std::printf(
+        "VAE decode 1x4x32x32 -> 1x3x256x256, block_out_channels [%d, %d, %d, %d], "
+        "%d threads, median of %d runs\n",
+        channels[0], channels[1], channels[2], channels[3], threads, runs);
     std::vector<std::string> formats{"fp32", "bf16"};
     if (fp16) formats.push_back("fp16");
     std::vector<double> off(formats.size());
@@ -100,11 +107,12 @@ int main(int argc, char** argv) {
             wLayer.push_back(b.wall), cLayer.push_back(b.cpu);
         }
         off[f] = median(wOff);
-        std::printf("  %-4s%s wall: off %8.1f ms, layer %8.1f ms, ratio %.3f | cpu: off %8.1f ms, "
-                    "layer %8.1f ms, ratio %.3f (%zu records)\n",
-                    formats[f].c_str(), formats[f] == "fp16" ? " (emulated)" : "", off[f],
-                    median(wLayer), median(wLayer) / off[f], median(cOff), median(cLayer),
-                    median(cLayer) / median(cOff), records);
+        std::printf(
+            "  %-4s%s wall: off %8.1f ms, layer %8.1f ms, ratio %.3f | cpu: off %8.1f ms, "
+            "layer %8.1f ms, ratio %.3f (%zu records)\n",
+            formats[f].c_str(), formats[f] == "fp16" ? " (emulated)" : "", off[f], median(wLayer),
+            median(wLayer) / off[f], median(cOff), median(cLayer), median(cLayer) / median(cOff),
+            records);
     }
     std::printf("bf16 / fp32 (probes off): %.2f\n", off[1] / off[0]);
     return 0;

@@ -18,6 +18,11 @@ int runInspect(const Args& args) {
         std::cout << toJson(r).dump(2) << "\n";
     else
         std::cout << formatReport(r);
+    // A pipeline with an unreadable component is still reported in full, then fails.
+    if (r.hasErrors()) {
+        std::cerr << "halfscope-cli inspect: some components could not be read\n";
+        return kExitUsage;
+    }
     return kExitOk;
 }
 
@@ -37,7 +42,8 @@ const Registrar reg({
     "  --json        machine-readable output\n"
     "  --variant V   open the V weights variant (e.g. fp16 for *.fp16.safetensors)\n"
     "\n"
-    "exit status: 0 success, 2 usage or input error\n",
+    "exit status: 0 success, 2 usage or input error (also when a pipeline component cannot\n"
+    "be read; the other components are still reported)\n",
     runInspect,
     {"json"},
 });

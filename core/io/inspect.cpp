@@ -162,7 +162,7 @@ ComponentSummary inspectTensors(const TensorSet& set) {
         const bool floating = info.dtype == StDType::F32 || info.dtype == StDType::F16 ||
                               info.dtype == StDType::BF16 || info.dtype == StDType::F64;
         if (floating) {
-            set.prefetch(name);  // one call instead of a page fault per 64 KiB
+            set.prefetch(name);                // one call instead of a page fault per 64 KiB
             r = rangeCheck(set.tensor(name));  // a view; dropped before the next tensor
             rp = &r;
         } else if (info.dtype == StDType::F8_E4M3 || info.dtype == StDType::F8_E5M2) {
@@ -218,7 +218,15 @@ InspectReport inspectPath(const std::string& path, const std::string& variant) {
         r.className = p.className;
         for (const auto& pc : p.components) {
             if (pc.kind == ComponentKind::Model) {
-                ComponentSummary c = inspectComponentFolder(pc.dir, pc.name, variant);
+                ComponentSummary c;
+                try {
+                    c = inspectComponentFolder(pc.dir, pc.name, variant);
+                } catch (const FileError& e) {
+                    c.name = pc.name;
+                    c.kind = "model";
+                    c.path = pc.dir;
+                    c.error = e.what();
+                }
                 if (c.className.empty()) c.className = pc.className;
                 r.components.push_back(std::move(c));
             } else {

@@ -79,6 +79,7 @@ struct ComponentSummary {
     std::vector<ModuleSummary> modules;        // sorted by name
     ModuleSummary total;
     std::vector<std::string> skipped;  // tensors not range-checked (F8), by name
+    std::string error;  // pipelines: why this component could not be read ("" when it was)
 };
 
 struct InspectReport {
@@ -86,6 +87,11 @@ struct InspectReport {
     std::string kind;       // "file", "component", "pipeline"
     std::string className;  // pipeline class, or the component's
     std::vector<ComponentSummary> components;
+    bool hasErrors() const {
+        for (const auto& c : components)
+            if (!c.error.empty()) return true;
+        return false;
+    }
 };
 
 // "decoder.up_blocks.0.resnets.0.conv1.weight" -> "decoder";
@@ -96,7 +102,9 @@ std::string topLevelModule(const std::string& key);
 ComponentSummary inspectTensors(const TensorSet& set);
 
 // A safetensors file (or *.safetensors.index.json), a component folder or a pipeline folder.
-// `variant` selects weights variants in folders (see openComponent). Throws FileError.
+// `variant` selects weights variants in folders (see openComponent). Throws FileError, except
+// for a pipeline's components: one that cannot be read (pickle only, corrupt weights) gets its
+// `error` set and the others are still inspected.
 InspectReport inspectPath(const std::string& path, const std::string& variant = "");
 
 nlohmann::json toJson(const InspectReport& r);

@@ -100,7 +100,9 @@ nlohmann::json toJson(const InspectReport& r) {
     for (const auto& c : r.components) {
         nlohmann::json cj = {
             {"name", c.name}, {"kind", c.kind}, {"class", c.className}, {"path", c.path}};
-        if (c.kind == "model") {
+        if (!c.error.empty()) {
+            cj["error"] = c.error;
+        } else if (c.kind == "model") {
             cj["variant"] = c.variant;
             cj["files"] = c.weightFiles;
             cj["tensors"] = c.tensors;
@@ -133,6 +135,10 @@ std::string formatReport(const InspectReport& r) {
     for (const auto& c : r.components) {
         os << "\n[" << c.name << "] " << c.kind;
         if (!c.className.empty()) os << " " << c.className;
+        if (!c.error.empty()) {
+            os << "\n  ! cannot read: " << c.error << "\n";
+            continue;
+        }
         if (c.kind != "model") {
             os << "\n";
             continue;

@@ -200,9 +200,30 @@ TEST(InspectTest, Pipeline) {
     int64_t params = 0;
     for (const auto& c : r.components) params += c.parameters;
     EXPECT_EQ(params, 658375 + 68473 + 77764);
+    EXPECT_FALSE(r.hasErrors());
     const std::string text = hs::formatReport(r);
     EXPECT_NE(text.find("[scheduler] scheduler"), std::string::npos) << text;
     EXPECT_NE(text.find("[transformer] model FluxTransformer2DModel"), std::string::npos) << text;
+
+    // A component holding only a pickle checkpoint: reported with its error, the rest still
+    // inspected, and the CLI exits with 2.
+    std::ofstream(p + "/model_index.json") << R"({"_class_name": "FluxPipeline",
+        "vae": ["diffusers", "AutoencoderKL"], "text_encoder_2": ["transformers", "T5EncoderModel"]})";
+    fs::create_directories(p + "/text_encoder_2");
+    std::ofstream(p + "/text_encoder_2/config.json") << R"({"architectures": ["T5EncoderModel"]})";
+    std::ofstream(p + "/text_encoder_2/pytorch_model.bin") << "pickle";
+    const auto bad = hs::inspectPath(p);
+    ASSERT_EQ(bad.components.size(), 2u);
+    EXPECT_TRUE(bad.hasErrors());
+    EXPECT_NE(bad.components[0].error.find("arbitrary code"), std::string::npos);
+    EXPECT_EQ(bad.components[0].className, "T5EncoderModel");
+    EXPECT_EQ(bad.components[1].parameters, 658375);
+    EXPECT_NE(hs::formatReport(bad).find("! cannot read:"), std::string::npos);
+    EXPECT_NE(hs::toJson(bad)["components"][0]["error"].get<std::string>().find("pickle"),
+              std::string::npos);
+    int status = -1;
+    runCli("inspect " + p, status);
+    EXPECT_EQ(status, 2);
     fs::remove_all(p);
 }
 

@@ -28,20 +28,21 @@ ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::
 // A config that shares nothing with the golden one: 16 latent channels, 3 levels, 8 groups,
 // no mid-block attention, no quant_conv.
 nlohmann::json wideConfig() {
-    return {{"_class_name", "AutoencoderKL"},
-            {"in_channels", 3},
-            {"out_channels", 3},
-            {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D"}},
-            {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D"}},
-            {"block_out_channels", {16, 24, 32}},
-            {"layers_per_block", 1},
-            {"latent_channels", 16},
-            {"norm_num_groups", 8},
-            {"mid_block_add_attention", false},
-            {"use_quant_conv", false},
-            {"use_post_quant_conv", true},
-            {"scaling_factor", 0.3611},
-            {"shift_factor", 0.1159}};
+    return {
+        {"_class_name", "AutoencoderKL"},
+        {"in_channels", 3},
+        {"out_channels", 3},
+        {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D"}},
+        {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D"}},
+        {"block_out_channels", {16, 24, 32}},
+        {"layers_per_block", 1},
+        {"latent_channels", 16},
+        {"norm_num_groups", 8},
+        {"mid_block_add_attention", false},
+        {"use_quant_conv", false},
+        {"use_post_quant_conv", true},
+        {"scaling_factor", 0.3611},
+        {"shift_factor", 0.1159}};
 }
 
 // Seeded random weights in checkpoint layout: default (kaiming) convs, norms around 1.
@@ -136,10 +137,8 @@ TEST(Vae, GoldenParity) {
         const auto& got = out.at(kv.first);
         ASSERT_EQ(got.sizes(), kv.second.sizes()) << kv.first;
         const double err = relErr(got, kv.second);
-        const double absDiff = (got.to(torch::kDouble) - kv.second.to(torch::kDouble))
-                                   .abs()
-                                   .max()
-                                   .item<double>();
+        const double absDiff =
+            (got.to(torch::kDouble) - kv.second.to(torch::kDouble)).abs().max().item<double>();
         std::printf("  %-20s rel err %.3e (max |diff| %.3e, max |ref| %.3f)\n", kv.first.c_str(),
                     err, absDiff, kv.second.abs().max().item<double>());
         EXPECT_LE(err, 1e-4) << kv.first;
@@ -159,7 +158,8 @@ TEST(Vae, ArbitraryConfigShapesAndBf16Agreement) {
     for (const auto& kv : weights) EXPECT_EQ(kv.first.find("attentions"), std::string::npos);
 
     torch::manual_seed(11);
-    NamedTensors in{{"in.z", torch::randn({3, 16, 6, 10})}, {"in.x", torch::rand({3, 3, 24, 40}) * 2 - 1},
+    NamedTensors in{{"in.z", torch::randn({3, 16, 6, 10})},
+                    {"in.x", torch::rand({3, 3, 24, 40}) * 2 - 1},
                     {"note", torch::zeros({1})}};
     ProbeContext p32 = contextFor("");
     ProbeContext pbf = contextFor("vae=bf16");
@@ -244,7 +244,7 @@ TEST(Vae, LayerProbesRecordCheckpointPaths) {
         EXPECT_TRUE(names.count(n)) << n;
     EXPECT_FALSE(names.count("vae.decoder.conv_in.conv1"));
     EXPECT_FALSE(names.count("vae.decoder.mid_block.resnets.0.conv1"));  // Op granularity
-    EXPECT_FALSE(names.count("vae.decoder.up_blocks.2.upsamplers.0"));    // last block has none
+    EXPECT_FALSE(names.count("vae.decoder.up_blocks.2.upsamplers.0"));   // last block has none
     EXPECT_EQ(probes.records().front().name, "vae.post_quant_conv");
     EXPECT_EQ(probes.records().back().name, "vae.decoder.conv_out");
 

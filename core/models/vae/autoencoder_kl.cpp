@@ -6,6 +6,10 @@ namespace {
 
 using Kind = VaeSamplingBlockImpl::Kind;
 
+torch::Tensor onDeviceOf(const torch::Tensor& x, const torch::Tensor& w) {
+    return x.device() == w.device() ? x : x.to(w.device());
+}
+
 }  // namespace
 
 // ---- Encoder ------------------------------------------------------------------------------
@@ -31,13 +35,14 @@ VaeEncoderImpl::VaeEncoderImpl(const AutoencoderKLConfig& cfg, const std::string
     m_midBlock = register_module(
         "mid_block", VaeMidBlock2D(ch.back(), g, cfg.midBlockAddAttention, path + ".mid_block"));
     m_convNormOut = register_module("conv_norm_out", vaeGroupNormLayer(g, ch.back()));
-    m_convOut = register_module("conv_out", vaeConv2dLayer(ch.back(), 2 * cfg.latentChannels, 3, 1, 1));
+    m_convOut =
+        register_module("conv_out", vaeConv2dLayer(ch.back(), 2 * cfg.latentChannels, 3, 1, 1));
 }
 
 torch::Tensor VaeEncoderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     auto h = probes.point(m_nConvIn, ProbeLevel::Layer, vaeConv(x, m_convIn));  // [B, C0, H, W]
     for (auto& b : m_blocks) h = b->forward(h, probes);  // [B, C_last, H/f, W/f]
-    h = m_midBlock->forward(h, probes);                   // [B, C_last, H/f, W/f]
+    h = m_midBlock->forward(h, probes);                  // [B, C_last, H/f, W/f]
     h = probes.point(m_nNormOut, ProbeLevel::Layer, vaeGroupNorm(h, m_convNormOut));
     h = probes.point(m_nAct, ProbeLevel::Op, torch::silu_(h));
     return probes.point(m_nConvOut, ProbeLevel::Module, vaeConv(h, m_convOut));  // [B, 2Cl, h, w]
@@ -71,8 +76,8 @@ VaeDecoderImpl::VaeDecoderImpl(const AutoencoderKLConfig& cfg, const std::string
 
 torch::Tensor VaeDecoderImpl::forward(const torch::Tensor& z, ProbeContext& probes) {
     auto h = probes.point(m_nConvIn, ProbeLevel::Layer, vaeConv(z, m_convIn));  // [B, C_last, h, w]
-    h = m_midBlock->forward(h, probes);                   // [B, C_last, h, w]
-    for (auto& b : m_blocks) h = b->forward(h, probes);  // [B, C0, h*f, w*f]
+    h = m_midBlock->forward(h, probes);                                         // [B, C_last, h, w]
+    for (auto& b : m_blocks) h = b->forward(h, probes);                         // [B, C0, h*f, w*f]
     h = probes.point(m_nNormOut, ProbeLevel::Layer, vaeGroupNorm(h, m_convNormOut));
     h = probes.point(m_nAct, ProbeLevel::Op, torch::silu_(h));
     return probes.point(m_nConvOut, ProbeLevel::Module, vaeConv(h, m_convOut));  // [B, 3, H, W]
@@ -95,22 +100,26 @@ AutoencoderKLImpl::AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string&
 }
 
 VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probes) {
-    c10::InferenceMode inference;
-    auto moments = m_encoder->forward(x, probes);  // [B, 2Cl, h, w]
-    if (m_quantConv) moments = probes.point(m_nQuant, ProbeLevel::Module, vaeConv(moments, m_quantConv));
+    torch::NoGradGuard noGrad;  // not InferenceMode: callers may modify the outputs in place
+    auto moments =
+        m_encoder->forward(onDeviceOf(x, m_encoder->inputWeight()), probes);  // [B, 2Cl, h, w]
+    if (m_quantConv)
+        moments = probes.point(m_nQuant, ProbeLevel::Module, vaeConv(moments, m_quantConv));
     // diffusers DiagonalGaussianDistribution: chunk along channels, clamp logvar.
     auto halves = moments.chunk(2, 1);
     VaeMoments m;
-    m.mean = halves[0].contiguous();                 // [B, Cl, h, w]
+    m.mean = halves[0].contiguous();                  // [B, Cl, h, w]
     m.logvar = torch::clamp(halves[1], -30.0, 20.0);  // [B, Cl, h, w]
     return m;
 }
 
 torch::Tensor AutoencoderKLImpl::decode(const torch::Tensor& z, ProbeContext& probes) {
-    c10::InferenceMode inference;
-    auto h = z;  // [B, Cl, h, w]
+    torch::NoGradGuard noGrad;  // not InferenceMode: callers may modify the outputs in place
+    auto h = onDeviceOf(z, m_decoder->inputWeight());  // [B, Cl, h, w]
     if (m_postQuantConv)
         h = probes.point(m_nPostQuant, ProbeLevel::Module, vaeConv(h, m_postQuantConv));
+    // diffusers Decoder casts the mid block's output to the up blocks' dtype; every layer here
+    // casts its own input (asTypeOf), which covers that and any finer plan.
     return m_decoder->forward(h, probes);  // [B, out_channels, H, W]
 }
 

@@ -8,11 +8,11 @@
 //           vae.decoder.conv_out
 //   Layer:  conv_in, conv_norm_out and the parts of the blocks (resnets.j, attentions.0, ...)
 //   Op:     conv_act and every op inside the parts (see vae_blocks.h)
-#include <string>
-#include <utility>
+#include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
+#include <string>
+#include <utility>
 
 #include "models/common/weights.h"
 #include "models/vae/vae_blocks.h"
@@ -27,6 +27,7 @@ public:
     VaeEncoderImpl(const AutoencoderKLConfig& cfg, const std::string& path);
     // [B, in_channels, H, W] -> [B, 2 * latent_channels, H / f, W / f], f = 2^(levels - 1)
     torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);
+    const torch::Tensor& inputWeight() const { return m_convIn->weight; }
 
 private:
     torch::nn::Conv2d m_convIn{nullptr};
@@ -46,6 +47,7 @@ public:
     VaeDecoderImpl(const AutoencoderKLConfig& cfg, const std::string& path);
     // [B, latent_channels, h, w] -> [B, out_channels, h * f, w * f]
     torch::Tensor forward(const torch::Tensor& z, ProbeContext& probes);
+    const torch::Tensor& inputWeight() const { return m_convIn->weight; }
 
 private:
     torch::nn::Conv2d m_convIn{nullptr};
@@ -68,7 +70,8 @@ public:
     explicit AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string& component = "vae");
 
     // Image [B, in_channels, H, W] (values in [-1, 1]; H, W multiples of downFactor()) ->
-    // the diagonal Gaussian posterior. Outputs are in the dtype of the last layer's weights.
+    // the diagonal Gaussian posterior. Inputs of any floating dtype and device are moved to the
+    // weights' device; outputs are in the dtype of the last layer's weights.
     VaeMoments encode(const torch::Tensor& x, ProbeContext& probes);
     // Decoder-space latents [B, latent_channels, h, w] (already unscaled: see unscaleLatents())
     // -> image [B, out_channels, h * f, w * f] in the dtype of decoder.conv_out's weights.

@@ -64,17 +64,18 @@ VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int 
     m_norm2 = register_module("norm2", vaeGroupNormLayer(groups, outChannels));
     m_conv2 = register_module("conv2", vaeConv2dLayer(outChannels, outChannels, 3, 1, 1));
     if (inChannels != outChannels)
-        m_convShortcut = register_module("conv_shortcut", vaeConv2dLayer(inChannels, outChannels, 1, 1, 0));
+        m_convShortcut =
+            register_module("conv_shortcut", vaeConv2dLayer(inChannels, outChannels, 1, 1, 0));
 }
 
 torch::Tensor VaeResnetBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, Cin, H, W]
     auto h = probes.point(m_nNorm1, kOp, vaeGroupNorm(x, m_norm1));  // [B, Cin, H, W]
-    h = probes.point(m_nAct1, kOp, torch::silu_(h));  // in place: h is this block's own tensor
-    h = probes.point(m_nConv1, kOp, vaeConv(h, m_conv1));                 // [B, Cout, H, W]
+    h = probes.point(m_nAct1, kOp, torch::silu_(h));       // in place: h is this block's own tensor
+    h = probes.point(m_nConv1, kOp, vaeConv(h, m_conv1));  // [B, Cout, H, W]
     h = probes.point(m_nNorm2, kOp, vaeGroupNorm(h, m_norm2));
     h = probes.point(m_nAct2, kOp, torch::silu_(h));
-    h = probes.point(m_nConv2, kOp, vaeConv(h, m_conv2));                 // [B, Cout, H, W]
+    h = probes.point(m_nConv2, kOp, vaeConv(h, m_conv2));  // [B, Cout, H, W]
     torch::Tensor shortcut = x;
     if (m_convShortcut) shortcut = probes.point(m_nShortcut, kOp, vaeConv(x, m_convShortcut));
     // Residual add (output_scale_factor 1), in place into h, in h's format.
@@ -105,10 +106,10 @@ torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& pr
     // x: [B, C, H, W]; diffusers AttnProcessor on a 4-D input: tokens are the H*W pixels.
     const int64_t B = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), L = H * W;
     auto h = probes.point(m_nNorm, kOp, vaeGroupNorm(x, m_groupNorm));  // [B, C, H, W]
-    h = h.view({B, C, L}).transpose(1, 2).contiguous();                  // [B, L, C]
-    auto q = probes.point(m_nQ, kOp, linear(h, m_toQ));                  // [B, L, C]
-    auto k = probes.point(m_nK, kOp, linear(h, m_toK));                  // [B, L, C]
-    auto v = probes.point(m_nV, kOp, linear(h, m_toV));                  // [B, L, C]
+    h = h.view({B, C, L}).transpose(1, 2).contiguous();                 // [B, L, C]
+    auto q = probes.point(m_nQ, kOp, linear(h, m_toQ));                 // [B, L, C]
+    auto k = probes.point(m_nK, kOp, linear(h, m_toK));                 // [B, L, C]
+    auto v = probes.point(m_nV, kOp, linear(h, m_toV));                 // [B, L, C]
 
     // Scores and softmax are one fused op (as SDPA / flash attention run them on a GPU): they
     // stay in fp32 for half formats and get no probe point, so they are never rounded to the
@@ -120,17 +121,17 @@ torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& pr
     std::vector<torch::Tensor> parts;
     for (int64_t s = 0; s < L; s += rows) {
         const int64_t n = std::min(rows, L - s);
-        auto qc = n == L ? qs : qs.narrow(1, s, n);                              // [B, n, C]
+        auto qc = n == L ? qs : qs.narrow(1, s, n);  // [B, n, C]
         auto scores = torch::baddbmm(torch::empty({B, n, L}, qs.options()), qc, kt,
-                                     /*beta=*/0.0, /*alpha=*/m_scale);          // [B, n, L]
-        auto probs = torch::softmax(scores, -1);                                 // [B, n, L]
-        parts.push_back(torch::bmm(asTypeOf(probs, v), v));                      // [B, n, C]
+                                     /*beta=*/0.0, /*alpha=*/m_scale);  // [B, n, L]
+        auto probs = torch::softmax(scores, -1);                        // [B, n, L]
+        parts.push_back(torch::bmm(asTypeOf(probs, v), v));             // [B, n, C]
     }
-    auto o = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);           // [B, L, C]
+    auto o = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);  // [B, L, C]
     o = probes.point(m_nAttn, kOp, o);
-    o = probes.point(m_nOut, kOp, linear(o, m_toOut0));                          // [B, L, C]
+    o = probes.point(m_nOut, kOp, linear(o, m_toOut0));  // [B, L, C]
     // Back to NCHW (a contiguous copy), then the residual add in place.
-    auto out = o.transpose(1, 2).reshape({B, C, H, W});                          // [B, C, H, W]
+    auto out = o.transpose(1, 2).reshape({B, C, H, W});  // [B, C, H, W]
     return probes.point(m_name, kLayer, out.add_(asTypeOf(x, out)));
 }
 
@@ -183,7 +184,7 @@ VaeSamplingBlockImpl::VaeSamplingBlockImpl(Kind kind, int inChannels, int outCha
 }
 
 torch::Tensor VaeSamplingBlockImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = x;  // [B, Cin, H, W]
+    auto h = x;                                              // [B, Cin, H, W]
     for (auto& r : m_resnetList) h = r->forward(h, probes);  // [B, Cout, H, W]
     if (m_down) h = m_down->forward(h, probes);              // [B, Cout, H/2, W/2]
     if (m_up) h = m_up->forward(h, probes);                  // [B, Cout, 2H, 2W]
@@ -208,9 +209,9 @@ VaeMidBlock2DImpl::VaeMidBlock2DImpl(int channels, int groups, bool addAttention
 }
 
 torch::Tensor VaeMidBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = m_resnet0->forward(x, probes);                 // [B, C, H, W]
+    auto h = m_resnet0->forward(x, probes);                // [B, C, H, W]
     if (m_attention) h = m_attention->forward(h, probes);  // [B, C, H, W]
-    h = m_resnet1->forward(h, probes);                      // [B, C, H, W]
+    h = m_resnet1->forward(h, probes);                     // [B, C, H, W]
     return probes.point(m_name, kModule, h);
 }
 

@@ -10,9 +10,9 @@
 // A part made of one op (a sampler's conv) and a residual add are probed once, by the Layer
 // point. Each sub-layer casts its input to its weight dtype (asTypeOf), so a precision plan may
 // give different blocks different formats.
-#include <string>
-
 #include <torch/torch.h>
+
+#include <string>
 
 #include "numerics/probe.h"
 
@@ -60,7 +60,8 @@ private:
     torch::nn::GroupNorm m_groupNorm{nullptr};
     torch::nn::Linear m_toQ{nullptr}, m_toK{nullptr}, m_toV{nullptr};
     torch::nn::Linear m_toOut0{nullptr};
-    torch::nn::ModuleList m_toOut;  // holds m_toOut0 as "to_out.0" (".1" is a parameterless dropout)
+    // Holds m_toOut0 as "to_out.0" (diffusers' ".1" is a parameterless dropout).
+    torch::nn::ModuleList m_toOut;
     double m_scale;
     std::string m_name, m_nNorm, m_nQ, m_nK, m_nV, m_nAttn, m_nOut;
 };

@@ -1,12 +1,12 @@
 #pragma once
 // Configuration of a diffusers AutoencoderKL (the VAE of SD 1.x/2.x, SDXL, SD3, Flux ...), read
 // from its config.json, plus the latent scaling that pipelines apply around decode/encode.
+#include <torch/types.h>
+
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <torch/types.h>
 
 namespace hs {
 
@@ -22,7 +22,7 @@ struct AutoencoderKLConfig {
     int normNumGroups = 32;
     std::vector<int> sampleSize{32};  // an int or [h, w] in config.json; only tiling uses it
     double scalingFactor = 0.18215;
-    std::optional<double> shiftFactor;  // null: none (SD3 0.0609, Flux 0.1159)
+    std::optional<double> shiftFactor;               // null: none (SD3 0.0609, Flux 0.1159)
     std::optional<std::vector<double>> latentsMean;  // per channel (Playground v2.5 style)
     std::optional<std::vector<double>> latentsStd;
     bool forceUpcast = true;

@@ -22,9 +22,9 @@ void checkImageLike(const std::string& key, const torch::Tensor& t, int channels
               t.size(1) == channels && t.size(2) > 0 && t.size(3) > 0 &&
               t.size(2) % multiple == 0 && t.size(3) % multiple == 0;
     if (ok) return;
-    std::string got = !t.defined() ? "an undefined tensor"
-                                   : std::string(c10::toString(t.scalar_type())) + " " +
-                                         shapeText(t.sizes());
+    std::string got =
+        !t.defined() ? "an undefined tensor"
+                     : std::string(c10::toString(t.scalar_type())) + " " + shapeText(t.sizes());
     throw InputError("input '" + key + "': expected a floating tensor of shape " + expected +
                      ", got " + got);
 }
@@ -45,8 +45,9 @@ NamedTensors runAutoencoderKL(AutoencoderKL& model, const NamedTensors& inputs,
         any = true;
     }
     if (!any)
-        throw InputError("missing input: give 'in.z' [B, " + cl + ", h, w] to decode or 'in.x' [B, " +
-                         std::to_string(cfg.inChannels) + ", H, W] to encode");
+        throw InputError("missing input: give 'in.z' [B, " + cl +
+                         ", h, w] to decode or 'in.x' [B, " + std::to_string(cfg.inChannels) +
+                         ", H, W] to encode");
 
     NamedTensors out;
     const auto dev = probes.device();
@@ -56,9 +57,9 @@ NamedTensors runAutoencoderKL(AutoencoderKL& model, const NamedTensors& inputs,
         out["out.decode.sample"] = sample.to(torch::kCPU, torch::kFloat);
     }
     if (auto it = inputs.find("in.x"); it != inputs.end()) {
-        checkImageLike("in.x", it->second, cfg.inChannels, f,
-                       "[B, " + std::to_string(cfg.inChannels) + ", H, W] with H, W multiples of " +
-                           fs);
+        checkImageLike(
+            "in.x", it->second, cfg.inChannels, f,
+            "[B, " + std::to_string(cfg.inChannels) + ", H, W] with H, W multiples of " + fs);
         auto m = model->encode(it->second.to(dev), probes);  // [B, Cl, H/f, W/f] each
         out["out.encode.mean"] = m.mean.to(torch::kCPU, torch::kFloat);
         out["out.encode.logvar"] = m.logvar.to(torch::kCPU, torch::kFloat);
