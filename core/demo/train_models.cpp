@@ -10,6 +10,17 @@
 
 namespace hs::demo {
 
+AutocastBf16::AutocastBf16() {
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::increment_nesting();
+}
+
+AutocastBf16::~AutocastBf16() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_cpu_enabled(false);
+}
+
 TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& tokenizerDir) {
     TrainModels m{ClipTokenizer::fromFolder(tokenizerDir)};
     const int n = int(vocab.tokens.size());

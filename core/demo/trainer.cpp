@@ -1,6 +1,5 @@
 #include "demo/trainer.h"
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -22,20 +21,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// bf16 autocast for the forward passes (oneDNN bf16 matmuls run ~4-5x faster than fp32 here);
-// master weights and optimizer state stay fp32.
-struct AutocastBf16 {
-    AutocastBf16() {
-        at::autocast::set_cpu_enabled(true);
-        at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-        at::autocast::increment_nesting();
-    }
-    ~AutocastBf16() {
-        if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-        at::autocast::set_cpu_enabled(false);
-    }
-};
 
 double seconds(Clock::time_point since) {
     return std::chrono::duration<double>(Clock::now() - since).count();

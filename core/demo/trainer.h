@@ -17,11 +17,11 @@ struct TrainOptions {
     int vaeBatch = 32;
     double vaeLr = 1e-3;
     int ditSteps = 5000;
-    int ditBatch = 128;
+    int ditBatch = 64;
     double ditLr = 6e-4;
     double emaDecay = 0.999;
     double captionDropout = 0.1;
-    int encodedScenes = 16384;   // scenes pre-encoded to latents for the transformer phase
+    int encodedScenes = 32768;   // scenes pre-encoded to latents for the transformer phase
     double minutes = 0;          // wall-clock cap for this invocation (0: none)
     bool resume = false;
     double checkpointMinutes = 5;

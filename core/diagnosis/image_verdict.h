@@ -1,11 +1,9 @@
 #pragma once
 // What a final image looks like to someone who expected a picture: OK, black, flat, or holding
-// NaN/Inf, with the numbers behind the verdict.
+// NaN/Inf, with the numbers behind the verdict. No LibTorch (see pipeline/image_assessment.h).
 #include <string>
 
-#include <torch/types.h>
-
-#include "numerics/tensor_stats.h"
+#include "numerics/stats_types.h"
 
 namespace hs {
 
@@ -17,12 +15,14 @@ struct ImageAssessment {
     TensorStats stats;      // of the decoded image in [-1, 1] (before any clamping)
     double meanLevel = 0;   // mean brightness in [0, 1] after clamping, NaN as 0 (as saved)
     double stdLevel = 0;    // std of the clamped [0, 1] values
+    double maxLevel = 0;    // brightest clamped value
     std::string explanation;
 };
 
 // Thresholds: black when the saved image's mean level is below 0.02 and its brightest value
 // below 0.1 (a pure black PNG, as NaN images become after the usual uint8 conversion); flat when
 // the std of the [0, 1] values is below 0.01. Non-finite values win over both.
-ImageAssessment assessImage(const torch::Tensor& image);
+ImageAssessment judgeImage(const TensorStats& stats, double meanLevel, double stdLevel,
+                           double maxLevel);
 
 }  // namespace hs

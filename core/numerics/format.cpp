@@ -11,37 +11,9 @@
 
 namespace hs {
 
-const FormatLimits& limitsOf(Format f) {
-    static const FormatLimits fp32{3.4028234663852886e38, 1.1754943508222875e-38,
-                                   1.401298464324817e-45, 1.1920928955078125e-07, 23};
-    static const FormatLimits bf16{3.3895313892515355e38, 1.1754943508222875e-38,
-                                   9.183549615799121e-41, 0.0078125, 7};
-    static const FormatLimits fp16{kFp16Max, kFp16MinNormal, 5.960464477539063e-08,
-                                   0.0009765625, 10};
-    switch (f) {
-        case Format::FP32: return fp32;
-        case Format::BF16: return bf16;
-        case Format::FP16: return fp16;
-    }
-    return fp32;
-}
-
-std::string formatName(Format f) {
-    switch (f) {
-        case Format::FP32: return "fp32";
-        case Format::BF16: return "bf16";
-        case Format::FP16: return "fp16";
-    }
-    return "?";
-}
-
-std::optional<Format> parseFormat(const std::string& text) {
-    std::string t = text;
-    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (t == "fp32" || t == "float32" || t == "f32" || t == "float") return Format::FP32;
-    if (t == "bf16" || t == "bfloat16") return Format::BF16;
-    if (t == "fp16" || t == "float16" || t == "f16" || t == "half") return Format::FP16;
-    return std::nullopt;
+Execution executionFor(Format f, const torch::Device& device) {
+    if (device.is_cuda()) return Execution::Native;
+    return f == Format::FP16 ? Execution::Emulated : Execution::Native;
 }
 
 torch::ScalarType scalarTypeOf(Format f) {
@@ -88,12 +60,6 @@ torch::Tensor roundTo(const torch::Tensor& x, Format f) {
     return x.to(scalarTypeOf(f)).to(x.scalar_type());
 }
 
-std::string executionName(Execution e) { return e == Execution::Native ? "native" : "emulated"; }
-
-Execution executionFor(Format f, const torch::Device& device) {
-    if (device.is_cuda()) return Execution::Native;
-    return f == Format::FP16 ? Execution::Emulated : Execution::Native;
-}
 
 torch::ScalarType computeTypeOf(Format f, const torch::Device& device) {
     return executionFor(f, device) == Execution::Native ? scalarTypeOf(f) : torch::kFloat32;

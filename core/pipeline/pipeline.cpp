@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "diagnosis/image_verdict.h"
+#include "pipeline/image_assessment.h"
 #include "io/image_tensor.h"
 #include "models/flux/flux_latents.h"
 #include "sampling/flow_match_sampler.h"
@@ -73,6 +73,12 @@ PreviewImage previewOf(const torch::Tensor& img, int step, bool full) {
         }
     }
     return p;
+}
+
+// [1, C, h, w] -> C*h*w floats, row-major.
+std::vector<float> valuesOf(const torch::Tensor& latents) {
+    auto t = latents.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
 }
 
 }  // namespace
@@ -179,6 +185,19 @@ torch::Tensor Pipeline::decode(const torch::Tensor& latents, ProbeContext& probe
     return m_vae->decode(z, probes).to(torch::kFloat32);  // [1, 3, H, W]
 }
 
+PreviewImage Pipeline::decodePreview(const StepRecord& s) {
+    const int64_t n = int64_t(s.latentChannels) * s.latentHeight * s.latentWidth;
+    if (s.latentChannels != latentChannels() || n <= 0 || int64_t(s.denoisedValues.size()) != n)
+        throw PipelineError("step " + std::to_string(s.step + 1) +
+                            " has no latents of this model's shape to decode");
+    auto x0 = torch::from_blob(const_cast<float*>(s.denoisedValues.data()),
+                               {1, s.latentChannels, s.latentHeight, s.latentWidth})
+                  .clone()
+                  .to(m_device);  // [1, C, h, w]
+    ProbeContext quiet(m_plan, m_device, ProbeLevel::Off);
+    return previewOf(decode(x0, quiet)[0], s.step, true);
+}
+
 RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomic<bool>* cancel) {
     torch::NoGradGuard noGrad;
     validate(cfg);
@@ -265,10 +284,17 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
         s.velocity = computeStats(v.modelOutput);
         s.denoised = computeStats(v.denoised);
         s.seconds = std::chrono::duration<double>(Clock::now() - stepStart).count();
+        auto x0 = unpackLatents(v.denoised, h, w);  // [1, C, h, w]
+        if (cfg.keepLatents) {
+            s.latentValues = valuesOf(unpackLatents(v.next, h, w));
+            s.denoisedValues = valuesOf(x0);
+            s.latentChannels = latentChannels();
+            s.latentHeight = int(h);
+            s.latentWidth = int(w);
+        }
         auto probesOfStep = collect();
         rec.steps.push_back(s);
         if (obs) obs->onStep(s, probesOfStep);
-        auto x0 = unpackLatents(v.denoised, h, w);  // [1, C, h, w]
         auto proj = projectLatents(x0);
         if (proj.defined()) {
             rec.previews.push_back(previewOf(proj, v.step, false));

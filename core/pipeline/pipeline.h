@@ -53,6 +53,9 @@ public:
     torch::Tensor projectLatents(const torch::Tensor& latents) const;
     // Full decode of scaled latents [1, C, h, w] -> image [1, 3, H, W] float32.
     torch::Tensor decode(const torch::Tensor& latents, ProbeContext& probes);
+    // Full decode of a step's x0 estimate (a run with keepLatents), in the VAE's format.
+    // Throws PipelineError when the step holds no latents of this model's shape.
+    PreviewImage decodePreview(const StepRecord& step);
 
 private:
     Pipeline() = default;

@@ -1,5 +1,6 @@
 #pragma once
 // Runs are values: a RunConfig goes in, a RunRecord comes out (and grows step by step).
+// No LibTorch: the studio's widgets, the reports and the run history read these directly.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -8,8 +9,8 @@
 #include <vector>
 
 #include "numerics/precision_plan.h"
-#include "numerics/probe.h"
-#include "numerics/tensor_stats.h"
+#include "numerics/probe_types.h"
+#include "numerics/stats_types.h"
 
 namespace hs {
 
@@ -27,6 +28,8 @@ struct RunConfig {
     std::string device = "cpu";   // "cpu" or "cuda:N"
     ProbeLevel probeLevel = ProbeLevel::Layer;
     int decodeEvery = 0;  // full VAE decode of the denoised estimate every k steps (0: never)
+    bool keepLatents = false;  // copy each step's latents into StepRecord::latentValues and
+                               // denoisedValues (compare, decode on demand)
 };
 
 struct StepRecord {
@@ -37,6 +40,9 @@ struct StepRecord {
     TensorStats velocity;   // the guided model output
     TensorStats denoised;   // x0 estimate
     double seconds = 0;
+    std::vector<float> latentValues;    // x after the step, [C, h, w] row-major, if keepLatents
+    std::vector<float> denoisedValues;  // x0 estimate, [C, h, w] row-major, if keepLatents
+    int latentChannels = 0, latentHeight = 0, latentWidth = 0;  // C, h, w of the two above
 };
 
 // One 8-bit RGB image with the positions of non-finite pixels kept apart, so a NaN preview is

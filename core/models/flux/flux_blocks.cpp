@@ -89,7 +89,7 @@ torch::Tensor FluxSingleTransformerBlockImpl::forward(const torch::Tensor& xIn,
     auto x = enterModule(probes, m_path, xIn, norm->linear->weight);  // [B, L, D]
     AdaNormOut n = norm->forward(x, temb, probes);                    // parts: shift, scale, gate
     auto mlp = probes.point(m_projMlp, ProbeLevel::Op, linearIn(proj_mlp, n.x));  // [B, L, 4D]
-    mlp = probes.point(m_actMlp, ProbeLevel::Op, torch::gelu(mlp, "tanh"));
+    mlp = probes.point(m_actMlp, ProbeLevel::Op, geluTanh(mlp));
     auto a = attn->forward(n.x, torch::Tensor(), rope, probes).hidden;  // [B, L, D]
     auto cat = torch::cat({asTypeOf(a, proj_out->weight), asTypeOf(mlp, proj_out->weight)}, 2);
     auto o = probes.point(m_projOut, ProbeLevel::Layer, linearIn(proj_out, cat));  // [B, L, D]

@@ -57,6 +57,13 @@ torch::Tensor modulate(ProbeContext& probes, const ModulateNames& n, const torch
     return probes.point(n.out, n.outLevel, y + asTypeOf(shift, x).unsqueeze(1));    // [B, L, D]
 }
 
+torch::Tensor geluTanh(const torch::Tensor& x) {
+    // Half inputs: compute in fp32 and round the output once, as CUDA's kernels do (opmath);
+    // LibTorch 1.13's CPU bf16 kernel is twice as slow, forward and backward.
+    if (x.scalar_type() == torch::kFloat32) return torch::gelu(x, "tanh");
+    return torch::gelu(x.to(torch::kFloat32), "tanh").to(x.scalar_type());
+}
+
 torch::Tensor plainLayerNorm(const torch::Tensor& x) {
     // bf16 runs natively (LibTorch 1.13 has a bf16 CPU LayerNorm kernel; statistics in fp32).
     return torch::layer_norm(x, {x.size(-1)}, {}, {}, 1e-6);
@@ -122,7 +129,7 @@ FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     auto h = probes.point(m_proj, ProbeLevel::Op, linearIn(m_in->proj, x));  // [B, L, 4D]
-    h = probes.point(m_act, ProbeLevel::Op, torch::gelu(h, "tanh"));         // [B, L, 4D]
+    h = probes.point(m_act, ProbeLevel::Op, geluTanh(h));  // [B, L, 4D]
     return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, h));      // [B, L, D]
 }
 

@@ -52,6 +52,8 @@ struct ModulateNames {
 torch::Tensor modulate(ProbeContext& probes, const ModulateNames& n, const torch::Tensor& x,
                        const torch::Tensor& scale, const torch::Tensor& shift);
 
+// gelu(approximate="tanh") (diffusers FeedForward "gelu-approximate").
+torch::Tensor geluTanh(const torch::Tensor& x);
 // LayerNorm without affine parameters, eps 1e-6 (nn.LayerNorm(elementwise_affine=False)).
 torch::Tensor plainLayerNorm(const torch::Tensor& x);
 

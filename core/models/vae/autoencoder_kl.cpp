@@ -100,7 +100,6 @@ AutoencoderKLImpl::AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string&
 }
 
 VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probes) {
-    torch::NoGradGuard noGrad;  // not InferenceMode: callers may modify the outputs in place
     auto moments =
         m_encoder->forward(onDeviceOf(x, m_encoder->inputWeight()), probes);  // [B, 2Cl, h, w]
     if (m_quantConv)
@@ -114,7 +113,6 @@ VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probe
 }
 
 torch::Tensor AutoencoderKLImpl::decode(const torch::Tensor& z, ProbeContext& probes) {
-    torch::NoGradGuard noGrad;  // not InferenceMode: callers may modify the outputs in place
     auto h = onDeviceOf(z, m_decoder->inputWeight());  // [B, Cl, h, w]
     if (m_postQuantConv)
         h = probes.point(m_nPostQuant, ProbeLevel::Module, vaeConv(h, m_postQuantConv));

@@ -33,6 +33,7 @@ void checkImageLike(const std::string& key, const torch::Tensor& t, int channels
 
 NamedTensors runAutoencoderKL(AutoencoderKL& model, const NamedTensors& inputs,
                               ProbeContext& probes) {
+    torch::NoGradGuard noGrad;  // inference; the trainer calls encode/decode with autograd
     const AutoencoderKLConfig& cfg = model->config();
     const int f = cfg.downFactor();
     const std::string cl = std::to_string(cfg.latentChannels);

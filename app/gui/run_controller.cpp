@@ -1,0 +1,94 @@
+#include "run_controller.h"
+
+#include "run_worker.h"
+
+RunController::RunController(QObject* parent) : QObject(parent) {
+    registerRunMetaTypes();
+    m_worker = new RunWorker(&m_cancel);
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    // Every connection is made before the thread starts; worker -> controller ones are queued
+    // (different threads), so handlers below run on the GUI thread.
+    connect(m_worker, &RunWorker::loaded, this, &RunController::loaded);
+    connect(m_worker, &RunWorker::loadFailed, this, &RunController::loadFailed);
+    connect(m_worker, &RunWorker::stage, this, &RunController::stage);
+    connect(m_worker, &RunWorker::stepDone, this, &RunController::stepDone);
+    connect(m_worker, &RunWorker::preview, this, &RunController::preview);
+    connect(m_worker, &RunWorker::firstNonFinite, this, &RunController::firstNonFinite);
+    connect(m_worker, &RunWorker::decodeFailed, this, &RunController::decodeFailed);
+    connect(m_worker, &RunWorker::jobFinished, this, [this](int id, const hs::RunRecord& r) {
+        emit jobFinished(id, r);
+        onJobEnded(id);
+    });
+    connect(m_worker, &RunWorker::jobFailed, this, [this](int id, const QString& message) {
+        emit jobFailed(id, message);
+        onJobEnded(id);
+    });
+    m_thread.setObjectName("halfscope-worker");
+    m_thread.start();
+}
+
+RunController::~RunController() {
+    m_queue.clear();
+    m_cancel = true;  // the running job returns at its next step
+    m_thread.requestInterruption();
+    m_thread.quit();
+    m_thread.wait();
+}
+
+void RunController::loadModel(const QString& dir, const hs::PrecisionPlan& plan,
+                              const QString& device) {
+    QMetaObject::invokeMethod(m_worker, "load", Qt::QueuedConnection, Q_ARG(QString, dir),
+                              Q_ARG(hs::PrecisionPlan, plan), Q_ARG(QString, device));
+}
+
+int RunController::start(const hs::RunConfig& config) {
+    RunJob job;
+    job.id = m_nextId++;
+    job.config = config;
+    m_queue.enqueue(job);
+    if (!m_current) dispatchNext();
+    return job.id;
+}
+
+QVector<int> RunController::startCompare(const QVector<hs::RunConfig>& configs) {
+    QVector<int> ids;
+    for (int i = 0; i < configs.size(); ++i) {
+        RunJob job;
+        job.id = m_nextId++;
+        job.compareIndex = i;
+        job.config = configs[i];
+        job.config.keepLatents = true;  // the divergence curve compares latents step by step
+        m_queue.enqueue(job);
+        ids.push_back(job.id);
+    }
+    if (!m_current) dispatchNext();
+    return ids;
+}
+
+void RunController::stop() {
+    m_queue.clear();
+    if (m_current) m_cancel = true;
+}
+
+void RunController::decodeStep(int jobId, const hs::StepRecord& step) {
+    QMetaObject::invokeMethod(m_worker, "decodeStep", Qt::QueuedConnection, Q_ARG(int, jobId),
+                              Q_ARG(hs::StepRecord, step));
+}
+
+void RunController::dispatchNext() {
+    if (m_queue.isEmpty()) {
+        m_current = 0;
+        emit idle();
+        return;
+    }
+    RunJob job = m_queue.dequeue();
+    m_current = job.id;
+    m_cancel = false;  // nothing runs now: the flag belongs to this job from here on
+    emit jobStarted(job.id, job.compareIndex, job.config);
+    QMetaObject::invokeMethod(m_worker, "runJob", Qt::QueuedConnection, Q_ARG(RunJob, job));
+}
+
+void RunController::onJobEnded(int jobId) {
+    if (jobId == m_current) dispatchNext();
+}

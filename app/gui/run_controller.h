@@ -1,0 +1,58 @@
+#pragma once
+// Owns the worker thread and the queue of runs. The GUI talks to this object only; every
+// signal arrives on the GUI thread. Stop sets an atomic flag that the run reads before each
+// step, so it takes effect within one step even while the worker is busy.
+#include <QObject>
+#include <QQueue>
+#include <QThread>
+#include <QVector>
+#include <atomic>
+
+#include "run_meta.h"
+
+class RunWorker;
+
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    explicit RunController(QObject* parent = nullptr);
+    // Cancels what runs, then quits and joins the worker thread.
+    ~RunController() override;
+
+    void loadModel(const QString& dir, const hs::PrecisionPlan& plan, const QString& device);
+    // Queues one run; returns its job id.
+    int start(const hs::RunConfig& config);
+    // Queues the runs of a comparison (same prompt and seed, different plans), one after another.
+    QVector<int> startCompare(const QVector<hs::RunConfig>& configs);
+    // Cancels the running job and drops the queued ones.
+    void stop();
+    // Full decode of one step of a finished or running job (needs keepLatents).
+    void decodeStep(int jobId, const hs::StepRecord& step);
+
+    bool isBusy() const { return m_current != 0 || !m_queue.isEmpty(); }
+    int currentJob() const { return m_current; }
+
+signals:
+    void loaded(const LoadedModel& model);
+    void loadFailed(const QString& message);
+    void jobStarted(int jobId, int compareIndex, const hs::RunConfig& config);
+    void stage(int jobId, const QString& stage);
+    void stepDone(int jobId, const hs::StepRecord& step, const std::vector<hs::ProbeRecord>& probes);
+    void preview(int jobId, const hs::PreviewImage& preview);
+    void firstNonFinite(int jobId, const hs::FirstNonFinite& first);
+    void jobFinished(int jobId, const hs::RunRecord& record);
+    void jobFailed(int jobId, const QString& message);
+    void decodeFailed(int jobId, const QString& message);
+    void idle();  // the queue is empty and nothing runs
+
+private:
+    void dispatchNext();
+    void onJobEnded(int jobId);
+
+    std::atomic<bool> m_cancel{false};
+    QThread m_thread;
+    RunWorker* m_worker = nullptr;  // lives on m_thread, deleted by its finished() signal
+    QQueue<RunJob> m_queue;
+    int m_current = 0;  // running job id, 0 when none
+    int m_nextId = 1;
+};

@@ -1,0 +1,122 @@
+#include "run_worker.h"
+
+#include <new>
+
+#include "torch_include.h"  // before the engine headers: see torch_include.h
+
+#include "pipeline/pipeline.h"
+#include "runtime/demo_location.h"
+
+namespace {
+
+// Turns the engine's exceptions into one plain sentence for the log and the panels.
+QString plainError(const std::exception& e) {
+    QString text = QString::fromStdString(e.what());
+    // c10::Error appends a C++ backtrace after the first line: users need the first line only.
+    const int nl = text.indexOf('\n');
+    if (nl > 0) text = text.left(nl);
+    if (text.contains("can't allocate memory") || dynamic_cast<const std::bad_alloc*>(&e))
+        return RunWorker::tr("Not enough memory for this model and precision plan (%1). "
+                             "Try a smaller size, or bf16/fp16 for the largest component.")
+            .arg(text);
+    return text;
+}
+
+// Forwards a run's progress as queued signals. Runs on the worker thread.
+class SignalObserver : public hs::RunObserver {
+public:
+    SignalObserver(RunWorker* w, int jobId) : m_worker(w), m_job(jobId) {}
+    void onStage(const std::string& s) override {
+        emit m_worker->stage(m_job, QString::fromStdString(s));
+    }
+    void onStep(const hs::StepRecord& s, const std::vector<hs::ProbeRecord>& p) override {
+        emit m_worker->stepDone(m_job, s, p);
+    }
+    void onPreview(const hs::PreviewImage& p) override { emit m_worker->preview(m_job, p); }
+    void onFirstNonFinite(const hs::FirstNonFinite& f) override {
+        emit m_worker->firstNonFinite(m_job, f);
+    }
+
+private:
+    RunWorker* m_worker;
+    int m_job;
+};
+
+}  // namespace
+
+RunWorker::RunWorker(const std::atomic<bool>* cancel, QObject* parent)
+    : QObject(parent), m_cancel(cancel) {}
+
+RunWorker::~RunWorker() = default;
+
+void RunWorker::load(const QString& dir, const hs::PrecisionPlan& plan, const QString& device) {
+    hs::RunConfig cfg;
+    cfg.modelDir = dir.toStdString();
+    cfg.plan = plan;
+    cfg.device = device.toStdString();
+    QString error;
+    if (!ensureLoaded(cfg, error)) emit loadFailed(error);
+}
+
+bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
+    const QString dir = QString::fromStdString(cfg.modelDir);
+    const QString device = QString::fromStdString(cfg.device);
+    const QString plan = QString::fromStdString(cfg.plan.toString());
+    if (m_pipeline && dir == m_dir && device == m_device && plan == m_planText) return true;
+    try {
+        m_pipeline.reset();  // free the old weights before loading the new ones
+        m_pipeline = hs::Pipeline::load(cfg.modelDir, cfg.plan, torch::Device(cfg.device));
+    } catch (const std::exception& e) {
+        m_dir.clear();
+        error = tr("Could not load %1: %2").arg(dir, plainError(e));
+        return false;
+    }
+    m_dir = dir;
+    m_device = device;
+    m_planText = plan;
+    LoadedModel m;
+    m.dir = dir;
+    m.effectivePlan = QString::fromStdString(m_pipeline->effectivePlan().toString());
+    m.components = m_pipeline->components();
+    m.sizeMultiple = m_pipeline->sizeMultiple();
+    m.latentChannels = m_pipeline->latentChannels();
+    m.isDemo = dir == QString::fromStdString(hs::findDemoModel());
+    emit loaded(m);
+    return true;
+}
+
+void RunWorker::runJob(const RunJob& job) {
+    QString error;
+    if (!ensureLoaded(job.config, error)) {
+        emit jobFailed(job.id, error);
+        return;
+    }
+    try {
+        SignalObserver obs(this, job.id);
+        hs::RunRecord rec = m_pipeline->run(job.config, &obs, m_cancel);
+        emit jobFinished(job.id, rec);
+    } catch (const std::exception& e) {
+        emit jobFailed(job.id, plainError(e));
+    }
+}
+
+void RunWorker::decodeStep(int jobId, const hs::StepRecord& step) {
+    if (!m_pipeline) return;
+    try {
+        emit preview(jobId, m_pipeline->decodePreview(step));
+    } catch (const std::exception& e) {
+        emit decodeFailed(jobId, plainError(e));
+    }
+}
+
+void registerRunMetaTypes() {
+    qRegisterMetaType<LoadedModel>();
+    qRegisterMetaType<RunJob>();
+    qRegisterMetaType<hs::RunConfig>();
+    qRegisterMetaType<hs::StepRecord>();
+    qRegisterMetaType<std::vector<hs::ProbeRecord>>();
+    qRegisterMetaType<hs::PreviewImage>();
+    qRegisterMetaType<hs::FirstNonFinite>();
+    qRegisterMetaType<hs::RunRecord>();
+    qRegisterMetaType<hs::PrecisionPlan>();
+}

@@ -1,0 +1,48 @@
+#pragma once
+// Lives on the controller's worker thread: loads pipelines and runs jobs, and reports through
+// queued signals carrying plain records. No LibTorch in this header (Qt's `slots` macro and
+// LibTorch's headers do not mix); the pipeline is held through a forward declaration.
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+
+#include "run_meta.h"
+
+namespace hs {
+class Pipeline;
+}
+
+class RunWorker : public QObject {
+    Q_OBJECT
+public:
+    // `cancel` is owned by the controller and read by the run between steps.
+    explicit RunWorker(const std::atomic<bool>* cancel, QObject* parent = nullptr);
+    ~RunWorker() override;
+
+public slots:
+    // Opens a pipeline folder for `plan` on `device`; emits loaded() or loadFailed().
+    void load(const QString& dir, const hs::PrecisionPlan& plan, const QString& device);
+    // Runs a job, reloading first when its model, plan or device differ from the loaded ones.
+    void runJob(const RunJob& job);
+    // Full VAE decode of one step of the last run of job `jobId` (kept latents needed).
+    void decodeStep(int jobId, const hs::StepRecord& step);
+
+signals:
+    void loaded(const LoadedModel& model);
+    void loadFailed(const QString& message);
+    void stage(int jobId, const QString& stage);
+    void stepDone(int jobId, const hs::StepRecord& step, const std::vector<hs::ProbeRecord>& probes);
+    void preview(int jobId, const hs::PreviewImage& preview);
+    void firstNonFinite(int jobId, const hs::FirstNonFinite& first);
+    void jobFinished(int jobId, const hs::RunRecord& record);
+    void jobFailed(int jobId, const QString& message);
+    void decodeFailed(int jobId, const QString& message);
+
+private:
+    bool ensureLoaded(const hs::RunConfig& cfg, QString& error);
+
+    const std::atomic<bool>* m_cancel;
+    std::unique_ptr<hs::Pipeline> m_pipeline;
+    QString m_dir, m_device, m_planText;
+};

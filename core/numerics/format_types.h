@@ -1,0 +1,34 @@
+#pragma once
+// Floating-point storage formats, their limits, and the two ways a format executes (natively or
+// emulated). No LibTorch: run records, reports and the widgets use these too.
+#include <optional>
+#include <string>
+
+namespace hs {
+
+enum class Format { FP32, BF16, FP16 };
+
+struct FormatLimits {
+    double maxFinite;     // largest finite value; anything rounding past it becomes Inf
+    double minNormal;     // smallest positive normal
+    double minSubnormal;  // smallest positive subnormal
+    double epsilon;       // distance from 1 to the next representable value
+    int mantissaBits;     // explicit fraction bits
+};
+
+// fp16's largest finite value, the limit the whole product is about.
+constexpr double kFp16Max = 65504.0;
+constexpr double kFp16MinNormal = 6.103515625e-05;  // 2^-14
+
+const FormatLimits& limitsOf(Format f);
+std::string formatName(Format f);  // "fp32", "bf16", "fp16"
+// Accepts fp32/float32/f32, bf16/bfloat16, fp16/float16/half/f16 (case-insensitive).
+std::optional<Format> parseFormat(const std::string& text);
+
+enum class Execution {
+    Native,    // the backend has kernels: weights and activations live in the format
+    Emulated,  // compute in fp32, weights and each op output rounded to the format
+};
+std::string executionName(Execution e);
+
+}  // namespace hs
