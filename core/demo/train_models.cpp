@@ -28,6 +28,10 @@ TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& token
     m.transformer = FluxTransformer(FluxConfig::fromJson(transformerConfig()));
     m.vae = AutoencoderKL(AutoencoderKLConfig::fromJson(vaeConfig(1.0, 0.0)));
     torch::NoGradGuard g;
+    // The posterior starts narrow (std e^-3 = 0.05 instead of 1): with unit noise the decoder
+    // first sees noise only, and the VAE sat on a plateau for its first ~250 steps.
+    for (auto& p : m.vae->named_parameters(true))
+        if (p.key() == "quant_conv.bias") p.value().narrow(0, p.value().size(0) / 2, p.value().size(0) / 2).fill_(-6.0);
     for (auto& p : m.transformer->named_parameters(true)) {
         const std::string& k = p.key();
         if (k.find("norm1.linear") != std::string::npos ||

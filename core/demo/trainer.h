@@ -13,7 +13,7 @@ namespace hs::demo {
 struct TrainOptions {
     std::string outDir;
     uint64_t seed = 20261130;
-    int vaeSteps = 1500;
+    int vaeSteps = 2000;
     int vaeBatch = 32;
     double vaeLr = 1e-3;
     int ditSteps = 5000;
