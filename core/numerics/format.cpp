@@ -5,8 +5,8 @@
 #include <c10/util/Half.h>
 #include <torch/torch.h>
 
-#include <algorithm>
-#include <cctype>
+#include <immintrin.h>
+
 #include <cstring>
 
 namespace hs {
@@ -48,6 +48,34 @@ torch::Tensor roundFloatCpu(const torch::Tensor& x) {
     return out;
 }
 
+#if defined(__x86_64__)
+// fp32 -> fp16 -> fp32 with the F16C instructions, 8 values at a time (round to nearest even;
+// overflow to Inf, NaN kept, subnormals exact: the same values as c10::Half's conversion). The
+// portable loop above converts in software, one value at a time, ~4x slower.
+__attribute__((target("avx,f16c"))) void roundHalfF16c(const float* in, float* out, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    }
+    for (; i < n; ++i) out[i] = static_cast<float>(c10::Half(in[i]));
+}
+
+torch::Tensor roundHalfCpu(const torch::Tensor& x) {
+    static const bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    if (!f16c) return roundFloatCpu<c10::Half>(x);
+    auto src = x.contiguous();
+    auto out = torch::empty_like(src);
+    const float* in = src.data_ptr<float>();
+    float* o = out.data_ptr<float>();
+    at::parallel_for(0, src.numel(), 1 << 16,
+                     [&](int64_t b, int64_t e) { roundHalfF16c(in + b, o + b, e - b); });
+    return out;
+}
+#else
+torch::Tensor roundHalfCpu(const torch::Tensor& x) { return roundFloatCpu<c10::Half>(x); }
+#endif
+
 }  // namespace
 
 torch::Tensor roundTo(const torch::Tensor& x, Format f) {
@@ -55,7 +83,7 @@ torch::Tensor roundTo(const torch::Tensor& x, Format f) {
     if (f == Format::FP32 && x.scalar_type() != torch::kFloat64) return x;
     if (formatOf(x.scalar_type()) == f) return x;
     if (x.device().is_cpu() && x.scalar_type() == torch::kFloat32) {
-        return f == Format::FP16 ? roundFloatCpu<c10::Half>(x) : roundFloatCpu<c10::BFloat16>(x);
+        return f == Format::FP16 ? roundHalfCpu(x) : roundFloatCpu<c10::BFloat16>(x);
     }
     return x.to(scalarTypeOf(f)).to(x.scalar_type());
 }
