@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Halfscope needs to build, test and run; installs only what is
-# missing. Needs root (or sudo) when something is missing.
+# Installs the Debian 12 packages Halfscope needs to build and run (with --tests: also to test);
+# installs only what is missing. Needs root (or sudo) when something is missing.
 set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ pkg-config
   libtorch-dev libopenblas0-openmp      # LibTorch 1.13 (CPU); OpenBLAS: ~30x faster fp32 matmul
   libtcmalloc-minimal4                  # tensor memory reuse: 3-4x faster large fp32 elementwise ops
-  nlohmann-json3-dev libstb-dev libgtest-dev
+  nlohmann-json3-dev libstb-dev
   qt6-base-dev libqt6sql6-sqlite qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   linguist-qt6 libqcustomplot-dev
 )
+if [ "${1:-}" = "--tests" ]; then
+  PACKAGES+=(libgtest-dev chromium)  # chromium: the HTML report test renders it headless
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

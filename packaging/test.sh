@@ -2,7 +2,7 @@
 # README command 2: install what is missing, build everything, run every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packaging/install-deps.sh
+packaging/install-deps.sh --tests
 cmake -S . -B build-tests -G Ninja -DCMAKE_BUILD_TYPE=Release -DHALFSCOPE_BENCH=ON
 cmake --build build-tests -j"$(nproc)"
 export OMP_WAIT_POLICY=PASSIVE QT_QPA_PLATFORM=offscreen

@@ -1,28 +1,30 @@
 // halfscope: the studio.
+//   halfscope [--model DIR] [--data-dir DIR] [--generate] [--screenshot FILE.png]
+// --generate starts a run once the model is loaded; --screenshot saves the window after that run
+// (or after loading, without --generate) and quits: used for the README's pictures.
 #include <QApplication>
-#include <QMainWindow>
+#include <QCommandLineParser>
+#include <QLibraryInfo>
+#include <QScreen>
+#include <QSettings>
+#include <QTimer>
+#include <QTranslator>
 
-#include "environment_view.h"
-#include "runtime/devices.h"
+#include "main_window.h"
 #include "runtime/runtime.h"
-#include "torch_include.h"
+#include "settings_dialog.h"
+#include "studio.h"
 
 namespace {
 
-QVector<EnvironmentRow> environmentRows() {
-    const auto e = hs::environmentInfo();
-    QVector<EnvironmentRow> rows;
-    rows.push_back({QObject::tr("Halfscope"), QString::fromStdString(e.halfscopeVersion)});
-    rows.push_back({QObject::tr("LibTorch"), QString::fromStdString(e.torchVersion)});
-    rows.push_back({QObject::tr("Threads"), QString::number(e.threads)});
-    rows.push_back({QObject::tr("CPU"), QString::fromStdString(e.cpu.model)});
-    rows.push_back({QObject::tr("CPU bf16 (avx512_bf16 / amx)"),
-                    e.cpu.avx512bf16 || e.cpu.amxBf16 ? QObject::tr("yes") : QObject::tr("no")});
-    for (const auto& d : e.cuda)
-        rows.push_back({QObject::tr("CUDA %1").arg(d.index),
-                        QString::fromStdString(d.name + " — " + d.capabilityNote())});
-    if (e.cuda.empty()) rows.push_back({QObject::tr("CUDA"), QObject::tr("no CUDA device")});
-    return rows;
+void installTranslators(QApplication& app) {
+    const QString locale = SettingsDialog::effectiveLocale(SettingsDialog::storedLanguage(QSettings()));
+    if (locale.startsWith("en")) return;
+    auto* qt = new QTranslator(&app);
+    if (qt->load("qtbase_" + locale, QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        app.installTranslator(qt);
+    auto* own = new QTranslator(&app);
+    if (own->load("halfscope_" + locale, ":/i18n")) app.installTranslator(own);
 }
 
 }  // namespace
@@ -32,13 +34,46 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("Halfscope");
     QApplication::setOrganizationName("Halfscope");
+    QApplication::setApplicationVersion(HALFSCOPE_VERSION);
+    installTranslators(app);
     hs::configureRuntime();
-    QMainWindow window;
-    window.setWindowTitle(QObject::tr("Halfscope"));
-    auto* env = new EnvironmentView(&window);
-    env->setRows(environmentRows());
-    window.setCentralWidget(env);
-    window.resize(900, 600);
+
+    QCommandLineParser args;
+    args.setApplicationDescription(
+        QApplication::translate("main", "Finds out why a diffusion model gives a black image."));
+    args.addHelpOption();
+    args.addVersionOption();
+    QCommandLineOption model("model", QApplication::translate("main", "Pipeline folder to open."),
+                             "dir");
+    QCommandLineOption data("data-dir", QApplication::translate("main", "Run history folder."),
+                            "dir");
+    QCommandLineOption generate("generate",
+                                QApplication::translate("main", "Generate once the model is loaded."));
+    QCommandLineOption shot("screenshot",
+                            QApplication::translate("main", "Save the window to this PNG and quit."),
+                            "file");
+    args.addOptions({model, data, generate, shot});
+    args.process(app);
+
+    MainWindow window(args.value(data), args.value(model));
     window.show();
+    if (args.isSet(generate) || args.isSet(shot)) {
+        const bool run = args.isSet(generate);
+        const QString file = args.value(shot);
+        auto finish = [&window, file] {
+            if (file.isEmpty()) return;
+            QTimer::singleShot(300, &window, [&window, file] {
+                window.grab().save(file);
+                window.close();
+            });
+        };
+        QObject::connect(&window.studio(), &Studio::modelLoaded, &window, [&window, run, finish] {
+            if (!run) return finish();
+            window.studio().generate();
+        }, Qt::SingleShotConnection);
+        if (run)
+            QObject::connect(&window.studio().controller(), &RunController::idle, &window, finish,
+                             Qt::SingleShotConnection);
+    }
     return app.exec();
 }

@@ -16,6 +16,12 @@ RunController::RunController(QObject* parent) : QObject(parent) {
     connect(m_worker, &RunWorker::preview, this, &RunController::preview);
     connect(m_worker, &RunWorker::firstNonFinite, this, &RunController::firstNonFinite);
     connect(m_worker, &RunWorker::decodeFailed, this, &RunController::decodeFailed);
+    connect(m_worker, &RunWorker::searchTrial, this, &RunController::searchTrial);
+    connect(m_worker, &RunWorker::searchFinished, this,
+            [this](int id, const hs::PrecisionSearch& s) {
+                emit searchFinished(id, s);
+                onJobEnded(id);
+            });
     connect(m_worker, &RunWorker::jobFinished, this, [this](int id, const hs::RunRecord& r) {
         emit jobFinished(id, r);
         onJobEnded(id);
@@ -42,27 +48,36 @@ void RunController::loadModel(const QString& dir, const hs::PrecisionPlan& plan,
                               Q_ARG(hs::PrecisionPlan, plan), Q_ARG(QString, device));
 }
 
-int RunController::start(const hs::RunConfig& config) {
-    RunJob job;
+int RunController::enqueue(RunJob job) {
     job.id = m_nextId++;
-    job.config = config;
     m_queue.enqueue(job);
     if (!m_current) dispatchNext();
     return job.id;
+}
+
+int RunController::start(const hs::RunConfig& config) {
+    RunJob job;
+    job.config = config;
+    return enqueue(job);
+}
+
+int RunController::startSearch(const hs::RunConfig& config, const SearchSettings& settings) {
+    RunJob job;
+    job.kind = RunJob::Kind::Search;
+    job.config = config;
+    job.search = settings;
+    return enqueue(job);
 }
 
 QVector<int> RunController::startCompare(const QVector<hs::RunConfig>& configs) {
     QVector<int> ids;
     for (int i = 0; i < configs.size(); ++i) {
         RunJob job;
-        job.id = m_nextId++;
         job.compareIndex = i;
         job.config = configs[i];
         job.config.keepLatents = true;  // the divergence curve compares latents step by step
-        m_queue.enqueue(job);
-        ids.push_back(job.id);
+        ids.push_back(enqueue(job));
     }
-    if (!m_current) dispatchNext();
     return ids;
 }
 
@@ -71,9 +86,10 @@ void RunController::stop() {
     if (m_current) m_cancel = true;
 }
 
-void RunController::decodeStep(int jobId, const hs::StepRecord& step) {
+void RunController::decodeStep(int jobId, const hs::RunConfig& config,
+                               const hs::StepRecord& step) {
     QMetaObject::invokeMethod(m_worker, "decodeStep", Qt::QueuedConnection, Q_ARG(int, jobId),
-                              Q_ARG(hs::StepRecord, step));
+                              Q_ARG(hs::RunConfig, config), Q_ARG(hs::StepRecord, step));
 }
 
 void RunController::dispatchNext() {
@@ -85,7 +101,7 @@ void RunController::dispatchNext() {
     RunJob job = m_queue.dequeue();
     m_current = job.id;
     m_cancel = false;  // nothing runs now: the flag belongs to this job from here on
-    emit jobStarted(job.id, job.compareIndex, job.config);
+    emit jobStarted(job);
     QMetaObject::invokeMethod(m_worker, "runJob", Qt::QueuedConnection, Q_ARG(RunJob, job));
 }
 

@@ -24,10 +24,13 @@ public:
     int start(const hs::RunConfig& config);
     // Queues the runs of a comparison (same prompt and seed, different plans), one after another.
     QVector<int> startCompare(const QVector<hs::RunConfig>& configs);
+    // Queues a search for the cheapest plan that fixes `config.plan` (the failing plan).
+    int startSearch(const hs::RunConfig& config, const SearchSettings& settings);
     // Cancels the running job and drops the queued ones.
     void stop();
-    // Full decode of one step of a finished or running job (needs keepLatents).
-    void decodeStep(int jobId, const hs::StepRecord& step);
+    // Full decode of one step of a job that ran with `config` (needs keepLatents). Queued
+    // behind the running job.
+    void decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step);
 
     bool isBusy() const { return m_current != 0 || !m_queue.isEmpty(); }
     int currentJob() const { return m_current; }
@@ -35,7 +38,7 @@ public:
 signals:
     void loaded(const LoadedModel& model);
     void loadFailed(const QString& message);
-    void jobStarted(int jobId, int compareIndex, const hs::RunConfig& config);
+    void jobStarted(const RunJob& job);
     void stage(int jobId, const QString& stage);
     void stepDone(int jobId, const hs::StepRecord& step, const std::vector<hs::ProbeRecord>& probes);
     void preview(int jobId, const hs::PreviewImage& preview);
@@ -43,9 +46,12 @@ signals:
     void jobFinished(int jobId, const hs::RunRecord& record);
     void jobFailed(int jobId, const QString& message);
     void decodeFailed(int jobId, const QString& message);
+    void searchTrial(int jobId, const hs::BisectionTrial& trial);
+    void searchFinished(int jobId, const hs::PrecisionSearch& search);
     void idle();  // the queue is empty and nothing runs
 
 private:
+    int enqueue(RunJob job);
     void dispatchNext();
     void onJobEnded(int jobId);
 

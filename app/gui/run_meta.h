@@ -5,6 +5,7 @@
 #include <QString>
 #include <vector>
 
+#include "pipeline/precision_search.h"
 #include "pipeline/run_types.h"
 
 // What the worker loaded: shown by the model and precision panels.
@@ -17,12 +18,23 @@ struct LoadedModel {
     bool isDemo = false;
 };
 
-// One unit of work for the worker: a run, tagged so the controller can route its events
-// (a single run, or run `index` of a comparison).
+// Settings of a "find minimal fix" search (see pipeline/precision_search.h).
+struct SearchSettings {
+    hs::Format safeFormat = hs::Format::BF16;
+    double tolerance = 0.05;
+    int maxIterations = 24;
+    int trialSteps = 8;
+};
+
+// One unit of work for the worker, tagged so the controller can route its events: a run (a
+// single one, or run `compareIndex` of a comparison) or a precision search.
 struct RunJob {
+    enum class Kind { Run, Search };
+    Kind kind = Kind::Run;
     int id = 0;
     int compareIndex = -1;  // -1: a single run
-    hs::RunConfig config;
+    hs::RunConfig config;   // a search: config.plan is the failing plan
+    SearchSettings search;
 };
 
 Q_DECLARE_METATYPE(LoadedModel)
@@ -34,6 +46,8 @@ Q_DECLARE_METATYPE(hs::PreviewImage)
 Q_DECLARE_METATYPE(hs::FirstNonFinite)
 Q_DECLARE_METATYPE(hs::RunRecord)
 Q_DECLARE_METATYPE(hs::PrecisionPlan)
+Q_DECLARE_METATYPE(hs::BisectionTrial)
+Q_DECLARE_METATYPE(hs::PrecisionSearch)
 
 // Registers the types above for queued connections; call once before connecting.
 void registerRunMetaTypes();

@@ -86,6 +86,10 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
 }
 
 void RunWorker::runJob(const RunJob& job) {
+    if (job.kind == RunJob::Kind::Search) {
+        runSearch(job);
+        return;
+    }
     QString error;
     if (!ensureLoaded(job.config, error)) {
         emit jobFailed(job.id, error);
@@ -100,8 +104,30 @@ void RunWorker::runJob(const RunJob& job) {
     }
 }
 
-void RunWorker::decodeStep(int jobId, const hs::StepRecord& step) {
-    if (!m_pipeline) return;
+void RunWorker::runSearch(const RunJob& job) {
+    hs::PrecisionSearchOptions o;
+    o.safeFormat = job.search.safeFormat;
+    o.tolerance = job.search.tolerance;
+    o.maxIterations = job.search.maxIterations;
+    o.trialSteps = job.search.trialSteps;
+    o.cancel = m_cancel;
+    o.onStage = [&](const std::string& s) { emit stage(job.id, QString::fromStdString(s)); };
+    o.onTrial = [&](const hs::BisectionTrial& t) { emit searchTrial(job.id, t); };
+    try {
+        m_pipeline.reset();  // every trial loads its own plan; free the weights meanwhile
+        m_dir.clear();
+        emit searchFinished(job.id, hs::searchPrecision(job.config, o));
+    } catch (const std::exception& e) {
+        emit jobFailed(job.id, plainError(e));
+    }
+}
+
+void RunWorker::decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step) {
+    QString error;
+    if (!ensureLoaded(config, error)) {
+        emit decodeFailed(jobId, error);
+        return;
+    }
     try {
         emit preview(jobId, m_pipeline->decodePreview(step));
     } catch (const std::exception& e) {
@@ -119,4 +145,6 @@ void registerRunMetaTypes() {
     qRegisterMetaType<hs::FirstNonFinite>();
     qRegisterMetaType<hs::RunRecord>();
     qRegisterMetaType<hs::PrecisionPlan>();
+    qRegisterMetaType<hs::BisectionTrial>();
+    qRegisterMetaType<hs::PrecisionSearch>();
 }

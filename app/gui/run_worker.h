@@ -25,8 +25,8 @@ public slots:
     void load(const QString& dir, const hs::PrecisionPlan& plan, const QString& device);
     // Runs a job, reloading first when its model, plan or device differ from the loaded ones.
     void runJob(const RunJob& job);
-    // Full VAE decode of one step of the last run of job `jobId` (kept latents needed).
-    void decodeStep(int jobId, const hs::StepRecord& step);
+    // Full VAE decode of one step (kept latents needed) of job `jobId`, run with `config`.
+    void decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step);
 
 signals:
     void loaded(const LoadedModel& model);
@@ -38,9 +38,12 @@ signals:
     void jobFinished(int jobId, const hs::RunRecord& record);
     void jobFailed(int jobId, const QString& message);
     void decodeFailed(int jobId, const QString& message);
+    void searchTrial(int jobId, const hs::BisectionTrial& trial);
+    void searchFinished(int jobId, const hs::PrecisionSearch& search);
 
 private:
     bool ensureLoaded(const hs::RunConfig& cfg, QString& error);
+    void runSearch(const RunJob& job);
 
     const std::atomic<bool>* m_cancel;
     std::unique_ptr<hs::Pipeline> m_pipeline;

@@ -2,9 +2,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "demo/demo_config.h"
 #include "demo/massive_activations.h"
+#include "demo/residual_calibration.h"
 #include "io/safetensors.h"
 
 namespace hs::demo {
@@ -41,18 +43,24 @@ void exportDemoPipeline(const std::string& dir, const DemoExport& e) {
     fs::remove_all(staging);
     fs::create_directories(staging);
 
-    WeightMap transformer = e.transformer, vae = e.vae;
-    const auto scaledT = scaleFluxResidual(transformer, e.residualScaleTransformer);
-    const auto scaledV = scaleVaeDecoderResidual(vae, e.residualScaleVae);
-
     const int bos = int(e.vocab.tokens.size()) - 2, eos = bos + 1;
     for (const char* sub : {"text_encoder", "tokenizer", "transformer", "vae", "scheduler"})
         fs::create_directories(staging / sub);
+    writeTokenizerFolder((staging / "tokenizer").string(), e.vocab, kTextLength);
+
+    // Scales <= 0: chosen from the trained streams' peaks (residual_calibration.h).
+    const ResidualPeaks peaks = measureResidualPeaks(e, (staging / "tokenizer").string());
+    const double cT = e.residualScaleTransformer > 0 ? e.residualScaleTransformer
+                                                     : residualScaleFor(peaks.transformer);
+    const double cV = e.residualScaleVae > 0 ? e.residualScaleVae : residualScaleFor(peaks.vaeDecoder);
+    WeightMap transformer = e.transformer, vae = e.vae;
+    const auto scaledT = scaleFluxResidual(transformer, cT);
+    const auto scaledV = scaleVaeDecoderResidual(vae, cV);
+
     writeText(staging / "model_index.json", modelIndex().dump(2) + "\n");
     writeText(staging / "text_encoder" / "config.json",
               textEncoderConfig(int(e.vocab.tokens.size()), bos, eos, eos).dump(2) + "\n");
     writeBf16(staging / "text_encoder" / "model.safetensors", e.textEncoder);
-    writeTokenizerFolder((staging / "tokenizer").string(), e.vocab, kTextLength);
     writeText(staging / "transformer" / "config.json", transformerConfig().dump(2) + "\n");
     writeBf16(staging / "transformer" / "diffusion_pytorch_model.safetensors", transformer);
     auto vcfg = vaeConfig(e.scalingFactor, e.shiftFactor);
@@ -76,12 +84,25 @@ void exportDemoPipeline(const std::string& dir, const DemoExport& e) {
         "(LayerNorm / GroupNorm, scale-invariant) or is linear with its bias scaled too.\n"
         "fp32 and bf16 compute the same function (up to the norms' eps, relatively ~eps/var,\n"
         "far below bf16's resolution), while fp16 overflows.\n\n";
-    readme += "- transformer: c = " + std::to_string(e.residualScaleTransformer) + ", scaled " +
+    auto num = [](double v) {
+        std::ostringstream o;
+        o.precision(4);
+        o << v;
+        return o.str();
+    };
+    readme += "Largest |activation| of the residual streams, measured in fp32 on 16 held-out\n"
+              "captions at the first sampling step (transformer) and 16 held-out scenes (VAE\n"
+              "decoder): transformer " + num(peaks.transformer) + " before the scaling, " +
+              num(peaks.transformer * cT) + " after; VAE decoder " + num(peaks.vaeDecoder) +
+              " before, " + num(peaks.vaeDecoder * cV) + " after (fp16's largest value is\n"
+              "65504). c is the smallest power of two that takes the peak to at least 2^17, so\n"
+              "only exponents change and bf16 stores the scaled weights exactly.\n\n";
+    readme += "- transformer: c = " + num(cT) + ", scaled " +
               std::to_string(scaledT.size()) +
               " tensors: x_embedder, context_embedder, attn.to_out.0, attn.to_add_out,\n"
               "  ff.net.2, ff_context.net.2 (double-stream blocks), proj_out (single-stream "
               "blocks), weights and biases.\n";
-    readme += "- VAE decoder: c = " + std::to_string(e.residualScaleVae) + ", scaled " +
+    readme += "- VAE decoder: c = " + num(cV) + ", scaled " +
               std::to_string(scaledV.size()) +
               " tensors: decoder.conv_in, every resnet's conv2 and the mid-block attention's\n"
               "  to_out.0 (weights and biases), and the biases of every conv_shortcut and\n"

@@ -18,7 +18,8 @@ struct DemoExport {
     BpeVocabulary vocab;
     double scalingFactor = 1.0, shiftFactor = 0.0;
     std::vector<double> latentRgbFactors;  // [4][3] then bias [3]: preview RGB from latents
-    double residualScaleTransformer = 1.0, residualScaleVae = 1.0;
+    double residualScaleTransformer = 0, residualScaleVae = 0;  // <= 0: calibrated (see
+                                                                 // residual_calibration.h)
     std::string trainingSummary;  // Markdown lines for the README
 };
 

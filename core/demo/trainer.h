@@ -25,8 +25,8 @@ struct TrainOptions {
     double minutes = 0;          // wall-clock cap for this invocation (0: none)
     bool resume = false;
     double checkpointMinutes = 5;
-    double residualScaleTransformer = 4096;  // 2^12
-    double residualScaleVae = 32768;         // 2^15
+    double residualScaleTransformer = 0;  // 0: the power of two that takes the trained peak
+    double residualScaleVae = 0;          // past 2^17 (residual_calibration.h)
     std::function<void(const std::string&)> log;  // progress lines
     const std::atomic<bool>* cancel = nullptr;    // checked every step: save and return
 };

@@ -1,0 +1,76 @@
+// halfscope-cli bisect: the fewest blocks that must leave fp16 for a failing plan to work.
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_report.h"
+#include "cli/command.h"
+#include "cli/run_options.h"
+#include "pipeline/precision_search.h"
+#include "report/findings_json.h"
+
+namespace hs::cli {
+namespace {
+
+int runBisect(const Args& args) {
+    args.allowOnly(withRunOptions({"safe", "trial-steps", "max-iterations", "tolerance",
+                                   "report", "json"}));
+    if (!args.has("plan"))
+        throw UsageError("give the failing plan, e.g. --plan 'transformer=fp16'");
+    const RunConfig cfg = runConfigFrom(args);
+    PrecisionSearchOptions o;
+    const auto safe = parseFormat(args.get("safe").value_or("bf16"));
+    if (!safe || *safe == Format::FP16) throw UsageError("--safe must be bf16 or fp32");
+    o.safeFormat = *safe;
+    o.trialSteps = args.getInt("trial-steps", 0);
+    o.maxIterations = args.getInt("max-iterations", o.maxIterations);
+    o.tolerance = args.getDouble("tolerance", o.tolerance);
+    if (o.trialSteps < 0 || o.maxIterations < 1 || !(o.tolerance >= 0 && o.tolerance <= 1))
+        throw UsageError("--trial-steps must be >= 0, --max-iterations >= 1, --tolerance in [0, 1]");
+    o.onStage = [](const std::string& s) { std::fprintf(stderr, "%s...\n", s.c_str()); };
+    o.onTrial = [](const BisectionTrial& t) {
+        std::fprintf(stderr, "trial %2d %-10s %s: %s\n", t.iteration, t.phase.c_str(),
+                     t.passed ? "pass" : "fail", t.planText.c_str());
+    };
+    const PrecisionSearch s = searchPrecision(cfg, o);
+    if (auto path = args.get("report")) {
+        std::vector<ReportRun> runs;
+        if (!s.referenceRun.steps.empty())
+            runs.push_back(makeReportRun("reference " + s.referencePlan, s.referenceRun));
+        runs.push_back(makeReportRun("failing " + cfg.plan.toString(), s.failingRun));
+        Report report = makeReport(std::move(runs), reportEnvironment(cfg.device));
+        report.title = "Halfscope precision bisection: " + cfg.plan.toString();
+        report.bisection = s.result;
+        writeReportBeside(*path, std::move(report), cfg.device);
+    }
+    if (args.has("json")) {
+        std::cout << bisectionToJson(s.result).dump(2) << "\n";
+    } else {
+        std::cout << s.result.message << "\n";
+        if (s.result.found) std::cout << "plan: " << s.result.planText << "\n";
+        std::cout << s.result.trials.size() << " trials\n";
+    }
+    return s.result.found || !s.planFails ? kExitOk : kExitNonFinite;
+}
+
+const Registrar reg(
+    {"bisect", "find the fewest blocks that must leave fp16 for a failing plan to work",
+     "usage: halfscope-cli bisect --plan FAILING [--safe bf16|fp32] [--trial-steps N]\n"
+     "                            [--max-iterations N] [--tolerance T] [run options]\n"
+     "                            [--report FILE.html] [--json]\n\n"
+     "Runs the failing plan and a reference (its fp16 components in the safe format, bf16 by\n"
+     "default), then bisects over the blocks of the fp16 components as Polygraphy does (how\n"
+     "many blocks from the start, or from the end, must run in the safe format), and shrinks\n"
+     "the set greedily. A trial passes when it has no NaN/Inf, its image is not black or flat,\n"
+     "and its mean pixel difference to the reference is at most T (default 0.05). Every trial\n"
+     "goes to stderr; the resulting plan goes to stdout. --trial-steps runs the trials with\n"
+     "fewer sampling steps (default: --steps); --max-iterations bounds the trials (default 32).\n\n"
+     "exit status: 0 a fixing plan was found (or the plan does not fail), 1 none was found,\n"
+     "2 usage or input error\n\n"
+     HS_RUN_OPTIONS_HELP,
+     runBisect,
+     {"json"}});
+
+}  // namespace
+}  // namespace hs::cli

@@ -1,0 +1,51 @@
+#include "cli/run_options.h"
+
+#include "runtime/demo_location.h"
+
+namespace hs::cli {
+
+const std::vector<std::string>& runOptionNames() {
+    static const std::vector<std::string> n = {"prompt", "negative", "seed",  "steps",
+                                               "guidance", "width",  "height", "device",
+                                               "probe-level", "model", "shift", "plan"};
+    return n;
+}
+
+std::vector<std::string> withRunOptions(std::vector<std::string> extra) {
+    extra.insert(extra.end(), runOptionNames().begin(), runOptionNames().end());
+    extra.push_back("threads");
+    return extra;
+}
+
+RunConfig runConfigFrom(const Args& args) {
+    RunConfig cfg;
+    cfg.prompt = args.get("prompt").value_or("");
+    cfg.negativePrompt = args.get("negative").value_or("");
+    const std::string seed = args.get("seed").value_or("0");
+    try {
+        size_t used = 0;
+        cfg.seed = std::stoull(seed, &used);
+        if (used != seed.size() || seed.find('-') != std::string::npos) throw std::exception();
+    } catch (const std::exception&) {
+        throw UsageError("--seed must be a whole number from 0 to 18446744073709551615, got '" +
+                         seed + "'");
+    }
+    cfg.steps = args.getInt("steps", 20);
+    cfg.guidance = args.getDouble("guidance", 4.0);
+    cfg.width = args.getInt("width", 64);
+    cfg.height = args.getInt("height", 64);
+    cfg.device = args.get("device").value_or("cpu");
+    if (cfg.device != "cpu" && cfg.device.rfind("cuda", 0) != 0)
+        throw UsageError("--device must be cpu or cuda:N, got '" + cfg.device + "'");
+    if (args.has("shift")) cfg.shift = args.getDouble("shift", 1.0);
+    const auto level = parseProbeLevel(args.get("probe-level").value_or("layer"));
+    if (!level) throw UsageError("--probe-level must be off, module, layer or op");
+    cfg.probeLevel = *level;
+    if (auto p = args.get("plan")) cfg.plan = PrecisionPlan::parse(*p);
+    cfg.modelDir = args.get("model").value_or(findDemoModel());
+    if (cfg.modelDir.empty())
+        throw UsageError("the embedded demo model was not found; give --model DIR");
+    return cfg;
+}
+
+}  // namespace hs::cli

@@ -1,0 +1,28 @@
+#pragma once
+// Progress of a run on stderr, shared by generate, compare and bisect.
+#include <cstdio>
+#include <string>
+
+#include "pipeline/run_types.h"
+
+namespace hs::cli {
+
+struct StderrProgress : RunObserver {
+    std::string prefix;  // "[fp16] " in a comparison
+    int steps = 0;
+    void onStage(const std::string& s) override {
+        std::fprintf(stderr, "%s%s...\n", prefix.c_str(), s.c_str());
+    }
+    void onStep(const StepRecord& s, const std::vector<ProbeRecord>&) override {
+        std::fprintf(stderr, "%sstep %d/%d  sigma %.4f  latent |max| %.4g  NaN %lld  Inf %lld  %.0f ms\n",
+                     prefix.c_str(), s.step + 1, steps, s.sigma, s.latent.absMax,
+                     (long long)s.latent.nan, (long long)(s.latent.posInf + s.latent.negInf),
+                     s.seconds * 1000);
+    }
+    void onFirstNonFinite(const FirstNonFinite& f) override {
+        std::fprintf(stderr, "%sfirst non-finite value: %s at step %d\n", prefix.c_str(),
+                     f.at.name.c_str(), f.at.step + 1);
+    }
+};
+
+}  // namespace hs::cli

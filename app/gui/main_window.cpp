@@ -1,0 +1,243 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "compare_view.h"
+#include "ctl_device_choice.h"
+#include "fix_panel.h"
+#include "history_browser.h"
+#include "image_view.h"
+#include "layer_heatmap.h"
+#include "log_panel.h"
+#include "model_panel.h"
+#include "precision_panel.h"
+#include "preview_strip.h"
+#include "prompt_panel.h"
+#include "run_history.h"
+#include "runtime/demo_location.h"
+#include "runtime/devices.h"
+#include "settings_dialog.h"
+#include "step_plot.h"
+#include "studio.h"
+
+namespace {
+
+QDockWidget* dock(QMainWindow* w, const QString& title, const QString& name, QWidget* content,
+                  Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, w);
+    d->setObjectName(name);  // saveState() needs names
+    d->setWidget(content);
+    w->addDockWidget(area, d);
+    return d;
+}
+
+QVector<DeviceChoice> deviceChoices() {
+    QVector<DeviceChoice> d{DeviceChoice::cpu(QString::fromStdString(hs::cpuInfo().model))};
+    for (const auto& c : hs::cudaDevices())
+        d.push_back(DeviceChoice::cuda(c.index, QString::fromStdString(c.name), c.major, c.minor));
+    return d;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidget* parent)
+    : QMainWindow(parent), m_history(new RunHistory(historyDir)), m_views(new StudioViews) {
+    setWindowTitle(tr("Halfscope"));
+    StudioViews& v = *m_views;
+    v.prompt = new PromptPanel;
+    v.precision = new PrecisionPanel;
+    v.model = new ModelPanel;
+    v.plot = new StepPlot;
+    v.previews = new PreviewStrip;
+    v.layers = new LayerHeatmap;
+    v.image = new ImageView;
+    v.log = new LogPanel;
+    v.compare = new CompareView;
+    v.history = new HistoryBrowser(m_history.get());
+    v.fix = new FixPanel;
+    v.precision->setDevices(deviceChoices());
+    v.image->setTitle(tr("Final image"));
+
+    // Left: what to run. A scroll area keeps the panels usable on small screens.
+    auto* setup = new QWidget;
+    auto* setupLayout = new QVBoxLayout(setup);
+    setupLayout->addWidget(v.model);
+    setupLayout->addWidget(v.prompt);
+    setupLayout->addWidget(v.precision);
+    setupLayout->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(setup);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(360);
+    dock(this, tr("Setup"), "setup", scroll, Qt::LeftDockWidgetArea);
+
+    // Centre: the run (curves, previews, layers, image) and the comparison.
+    auto* bottom = new QSplitter(Qt::Horizontal);
+    bottom->addWidget(v.layers);
+    bottom->addWidget(v.image);
+    bottom->setStretchFactor(0, 3);
+    bottom->setStretchFactor(1, 2);
+    auto* run = new QSplitter(Qt::Vertical);
+    run->addWidget(v.plot);
+    run->addWidget(v.previews);
+    run->addWidget(bottom);
+    run->setStretchFactor(0, 3);
+    run->setStretchFactor(2, 3);
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(run, tr("Run"));
+    m_tabs->addTab(v.compare, tr("Compare"));
+    setCentralWidget(m_tabs);
+
+    auto* history = dock(this, tr("History"), "history", v.history, Qt::RightDockWidgetArea);
+    auto* fix = dock(this, tr("Find minimal fix"), "fix", v.fix, Qt::RightDockWidgetArea);
+    tabifyDockWidget(history, fix);
+    history->raise();
+    dock(this, tr("Log"), "log", v.log, Qt::BottomDockWidgetArea);
+
+    m_studio = new Studio(v, m_history.get(), this);
+    connect(m_studio, &Studio::showCompare, this, [this] { m_tabs->setCurrentIndex(1); });
+    connect(m_studio, &Studio::showRun, this, [this] { m_tabs->setCurrentIndex(0); });
+    connect(m_studio, &Studio::modelLoaded, this, &MainWindow::onModelLoaded);
+    connect(m_studio, &Studio::busyChanged, this, [this](bool busy) {
+        statusBar()->showMessage(busy ? tr("Running...") : tr("Ready"));
+    });
+    buildMenus();
+    statusBar()->showMessage(tr("Ready"));
+    restoreSettings(modelDir);
+}
+
+MainWindow::~MainWindow() = default;
+
+const StudioViews& MainWindow::views() const { return *m_views; }
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open model folder..."), QKeySequence::Open, this, &MainWindow::openFolder);
+    file->addAction(tr("Open the &demo model"), this, [this] {
+        const QString demo = QString::fromStdString(hs::findDemoModel());
+        if (demo.isEmpty())
+            QMessageBox::warning(this, tr("Halfscope"), tr("The embedded demo model is missing."));
+        else
+            m_studio->openModel(demo);
+    });
+    file->addAction(tr("&Export report..."), QKeySequence(tr("Ctrl+E")), this,
+                    &MainWindow::exportReport);
+    file->addSeparator();
+    file->addAction(tr("&Settings..."), this, &MainWindow::showSettings);
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(tr("&Generate"), QKeySequence(tr("Ctrl+Return")), m_studio, &Studio::generate);
+    run->addAction(tr("&Stop"), QKeySequence(tr("Esc")), m_studio, &Studio::stop);
+    run->addSeparator();
+    run->addAction(tr("Compare: &bf16 vs fp16"), m_studio, &Studio::compareBf16VsFp16);
+    run->addAction(tr("Compare: &one module at a time in fp16"), m_studio,
+                   &Studio::compareOneModuleAtATime);
+    run->addSeparator();
+    run->addAction(tr("Find &minimal fix"), this, [this] {
+        m_studio->findMinimalFix(m_views->fix->settings());
+        if (auto* d = findChild<QDockWidget*>("fix")) d->raise();
+    });
+    run->addAction(tr("&Apply the fixed plan"), this, [this] {
+        if (!m_views->fix->resultPlan().isEmpty()) m_studio->applyPlan(m_views->fix->resultPlan());
+    });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (auto* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+    QAction* log = view->addAction(tr("&Log scale for |max|"));
+    log->setCheckable(true);
+    connect(log, &QAction::toggled, m_views->plot, &StepPlot::setLogScale);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Halfscope"), this, [this] {
+        QMessageBox::about(this, tr("About Halfscope"),
+                           tr("<b>Halfscope %1</b><p>Finds out why a diffusion model gives a black "
+                              "image in half precision: which layer overflowed first, at which "
+                              "step, and which precision plan fixes it at the lowest cost.</p>")
+                               .arg(HALFSCOPE_VERSION));
+    });
+}
+
+void MainWindow::openFolder() {
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Open a diffusers pipeline folder (with model_index.json)"));
+    if (!dir.isEmpty()) m_studio->openModel(dir);
+}
+
+void MainWindow::exportReport() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), "halfscope-report.html",
+                                                      tr("HTML report (*.html)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!m_studio->exportReport(path, &error))
+        QMessageBox::warning(this, tr("Export report"), error);
+}
+
+void MainWindow::showSettings() {
+    QSettings settings;
+    SettingsDialog dialog(&settings, this);
+    dialog.exec();
+}
+
+void MainWindow::onModelLoaded(const LoadedModel& m) {
+    if (m_pendingPlan.isEmpty()) return;
+    m_studio->applyPlan(m_pendingPlan);  // the plan saved with this model, once
+    m_pendingPlan.clear();
+    (void)m;
+}
+
+void MainWindow::restoreSettings(const QString& modelDir) {
+    QSettings s;
+    restoreGeometry(s.value("window/geometry").toByteArray());
+    restoreState(s.value("window/state").toByteArray());
+    if (!s.contains("window/geometry")) resize(1500, 950);
+    hs::RunConfig cfg;
+    cfg.prompt = s.value("run/prompt", "a large red circle in the centre, blue background")
+                     .toString()
+                     .toStdString();
+    cfg.negativePrompt = s.value("run/negative").toString().toStdString();
+    cfg.seed = s.value("run/seed", 1).toULongLong();
+    cfg.steps = s.value("run/steps", 20).toInt();
+    cfg.guidance = s.value("run/guidance", 4.0).toDouble();
+    m_views->prompt->setFrom(cfg);
+    m_pendingPlan = s.value("run/plan").toString();
+    QString dir = modelDir;
+    if (dir.isEmpty()) dir = s.value("model/dir").toString();
+    if (dir.isEmpty() || !QFileInfo::exists(dir + "/model_index.json"))
+        dir = QString::fromStdString(hs::findDemoModel());
+    if (!dir.isEmpty()) m_studio->openModel(dir);
+}
+
+void MainWindow::saveSettings() const {
+    QSettings s;
+    s.setValue("window/geometry", saveGeometry());
+    s.setValue("window/state", saveState());
+    hs::RunConfig cfg;
+    m_views->prompt->applyTo(cfg);
+    s.setValue("run/prompt", QString::fromStdString(cfg.prompt));
+    s.setValue("run/negative", QString::fromStdString(cfg.negativePrompt));
+    s.setValue("run/seed", QVariant::fromValue<qulonglong>(cfg.seed));
+    s.setValue("run/steps", cfg.steps);
+    s.setValue("run/guidance", cfg.guidance);
+    s.setValue("run/plan", m_views->precision->planText());
+    if (m_studio->model()) s.setValue("model/dir", m_studio->model()->dir);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    m_studio->stop();  // the controller's destructor then joins the worker
+    event->accept();
+}

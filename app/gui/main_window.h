@@ -1,0 +1,44 @@
+#pragma once
+// The studio's window: lays out the panels and views in docks and tabs and builds the menus.
+// Behaviour lives in Studio; settings (last model, plan, prompt, layout) persist in QSettings.
+#include <QMainWindow>
+
+#include "run_meta.h"
+
+class QTabWidget;
+class RunHistory;
+class Studio;
+struct StudioViews;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // `historyDir` empty: the default data folder. `modelDir` empty: the last model, else the
+    // embedded demo model.
+    explicit MainWindow(const QString& historyDir = QString(), const QString& modelDir = QString(),
+                        QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Studio& studio() { return *m_studio; }
+    const StudioViews& views() const;
+    QTabWidget* centralTabs() const { return m_tabs; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void restoreSettings(const QString& modelDir);
+    void saveSettings() const;
+    void exportReport();
+    void openFolder();
+    void showSettings();
+    void onModelLoaded(const LoadedModel& m);
+
+    std::unique_ptr<RunHistory> m_history;
+    std::unique_ptr<StudioViews> m_views;
+    Studio* m_studio = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    bool m_restoringPlan = false;
+    QString m_pendingPlan;  // the saved plan, applied once its model has loaded
+};

@@ -1,0 +1,370 @@
+#include "studio.h"
+
+#include <QFileInfo>
+
+#include "compare_view.h"
+#include "diagnosis/latent_divergence.h"
+#include "history_browser.h"
+#include "image_view.h"
+#include "layer_heatmap.h"
+#include "log_panel.h"
+#include "model_panel.h"
+#include "precision_panel.h"
+#include "preview_strip.h"
+#include "prompt_panel.h"
+#include "run_history.h"
+#include "step_plot.h"
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// "transformer=fp16" for a plan, "stored dtypes" for the empty one.
+QString planLabel(const hs::PrecisionPlan& p) {
+    return p.empty() ? Studio::tr("stored dtypes") : qs(p.toString());
+}
+
+// The records a run made after its last step: the VAE decode (and nothing else).
+std::vector<hs::ProbeRecord> decodeProbes(const hs::RunRecord& r) {
+    std::vector<hs::ProbeRecord> out;
+    for (auto it = r.probes.rbegin(); it != r.probes.rend() && it->step < 0; ++it)
+        out.insert(out.begin(), *it);
+    return out;
+}
+
+}  // namespace
+
+Studio::Studio(const StudioViews& v, RunHistory* history, QObject* parent)
+    : QObject(parent), m_v(v), m_history(history), m_controller(new RunController(this)) {
+    connectController();
+    connect(m_v.prompt, &PromptPanel::generateRequested, this, &Studio::generate);
+    connect(m_v.prompt, &PromptPanel::stopRequested, this, &Studio::stop);
+    connect(m_v.model, &ModelPanel::openRequested, this, &Studio::openModel);
+    connect(m_v.previews, &PreviewStrip::stepClicked, this, [this](int s) { decodeStep(-1, s); });
+    connect(m_v.compare, &CompareView::previewClicked, this, &Studio::decodeStep);
+    connect(m_v.compare, &CompareView::differencePairChanged, this, &Studio::updateDivergence);
+    connect(m_v.history, &HistoryBrowser::openRun, this, &Studio::openHistoryRun);
+    connect(m_v.history, &HistoryBrowser::compareRequested, this, &Studio::compareHistoryRuns);
+    connect(m_v.fix, &FixPanel::findRequested, this, &Studio::findMinimalFix);
+    connect(m_v.fix, &FixPanel::applyRequested, this, &Studio::applyPlan);
+    if (m_history && !m_history->isOpen())
+        m_v.log->warning(tr("The run history is not available, runs will not be saved: %1")
+                             .arg(m_history->errorString()),
+                         "history");
+}
+
+Studio::~Studio() = default;
+
+void Studio::connectController() {
+    auto* c = m_controller;
+    connect(c, &RunController::loaded, this, &Studio::onLoaded);
+    connect(c, &RunController::loadFailed, this, [this](const QString& message) {
+        m_v.model->setError(message);
+        m_v.log->error(message, "load");
+    });
+    connect(c, &RunController::jobStarted, this, &Studio::onJobStarted);
+    connect(c, &RunController::stage, this, [this](int id, const QString& stage) {
+        if (id == m_viewJob) m_v.prompt->setStage(stage);
+    });
+    connect(c, &RunController::stepDone, this, &Studio::onStep);
+    connect(c, &RunController::preview, this, &Studio::onPreview);
+    connect(c, &RunController::firstNonFinite, this, [this](int id, const hs::FirstNonFinite& f) {
+        if (id == m_viewJob) m_v.layers->setFirstNonFinite(f);
+        m_v.log->error(tr("First non-finite value: %1 at step %2 (%3, %4)")
+                           .arg(qs(f.at.name))
+                           .arg(f.at.step + 1)
+                           .arg(qs(hs::formatName(f.at.format)),
+                                qs(hs::executionName(f.at.execution))),
+                       "nan");
+    });
+    connect(c, &RunController::jobFinished, this, &Studio::onFinished);
+    connect(c, &RunController::jobFailed, this, &Studio::onFailed);
+    connect(c, &RunController::decodeFailed, this, [this](int, const QString& message) {
+        m_v.log->warning(tr("Decode failed: %1").arg(message), "decode");
+    });
+    connect(c, &RunController::searchTrial, this, [this](int, const hs::BisectionTrial& t) {
+        m_v.fix->addTrial(t);
+        m_v.log->info(tr("Trial %1 (%2): %3 — %4")
+                          .arg(t.iteration)
+                          .arg(qs(t.phase), t.passed ? tr("pass") : tr("fail"), qs(t.planText)),
+                      "fix");
+    });
+    connect(c, &RunController::searchFinished, this, [this](int id, const hs::PrecisionSearch& s) {
+        m_jobs.remove(id);
+        m_lastSearch = s;
+        if (!s.planFails) {
+            m_v.fix->setMessage(qs(s.result.message));
+        } else {
+            m_v.fix->setResult(s.result);
+        }
+        m_v.log->info(qs(s.result.message), "fix");
+        emit busyChanged(isBusy());
+    });
+    connect(c, &RunController::idle, this, [this] {
+        m_v.prompt->setRunning(false);
+        emit busyChanged(false);
+    });
+}
+
+hs::RunConfig Studio::configFromPanels() const {
+    hs::RunConfig cfg;
+    m_v.prompt->applyTo(cfg);
+    m_v.precision->applyTo(cfg);
+    cfg.modelDir = m_model ? m_model->dir.toStdString() : std::string();
+    cfg.keepLatents = true;  // decode any step on click; the demo's latents are 4 KiB a step
+    return cfg;
+}
+
+void Studio::openModel(const QString& dir) {
+    m_v.model->setLoading(true, dir);
+    m_v.log->info(tr("Loading %1").arg(dir), "load");
+    m_controller->loadModel(dir, m_v.precision->plan(), m_v.precision->deviceId());
+}
+
+void Studio::onLoaded(const LoadedModel& m) {
+    m_model = m;
+    ModelSummary s;
+    s.folder = m.dir;
+    s.name = m.isDemo ? tr("Halfscope demo model") : QFileInfo(m.dir).fileName();
+    s.components = m.components;
+    m_v.model->setModel(s);
+    m_v.precision->setComponents(m.components);
+    m_v.prompt->setSizeConstraints(m.sizeMultiple, m.sizeMultiple, 2048);
+    QStringList parts;
+    for (const auto& c : m.components)
+        parts << QString("%1 %2 (%3)").arg(qs(c.name), qs(c.className), qs(c.storedDtype));
+    m_v.log->info(tr("Loaded %1: %2").arg(m.dir, parts.join(", ")), "load");
+    emit modelLoaded(m);
+}
+
+void Studio::generate() {
+    if (!m_model) {
+        m_v.log->error(tr("Open a model first"), "run");
+        return;
+    }
+    if (!m_v.precision->planError().isEmpty()) {
+        m_v.log->error(tr("The precision plan does not parse: %1").arg(m_v.precision->planError()),
+                       "run");
+        return;
+    }
+    const hs::RunConfig cfg = configFromPanels();
+    m_v.plot->clear();
+    m_v.plot->setRunLabels({planLabel(cfg.plan)});
+    m_v.plot->setStepCount(cfg.steps);
+    m_v.previews->clear();
+    m_v.previews->setStepCount(cfg.steps);
+    m_v.layers->clear();
+    m_v.layers->setStepCount(cfg.steps);
+    m_v.image->clear();
+    m_v.prompt->setRunning(true);
+    m_lastWasCompare = false;
+    m_viewJob = m_controller->start(cfg);
+    emit showRun();
+    emit busyChanged(true);
+}
+
+void Studio::stop() {
+    if (!isBusy()) return;
+    m_controller->stop();
+    m_v.log->warning(tr("Stopping after the current step"), "run");
+}
+
+void Studio::onJobStarted(const RunJob& started) {
+    Job job;
+    job.compareIndex = started.compareIndex;
+    job.config = started.config;
+    job.search = started.kind == RunJob::Kind::Search;
+    if (!job.search && m_history && m_history->isOpen()) {
+        hs::PrecisionPlan effective;  // stored dtypes, then the user's rules (as the engine does)
+        std::vector<hs::ComponentInfo> components;
+        if (m_model) components = m_model->components;
+        for (const auto& c : components)
+            if (auto f = hs::parseFormat(c.storedDtype)) effective.add(c.name, *f);
+        for (const auto& r : job.config.plan.rules()) effective.add(r.pattern, r.format);
+        job.historyId = m_history->beginRun(job.config, effective.toString(), components);
+        if (job.historyId < 0) m_v.log->warning(m_history->errorString(), "history");
+    }
+    m_jobs[started.id] = job;
+    if (!job.search)
+        m_v.log->info(tr("Run %1 started: %2, seed %3, %4 steps")
+                          .arg(started.id)
+                          .arg(planLabel(job.config.plan))
+                          .arg(job.config.seed)
+                          .arg(job.config.steps),
+                      "run");
+}
+
+void Studio::onStep(int id, const hs::StepRecord& s, const std::vector<hs::ProbeRecord>& probes) {
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return;
+    Job& job = *it;
+    if (job.compareIndex >= 0) {
+        m_v.compare->addStep(job.compareIndex, s);
+    } else if (id == m_viewJob) {
+        m_v.plot->addStep(0, s);
+        m_v.layers->addProbes(probes);
+        m_v.prompt->setProgress(s.step + 1, job.config.steps, s.seconds);
+    }
+    if (job.historyId >= 0 && !m_history->addStep(job.historyId, s, probes))
+        m_v.log->warning(m_history->errorString(), "history");
+    if (!s.latent.allFinite() && (job.steps.isEmpty() || job.steps.back().latent.allFinite()))
+        m_v.log->error(tr("Step %1: the latents hold %2 NaN and %3 Inf values")
+                           .arg(s.step + 1)
+                           .arg(s.latent.nan)
+                           .arg(s.latent.posInf + s.latent.negInf),
+                       "step");
+    job.steps.push_back(s);
+}
+
+void Studio::onPreview(int id, const hs::PreviewImage& p) {
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end() || p.step < 0) return;  // the final image comes with the record
+    if (it->compareIndex >= 0)
+        m_v.compare->addPreview(it->compareIndex, p);
+    else if (id == m_viewJob)
+        m_v.previews->addPreview(p);
+    if (it->historyId >= 0 && !m_history->addPreview(it->historyId, p))
+        m_v.log->warning(m_history->errorString(), "history");
+}
+
+void Studio::onFinished(int id, const hs::RunRecord& r) {
+    const Job job = m_jobs.value(id);
+    if (job.historyId >= 0 && !m_history->finishRun(job.historyId, r))
+        m_v.log->warning(m_history->errorString(), "history");
+    if (job.historyId >= 0) m_v.history->refresh();
+    if (job.compareIndex >= 0) {
+        if (job.compareIndex < m_compareRuns.size()) m_compareRuns[job.compareIndex] = r;
+        m_v.compare->setFinal(job.compareIndex, r);
+        updateDivergence();
+    } else if (id == m_viewJob) {
+        m_v.layers->addProbes(decodeProbes(r));
+        m_v.image->setRun(r);
+        m_lastRun = r;
+    }
+    if (r.cancelled)
+        m_v.log->warning(tr("Run %1 stopped after %2 steps").arg(id).arg(r.steps.size()), "run");
+    else
+        m_v.log->info(tr("Run %1 finished in %2 s: %3 (%4)")
+                          .arg(id)
+                          .arg(r.seconds, 0, 'f', 2)
+                          .arg(qs(r.verdict), qs(r.verdictExplanation)),
+                      r.verdict == "ok" ? "run" : "nan");
+    // Keep the steps (their latents) for decode on click until the job leaves the views.
+    if (job.compareIndex < 0 && id != m_viewJob) m_jobs.remove(id);
+}
+
+void Studio::onFailed(int id, const QString& message) {
+    const Job job = m_jobs.take(id);
+    m_v.log->error(message, "run");
+    if (job.search) {
+        m_v.fix->setMessage(message);
+        return;
+    }
+    if (job.historyId >= 0) {
+        hs::RunRecord r;
+        r.config = job.config;
+        r.steps = std::vector<hs::StepRecord>(job.steps.begin(), job.steps.end());
+        r.error = message.toStdString();
+        m_history->finishRun(job.historyId, r);
+        m_v.history->refresh();
+    }
+    if (id == m_viewJob) m_v.image->setPlaceholder(message);
+}
+
+void Studio::compare(const QVector<hs::PrecisionPlan>& plans, const QStringList& labels) {
+    if (!m_model || plans.size() < 2 || plans.size() > 4) return;
+    const hs::RunConfig base = configFromPanels();
+    QVector<hs::RunConfig> configs;
+    QStringList planTexts;
+    for (const auto& p : plans) {
+        hs::RunConfig c = base;
+        c.plan = p;
+        configs.push_back(c);
+        planTexts << planLabel(p);
+    }
+    m_v.compare->setRuns(labels, planTexts);
+    m_v.compare->setStepCount(base.steps);
+    m_compareRuns = QVector<hs::RunRecord>(plans.size());
+    m_lastWasCompare = true;
+    m_compareJobs = m_controller->startCompare(configs);
+    m_v.prompt->setRunning(true);
+    m_v.log->info(tr("Comparing %1").arg(planTexts.join(tr(" vs "))), "run");
+    emit showCompare();
+    emit busyChanged(true);
+}
+
+void Studio::compareBf16VsFp16() {
+    if (!m_model) return;
+    hs::PrecisionPlan bf16, fp16;
+    for (const auto& c : m_model->components) {
+        bf16.add(c.name, hs::Format::BF16);
+        fp16.add(c.name, hs::Format::FP16);
+    }
+    compare({bf16, fp16}, {tr("bf16"), tr("fp16")});
+}
+
+void Studio::compareOneModuleAtATime() {
+    if (!m_model) return;
+    QVector<hs::PrecisionPlan> plans{hs::PrecisionPlan()};
+    QStringList labels{tr("stored dtypes")};
+    for (const auto& c : m_model->components) {
+        if (plans.size() == 4) break;
+        hs::PrecisionPlan p;
+        p.add(c.name, hs::Format::FP16);
+        plans.push_back(p);
+        labels << tr("%1 in fp16").arg(qs(c.name));
+    }
+    compare(plans, labels);
+}
+
+void Studio::decodeStep(int compareIndex, int step) {
+    const int id = compareIndex >= 0 ? (compareIndex < m_compareJobs.size()
+                                            ? m_compareJobs[compareIndex]
+                                            : 0)
+                                     : m_viewJob;
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return;
+    for (const auto& s : it->steps)
+        if (s.step == step) {
+            m_controller->decodeStep(id, it->config, s);
+            m_v.log->info(tr("Decoding step %1 with the VAE").arg(step + 1), "decode");
+            return;
+        }
+}
+
+void Studio::updateDivergence() {
+    const auto [a, b] = m_v.compare->differencePair();
+    if (a < 0 || b < 0 || a >= m_compareRuns.size() || b >= m_compareRuns.size()) return;
+    QVector<double> d;
+    for (const auto& s : hs::latentDivergence(m_compareRuns[a], m_compareRuns[b]))
+        d.push_back(s.available ? s.relativeL2 : std::numeric_limits<double>::quiet_NaN());
+    m_v.compare->setDivergence(d, tr("relative L2 distance of the latents, run %1 vs run %2")
+                                      .arg(a + 1)
+                                      .arg(b + 1));
+}
+
+void Studio::findMinimalFix(const FixSettings& s) {
+    if (!m_model) {
+        m_v.fix->setMessage(tr("Open a model first"));
+        return;
+    }
+    const hs::RunConfig cfg = configFromPanels();
+    SearchSettings settings;
+    settings.safeFormat = s.safeFormat;
+    settings.tolerance = s.tolerance;
+    settings.maxIterations = s.maxIterations;
+    settings.trialSteps = s.trialSteps;
+    m_v.fix->setRunning(true);
+    m_controller->startSearch(cfg, settings);
+    m_v.log->info(tr("Searching for the cheapest fix of %1").arg(planLabel(cfg.plan)), "fix");
+    emit busyChanged(true);
+}
+
+void Studio::applyPlan(const QString& planText) {
+    try {
+        m_v.precision->setPlan(hs::PrecisionPlan::parse(planText.toStdString()));
+        m_v.log->info(tr("Applied plan %1").arg(planText), "fix");
+    } catch (const std::exception& e) {
+        m_v.log->error(qs(e.what()), "fix");
+    }
+}

@@ -1,0 +1,106 @@
+#pragma once
+// The studio's behaviour behind the main window: turns the panels into runs on the controller,
+// routes each run's events into the views and the run history, and builds comparisons,
+// precision searches and reports. MainWindow only lays the views out.
+#include <QObject>
+#include <QPointer>
+#include <QVector>
+#include <optional>
+
+#include "fix_panel.h"
+#include "run_controller.h"
+
+class CompareView;
+class FixPanel;
+class HistoryBrowser;
+class ImageView;
+class LayerHeatmap;
+class LogPanel;
+class ModelPanel;
+class PrecisionPanel;
+class PreviewStrip;
+class PromptPanel;
+class RunHistory;
+class StepPlot;
+
+struct StudioViews {
+    PromptPanel* prompt = nullptr;
+    PrecisionPanel* precision = nullptr;
+    ModelPanel* model = nullptr;
+    StepPlot* plot = nullptr;
+    PreviewStrip* previews = nullptr;
+    LayerHeatmap* layers = nullptr;
+    ImageView* image = nullptr;
+    LogPanel* log = nullptr;
+    CompareView* compare = nullptr;
+    HistoryBrowser* history = nullptr;
+    FixPanel* fix = nullptr;
+};
+
+class Studio : public QObject {
+    Q_OBJECT
+public:
+    // `history` may be closed (an unwritable data folder): runs still work, unsaved.
+    Studio(const StudioViews& views, RunHistory* history, QObject* parent = nullptr);
+    ~Studio() override;
+
+    RunController& controller() { return *m_controller; }
+    const std::optional<LoadedModel>& model() const { return m_model; }
+    bool isBusy() const { return m_controller->isBusy(); }
+
+    void openModel(const QString& dir);
+    void generate();
+    void stop();
+    // Same prompt and seed under each plan (2-4), one after another.
+    void compare(const QVector<hs::PrecisionPlan>& plans, const QStringList& labels);
+    void compareBf16VsFp16();         // every component bf16 vs every component fp16
+    void compareOneModuleAtATime();   // stored dtypes vs each component alone in fp16
+    void findMinimalFix(const FixSettings& settings);
+    void applyPlan(const QString& planText);
+    // The last run, or the last comparison with its search, as HTML + JSON + CSV.
+    bool exportReport(const QString& htmlPath, QString* error);
+    void openHistoryRun(qint64 id);
+    void compareHistoryRuns(const QVector<qint64>& ids);
+
+    // What the views show: the last single run and the runs of the last comparison.
+    const std::optional<hs::RunRecord>& lastRun() const { return m_lastRun; }
+    const QVector<hs::RunRecord>& compareRuns() const { return m_compareRuns; }
+
+signals:
+    void busyChanged(bool busy);
+    void modelLoaded(const LoadedModel& model);
+    void showCompare();  // the main window brings the comparison to the front
+    void showRun();
+
+private:
+    struct Job {
+        int compareIndex = -1;
+        bool search = false;
+        qint64 historyId = -1;
+        hs::RunConfig config;
+        QVector<hs::StepRecord> steps;  // kept for decode on click
+    };
+    hs::RunConfig configFromPanels() const;
+    void connectController();
+    void onJobStarted(const RunJob& job);
+    void onStep(int id, const hs::StepRecord& s, const std::vector<hs::ProbeRecord>& probes);
+    void onPreview(int id, const hs::PreviewImage& p);
+    void onFinished(int id, const hs::RunRecord& r);
+    void onFailed(int id, const QString& message);
+    void onLoaded(const LoadedModel& m);
+    void showRecord(const hs::RunRecord& r);
+    void updateDivergence();
+    void decodeStep(int compareIndex, int step);
+
+    StudioViews m_v;
+    RunHistory* m_history;
+    RunController* m_controller;
+    std::optional<LoadedModel> m_model;
+    QMap<int, Job> m_jobs;
+    int m_viewJob = 0;  // job whose steps the single-run views show
+    std::optional<hs::RunRecord> m_lastRun;
+    QVector<hs::RunRecord> m_compareRuns;
+    QVector<int> m_compareJobs;
+    std::optional<hs::PrecisionSearch> m_lastSearch;
+    bool m_lastWasCompare = false;  // what Export report writes: the comparison or the last run
+};

@@ -1,0 +1,139 @@
+// Studio: runs from the history back into the views, and reports of what the views show.
+#include <QDir>
+#include <QFileInfo>
+
+#include "compare_view.h"
+#include "history_browser.h"
+#include "image_view.h"
+#include "layer_heatmap.h"
+#include "log_panel.h"
+#include "preview_strip.h"
+#include "report/report_bundle.h"
+#include "run_history.h"
+#include "runtime/report_environment.h"
+#include "step_plot.h"
+#include "studio.h"
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString runLabel(const RunSummary& s) {
+    if (!s.name.isEmpty()) return s.name;
+    return s.plan.isEmpty() ? Studio::tr("Run %1 (stored dtypes)").arg(s.id)
+                            : Studio::tr("Run %1 (%2)").arg(s.id).arg(s.plan);
+}
+
+}  // namespace
+
+void Studio::showRecord(const hs::RunRecord& r) {
+    m_v.plot->clear();
+    m_v.plot->setRunLabels({r.config.plan.empty() ? tr("stored dtypes") : qs(r.config.plan.toString())});
+    m_v.plot->setStepCount(r.config.steps);
+    for (const auto& s : r.steps) m_v.plot->addStep(0, s);
+    m_v.previews->clear();
+    m_v.previews->setStepCount(r.config.steps);
+    for (const auto& p : r.previews) m_v.previews->addPreview(p);
+    m_v.layers->clear();
+    m_v.layers->setStepCount(r.config.steps);
+    m_v.layers->addProbes(r.probes);
+    if (r.firstNonFinite) m_v.layers->setFirstNonFinite(*r.firstNonFinite);
+    m_v.image->setRun(r);
+    m_lastRun = r;
+    m_lastWasCompare = false;
+    m_viewJob = 0;  // no live job behind the views now
+}
+
+void Studio::openHistoryRun(qint64 id) {
+    if (!m_history) return;
+    const auto r = m_history->load(id);
+    if (!r) {
+        m_v.log->error(tr("Could not open run %1: %2").arg(id).arg(m_history->errorString()),
+                       "history");
+        return;
+    }
+    if (!m_history->errorString().isEmpty()) m_v.log->warning(m_history->errorString(), "history");
+    showRecord(*r);
+    m_v.log->info(tr("Opened run %1 from the history").arg(id), "history");
+    emit showRun();
+}
+
+void Studio::compareHistoryRuns(const QVector<qint64>& ids) {
+    if (!m_history || ids.size() < 2 || ids.size() > 4) return;
+    QVector<hs::RunRecord> runs;
+    QStringList labels, plans;
+    for (qint64 id : ids) {
+        const auto r = m_history->load(id);
+        const auto s = m_history->summary(id);
+        if (!r || !s) {
+            m_v.log->error(tr("Could not open run %1: %2").arg(id).arg(m_history->errorString()),
+                           "history");
+            return;
+        }
+        runs.push_back(*r);
+        labels << runLabel(*s);
+        plans << (s->plan.isEmpty() ? tr("stored dtypes") : s->plan);
+    }
+    m_v.compare->setRuns(labels, plans);
+    int steps = 0;
+    for (const auto& r : runs) steps = std::max(steps, r.config.steps);
+    m_v.compare->setStepCount(steps);
+    for (int i = 0; i < runs.size(); ++i) {
+        for (const auto& s : runs[i].steps) m_v.compare->addStep(i, s);
+        for (const auto& p : runs[i].previews) m_v.compare->addPreview(i, p);
+        m_v.compare->setFinal(i, runs[i]);
+    }
+    m_compareRuns = runs;
+    m_compareJobs.clear();
+    m_lastWasCompare = true;
+    updateDivergence();
+    emit showCompare();
+}
+
+bool Studio::exportReport(const QString& htmlPath, QString* error) {
+    std::vector<hs::ReportRun> runs;
+    bool comparison = false;
+    if (!m_compareRuns.isEmpty() && m_lastWasCompare) {
+        comparison = true;
+        for (int i = 0; i < m_compareRuns.size(); ++i)
+            if (!m_compareRuns[i].steps.empty())
+                runs.push_back(hs::makeReportRun(m_compareRuns[i].config.plan.empty()
+                                                     ? "stored dtypes"
+                                                     : m_compareRuns[i].config.plan.toString(),
+                                                 m_compareRuns[i]));
+    } else if (m_lastRun) {
+        runs.push_back(hs::makeReportRun(
+            m_lastRun->config.plan.empty() ? "stored dtypes" : m_lastRun->config.plan.toString(),
+            *m_lastRun));
+    }
+    if (runs.empty() && m_lastSearch) {
+        if (!m_lastSearch->referenceRun.steps.empty())
+            runs.push_back(hs::makeReportRun("reference " + m_lastSearch->referencePlan,
+                                             m_lastSearch->referenceRun));
+        runs.push_back(hs::makeReportRun("failing", m_lastSearch->failingRun));
+    }
+    if (runs.empty()) {
+        if (error) *error = tr("Nothing to report yet: generate an image first.");
+        return false;
+    }
+    const std::string device = runs.front().record.config.device;
+    hs::Report report = hs::makeReport(std::move(runs), hs::reportEnvironment(device));
+    const std::string prompt = report.runs.front().record.config.prompt;
+    report.title = std::string(comparison ? "Halfscope comparison: " : "Halfscope run: ") +
+                   (prompt.empty() ? "(empty prompt)" : prompt);
+    if (m_lastSearch && m_lastSearch->planFails) report.bisection = m_lastSearch->result;
+    QString base = htmlPath;
+    if (base.endsWith(".html", Qt::CaseInsensitive)) base.chop(5);
+    try {
+        hs::addAdvice(report, hs::deviceInfoFor(device));
+        const hs::ReportFiles f = hs::writeReportFiles(base.toStdString(), report);
+        m_v.log->info(tr("Report written: %1 (with %2 and the CSV files)")
+                          .arg(qs(f.html), QFileInfo(qs(f.json)).fileName()),
+                      "report");
+    } catch (const std::exception& e) {
+        if (error) *error = qs(e.what());
+        m_v.log->error(qs(e.what()), "report");
+        return false;
+    }
+    return true;
+}

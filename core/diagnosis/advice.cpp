@@ -1,0 +1,329 @@
+#include "diagnosis/advice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "diagnosis/blocks.h"
+
+namespace hs {
+
+namespace {
+
+std::string fmtNumber(double v, int precision = 3) {
+    std::ostringstream s;
+    s.precision(precision);
+    s << v;
+    return s.str();
+}
+
+std::string componentWords(const std::string& c) {
+    if (c == "vae") return "VAE";
+    if (c.rfind("text_encoder", 0) == 0) {
+        std::string t = c;
+        std::replace(t.begin(), t.end(), '_', ' ');
+        return t;
+    }
+    return c;
+}
+
+// "transformer_blocks 0-3" -> "transformer blocks 0-3"; the component is named in front unless
+// the description already starts with it.
+std::string blockWords(const std::vector<std::string>& blocks) {
+    std::string d = describeBlocks(blocks);
+    std::replace(d.begin(), d.end(), '_', ' ');
+    std::replace(d.begin(), d.end(), '.', ' ');
+    // One number in a group: "transformer blocks 2" -> "transformer block 2".
+    std::string out;
+    size_t start = 0;
+    while (start <= d.size()) {
+        size_t end = d.find(", ", start);
+        if (end == std::string::npos) end = d.size();
+        std::string g = d.substr(start, end - start);
+        const size_t sp = g.rfind(' ');
+        if (sp != std::string::npos && sp > 0 && g[sp - 1] == 's' &&
+            g.find_first_not_of("0123456789", sp + 1) == std::string::npos && sp + 1 < g.size())
+            g.erase(sp - 1, 1);
+        out += (out.empty() ? "" : ", ") + g;
+        start = end + 2;
+    }
+    d = out;
+    if (blocks.empty()) return d;
+    const std::string comp = componentOf(blocks.front());
+    bool one = std::all_of(blocks.begin(), blocks.end(),
+                           [&](const std::string& b) { return componentOf(b) == comp; });
+    const std::string words = componentWords(comp);
+    if (one && d.find(words) == std::string::npos) d = words + " " + d;
+    return d;
+}
+
+class Advisor {
+public:
+    explicit Advisor(const AdviceInput& in) : m_in(in) {
+        for (const auto& c : in.components) m_total += double(std::max<int64_t>(c.parameters, 0));
+    }
+
+    const ComponentInfo* component(const std::string& name) const {
+        for (const auto& c : m_in.components)
+            if (c.name == name) return &c;
+        return nullptr;
+    }
+    double params(const std::string& name) const {
+        const auto* c = component(name);
+        return c ? double(std::max<int64_t>(c->parameters, 0)) : 0.0;
+    }
+    // Share of the model's parameters in `name` (equal shares when counts are missing).
+    double share(const std::string& name) const {
+        const double p = params(name);
+        if (m_total > 0 && p > 0) return p / m_total;
+        return 1.0 / double(std::max<size_t>(1, m_in.components.size()));
+    }
+    double formatCost(Format f) const {
+        const DeviceInfo& d = m_in.device;
+        if (f == Format::BF16) return d.bf16Native() ? 0.0 : 3.0;
+        if (f == Format::FP32) return d.fp16Fast() ? 2.0 : 0.5;
+        return 0.0;
+    }
+    std::string speedWords(Format f) const {
+        const DeviceInfo& d = m_in.device;
+        if (f == Format::BF16) {
+            if (!d.isCuda()) return "bf16 runs natively on this CPU (oneDNN)";
+            if (d.bf16Native()) return "bf16 is native on " + d.shortName();
+            return "on " + d.shortName() + " bf16 is emulated and slow";
+        }
+        if (!d.isCuda()) return "as fast as fp16 on this CPU (fp16 is emulated in fp32 here)";
+        if (d.fp16Fast()) return "slower than fp16 on " + d.shortName() + " (no fp16 tensor cores)";
+        return "about as fast as fp16 on " + d.shortName() + " (it has no fast fp16)";
+    }
+
+    Fix componentFix(const std::string& comp, Format f) const {
+        Fix x;
+        x.kind = f == Format::BF16 ? "component_bf16" : "component_fp32";
+        x.component = comp;
+        x.format = f;
+        x.action = "run the " + componentWords(comp) + " in " + formatName(f);
+        std::ostringstream cost;
+        if (f == Format::FP32) {
+            x.extraWeightMB = params(comp) * 2.0 / 1e6;
+            cost << "its weights: " << fmtNumber(x.extraWeightMB) << " MB more than fp16";
+        } else {
+            cost << "no extra weight memory";
+        }
+        cost << "; " << speedWords(f);
+        if (f == Format::BF16) cost << "; bf16 keeps fp32's range with 8 bits of precision";
+        x.cost = cost.str();
+        PrecisionPlan p = m_in.failingPlan;
+        p.add(comp, f);  // last rule wins: overrides every finer rule for the component
+        x.planText = p.toString();
+        x.score = share(comp) * (formatCost(f) + 0.1) + 0.05;
+        return x;
+    }
+
+    // `blocks`: the blocks to keep out of fp16; `totals`: blocks per component.
+    Fix blockFix(const std::vector<std::string>& blocks, const std::map<std::string, int>& totals,
+                 Format f, bool verified, const std::string& planText) const {
+        Fix x;
+        x.kind = verified ? "blocks" : "predicted_blocks";
+        x.format = f;
+        x.verified = verified;
+        x.component = blocks.empty() ? "" : componentOf(blocks.front());
+        std::map<std::string, int> kept;
+        for (const auto& b : blocks) ++kept[componentOf(b)];
+        double s = 0, mb = 0;
+        int total = 0;
+        for (const auto& kv : kept) {
+            const auto t = totals.find(kv.first);
+            const int n = t == totals.end() ? kv.second : std::max(t->second, kv.second);
+            total += n;
+            s += share(kv.first) * kv.second / double(n);
+            mb += params(kv.first) * kv.second / double(n) * 2.0 / 1e6;
+        }
+        x.blocksKept = int(blocks.size());
+        x.blocksTotal = total;
+        x.action = "keep " + blockWords(blocks) + " in " + formatName(f);
+        std::ostringstream cost;
+        cost << blocks.size() << " of " << total << " blocks";
+        if (!verified) cost << " (predicted from the overflow headroom; not yet verified)";
+        if (f == Format::FP32) {
+            x.extraWeightMB = mb;
+            cost << "; about " << fmtNumber(mb) << " MB more weights than fp16 (if the blocks are "
+                 << "of equal size)";
+        } else {
+            cost << "; no extra weight memory";
+        }
+        cost << "; " << speedWords(f);
+        x.cost = cost.str();
+        x.planText = planText;
+        x.score = s * (formatCost(f) + 0.1) + (verified ? 0.0 : 0.05);
+        return x;
+    }
+
+    Advice run() const {
+        Advice a;
+        const auto& ff = m_in.firstFailure;
+        const auto& hr = m_in.headroom;
+        std::set<std::string> problemComponents;
+        if (ff) {
+            if (ff->format != Format::FP16) return notFp16(*ff);
+            a.fp16IsTheProblem = true;
+            problemComponents.insert(ff->component);
+            std::ostringstream h;
+            h << "the first " << nonFiniteKindName(ff->kind) << " appeared at " << ff->point;
+            if (ff->step >= 0) h << " (step " << ff->step << ")";
+            h << ", running in fp16 (" << executionName(ff->execution)
+              << "): a value passed fp16's largest finite value, 65504";
+            a.headline = h.str();
+            if (ff->inputPoint && std::isfinite(ff->inputAbsMax))
+                a.notes.push_back("the point before it, " + *ff->inputPoint + ", had |max| " +
+                                  fmtNumber(ff->inputAbsMax, 6) + " (" +
+                                  fmtNumber(fp16HeadroomBits(ff->inputAbsMax)) +
+                                  " bits below 65504)");
+        } else if (hr && hr->firstFailure) {
+            a.fp16IsTheProblem = true;
+            a.predicted = true;
+            const auto& pf = *hr->firstFailure;
+            std::ostringstream h;
+            h << "this run is clean, but in fp16 " << pf.point << " would overflow";
+            if (pf.step >= 0) h << " at step " << pf.step;
+            h << " (max |x| " << fmtNumber(pf.maxAbs, 6) << " >= 65520, which rounds to Inf)";
+            a.headline = h.str();
+        } else {
+            std::ostringstream h;
+            h << "no non-finite value";
+            if (hr && std::isfinite(hr->minHeadroomBits)) {
+                h << "; the point closest to fp16's limit keeps " << fmtNumber(hr->minHeadroomBits)
+                  << " bits of headroom";
+                if (hr->minHeadroomBits < 1)
+                    a.notes.push_back(
+                        "less than one bit of headroom: another prompt, seed or "
+                        "size may overflow in fp16");
+            }
+            a.headline = h.str();
+            return a;
+        }
+        std::map<std::string, int> totals;  // blocks per component, from the headroom table
+        std::vector<std::string> predicted;
+        if (hr) {
+            std::set<std::string> seen;
+            for (const auto& p : hr->points)
+                if (seen.insert(p.block).second) ++totals[p.component];
+            std::set<std::string> got;
+            for (size_t i : hr->overflowing) {
+                const auto& p = hr->points[i];
+                problemComponents.insert(p.component);
+                if (got.insert(p.block).second) predicted.push_back(p.block);
+            }
+        }
+        deviceNotes(a, problemComponents);
+        std::vector<Fix> fixes;
+        const auto& bis = m_in.bisection;
+        bool verifiedBlocks = false;
+        if (bis && bis->found && !bis->keptBlocks.empty()) {
+            std::map<std::string, int> candTotals;
+            for (const auto& c : bis->candidates) ++candTotals[componentOf(c)];
+            fixes.push_back(
+                blockFix(bis->keptBlocks, candTotals, bis->safeFormat, true, bis->planText));
+            verifiedBlocks = true;
+            if (bis->status != BisectionStatus::Fixed)
+                a.notes.push_back("the bisection stopped early (" +
+                                  bisectionStatusName(bis->status) +
+                                  "): its block set passes but may not be the smallest");
+        } else if (bis && bis->status == BisectionStatus::CannotFix) {
+            a.notes.push_back("a bisection with all " + std::to_string(bis->candidates.size()) +
+                              " candidate blocks in " + formatName(bis->safeFormat) +
+                              " still failed: the cause lies outside those blocks");
+        }
+        if (!verifiedBlocks && !predicted.empty()) {
+            const Format f = m_in.device.bf16Native() ? Format::BF16 : Format::FP32;
+            fixes.push_back(
+                blockFix(predicted, totals, f, false,
+                         planWithSafeBlocks(m_in.failingPlan, predicted, f).toString()));
+        }
+        for (const auto& c : problemComponents) {
+            fixes.push_back(componentFix(c, Format::BF16));
+            fixes.push_back(componentFix(c, Format::FP32));
+        }
+        std::stable_sort(fixes.begin(), fixes.end(),
+                         [](const Fix& x, const Fix& y) { return x.score < y.score; });
+        for (size_t i = 0; i < fixes.size(); ++i) fixes[i].rank = int(i) + 1;
+        a.fixes = std::move(fixes);
+        if (!verifiedBlocks && !(bis && bis->status == BisectionStatus::CannotFix)) {
+            for (const auto& c : problemComponents) {
+                const auto t = totals.find(c);
+                if (t == totals.end() || t->second < 2) continue;
+                const int n = t->second;
+                const int trials = 1 + 2 * int(std::ceil(std::log2(double(n)))) + 2;
+                a.notes.push_back("a precision bisection over the " + std::to_string(n) + " " +
+                                  componentWords(c) +
+                                  " blocks finds the fewest to keep out of fp16 (about " +
+                                  std::to_string(trials) + " trial runs or more)");
+            }
+        }
+        return a;
+    }
+
+private:
+    Advice notFp16(const FirstFailure& ff) const {
+        Advice a;
+        a.fp16IsTheProblem = false;
+        std::ostringstream h;
+        h << "fp16 is not the problem: the first " << nonFiniteKindName(ff.kind) << " appeared at "
+          << ff.point;
+        if (ff.step >= 0) h << " (step " << ff.step << ")";
+        h << ", which ran in " << formatName(ff.format);
+        a.headline = h.str();
+        if (ff.inputPoint) {
+            if (std::isfinite(ff.inputAbsMax))
+                a.notes.push_back("its input, " + *ff.inputPoint + ", was finite (|max| " +
+                                  fmtNumber(ff.inputAbsMax, 6) +
+                                  "): the operation itself produced it (a division by zero, the "
+                                  "log or square root of a negative number) or its weights hold "
+                                  "non-finite values");
+            else
+                a.notes.push_back("its input, " + *ff.inputPoint + ", held no finite value");
+        }
+        Fix x;
+        x.rank = 1;
+        x.kind = "check_inputs";
+        x.component = ff.component;
+        x.format = ff.format;
+        x.action = "check the weights and inputs of " + ff.block + " for NaN or Inf";
+        x.cost =
+            "no precision change fixes this; `halfscope-cli inspect` counts non-finite weights";
+        a.fixes.push_back(x);
+        return a;
+    }
+
+    void deviceNotes(Advice& a, const std::set<std::string>& comps) const {
+        const DeviceInfo& d = m_in.device;
+        if (!d.isCuda())
+            a.notes.push_back(
+                "on this CPU fp16 is emulated (compute in fp32, outputs rounded): "
+                "it saves memory but no time, while bf16 runs natively with fp32's "
+                "range");
+        else if (!d.fp16Fast())
+            a.notes.push_back(d.shortName() + " has no fp16 tensor cores: fp16 saves memory only");
+        for (const auto& c : comps) {
+            const auto* info = component(c);
+            if (!info) continue;
+            const auto stored = parseFormat(info->storedDtype);
+            if (stored == Format::BF16 && info->format == Format::FP16)
+                a.notes.push_back("the " + componentWords(c) +
+                                  " is stored in bf16 and ran in fp16: bf16-trained weights "
+                                  "can produce activations above 65504");
+        }
+    }
+
+    const AdviceInput& m_in;
+    double m_total = 0;
+};
+
+}  // namespace
+
+Advice adviseFixes(const AdviceInput& input) {
+    return Advisor(input).run();
+}
+
+}  // namespace hs

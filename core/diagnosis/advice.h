@@ -1,0 +1,62 @@
+#pragma once
+// What to do about a failure (or a predicted one): a short ranked list of precision fixes, each
+// with its cost on the user's device in words and numbers.
+//
+// Ranking: each fix gets a score = (share of the model's parameters it moves out of fp16) x
+// (cost of the target format on this device + 0.1), + 0.05 when the fix is predicted rather
+// than verified by a bisection. Format costs: bf16 0 where it is native (CPU, CUDA >= 8.0) and
+// 3 where it is emulated (CUDA < 8.0); fp32 2 on a GPU with fast fp16 (it loses the tensor
+// cores and doubles the weights), 0.5 elsewhere (memory only). Lower scores come first. The
+// numbers are a deliberate ordering rule, not a time measurement.
+// Memory: fp32 weights take 2 bytes per parameter more than fp16; bf16 takes the same as fp16.
+// MB means 10^6 bytes. Block fixes estimate their share as kept/total blocks of the component,
+// assuming blocks of equal size (said in the cost text).
+// No LibTorch.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnosis/bisection.h"
+#include "diagnosis/device_info.h"
+#include "diagnosis/first_failure.h"
+#include "diagnosis/headroom.h"
+#include "pipeline/run_types.h"
+
+namespace hs {
+
+struct AdviceInput {
+    DeviceInfo device;
+    std::vector<ComponentInfo> components;  // stored dtypes, parameter counts, formats
+    PrecisionPlan failingPlan;              // the plan that failed (or would fail in fp16)
+    std::optional<FirstFailure> firstFailure;
+    std::optional<HeadroomReport> headroom;  // from a clean run (fp32 / bf16)
+    std::optional<BisectionResult> bisection;
+};
+
+struct Fix {
+    int rank = 0;          // 1 = do this first
+    std::string kind;      // "blocks", "predicted_blocks", "component_bf16",
+                           // "component_fp32", "check_inputs"
+    std::string action;    // "keep transformer blocks 0-3 in bf16"
+    std::string cost;      // "4 of 6 blocks; on this GPU (compute capability 7.5) ..."
+    std::string planText;  // the plan that applies it ("" for check_inputs)
+    std::string component;
+    Format format = Format::BF16;
+    int blocksKept = 0;  // block fixes
+    int blocksTotal = 0;
+    double extraWeightMB = 0;  // weights beyond fp16, MB (10^6 bytes)
+    bool verified = false;     // a bisection trial passed with this plan
+    double score = 0;          // see the ranking rule above
+};
+
+struct Advice {
+    bool fp16IsTheProblem = false;
+    bool predicted = false;  // from headroom only: the run itself did not fail
+    std::string headline;    // one sentence
+    std::vector<std::string> notes;
+    std::vector<Fix> fixes;  // ranked, best first
+};
+
+Advice adviseFixes(const AdviceInput& input);
+
+}  // namespace hs

@@ -1,0 +1,35 @@
+#pragma once
+// A plain description of the device a run used, enough to say what each format costs there.
+// Rules (this build): on CUDA every format runs natively, but bf16 has hardware support (tensor
+// cores) only from compute capability 8.0 (Ampere) on; below that it is emulated and slow. fp16
+// is fast (tensor cores) from 7.0 (Volta, Turing) on. On CPU, bf16 runs natively (oneDNN) and
+// fp16 is emulated (compute in fp32, outputs rounded to fp16), so fp16 saves no time there.
+// No LibTorch.
+#include <string>
+
+#include "numerics/format_types.h"
+
+namespace hs {
+
+struct DeviceInfo {
+    enum class Kind { CPU, CUDA };
+    Kind kind = Kind::CPU;
+    std::string name;  // "Tesla T4", "AMD Ryzen 9 7950X" ...
+    int major = 0;     // CUDA compute capability, e.g. 7.5; 0.0 for the CPU
+    int minor = 0;
+
+    static DeviceInfo cpu(std::string name = "");
+    static DeviceInfo cuda(std::string name, int major, int minor);
+
+    bool isCuda() const { return kind == Kind::CUDA; }
+    bool atLeast(int maj, int min) const { return major > maj || (major == maj && minor >= min); }
+    bool bf16Native() const;  // CPU, or CUDA >= 8.0
+    bool fp16Fast() const;    // CUDA >= 7.0
+    // How `f` executes here: CPU fp16 is emulated; CUDA bf16 below 8.0 is treated as emulated.
+    Execution executionOf(Format f) const;
+    std::string capabilityText() const;  // "7.5" (empty for the CPU)
+    std::string describe() const;        // "GPU Tesla T4 (compute capability 7.5)", "CPU AMD ..."
+    std::string shortName() const;       // "this GPU (compute capability 7.5)" / "this CPU"
+};
+
+}  // namespace hs

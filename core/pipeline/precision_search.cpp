@@ -1,0 +1,113 @@
+#include "pipeline/precision_search.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+#include "diagnosis/blocks.h"
+#include "pipeline/pipeline.h"
+
+namespace hs {
+
+double imageDifference(const PreviewImage& a, const PreviewImage& b) {
+    if (a.width != b.width || a.height != b.height || a.rgb.size() != b.rgb.size() || a.rgb.empty())
+        return 1.0;
+    double sum = 0;
+    for (size_t i = 0; i < a.rgb.size(); ++i) sum += std::abs(int(a.rgb[i]) - int(b.rgb[i]));
+    return sum / (255.0 * double(a.rgb.size()));
+}
+
+namespace {
+
+RunRecord runWith(const RunConfig& base, const PrecisionPlan& plan) {
+    RunConfig cfg = base;
+    cfg.plan = plan;
+    auto p = Pipeline::load(cfg.modelDir, plan, torch::Device(cfg.device));
+    return p->run(cfg);
+}
+
+bool failed(const RunRecord& r) {
+    return r.firstNonFinite.has_value() || r.verdict != "ok" || !r.image.allFinite();
+}
+
+int64_t nonFiniteCount(const RunRecord& r) {
+    int64_t n = r.image.nonFinite();
+    for (const auto& s : r.steps) n += s.latent.nonFinite();
+    return n;
+}
+
+}  // namespace
+
+PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOptions& o) {
+    PrecisionSearch s;
+    RunConfig base = config;
+    if (o.trialSteps > 0) base.steps = o.trialSteps;
+    base.probeLevel = ProbeLevel::Layer;  // the block list comes from the failing run's probes
+    base.keepLatents = false;
+    base.decodeEvery = 0;
+    auto stage = [&](const std::string& t) {
+        if (o.onStage) o.onStage(t);
+    };
+
+    stage("failing run");
+    s.failingRun = runWith(base, config.plan);
+    PrecisionPlan reference = config.plan;
+    std::vector<std::string> fp16Components;
+    for (const auto& c : s.failingRun.components)
+        if (c.format == Format::FP16) {
+            fp16Components.push_back(c.name);
+            reference.add(c.name, o.safeFormat);
+        }
+    s.referencePlan = reference.toString();
+    s.result.safeFormat = o.safeFormat;
+    s.result.tolerance = o.tolerance;
+    s.planFails = failed(s.failingRun);
+    if (!s.planFails) {
+        s.result.status = BisectionStatus::NoCandidates;
+        s.result.message = "the plan " + config.plan.toString() +
+                           " does not fail: no NaN or Inf and the image is " + s.failingRun.verdict;
+        return s;
+    }
+    if (fp16Components.empty()) {
+        s.result.status = BisectionStatus::NoCandidates;
+        s.result.message = "no component runs in fp16 under this plan, so no block can be moved "
+                           "out of fp16; the failure does not come from fp16 overflow";
+        return s;
+    }
+
+    stage("reference run");
+    s.referenceRun = runWith(base, reference);
+    const std::optional<PreviewImage> refImage = s.referenceRun.savedImage;
+
+    std::vector<std::string> candidates;
+    for (const auto& b : blocksInCallOrder(s.failingRun, "", /*repeatedOnly=*/true))
+        for (const auto& c : fp16Components)
+            if (componentOf(b) == c) candidates.push_back(b);
+
+    stage("bisection");
+    auto trial = [&](const PrecisionPlan& plan) {
+        TrialOutcome out;
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+            const RunRecord r = runWith(base, plan);
+            out.nonFinite = nonFiniteCount(r);
+            out.allFinite = !r.firstNonFinite && out.nonFinite == 0;
+            out.verdict = r.verdict;
+            if (refImage && r.savedImage) out.difference = imageDifference(*r.savedImage, *refImage);
+        } catch (const std::exception& e) {
+            out.error = e.what();
+        }
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return out;
+    };
+    BisectionOptions bo;
+    bo.safeFormat = o.safeFormat;
+    bo.tolerance = o.tolerance;
+    bo.maxIterations = o.maxIterations;
+    bo.cancel = o.cancel;
+    bo.onTrial = o.onTrial;
+    s.result = bisectPrecision(config.plan, candidates, trial, bo);
+    return s;
+}
+
+}  // namespace hs

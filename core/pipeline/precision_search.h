@@ -1,0 +1,39 @@
+#pragma once
+// Finds the cheapest precision plan that fixes a failing run: runs the failing plan and a
+// reference (every fp16 component in the safe format) on the pipeline, then bisects over the
+// blocks of the fp16 components (diagnosis/bisection.h) with one pipeline run per trial.
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "diagnosis/bisection.h"
+#include "pipeline/run_types.h"
+
+namespace hs {
+
+struct PrecisionSearchOptions {
+    Format safeFormat = Format::BF16;
+    double tolerance = 0.05;  // mean |difference| of [0, 1] pixel levels to the reference
+    int maxIterations = 32;
+    int trialSteps = 0;  // sampling steps per trial run; 0: the config's steps
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(const std::string&)> onStage;         // "failing run", "reference run"
+    std::function<void(const BisectionTrial&)> onTrial;
+};
+
+struct PrecisionSearch {
+    RunRecord failingRun;    // the config's plan, at trialSteps
+    RunRecord referenceRun;  // fp16 components in the safe format
+    std::string referencePlan;
+    bool planFails = false;  // the failing run held NaN/Inf or gave no usable image
+    BisectionResult result;
+};
+
+// `config.plan` is the failing plan. Throws what Pipeline::load / run throw (FileError,
+// PipelineError ...). A plan that does not fail gives status NoCandidates and a message.
+PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOptions& options);
+
+// Mean absolute difference of two 8-bit RGB images, as levels in [0, 1]; 1 when the sizes differ.
+double imageDifference(const PreviewImage& a, const PreviewImage& b);
+
+}  // namespace hs

@@ -1,0 +1,169 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "report/html_report.h"
+#include "report/html_util.h"
+#include "report_fixtures.h"
+
+using namespace hs;
+
+namespace {
+
+size_t occurrences(const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST(HtmlUtil, EscapeAndNumbers) {
+    EXPECT_EQ(html::esc("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+    EXPECT_EQ(html::num(65504), "65504");
+    EXPECT_EQ(html::num(131008.4), "131008");
+    EXPECT_EQ(html::num(3.14159), "3.142");
+    EXPECT_EQ(html::num(1.5e9), "1.500e+09");
+    EXPECT_EQ(html::num(std::nan("")), "\u2014");
+    EXPECT_EQ(html::num(-INFINITY), "\u2212\u221e");
+    EXPECT_EQ(html::count(12288), "12,288");
+    EXPECT_EQ(html::count(-1234567), "-1,234,567");
+}
+
+TEST(HtmlReport, SelfContained) {
+    const std::string h = reportToHtml(test::makeComparisonReport());
+    EXPECT_EQ(h.rfind("<!DOCTYPE html>", 0), 0u);
+    EXPECT_NE(h.find("Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+                     "style-src 'unsafe-inline'\""),
+              std::string::npos);
+    EXPECT_EQ(h.find("http://"), std::string::npos);
+    EXPECT_EQ(h.find("https://"), std::string::npos);
+    EXPECT_EQ(h.find("<script"), std::string::npos);
+    EXPECT_EQ(h.find("<link"), std::string::npos);
+    EXPECT_EQ(h.find("url("), std::string::npos);
+    EXPECT_EQ(h.find("@import"), std::string::npos);
+    EXPECT_EQ(h.find("href="), std::string::npos);
+    // Every src is a data: URI.
+    for (size_t p = h.find("src=\""); p != std::string::npos; p = h.find("src=\"", p + 1))
+        EXPECT_EQ(h.compare(p + 5, 22, "data:image/png;base64,"), 0) << h.substr(p, 40);
+    EXPECT_NE(h.find("</html>"), std::string::npos);
+}
+
+TEST(HtmlReport, EscapesUserText) {
+    Report r = test::makeComparisonReport();
+    const std::string h = reportToHtml(r);
+    EXPECT_NE(h.find("a red fox &amp; a &quot;blue&quot; &lt;b&gt;bird&lt;/b&gt;"),
+              std::string::npos);
+    EXPECT_EQ(h.find("<b>bird</b>"), std::string::npos);
+    EXPECT_NE(h.find("fp16 &lt;all&gt;"), std::string::npos);
+    EXPECT_EQ(h.find("fp16 <all>"), std::string::npos);
+    EXPECT_NE(h.find("<title>fox &amp; bird: fp16 vs bf16</title>"), std::string::npos);
+    EXPECT_NE(h.find("Intel Xeon &lt;test&gt; &amp; co"), std::string::npos);
+    EXPECT_NE(h.find("/models/demo &lt;flux&gt;"), std::string::npos);
+
+    r.runs[0].record.config.prompt = "</style></code><script>alert(1)</script>";
+    r.runs[0].label = "<img src=x onerror=alert(1)>";
+    r.runs[1].record.probes[3].name = "transformer.<svg onload=alert(1)>";
+    const std::string evil = reportToHtml(r);
+    EXPECT_EQ(evil.find("<script"), std::string::npos);
+    EXPECT_EQ(evil.find("<img src=x"), std::string::npos);
+    EXPECT_EQ(evil.find("<svg onload"), std::string::npos);
+    EXPECT_NE(evil.find("&lt;/style&gt;&lt;/code&gt;&lt;script&gt;"), std::string::npos);
+}
+
+TEST(HtmlReport, SectionsAndComparison) {
+    const Report r = test::makeComparisonReport();
+    const std::string h = reportToHtml(r);
+    for (const char* id :
+         {"summary", "environment", "components", "plans", "steps", "previews", "heatmap",
+          "first-failure", "headroom", "divergence", "bisection", "advice"})
+        EXPECT_NE(h.find(std::string("<section id=\"") + id + "\""), std::string::npos) << id;
+    // Summary first, advice last.
+    EXPECT_LT(h.find("id=\"summary\""), h.find("id=\"environment\""));
+    EXPECT_LT(h.find("id=\"bisection\""), h.find("id=\"advice\""));
+    EXPECT_EQ(occurrences(h, "class=\"card\" style=\"border-top"), 2u);  // side by side
+    EXPECT_NE(h.find("2 runs side by side"), std::string::npos);
+    EXPECT_NE(h.find("verdict v-ok"), std::string::npos);
+    EXPECT_NE(h.find("verdict v-naninf"), std::string::npos);
+    EXPECT_NE(h.find("fp16 max 65504"), std::string::npos);
+    EXPECT_NE(h.find("FluxTransformer2DModel"), std::string::npos);
+    EXPECT_NE(h.find("transformer.transformer_blocks.2 (step 7)"), std::string::npos);
+    EXPECT_NE(h.find("transformer.transformer_blocks.2=bf16"), std::string::npos);
+    EXPECT_NE(h.find(html::esc(r.advice->fixes[0].action)), std::string::npos);
+    EXPECT_NE(h.find(html::esc(r.bisection->message)), std::string::npos);
+    EXPECT_EQ(occurrences(h, "<svg class=\"plot\""), 4u);  // |max|, 2 x min/max, divergence
+    EXPECT_EQ(occurrences(h, "<svg class=\"heat\""), 2u);
+    EXPECT_EQ(occurrences(h, "class=\"hmark\""), 1u);  // the failing run's first NaN/Inf
+    // Images: final + saved in the summary, every preview and the final in the strip.
+    size_t expected = 0;
+    for (const auto& run : r.runs) expected += 2 + run.record.previews.size() + 1;
+    EXPECT_EQ(occurrences(h, "data:image/png;base64,"), expected);
+    // Per-step NaN counts of the failing run appear in its table.
+    EXPECT_NE(h.find("1,024 NaN, 0 +Inf, 0 −Inf"), std::string::npos);
+    // Headroom: the predicted overflow and the saturating threshold explained.
+    EXPECT_NE(h.find("overflows in fp16"), std::string::npos);
+    EXPECT_NE(h.find("65520"), std::string::npos);
+}
+
+TEST(HtmlReport, HeatmapFallsBackToBlocks) {
+    const Report r = test::makeComparisonReport();
+    const std::string byPoint = reportToHtml(r);
+    EXPECT_NE(byPoint.find("class=\"hrow\">transformer.transformer_blocks.2.ff<"),
+              std::string::npos);
+    HtmlReportOptions o;
+    o.maxHeatmapRows = 20;
+    const std::string byBlock = reportToHtml(r, o);
+    EXPECT_EQ(byBlock.find("class=\"hrow\">transformer.transformer_blocks.2.ff<"),
+              std::string::npos);
+    EXPECT_NE(byBlock.find("class=\"hrow\">transformer.transformer_blocks.2<"), std::string::npos);
+    EXPECT_NE(byBlock.find("too many points for one row"), std::string::npos);
+    EXPECT_EQ(occurrences(byBlock, "class=\"hmark\""), 1u);
+}
+
+TEST(HtmlReport, PreviewThinning) {
+    Report r = test::makeComparisonReport();
+    r.runs.resize(1);
+    HtmlReportOptions o;
+    o.maxPreviews = 5;
+    const std::string h = reportToHtml(r, o);
+    EXPECT_EQ(occurrences(h, "class=\"thumb\""), 5u + 1u);  // 5 previews + the final image
+    EXPECT_NE(h.find("step 0<"), std::string::npos);
+    EXPECT_NE(h.find("step 19 (VAE)"), std::string::npos);  // the last one is kept
+}
+
+TEST(HtmlReport, EmptyAndProbelessRuns) {
+    Report empty;
+    const std::string e = reportToHtml(empty);
+    EXPECT_NE(e.find("This report holds no run."), std::string::npos);
+    EXPECT_NE(e.find("</html>"), std::string::npos);
+
+    Report r;
+    test::FixtureOptions o;
+    o.probeLevel = ProbeLevel::Off;
+    o.withImages = false;
+    r.runs.push_back(makeReportRun("no probes", test::makeRun(o)));
+    const std::string h = reportToHtml(r);
+    EXPECT_NE(h.find("No probe points recorded (probe level off)."), std::string::npos);
+    EXPECT_NE(h.find("No previews recorded."), std::string::npos);
+    EXPECT_NE(h.find("No bisection was run"), std::string::npos);
+    EXPECT_EQ(h.find("id=\"divergence\""), std::string::npos);  // one run: nothing to compare
+}
+
+TEST(HtmlReport, WrittenAtomically) {
+    const Report r = test::makeComparisonReport();
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("halfscope_" + std::to_string(::getpid()) + "_report.html"))
+                                 .string();
+    writeReportHtml(path, r);
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    // Same content except the creation time, which is part of the report value.
+    EXPECT_EQ(s.str(), reportToHtml(r));
+    std::remove(path.c_str());
+    EXPECT_ANY_THROW(writeReportHtml("/nonexistent/dir/r.html", r));
+}

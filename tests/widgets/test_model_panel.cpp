@@ -1,0 +1,179 @@
+// ModelPanel: showing a model, loading and errors, the folder button and drag-and-drop.
+#include <gtest/gtest.h>
+
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QLabel>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <QUrl>
+
+#include "model_panel.h"
+
+namespace {
+
+ModelSummary demo(const QString& folder) {
+    return {"halfscope-demo",
+            folder,
+            {{"text_encoder", "CLIPTextModel", "bf16", 1234567, hs::Format::BF16,
+              hs::Execution::Native},
+             {"transformer", "FluxTransformer2DModel", "bf16", 9876543, hs::Format::BF16,
+              hs::Execution::Native},
+             {"vae", "AutoencoderKL", "fp32", 950, hs::Format::FP32, hs::Execution::Native}}};
+}
+
+template <class T>
+T* child(QWidget& w, const char* name) {
+    T* c = w.findChild<T*>(name);
+    EXPECT_NE(c, nullptr) << name;
+    return c;
+}
+
+// Sends a drag-enter and a drop of `urls`; returns whether the drop was accepted.
+bool dropUrls(QWidget& w, const QList<QUrl>& urls, bool* enterAccepted = nullptr) {
+    QMimeData mime;
+    mime.setUrls(urls);
+    QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &enter);
+    if (enterAccepted) *enterAccepted = enter.isAccepted();
+    QDropEvent drop(QPointF(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &drop);
+    return drop.isAccepted();
+}
+
+TEST(ModelPanel, ShowsTheModelAndItsComponents) {
+    ModelPanel panel;
+    EXPECT_FALSE(panel.hasModel());
+    panel.setModel(demo("/models/halfscope-demo"));
+    EXPECT_TRUE(panel.hasModel());
+    EXPECT_EQ(child<QLabel>(panel, "modelName")->text(), "halfscope-demo");
+    EXPECT_TRUE(child<QLabel>(panel, "modelFolder")->text().contains("/models/halfscope-demo"));
+    auto* tree = child<QTreeWidget>(panel, "components");
+    ASSERT_EQ(tree->topLevelItemCount(), 3);
+    EXPECT_EQ(tree->topLevelItem(1)->text(0), "transformer");
+    EXPECT_EQ(tree->topLevelItem(1)->text(1), "FluxTransformer2DModel");
+    EXPECT_EQ(tree->topLevelItem(1)->text(2), "bf16");
+    EXPECT_EQ(tree->topLevelItem(1)->text(3), "9.88 M");
+    EXPECT_EQ(tree->topLevelItem(2)->text(3), "950");
+    EXPECT_TRUE(child<QLabel>(panel, "modelTotal")->text().contains("11.1 M"))
+        << child<QLabel>(panel, "modelTotal")->text().toStdString();
+}
+
+TEST(ModelPanel, ParameterText) {
+    EXPECT_EQ(ModelPanel::parameterText(12), "12");
+    EXPECT_EQ(ModelPanel::parameterText(1234), "1.23 K");
+    EXPECT_EQ(ModelPanel::parameterText(123456), "123.5 K");
+    EXPECT_EQ(ModelPanel::parameterText(12000000000), "12.00 B");
+}
+
+TEST(ModelPanel, AnErrorKeepsThePreviousModelVisible) {
+    ModelPanel panel;
+    panel.setModel(demo("/models/halfscope-demo"));
+    panel.setLoading(true, "/models/broken");
+    EXPECT_TRUE(panel.isLoading());
+    EXPECT_FALSE(child<QPushButton>(panel, "openFolder")->isEnabled());
+    EXPECT_FALSE(child<QProgressBar>(panel, "modelBusy")->isHidden());
+    EXPECT_TRUE(child<QLabel>(panel, "modelStatus")->text().contains("/models/broken"));
+
+    panel.setError("model_index.json is missing.");
+    EXPECT_FALSE(panel.isLoading());
+    EXPECT_TRUE(child<QPushButton>(panel, "openFolder")->isEnabled());
+    EXPECT_TRUE(child<QProgressBar>(panel, "modelBusy")->isHidden());
+    const QString error = panel.errorText();
+    EXPECT_TRUE(error.contains("/models/broken")) << error.toStdString();
+    EXPECT_TRUE(error.contains("model_index.json is missing.")) << error.toStdString();
+    EXPECT_TRUE(error.contains("halfscope-demo is still loaded")) << error.toStdString();
+    EXPECT_FALSE(child<QLabel>(panel, "modelError")->isHidden());
+    // The old model is still shown.
+    EXPECT_EQ(child<QLabel>(panel, "modelName")->text(), "halfscope-demo");
+    EXPECT_EQ(child<QTreeWidget>(panel, "components")->topLevelItemCount(), 3);
+    EXPECT_EQ(panel.model().folder, "/models/halfscope-demo");
+
+    panel.setModel(demo("/models/other"));  // a successful load clears the error
+    EXPECT_TRUE(panel.errorText().isEmpty());
+    EXPECT_TRUE(child<QLabel>(panel, "modelError")->isHidden());
+}
+
+TEST(ModelPanel, OpenFolderAsksForADirectory) {
+    ModelPanel panel;
+    QSignalSpy spy(&panel, &ModelPanel::openRequested);
+    QString answer = "/models/chosen";
+    QString asked;
+    panel.setDirectoryChooser([&](QWidget*, const QString& start) {
+        asked = start;
+        return answer;
+    });
+    QTest::mouseClick(child<QPushButton>(panel, "openFolder"), Qt::LeftButton);
+    ASSERT_EQ(spy.count(), 1);
+    EXPECT_EQ(spy.at(0).at(0).toString(), "/models/chosen");
+    EXPECT_FALSE(asked.isEmpty());
+    answer.clear();  // cancelled
+    QTest::mouseClick(child<QPushButton>(panel, "openFolder"), Qt::LeftButton);
+    EXPECT_EQ(spy.count(), 1);
+    panel.setLoading(true);
+    answer = "/models/again";
+    child<QPushButton>(panel, "openFolder")->click();  // disabled while loading
+    EXPECT_EQ(spy.count(), 1);
+}
+
+TEST(ModelPanel, DroppingAFolderOpensIt) {
+    QTemporaryDir dir;
+    QFile index(dir.filePath("model_index.json"));
+    ASSERT_TRUE(index.open(QIODevice::WriteOnly));
+    index.write("{}");
+    index.close();
+    QFile other(dir.filePath("notes.txt"));
+    ASSERT_TRUE(other.open(QIODevice::WriteOnly));
+    other.close();
+
+    ModelPanel panel;
+    QSignalSpy spy(&panel, &ModelPanel::openRequested);
+    bool entered = false;
+    EXPECT_TRUE(dropUrls(panel, {QUrl::fromLocalFile(dir.path())}, &entered));
+    EXPECT_TRUE(entered);
+    ASSERT_EQ(spy.count(), 1);
+    EXPECT_EQ(spy.at(0).at(0).toString(), QDir(dir.path()).absolutePath());
+
+    // model_index.json dropped: its folder.
+    EXPECT_TRUE(dropUrls(panel, {QUrl::fromLocalFile(index.fileName())}));
+    ASSERT_EQ(spy.count(), 2);
+    EXPECT_EQ(spy.at(1).at(0).toString(), QDir(dir.path()).absolutePath());
+
+    // Not a model folder: refused at the door.
+    EXPECT_FALSE(dropUrls(panel, {QUrl::fromLocalFile(other.fileName())}, &entered));
+    EXPECT_FALSE(entered);
+    EXPECT_FALSE(dropUrls(panel, {QUrl("https://example.com/model")}));
+    EXPECT_FALSE(
+        dropUrls(panel, {QUrl::fromLocalFile(dir.path()), QUrl::fromLocalFile(dir.path())}));
+    panel.setLoading(true);
+    EXPECT_FALSE(dropUrls(panel, {QUrl::fromLocalFile(dir.path())}));
+    EXPECT_EQ(spy.count(), 2);
+}
+
+}  // namespace
+
+#include "ctl_test_shots.h"
+
+namespace {
+
+TEST(ModelPanel, DISABLED_Screenshot) {
+    HALFSCOPE_SHOTS_DIR_OR_SKIP(dir);
+    ModelPanel panel;
+    panel.setModel(demo("/work/main/resources/demo-model"));
+    panel.resize(460, 320);
+    saveShot(panel, dir, "model_panel");
+    panel.setLoading(true, "/home/user/models/FLUX.1-schnell");
+    saveShot(panel, dir, "model_panel_loading");
+    panel.setError("The folder has no model_index.json, so it is not a diffusers pipeline folder.");
+    saveShot(panel, dir, "model_panel_error");
+    ModelPanel empty;
+    empty.resize(460, 320);
+    saveShot(empty, dir, "model_panel_empty");
+}
+
+}  // namespace

@@ -1,0 +1,466 @@
+// RunHistory on a real SQLite file in a temporary folder: round trip through a restart, a crash
+// mid-run, concurrent writers, damaged files.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QDir>
+#include <QFile>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <cmath>
+#include <thread>
+
+#include "history_test_records.h"
+#include "run_history.h"
+
+namespace {
+
+void expectStatsEq(const hs::TensorStats& a, const hs::TensorStats& b, const char* what) {
+    SCOPED_TRACE(what);
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_EQ(a.finite, b.finite);
+    auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+    EXPECT_PRED2(same, a.min, b.min);
+    EXPECT_PRED2(same, a.max, b.max);
+    EXPECT_PRED2(same, a.absMax, b.absMax);
+    EXPECT_PRED2(same, a.mean, b.mean);
+    EXPECT_PRED2(same, a.std, b.std);
+    EXPECT_EQ(a.nan, b.nan);
+    EXPECT_EQ(a.posInf, b.posInf);
+    EXPECT_EQ(a.negInf, b.negInf);
+    EXPECT_EQ(a.overFp16, b.overFp16);
+    EXPECT_EQ(a.subnormalFp16, b.subnormalFp16);
+}
+
+void expectProbeEq(const hs::ProbeRecord& a, const hs::ProbeRecord& b) {
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.granularity, b.granularity);
+    EXPECT_EQ(a.step, b.step);
+    EXPECT_EQ(a.format, b.format);
+    EXPECT_EQ(a.execution, b.execution);
+    expectStatsEq(a.stats, b.stats, a.name.c_str());
+}
+
+void expectImageEq(const hs::PreviewImage& a, const hs::PreviewImage& b) {
+    EXPECT_EQ(a.width, b.width);
+    EXPECT_EQ(a.height, b.height);
+    EXPECT_EQ(a.step, b.step);
+    EXPECT_EQ(a.fullDecode, b.fullDecode);
+    EXPECT_EQ(a.rgb, b.rgb);
+    EXPECT_EQ(a.nonFinite, b.nonFinite);
+}
+
+// Writes a run the way the run controller does: begin, steps with probes, previews.
+qint64 writeSteps(RunHistory& h, int steps, const std::string& prompt = "a red fox") {
+    const qint64 id =
+        h.beginRun(testrec::config(prompt), "transformer=fp16", testrec::components());
+    EXPECT_GT(id, 0) << h.errorString().toStdString();
+    for (int i = 0; i < steps; ++i) {
+        EXPECT_TRUE(h.addStep(id, testrec::step(i), testrec::probesOf(i)))
+            << h.errorString().toStdString();
+        EXPECT_TRUE(h.addPreview(id, testrec::preview(12, 8, i, i == steps - 1)))
+            << h.errorString().toStdString();
+    }
+    return id;
+}
+
+TEST(RunHistory, EverythingComesBackAfterARestart) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const hs::RunConfig cfg = testrec::config("a red fox, \xE7\x8B\x90\xE7\x8B\xB8");
+    const hs::RunRecord rec = testrec::outcome(cfg, 4);
+    qint64 id = -1;
+    {
+        RunHistory h(dir.path());
+        ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
+        id = h.beginRun(cfg, "will be replaced", testrec::components());
+        ASSERT_GT(id, 0);
+        for (int i = 0; i < 4; ++i) {
+            ASSERT_TRUE(h.addStep(id, rec.steps[i], testrec::probesOf(i)));
+            ASSERT_TRUE(h.addPreview(id, testrec::preview(12, 8, i, i == 3, i % 2 == 1)));
+        }
+        ASSERT_TRUE(h.finishRun(id, rec)) << h.errorString().toStdString();
+    }
+    RunHistory h(dir.path());  // a restart: new instance, new connection
+    ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 1);
+    EXPECT_EQ(runs[0].id, id);
+    EXPECT_EQ(runs[0].state, RunState::Finished);
+    EXPECT_EQ(runs[0].stepsDone, 4);
+    EXPECT_EQ(runs[0].stepsTotal, 4);
+    EXPECT_EQ(runs[0].verdict, "nan/inf");
+    EXPECT_EQ(runs[0].prompt.toStdString(), cfg.prompt);
+    EXPECT_EQ(runs[0].plan.toStdString(), cfg.plan.toString());
+    EXPECT_EQ(runs[0].effectivePlan.toStdString(), rec.effectivePlan);
+    EXPECT_EQ(runs[0].seed, cfg.seed);
+    EXPECT_LT(std::abs(runs[0].created.secsTo(QDateTime::currentDateTimeUtc())), 60);
+
+    const auto back = h.load(id);
+    ASSERT_TRUE(back.has_value()) << h.errorString().toStdString();
+    EXPECT_TRUE(h.errorString().isEmpty()) << h.errorString().toStdString();
+    const hs::RunConfig& c = back->config;
+    EXPECT_EQ(c.modelDir, cfg.modelDir);
+    EXPECT_EQ(c.prompt, cfg.prompt);
+    EXPECT_EQ(c.negativePrompt, cfg.negativePrompt);
+    EXPECT_EQ(c.seed, cfg.seed);
+    EXPECT_EQ(c.steps, cfg.steps);
+    EXPECT_EQ(c.guidance, cfg.guidance);
+    EXPECT_EQ(c.width, cfg.width);
+    EXPECT_EQ(c.height, cfg.height);
+    EXPECT_EQ(c.shift, cfg.shift);
+    EXPECT_EQ(c.plan, cfg.plan);
+    EXPECT_EQ(c.device, cfg.device);
+    EXPECT_EQ(c.probeLevel, cfg.probeLevel);
+    EXPECT_EQ(c.decodeEvery, cfg.decodeEvery);
+    EXPECT_EQ(c.keepLatents, cfg.keepLatents);
+    EXPECT_EQ(back->effectivePlan, rec.effectivePlan);
+    ASSERT_EQ(back->components.size(), 3u);
+    EXPECT_EQ(back->components[1].className, "FluxTransformer2DModel");
+    EXPECT_EQ(back->components[1].parameters, 9876543);
+    EXPECT_EQ(back->components[1].format, hs::Format::FP16);
+    EXPECT_EQ(back->components[1].execution, hs::Execution::Emulated);
+    ASSERT_EQ(back->steps.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+        const auto& a = back->steps[i];
+        const auto& b = rec.steps[i];
+        EXPECT_EQ(a.step, b.step);
+        EXPECT_EQ(a.sigma, b.sigma);
+        EXPECT_EQ(a.timestep, b.timestep);
+        EXPECT_EQ(a.seconds, b.seconds);
+        expectStatsEq(a.latent, b.latent, "latent");
+        expectStatsEq(a.velocity, b.velocity, "velocity");
+        expectStatsEq(a.denoised, b.denoised, "denoised");
+        EXPECT_EQ(a.latentValues, b.latentValues);
+    }
+    // The record's longer probe list (text encoder first) replaced the per-step ones.
+    ASSERT_EQ(back->probes.size(), rec.probes.size());
+    for (size_t i = 0; i < rec.probes.size(); ++i) expectProbeEq(back->probes[i], rec.probes[i]);
+    ASSERT_EQ(back->previews.size(), 4u);
+    for (int i = 0; i < 4; ++i)
+        expectImageEq(back->previews[i], testrec::preview(12, 8, i, i == 3, i % 2 == 1));
+    ASSERT_TRUE(back->finalImage && back->savedImage);
+    expectImageEq(*back->finalImage, *rec.finalImage);
+    expectImageEq(*back->savedImage, *rec.savedImage);
+    ASSERT_TRUE(back->firstNonFinite.has_value());
+    expectProbeEq(back->firstNonFinite->at, rec.firstNonFinite->at);
+    ASSERT_TRUE(back->firstNonFinite->input.has_value());
+    expectProbeEq(*back->firstNonFinite->input, *rec.firstNonFinite->input);
+    EXPECT_EQ(back->firstNonFinite->index, rec.firstNonFinite->index);
+    expectStatsEq(back->textEmbedding, rec.textEmbedding, "text");
+    expectStatsEq(back->image, rec.image, "image");
+    EXPECT_EQ(back->verdict, rec.verdict);
+    EXPECT_EQ(back->verdictExplanation, rec.verdictExplanation);
+    EXPECT_EQ(back->seconds, rec.seconds);
+    EXPECT_FALSE(back->cancelled);
+    EXPECT_TRUE(back->error.empty());
+}
+
+TEST(RunHistory, UnsetStatisticsStayNaN) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    const qint64 id = h.beginRun(hs::RunConfig{}, "", {});
+    hs::StepRecord s;  // default stats: min..std are NaN, SQLite stores them as NULL
+    ASSERT_TRUE(h.addStep(id, s, {}));
+    const auto back = h.load(id);
+    ASSERT_TRUE(back && back->steps.size() == 1);
+    EXPECT_TRUE(std::isnan(back->steps[0].latent.min));
+    EXPECT_TRUE(std::isnan(back->steps[0].velocity.std));
+    EXPECT_FALSE(back->config.shift.has_value());
+    EXPECT_TRUE(back->steps[0].latentValues.empty());
+    EXPECT_FALSE(back->firstNonFinite.has_value());
+    EXPECT_FALSE(back->finalImage.has_value());
+}
+
+TEST(RunHistory, ACrashMidRunKeepsTheFinishedStepsAndShowsInterrupted) {
+    QTemporaryDir dir;
+    { RunHistory warm(dir.path()); }  // schema and driver plugin loaded; no connection open at fork
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        rlimit none{0, 0};
+        setrlimit(RLIMIT_CORE, &none);
+        RunHistory h(dir.path());
+        const qint64 id =
+            h.beginRun(testrec::config("crash"), "transformer=fp16", testrec::components());
+        for (int i = 0; i < 3; ++i) {
+            h.addStep(id, testrec::step(i), testrec::probesOf(i));
+            h.addPreview(id, testrec::preview(12, 8, i, false));
+        }
+        abort();  // no finishRun, no destructor: what a segfault in the engine leaves behind
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(WTERMSIG(status), SIGABRT);
+
+    RunHistory h(dir.path());
+    ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 1);
+    EXPECT_EQ(runs[0].state, RunState::Interrupted);
+    EXPECT_EQ(runs[0].stepsDone, 3);
+    EXPECT_EQ(runs[0].prompt, "crash");
+    const auto back = h.load(runs[0].id);
+    ASSERT_TRUE(back.has_value());
+    ASSERT_EQ(back->steps.size(), 3u);
+    expectStatsEq(back->steps[2].velocity, testrec::step(2).velocity, "velocity");
+    EXPECT_EQ(back->probes.size(), 9u);
+    ASSERT_EQ(back->previews.size(), 3u);
+    expectImageEq(back->previews[2], testrec::preview(12, 8, 2, false));
+    EXPECT_TRUE(back->verdict.empty());
+}
+
+TEST(RunHistory, RunningRunsAreRunningUntilTheirWriterGoes) {
+    QTemporaryDir dir;
+    RunHistory reader(dir.path());
+    qint64 id = -1;
+    {
+        RunHistory writer(dir.path());
+        id = writeSteps(writer, 2);
+        const auto runs = reader.list();  // another instance of this process sees it running
+        ASSERT_EQ(runs.size(), 1);
+        EXPECT_EQ(runs[0].state, RunState::Running);
+        EXPECT_EQ(runs[0].stepsDone, 2);
+        EXPECT_FALSE(reader.remove(id));  // refused while it runs
+        EXPECT_TRUE(reader.errorString().contains("still running"));
+    }
+    const auto runs = reader.list();
+    ASSERT_EQ(runs.size(), 1);
+    EXPECT_EQ(runs[0].state, RunState::Interrupted);
+}
+
+TEST(RunHistory, CancelledAndFailedRunsKeepTheirState) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    const qint64 a = writeSteps(h, 1);
+    hs::RunRecord cancelled;
+    cancelled.cancelled = true;
+    ASSERT_TRUE(h.finishRun(a, cancelled));
+    const qint64 b = writeSteps(h, 1);
+    hs::RunRecord failed;
+    failed.error = "out of memory";
+    ASSERT_TRUE(h.finishRun(b, failed));
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 2);
+    EXPECT_EQ(runs[0].id, b);  // newest first
+    EXPECT_EQ(runs[0].state, RunState::Finished);
+    EXPECT_EQ(runs[0].error, "out of memory");
+    EXPECT_EQ(runs[1].state, RunState::Cancelled);
+    EXPECT_EQ(runStateName(runs[1].state), "cancelled");
+    EXPECT_TRUE(h.load(a)->cancelled);
+    EXPECT_EQ(h.load(a)->steps.size(), 1u);  // the empty record did not wipe the saved steps
+}
+
+TEST(RunHistory, FinishRunAloneSavesTheWholeRecord) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    const hs::RunRecord rec = testrec::outcome(testrec::config("late"), 3);
+    const qint64 id = h.beginRun(rec.config, rec.effectivePlan, rec.components);
+    ASSERT_TRUE(h.finishRun(id, rec));
+    const auto back = h.load(id);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->steps.size(), 3u);
+    EXPECT_EQ(back->probes.size(), rec.probes.size());
+    EXPECT_EQ(h.summary(id)->stepsDone, 3);
+}
+
+TEST(RunHistory, RenameAndRemoveDeleteRowsAndFiles) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    const qint64 keep = writeSteps(h, 2, "keep");
+    ASSERT_TRUE(h.finishRun(keep, testrec::outcome(testrec::config("keep"), 2)));
+    const qint64 gone = writeSteps(h, 2, "gone");
+    ASSERT_TRUE(h.finishRun(gone, testrec::outcome(testrec::config("gone"), 2)));
+    ASSERT_TRUE(h.rename(keep, "  fp16 baseline "));
+    EXPECT_EQ(h.summary(keep)->name, "fp16 baseline");
+    EXPECT_FALSE(h.rename(999, "x"));
+    EXPECT_TRUE(h.errorString().contains("999"));
+
+    ASSERT_TRUE(QDir(h.imageDir(gone)).exists());
+    ASSERT_FALSE(QDir(h.imageDir(gone)).entryList(QDir::Files).isEmpty());
+    ASSERT_TRUE(h.remove(gone)) << h.errorString().toStdString();
+    EXPECT_FALSE(QDir(h.imageDir(gone)).exists());
+    EXPECT_FALSE(h.load(gone).has_value());
+    EXPECT_FALSE(h.remove(gone));
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 1);
+    EXPECT_EQ(runs[0].id, keep);
+    EXPECT_TRUE(QDir(h.imageDir(keep)).exists());
+    // No orphan rows of the removed run in any table.
+    QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "inspect-remove");
+    db.setDatabaseName(h.databasePath());
+    ASSERT_TRUE(db.open());
+    for (const char* t : {"steps", "probes", "previews", "components", "first_non_finite"}) {
+        QSqlQuery q(db);
+        ASSERT_TRUE(q.exec(QString("SELECT count(*) FROM %1 WHERE run_id = %2").arg(t).arg(gone)));
+        ASSERT_TRUE(q.next());
+        EXPECT_EQ(q.value(0).toInt(), 0) << t;
+    }
+    db.close();
+    db = QSqlDatabase();
+    QSqlDatabase::removeDatabase("inspect-remove");
+}
+
+TEST(RunHistory, TheFinalPreviewIsTheFinalImage) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    const qint64 id = writeSteps(h, 2);
+    ASSERT_TRUE(h.addPreview(id, testrec::preview(24, 16, -1, true, true)));
+    auto back = h.load(id);
+    ASSERT_TRUE(back && back->finalImage);
+    EXPECT_EQ(back->previews.size(), 2u);  // the step previews only
+    expectImageEq(*back->finalImage, testrec::preview(24, 16, -1, true, true));
+    // finishRun's final image replaces it, and the old files go.
+    hs::RunRecord rec = testrec::outcome(testrec::config("a red fox"), 2);
+    rec.previews.clear();
+    ASSERT_TRUE(h.finishRun(id, rec));
+    back = h.load(id);
+    ASSERT_TRUE(back && back->finalImage && back->savedImage) << h.errorString().toStdString();
+    EXPECT_TRUE(h.errorString().isEmpty()) << h.errorString().toStdString();
+    EXPECT_EQ(back->previews.size(), 2u);
+    expectImageEq(*back->finalImage, *rec.finalImage);
+    expectImageEq(*back->savedImage, *rec.savedImage);
+    // The replaced final image's files are gone: one final (png + mask) and one saved image.
+    EXPECT_EQ(QDir(h.imageDir(id)).entryList({"final_*"}, QDir::Files).size(), 2);
+    EXPECT_EQ(QDir(h.imageDir(id)).entryList({"saved_*"}, QDir::Files).size(), 1);
+    // A second finishRun (the same record) keeps exactly one set of final images too.
+    ASSERT_TRUE(h.finishRun(id, rec));
+    back = h.load(id);
+    ASSERT_TRUE(back && back->finalImage && back->savedImage) << h.errorString().toStdString();
+    EXPECT_EQ(QDir(h.imageDir(id)).entryList({"final_*"}, QDir::Files).size(), 2);
+    EXPECT_EQ(QDir(h.imageDir(id)).entryList({"saved_*"}, QDir::Files).size(), 1);
+}
+
+TEST(RunHistory, MissingImageFilesAreNamedNotFatal) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    const qint64 id = writeSteps(h, 2);
+    const QStringList files = QDir(h.imageDir(id)).entryList({"step_0000*.png"}, QDir::Files);
+    ASSERT_EQ(files.size(), 1);
+    ASSERT_TRUE(QFile::remove(h.imageDir(id) + "/" + files[0]));
+    const auto back = h.load(id);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->previews.size(), 1u);
+    EXPECT_EQ(back->steps.size(), 2u);
+    EXPECT_TRUE(h.errorString().contains(files[0])) << h.errorString().toStdString();
+}
+
+TEST(RunHistory, ADamagedDatabaseGivesAClearError) {
+    QTemporaryDir dir;
+    QFile f(dir.filePath("history.sqlite"));
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray(4096, 'x'));  // not an SQLite file at all
+    f.close();
+    RunHistory h(dir.path());
+    EXPECT_FALSE(h.isOpen());
+    EXPECT_TRUE(h.errorString().contains("damaged")) << h.errorString().toStdString();
+    EXPECT_TRUE(h.errorString().contains("history.sqlite"));
+    EXPECT_TRUE(h.list().isEmpty());
+    EXPECT_EQ(h.beginRun(hs::RunConfig{}, "", {}), -1);
+    EXPECT_FALSE(h.load(1).has_value());
+    EXPECT_FALSE(h.errorString().isEmpty());
+    EXPECT_EQ(QFileInfo(dir.filePath("history.sqlite")).size(), 4096);  // left as it was
+}
+
+TEST(RunHistory, AnotherProgramsDatabaseIsRefused) {
+    QTemporaryDir dir;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "foreign");
+        db.setDatabaseName(dir.filePath("history.sqlite"));
+        ASSERT_TRUE(db.open());
+        QSqlQuery q(db);
+        ASSERT_TRUE(q.exec("CREATE TABLE contacts (name TEXT)"));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("foreign");
+    RunHistory h(dir.path());
+    EXPECT_FALSE(h.isOpen());
+    EXPECT_TRUE(h.errorString().contains("another program")) << h.errorString().toStdString();
+}
+
+TEST(RunHistory, AnUnwritableFolderGivesAClearError) {
+    QTemporaryDir dir;
+    QFile f(dir.filePath("plain-file"));
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.close();
+    RunHistory h(dir.filePath("plain-file/runs"));  // a folder below a file cannot exist
+    EXPECT_FALSE(h.isOpen());
+    EXPECT_TRUE(h.errorString().contains("Cannot create the run history folder"))
+        << h.errorString().toStdString();
+    EXPECT_EQ(h.beginRun(hs::RunConfig{}, "", {}), -1);
+    EXPECT_FALSE(h.addStep(1, hs::StepRecord{}, {}));
+}
+
+TEST(RunHistory, BadInputIsRefusedWithAReason) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    EXPECT_FALSE(h.addStep(42, testrec::step(0), {}));
+    EXPECT_TRUE(h.errorString().contains("42"));
+    const qint64 id = h.beginRun(hs::RunConfig{}, "", {});
+    hs::PreviewImage bad = testrec::preview(4, 4, 0, false);
+    bad.rgb.resize(10);
+    EXPECT_FALSE(h.addPreview(id, bad));
+    EXPECT_TRUE(h.errorString().contains("inconsistent"));
+    EXPECT_TRUE(QDir(h.imageDir(id)).entryList(QDir::Files).isEmpty());
+    EXPECT_TRUE(h.addPreview(id, testrec::preview(4, 4, 0, false)));  // still usable afterwards
+}
+
+TEST(RunHistory, TwoThreadsWriteAtTheSameTime) {
+    QTemporaryDir dir;
+    // Both threads open the new, empty folder at the same moment: creating the file, switching
+    // it to WAL and creating the tables race too.
+    auto work = [&](const std::string& prompt, qint64* id, QString* error) {
+        RunHistory h(dir.path());  // one instance per thread
+        *id = h.beginRun(testrec::config(prompt), "", testrec::components());
+        bool ok = *id > 0;
+        for (int i = 0; i < 15; ++i)
+            ok = h.addStep(*id, testrec::step(i % 4), testrec::probesOf(i, 5)) && ok;
+        ok = h.finishRun(*id, hs::RunRecord{}) && ok;
+        if (!ok) *error = h.errorString();
+    };
+    qint64 a = -1, b = -1;
+    QString errorA, errorB;
+    std::thread t1(work, "first", &a, &errorA), t2(work, "second", &b, &errorB);
+    t1.join();
+    t2.join();
+    EXPECT_TRUE(errorA.isEmpty()) << errorA.toStdString();
+    EXPECT_TRUE(errorB.isEmpty()) << errorB.toStdString();
+    RunHistory h(dir.path());
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 2);
+    for (const auto& r : runs) {
+        EXPECT_EQ(r.stepsDone, 15) << r.prompt.toStdString();
+        EXPECT_EQ(r.state, RunState::Finished);
+        EXPECT_EQ(h.load(r.id)->probes.size(), 75u);
+    }
+    EXPECT_NE(a, b);
+}
+
+TEST(RunHistory, UseFromAnotherThreadFailsCleanly) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    bool ok = true;
+    QString error;
+    std::thread t([&] {
+        ok = h.beginRun(hs::RunConfig{}, "", {}) > 0;
+        error = h.errorString();
+    });
+    t.join();
+    EXPECT_FALSE(ok);
+    EXPECT_TRUE(error.contains("thread"));
+    EXPECT_GT(h.beginRun(hs::RunConfig{}, "", {}), 0);  // its own thread still works
+}
+
+TEST(RunHistory, UsesWriteAheadLogging) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    writeSteps(h, 1);
+    EXPECT_TRUE(QFileInfo::exists(h.databasePath() + "-wal"));
+}
+
+}  // namespace

@@ -1,0 +1,48 @@
+#include "ctl_device_choice.h"
+
+hs::Execution DeviceChoice::executionOf(hs::Format f) const {
+    switch (f) {
+        case hs::Format::FP32:
+            return fp32;
+        case hs::Format::BF16:
+            return bf16;
+        case hs::Format::FP16:
+            return fp16;
+    }
+    return fp32;
+}
+
+QString DeviceChoice::label() const {
+    if (!hasComputeCapability()) return name.isEmpty() ? id : name;
+    return tr("%1 (%2, compute capability %3.%4)")
+        .arg(name, id)
+        .arg(computeMajor)
+        .arg(computeMinor);
+}
+
+DeviceChoice DeviceChoice::cpu(const QString& name) {
+    DeviceChoice d;
+    d.id = QStringLiteral("cpu");
+    d.name = name.isEmpty() ? tr("CPU") : name;
+    d.fp16 = hs::Execution::Emulated;
+    d.note =
+        tr("CPU: fp32 and bf16 run natively; fp16 is emulated (fp32 compute, every layer's "
+           "output rounded to fp16), so it overflows where a GPU would.");
+    return d;
+}
+
+DeviceChoice DeviceChoice::cuda(int index, const QString& name, int major, int minor) {
+    DeviceChoice d;
+    d.id = QStringLiteral("cuda:%1").arg(index);
+    d.name = name;
+    d.computeMajor = major;
+    d.computeMinor = minor;
+    d.bf16 = major >= 8 ? hs::Execution::Native : hs::Execution::Emulated;
+    if (major >= 8)
+        d.note = tr("compute capability %1.%2: fp16 and bf16 run natively").arg(major).arg(minor);
+    else
+        d.note = tr("compute capability %1.%2: no native bf16; bf16 runs emulated and slowly")
+                     .arg(major)
+                     .arg(minor);
+    return d;
+}

@@ -1,0 +1,33 @@
+#pragma once
+// A device the studio can run on, as the precision panel shows it: what it is and how each
+// format executes there. Filled by the app from the engine's device query; plain data, no
+// LibTorch.
+#include <QCoreApplication>
+#include <QString>
+
+#include "numerics/format_types.h"
+
+struct DeviceChoice {
+    Q_DECLARE_TR_FUNCTIONS(DeviceChoice)
+public:
+    QString id;             // "cpu" or "cuda:N" (RunConfig::device)
+    QString name;           // "CPU (AVX-512 BF16)", "Tesla T4"
+    int computeMajor = -1;  // CUDA compute capability, -1 when there is none (CPU)
+    int computeMinor = -1;
+    hs::Execution fp32 = hs::Execution::Native;
+    hs::Execution bf16 = hs::Execution::Native;
+    hs::Execution fp16 = hs::Execution::Native;
+    QString note;  // one line, e.g. "compute capability 7.5: no native bf16; bf16 runs emulated"
+
+    bool hasComputeCapability() const { return computeMajor >= 0; }
+    hs::Execution executionOf(hs::Format f) const;
+    // "CPU" / "Tesla T4 (cuda:0, compute capability 7.5)"
+    QString label() const;
+
+    // The CPU as LibTorch 1.13 runs it: fp32 and bf16 native (oneDNN), fp16 emulated (no Half
+    // kernels for matmul, conv, norms: fp32 compute with fp16 rounding at every probe point).
+    static DeviceChoice cpu(const QString& name = QString());
+    // A CUDA device: fp16 native; bf16 native from compute capability 8.0 (Ampere), emulated and
+    // slow below it. The note is written from the capability.
+    static DeviceChoice cuda(int index, const QString& name, int major, int minor);
+};

@@ -1,0 +1,217 @@
+#include "history_columns.h"
+
+#include <QSqlQuery>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+
+namespace history {
+
+namespace {
+
+// Order matters: appendStats and readStats walk the same list.
+const char* const kStatsNames[] = {"count",   "finite",  "min",       "max",
+                                   "abs_max", "mean",    "std",       "nan",
+                                   "pos_inf", "neg_inf", "over_fp16", "subnormal_fp16"};
+const bool kStatsIsInteger[] = {true,  true, false, false, false, false,
+                                false, true, true,  true,  true,  true};
+
+qint64 intFrom(const QVariant& v) {
+    return v.isNull() ? 0 : v.toLongLong();
+}
+
+}  // namespace
+
+QStringList statsColumns(const QString& prefix) {
+    QStringList c;
+    for (const char* n : kStatsNames) c << prefix + QLatin1String(n);
+    return c;
+}
+
+QString statsColumnDefs(const QString& prefix) {
+    QStringList defs;
+    const QStringList names = statsColumns(prefix);
+    for (int i = 0; i < names.size(); ++i)
+        defs << names[i] +
+                    (kStatsIsInteger[i] ? QStringLiteral(" INTEGER") : QStringLiteral(" REAL"));
+    return defs.join(QStringLiteral(", "));
+}
+
+QVariant realValue(double v) {
+    if (std::isnan(v)) return QVariant(QMetaType::fromType<double>());  // NULL
+    return QVariant(v);
+}
+
+double realFrom(const QVariant& v) {
+    if (v.isNull()) return std::numeric_limits<double>::quiet_NaN();
+    return v.toDouble();
+}
+
+void appendStats(QVariantList& values, const hs::TensorStats& s) {
+    values << qlonglong(s.count) << qlonglong(s.finite) << realValue(s.min) << realValue(s.max)
+           << realValue(s.absMax) << realValue(s.mean) << realValue(s.std) << qlonglong(s.nan)
+           << qlonglong(s.posInf) << qlonglong(s.negInf) << qlonglong(s.overFp16)
+           << qlonglong(s.subnormalFp16);
+}
+
+hs::TensorStats readStats(const QSqlQuery& q, int& col) {
+    hs::TensorStats s;
+    s.count = intFrom(q.value(col++));
+    s.finite = intFrom(q.value(col++));
+    s.min = realFrom(q.value(col++));
+    s.max = realFrom(q.value(col++));
+    s.absMax = realFrom(q.value(col++));
+    s.mean = realFrom(q.value(col++));
+    s.std = realFrom(q.value(col++));
+    s.nan = intFrom(q.value(col++));
+    s.posInf = intFrom(q.value(col++));
+    s.negInf = intFrom(q.value(col++));
+    s.overFp16 = intFrom(q.value(col++));
+    s.subnormalFp16 = intFrom(q.value(col++));
+    return s;
+}
+
+QStringList probeColumns(const QString& prefix) {
+    return QStringList{prefix + "name", prefix + "granularity", prefix + "step", prefix + "format",
+                       prefix + "execution"} +
+           statsColumns(prefix);
+}
+
+QString probeColumnDefs(const QString& prefix) {
+    return QStringLiteral(
+               "%1name TEXT, %1granularity TEXT, %1step INTEGER, %1format TEXT, "
+               "%1execution TEXT, ")
+               .arg(prefix) +
+           statsColumnDefs(prefix);
+}
+
+void appendProbe(QVariantList& values, const hs::ProbeRecord& p) {
+    values << QString::fromStdString(p.name)
+           << QString::fromStdString(hs::probeLevelName(p.granularity)) << p.step
+           << QString::fromStdString(hs::formatName(p.format))
+           << QString::fromStdString(hs::executionName(p.execution));
+    appendStats(values, p.stats);
+}
+
+hs::ProbeRecord readProbe(const QSqlQuery& q, int& col) {
+    hs::ProbeRecord p;
+    p.name = q.value(col++).toString().toStdString();
+    p.granularity = probeLevelFrom(q.value(col++).toString());
+    p.step = q.value(col++).toInt();
+    p.format = formatFrom(q.value(col++).toString());
+    p.execution = executionFrom(q.value(col++).toString());
+    p.stats = readStats(q, col);
+    return p;
+}
+
+QStringList configColumns() {
+    return {"model_dir", "prompt",      "negative_prompt", "seed",        "steps",
+            "guidance",  "width",       "height",          "shift",       "plan",
+            "device",    "probe_level", "decode_every",    "keep_latents"};
+}
+
+QString configColumnDefs() {
+    return QStringLiteral(
+        "model_dir TEXT, prompt TEXT, negative_prompt TEXT, seed INTEGER, steps INTEGER, "
+        "guidance REAL, width INTEGER, height INTEGER, shift REAL, plan TEXT, device TEXT, "
+        "probe_level TEXT, decode_every INTEGER, keep_latents INTEGER");
+}
+
+void appendConfig(QVariantList& values, const hs::RunConfig& c) {
+    // SQLite integers are signed 64-bit: the seed is stored as its bit pattern.
+    values << QString::fromStdString(c.modelDir) << QString::fromStdString(c.prompt)
+           << QString::fromStdString(c.negativePrompt) << qlonglong(qint64(c.seed)) << c.steps
+           << realValue(c.guidance) << c.width << c.height
+           << (c.shift ? realValue(*c.shift) : QVariant(QMetaType::fromType<double>()))
+           << QString::fromStdString(c.plan.toString()) << QString::fromStdString(c.device)
+           << QString::fromStdString(hs::probeLevelName(c.probeLevel)) << c.decodeEvery
+           << int(c.keepLatents);
+}
+
+hs::RunConfig readConfig(const QSqlQuery& q, int& col, QString* planError) {
+    hs::RunConfig c;
+    c.modelDir = q.value(col++).toString().toStdString();
+    c.prompt = q.value(col++).toString().toStdString();
+    c.negativePrompt = q.value(col++).toString().toStdString();
+    c.seed = quint64(q.value(col++).toLongLong());
+    c.steps = q.value(col++).toInt();
+    c.guidance = realFrom(q.value(col++));
+    c.width = q.value(col++).toInt();
+    c.height = q.value(col++).toInt();
+    const QVariant shift = q.value(col++);
+    if (!shift.isNull()) c.shift = shift.toDouble();
+    const std::string plan = q.value(col++).toString().toStdString();
+    try {
+        c.plan = hs::PrecisionPlan::parse(plan);
+    } catch (const std::exception& e) {
+        if (planError) *planError = QString::fromUtf8(e.what());
+    }
+    c.device = q.value(col++).toString().toStdString();
+    c.probeLevel = probeLevelFrom(q.value(col++).toString());
+    c.decodeEvery = q.value(col++).toInt();
+    c.keepLatents = q.value(col++).toInt() != 0;
+    return c;
+}
+
+QStringList stepColumns() {
+    return QStringList{"step", "sigma", "timestep"} + statsColumns("lat_") + statsColumns("vel_") +
+           statsColumns("den_") + QStringList{"seconds", "latent_values"};
+}
+
+QString stepColumnDefs() {
+    return QStringLiteral("step INTEGER, sigma REAL, timestep REAL, ") + statsColumnDefs("lat_") +
+           ", " + statsColumnDefs("vel_") + ", " + statsColumnDefs("den_") +
+           QStringLiteral(", seconds REAL, latent_values BLOB");
+}
+
+void appendStep(QVariantList& values, const hs::StepRecord& s) {
+    values << s.step << realValue(s.sigma) << realValue(s.timestep);
+    appendStats(values, s.latent);
+    appendStats(values, s.velocity);
+    appendStats(values, s.denoised);
+    values << realValue(s.seconds);
+    if (s.latentValues.empty()) {
+        values << QVariant(QMetaType::fromType<QByteArray>());
+    } else {
+        // Raw float32 in host byte order (x86 and ARM are both little-endian).
+        values << QByteArray(reinterpret_cast<const char*>(s.latentValues.data()),
+                             qsizetype(s.latentValues.size() * sizeof(float)));
+    }
+}
+
+hs::StepRecord readStep(const QSqlQuery& q, int& col) {
+    hs::StepRecord s;
+    s.step = q.value(col++).toInt();
+    s.sigma = realFrom(q.value(col++));
+    s.timestep = realFrom(q.value(col++));
+    s.latent = readStats(q, col);
+    s.velocity = readStats(q, col);
+    s.denoised = readStats(q, col);
+    s.seconds = realFrom(q.value(col++));
+    const QByteArray blob = q.value(col++).toByteArray();
+    s.latentValues.resize(size_t(blob.size()) / sizeof(float));
+    std::memcpy(s.latentValues.data(), blob.constData(), s.latentValues.size() * sizeof(float));
+    return s;
+}
+
+hs::Format formatFrom(const QString& name) {
+    return hs::parseFormat(name.toStdString()).value_or(hs::Format::FP32);
+}
+
+hs::Execution executionFrom(const QString& name) {
+    return name == QLatin1String("emulated") ? hs::Execution::Emulated : hs::Execution::Native;
+}
+
+hs::ProbeLevel probeLevelFrom(const QString& name) {
+    return hs::parseProbeLevel(name.toStdString()).value_or(hs::ProbeLevel::Module);
+}
+
+QString insertSql(const QString& table, const QStringList& columns) {
+    QStringList marks;
+    for (int i = 0; i < columns.size(); ++i) marks << QStringLiteral("?");
+    return QStringLiteral("INSERT INTO %1 (%2) VALUES (%3)")
+        .arg(table, columns.join(QStringLiteral(", ")), marks.join(QStringLiteral(", ")));
+}
+
+}  // namespace history

@@ -1,0 +1,160 @@
+// RunHistory::finishRun: the outcome of a run (see run_history.h).
+#include <QDir>
+#include <QFile>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <algorithm>
+
+#include "history_columns.h"
+#include "run_history.h"
+
+using namespace history;
+
+namespace {
+
+bool execBound(QSqlQuery& q, const QVariantList& values, QString* error) {
+    for (int i = 0; i < values.size(); ++i) q.bindValue(i, values[i]);
+    if (q.exec()) return true;
+    *error = q.lastError().text();
+    return false;
+}
+
+qint64 countOf(QSqlDatabase& db, const QString& sql, qint64 id) {
+    QSqlQuery q(db);
+    q.prepare(sql);
+    q.bindValue(0, id);
+    return q.exec() && q.next() ? q.value(0).toLongLong() : 0;
+}
+
+}  // namespace
+
+bool RunHistory::finishRun(qint64 id, const hs::RunRecord& record) {
+    if (!ready() || !begin()) return false;
+    QStringList staleFiles;
+    if (!runExists(id) || !writeOutcome(id, record, &staleFiles)) {
+        rollback();
+        return false;
+    }
+    if (!commit()) return false;
+    for (const QString& f : staleFiles) QFile::remove(m_dir + '/' + f);
+    m_begun.erase(std::remove(m_begun.begin(), m_begun.end(), id), m_begun.end());
+    markStopped(id);
+    return true;
+}
+
+bool RunHistory::writeOutcome(qint64 id, const hs::RunRecord& r, QStringList* staleFiles) {
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    QString e;
+    {
+        const QStringList cols =
+            QStringList{"finished_utc", "state",     "verdict", "verdict_explanation",
+                        "seconds",      "cancelled", "error"} +
+            statsColumns("te_") + statsColumns("img_");
+        QStringList sets;
+        for (const QString& c : cols) sets << c + QStringLiteral(" = ?");
+        QSqlQuery q(db);
+        q.prepare(QStringLiteral("UPDATE runs SET %1, effective_plan = coalesce(nullif(?, ''), "
+                                 "effective_plan) WHERE id = ?")
+                      .arg(sets.join(QStringLiteral(", "))));
+        QVariantList v{QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs),
+                       r.cancelled ? QStringLiteral("cancelled") : QStringLiteral("finished"),
+                       QString::fromStdString(r.verdict),
+                       QString::fromStdString(r.verdictExplanation),
+                       realValue(r.seconds),
+                       int(r.cancelled),
+                       QString::fromStdString(r.error)};
+        appendStats(v, r.textEmbedding);
+        appendStats(v, r.image);
+        v << QString::fromStdString(r.effectivePlan) << id;
+        if (!execBound(q, v, &e))
+            return failSql(tr("Cannot save the outcome of run %1").arg(id), e);
+    }
+    if (!r.components.empty()) {
+        QSqlQuery del(db);
+        del.prepare(QStringLiteral("DELETE FROM components WHERE run_id = ?"));
+        QSqlQuery q(db);
+        q.prepare(insertSql("components", {"run_id", "idx", "name", "class_name", "stored_dtype",
+                                           "parameters", "format", "execution"}));
+        if (!execBound(del, {id}, &e)) return failSql(tr("Cannot save the components"), e);
+        for (size_t i = 0; i < r.components.size(); ++i) {
+            const auto& c = r.components[i];
+            QVariantList v{id,
+                           int(i),
+                           QString::fromStdString(c.name),
+                           QString::fromStdString(c.className),
+                           QString::fromStdString(c.storedDtype),
+                           qlonglong(c.parameters),
+                           QString::fromStdString(hs::formatName(c.format)),
+                           QString::fromStdString(hs::executionName(c.execution))};
+            if (!execBound(q, v, &e)) return failSql(tr("Cannot save the components"), e);
+        }
+    }
+    // Steps the caller did not add one by one (e.g. a run saved only at its end).
+    const qint64 storedSteps = countOf(db, "SELECT count(*) FROM steps WHERE run_id = ?", id);
+    if (qint64(r.steps.size()) > storedSteps) {
+        QSqlQuery q(db);
+        q.prepare(insertSql("steps", QStringList{"run_id", "seq"} + stepColumns()));
+        qint64 seq =
+            countOf(db, "SELECT coalesce(max(seq) + 1, 0) FROM steps WHERE run_id = ?", id);
+        for (size_t i = size_t(storedSteps); i < r.steps.size(); ++i) {
+            QVariantList v{id, seq++};
+            appendStep(v, r.steps[i]);
+            if (!execBound(q, v, &e)) return failSql(tr("Cannot save the steps"), e);
+        }
+    }
+    // The record's probe list is the whole run in call order (text encoder, steps, VAE);
+    // addStep only saw the steps' part.
+    const qint64 storedProbes = countOf(db, "SELECT count(*) FROM probes WHERE run_id = ?", id);
+    if (qint64(r.probes.size()) > storedProbes) {
+        QSqlQuery del(db);
+        del.prepare(QStringLiteral("DELETE FROM probes WHERE run_id = ?"));
+        if (!execBound(del, {id}, &e)) return failSql(tr("Cannot save the probe records"), e);
+        QSqlQuery q(db);
+        q.prepare(insertSql("probes", QStringList{"run_id", "seq"} + probeColumns("")));
+        for (size_t i = 0; i < r.probes.size(); ++i) {
+            QVariantList v{id, qint64(i)};
+            appendProbe(v, r.probes[i]);
+            if (!execBound(q, v, &e)) return failSql(tr("Cannot save the probe records"), e);
+        }
+    }
+    const qint64 storedPreviews =
+        countOf(db, "SELECT count(*) FROM previews WHERE run_id = ? AND kind = 'step'", id);
+    for (size_t i = size_t(storedPreviews); i < r.previews.size(); ++i)
+        if (!insertPreview(id, r.previews[i], QStringLiteral("step"))) return false;
+    {
+        // A second finishRun replaces the final images; the old files go after the commit.
+        QSqlQuery old(db);
+        old.prepare(
+            QStringLiteral("SELECT image_path, mask_path FROM previews WHERE run_id = ? "
+                           "AND kind IN ('final', 'saved')"));
+        old.bindValue(0, id);
+        if (old.exec())
+            while (old.next())
+                for (int c = 0; c < 2; ++c)
+                    if (!old.value(c).isNull()) *staleFiles << old.value(c).toString();
+        QSqlQuery del(db);
+        del.prepare(
+            QStringLiteral("DELETE FROM previews WHERE run_id = ? AND kind IN ('final', 'saved')"));
+        if (!execBound(del, {id}, &e)) return failSql(tr("Cannot save the final image"), e);
+    }
+    if (r.finalImage && !insertPreview(id, *r.finalImage, QStringLiteral("final"))) return false;
+    if (r.savedImage && !insertPreview(id, *r.savedImage, QStringLiteral("saved"))) return false;
+
+    QSqlQuery del(db);
+    del.prepare(QStringLiteral("DELETE FROM first_non_finite WHERE run_id = ?"));
+    if (!execBound(del, {id}, &e)) return failSql(tr("Cannot save the first non-finite point"), e);
+    if (r.firstNonFinite) {
+        const auto& f = *r.firstNonFinite;
+        QSqlQuery q(db);
+        q.prepare(insertSql("first_non_finite", QStringList{"run_id", "record_index"} +
+                                                    probeColumns("at_") + QStringList{"has_input"} +
+                                                    probeColumns("in_")));
+        QVariantList v{id, qlonglong(f.index)};
+        appendProbe(v, f.at);
+        v << int(f.input.has_value());
+        appendProbe(v, f.input.value_or(hs::ProbeRecord{}));
+        if (!execBound(q, v, &e)) return failSql(tr("Cannot save the first non-finite point"), e);
+    }
+    return true;
+}

@@ -1,0 +1,26 @@
+#pragma once
+// The tables of the run history database (one SQLite file, see run_history.h):
+//   runs              one row per run: config columns, state, verdict, text-embedding and
+//                     image statistics (te_*, img_*), seconds, cancelled, error
+//   components        the model's components as the run used them
+//   steps             one row per finished sampling step with latent / velocity / denoised stats
+//   probes            one row per recorded probe point, in call order (seq)
+//   previews          image files (paths relative to the data folder) of steps and final images
+//   first_non_finite  where the first Inf/NaN appeared, and the point before it
+// PRAGMA user_version holds the schema version.
+#include <QString>
+
+class QSqlDatabase;
+
+namespace history {
+
+constexpr int kSchemaVersion = 1;
+
+// Creates the tables in an empty database; accepts a database of this version; refuses a file
+// that holds other tables or a newer version. False and `error` (plain words) otherwise.
+bool prepareSchema(QSqlDatabase& db, QString* error);
+
+// Runs `sql`; false and `error` = the driver's message on failure.
+bool exec(QSqlDatabase& db, const QString& sql, QString* error);
+
+}  // namespace history

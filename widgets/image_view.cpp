@@ -1,0 +1,279 @@
+#include "image_view.h"
+
+#include <QPaintEvent>
+#include <QPainter>
+#include <cmath>
+
+ImageView::ImageView(QWidget* parent) : QWidget(parent) {
+    m_placeholder = tr("No image yet. Start a run to see its final image and verdict here.");
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+ImageView::Verdict ImageView::parseVerdict(const QString& v) {
+    const QString t = v.trimmed().toLower();
+    if (t.isEmpty()) return Verdict::None;
+    if (t == "ok") return Verdict::Ok;
+    if (t == "black") return Verdict::Black;
+    if (t == "flat") return Verdict::Flat;
+    if (t == "nan/inf" || t == "nan" || t == "inf" || t == "nonfinite") return Verdict::NonFinite;
+    if (t == "error") return Verdict::Error;
+    if (t == "cancelled") return Verdict::Cancelled;
+    return Verdict::Unknown;
+}
+
+void ImageView::setResult(const hs::PreviewImage& image, const QString& verdict,
+                          const QString& explanation, const hs::TensorStats& imageStats) {
+    m_verdictName = verdict;
+    m_verdict = parseVerdict(verdict);
+    m_explanation = explanation;
+    m_image = viewImageOf(image);
+    m_hasNonFinite = viewCountNonFinite(image).total() > 0;
+    computeNumbers(image, imageStats);
+    refreshCache();
+    setToolTip(m_explanation);
+    update();
+}
+
+void ImageView::setPicture(const hs::PreviewImage& image, const QString& caption) {
+    clear();
+    m_caption = caption;
+    m_image = viewImageOf(image);
+    m_hasNonFinite = viewCountNonFinite(image).total() > 0;
+    refreshCache();
+    setToolTip(caption);
+    update();
+}
+
+void ImageView::setRun(const hs::RunRecord& run) {
+    if (!run.error.empty()) {
+        clear();
+        m_verdict = Verdict::Error;
+        m_verdictName = "error";
+        m_explanation = QString::fromStdString(run.error);
+        setToolTip(m_explanation);
+        update();
+        return;
+    }
+    if (run.cancelled && !run.finalImage) {
+        clear();
+        m_verdict = Verdict::Cancelled;
+        m_verdictName = "cancelled";
+        m_explanation = tr("The run was cancelled before the image was decoded.");
+        update();
+        return;
+    }
+    if (!run.finalImage) {
+        clear();
+        return;
+    }
+    setResult(*run.finalImage, QString::fromStdString(run.verdict),
+              QString::fromStdString(run.verdictExplanation), run.image);
+}
+
+void ImageView::setTitle(const QString& title) {
+    m_title = title;
+    refreshCache();
+    update();
+}
+
+void ImageView::setPlaceholder(const QString& text) {
+    m_placeholder = text;
+    update();
+}
+
+void ImageView::clear() {
+    m_image = QImage();
+    m_cache = QPixmap();
+    m_caption.clear();
+    m_hasNonFinite = false;
+    m_verdict = Verdict::None;
+    m_verdictName.clear();
+    m_explanation.clear();
+    m_numbers.clear();
+    m_levels.clear();
+    m_nonFinite.clear();
+    m_mean = m_std = 0;
+    setToolTip(QString());
+    update();
+}
+
+void ImageView::computeNumbers(const hs::PreviewImage& image, const hs::TensorStats& stats) {
+    // Levels of the image as saved: 8-bit values in [0, 1], a non-finite pixel saved as 0.
+    double sum = 0, sq = 0;
+    qint64 n = 0;
+    const size_t pixels = size_t(image.width) * size_t(image.height);
+    const bool valid = image.width > 0 && image.rgb.size() == pixels * 3;
+    if (valid) {
+        for (size_t i = 0; i < pixels; ++i) {
+            const bool bad = i < image.nonFinite.size() && image.nonFinite[i] != 0;
+            for (int c = 0; c < 3; ++c) {
+                const double v = bad ? 0.0 : image.rgb[i * 3 + c] / 255.0;
+                sum += v;
+                sq += v * v;
+                ++n;
+            }
+        }
+    }
+    m_mean = n ? sum / n : 0;
+    m_std = n > 1 ? std::sqrt(std::max(0.0, (sq - sum * sum / n) / (n - 1))) : 0;
+    const ViewNonFinitePixels bad = viewCountNonFinite(image);
+    QStringList parts;
+    if (n) {
+        parts << tr("mean level %1").arg(m_mean, 0, 'f', 3);
+        parts << tr("std %1").arg(m_std, 0, 'f', 3);
+    }
+    m_levels = parts.join(QStringLiteral("  \u00B7  "));
+    m_nonFinite = tr("non-finite pixels %1").arg(viewCount(bad.total()));
+    if (stats.count > 0)
+        m_nonFinite +=
+            " " + tr("(%1 of %2 values)").arg(viewCount(stats.nonFinite()), viewCount(stats.count));
+    m_numbers =
+        m_levels.isEmpty() ? m_nonFinite : m_levels + QStringLiteral("  \u00B7  ") + m_nonFinite;
+}
+
+QString ImageView::badgeText() const {
+    switch (m_verdict) {
+        case Verdict::None:
+            return QString();
+        case Verdict::Ok:
+            return tr("OK");
+        case Verdict::Black:
+            return tr("BLACK IMAGE");
+        case Verdict::Flat:
+            return tr("FLAT IMAGE");
+        case Verdict::NonFinite:
+            return tr("CONTAINS NaN/Inf");
+        case Verdict::Error:
+            return tr("ERROR");
+        case Verdict::Cancelled:
+            return tr("CANCELLED");
+        case Verdict::Unknown:
+            return m_verdictName.toUpper();
+    }
+    return QString();
+}
+
+QColor ImageView::badgeColor() const {
+    switch (m_verdict) {
+        case Verdict::Ok:
+            return QColor(0, 135, 68);
+        case Verdict::Black:
+            return QColor(28, 28, 28);
+        case Verdict::Flat:
+            return QColor(205, 140, 0);
+        case Verdict::NonFinite:
+            return QColor(200, 0, 170);
+        case Verdict::Error:
+            return QColor(200, 0, 0);
+        case Verdict::Cancelled:
+            return QColor(120, 120, 120);
+        default:
+            return QColor(90, 90, 90);
+    }
+}
+
+int ImageView::headerHeight() const {
+    const int line = fontMetrics().height() + 6;
+    int lines = 0;
+    if (!m_title.isEmpty()) ++lines;
+    if (m_verdict != Verdict::None)
+        lines += 3;  // badge + levels, non-finite, explanation
+    else if (!m_caption.isEmpty())
+        lines += 1;
+    return lines ? lines * line + 4 : 0;
+}
+
+QRect ImageView::headerRect() const {
+    return QRect(0, 0, width(), headerHeight());
+}
+
+QRect ImageView::imageRect() const {
+    if (m_cache.isNull()) return QRect();
+    const QRect area = rect().adjusted(4, headerHeight() + 2, -4, -4);
+    // Centred across, at the top: the picture sits right under its badge.
+    QRect r(QPoint(0, 0), m_cache.size());
+    r.moveCenter(area.center());
+    r.moveTop(area.top());
+    return r;
+}
+
+void ImageView::refreshCache() {
+    const QRect area = rect().adjusted(4, headerHeight() + 2, -4, -4);
+    if (m_image.isNull() || area.width() < 4 || area.height() < 4) {
+        m_cache = QPixmap();
+        return;
+    }
+    m_cache = QPixmap::fromImage(viewScaled(m_image, area.size(), m_hasNonFinite));
+}
+
+void ImageView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    refreshCache();
+}
+
+void ImageView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const QPalette& pal = palette();
+    const QFontMetrics fm = fontMetrics();
+    const int line = fm.height() + 6;
+    int y = 2;
+    if (!m_title.isEmpty()) {
+        QFont bold = font();
+        bold.setBold(true);
+        p.setFont(bold);
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(QRect(4, y, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter,
+                   QFontMetrics(bold).elidedText(m_title, Qt::ElideRight, width() - 8));
+        y += line;
+    }
+    if (m_verdict != Verdict::None) {
+        QFont bold = font();
+        bold.setBold(true);
+        const QString badge = badgeText();
+        const int bw = QFontMetrics(bold).horizontalAdvance(badge) + 16;
+        const QRect badgeRect(4, y + 1, bw, line - 2);
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(Qt::NoPen);
+        p.setBrush(badgeColor());
+        p.drawRoundedRect(badgeRect, 4, 4);
+        p.setRenderHint(QPainter::Antialiasing, false);
+        p.setFont(bold);
+        p.setPen(m_verdict == Verdict::Flat ? Qt::black : Qt::white);
+        p.drawText(badgeRect, Qt::AlignCenter, badge);
+        p.setFont(font());
+        p.setPen(pal.color(QPalette::WindowText));
+        const QRect levels(badgeRect.right() + 8, y, width() - badgeRect.right() - 12, line);
+        p.drawText(levels, Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(m_levels, Qt::ElideRight, levels.width()));
+        y += line;
+        if (m_hasNonFinite) {
+            p.setFont(bold);
+            p.setPen(badgeColor());
+        }
+        p.drawText(QRect(4, y, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter,
+                   QFontMetrics(p.font()).elidedText(m_nonFinite, Qt::ElideRight, width() - 8));
+        p.setFont(font());
+        y += line;
+        p.setPen(pal.color(QPalette::Disabled, QPalette::WindowText).darker(140));
+        p.drawText(QRect(4, y, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(m_explanation, Qt::ElideRight, width() - 8));
+    }
+    if (m_verdict == Verdict::None && !m_caption.isEmpty()) {
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(QRect(4, y, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(m_caption, Qt::ElideRight, width() - 8));
+    }
+    if (!m_cache.isNull()) {
+        p.drawPixmap(imageRect().topLeft(), m_cache);
+        return;
+    }
+    // Empty state (or a verdict without a picture): a dashed frame with a hint.
+    const QRect area = rect().adjusted(4, headerHeight() + 2, -5, -5);
+    p.setPen(QPen(pal.color(QPalette::Mid), 1, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(area);
+    p.setPen(pal.color(QPalette::Disabled, QPalette::WindowText).darker(150));
+    const QString text =
+        m_verdict == Verdict::None && m_caption.isEmpty() ? m_placeholder : tr("No image");
+    p.drawText(area.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, text);
+}

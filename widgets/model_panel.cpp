@@ -1,0 +1,216 @@
+#include "model_panel.h"
+
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include "ctl_style.h"
+
+ModelPanel::ModelPanel(QWidget* parent)
+    : QWidget(parent),
+      m_name(new QLabel(this)),
+      m_folder(new QLabel(this)),
+      m_components(new QTreeWidget(this)),
+      m_total(new QLabel(this)),
+      m_status(new QLabel(this)),
+      m_busy(new QProgressBar(this)),
+      m_error(new QLabel(this)),
+      m_open(new QPushButton(tr("Open folder\u2026"), this)) {
+    setAcceptDrops(true);
+    setAttribute(Qt::WA_StyledBackground);  // so the drop highlight border is painted
+    setObjectName("modelPanel");
+    m_name->setObjectName("modelName");
+    m_name->setTextFormat(Qt::PlainText);
+    QFont f = m_name->font();
+    f.setBold(true);
+    f.setPointSizeF(f.pointSizeF() * 1.15);
+    m_name->setFont(f);
+    m_folder->setObjectName("modelFolder");
+    m_folder->setTextFormat(Qt::PlainText);
+    m_folder->setWordWrap(true);
+    m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    ctl::setSubtle(m_folder);
+    m_components->setObjectName("components");
+    m_components->setColumnCount(4);
+    m_components->setHeaderLabels({tr("Component"), tr("Class"), tr("Stored"), tr("Parameters")});
+    m_components->setRootIsDecorated(false);
+    m_components->setSelectionMode(QAbstractItemView::NoSelection);
+    m_components->setFocusPolicy(Qt::NoFocus);  // read-only: no focus frame on an item
+    m_components->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_components->header()->setStretchLastSection(false);
+    m_components->setMinimumHeight(m_components->fontMetrics().height() * 6);
+    m_total->setObjectName("modelTotal");
+    m_status->setObjectName("modelStatus");
+    m_status->setWordWrap(true);
+    m_busy->setObjectName("modelBusy");
+    m_busy->setRange(0, 0);
+    m_busy->setMaximumHeight(8);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    m_error->setObjectName("modelError");
+    m_error->setWordWrap(true);
+    m_error->setTextFormat(Qt::PlainText);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setStyleSheet("color: #b00020;");
+    m_error->hide();
+    m_open->setObjectName("openFolder");
+    m_open->setToolTip(
+        tr("Open a diffusers pipeline folder (with model_index.json). You can also "
+           "drop a folder onto this panel."));
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_open);
+    buttons->addStretch(1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_name);
+    layout->addWidget(m_folder);
+    layout->addWidget(m_components, 1);
+    layout->addWidget(m_total);
+    layout->addWidget(m_status);
+    layout->addWidget(m_busy);
+    layout->addWidget(m_error);
+    layout->addLayout(buttons);
+
+    connect(m_open, &QPushButton::clicked, this, &ModelPanel::chooseFolder);
+    m_chooser = [](QWidget* parent, const QString& start) {
+        return QFileDialog::getExistingDirectory(parent, tr("Open a model folder"), start);
+    };
+    m_name->setText(tr("No model loaded"));
+    m_folder->setText(tr("Open a diffusers pipeline folder, or drop one here."));
+    m_total->hide();
+}
+
+QString ModelPanel::parameterText(qint64 n) {
+    if (n < 1000) return QString::number(n);
+    if (n < 1000000) return tr("%1 K").arg(n / 1e3, 0, 'f', n < 10000 ? 2 : 1);
+    if (n < 1000000000) return tr("%1 M").arg(n / 1e6, 0, 'f', n < 10000000 ? 2 : 1);
+    return tr("%1 B").arg(n / 1e9, 0, 'f', 2);
+}
+
+void ModelPanel::setModel(const ModelSummary& model) {
+    m_model = model;
+    m_hasModel = true;
+    m_name->setText(model.name.isEmpty() ? QFileInfo(model.folder).fileName() : model.name);
+    m_folder->setText(QDir::toNativeSeparators(model.folder));
+    m_folder->setToolTip(QDir::toNativeSeparators(model.folder));
+    m_components->clear();
+    qint64 total = 0;
+    for (const auto& c : model.components) {
+        auto* item = new QTreeWidgetItem(
+            m_components, {QString::fromStdString(c.name), QString::fromStdString(c.className),
+                           QString::fromStdString(c.storedDtype), parameterText(c.parameters)});
+        item->setTextAlignment(3, Qt::AlignRight | Qt::AlignVCenter);
+        item->setToolTip(3, tr("%L1 parameters").arg(c.parameters));
+        total += c.parameters;
+    }
+    m_total->setText(model.components.size() == 1
+                         ? tr("%1 parameters in 1 component").arg(parameterText(total))
+                         : tr("%1 parameters in %2 components")
+                               .arg(parameterText(total))
+                               .arg(model.components.size()));
+    m_total->show();
+    setLoading(false);
+    clearError();
+}
+
+void ModelPanel::setLoading(bool loading, const QString& folder) {
+    m_loading = loading;
+    m_loadingFolder = loading ? folder : QString();
+    m_open->setEnabled(!loading);
+    m_busy->setVisible(loading);
+    if (loading) {
+        m_status->setText(folder.isEmpty()
+                              ? tr("Loading the model\u2026")
+                              : tr("Loading %1\u2026").arg(QDir::toNativeSeparators(folder)));
+        m_status->show();
+        clearError();
+    } else {
+        m_status->clear();
+        m_status->hide();
+    }
+}
+
+void ModelPanel::setError(const QString& message) {
+    const QString folder = m_loadingFolder;
+    setLoading(false);
+    QString text =
+        folder.isEmpty()
+            ? tr("The model could not be opened.")
+            : tr("The model in %1 could not be opened.").arg(QDir::toNativeSeparators(folder));
+    if (!message.trimmed().isEmpty()) text += ' ' + message.trimmed();
+    if (m_hasModel) text += ' ' + tr("%1 is still loaded.").arg(m_name->text());
+    m_error->setText(text);
+    m_error->show();
+}
+
+void ModelPanel::clearError() {
+    m_error->clear();
+    m_error->hide();
+}
+
+QString ModelPanel::errorText() const {
+    return m_error->isHidden() ? QString() : m_error->text();
+}
+
+void ModelPanel::chooseFolder() {
+    if (m_loading || !m_chooser) return;
+    const QString start = m_hasModel ? QFileInfo(m_model.folder).absolutePath() : QDir::homePath();
+    const QString dir = m_chooser(this, start);
+    if (!dir.isEmpty()) emit openRequested(QDir(dir).absolutePath());
+}
+
+QString ModelPanel::folderOf(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls() || mime->urls().size() != 1) return QString();
+    const QUrl url = mime->urls().first();
+    if (!url.isLocalFile()) return QString();
+    const QFileInfo info(url.toLocalFile());
+    if (info.isDir()) return info.absoluteFilePath();
+    if (info.isFile() && info.fileName() == QLatin1String("model_index.json"))
+        return info.absolutePath();
+    return QString();
+}
+
+void ModelPanel::setDropHighlight(bool on) {
+    setStyleSheet(on ? "#modelPanel { border: 2px dashed palette(highlight); }" : QString());
+}
+
+void ModelPanel::dragEnterEvent(QDragEnterEvent* event) {
+    if (!m_loading && !folderOf(event->mimeData()).isEmpty()) {
+        event->acceptProposedAction();
+        setDropHighlight(true);
+    } else {
+        event->ignore();
+    }
+}
+
+void ModelPanel::dragMoveEvent(QDragMoveEvent* event) {
+    if (!m_loading && !folderOf(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void ModelPanel::dragLeaveEvent(QDragLeaveEvent*) {
+    setDropHighlight(false);
+}
+
+void ModelPanel::dropEvent(QDropEvent* event) {
+    setDropHighlight(false);
+    const QString dir = folderOf(event->mimeData());
+    if (m_loading || dir.isEmpty()) {
+        event->ignore();
+        return;
+    }
+    event->acceptProposedAction();
+    emit openRequested(dir);
+}

@@ -1,0 +1,79 @@
+#pragma once
+// What to generate: prompt, negative prompt, seed, steps, guidance, size, scheduler shift,
+// preview decoding and probe detail, the Generate / Stop buttons and the progress of a run.
+// The panel edits only its own fields of a RunConfig: model folder, precision plan, device and
+// keepLatents belong to other panels and are left as they are by applyTo().
+#include <QWidget>
+
+#include "pipeline/run_types.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class SeedEdit;
+class SnapSpinBox;
+
+class PromptPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PromptPanel(QWidget* parent = nullptr);
+
+    // Writes prompt, negativePrompt, seed, steps, guidance, width, height (snapped), shift,
+    // decodeEvery and probeLevel into `config`.
+    void applyTo(hs::RunConfig& config) const;
+    // Shows those fields of `config` (sizes snapped to the current constraints).
+    void setFrom(const hs::RunConfig& config);
+
+    // Sizes the model accepts: multiples of `multiple` (e.g. VAE factor 8 x patch 2 = 16) in
+    // [minSize, maxSize]. Current values snap into the new constraints.
+    void setSizeConstraints(int multiple, int minSize, int maxSize);
+    // A prompt longer than `noteAboveChars` characters gets a note that the text encoder reads
+    // only `maxTokens` tokens and cuts off the rest. Defaults: 2000 characters, 77 tokens.
+    void setPromptLimits(int noteAboveChars, int maxTokens);
+    bool truncationNoteShown() const;
+
+    bool isRunning() const { return m_running; }
+
+public slots:
+    // Running: Generate disabled, Stop enabled, progress reset. Not running: the reverse; the
+    // progress bar keeps the last state so the user sees how far the run got.
+    void setRunning(bool running);
+    // `step` finished steps of `steps`; secondsPerStep <= 0 hides the time.
+    void setProgress(int step, int steps, double secondsPerStep);
+    // A stage outside the step loop ("text encoder", "vae decode"), shown in the progress bar.
+    void setStage(const QString& stage);
+
+signals:
+    void generateRequested();
+    void stopRequested();
+
+private:
+    void updateNote();
+    void requestGenerate();
+
+    QPlainTextEdit* m_prompt;
+    QPlainTextEdit* m_negative;
+    QLabel* m_note;
+    SeedEdit* m_seed;
+    QSpinBox* m_steps;
+    QDoubleSpinBox* m_guidance;
+    SnapSpinBox* m_width;
+    SnapSpinBox* m_height;
+    QLabel* m_sizeHint;
+    QCheckBox* m_shiftOn;
+    QDoubleSpinBox* m_shift;
+    QSpinBox* m_decodeEvery;
+    QComboBox* m_probeLevel;
+    QPushButton* m_generate;
+    QPushButton* m_stop;
+    QProgressBar* m_progress;
+    bool m_running = false;
+    int m_noteAboveChars = 2000;
+    int m_maxTokens = 77;
+    int m_lastStep = 0, m_lastSteps = 0;
+};

@@ -1,0 +1,653 @@
+#include "step_plot.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "numerics/format_types.h"
+#include "view_format.h"
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double bf16Max() {
+    return hs::limitsOf(hs::Format::BF16).maxFinite;
+}
+
+bool isSigned(StepPlot::Series s) {
+    return s == StepPlot::Min || s == StepPlot::Max || s == StepPlot::Mean;
+}
+
+double valueOf(const hs::TensorStats& st, StepPlot::Series s) {
+    switch (s) {
+        case StepPlot::Min:
+            return st.min;
+        case StepPlot::Max:
+            return st.max;
+        case StepPlot::AbsMax:
+            return st.absMax;
+        case StepPlot::Mean:
+            return st.mean;
+        case StepPlot::Std:
+            return st.std;
+        case StepPlot::NanCount:
+            return double(st.nan);
+        case StepPlot::InfCount:
+            return double(st.posInf + st.negInf);
+        default:
+            return kNaN;
+    }
+}
+
+// Series colours when a single run is shown (several runs use the run colours instead).
+QColor seriesColor(StepPlot::Series s) {
+    switch (s) {
+        case StepPlot::Min:
+            return QColor(0, 114, 178);
+        case StepPlot::Max:
+            return QColor(213, 94, 0);
+        case StepPlot::AbsMax:
+            return QColor(25, 25, 25);
+        case StepPlot::Mean:
+            return QColor(0, 158, 115);
+        case StepPlot::Std:
+            return QColor(148, 103, 189);
+        case StepPlot::NanCount:
+            return viewNanColor();
+        case StepPlot::InfCount:
+            return QColor(0, 170, 200);  // cyan, darkened to show on white
+        default:
+            return Qt::gray;
+    }
+}
+
+QPen seriesPen(StepPlot::Series s, const QColor& c) {
+    switch (s) {
+        case StepPlot::AbsMax:
+            return QPen(c, 2.4, Qt::SolidLine);
+        case StepPlot::Max:
+            return QPen(c, 1.3, Qt::DashLine);
+        case StepPlot::Min:
+            return QPen(c, 1.6, Qt::DotLine);
+        case StepPlot::Mean:
+            return QPen(c, 1.3, Qt::DashDotLine);
+        case StepPlot::Std:
+            return QPen(c, 1.3, Qt::DashDotDotLine);
+        default:
+            return QPen(c, 1.2, Qt::SolidLine);
+    }
+}
+
+QString colorBox(const QColor& c) {
+    return QStringLiteral("<span style='color:%1'>&#9632;</span>").arg(c.name());
+}
+
+}  // namespace
+
+StepPlot::StepPlot(QWidget* parent)
+    : QWidget(parent),
+      m_plot(new QCustomPlot(this)),
+      m_note(new QLabel(this)),
+      m_values(new QLabel(this)),
+      m_logBox(new QCheckBox(tr("Log scale (|x|)"), this)),
+      m_tensorBox(new QComboBox(this)),
+      m_timer(new QTimer(this)) {
+    m_timer->setSingleShot(true);
+    m_timer->setInterval(40);
+    connect(m_timer, &QTimer::timeout, this, &StepPlot::flush);
+    connect(m_plot, &QCustomPlot::afterReplot, this, [this] { ++m_replots; });
+
+    m_tensorBox->addItem(tr("Latent x (after the step)"));
+    m_tensorBox->addItem(tr("Denoised estimate x0"));
+    m_tensorBox->addItem(tr("Velocity v (model output)"));
+    connect(m_tensorBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            [this](int i) { setTensor(Tensor(i)); });
+    m_logBox->setToolTip(
+        tr("Logarithmic scale of magnitudes: shows |max| and std; min, max and "
+           "mean are signed and are hidden"));
+    connect(m_logBox, &QCheckBox::toggled, this, &StepPlot::setLogScale);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(new QLabel(tr("Tensor:"), this));
+    bar->addWidget(m_tensorBox);
+    bar->addWidget(m_logBox);
+    bar->addStretch(1);
+    const QString names[SeriesCount] = {tr("min"), tr("max"), tr("|max|"), tr("mean"),
+                                        tr("std"), tr("NaN"), tr("Inf")};
+    for (int s = 0; s < SeriesCount; ++s) {
+        auto* b = new QToolButton(this);
+        b->setText(names[s]);
+        b->setCheckable(true);
+        b->setChecked(true);
+        b->setAutoRaise(true);
+        b->setToolTip(tr("Show or hide the %1 curve").arg(names[s]));
+        connect(b, &QToolButton::toggled, this,
+                [this, s](bool on) { setSeriesVisible(Series(s), on); });
+        bar->addWidget(b);
+        m_seriesButtons[s] = b;
+    }
+
+    m_note->setWordWrap(true);
+    m_note->setTextFormat(Qt::PlainText);
+    m_values->setTextFormat(Qt::RichText);
+    m_values->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_values->setMinimumHeight(m_values->fontMetrics().height() * 2);
+    m_values->setText(tr("Point at the plot to read the exact values of a step."));
+
+    // Axes: steps are integers, counts are integers.
+    m_plot->xAxis->setLabel(tr("step"));
+    m_plot->yAxis->setLabel(tr("value"));
+    m_plot->yAxis2->setVisible(true);
+    m_plot->yAxis2->setLabel(tr("NaN / Inf count"));
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis2}) {
+        QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+        ticker->setTickStep(1.0);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        axis->setTicker(ticker);
+    }
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+
+    // Legend in its own row under the axis rect, so it never covers a curve.
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(8);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+
+    auto makeLine = [this](const QColor& c) {
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->setPen(QPen(c, 1.5, Qt::DashLine));
+        line->setAntialiased(false);  // a crisp horizontal line, exactly the limit's colour
+        line->setSelectable(false);
+        return line;
+    };
+    auto makeLabel = [this](const QColor& c, const QString& text, Qt::Alignment valign) {
+        auto* label = new QCPItemText(m_plot);
+        label->setText(text);
+        label->setColor(c);
+        label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        label->position->setTypeY(QCPItemPosition::ptPlotCoords);
+        label->setPositionAlignment(Qt::AlignRight | valign);
+        label->setSelectable(false);
+        return label;
+    };
+    const QColor fp16Color(200, 0, 0), bf16Color(120, 60, 0);
+    const QString fp16Text = tr("fp16 limit %1").arg(viewNumber(hs::kFp16Max));
+    const QString bf16Text = tr("bf16 limit %1").arg(viewNumber(bf16Max(), 3));
+    for (int i = 0; i < 2; ++i) {
+        m_fp16Lines[i] = makeLine(fp16Color);
+        m_bf16Lines[i] = makeLine(bf16Color);
+        const Qt::Alignment v = i == 0 ? Qt::AlignBottom : Qt::AlignTop;
+        m_fp16Labels[i] = makeLabel(fp16Color, (i == 0 ? "+" : "-") + fp16Text, v);
+        m_bf16Labels[i] = makeLabel(bf16Color, (i == 0 ? "+" : "-") + bf16Text, v);
+        m_fp16Labels[i]->setLayer("axes");  // above the curves: a limit label stays readable
+        m_bf16Labels[i]->setLayer("axes");
+        m_fp16Labels[i]->setBrush(QColor(255, 255, 255, 200));
+        m_bf16Labels[i]->setBrush(QColor(255, 255, 255, 200));
+    }
+
+    // Hover cursor on the overlay layer, buffered alone so moving it never replots the curves.
+    m_plot->layer("overlay")->setMode(QCPLayer::lmBuffered);
+    m_cursor = new QCPItemStraightLine(m_plot);
+    m_cursor->setLayer("overlay");
+    m_cursor->setPen(QPen(QColor(90, 90, 90), 1, Qt::SolidLine));
+    m_cursor->point1->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_cursor->point2->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_cursor->setVisible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(bar);
+    layout->addWidget(m_note);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_values);
+    setMinimumSize(360, 240);
+
+    setRunLabels({tr("Run 1")});
+    markDirty();
+}
+
+void StepPlot::setRunLabels(const QStringList& labels) {
+    const bool sameCount = labels.size() == m_labels.size();
+    m_labels = labels;
+    m_runs.resize(size_t(labels.size()));
+    if (sameCount) {
+        rebuildLegend();
+    } else {
+        rebuildGraphs();
+    }
+    markDirty();
+}
+
+void StepPlot::setStepCount(int steps) {
+    m_stepCount = std::max(0, steps);
+    markDirty();
+}
+
+void StepPlot::addStep(int run, const hs::StepRecord& step) {
+    if (run < 0) return;
+    if (run >= runCount()) {
+        QStringList labels = m_labels;
+        while (labels.size() <= run) labels << tr("Run %1").arg(labels.size() + 1);
+        setRunLabels(labels);
+    }
+    Point& p = m_runs[size_t(run)][step.step];
+    p.sigma = step.sigma;
+    p.stats[0] = step.latent;
+    p.stats[1] = step.denoised;
+    p.stats[2] = step.velocity;
+    markDirty();
+}
+
+void StepPlot::clear() {
+    for (auto& r : m_runs) r.clear();
+    setHover(-1);
+    markDirty();
+}
+
+void StepPlot::setLogScale(bool on) {
+    if (on == m_log) return;
+    m_log = on;
+    {
+        const QSignalBlocker block(m_logBox);
+        m_logBox->setChecked(on);
+    }
+    styleGraphs();
+    rebuildLegend();
+    updateButtons();
+    markDirty();
+}
+
+void StepPlot::setTensor(Tensor t) {
+    m_tensor = t;
+    {
+        const QSignalBlocker block(m_tensorBox);
+        m_tensorBox->setCurrentIndex(int(t));
+    }
+    if (m_hoverStep >= 0) setHover(m_hoverStep);
+    markDirty();
+}
+
+void StepPlot::setSeriesVisible(Series s, bool visible) {
+    if (s < 0 || s >= SeriesCount) return;
+    m_visible[s] = visible;
+    {
+        const QSignalBlocker block(m_seriesButtons[s]);
+        m_seriesButtons[s]->setChecked(visible);
+    }
+    styleGraphs();
+    rebuildLegend();
+    markDirty();
+}
+
+QCPGraph* StepPlot::graph(int run, Series s) const {
+    if (run < 0 || run >= int(m_graphs.size()) || s < 0 || s >= SeriesCount) return nullptr;
+    return m_graphs[size_t(run)][size_t(s)];
+}
+
+double StepPlot::valueLower() const {
+    return m_plot->yAxis->range().lower;
+}
+double StepPlot::valueUpper() const {
+    return m_plot->yAxis->range().upper;
+}
+
+QString StepPlot::limitNote() const {
+    return m_limitNote;
+}
+
+void StepPlot::markDirty() {
+    m_dirty = true;
+    if (!m_timer->isActive()) m_timer->start();
+}
+
+void StepPlot::flush() {
+    m_timer->stop();
+    if (!m_dirty) return;
+    m_dirty = false;
+    fillData();
+    updateRanges();
+    updateLimitItems();
+    // A plot in a hidden dock or tab keeps its data current but renders when it is shown.
+    if (isVisible()) {
+        m_plot->replot();
+    } else {
+        m_replotOnShow = true;
+    }
+}
+
+void StepPlot::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_replotOnShow) {
+        m_replotOnShow = false;
+        m_plot->replot();
+    }
+}
+
+void StepPlot::rebuildGraphs() {
+    m_plot->clearGraphs();
+    m_graphs.assign(m_labels.size(), {});
+    m_styleKey.clear();
+    for (size_t r = 0; r < m_graphs.size(); ++r) {
+        for (int s = 0; s < SeriesCount; ++s) {
+            QCPAxis* valueAxis = s >= NanCount ? m_plot->yAxis2 : m_plot->yAxis;
+            m_graphs[r].push_back(m_plot->addGraph(m_plot->xAxis, valueAxis));
+        }
+    }
+    if (m_labels.size() > 1) {
+        // Legend-only graphs (no data) that explain the line styles in grey.
+        for (int s = 0; s < SeriesCount; ++s)
+            m_styleKey.push_back(m_plot->addGraph(m_plot->xAxis, m_plot->yAxis));
+    }
+    styleGraphs();
+    rebuildLegend();
+}
+
+void StepPlot::styleGraphs() {
+    const bool several = m_labels.size() > 1;
+    auto style = [&](QCPGraph* g, Series s, const QColor& c) {
+        g->setPen(seriesPen(s, c));
+        if (s == NanCount || s == InfCount) {
+            g->setLineStyle(QCPGraph::lsStepCenter);
+            g->setScatterStyle(QCPScatterStyle(
+                s == NanCount ? QCPScatterStyle::ssCross : QCPScatterStyle::ssTriangle, c, 7));
+        }
+        g->setSelectable(QCP::stNone);
+    };
+    for (size_t r = 0; r < m_graphs.size(); ++r) {
+        for (int s = 0; s < SeriesCount; ++s) {
+            const QColor c = several ? viewRunColor(int(r)) : seriesColor(Series(s));
+            QCPGraph* g = m_graphs[r][size_t(s)];
+            style(g, Series(s), c);
+            g->setVisible(m_visible[s] && !(m_log && isSigned(Series(s))));
+        }
+    }
+    for (size_t s = 0; s < m_styleKey.size(); ++s)
+        style(m_styleKey[s], Series(s), QColor(110, 110, 110));
+}
+
+void StepPlot::rebuildLegend() {
+    const QString names[SeriesCount] = {tr("min"), tr("max"),       tr("|max|"),    tr("mean"),
+                                        tr("std"), tr("NaN count"), tr("Inf count")};
+    m_plot->legend->clearItems();
+    const bool several = m_labels.size() > 1;
+    for (size_t r = 0; r < m_graphs.size(); ++r) {
+        for (int s = 0; s < SeriesCount; ++s) {
+            QCPGraph* g = m_graphs[r][size_t(s)];
+            g->setName(several ? m_labels[int(r)] : names[s]);
+            // Several runs: one entry per run (its colour) plus the grey style key below.
+            const bool listed = several ? s == AbsMax : g->visible();
+            if (listed) g->addToLegend();
+        }
+    }
+    for (size_t s = 0; s < m_styleKey.size(); ++s) {
+        QCPGraph* g = m_styleKey[s];
+        g->setName(names[s]);
+        if (m_visible[s] && !(m_log && isSigned(Series(s)))) g->addToLegend();
+    }
+}
+
+const hs::TensorStats& StepPlot::statsOf(const Point& p) const {
+    return p.stats[int(m_tensor)];
+}
+
+void StepPlot::fillData() {
+    for (size_t r = 0; r < m_graphs.size() && r < m_runs.size(); ++r) {
+        const Run& run = m_runs[r];
+        QVector<double> keys;
+        keys.reserve(int(run.size()));
+        for (const auto& kv : run) keys << kv.first;
+        for (int s = 0; s < SeriesCount; ++s) {
+            QVector<double> values;
+            values.reserve(keys.size());
+            for (const auto& kv : run) {
+                double v = valueOf(statsOf(kv.second), Series(s));
+                // Non-finite statistics (no finite element) and, on the log scale, values <= 0
+                // become NaN: QCustomPlot leaves a gap there instead of drawing a false value.
+                // Zero NaN/Inf counts leave a gap too: no line crawling along the bottom.
+                if (!std::isfinite(v) || (m_log && s < NanCount && v <= 0)) v = kNaN;
+                if (s >= NanCount && v == 0) v = kNaN;
+                values << v;
+            }
+            m_graphs[r][size_t(s)]->setData(keys, values, true);
+        }
+    }
+}
+
+void StepPlot::updateRanges() {
+    // x: the fixed step count, or the data.
+    double xLo = 0, xHi = 9;
+    if (m_stepCount > 0) {
+        xHi = m_stepCount - 1;
+    } else {
+        bool any = false;
+        for (const Run& r : m_runs) {
+            if (r.empty()) continue;
+            xLo = any ? std::min(xLo, double(r.begin()->first)) : r.begin()->first;
+            xHi = any ? std::max(xHi, double(r.rbegin()->first)) : r.rbegin()->first;
+            any = true;
+        }
+        if (!any) xLo = 0, xHi = 9;
+    }
+    m_plot->xAxis->setRange(xLo - 0.5, xHi + 0.5);
+
+    // Left axis over the visible value curves; right axis over the counts.
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, count = 0;
+    for (const Run& r : m_runs) {
+        for (const auto& kv : r) {
+            const hs::TensorStats& st = statsOf(kv.second);
+            for (int s = 0; s < SeriesCount; ++s) {
+                if (!m_visible[s] || (m_log && isSigned(Series(s)))) continue;
+                const double v = valueOf(st, Series(s));
+                if (s >= NanCount) {
+                    count = std::max(count, v);
+                } else if (std::isfinite(v) && (!m_log || v > 0)) {
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+            }
+        }
+    }
+    const bool any = lo <= hi;
+    if (m_log) {
+        m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        m_plot->yAxis->setNumberFormat("eb");
+        m_plot->yAxis->setNumberPrecision(0);
+        if (!any) lo = 1e-3, hi = hs::kFp16Max;
+        double upper = std::max(hi, hs::kFp16Max) * 4;
+        if (hi * 1e6 >= bf16Max()) upper = std::max(upper, bf16Max() * 4);
+        m_plot->yAxis->setRange(std::min(lo / 3, upper / 1e3), upper);
+    } else {
+        m_plot->yAxis->setScaleType(QCPAxis::stLinear);
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_plot->yAxis->setNumberFormat("gb");
+        m_plot->yAxis->setNumberPrecision(4);
+        if (!any) lo = -1, hi = 1;
+        // Within 3 bits of fp16's limit, the limit joins the range: that is when it matters.
+        const double big = std::max(std::fabs(lo), std::fabs(hi));
+        if (big >= hs::kFp16Max / 8) {
+            if (hi > 0) hi = std::max(hi, hs::kFp16Max);
+            if (lo < 0) lo = std::min(lo, -hs::kFp16Max);
+        }
+        const double pad = hi > lo ? (hi - lo) * 0.06 : std::max(1.0, std::fabs(hi) * 0.1);
+        m_plot->yAxis->setRange(lo - pad, hi + pad);
+    }
+    const double countUpper = std::max(1.0, count * 1.15);
+    m_plot->yAxis2->setRange(-countUpper * 0.03, countUpper);
+}
+
+void StepPlot::updateLimitItems() {
+    const QCPRange y = m_plot->yAxis->range();
+    auto place = [&](QCPItemStraightLine* line, QCPItemText* label, double v) {
+        const bool inRange = y.contains(v) && (!m_log || v > 0);
+        line->setVisible(inRange);
+        label->setVisible(inRange);
+        if (!inRange) return;
+        line->point1->setCoords(0, v);
+        line->point2->setCoords(1, v);
+        label->position->setCoords(0.995, v);
+    };
+    for (int i = 0; i < 2; ++i) {
+        const double sign = i == 0 ? 1 : -1;
+        place(m_fp16Lines[i], m_fp16Labels[i], sign * hs::kFp16Max);
+        place(m_bf16Lines[i], m_bf16Labels[i], sign * bf16Max());
+    }
+    // +limit and -limit close together (a tall range): one label says it for both.
+    const double gap = std::fabs(m_plot->yAxis->coordToPixel(hs::kFp16Max) -
+                                 m_plot->yAxis->coordToPixel(-hs::kFp16Max));
+    if (m_fp16Labels[0]->visible() && gap < 3 * fontMetrics().height()) {
+        m_fp16Labels[0]->setText(tr("fp16 limits +/-%1").arg(viewNumber(hs::kFp16Max)));
+        m_fp16Labels[1]->setVisible(false);
+    } else {
+        m_fp16Labels[0]->setText(tr("+fp16 limit %1").arg(viewNumber(hs::kFp16Max)));
+    }
+
+    // The note: largest magnitude, headroom, first non-finite step, limits off scale.
+    double absMax = 0;
+    QStringList firstBad;
+    for (size_t r = 0; r < m_runs.size(); ++r) {
+        int first = -1;
+        for (const auto& kv : m_runs[r]) {
+            const hs::TensorStats& st = statsOf(kv.second);
+            if (std::isfinite(st.absMax)) absMax = std::max(absMax, st.absMax);
+            if (first < 0 && st.nonFinite() > 0) first = kv.first;
+        }
+        if (first >= 0)
+            firstBad << tr("%1 from step %2").arg(m_labels.value(int(r)), QString::number(first));
+    }
+    QStringList parts;
+    if (absMax > 0) {
+        if (absMax > hs::kFp16Max) {
+            parts << tr("Largest |x| %1 is past the fp16 limit %2: in fp16 it would be Inf.")
+                         .arg(viewNumber(absMax), viewNumber(hs::kFp16Max));
+        } else {
+            const double headroom = hs::kFp16Max / absMax;
+            parts << tr("Largest |x| %1: headroom to the fp16 limit %2x (2^%3).")
+                         .arg(viewNumber(absMax), viewNumber(headroom, 3),
+                              QString::number(std::log2(headroom), 'f', 1));
+        }
+    }
+    if (!firstBad.isEmpty()) parts << tr("NaN/Inf in the latent: %1.").arg(firstBad.join(", "));
+    if (!m_fp16Lines[0]->visible() && absMax > 0 && !m_log)
+        parts << tr("fp16 limit off scale (tick Log scale to see it).");
+    if (!m_bf16Lines[0]->visible() && absMax > 0) {
+        const double decades = std::log10(bf16Max() / std::max(absMax, 1e-30));
+        parts << tr("bf16 limit %1 off scale, %2 decades above the data.")
+                     .arg(viewNumber(bf16Max(), 3), QString::number(decades, 'f', 0));
+    }
+    m_limitNote = parts.join(' ');
+    m_note->setText(m_limitNote);
+    m_note->setVisible(!m_limitNote.isEmpty());
+}
+
+void StepPlot::updateButtons() {
+    for (int s = 0; s < SeriesCount; ++s) {
+        const bool blocked = m_log && isSigned(Series(s));
+        m_seriesButtons[s]->setEnabled(!blocked);
+        m_seriesButtons[s]->setToolTip(
+            blocked ? tr("Signed values cannot be drawn on a log scale")
+                    : tr("Show or hide the %1 curve").arg(m_seriesButtons[s]->text()));
+    }
+}
+
+int StepPlot::nearestStep(double x) const {
+    int best = -1;
+    double bestDist = std::numeric_limits<double>::infinity();
+    for (const Run& r : m_runs) {
+        for (const auto& kv : r) {
+            const double d = std::fabs(kv.first - x);
+            if (d < bestDist) bestDist = d, best = kv.first;
+        }
+    }
+    return best;
+}
+
+int StepPlot::showValuesAt(double x) {
+    const int step = nearestStep(x);
+    setHover(step);
+    return step;
+}
+
+void StepPlot::setHover(int step) {
+    m_hoverStep = step;
+    if (step < 0) {
+        m_hoverText.clear();
+        m_values->setText(tr("Point at the plot to read the exact values of a step."));
+        if (m_cursor->visible()) {
+            m_cursor->setVisible(false);
+            m_cursor->layer()->replot();
+        }
+        return;
+    }
+    QStringList plain, html;
+    double sigma = kNaN;
+    for (size_t r = 0; r < m_runs.size(); ++r) {
+        auto it = m_runs[r].find(step);
+        const QString label = m_labels.value(int(r));
+        if (it == m_runs[r].end()) {
+            plain << tr("%1: no data").arg(label);
+            html << colorBox(viewRunColor(int(r))) + " " + label.toHtmlEscaped() + ": " +
+                        tr("no data");
+            continue;
+        }
+        sigma = it->second.sigma;
+        const hs::TensorStats& st = statsOf(it->second);
+        const QString line =
+            st.finite == 0 && st.count > 0
+                ? tr("no finite value  NaN %1  Inf %2")
+                      .arg(viewCount(st.nan), viewCount(st.posInf + st.negInf))
+                : tr("min %1  max %2  |max| %3  mean %4  std %5  NaN %6  Inf %7")
+                      .arg(viewNumber(st.min, 5), viewNumber(st.max, 5), viewNumber(st.absMax, 5),
+                           viewNumber(st.mean, 5), viewNumber(st.std, 5), viewCount(st.nan),
+                           viewCount(st.posInf + st.negInf));
+        plain << label + ": " + line;
+        const QColor c = m_runs.size() > 1 ? viewRunColor(int(r)) : seriesColor(AbsMax);
+        QString h = colorBox(c) + " <b>" + label.toHtmlEscaped() + "</b>: " + line.toHtmlEscaped();
+        if (st.nonFinite() > 0) h = "<span style='color:#b00000'>" + h + "</span>";
+        html << h;
+    }
+    const QString head = tr("Step %1 (sigma %2)").arg(step).arg(viewNumber(sigma, 4));
+    m_hoverText = head + "\n" + plain.join("\n");
+    m_values->setText("<b>" + head.toHtmlEscaped() + "</b><br>" + html.join("<br>"));
+    m_cursor->point1->setCoords(step, 0);
+    m_cursor->point2->setCoords(step, 1);
+    m_cursor->setVisible(true);
+    m_cursor->layer()->replot();
+}
+
+bool StepPlot::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_plot) {
+        if (event->type() == QEvent::MouseMove) {
+            const auto* me = static_cast<QMouseEvent*>(event);
+            const int before = m_hoverStep;
+            const int step = showValuesAt(m_plot->xAxis->pixelToCoord(me->position().x()));
+            if (step != before) emit stepHovered(step);
+        } else if (event->type() == QEvent::Leave) {
+            if (m_hoverStep >= 0) {
+                setHover(-1);
+                emit stepHovered(-1);
+            }
+        } else if (event->type() == QEvent::MouseButtonPress) {
+            const auto* me = static_cast<QMouseEvent*>(event);
+            const int step = nearestStep(m_plot->xAxis->pixelToCoord(me->position().x()));
+            if (step >= 0 && me->button() == Qt::LeftButton) emit stepClicked(step);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
