@@ -15,8 +15,9 @@
 FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     qRegisterMetaType<FixSettings>();
     m_safe = new QComboBox(this);
-    m_safe->addItem(tr("bf16 (same range as fp32, half the memory)"), int(hs::Format::BF16));
+    m_safe->addItem(tr("bf16"), int(hs::Format::BF16));
     m_safe->addItem(tr("fp32"), int(hs::Format::FP32));
+    m_safe->setToolTip(tr("bf16 has fp32's range at half the memory; fp32 also its precision"));
     m_steps = new QSpinBox(this);
     m_steps->setRange(1, 200);
     m_steps->setValue(8);
@@ -56,11 +57,18 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     m_result->setWordWrap(true);
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addLayout(buttons);
-    layout->addWidget(m_result);
-    layout->addWidget(m_trials, 1);
+    // Settings and result on the left, the trials on the right: the panel sits in a wide, short
+    // dock beside the log.
+    auto* left = new QVBoxLayout;
+    left->addLayout(form);
+    left->addLayout(buttons);
+    left->addWidget(m_result);
+    left->addStretch(1);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(4, 2, 4, 2);
+    layout->addLayout(left, 2);
+    layout->addWidget(m_trials, 3);
+    m_trials->setMinimumHeight(60);
 
     connect(m_find, &QPushButton::clicked, this, [this] { emit findRequested(settings()); });
     connect(m_apply, &QPushButton::clicked, this, [this] {

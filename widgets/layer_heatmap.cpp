@@ -87,9 +87,8 @@ LayerHeatmap::LayerHeatmap(QWidget* parent)
     top->addSpacing(12);
     top->addWidget(new QLabel(tr("max|x| / fp16 limit:"), this));
     top->addWidget(bar);
-    top->addSpacing(8);
-    top->addWidget(swatches);
     top->addStretch(1);
+    swatches->setWordWrap(true);  // a second row of its own: the heatmap stays narrow
 
     m_banner->setTextFormat(Qt::RichText);
     m_banner->setWordWrap(true);
@@ -106,7 +105,7 @@ LayerHeatmap::LayerHeatmap(QWidget* parent)
     m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_details->setWordWrap(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_details->setMinimumWidth(230);
+    m_details->setMinimumWidth(180);
     m_details->setMargin(6);
     m_details->setText(tr("Click a cell to see the statistics of that probe point."));
 
@@ -121,6 +120,7 @@ LayerHeatmap::LayerHeatmap(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(3);
     layout->addLayout(top);
+    layout->addWidget(swatches);
     layout->addLayout(bannerRow);
     layout->addWidget(split, 1);
 

@@ -48,7 +48,9 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_components->setFocusPolicy(Qt::NoFocus);  // read-only: no focus frame on an item
     m_components->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_components->header()->setStretchLastSection(false);
+    // A pipeline has three to five components: room for six rows, no more.
     m_components->setMinimumHeight(m_components->fontMetrics().height() * 6);
+    m_components->setMaximumHeight(m_components->fontMetrics().height() * 8);
     m_total->setObjectName("modelTotal");
     m_status->setObjectName("modelStatus");
     m_status->setWordWrap(true);

@@ -28,7 +28,7 @@ QPlainTextEdit* textEdit(const QString& name, const QString& placeholder, int li
     e->setTabChangesFocus(true);
     const int h = e->fontMetrics().lineSpacing() * lines + 12;
     e->setMinimumHeight(h);
-    e->setMaximumHeight(h * 3);
+    e->setMaximumHeight(h * 2);
     return e;
 }
 
@@ -43,7 +43,7 @@ QString secondsText(double s) {
 PromptPanel::PromptPanel(QWidget* parent)
     : QWidget(parent),
       m_prompt(textEdit("prompt", tr("Prompt (may be empty: the model then draws unconditionally)"),
-                        4, this)),
+                        3, this)),
       m_negative(
           textEdit("negativePrompt", tr("Negative prompt (used when guidance > 1)"), 2, this)),
       m_note(new QLabel(this)),

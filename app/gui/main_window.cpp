@@ -7,12 +7,14 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
+#include <QLayout>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "compare_view.h"
@@ -81,31 +83,51 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     auto* scroll = new QScrollArea;
     scroll->setWidget(setup);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(360);
     dock(this, tr("Setup"), "setup", scroll, Qt::LeftDockWidgetArea);
 
-    // Centre: the run (curves, previews, layers, image) and the comparison.
-    auto* bottom = new QSplitter(Qt::Horizontal);
-    bottom->addWidget(v.layers);
-    bottom->addWidget(v.image);
-    bottom->setStretchFactor(0, 3);
-    bottom->setStretchFactor(1, 2);
+    // Centre: the run (curves beside the image, the previews, the layers) and the comparison.
+    auto* top = new QSplitter(Qt::Horizontal);
+    top->addWidget(v.plot);
+    top->addWidget(v.image);
+    top->setStretchFactor(0, 1);
     auto* run = new QSplitter(Qt::Vertical);
-    run->addWidget(v.plot);
+    run->addWidget(top);
     run->addWidget(v.previews);
-    run->addWidget(bottom);
-    run->setStretchFactor(0, 3);
+    run->addWidget(v.layers);
+    run->setStretchFactor(0, 2);
     run->setStretchFactor(2, 3);
     m_tabs = new QTabWidget;
     m_tabs->addTab(run, tr("Run"));
-    m_tabs->addTab(v.compare, tr("Compare"));
+    auto* compareScroll = new QScrollArea;  // four runs side by side need more than a screen
+    compareScroll->setWidget(v.compare);
+    compareScroll->setWidgetResizable(true);
+    m_tabs->addTab(compareScroll, tr("Compare"));
     setCentralWidget(m_tabs);
 
-    auto* history = dock(this, tr("History"), "history", v.history, Qt::RightDockWidgetArea);
-    auto* fix = dock(this, tr("Find minimal fix"), "fix", v.fix, Qt::RightDockWidgetArea);
+    // Bottom: wide and short suits the log, the run table and the trial table alike.
+    auto* log = dock(this, tr("Log"), "log", v.log, Qt::BottomDockWidgetArea);
+    auto* history = dock(this, tr("History"), "history", v.history, Qt::BottomDockWidgetArea);
+    auto* fix = dock(this, tr("Find minimal fix"), "fix", v.fix, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(log, history);
     tabifyDockWidget(history, fix);
-    history->raise();
-    dock(this, tr("Log"), "log", v.log, Qt::BottomDockWidgetArea);
+    log->raise();
+
+    // Default proportions, applied once the window has its size (a saved layout replaces the
+    // dock sizes): the curves and the layers get the room, the strip its thumbnails' height.
+    m_applyDefaultSizes = [this, run, top, log] {
+        // The strip's legend wraps: its height for the actual width, plus the thumbnails.
+        auto* strip = m_views->previews;
+        const int stripHeight = strip->layout()->hasHeightForWidth()
+                                    ? strip->layout()->totalHeightForWidth(strip->width())
+                                    : strip->sizeHint().height();
+        strip->setMaximumHeight(stripHeight);
+        const int rest = run->height() - stripHeight;
+        run->setSizes({rest * 2 / 5, stripHeight, rest * 3 / 5});
+        top->setSizes({top->width() - 300, 300});
+        if (m_restoredLayout) return;
+        resizeDocks({findChild<QDockWidget*>("setup")}, {470}, Qt::Horizontal);
+        resizeDocks({log}, {160}, Qt::Vertical);
+    };
 
     m_studio = new Studio(v, m_history.get(), this);
     connect(m_studio, &Studio::showCompare, this, [this] { m_tabs->setCurrentIndex(1); });
@@ -202,7 +224,7 @@ void MainWindow::onModelLoaded(const LoadedModel& m) {
 void MainWindow::restoreSettings(const QString& modelDir) {
     QSettings s;
     restoreGeometry(s.value("window/geometry").toByteArray());
-    restoreState(s.value("window/state").toByteArray());
+    m_restoredLayout = restoreState(s.value("window/state").toByteArray());
     if (!s.contains("window/geometry")) resize(1500, 950);
     hs::RunConfig cfg;
     cfg.prompt = s.value("run/prompt", "a large red circle in the centre, blue background")
@@ -234,6 +256,15 @@ void MainWindow::saveSettings() const {
     s.setValue("run/guidance", cfg.guidance);
     s.setValue("run/plan", m_views->precision->planText());
     if (m_studio->model()) s.setValue("model/dir", m_studio->model()->dir);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (m_applyDefaultSizes) {
+        auto apply = std::move(m_applyDefaultSizes);
+        m_applyDefaultSizes = nullptr;
+        QTimer::singleShot(50, this, apply);  // after the first layout passes
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

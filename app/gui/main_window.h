@@ -2,6 +2,8 @@
 // The studio's window: lays out the panels and views in docks and tabs and builds the menus.
 // Behaviour lives in Studio; settings (last model, plan, prompt, layout) persist in QSettings.
 #include <QMainWindow>
+#include <functional>
+#include <memory>
 
 #include "run_meta.h"
 
@@ -24,6 +26,7 @@ public:
     QTabWidget* centralTabs() const { return m_tabs; }
 
 protected:
+    void showEvent(QShowEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
 
 private:
@@ -39,6 +42,7 @@ private:
     std::unique_ptr<StudioViews> m_views;
     Studio* m_studio = nullptr;
     QTabWidget* m_tabs = nullptr;
-    bool m_restoringPlan = false;
     QString m_pendingPlan;  // the saved plan, applied once its model has loaded
+    std::function<void()> m_applyDefaultSizes;  // run once, at the first show
+    bool m_restoredLayout = false;
 };

@@ -239,6 +239,7 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
     } else if (id == m_viewJob) {
         m_v.layers->addProbes(decodeProbes(r));
         m_v.image->setRun(r);
+        m_v.prompt->setStage(r.cancelled ? tr("stopped") : tr("done in %1 s").arg(r.seconds, 0, 'f', 2));
         m_lastRun = r;
     }
     if (r.cancelled)
