@@ -79,8 +79,10 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
     s.referenceRun = runWith(base, reference);
     const std::optional<PreviewImage> refImage = s.referenceRun.savedImage;
 
+    // Every block and component-level module (embedders, norm_out, proj_out ...): with massive
+    // activations the whole residual stream is large, so its last readers must leave fp16 too.
     std::vector<std::string> candidates;
-    for (const auto& b : blocksInCallOrder(s.failingRun, "", /*repeatedOnly=*/true))
+    for (const auto& b : blocksInCallOrder(s.failingRun, "", /*repeatedOnly=*/false))
         for (const auto& c : fp16Components)
             if (componentOf(b) == c) candidates.push_back(b);
 

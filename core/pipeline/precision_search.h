@@ -1,7 +1,8 @@
 #pragma once
 // Finds the cheapest precision plan that fixes a failing run: runs the failing plan and a
 // reference (every fp16 component in the safe format) on the pipeline, then bisects over the
-// blocks of the fp16 components (diagnosis/bisection.h) with one pipeline run per trial.
+// blocks and top-level modules of the fp16 components (diagnosis/bisection.h), one pipeline run
+// per trial.
 #include <atomic>
 #include <functional>
 #include <string>

@@ -43,16 +43,6 @@ struct FlushDenormal {
     ~FlushDenormal() { at::globalContext().setFlushDenormal(false); }
 };
 
-std::string runCli(const std::string& args, int& status) {
-    std::string out;
-    FILE* p = popen((std::string(HALFSCOPE_CLI) + " " + args + " 2>&1").c_str(), "r");
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    status = WEXITSTATUS(pclose(p));
-    return out;
-}
-
 const hs::ModuleSummary* moduleNamed(const hs::ComponentSummary& c, const std::string& name) {
     for (const auto& m : c.modules)
         if (m.name == name) return &m;
@@ -222,26 +212,26 @@ TEST(InspectTest, Pipeline) {
     EXPECT_NE(hs::toJson(bad)["components"][0]["error"].get<std::string>().find("pickle"),
               std::string::npos);
     int status = -1;
-    runCli("inspect " + p, status);
+    hs::test::runCli("inspect " + p, status);
     EXPECT_EQ(status, 2);
     fs::remove_all(p);
 }
 
 TEST(InspectTest, Cli) {
     int status = -1;
-    const std::string out = runCli("inspect --json " + hs::test::dataPath("golden/vae"), status);
+    const std::string out = hs::test::runCli("inspect --json " + hs::test::dataPath("golden/vae"), status);
     EXPECT_EQ(status, 0) << out;
     const auto j = nlohmann::json::parse(out);
     EXPECT_EQ(j["class"], "AutoencoderKL");
     EXPECT_EQ(j["components"][0]["parameters"], 658375);
 
-    const std::string table = runCli("inspect " + hs::test::dataPath("golden/clip"), status);
+    const std::string table = hs::test::runCli("inspect " + hs::test::dataPath("golden/clip"), status);
     EXPECT_EQ(status, 0);
     EXPECT_NE(table.find("text_model.encoder"), std::string::npos) << table;
 
-    const std::string missing = runCli("inspect /nonexistent/model", status);
+    const std::string missing = hs::test::runCli("inspect /nonexistent/model", status);
     EXPECT_EQ(status, 2);
     EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
-    runCli("inspect", status);
+    hs::test::runCli("inspect", status);
     EXPECT_EQ(status, 2);
 }

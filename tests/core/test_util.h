@@ -19,4 +19,8 @@ inline double relErr(const torch::Tensor& a, const torch::Tensor& b) {
 // A fresh temporary directory, removed by the caller's TearDown if it wants.
 std::string tempDir(const std::string& tag);
 
+// Runs halfscope-cli with `args` (shell syntax) and returns what it printed; `status` gets its
+// exit status. stderr is merged into the output unless `stdoutOnly`.
+std::string runCli(const std::string& args, int& status, bool stdoutOnly = false);
+
 }  // namespace hs::test

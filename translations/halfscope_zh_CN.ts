@@ -1,0 +1,2171 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>CompareView</name>
+    <message>
+        <location filename="../widgets/compare_view.cpp" line="+47"/>
+        <source>latent divergence</source>
+        <translation>潜变量偏离</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>x%1</source>
+        <translation>×%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>A:</source>
+        <translation>A：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>B:</source>
+        <translation>B：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>gain</source>
+        <translation>增益</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Difference</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The difference appears when both runs have a final image.</source>
+        <translation>两次运行都有最终图像后，这里会显示差异。</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Run A</source>
+        <translation>运行 A</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Run B</source>
+        <translation>运行 B</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>Waiting for the final image of this run.</source>
+        <translation>正在等待此次运行的最终图像。</translation>
+    </message>
+    <message>
+        <location line="+108"/>
+        <source>step (%1 vs %2; red x: not finite)</source>
+        <translation>步（%1 对比 %2；红色 x：非有限值）</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Difference |%1 - %2|</source>
+        <translation>差异 |%1 - %2|</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>the same run twice</source>
+        <translation>两侧是同一次运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max %1/255, mean %2/255, shown x%3</source>
+        <translation>最大 %1/255，平均 %2/255，显示放大 ×%3</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>; %1 pixels NaN/Inf in either run (magenta/cyan)</source>
+        <translation>；任一运行中有 %1 个 NaN/Inf 像素（品红/青色）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/view_difference.cpp" line="+15"/>
+        <source>Both runs need a final image.</source>
+        <translation>两次运行都需要有最终图像。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The images differ in size (%1x%2 and %3x%4).</source>
+        <translation>图像尺寸不同（%1x%2 与 %3x%4）。</translation>
+    </message>
+</context>
+<context>
+    <name>DeviceChoice</name>
+    <message>
+        <location filename="../widgets/ctl_device_choice.cpp" line="+17"/>
+        <source>%1 (%2, compute capability %3.%4)</source>
+        <translation>%1（%2，计算能力 %3.%4）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>CPU: fp32 and bf16 run natively; fp16 is emulated (fp32 compute, every layer&apos;s output rounded to fp16), so it overflows where a GPU would.</source>
+        <translation>CPU：fp32 和 bf16 原生运行；fp16 为模拟运行（以 fp32 计算，每一层的输出都舍入为 fp16），因此溢出的位置与在 GPU 上相同。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>compute capability %1.%2: fp16 and bf16 run natively</source>
+        <translation>计算能力 %1.%2：fp16 和 bf16 均原生运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>compute capability %1.%2: no native bf16; bf16 runs emulated and slowly</source>
+        <translation>计算能力 %1.%2：不支持原生 bf16；bf16 以模拟方式运行，速度较慢</translation>
+    </message>
+</context>
+<context>
+    <name>EnvironmentView</name>
+    <message>
+        <location filename="../widgets/environment_view.cpp" line="+9"/>
+        <source>Property</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+</context>
+<context>
+    <name>FixPanel</name>
+    <message>
+        <location filename="../widgets/fix_panel.cpp" line="+18"/>
+        <source>bf16</source>
+        <translation>bf16</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fp32</source>
+        <translation>fp32</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bf16 has fp32&apos;s range at half the memory; fp32 also its precision</source>
+        <translation>bf16：数值范围与 fp32 相同，内存只占一半；fp32：还具备完整的 fp32 精度</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Sampling steps of each trial run: fewer steps make the search faster</source>
+        <translation>每次试验运行的采样步数：步数越少，搜索越快</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Largest mean pixel difference to the reference run that passes</source>
+        <translation>与参考运行相比，仍判定为通过的最大平均像素差异</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Blocks leave fp16 for</source>
+        <translation>移出 fp16 的块改用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Steps per trial</source>
+        <translation>每次试验步数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Most trials</source>
+        <translation>最多试验次数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tolerance</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Find minimal fix</source>
+        <translation>查找最小修复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bisect over the blocks of the fp16 components, as Polygraphy does, for the fewest that must run in the safe format</source>
+        <translation>像 Polygraphy 一样对 fp16 组件中的块进行二分搜索，找出必须以安全格式运行的最少的块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Apply plan</source>
+        <translation>应用精度方案</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Phase</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Blocks kept safe</source>
+        <translation>保持安全格式的块</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Run a failing plan, then find the cheapest plan that fixes it.</source>
+        <translation>先运行一个失败的精度方案，再查找能修复它的代价最低的方案。</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>Searching...</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fail</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>, difference %1</source>
+        <translation>，差异 %1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Plan: %1</source>
+        <translation>精度方案：%1</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryBrowser</name>
+    <message>
+        <location filename="../widgets/history_browser.cpp" line="+24"/>
+        <source>Delete &quot;%1&quot; and its images? This cannot be undone.</source>
+        <translation>删除“%1”及其图像？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Delete %1 runs (%2) and their images? This cannot be undone.</source>
+        <translation>删除 %1 次运行（%2）及其图像？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Delete runs</source>
+        <translation>删除运行</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+176"/>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location line="-175"/>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Show the checked runs side by side (2 to %1)</source>
+        <translation>并排显示勾选的运行（2 到 %1 个）</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Compare takes at most %1 runs; uncheck one first.</source>
+        <translation>最多只能比较 %1 次运行，请先取消勾选一个。</translation>
+    </message>
+    <message>
+        <location line="+113"/>
+        <source>Compare (%1)</source>
+        <translation>比较（%1）</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryTableModel</name>
+    <message>
+        <location filename="../widgets/history_table_model.cpp" line="+12"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <location line="+58"/>
+        <source>Check 2 to %1 runs and press Compare</source>
+        <translation>勾选 2 到 %1 次运行，然后点击“比较”</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Date</source>
+        <translation>日期</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Plan</source>
+        <translation>精度方案</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>(empty prompt)</source>
+        <translation>（空提示词）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>stored dtypes</source>
+        <translation>存储精度</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Effective plan: %1</source>
+        <translation>实际生效的精度方案：%1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The run stopped without finishing (the program was closed or crashed); its finished steps are kept.</source>
+        <translation>该运行未完成即停止（程序被关闭或崩溃）；已完成的步骤会保留。</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>No run history is open.</source>
+        <translation>未打开任何运行历史记录。</translation>
+    </message>
+</context>
+<context>
+    <name>ImageView</name>
+    <message>
+        <location filename="../widgets/image_view.cpp" line="+8"/>
+        <source>No image yet. Start a run to see its final image and verdict here.</source>
+        <translation>尚无图像。开始一次运行后，将在此处显示其最终图像和判定。</translation>
+    </message>
+    <message>
+        <location line="+53"/>
+        <source>The run was cancelled before the image was decoded.</source>
+        <translation>运行在图像解码之前已被取消。</translation>
+    </message>
+    <message>
+        <location line="+61"/>
+        <source>mean level %1</source>
+        <translation>平均亮度 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>std %1</source>
+        <translation>标准差 %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>non-finite pixels %1</source>
+        <translation>非有限像素 %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>(%1 of %2 values)</source>
+        <translation>（%2 个值中的 %1 个）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>OK</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>BLACK IMAGE</source>
+        <translation>全黑图像</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>FLAT IMAGE</source>
+        <translation>纯色图像</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>CONTAINS NaN/Inf</source>
+        <translation>含 NaN/Inf</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>ERROR</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>CANCELLED</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+128"/>
+        <source>No image</source>
+        <translation>无图像</translation>
+    </message>
+</context>
+<context>
+    <name>LayerHeatmap</name>
+    <message>
+        <location filename="../widgets/layer_heatmap.cpp" line="+53"/>
+        <location line="+97"/>
+        <source>text encoding</source>
+        <translation>文本编码</translation>
+    </message>
+    <message>
+        <location line="-96"/>
+        <location line="+97"/>
+        <source>VAE decode</source>
+        <translation>VAE 解码</translation>
+    </message>
+    <message>
+        <location line="-96"/>
+        <location line="+93"/>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <location line="-83"/>
+        <source>Show</source>
+        <translation>查看</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Layers and modules</source>
+        <translation>层和模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Modules only</source>
+        <translation>仅模块</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>2^-24</source>
+        <translation>2^-24</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>2^-12</source>
+        <translation>2^-12</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>65504</source>
+        <translation>65504</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Blue: lots of headroom below fp16&apos;s 65504; red: at the limit</source>
+        <translation>蓝色：距 fp16 上限 65504 余量充足；红色：已达上限</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>past 65504</source>
+        <translation>超过 65504</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+207"/>
+        <source>NaN</source>
+        <translation>NaN</translation>
+    </message>
+    <message>
+        <location line="-207"/>
+        <source>Inf</source>
+        <translation>Inf</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no record</source>
+        <translation>无记录</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>first non-finite</source>
+        <translation>首个非有限值</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Show:</source>
+        <translation>显示：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>max|x| / fp16 limit:</source>
+        <translation>max|x| / fp16 上限：</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+87"/>
+        <source>No NaN or Inf so far.</source>
+        <translation>目前尚未出现 NaN 或 Inf。</translation>
+    </message>
+    <message>
+        <location line="-85"/>
+        <source>Scroll to the first point whose output held NaN or Inf</source>
+        <translation>滚动到首个输出含 NaN 或 Inf 的探针点</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <location line="+74"/>
+        <source>Click a cell to see the statistics of that probe point.</source>
+        <translation>点击单元格可查看该探针点的统计信息。</translation>
+    </message>
+    <message>
+        <location line="-31"/>
+        <source>&lt;b style=&apos;color:#c00000&apos;&gt;First NaN/Inf:&lt;/b&gt; &lt;b&gt;%1&lt;/b&gt; (%2, %3 %4) at %5: NaN %6, +Inf %7, -Inf %8 of %9.</source>
+        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;首个 NaN/Inf：&lt;/b&gt;&lt;b&gt;%1&lt;/b&gt;（%2，%3 %4），%5：%9 个值中 NaN %6 个，+Inf %7 个，-Inf %8 个。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>The point before it, %1, had |max| %2%3.</source>
+        <translation>它的前一个探针点 %1 的 |max| 为 %2%3。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> and non-finite values</source>
+        <translation> 且含有非有限值</translation>
+    </message>
+    <message>
+        <location line="+96"/>
+        <source>%1 point, %2</source>
+        <translation>%1 级探针点，%2</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No record for this step.</source>
+        <translation>此处没有记录。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>records merged</source>
+        <translation>合并的记录数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>count</source>
+        <translation>元素个数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>min</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>|max|</source>
+        <translation>|max|</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>log2(|max| / 65504)</source>
+        <translation>log2(|max| / 65504)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>+Inf</source>
+        <translation>+Inf</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>-Inf</source>
+        <translation>-Inf</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>over fp16 (|x| &gt; 65504)</source>
+        <translation>超出 fp16 范围（|x| &gt; 65504）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fp16-subnormal (|x| &lt; 2^-14)</source>
+        <translation>fp16 次正规数（|x| &lt; 2^-14）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>First non-finite point of the run.</source>
+        <translation>本次运行的首个非有限值探针点。</translation>
+    </message>
+</context>
+<context>
+    <name>LogPanel</name>
+    <message>
+        <location filename="../widgets/log_panel.cpp" line="+55"/>
+        <source>All events</source>
+        <translation>全部事件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Warnings and errors</source>
+        <translation>警告和错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Errors only</source>
+        <translation>仅错误</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Copy all</source>
+        <translation>全部复制</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Copy every kept line, all levels, as plain text</source>
+        <translation>以纯文本复制所有保留的日志行（包括所有级别）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Show:</source>
+        <translation>显示：</translation>
+    </message>
+    <message>
+        <location line="+99"/>
+        <source>Warnings: %1, errors: %2</source>
+        <translation>警告：%1，错误：%2</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../app/gui/main_window.cpp" line="+60"/>
+        <location line="+94"/>
+        <source>Halfscope</source>
+        <translation>Halfscope</translation>
+    </message>
+    <message>
+        <location line="-80"/>
+        <source>Final image</source>
+        <translation>最终图像</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Setup</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>History</source>
+        <translation>历史记录</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Find minimal fix</source>
+        <translation>查找最小修复</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Running...</source>
+        <translation>正在运行…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+3"/>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Open model folder...</source>
+        <translation>打开模型文件夹(&amp;O)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the &amp;demo model</source>
+        <translation>打开演示模型(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The embedded demo model is missing.</source>
+        <translation>找不到内置的演示模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;Export report...</source>
+        <translation>导出报告(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Ctrl+E</source>
+        <translation>Ctrl+E</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&amp;Settings...</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Generate</source>
+        <translation>生成(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Ctrl+Return</source>
+        <translation>Ctrl+Return</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Esc</source>
+        <translation>Esc</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compare: &amp;bf16 vs fp16</source>
+        <translation>比较：bf16 与 fp16(&amp;B)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compare: &amp;one module at a time in fp16</source>
+        <translation>比较：逐个模块以 fp16 运行(&amp;O)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Find &amp;minimal fix</source>
+        <translation>查找最小修复(&amp;M)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;Apply the fixed plan</source>
+        <translation>应用修复后的精度方案(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Log scale for |max|</source>
+        <translation>|max| 使用对数刻度(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;About Halfscope</source>
+        <translation>关于 Halfscope(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>About Halfscope</source>
+        <translation>关于 Halfscope</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;Halfscope %1&lt;/b&gt;&lt;p&gt;Finds out why a diffusion model gives a black image in half precision: which layer overflowed first, at which step, and which precision plan fixes it at the lowest cost.&lt;/p&gt;</source>
+        <translation>&lt;b&gt;Halfscope %1&lt;/b&gt;&lt;p&gt;找出扩散模型在半精度下生成黑图的原因：哪一层最先溢出、在第几步溢出，以及哪种精度方案能以最低代价修复它。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Open a diffusers pipeline folder (with model_index.json)</source>
+        <translation>打开 diffusers 管线文件夹（含 model_index.json）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+5"/>
+        <source>Export report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>HTML report (*.html)</source>
+        <translation>HTML 报告 (*.html)</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPanel</name>
+    <message>
+        <location filename="../widgets/model_panel.cpp" line="+28"/>
+        <source>Open folder…</source>
+        <translation>打开文件夹…</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Component</source>
+        <translation>组件</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Class</source>
+        <translation>类</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stored</source>
+        <translation>存储精度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Open a diffusers pipeline folder (with model_index.json). You can also drop a folder onto this panel.</source>
+        <translation>打开 diffusers 管线文件夹（含 model_index.json）。也可以将文件夹拖放到此面板上。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open a diffusers pipeline folder, or drop one here.</source>
+        <translation>打开 diffusers 管线文件夹，或将其拖放到此处。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 K</source>
+        <translation>%1 K</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 M</source>
+        <translation>%1 M</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>%L1 parameters</source>
+        <translation>%L1 个参数</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 parameters in 1 component</source>
+        <translation>1 个组件，共 %1 个参数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 parameters in %2 components</source>
+        <translation>%2 个组件，共 %1 个参数</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>The model could not be opened.</source>
+        <translation>无法打开该模型。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model in %1 could not be opened.</source>
+        <translation>无法打开 %1 中的模型。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 is still loaded.</source>
+        <translation>%1 仍处于加载状态。</translation>
+    </message>
+</context>
+<context>
+    <name>PrecisionPanel</name>
+    <message>
+        <location filename="../widgets/precision_panel.cpp" line="+28"/>
+        <source>Text encoder</source>
+        <translation>文本编码器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Transformer</source>
+        <translation>Transformer</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>UNet</source>
+        <translation>UNet</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VAE</source>
+        <translation>VAE</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>e.g. transformer=fp16,transformer.transformer_blocks.2=bf16</source>
+        <translation>例如 transformer=fp16,transformer.transformer_blocks.2=bf16</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The full plan: pattern=format rules separated by commas; the last matching rule wins; &apos;*&apos; matches any characters. Press Return to apply.</source>
+        <translation>完整的精度方案：以逗号分隔的“模式=格式”规则；最后一条匹配的规则生效；&apos;*&apos; 匹配任意字符。按回车键应用。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Presets:</source>
+        <translation>预设：</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>All stored</source>
+        <translation>全部按存储精度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>All bf16</source>
+        <translation>全部 bf16</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>All fp16</source>
+        <translation>全部 fp16</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Transformer fp16</source>
+        <translation>Transformer 用 fp16</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Plan (advanced)</source>
+        <translation>精度方案（高级）</translation>
+    </message>
+    <message>
+        <location line="+56"/>
+        <source>&lt;b&gt;Component&lt;/b&gt;</source>
+        <translation>&lt;b&gt;组件&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;Runs as&lt;/b&gt;</source>
+        <translation>&lt;b&gt;运行精度&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;On this device&lt;/b&gt;</source>
+        <translation>&lt;b&gt;在此设备上&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>stored</source>
+        <translation>存储精度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>stored (%1)</source>
+        <translation>存储精度（%1）</translation>
+    </message>
+    <message>
+        <location line="+92"/>
+        <source>%1, native</source>
+        <translation>%1，原生</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1, emulated</source>
+        <translation>%1，模拟</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1: %2, %3</source>
+        <translation>%1：%2，%3</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>native</source>
+        <translation>原生</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>emulated</source>
+        <translation>模拟</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> (+1 block rule)</source>
+        <translation> (+1 条块规则)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source> (+%1 block rules)</source>
+        <translation> (+%1 条块规则)</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>%1&lt;br&gt;&lt;tt&gt;%2&lt;b&gt;&lt;u&gt;%3&lt;/u&gt;&lt;/b&gt;%4&lt;/tt&gt;&lt;br&gt;The last valid plan stays in use.</source>
+        <translation>%1&lt;br&gt;&lt;tt&gt;%2&lt;b&gt;&lt;u&gt;%3&lt;/u&gt;&lt;/b&gt;%4&lt;/tt&gt;&lt;br&gt;仍使用上一个有效的精度方案。</translation>
+    </message>
+</context>
+<context>
+    <name>PreviewStrip</name>
+    <message>
+        <location filename="../widgets/preview_strip.cpp" line="+21"/>
+        <source>NaN pixel</source>
+        <translation>NaN 像素</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Inf pixel</source>
+        <translation>Inf 像素</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VAE</source>
+        <translation>VAE</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>full VAE decode; the others are latent-to-RGB projections (low resolution, enlarged). Click a step to decode it fully.</source>
+        <translation>完整 VAE 解码；其余为潜变量到 RGB 的投影（低分辨率，已放大）。点击某一步可对其进行完整解码。</translation>
+    </message>
+</context>
+<context>
+    <name>PromptPanel</name>
+    <message>
+        <location filename="../widgets/prompt_panel.cpp" line="+36"/>
+        <source>%1 ms/step</source>
+        <translation>%1 毫秒/步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 s/step</source>
+        <translation>%1 秒/步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 min/step</source>
+        <translation>%1 分钟/步</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Prompt (may be empty: the model then draws unconditionally)</source>
+        <translation>提示词（可留空：此时模型进行无条件生成）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Negative prompt (used when guidance &gt; 1)</source>
+        <translation>负面提示词（引导系数 &gt; 1 时使用）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Override</source>
+        <translation>覆盖</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Classifier-free guidance scale. 1 or less turns guidance off: one model pass per step and the negative prompt is not used.</source>
+        <translation>无分类器引导（CFG）系数。小于或等于 1 时关闭引导：每步只进行一次模型前向计算，且不使用负面提示词。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Replace the scheduler&apos;s shift from the model&apos;s configuration</source>
+        <translation>替换模型配置中调度器的偏移量（shift）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>every </source>
+        <translation>每 </translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> steps</source>
+        <translation> 步</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run the full VAE decode of the current estimate every k steps (slow; the cheap latent preview is shown at every step)</source>
+        <translation>每 k 步对当前估计运行一次完整的 VAE 解码（较慢；每一步都会显示低开销的潜变量预览）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Modules</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Layers</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Every op</source>
+        <translation>每个算子</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>How finely activations are recorded. Layers finds the first layer that overflows; every op is slower.</source>
+        <translation>记录激活值的粒度。“层”可找出首个溢出的层；“每个算子”速度更慢。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Start a run (Ctrl+Return)</source>
+        <translation>开始运行（Ctrl+Return）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+134"/>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <location line="-124"/>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Guidance</source>
+        <translation>引导系数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Size</source>
+        <translation>尺寸</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Shift</source>
+        <translation>偏移</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Full decode</source>
+        <translation>完整解码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Probes</source>
+        <translation>探针</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Negative prompt</source>
+        <translation>负面提示词</translation>
+    </message>
+    <message>
+        <location line="+62"/>
+        <source>multiples of %1, from %2 to %3 pixels</source>
+        <translation>须为 %1 的倍数，范围 %2 到 %3 像素</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>The prompt has %1 characters. The text encoder reads at most %2 tokens; the rest will be cut off.</source>
+        <translation>提示词有 %1 个字符。文本编码器最多读取 %2 个 token，超出部分将被截断。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The negative prompt has %1 characters. The text encoder reads at most %2 tokens; the rest will be cut off.</source>
+        <translation>负面提示词有 %1 个字符。文本编码器最多读取 %2 个 token，超出部分将被截断。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>step %1 / %2</source>
+        <translation>第 %1 / %2 步</translation>
+    </message>
+</context>
+<context>
+    <name>RunHistory</name>
+    <message>
+        <location filename="../widgets/history_finish.cpp" line="+71"/>
+        <source>Cannot save the outcome of run %1</source>
+        <translation>无法保存运行 %1 的结果</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+11"/>
+        <source>Cannot save the components</source>
+        <translation>无法保存组件</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Cannot save the steps</source>
+        <translation>无法保存步骤</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+6"/>
+        <source>Cannot save the probe records</source>
+        <translation>无法保存探针记录</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <location filename="../widgets/run_history.cpp" line="+375"/>
+        <source>Cannot save the final image</source>
+        <translation>无法保存最终图像</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+11"/>
+        <source>Cannot save the first non-finite point</source>
+        <translation>无法保存首个非有限值探针点</translation>
+    </message>
+    <message>
+        <location filename="../widgets/history_images.cpp" line="+21"/>
+        <source>Cannot write the image file %1: %2</source>
+        <translation>无法写入图像文件 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Cannot encode the image %1: %2</source>
+        <translation>无法编码图像 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Cannot read the image file %1: %2</source>
+        <translation>无法读取图像文件 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The image file %1 is damaged: %2</source>
+        <translation>图像文件 %1 已损坏：%2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The image file %1 is %2 x %3 pixels, the run recorded %4 x %5</source>
+        <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/history_load.cpp" line="+66"/>
+        <location line="+18"/>
+        <location filename="../widgets/run_history.cpp" line="-168"/>
+        <source>Cannot read the run history</source>
+        <translation>无法读取运行历史记录</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+33"/>
+        <location filename="../widgets/run_history.cpp" line="+1"/>
+        <location line="+199"/>
+        <source>There is no run %1 in the history.</source>
+        <translation>历史记录中没有运行 %1。</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>Cannot read run %1</source>
+        <translation>无法读取运行 %1</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>the saved plan does not parse: %1</source>
+        <translation>保存的精度方案无法解析：%1</translation>
+    </message>
+    <message>
+        <location line="+89"/>
+        <source>Run %1 was read with problems: %2</source>
+        <translation>读取运行 %1 时出现问题：%2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/history_schema.cpp" line="+66"/>
+        <source>it was written by a newer version of Halfscope (history format %1, this version reads format %2)</source>
+        <translation>它由更新版本的 Halfscope 写入（历史记录格式 %1，当前版本读取格式 %2）</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>it is an SQLite database of another program (it holds %1 tables but no Halfscope history)</source>
+        <translation>它是其他程序的 SQLite 数据库（包含 %1 张表，但没有 Halfscope 历史记录）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>the tables could not be created: %1</source>
+        <translation>无法创建数据表：%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/run_history.cpp" line="-324"/>
+        <source>Cannot create the run history folder %1. Check that the path is a folder you may write to.</source>
+        <translation>无法创建运行历史记录文件夹 %1。请检查该路径是否为你有写入权限的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Qt&apos;s SQLite driver (QSQLITE) is not installed, so runs cannot be saved.</source>
+        <translation>未安装 Qt 的 SQLite 驱动（QSQLITE），因此无法保存运行。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Cannot open the run history database %1: %2</source>
+        <translation>无法打开运行历史数据库 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>The run history database %1 stays locked by another program (%2). Close other Halfscope windows and try again.</source>
+        <translation>运行历史数据库 %1 一直被其他程序锁定（%2）。请关闭其他 Halfscope 窗口后重试。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The run history database %1 is damaged or is not a Halfscope database (%2). Move the file away and Halfscope will start a new, empty history.</source>
+        <translation>运行历史数据库 %1 已损坏或不是 Halfscope 数据库（%2）。请将该文件移走，Halfscope 将新建一个空的历史记录。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The run history database %1 cannot be used: %2. Move the file away and Halfscope will start a new, empty history.</source>
+        <translation>运行历史数据库 %1 无法使用：%2。请将该文件移走，Halfscope 将新建一个空的历史记录。</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The run history is not open.</source>
+        <translation>运行历史记录未打开。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Internal error: the run history was used from a thread other than the one that opened it.</source>
+        <translation>内部错误：运行历史记录在打开它的线程之外的线程中被使用。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Cannot write to the run history</source>
+        <translation>无法写入运行历史记录</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Cannot save to the run history</source>
+        <translation>无法保存到运行历史记录</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Cannot record the new run</source>
+        <translation>无法记录新的运行</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Cannot record the components of the new run</source>
+        <translation>无法记录新运行的组件</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Cannot save step %1</source>
+        <translation>无法保存第 %1 步</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Cannot save the probe records of step %1</source>
+        <translation>无法保存第 %1 步的探针记录</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The preview image of step %1 is inconsistent (%2 x %3 pixels, %4 bytes)</source>
+        <translation>第 %1 步的预览图像数据不一致（%2 x %3 像素，%4 字节）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Cannot create the image folder %1</source>
+        <translation>无法创建图像文件夹 %1</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>Cannot record the preview of step %1</source>
+        <translation>无法记录第 %1 步的预览</translation>
+    </message>
+    <message>
+        <location line="+62"/>
+        <source>Cannot rename run %1</source>
+        <translation>无法重命名运行 %1</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Run %1 is still running; stop it before deleting it.</source>
+        <translation>运行 %1 仍在进行中，请先停止再删除。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <location line="+8"/>
+        <source>Cannot delete run %1</source>
+        <translation>无法删除运行 %1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Run %1 was deleted, but some of its image files in %2 could not be removed.</source>
+        <translation>运行 %1 已删除，但 %2 中的部分图像文件无法移除。</translation>
+    </message>
+</context>
+<context>
+    <name>RunWorker</name>
+    <message>
+        <location filename="../app/gui/run_worker.cpp" line="+19"/>
+        <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
+        <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
+    </message>
+    <message>
+        <location line="+52"/>
+        <source>Could not load %1: %2</source>
+        <translation>无法加载 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>SeedEdit</name>
+    <message>
+        <location filename="../widgets/ctl_seed_edit.cpp" line="+38"/>
+        <source>Seed of the initial noise, 0 to 18446744073709551615. The same seed gives the same image on any device.</source>
+        <translation>初始噪声的种子，范围 0 到 18446744073709551615。相同的种子在任何设备上都会生成相同的图像。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Draw a new random seed</source>
+        <translation>生成新的随机种子</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <location filename="../widgets/settings_dialog.cpp" line="+29"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>System default</source>
+        <translation>系统默认</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>System default (%1)</source>
+        <translation>系统默认（%1）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Simplified Chinese</source>
+        <translation>简体中文</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Restart Halfscope to see the new language everywhere.</source>
+        <translation>重启 Halfscope 后，新语言才会在所有位置生效。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+</context>
+<context>
+    <name>StepPlot</name>
+    <message>
+        <location filename="../widgets/step_plot.cpp" line="+103"/>
+        <source>Log scale (|x|)</source>
+        <translation>对数刻度（|x|）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Latent x (after the step)</source>
+        <translation>潜变量 x（该步之后）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Denoised estimate x0</source>
+        <translation>去噪估计 x0</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Velocity v (model output)</source>
+        <translation>速度 v（模型输出）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Logarithmic scale of magnitudes: shows |max| and std; min, max and mean are signed and are hidden</source>
+        <translation>幅值的对数刻度：显示 |max| 和标准差；最小值、最大值和均值带正负号，因此隐藏</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Tensor:</source>
+        <translation>张量：</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+258"/>
+        <source>min</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <location line="-258"/>
+        <location line="+258"/>
+        <source>max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <location line="-258"/>
+        <location line="+258"/>
+        <source>|max|</source>
+        <translation>|max|</translation>
+    </message>
+    <message>
+        <location line="-258"/>
+        <location line="+258"/>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <location line="-257"/>
+        <location line="+258"/>
+        <source>std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <location line="-258"/>
+        <source>NaN</source>
+        <translation>NaN</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Inf</source>
+        <translation>Inf</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+430"/>
+        <source>Show or hide the %1 curve</source>
+        <translation>显示或隐藏 %1 曲线</translation>
+    </message>
+    <message>
+        <location line="-418"/>
+        <location line="+444"/>
+        <source>Point at the plot to read the exact values of a step.</source>
+        <translation>将鼠标指向图表，可读取某一步的精确数值。</translation>
+    </message>
+    <message>
+        <location line="-441"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>NaN / Inf count</source>
+        <translation>NaN / Inf 个数</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>fp16 limit %1</source>
+        <translation>fp16 上限 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bf16 limit %1</source>
+        <translation>bf16 上限 %1</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Run 1</source>
+        <translation>运行 1</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <location line="+140"/>
+        <source>NaN count</source>
+        <translation>NaN 个数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Inf count</source>
+        <translation>Inf 个数</translation>
+    </message>
+    <message>
+        <location line="+129"/>
+        <source>fp16 limits +/-%1</source>
+        <translation>fp16 上下限 +/-%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>+fp16 limit %1</source>
+        <translation>+fp16 上限 %1</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>%1 from step %2</source>
+        <translation>%1 自第 %2 步起</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Largest |x| %1 is past the fp16 limit %2: in fp16 it would be Inf.</source>
+        <translation>最大 |x| 为 %1，超过 fp16 上限 %2：在 fp16 中会变为 Inf。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Largest |x| %1: headroom to the fp16 limit %2x (2^%3).</source>
+        <translation>最大 |x| 为 %1：距 fp16 上限还有 %2 倍余量（2^%3）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>NaN/Inf in the latent: %1.</source>
+        <translation>潜变量中出现 NaN/Inf：%1。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>fp16 limit off scale (tick Log scale to see it).</source>
+        <translation>fp16 上限超出显示范围（勾选“对数刻度”即可看到）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>bf16 limit %1 off scale, %2 decades above the data.</source>
+        <translation>bf16 上限 %1 超出显示范围，比数据高 %2 个数量级。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Signed values cannot be drawn on a log scale</source>
+        <translation>带符号的数值无法在对数刻度上绘制</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>%1: no data</source>
+        <translation>%1：无数据</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no data</source>
+        <translation>无数据</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>no finite value  NaN %1  Inf %2</source>
+        <translation>无有限值  NaN %1  Inf %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>min %1  max %2  |max| %3  mean %4  std %5  NaN %6  Inf %7</source>
+        <translation>最小值 %1  最大值 %2  |max| %3  均值 %4  标准差 %5  NaN %6  Inf %7</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Step %1 (sigma %2)</source>
+        <translation>第 %1 步（sigma %2）</translation>
+    </message>
+</context>
+<context>
+    <name>Studio</name>
+    <message>
+        <location filename="../app/gui/studio.cpp" line="+24"/>
+        <location line="+286"/>
+        <location filename="../app/gui/studio_records.cpp" line="+31"/>
+        <location line="+44"/>
+        <source>stored dtypes</source>
+        <translation>存储精度</translation>
+    </message>
+    <message>
+        <location line="-259"/>
+        <source>The run history is not available, runs will not be saved: %1</source>
+        <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>First non-finite value: %1 at step %2 (%3, %4)</source>
+        <translation>首个非有限值：%1，第 %2 步（%3，%4）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Decode failed: %1</source>
+        <translation>解码失败：%1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Trial %1 (%2): %3 — %4</source>
+        <translation>试验 %1（%2）：%3 — %4</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fail</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Loading %1</source>
+        <translation>正在加载 %1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Halfscope demo model</source>
+        <translation>Halfscope 演示模型</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Loaded %1: %2</source>
+        <translation>已加载 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+207"/>
+        <source>Open a model first</source>
+        <translation>请先打开模型</translation>
+    </message>
+    <message>
+        <location line="-203"/>
+        <source>The precision plan does not parse: %1</source>
+        <translation>精度方案无法解析：%1</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Stopping after the current step</source>
+        <translation>将在当前步完成后停止</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Run %1 started: %2, seed %3, %4 steps</source>
+        <translation>运行 %1 已开始：%2，种子 %3，%4 步</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Step %1: the latents hold %2 NaN and %3 Inf values</source>
+        <translation>第 %1 步：潜变量中有 %2 个 NaN 值和 %3 个 Inf 值</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>done in %1 s</source>
+        <translation>完成，用时 %1 秒</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Run %1 stopped after %2 steps</source>
+        <translation>运行 %1 在 %2 步后停止</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run %1 finished in %2 s: %3 (%4)</source>
+        <translation>运行 %1 完成，用时 %2 秒：%3（%4）</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>Comparing %1</source>
+        <translation>正在比较 %1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source> vs </source>
+        <translation> 对比 </translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>bf16</source>
+        <translation>bf16</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fp16</source>
+        <translation>fp16</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 in fp16</source>
+        <translation>%1 使用 fp16</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Decoding step %1 with the VAE</source>
+        <translation>正在用 VAE 解码第 %1 步</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>relative L2 distance of the latents, run %1 vs run %2</source>
+        <translation>潜变量的相对 L2 距离，运行 %1 对比运行 %2</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Searching for the cheapest fix of %1</source>
+        <translation>正在为 %1 搜索代价最低的修复方案</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Applied plan %1</source>
+        <translation>已应用精度方案 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/studio_records.cpp" line="-52"/>
+        <source>Run %1 (stored dtypes)</source>
+        <translation>运行 %1（存储精度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run %1 (%2)</source>
+        <translation>运行 %1（%2）</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <location line="+18"/>
+        <source>Could not open run %1: %2</source>
+        <translation>无法打开运行 %1：%2</translation>
+    </message>
+    <message>
+        <location line="-12"/>
+        <source>Opened run %1 from the history</source>
+        <translation>已从历史记录中打开运行 %1</translation>
+    </message>
+    <message>
+        <location line="+59"/>
+        <source>Nothing to report yet: generate an image first.</source>
+        <translation>尚无可报告的内容：请先生成一张图像。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Report written: %1 (with %2 and the CSV files)</source>
+        <translation>报告已写入：%1（附带 %2 和 CSV 文件）</translation>
+    </message>
+</context>
+<context>
+    <name>ViewHeatmapGrid</name>
+    <message>
+        <location filename="../widgets/view_heatmap_grid.cpp" line="+229"/>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>enc.</source>
+        <translation>编码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VAE</source>
+        <translation>VAE</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>sampling step</source>
+        <translation>采样步</translation>
+    </message>
+    <message>
+        <location line="+43"/>
+        <source>probe point</source>
+        <translation>探针点</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>text encoding</source>
+        <translation>文本编码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VAE decode</source>
+        <translation>VAE 解码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1
+%2: no record</source>
+        <translation>%1
+%2：无记录</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1
+%2: |max| %3</source>
+        <translation>%1
+%2：|max| %3</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>, log2(|max|/65504) = %1</source>
+        <translation>，log2(|max|/65504) = %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>NaN %1, +Inf %2, -Inf %3</source>
+        <translation>NaN %1，+Inf %2，-Inf %3</translation>
+    </message>
+</context>
+<context>
+    <name>ViewPreviewCanvas</name>
+    <message>
+        <location filename="../widgets/view_preview_canvas.cpp" line="+135"/>
+        <source>VAE</source>
+        <translation>VAE</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>NaN %1</source>
+        <translation>NaN %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Inf %1</source>
+        <translation>Inf %1</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no preview yet</source>
+        <translation>尚无预览</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Full VAE decode, %1 x %2</source>
+        <translation>完整 VAE 解码，%1 x %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+8"/>
+        <source>%1 NaN and %2 Inf pixels</source>
+        <translation>%1 个 NaN 像素和 %2 个 Inf 像素</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>Latent-to-RGB projection, %1 x %2 (enlarged)</source>
+        <translation>潜变量到 RGB 的投影，%1 x %2（已放大）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Click to decode this step fully</source>
+        <translation>点击以完整解码此步</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../app/gui/main.cpp" line="+43"/>
+        <source>Finds out why a diffusion model gives a black image.</source>
+        <translation>找出扩散模型生成黑图的原因。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Pipeline folder to open.</source>
+        <translation>要打开的管线文件夹。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run history folder.</source>
+        <translation>运行历史记录文件夹。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Generate once the model is loaded.</source>
+        <translation>模型加载完成后立即生成一次。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Save the window to this PNG and quit.</source>
+        <translation>将窗口保存为此 PNG 文件并退出。</translation>
+    </message>
+</context>
+</TS>
