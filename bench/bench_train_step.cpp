@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     AdamW ditOpt(ditParams, {});
     AdamW vaeOpt(vaeParams, {});
 
-    const double dit = secondsPerStep(steps, [&] {
+    auto ditStep = [&] {
         ditOpt.zeroGrad();
         torch::Tensor loss;
         {
@@ -73,18 +73,12 @@ int main(int argc, char** argv) {
         }
         loss.backward();
         ditOpt.step(1e-4);
-    });
+    };
+    const double dit = secondsPerStep(steps, ditStep);
     // HALFSCOPE_TRACE=FILE: one more transformer step under the LibTorch profiler (chrome trace).
     if (const char* trace = std::getenv("HALFSCOPE_TRACE")) {
         torch::autograd::profiler::RecordProfile guard(trace);
-        ditOpt.zeroGrad();
-        torch::Tensor loss;
-        {
-            AutocastBf16 ac;
-            loss = flowMatchingLoss(m, data, ditBatch, 0.1);
-        }
-        loss.backward();
-        ditOpt.step(1e-4);
+        ditStep();
     }
     auto images = makeBatch(2, vaeBatch).images;
     const double vae = secondsPerStep(steps, [&] {

@@ -5,13 +5,10 @@
 namespace hs {
 
 using json_in::Node;
+using json_in::numberOrNull;
 using nlohmann::ordered_json;
 
 namespace {
-
-ordered_json num(double v) {
-    return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr);
-}
 
 ordered_json strings(const std::vector<std::string>& v) {
     ordered_json a = ordered_json::array();
@@ -66,7 +63,7 @@ ordered_json firstFailureToJson(const FirstFailure& f) {
         {"neg_inf", f.negInf},
         {"count", f.count},
         {"input_point", f.inputPoint ? ordered_json(*f.inputPoint) : ordered_json(nullptr)},
-        {"input_abs_max", f.inputPoint ? num(f.inputAbsMax) : ordered_json(nullptr)},
+        {"input_abs_max", f.inputPoint ? numberOrNull(f.inputAbsMax) : ordered_json(nullptr)},
         {"input_step", f.inputPoint ? ordered_json(f.inputStep) : ordered_json(nullptr)},
         {"chain", chain},
         {"chain_text", f.chainText()},
@@ -83,9 +80,9 @@ ordered_json headroomToJson(const HeadroomReport& h) {
                           {"granularity", probeLevelName(p.granularity)},
                           {"first_index", p.firstIndex},
                           {"records", p.records},
-                          {"max_abs", num(p.maxAbs)},
+                          {"max_abs", numberOrNull(p.maxAbs)},
                           {"peak_step", p.peakStep},
-                          {"headroom_bits", num(p.headroomBits)},
+                          {"headroom_bits", numberOrNull(p.headroomBits)},
                           {"over_fp16", p.overFp16},
                           {"overflows", p.overflows},
                           {"saturates", p.saturates},
@@ -100,13 +97,13 @@ ordered_json headroomToJson(const HeadroomReport& h) {
         first = {{"point", h.firstFailure->point},
                  {"block", h.firstFailure->block},
                  {"step", h.firstFailure->step},
-                 {"max_abs", num(h.firstFailure->maxAbs)},
+                 {"max_abs", numberOrNull(h.firstFailure->maxAbs)},
                  {"probe_index", h.firstFailure->probeIndex}};
     return ordered_json{{"overflow_threshold", kFp16OverflowThreshold},
                         {"fp16_max", kFp16Max},
                         {"reliable", h.reliable},
                         {"note", h.note},
-                        {"min_headroom_bits", num(h.minHeadroomBits)},
+                        {"min_headroom_bits", numberOrNull(h.minHeadroomBits)},
                         {"predicted_overflow", over},
                         {"predicted_first_failure", first},
                         {"points", points}};
@@ -118,7 +115,7 @@ ordered_json divergenceToJson(const std::vector<StepDivergence>& d) {
         a.push_back({{"step", s.step},
                      {"available", s.available},
                      {"non_finite", s.nonFinite},
-                     {"relative_l2", s.available ? num(s.relativeL2) : ordered_json(nullptr)},
+                     {"relative_l2", s.available ? numberOrNull(s.relativeL2) : ordered_json(nullptr)},
                      {"note", s.note}});
     return a;
 }
@@ -134,14 +131,14 @@ ordered_json bisectionToJson(const BisectionResult& b) {
                            {{"all_finite", t.outcome.allFinite},
                             {"non_finite", t.outcome.nonFinite},
                             {"verdict", t.outcome.verdict},
-                            {"difference", num(t.outcome.difference)},
-                            {"seconds", num(t.outcome.seconds)},
+                            {"difference", numberOrNull(t.outcome.difference)},
+                            {"seconds", numberOrNull(t.outcome.seconds)},
                             {"error", t.outcome.error}}},
                           {"passed", t.passed},
                           {"why", t.why}});
     return ordered_json{{"status", bisectionStatusName(b.status)},
                         {"safe_format", formatName(b.safeFormat)},
-                        {"tolerance", num(b.tolerance)},
+                        {"tolerance", numberOrNull(b.tolerance)},
                         {"candidates", strings(b.candidates)},
                         {"found", b.found},
                         {"kept_blocks", strings(b.keptBlocks)},
@@ -162,9 +159,9 @@ ordered_json adviceToJson(const Advice& a) {
                          {"format", formatName(f.format)},
                          {"blocks_kept", f.blocksKept},
                          {"blocks_total", f.blocksTotal},
-                         {"extra_weight_mb", num(f.extraWeightMB)},
+                         {"extra_weight_mb", numberOrNull(f.extraWeightMB)},
                          {"verified", f.verified},
-                         {"score", num(f.score)}});
+                         {"score", numberOrNull(f.score)}});
     return ordered_json{{"fp16_is_the_problem", a.fp16IsTheProblem},
                         {"predicted", a.predicted},
                         {"headline", a.headline},

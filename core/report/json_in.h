@@ -3,6 +3,7 @@
 //   "runs[0].record.steps[3].latent.min: expected a number, got a string".
 // Internal to the report reader. Non-finite numbers are written as null; number() reads null
 // back as NaN.
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -36,5 +37,10 @@ private:
     const nlohmann::json* m_j;
     std::string m_path;
 };
+
+// The writing side of that convention: a finite number, or null.
+inline nlohmann::ordered_json numberOrNull(double v) {
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
 
 }  // namespace hs::json_in

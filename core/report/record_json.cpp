@@ -10,13 +10,10 @@
 namespace hs {
 
 using json_in::Node;
+using json_in::numberOrNull;
 using nlohmann::ordered_json;
 
 namespace {
-
-ordered_json num(double v) {
-    return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr);
-}
 
 Format formatFrom(const Node& n) {
     const std::string s = n.string();
@@ -115,9 +112,9 @@ std::optional<PreviewImage> optionalPreview(const Node& parent, const char* key)
 
 ordered_json statsToJson(const TensorStats& s) {
     return ordered_json{{"count", s.count},         {"finite", s.finite},
-                        {"min", num(s.min)},        {"max", num(s.max)},
-                        {"abs_max", num(s.absMax)}, {"mean", num(s.mean)},
-                        {"std", num(s.std)},        {"nan", s.nan},
+                        {"min", numberOrNull(s.min)},        {"max", numberOrNull(s.max)},
+                        {"abs_max", numberOrNull(s.absMax)}, {"mean", numberOrNull(s.mean)},
+                        {"std", numberOrNull(s.std)},        {"nan", s.nan},
                         {"pos_inf", s.posInf},      {"neg_inf", s.negInf},
                         {"over_fp16", s.overFp16},  {"subnormal_fp16", s.subnormalFp16}};
 }
@@ -157,10 +154,10 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"negative_prompt", c.negativePrompt},
                         {"seed", c.seed},
                         {"steps", c.steps},
-                        {"guidance", num(c.guidance)},
+                        {"guidance", numberOrNull(c.guidance)},
                         {"width", c.width},
                         {"height", c.height},
-                        {"shift", c.shift ? num(*c.shift) : ordered_json(nullptr)},
+                        {"shift", c.shift ? numberOrNull(*c.shift) : ordered_json(nullptr)},
                         {"plan", c.plan.toString()},
                         {"device", c.device},
                         {"probe_level", probeLevelName(c.probeLevel)},
@@ -177,12 +174,12 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
     ordered_json steps = ordered_json::array();
     for (const auto& s : r.steps) {
         ordered_json js{{"step", s.step},
-                        {"sigma", num(s.sigma)},
-                        {"timestep", num(s.timestep)},
+                        {"sigma", numberOrNull(s.sigma)},
+                        {"timestep", numberOrNull(s.timestep)},
                         {"latent", statsToJson(s.latent)},
                         {"velocity", statsToJson(s.velocity)},
                         {"denoised", statsToJson(s.denoised)},
-                        {"seconds", num(s.seconds)}};
+                        {"seconds", numberOrNull(s.seconds)}};
         if (o.latentValues && !s.latentValues.empty()) {
             std::vector<uint8_t> bytes(s.latentValues.size() * sizeof(float));
             std::memcpy(bytes.data(), s.latentValues.data(), bytes.size());
@@ -220,7 +217,7 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"verdict", r.verdict},
                         {"verdict_explanation", r.verdictExplanation},
                         {"previews", previews},
-                        {"seconds", num(r.seconds)},
+                        {"seconds", numberOrNull(r.seconds)},
                         {"cancelled", r.cancelled},
                         {"error", r.error}};
 }
