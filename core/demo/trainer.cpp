@@ -63,8 +63,17 @@ const char* kStateFile = "state.safetensors";
 // 700 steps the decoder gave blobs of the wrong colour at 18 dB.
 constexpr double kVaeKlWeight = 1e-6;
 
-void saveState(const fs::path& dir, const State& s, TrainModels& m, const AdamW* opt,
-               const WeightMap* ema) {
+// What a resumed run must share with the one that saved the state to reproduce it.
+std::string recipeOf(const TrainOptions& o) {
+    std::ostringstream r;
+    r << "seed=" << o.seed << ";vae=" << o.vaeSteps << "x" << o.vaeBatch << "@" << o.vaeLr
+      << ";dit=" << o.ditSteps << "x" << o.ditBatch << "@" << o.ditLr << ";ema=" << o.emaDecay
+      << ";dropout=" << o.captionDropout << ";scenes=" << o.encodedScenes;
+    return r.str();
+}
+
+void saveState(const fs::path& dir, const std::string& recipe, const State& s, TrainModels& m,
+               const AdamW* opt, const WeightMap* ema) {
     WeightMap all;
     for (auto& kv : stateOf(*m.vae)) all["vae." + kv.first] = kv.second;
     for (auto& kv : stateOf(*m.textEncoder)) all["text_encoder." + kv.first] = kv.second;
@@ -74,9 +83,10 @@ void saveState(const fs::path& dir, const State& s, TrainModels& m, const AdamW*
         for (auto& kv : *ema) all["ema." + kv.first] = kv.second;
     std::vector<std::pair<std::string, torch::Tensor>> list(all.begin(), all.end());
     std::ostringstream rgb;
-    for (size_t i = 0; i < s.rgb.size(); ++i) rgb << (i ? "," : "") << s.rgb[i];
+    for (size_t i = 0; i < s.rgb.size(); ++i) rgb << (i ? "," : "") << fmt(s.rgb[i], 17);
     writeSafetensors((dir / kStateFile).string(), list,
-                     {{"phase", std::to_string(s.phase)},
+                     {{"recipe", recipe},
+                      {"phase", std::to_string(s.phase)},
                       {"step", std::to_string(s.step)},
                       {"adam_step", std::to_string(opt ? opt->steps() : 0)},
                       {"scaling", fmt(s.scaling, 17)},
@@ -139,6 +149,12 @@ TrainResult trainDemo(const TrainOptions& o) {
         WeightMap all;
         for (const auto& t : f->tensors()) all[t.name] = f->tensor(t.name).clone();
         const auto& md = f->metadata();
+        // States saved before the recipe was recorded carry no key and are accepted as they are.
+        if (md.count("recipe") && md.at("recipe") != recipeOf(o))
+            throw std::runtime_error((stateDir / kStateFile).string() +
+                                     " was saved by another recipe (" + md.at("recipe") +
+                                     "); resume with the same options, or remove the folder "
+                                     "to start over (this run: " + recipeOf(o) + ")");
         st.phase = std::stoi(md.at("phase"));
         st.step = std::stoi(md.at("step"));
         st.scaling = std::stod(md.at("scaling"));
@@ -158,7 +174,7 @@ TrainResult trainDemo(const TrainOptions& o) {
     auto lastSave = Clock::now();
     auto maybeSave = [&](bool force, const AdamW* opt) {
         if (!force && seconds(lastSave) < o.checkpointMinutes * 60) return;
-        saveState(stateDir, st, m, opt, st.phase >= 1 ? &ema : nullptr);
+        saveState(stateDir, recipeOf(o), st, m, opt, st.phase >= 1 ? &ema : nullptr);
         lastSave = Clock::now();
         log("checkpoint saved (phase " + std::to_string(st.phase) + ", step " +
             std::to_string(st.step) + ")");

@@ -1,0 +1,229 @@
+"""A plain-PyTorch port of diffusers' FluxTransformer2DModel forward, for timing Halfscope's C++
+module against the same computation in Python on the same weights, dtype and thread count.
+
+diffusers itself cannot be installed on this machine (no PyPI); this port follows its forward
+op by op and is checked against the golden outputs that diffusers produced (tests/data/golden),
+so it computes what the reference class computes.
+
+  /usr/bin/python3 bench/reference/flux_reference.py check tests/data/golden/flux tests/data/golden/flux_io.safetensors
+  /usr/bin/python3 bench/reference/flux_reference.py make DIR          # realistic-size folder + inputs
+  /usr/bin/python3 bench/reference/flux_reference.py time DIR INPUTS [fp32|bf16] [repeat]
+"""
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+import safetensors_io  # noqa: E402
+
+
+def layer_norm(x):
+    return F.layer_norm(x, (x.shape[-1],), eps=1e-6)
+
+
+def linear(w, p, x):
+    return F.linear(x, w[p + ".weight"], w[p + ".bias"])
+
+
+def rms_norm(w, p, x):
+    var = x.float().pow(2).mean(-1, keepdim=True)
+    y = x * torch.rsqrt(var + 1e-6)
+    if w[p + ".weight"].dtype in (torch.float16, torch.bfloat16):
+        y = y.to(w[p + ".weight"].dtype)
+    return y * w[p + ".weight"]
+
+
+def timestep_embedding(t, dim=256):
+    half = dim // 2
+    exponent = -math.log(10000) * torch.arange(0, half, dtype=torch.float32) / half
+    emb = t[:, None].float() * torch.exp(exponent)[None, :]
+    return torch.cat([torch.cos(emb), torch.sin(emb)], dim=-1)
+
+
+def mlp(w, p, x):
+    return linear(w, p + ".linear_2", F.silu(linear(w, p + ".linear_1", x)))
+
+
+def rope(ids, axes, theta=10000):
+    cos, sin = [], []
+    pos = ids.float().double()
+    for i, d in enumerate(axes):
+        freqs = 1.0 / theta ** (torch.arange(0, d, 2, dtype=torch.float64)[: d // 2] / d)
+        a = torch.outer(pos[:, i], freqs)
+        cos.append(a.cos().repeat_interleave(2, 1).float())
+        sin.append(a.sin().repeat_interleave(2, 1).float())
+    return torch.cat(cos, -1), torch.cat(sin, -1)
+
+
+def apply_rope(x, cs):  # x [B, H, L, D]
+    cos, sin = cs
+    re, im = x.reshape(*x.shape[:-1], -1, 2).unbind(-1)
+    rot = torch.stack([-im, re], -1).flatten(3)
+    return (x.float() * cos + rot.float() * sin).to(x.dtype)
+
+
+def heads(x, h):
+    b, l, _ = x.shape
+    return x.view(b, l, h, -1).transpose(1, 2)
+
+
+def attention(w, p, x, ctx, cs, h):
+    q, k, v = (heads(linear(w, p + n, x), h) for n in (".to_q", ".to_k", ".to_v"))
+    q, k = rms_norm(w, p + ".norm_q", q), rms_norm(w, p + ".norm_k", k)
+    if ctx is not None:
+        cq, ck, cv = (heads(linear(w, p + n, ctx), h) for n in (".add_q_proj", ".add_k_proj", ".add_v_proj"))
+        cq, ck = rms_norm(w, p + ".norm_added_q", cq), rms_norm(w, p + ".norm_added_k", ck)
+        q, k, v = torch.cat([cq, q], 2), torch.cat([ck, k], 2), torch.cat([cv, v], 2)
+    q, k = apply_rope(q, cs), apply_rope(k, cs)
+    o = F.scaled_dot_product_attention(q, k, v) if hasattr(F, "scaled_dot_product_attention") else \
+        torch.softmax((q.float() @ k.float().transpose(-2, -1)) / math.sqrt(q.shape[-1]), -1).to(v.dtype) @ v
+    o = o.transpose(1, 2).flatten(2).to(q.dtype)
+    if ctx is None:
+        return o, None
+    lt = ctx.shape[1]
+    return linear(w, p + ".to_out.0", o[:, lt:]), linear(w, p + ".to_add_out", o[:, :lt])
+
+
+def modulate(x, scale, shift):
+    return layer_norm(x) * (1 + scale[:, None]) + shift[:, None]
+
+
+def double_block(w, p, x, c, temb, cs, h):
+    e = linear(w, p + ".norm1.linear", F.silu(temb)).chunk(6, 1)
+    ec = linear(w, p + ".norm1_context.linear", F.silu(temb)).chunk(6, 1)
+    a, ac = attention(w, p + ".attn", modulate(x, e[1], e[0]), modulate(c, ec[1], ec[0]), cs, h)
+    x = x + e[2][:, None] * a
+    x = x + e[5][:, None] * linear(w, p + ".ff.net.2", F.gelu(linear(w, p + ".ff.net.0.proj", modulate(x, e[4], e[3])), approximate="tanh"))
+    c = c + ec[2][:, None] * ac
+    c = c + ec[5][:, None] * linear(w, p + ".ff_context.net.2", F.gelu(linear(w, p + ".ff_context.net.0.proj", modulate(c, ec[4], ec[3])), approximate="tanh"))
+    return x, c
+
+
+def single_block(w, p, s, temb, cs, h):
+    e = linear(w, p + ".norm.linear", F.silu(temb)).chunk(3, 1)
+    n = modulate(s, e[1], e[0])
+    m = F.gelu(linear(w, p + ".proj_mlp", n), approximate="tanh")
+    a, _ = attention(w, p + ".attn", n, None, cs, h)
+    return s + e[2][:, None] * linear(w, p + ".proj_out", torch.cat([a, m], 2))
+
+
+def forward(w, cfg, inp):
+    h = cfg["num_attention_heads"]
+    dtype = w["x_embedder.weight"].dtype
+    x = linear(w, "x_embedder", inp["in.hidden_states"].to(dtype))
+    t = timestep_embedding(inp["in.timestep"].to(dtype) * 1000).to(dtype)
+    temb = mlp(w, "time_text_embed.timestep_embedder", t)
+    if cfg.get("guidance_embeds"):
+        g = timestep_embedding(inp["in.guidance"].to(dtype) * 1000).to(dtype)
+        temb = temb + mlp(w, "time_text_embed.guidance_embedder", g)
+    temb = temb + mlp(w, "time_text_embed.text_embedder", inp["in.pooled_projections"].to(dtype))
+    c = linear(w, "context_embedder", inp["in.encoder_hidden_states"].to(dtype))
+    cs = rope(torch.cat([inp["in.txt_ids"], inp["in.img_ids"]], 0), cfg["axes_dims_rope"])
+    for i in range(cfg["num_layers"]):
+        x, c = double_block(w, f"transformer_blocks.{i}", x, c, temb, cs, h)
+    s = torch.cat([c, x], 1)
+    for i in range(cfg["num_single_layers"]):
+        s = single_block(w, f"single_transformer_blocks.{i}", s, temb, cs, h)
+    x = s[:, c.shape[1]:]
+    scale, shift = linear(w, "norm_out.linear", F.silu(temb)).chunk(2, 1)
+    return linear(w, "proj_out", modulate(x, scale, shift))
+
+
+def load_folder(d, dtype=torch.float32):
+    cfg = json.load(open(os.path.join(d, "config.json")))
+    w = {k: v.to(dtype) for k, v in safetensors_io.load(os.path.join(d, "diffusion_pytorch_model.safetensors")).items()}
+    return cfg, w
+
+
+def main():
+    torch.set_grad_enabled(False)
+    cmd = sys.argv[1]
+    if cmd == "check":
+        cfg, w = load_folder(sys.argv[2])
+        io = safetensors_io.load(sys.argv[3])
+        out = forward(w, cfg, io)
+        ref = io["out.sample"]
+        err = ((out - ref).abs().max() / ref.abs().max()).item()
+        print(f"relative error against diffusers' output: {err:.2e}")
+        sys.exit(0 if err < 1e-4 else 1)
+    if cmd == "make":
+        d = sys.argv[2]
+        os.makedirs(d, exist_ok=True)
+        # 2 double + 4 single blocks, 3 x 64 wide; 1024 image tokens (a 64 x 64 latent packed 2 x 2)
+        # and 256 text tokens: the shapes of bench_flux.
+        cfg = {"_class_name": "FluxTransformer2DModel", "patch_size": 1, "in_channels": 64,
+               "out_channels": None, "num_layers": 2, "num_single_layers": 4,
+               "attention_head_dim": 64, "num_attention_heads": 3, "joint_attention_dim": 256,
+               "pooled_projection_dim": 256, "guidance_embeds": False, "axes_dims_rope": [16, 24, 24]}
+        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
+        torch.manual_seed(0)
+        w = {}  # the key layout of a real checkpoint
+        dim = 192
+
+        def lin(p, i, o):
+            w[p + ".weight"] = torch.randn(o, i) / math.sqrt(i)
+            w[p + ".bias"] = torch.randn(o) * 0.02
+        lin("x_embedder", 64, dim)
+        lin("context_embedder", 256, dim)
+        for e in ("timestep_embedder", "text_embedder"):
+            lin(f"time_text_embed.{e}.linear_1", 256, dim)
+            lin(f"time_text_embed.{e}.linear_2", dim, dim)
+        def attn(p, joint):
+            for n in ("to_q", "to_k", "to_v"):
+                lin(f"{p}.{n}", dim, dim)
+            for n in ("norm_q", "norm_k") + (("norm_added_q", "norm_added_k") if joint else ()):
+                w[f"{p}.{n}.weight"] = torch.ones(64)
+            if joint:
+                for n in ("add_q_proj", "add_k_proj", "add_v_proj"):
+                    lin(f"{p}.{n}", dim, dim)
+                lin(f"{p}.to_out.0", dim, dim)
+                lin(f"{p}.to_add_out", dim, dim)
+        for i in range(2):
+            p = f"transformer_blocks.{i}"
+            lin(p + ".norm1.linear", dim, 6 * dim)
+            lin(p + ".norm1_context.linear", dim, 6 * dim)
+            attn(p + ".attn", True)
+            for f in ("ff", "ff_context"):
+                lin(f"{p}.{f}.net.0.proj", dim, 4 * dim)
+                lin(f"{p}.{f}.net.2", 4 * dim, dim)
+        for i in range(4):
+            p = f"single_transformer_blocks.{i}"
+            lin(p + ".norm.linear", dim, 3 * dim)
+            lin(p + ".proj_mlp", dim, 4 * dim)
+            lin(p + ".proj_out", 5 * dim, dim)
+            attn(p + ".attn", False)
+        lin("norm_out.linear", dim, 2 * dim)
+        lin("proj_out", dim, 64)
+        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+        ids = torch.zeros(32, 32, 3)
+        ids[..., 1] = torch.arange(32)[:, None]
+        ids[..., 2] = torch.arange(32)[None, :]
+        inp = {"in.hidden_states": torch.randn(1, 1024, 64), "in.encoder_hidden_states": torch.randn(1, 256, 256),
+               "in.pooled_projections": torch.randn(1, 256), "in.timestep": torch.tensor([0.7]),
+               "in.img_ids": ids.reshape(1024, 3), "in.txt_ids": torch.zeros(256, 3)}
+        safetensors_io.save(os.path.join(d, "inputs.safetensors"), inp)
+        print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
+        return
+    if cmd == "time":
+        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[sys.argv[4] if len(sys.argv) > 4 else "fp32"]
+        repeat = int(sys.argv[5]) if len(sys.argv) > 5 else 5
+        cfg, w = load_folder(sys.argv[2], dtype)
+        inp = safetensors_io.load(sys.argv[3])
+        forward(w, cfg, inp)  # warm-up
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            forward(w, cfg, inp)
+            times.append((time.perf_counter() - t0) * 1000)
+        print(f"python {sys.argv[4] if len(sys.argv) > 4 else 'fp32'}: median {statistics.median(times):.1f} ms, "
+              f"min {min(times):.1f}, max {max(times):.1f} ({torch.get_num_threads()} threads)")
+
+
+if __name__ == "__main__":
+    main()
