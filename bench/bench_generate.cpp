@@ -52,9 +52,11 @@ int main(int argc, char** argv) {
     std::vector<Setting> settings;
     for (const char* f : {"fp32", "bf16"})
         for (ProbeLevel l : {ProbeLevel::Off, ProbeLevel::Layer}) {
-            Setting s{f, std::string("text_encoder=") + f + ",transformer=" + f + ",vae=" + f, l,
-                      nullptr, {}, {}};
-            s.pipeline = Pipeline::load(dir, PrecisionPlan::parse(s.plan), torch::Device(torch::kCPU));
+            Setting s{f,  std::string("text_encoder=") + f + ",transformer=" + f + ",vae=" + f,
+                      l,  nullptr,
+                      {}, {}};
+            s.pipeline =
+                Pipeline::load(dir, PrecisionPlan::parse(s.plan), torch::Device(torch::kCPU));
             settings.push_back(std::move(s));
         }
     RunConfig cfg;
@@ -71,20 +73,25 @@ int main(int argc, char** argv) {
             const double c0 = cpuMs();
             const auto t0 = std::chrono::steady_clock::now();
             s.pipeline->run(cfg);
-            s.wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            s.wall.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count());
             s.cpu.push_back(cpuMs() - c0);
         }
-    std::printf("demo model, 64 x 64, %d steps with guidance 4, text encoding and VAE decode "
-                "included; %d threads, median of %d runs\n",
-                steps, threads, reps);
+    std::printf(
+        "demo model, 64 x 64, %d steps with guidance 4, text encoding and VAE decode "
+        "included; %d threads, median of %d runs\n",
+        steps, threads, reps);
     for (size_t i = 0; i < settings.size(); i += 2) {
         const auto& off = settings[i];
         const auto& on = settings[i + 1];
-        std::printf("  %s  probes off %7.1f ms (cpu %7.1f)   layer probes %7.1f ms (cpu %7.1f)   "
-                    "probe cost %.3fx\n",
-                    off.name, median(off.wall), median(off.cpu), median(on.wall), median(on.cpu),
-                    median(on.cpu) / median(off.cpu));
+        std::printf(
+            "  %s  probes off %7.1f ms (cpu %7.1f)   layer probes %7.1f ms (cpu %7.1f)   "
+            "probe cost %.3fx\n",
+            off.name, median(off.wall), median(off.cpu), median(on.wall), median(on.cpu),
+            median(on.cpu) / median(off.cpu));
     }
-    std::printf("  bf16 / fp32 (probes off): %.2f\n", median(settings[2].wall) / median(settings[0].wall));
+    std::printf("  bf16 / fp32 (probes off): %.2f\n",
+                median(settings[2].wall) / median(settings[0].wall));
     return 0;
 }

@@ -58,8 +58,10 @@ int main(int argc, char** argv) {
     data.emptyIds = torch::tensor(std::vector<int64_t>(e.begin(), e.end()), torch::kInt64);
 
     std::vector<std::pair<std::string, torch::Tensor>> ditParams, vaeParams;
-    for (auto& p : m.textEncoder->named_parameters(true)) ditParams.emplace_back(p.key(), p.value());
-    for (auto& p : m.transformer->named_parameters(true)) ditParams.emplace_back(p.key(), p.value());
+    for (auto& p : m.textEncoder->named_parameters(true))
+        ditParams.emplace_back(p.key(), p.value());
+    for (auto& p : m.transformer->named_parameters(true))
+        ditParams.emplace_back(p.key(), p.value());
     for (auto& p : m.vae->named_parameters(true)) vaeParams.emplace_back(p.key(), p.value());
     AdamW ditOpt(ditParams, {});
     AdamW vaeOpt(vaeParams, {});

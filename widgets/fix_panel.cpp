@@ -39,8 +39,9 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Tolerance"), m_tolerance);
 
     m_find = new QPushButton(tr("Find minimal fix"), this);
-    m_find->setToolTip(tr("Bisect over the blocks of the fp16 components, as Polygraphy does, "
-                          "for the fewest that must run in the safe format"));
+    m_find->setToolTip(
+        tr("Bisect over the blocks of the fp16 components, as Polygraphy does, "
+           "for the fewest that must run in the safe format"));
     m_apply = new QPushButton(tr("Apply plan"), this);
     m_apply->setEnabled(false);
     auto* buttons = new QHBoxLayout;
@@ -49,11 +50,13 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     buttons->addStretch(1);
 
     m_trials = new QTableWidget(0, 4, this);
-    m_trials->setHorizontalHeaderLabels({tr("#"), tr("Phase"), tr("Outcome"), tr("Blocks kept safe")});
+    m_trials->setHorizontalHeaderLabels(
+        {tr("#"), tr("Phase"), tr("Outcome"), tr("Blocks kept safe")});
     m_trials->horizontalHeader()->setStretchLastSection(true);
     m_trials->verticalHeader()->hide();
     m_trials->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_result = new QLabel(tr("Run a failing plan, then find the cheapest plan that fixes it."), this);
+    m_result =
+        new QLabel(tr("Run a failing plan, then find the cheapest plan that fixes it."), this);
     m_result->setWordWrap(true);
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -132,6 +135,10 @@ void FixPanel::setMessage(const QString& text) {
     m_result->setText(text);
 }
 
-int FixPanel::trialCount() const { return m_trials->rowCount(); }
+int FixPanel::trialCount() const {
+    return m_trials->rowCount();
+}
 
-QString FixPanel::resultText() const { return m_result->text(); }
+QString FixPanel::resultText() const {
+    return m_result->text();
+}

@@ -37,8 +37,9 @@ SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
                         kLanguages[0]);
     m_language->addItem(QStringLiteral("English"), kLanguages[1]);
     // Each language named in itself, so it can be found whatever the current language is.
-    m_language->addItem(QStringLiteral("\u7b80\u4f53\u4e2d\u6587 (") + tr("Simplified Chinese") +
-                            QStringLiteral(")"),
+    const QString chinese = QStringLiteral("\u7b80\u4f53\u4e2d\u6587");
+    const QString chineseHere = tr("Simplified Chinese");
+    m_language->addItem(chineseHere == chinese ? chinese : chinese + " (" + chineseHere + ")",
                         kLanguages[2]);
     m_note->setObjectName("languageNote");
     m_note->setWordWrap(true);

@@ -1,7 +1,6 @@
 // halfscope-cli bisect: the fewest blocks that must leave fp16 for a failing plan to work.
 #include <cstdio>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_report.h"
@@ -14,8 +13,8 @@ namespace hs::cli {
 namespace {
 
 int runBisect(const Args& args) {
-    args.allowOnly(withRunOptions({"safe", "trial-steps", "max-iterations", "tolerance",
-                                   "report", "json"}));
+    args.allowOnly(
+        withRunOptions({"safe", "trial-steps", "max-iterations", "tolerance", "report", "json"}));
     if (!args.has("plan"))
         throw UsageError("give the failing plan, e.g. --plan 'transformer=fp16'");
     const RunConfig cfg = runConfigFrom(args);
@@ -27,7 +26,8 @@ int runBisect(const Args& args) {
     o.maxIterations = args.getInt("max-iterations", o.maxIterations);
     o.tolerance = args.getDouble("tolerance", o.tolerance);
     if (o.trialSteps < 0 || o.maxIterations < 1 || !(o.tolerance >= 0 && o.tolerance <= 1))
-        throw UsageError("--trial-steps must be >= 0, --max-iterations >= 1, --tolerance in [0, 1]");
+        throw UsageError(
+            "--trial-steps must be >= 0, --max-iterations >= 1, --tolerance in [0, 1]");
     o.onStage = [](const std::string& s) { std::fprintf(stderr, "%s...\n", s.c_str()); };
     o.onTrial = [](const BisectionTrial& t) {
         std::fprintf(stderr, "trial %2d %-10s %s: %s\n", t.iteration, t.phase.c_str(),
@@ -55,7 +55,8 @@ int runBisect(const Args& args) {
 }
 
 const Registrar reg(
-    {"bisect", "find the fewest blocks that must leave fp16 for a failing plan to work",
+    {"bisect",
+     "find the fewest blocks that must leave fp16 for a failing plan to work",
      "usage: halfscope-cli bisect --plan FAILING [--safe bf16|fp32] [--trial-steps N]\n"
      "                            [--max-iterations N] [--tolerance T] [run options]\n"
      "                            [--report FILE.html] [--json]\n\n"
@@ -67,8 +68,7 @@ const Registrar reg(
      "goes to stderr; the resulting plan goes to stdout. --trial-steps runs the trials with\n"
      "fewer sampling steps (default: --steps); --max-iterations bounds the trials (default 32).\n\n"
      "exit status: 0 a fixing plan was found (or the plan does not fail), 1 none was found,\n"
-     "2 usage or input error\n\n"
-     HS_RUN_OPTIONS_HELP,
+     "2 usage or input error\n\n" HS_RUN_OPTIONS_HELP,
      runBisect,
      {"json"}});
 

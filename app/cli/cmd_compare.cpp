@@ -1,7 +1,6 @@
 // halfscope-cli compare: the same prompt and seed under two to four precision plans.
 #include <cstdio>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_report.h"
@@ -20,8 +19,9 @@ int runCompare(const Args& args) {
     args.allowOnly(withRunOptions({"report", "json"}));
     const std::vector<std::string> plans = args.all("plan");
     if (plans.size() < 2 || plans.size() > 4)
-        throw UsageError("give two to four --plan options (e.g. --plan 'transformer=bf16' "
-                         "--plan 'transformer=fp16')");
+        throw UsageError(
+            "give two to four --plan options (e.g. --plan 'transformer=bf16' "
+            "--plan 'transformer=fp16')");
     const RunConfig base = runConfigFrom(args);
     std::vector<ReportRun> runs;
     int status = kExitOk;
@@ -60,7 +60,8 @@ int runCompare(const Args& args) {
     }
     if (auto path = args.get("report")) {
         Report report = makeReport(runs, reportEnvironment(base.device));
-        report.title = "Halfscope comparison: " + (base.prompt.empty() ? "(empty prompt)" : base.prompt);
+        report.title =
+            "Halfscope comparison: " + (base.prompt.empty() ? "(empty prompt)" : base.prompt);
         writeReportBeside(*path, std::move(report), base.device);
     }
     if (args.has("json")) {
@@ -80,7 +81,8 @@ int runCompare(const Args& args) {
     return status;
 }
 
-const Registrar reg({"compare", "run two to four precision plans on the same prompt and seed",
+const Registrar reg({"compare",
+                     "run two to four precision plans on the same prompt and seed",
                      "usage: halfscope-cli compare --plan A --plan B [--plan C [--plan D]]\n"
                      "                             [run options] [--report FILE.html] [--json]\n\n"
                      "Runs each plan with the same prompt, seed and settings, one after another,\n"

@@ -1,7 +1,6 @@
 // halfscope-cli evaluate-demo: how well the demo model follows its prompts.
 #include <cstdio>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -20,7 +19,8 @@ int runEvaluateDemo(const Args& args) {
     o.guidance = args.getDouble("guidance", o.guidance);
     if (o.count < 1 || o.steps < 1) throw UsageError("--count and --steps must be positive");
     const std::string dir = args.get("model").value_or(findDemoModel());
-    if (dir.empty()) throw std::runtime_error("the embedded demo model was not found; give --model DIR");
+    if (dir.empty())
+        throw std::runtime_error("the embedded demo model was not found; give --model DIR");
     PrecisionPlan plan;
     if (auto p = args.get("plan")) plan = PrecisionPlan::parse(*p);
     auto pipeline = Pipeline::load(dir, plan, torch::Device(torch::kCPU));
@@ -39,7 +39,8 @@ int runEvaluateDemo(const Args& args) {
     const demo::PromptFollowing t = demo::evaluatePromptFollowing(*pipeline, o);
     nlohmann::json shapes;
     for (int s = 0; s < 5; ++s)
-        shapes[demo::shapeNames()[s]] = {{"correct", t.shapeCorrect[s]}, {"total", t.shapeTotal[s]}};
+        shapes[demo::shapeNames()[s]] = {{"correct", t.shapeCorrect[s]},
+                                         {"total", t.shapeTotal[s]}};
     const nlohmann::json j = {{"scenes", t.scenes},
                               {"plan", pipeline->effectivePlan().toString()},
                               {"steps", o.steps},
@@ -62,12 +63,13 @@ int runEvaluateDemo(const Args& args) {
     std::printf("  size               %5.1f%%\n", 100 * t.rate(t.size));
     std::printf("  shape (circle, square, triangle) %5.1f%%\n", 100 * t.basicShapeRate());
     for (int s = 0; s < 5; ++s)
-        std::printf("    %-8s %3d / %3d  %5.1f%%\n", demo::shapeNames()[s].c_str(), t.shapeCorrect[s],
-                    t.shapeTotal[s], 100 * t.shapeRate(demo::Shape(s)));
+        std::printf("    %-8s %3d / %3d  %5.1f%%\n", demo::shapeNames()[s].c_str(),
+                    t.shapeCorrect[s], t.shapeTotal[s], 100 * t.shapeRate(demo::Shape(s)));
     return kExitOk;
 }
 
-const Registrar reg({"evaluate-demo", "measure how well the demo model follows its prompts",
+const Registrar reg({"evaluate-demo",
+                     "measure how well the demo model follows its prompts",
                      "usage: halfscope-cli evaluate-demo [--model DIR] [--count N] [--steps N]\n"
                      "                                   [--guidance G] [--plan PLAN] [--json]\n"
                      "                                   [--verbose]\n\n"

@@ -1,6 +1,5 @@
 // halfscope-cli generate: one text-to-image run with probes, on the demo model by default.
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_report.h"
@@ -64,7 +63,8 @@ int runGenerate(const Args& args) {
 }
 
 const Registrar reg(
-    {"generate", "one text-to-image run with probes (demo model by default)",
+    {"generate",
+     "one text-to-image run with probes (demo model by default)",
      "usage: halfscope-cli generate --out IMG.png [run options] [--plan RULES]\n"
      "                              [--report FILE.html] [--json]\n\n"
      "Runs the pipeline (the embedded demo model when --model is not given). Without --plan\n"
@@ -74,8 +74,8 @@ const Registrar reg(
      "self-contained HTML report, FILE.json beside it (schema: core/report/SCHEMA.md) and\n"
      "the per-step and per-layer statistics as CSV. Progress on stderr; --json prints the\n"
      "run record on stdout.\n\n"
-     "exit status: 0 a clean picture, 1 NaN/Inf or a black image, 2 usage or input error\n\n"
-     HS_RUN_OPTIONS_HELP,
+     "exit status: 0 a clean picture, 1 NaN/Inf or a black image, 2 usage or input "
+     "error\n\n" HS_RUN_OPTIONS_HELP,
      runGenerate,
      {"json"}});
 

@@ -11,18 +11,21 @@ namespace {
 int runReport(const Args& args) {
     args.allowOnly({"out", "threads"});
     if (args.positional().size() != 1)
-        throw UsageError("give one saved report, e.g. halfscope-cli report run.json --out run.html");
+        throw UsageError(
+            "give one saved report, e.g. halfscope-cli report run.json --out run.html");
     const Report r = readReportJson(args.positional()[0]);
     std::string base = args.get("out").value_or(args.positional()[0]);
     for (const char* ext : {".html", ".json"})
-        if (base.size() > 5 && base.compare(base.size() - 5, 5, ext) == 0) base.resize(base.size() - 5);
+        if (base.size() > 5 && base.compare(base.size() - 5, 5, ext) == 0)
+            base.resize(base.size() - 5);
     const ReportFiles f = writeReportFiles(base, r);
     std::fprintf(stderr, "report: %s (data: %s, %s, %s)\n", f.html.c_str(), f.json.c_str(),
                  f.stepsCsv.c_str(), f.layersCsv.c_str());
     return kExitOk;
 }
 
-const Registrar reg({"report", "re-render a saved report (JSON) as HTML and CSV",
+const Registrar reg({"report",
+                     "re-render a saved report (JSON) as HTML and CSV",
                      "usage: halfscope-cli report SAVED.json [--out FILE.html]\n\n"
                      "Reads a report written by generate, compare or bisect --report (or by the\n"
                      "studio) and writes the HTML, JSON and CSV files again, with this version's\n"

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -33,10 +32,10 @@ Family loadFamily(const ComponentFolder& folder, const ProbeContext& probes,
                 }};
     }
     if (c == "CLIPTextModel" || c == "CLIPTextModelWithProjection" || c == "CLIPModel") {
-        auto m = std::make_shared<ClipTextModel>(loadClipText(folder.config, weights, probes, component));
-        return {component, [m](const NamedTensors& in, ProbeContext& p) {
-                    return runClipText(*m, in, p);
-                }};
+        auto m = std::make_shared<ClipTextModel>(
+            loadClipText(folder.config, weights, probes, component));
+        return {component,
+                [m](const NamedTensors& in, ProbeContext& p) { return runClipText(*m, in, p); }};
     }
     if (c == "FluxTransformer2DModel") {
         auto m = std::make_shared<FluxTransformer>(
@@ -64,7 +63,8 @@ Format storedFormat(const TensorSet& set) {
         const auto& info = set.info(name);
         if (info.dtype == StDType::F16) n[Format::FP16] += info.numel();
         if (info.dtype == StDType::BF16) n[Format::BF16] += info.numel();
-        if (info.dtype == StDType::F32 || info.dtype == StDType::F64) n[Format::FP32] += info.numel();
+        if (info.dtype == StDType::F32 || info.dtype == StDType::F64)
+            n[Format::FP32] += info.numel();
     }
     Format best = Format::FP32;
     int64_t most = -1;
@@ -92,10 +92,10 @@ int runModule(const Args& args) {
     if (auto p = args.get("precision")) {
         auto f = parseFormat(*p);
         if (!f) throw UsageError("--precision must be fp32, bf16 or fp16, got '" + *p + "'");
-        plan.add(component, *f);
+        plan.set(component, *f);
     }
     if (auto p = args.get("plan"))
-        for (const auto& r : PrecisionPlan::parse(*p).rules()) plan.add(r.pattern, r.format);
+        for (const auto& r : PrecisionPlan::parse(*p).rules()) plan.set(r.pattern, r.format);
 
     ProbeContext probes(plan, device, *level);
     Family fam = loadFamily(folder, probes, component);
@@ -111,7 +111,9 @@ int runModule(const Args& args) {
         ProbeContext p(plan, device, *level);
         auto t0 = std::chrono::steady_clock::now();
         fam.run(inputs, p);
-        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        times.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
     }
     std::vector<std::pair<std::string, torch::Tensor>> list(outputs.begin(), outputs.end());
     writeSafetensors(outputPath, list, {{"halfscope.plan", plan.toString()}});
@@ -125,16 +127,23 @@ int runModule(const Args& args) {
     for (const auto& kv : outputs) {
         const auto s = computeStats(kv.second);
         nonFinite |= !s.allFinite();
-        j["outputs"][kv.first] = {{"shape", kv.second.sizes().vec()}, {"min", s.min},
-                                  {"max", s.max}, {"nan", s.nan}, {"inf", s.posInf + s.negInf}};
+        j["outputs"][kv.first] = {{"shape", kv.second.sizes().vec()},
+                                  {"min", s.min},
+                                  {"max", s.max},
+                                  {"nan", s.nan},
+                                  {"inf", s.posInf + s.negInf}};
     }
     if (const auto& f = probes.firstNonFinite())
-        j["first_non_finite"] = {{"point", f->at.name}, {"nan", f->at.stats.nan},
-                                 {"pos_inf", f->at.stats.posInf}, {"neg_inf", f->at.stats.negInf}};
+        j["first_non_finite"] = {{"point", f->at.name},
+                                 {"nan", f->at.stats.nan},
+                                 {"pos_inf", f->at.stats.posInf},
+                                 {"neg_inf", f->at.stats.negInf}};
     if (!times.empty()) {
         std::sort(times.begin(), times.end());
-        j["timing_ms"] = {{"repeat", repeat}, {"median", times[times.size() / 2]},
-                          {"min", times.front()}, {"max", times.back()}};
+        j["timing_ms"] = {{"repeat", repeat},
+                          {"median", times[times.size() / 2]},
+                          {"min", times.front()},
+                          {"max", times.back()}};
     }
     if (args.has("json")) {
         std::cout << j.dump(2) << "\n";
@@ -146,8 +155,8 @@ int runModule(const Args& args) {
                       << kv.value()["min"] << "  max " << kv.value()["max"] << "  nan "
                       << kv.value()["nan"] << "  inf " << kv.value()["inf"] << "\n";
         if (j.contains("first_non_finite"))
-            std::cout << "first non-finite value at " << j["first_non_finite"]["point"].get<std::string>()
-                      << "\n";
+            std::cout << "first non-finite value at "
+                      << j["first_non_finite"]["point"].get<std::string>() << "\n";
         if (j.contains("timing_ms"))
             std::cout << "forward time over " << repeat << " runs: median "
                       << j["timing_ms"]["median"] << " ms, min " << j["timing_ms"]["min"]
@@ -158,8 +167,10 @@ int runModule(const Args& args) {
 }
 
 const Registrar reg(
-    {"run-module", "run one component folder on saved inputs",
-     "usage: halfscope-cli run-module --model DIR --inputs IN.safetensors --output OUT.safetensors\n"
+    {"run-module",
+     "run one component folder on saved inputs",
+     "usage: halfscope-cli run-module --model DIR --inputs IN.safetensors --output "
+     "OUT.safetensors\n"
      "                                [--precision fp32|bf16|fp16] [--plan RULES] [--repeat N]\n"
      "                                [--probe-level off|module|layer|op] [--device cpu|cuda:N]\n\n"
      "Runs the component in DIR (its family comes from config.json: AutoencoderKL,\n"

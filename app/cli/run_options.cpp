@@ -5,9 +5,9 @@
 namespace hs::cli {
 
 const std::vector<std::string>& runOptionNames() {
-    static const std::vector<std::string> n = {"prompt", "negative", "seed",  "steps",
-                                               "guidance", "width",  "height", "device",
-                                               "probe-level", "model", "shift", "plan"};
+    static const std::vector<std::string> n = {"prompt",      "negative", "seed",   "steps",
+                                               "guidance",    "width",    "height", "device",
+                                               "probe-level", "model",    "shift",  "plan"};
     return n;
 }
 

@@ -18,7 +18,8 @@
 namespace {
 
 void installTranslators(QApplication& app) {
-    const QString locale = SettingsDialog::effectiveLocale(SettingsDialog::storedLanguage(QSettings()));
+    const QString locale =
+        SettingsDialog::effectiveLocale(SettingsDialog::storedLanguage(QSettings()));
     if (locale.startsWith("en")) return;
     auto* qt = new QTranslator(&app);
     if (qt->load("qtbase_" + locale, QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
@@ -47,11 +48,11 @@ int main(int argc, char** argv) {
                              "dir");
     QCommandLineOption data("data-dir", QApplication::translate("main", "Run history folder."),
                             "dir");
-    QCommandLineOption generate("generate",
-                                QApplication::translate("main", "Generate once the model is loaded."));
-    QCommandLineOption shot("screenshot",
-                            QApplication::translate("main", "Save the window to this PNG and quit."),
-                            "file");
+    QCommandLineOption generate(
+        "generate", QApplication::translate("main", "Generate once the model is loaded."));
+    QCommandLineOption shot(
+        "screenshot", QApplication::translate("main", "Save the window to this PNG and quit."),
+        "file");
     args.addOptions({model, data, generate, shot});
     args.process(app);
 
@@ -67,10 +68,13 @@ int main(int argc, char** argv) {
                 window.close();
             });
         };
-        QObject::connect(&window.studio(), &Studio::modelLoaded, &window, [&window, run, finish] {
-            if (!run) return finish();
-            window.studio().generate();
-        }, Qt::SingleShotConnection);
+        QObject::connect(
+            &window.studio(), &Studio::modelLoaded, &window,
+            [&window, run, finish] {
+                if (!run) return finish();
+                window.studio().generate();
+            },
+            Qt::SingleShotConnection);
         if (run)
             QObject::connect(&window.studio().controller(), &RunController::idle, &window, finish,
                              Qt::SingleShotConnection);

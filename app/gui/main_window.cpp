@@ -6,8 +6,8 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QMenuBar>
 #include <QLayout>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
@@ -133,9 +133,8 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     connect(m_studio, &Studio::showCompare, this, [this] { m_tabs->setCurrentIndex(1); });
     connect(m_studio, &Studio::showRun, this, [this] { m_tabs->setCurrentIndex(0); });
     connect(m_studio, &Studio::modelLoaded, this, &MainWindow::onModelLoaded);
-    connect(m_studio, &Studio::busyChanged, this, [this](bool busy) {
-        statusBar()->showMessage(busy ? tr("Running...") : tr("Ready"));
-    });
+    connect(m_studio, &Studio::busyChanged, this,
+            [this](bool busy) { statusBar()->showMessage(busy ? tr("Running...") : tr("Ready")); });
     buildMenus();
     statusBar()->showMessage(tr("Ready"));
     restoreSettings(modelDir);
@@ -143,7 +142,9 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
 
 MainWindow::~MainWindow() = default;
 
-const StudioViews& MainWindow::views() const { return *m_views; }
+const StudioViews& MainWindow::views() const {
+    return *m_views;
+}
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -200,8 +201,8 @@ void MainWindow::openFolder() {
 }
 
 void MainWindow::exportReport() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), "halfscope-report.html",
-                                                      tr("HTML report (*.html)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export report"), "halfscope-report.html", tr("HTML report (*.html)"));
     if (path.isEmpty()) return;
     QString error;
     if (!m_studio->exportReport(path, &error))

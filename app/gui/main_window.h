@@ -42,7 +42,7 @@ private:
     std::unique_ptr<StudioViews> m_views;
     Studio* m_studio = nullptr;
     QTabWidget* m_tabs = nullptr;
-    QString m_pendingPlan;  // the saved plan, applied once its model has loaded
+    QString m_pendingPlan;                      // the saved plan, applied once its model has loaded
     std::function<void()> m_applyDefaultSizes;  // run once, at the first show
     bool m_restoredLayout = false;
 };

@@ -86,8 +86,7 @@ void RunController::stop() {
     if (m_current) m_cancel = true;
 }
 
-void RunController::decodeStep(int jobId, const hs::RunConfig& config,
-                               const hs::StepRecord& step) {
+void RunController::decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step) {
     QMetaObject::invokeMethod(m_worker, "decodeStep", Qt::QueuedConnection, Q_ARG(int, jobId),
                               Q_ARG(hs::RunConfig, config), Q_ARG(hs::StepRecord, step));
 }

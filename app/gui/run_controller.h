@@ -40,7 +40,8 @@ signals:
     void loadFailed(const QString& message);
     void jobStarted(const RunJob& job);
     void stage(int jobId, const QString& stage);
-    void stepDone(int jobId, const hs::StepRecord& step, const std::vector<hs::ProbeRecord>& probes);
+    void stepDone(int jobId, const hs::StepRecord& step,
+                  const std::vector<hs::ProbeRecord>& probes);
     void preview(int jobId, const hs::PreviewImage& preview);
     void firstNonFinite(int jobId, const hs::FirstNonFinite& first);
     void jobFinished(int jobId, const hs::RunRecord& record);

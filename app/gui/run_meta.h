@@ -13,7 +13,7 @@ struct LoadedModel {
     QString dir;
     QString effectivePlan;
     std::vector<hs::ComponentInfo> components;
-    int sizeMultiple = 16;   // width and height must be multiples of this
+    int sizeMultiple = 16;  // width and height must be multiples of this
     int latentChannels = 4;
     bool isDemo = false;
 };

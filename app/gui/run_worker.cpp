@@ -2,10 +2,13 @@
 
 #include <new>
 
-#include "torch_include.h"  // before the engine headers: see torch_include.h
-
+// LibTorch through its wrapper first, before any engine header includes it with Qt's `slots`
+// macro defined (see torch_include.h).
+// clang-format off
+#include "torch_include.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
+// clang-format on
 
 namespace {
 
@@ -16,8 +19,9 @@ QString plainError(const std::exception& e) {
     const int nl = text.indexOf('\n');
     if (nl > 0) text = text.left(nl);
     if (text.contains("can't allocate memory") || dynamic_cast<const std::bad_alloc*>(&e))
-        return RunWorker::tr("Not enough memory for this model and precision plan (%1). "
-                             "Try a smaller size, or bf16/fp16 for the largest component.")
+        return RunWorker::tr(
+                   "Not enough memory for this model and precision plan (%1). "
+                   "Try a smaller size, or bf16/fp16 for the largest component.")
             .arg(text);
     return text;
 }

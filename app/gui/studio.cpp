@@ -17,7 +17,9 @@
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
 // "transformer=fp16" for a plan, "stored dtypes" for the empty one.
 QString planLabel(const hs::PrecisionPlan& p) {
@@ -70,12 +72,12 @@ void Studio::connectController() {
     connect(c, &RunController::preview, this, &Studio::onPreview);
     connect(c, &RunController::firstNonFinite, this, [this](int id, const hs::FirstNonFinite& f) {
         if (id == m_viewJob) m_v.layers->setFirstNonFinite(f);
-        m_v.log->error(tr("First non-finite value: %1 at step %2 (%3, %4)")
-                           .arg(qs(f.at.name))
-                           .arg(f.at.step + 1)
-                           .arg(qs(hs::formatName(f.at.format)),
-                                qs(hs::executionName(f.at.execution))),
-                       "nan");
+        m_v.log->error(
+            tr("First non-finite value: %1 at step %2 (%3, %4)")
+                .arg(qs(f.at.name))
+                .arg(f.at.step + 1)
+                .arg(qs(hs::formatName(f.at.format)), qs(hs::executionName(f.at.execution))),
+            "nan");
     });
     connect(c, &RunController::jobFinished, this, &Studio::onFinished);
     connect(c, &RunController::jobFailed, this, &Studio::onFailed);
@@ -239,7 +241,8 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
     } else if (id == m_viewJob) {
         m_v.layers->addProbes(decodeProbes(r));
         m_v.image->setRun(r);
-        m_v.prompt->setStage(r.cancelled ? tr("stopped") : tr("done in %1 s").arg(r.seconds, 0, 'f', 2));
+        m_v.prompt->setStage(r.cancelled ? tr("stopped")
+                                         : tr("done in %1 s").arg(r.seconds, 0, 'f', 2));
         m_lastRun = r;
     }
     if (r.cancelled)
@@ -319,10 +322,9 @@ void Studio::compareOneModuleAtATime() {
 }
 
 void Studio::decodeStep(int compareIndex, int step) {
-    const int id = compareIndex >= 0 ? (compareIndex < m_compareJobs.size()
-                                            ? m_compareJobs[compareIndex]
-                                            : 0)
-                                     : m_viewJob;
+    const int id = compareIndex >= 0
+                       ? (compareIndex < m_compareJobs.size() ? m_compareJobs[compareIndex] : 0)
+                       : m_viewJob;
     auto it = m_jobs.find(id);
     if (it == m_jobs.end()) return;
     for (const auto& s : it->steps)
@@ -339,9 +341,8 @@ void Studio::updateDivergence() {
     QVector<double> d;
     for (const auto& s : hs::latentDivergence(m_compareRuns[a], m_compareRuns[b]))
         d.push_back(s.available ? s.relativeL2 : std::numeric_limits<double>::quiet_NaN());
-    m_v.compare->setDivergence(d, tr("relative L2 distance of the latents, run %1 vs run %2")
-                                      .arg(a + 1)
-                                      .arg(b + 1));
+    m_v.compare->setDivergence(
+        d, tr("relative L2 distance of the latents, run %1 vs run %2").arg(a + 1).arg(b + 1));
 }
 
 void Studio::findMinimalFix(const FixSettings& s) {

@@ -53,8 +53,8 @@ public:
     void stop();
     // Same prompt and seed under each plan (2-4), one after another.
     void compare(const QVector<hs::PrecisionPlan>& plans, const QStringList& labels);
-    void compareBf16VsFp16();         // every component bf16 vs every component fp16
-    void compareOneModuleAtATime();   // stored dtypes vs each component alone in fp16
+    void compareBf16VsFp16();        // every component bf16 vs every component fp16
+    void compareOneModuleAtATime();  // stored dtypes vs each component alone in fp16
     void findMinimalFix(const FixSettings& settings);
     void applyPlan(const QString& planText);
     // The last run, or the last comparison with its search, as HTML + JSON + CSV.

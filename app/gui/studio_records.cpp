@@ -16,7 +16,9 @@
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
 QString runLabel(const RunSummary& s) {
     if (!s.name.isEmpty()) return s.name;
@@ -28,7 +30,8 @@ QString runLabel(const RunSummary& s) {
 
 void Studio::showRecord(const hs::RunRecord& r) {
     m_v.plot->clear();
-    m_v.plot->setRunLabels({r.config.plan.empty() ? tr("stored dtypes") : qs(r.config.plan.toString())});
+    m_v.plot->setRunLabels(
+        {r.config.plan.empty() ? tr("stored dtypes") : qs(r.config.plan.toString())});
     m_v.plot->setStepCount(r.config.steps);
     for (const auto& s : r.steps) m_v.plot->addStep(0, s);
     m_v.previews->clear();

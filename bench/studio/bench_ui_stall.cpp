@@ -54,10 +54,11 @@ int main(int argc, char** argv) {
         std::sort(gaps.begin(), gaps.end());
         const double worst = gaps.empty() ? 0 : gaps.back();
         const double p99 = gaps.empty() ? 0 : gaps[size_t(0.99 * double(gaps.size() - 1))];
-        std::printf("  run %d: %.0f ms, %zu heartbeats, longest stall %.1f ms (p99 %.1f ms) "
-                    "target <= 50 ms %s\n",
-                    r + 1, total.nsecsElapsed() / 1e6, gaps.size(), worst, p99,
-                    worst <= 50 ? "ok" : "MISSED");
+        std::printf(
+            "  run %d: %.0f ms, %zu heartbeats, longest stall %.1f ms (p99 %.1f ms) "
+            "target <= 50 ms %s\n",
+            r + 1, total.nsecsElapsed() / 1e6, gaps.size(), worst, p99,
+            worst <= 50 ? "ok" : "MISSED");
     }
     return 0;
 }

@@ -29,8 +29,8 @@ void writeText(const fs::path& path, const std::string& text) {
 void writeBf16(const fs::path& path, const WeightMap& w) {
     std::vector<std::pair<std::string, torch::Tensor>> list;
     for (const auto& kv : w)
-        list.emplace_back(kv.first, kv.second.is_floating_point() ? kv.second.to(torch::kBFloat16)
-                                                                  : kv.second);
+        list.emplace_back(
+            kv.first, kv.second.is_floating_point() ? kv.second.to(torch::kBFloat16) : kv.second);
     writeSafetensors(path.string(), list, {{"format", "pt"}});
 }
 
@@ -52,7 +52,8 @@ void exportDemoPipeline(const std::string& dir, const DemoExport& e) {
     const ResidualPeaks peaks = measureResidualPeaks(e, (staging / "tokenizer").string());
     const double cT = e.residualScaleTransformer > 0 ? e.residualScaleTransformer
                                                      : residualScaleFor(peaks.transformer);
-    const double cV = e.residualScaleVae > 0 ? e.residualScaleVae : residualScaleFor(peaks.vaeDecoder);
+    const double cV =
+        e.residualScaleVae > 0 ? e.residualScaleVae : residualScaleFor(peaks.vaeDecoder);
     WeightMap transformer = e.transformer, vae = e.vae;
     const auto scaledT = scaleFluxResidual(transformer, cT);
     const auto scaledV = scaleVaeDecoderResidual(vae, cV);
@@ -90,20 +91,20 @@ void exportDemoPipeline(const std::string& dir, const DemoExport& e) {
         o << v;
         return o.str();
     };
-    readme += "Largest |activation| of the residual streams, measured in fp32 on 16 held-out\n"
-              "captions at the first sampling step (transformer) and 16 held-out scenes (VAE\n"
-              "decoder): transformer " + num(peaks.transformer) + " before the scaling, " +
-              num(peaks.transformer * cT) + " after; VAE decoder " + num(peaks.vaeDecoder) +
-              " before, " + num(peaks.vaeDecoder * cV) + " after (fp16's largest value is\n"
-              "65504). c is the smallest power of two that takes the peak to at least 2^17, so\n"
-              "only exponents change and bf16 stores the scaled weights exactly.\n\n";
-    readme += "- transformer: c = " + num(cT) + ", scaled " +
-              std::to_string(scaledT.size()) +
+    readme +=
+        "Largest |activation| of the residual streams, measured in fp32 on 16 held-out\n"
+        "captions at the first sampling step (transformer) and 16 held-out scenes (VAE\n"
+        "decoder): transformer " +
+        num(peaks.transformer) + " before the scaling, " + num(peaks.transformer * cT) +
+        " after; VAE decoder " + num(peaks.vaeDecoder) + " before, " + num(peaks.vaeDecoder * cV) +
+        " after (fp16's largest value is\n"
+        "65504). c is the smallest power of two that takes the peak to at least 2^17, so\n"
+        "only exponents change and bf16 stores the scaled weights exactly.\n\n";
+    readme += "- transformer: c = " + num(cT) + ", scaled " + std::to_string(scaledT.size()) +
               " tensors: x_embedder, context_embedder, attn.to_out.0, attn.to_add_out,\n"
               "  ff.net.2, ff_context.net.2 (double-stream blocks), proj_out (single-stream "
               "blocks), weights and biases.\n";
-    readme += "- VAE decoder: c = " + num(cV) + ", scaled " +
-              std::to_string(scaledV.size()) +
+    readme += "- VAE decoder: c = " + num(cV) + ", scaled " + std::to_string(scaledV.size()) +
               " tensors: decoder.conv_in, every resnet's conv2 and the mid-block attention's\n"
               "  to_out.0 (weights and biases), and the biases of every conv_shortcut and\n"
               "  upsampler conv.\n\n";

@@ -3,10 +3,9 @@
 // vae/, scheduler/, README.md) from trained fp32 weights: applies the residual scaling, stores
 // the weights in bf16 as real models are, and replaces an existing folder only once the new one
 // is complete.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "demo/demo_tokenizer.h"
 #include "models/common/weights.h"
@@ -19,8 +18,8 @@ struct DemoExport {
     double scalingFactor = 1.0, shiftFactor = 0.0;
     std::vector<double> latentRgbFactors;  // [4][3] then bias [3]: preview RGB from latents
     double residualScaleTransformer = 0, residualScaleVae = 0;  // <= 0: calibrated (see
-                                                                 // residual_calibration.h)
-    std::string trainingSummary;  // Markdown lines for the README
+                                                                // residual_calibration.h)
+    std::string trainingSummary;                                // Markdown lines for the README
 };
 
 void exportDemoPipeline(const std::string& dir, const DemoExport& e);

@@ -52,7 +52,8 @@ Rgb borderMedian(const std::vector<uint8_t>& rgb, int size) {
 
 double softIoU(const std::vector<float>& a, const std::vector<float>& b) {
     double inter = 0, uni = 0;
-    for (size_t i = 0; i < a.size(); ++i) inter += std::min(a[i], b[i]), uni += std::max(a[i], b[i]);
+    for (size_t i = 0; i < a.size(); ++i)
+        inter += std::min(a[i], b[i]), uni += std::max(a[i], b[i]);
     return uni > 0 ? inter / uni : 0.0;
 }
 

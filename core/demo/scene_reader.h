@@ -31,7 +31,7 @@ int nearestColour(const float rgb[3], int exclude = -1);
 struct PromptFollowing {
     int scenes = 0;
     int background = 0, colour = 0, position = 0, size = 0;
-    int shapeTotal[5] = {0, 0, 0, 0, 0};    // by Shape
+    int shapeTotal[5] = {0, 0, 0, 0, 0};  // by Shape
     int shapeCorrect[5] = {0, 0, 0, 0, 0};
     void add(const SceneObject& asked, int askedBackground, const SceneReading& got);
     double rate(int n) const { return scenes ? double(n) / scenes : 0.0; }

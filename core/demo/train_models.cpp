@@ -24,14 +24,16 @@ AutocastBf16::~AutocastBf16() {
 TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& tokenizerDir) {
     TrainModels m{ClipTokenizer::fromFolder(tokenizerDir)};
     const int n = int(vocab.tokens.size());
-    m.textEncoder = ClipTextModel(clipTextConfigFromJson(textEncoderConfig(n, n - 2, n - 1, n - 1)));
+    m.textEncoder =
+        ClipTextModel(clipTextConfigFromJson(textEncoderConfig(n, n - 2, n - 1, n - 1)));
     m.transformer = FluxTransformer(FluxConfig::fromJson(transformerConfig()));
     m.vae = AutoencoderKL(AutoencoderKLConfig::fromJson(vaeConfig(1.0, 0.0)));
     torch::NoGradGuard g;
     // The posterior starts narrow (std e^-3 = 0.05 instead of 1): with unit noise the decoder
     // first sees noise only, and the VAE sat on a plateau for its first ~250 steps.
     for (auto& p : m.vae->named_parameters(true))
-        if (p.key() == "quant_conv.bias") p.value().narrow(0, p.value().size(0) / 2, p.value().size(0) / 2).fill_(-6.0);
+        if (p.key() == "quant_conv.bias")
+            p.value().narrow(0, p.value().size(0) / 2, p.value().size(0) / 2).fill_(-6.0);
     for (auto& p : m.transformer->named_parameters(true)) {
         const std::string& k = p.key();
         if (k.find("norm1.linear") != std::string::npos ||
@@ -57,9 +59,9 @@ LatentStatistics latentStatistics(TrainModels& m, uint64_t seed) {
     auto lat = ((mean - s.shift) * s.scaling).permute({0, 2, 3, 1}).reshape({-1, 4});
     auto x = torch::cat({lat, torch::ones({lat.size(0), 1})}, 1).to(torch::kFloat64);  // [P, 5]
     auto rgb = torch::avg_pool2d(batch.images, 4).permute({0, 2, 3, 1}).reshape({-1, 3});
-    auto y = rgb.to(torch::kFloat64);                                                   // [P, 3]
+    auto y = rgb.to(torch::kFloat64);  // [P, 3]
     auto w = torch::matmul(torch::inverse(x.t().mm(x) + 1e-6 * torch::eye(5, torch::kFloat64)),
-                           x.t().mm(y));                                                // [5, 3]
+                           x.t().mm(y));  // [5, 3]
     auto wc = w.contiguous();
     s.rgbFactors.assign(wc.data_ptr<double>(), wc.data_ptr<double>() + 15);
     return s;

@@ -1,10 +1,10 @@
 #pragma once
 // The demo model's three modules in training form (fp32 master weights, random init) and the
 // pieces of the training recipe that use them.
+#include <torch/torch.h>
+
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "demo/demo_tokenizer.h"
 #include "models/clip/clip_text_model.h"
@@ -36,7 +36,7 @@ struct TrainModels {
 TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& tokenizerDir);
 
 struct LatentStatistics {
-    double scaling = 1, shift = 0;  // latents = (mean - shift) * scaling have unit variance
+    double scaling = 1, shift = 0;   // latents = (mean - shift) * scaling have unit variance
     std::vector<double> rgbFactors;  // least-squares map [4][3] + bias [3]: latents -> RGB
     double heldOutPsnr = 0;          // decode(encode(x)) on held-out scenes, dB
 };
@@ -44,9 +44,9 @@ LatentStatistics latentStatistics(TrainModels& m, uint64_t seed);
 
 // Scenes pre-encoded to scaled latents (the transformer phase's data).
 struct EncodedSet {
-    torch::Tensor latents;          // [N, 4, 16, 16] float32, scaled
-    torch::Tensor ids;              // [N, L] int64 caption tokens
-    torch::Tensor emptyIds;         // [L] int64 tokens of "" (caption dropout)
+    torch::Tensor latents;   // [N, 4, 16, 16] float32, scaled
+    torch::Tensor ids;       // [N, L] int64 caption tokens
+    torch::Tensor emptyIds;  // [L] int64 tokens of "" (caption dropout)
 };
 EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling, double shift);
 

@@ -43,8 +43,13 @@ std::string fmt(double v, int prec = 4) {
 // Finite differences along H and W: an L1 loss on them sharpens the VAE's edges.
 torch::Tensor gradLoss(const torch::Tensor& a, const torch::Tensor& b) {
     using torch::indexing::Slice;
-    auto dx = [](const torch::Tensor& t) { return t.index({Slice(), Slice(), Slice(), Slice(1)}) - t.index({Slice(), Slice(), Slice(), Slice(0, -1)}); };
-    auto dy = [](const torch::Tensor& t) { return t.index({Slice(), Slice(), Slice(1)}) - t.index({Slice(), Slice(), Slice(0, -1)}); };
+    auto dx = [](const torch::Tensor& t) {
+        return t.index({Slice(), Slice(), Slice(), Slice(1)}) -
+               t.index({Slice(), Slice(), Slice(), Slice(0, -1)});
+    };
+    auto dy = [](const torch::Tensor& t) {
+        return t.index({Slice(), Slice(), Slice(1)}) - t.index({Slice(), Slice(), Slice(0, -1)});
+    };
     return (dx(a) - dx(b)).abs().mean() + (dy(a) - dy(b)).abs().mean();
 }
 
@@ -154,7 +159,8 @@ TrainResult trainDemo(const TrainOptions& o) {
             throw std::runtime_error((stateDir / kStateFile).string() +
                                      " was saved by another recipe (" + md.at("recipe") +
                                      "); resume with the same options, or remove the folder "
-                                     "to start over (this run: " + recipeOf(o) + ")");
+                                     "to start over (this run: " +
+                                     recipeOf(o) + ")");
         st.phase = std::stoi(md.at("phase"));
         st.step = std::stoi(md.at("step"));
         st.scaling = std::stod(md.at("scaling"));
@@ -207,11 +213,14 @@ TrainResult trainDemo(const TrainOptions& o) {
             loss.backward();
             vaeOpt.step(lrAt(o.vaeLr, st.step, o.vaeSteps, 50));
             if (st.step % 25 == 0 || st.step + 1 == o.vaeSteps) {
-                const double mse = (rec.detach().clamp(-1, 1) - batch.images).pow(2).mean().item<double>();
+                const double mse =
+                    (rec.detach().clamp(-1, 1) - batch.images).pow(2).mean().item<double>();
                 log("vae step " + std::to_string(st.step + 1) + "/" + std::to_string(o.vaeSteps) +
                     "  loss " + fmt(loss.item<double>()) + "  psnr " +
                     fmt(10 * std::log10(4.0 / mse), 3) + " dB  " +
-                    fmt(double(st.step + 1 - 0) > 0 ? seconds(t0) / double(std::max(1, st.step + 1)) : 0, 3) +
+                    fmt(double(st.step + 1 - 0) > 0 ? seconds(t0) / double(std::max(1, st.step + 1))
+                                                    : 0,
+                        3) +
                     " s/step");
             }
             maybeSave(false, &vaeOpt);

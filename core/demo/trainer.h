@@ -21,12 +21,12 @@ struct TrainOptions {
     double ditLr = 6e-4;
     double emaDecay = 0.999;
     double captionDropout = 0.1;
-    int encodedScenes = 32768;   // scenes pre-encoded to latents for the transformer phase
-    double minutes = 0;          // wall-clock cap for this invocation (0: none)
+    int encodedScenes = 32768;  // scenes pre-encoded to latents for the transformer phase
+    double minutes = 0;         // wall-clock cap for this invocation (0: none)
     bool resume = false;
     double checkpointMinutes = 5;
-    double residualScaleTransformer = 0;  // 0: the power of two that takes the trained peak
-    double residualScaleVae = 0;          // past 2^17 (residual_calibration.h)
+    double residualScaleTransformer = 0;          // 0: the power of two that takes the trained peak
+    double residualScaleVae = 0;                  // past 2^17 (residual_calibration.h)
     std::function<void(const std::string&)> log;  // progress lines
     const std::atomic<bool>* cancel = nullptr;    // checked every step: save and return
 };
@@ -35,7 +35,7 @@ struct TrainResult {
     bool finished = false;  // every step done and the pipeline exported
     int vaeStepsDone = 0;
     int ditStepsDone = 0;
-    double vaePsnr = 0;     // on held-out scenes, after the VAE phase
+    double vaePsnr = 0;  // on held-out scenes, after the VAE phase
     std::string exportedDir;
 };
 

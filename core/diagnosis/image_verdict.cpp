@@ -6,10 +6,14 @@ namespace hs {
 
 std::string verdictName(ImageVerdict v) {
     switch (v) {
-        case ImageVerdict::Ok: return "ok";
-        case ImageVerdict::NonFinite: return "nan/inf";
-        case ImageVerdict::Black: return "black";
-        case ImageVerdict::Flat: return "flat";
+        case ImageVerdict::Ok:
+            return "ok";
+        case ImageVerdict::NonFinite:
+            return "nan/inf";
+        case ImageVerdict::Black:
+            return "black";
+        case ImageVerdict::Flat:
+            return "flat";
     }
     return "?";
 }

@@ -12,10 +12,10 @@ std::string verdictName(ImageVerdict v);  // "ok", "nan/inf", "black", "flat"
 
 struct ImageAssessment {
     ImageVerdict verdict = ImageVerdict::Ok;
-    TensorStats stats;      // of the decoded image in [-1, 1] (before any clamping)
-    double meanLevel = 0;   // mean brightness in [0, 1] after clamping, NaN as 0 (as saved)
-    double stdLevel = 0;    // std of the clamped [0, 1] values
-    double maxLevel = 0;    // brightest clamped value
+    TensorStats stats;     // of the decoded image in [-1, 1] (before any clamping)
+    double meanLevel = 0;  // mean brightness in [0, 1] after clamping, NaN as 0 (as saved)
+    double stdLevel = 0;   // std of the clamped [0, 1] values
+    double maxLevel = 0;   // brightest clamped value
     std::string explanation;
 };
 

@@ -3,9 +3,8 @@
 #include <ATen/Parallel.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
-#include <torch/torch.h>
-
 #include <immintrin.h>
+#include <torch/torch.h>
 
 #include <cstring>
 
@@ -18,9 +17,12 @@ Execution executionFor(Format f, const torch::Device& device) {
 
 torch::ScalarType scalarTypeOf(Format f) {
     switch (f) {
-        case Format::FP32: return torch::kFloat32;
-        case Format::BF16: return torch::kBFloat16;
-        case Format::FP16: return torch::kFloat16;
+        case Format::FP32:
+            return torch::kFloat32;
+        case Format::BF16:
+            return torch::kBFloat16;
+        case Format::FP16:
+            return torch::kFloat16;
     }
     return torch::kFloat32;
 }
@@ -73,7 +75,9 @@ torch::Tensor roundHalfCpu(const torch::Tensor& x) {
     return out;
 }
 #else
-torch::Tensor roundHalfCpu(const torch::Tensor& x) { return roundFloatCpu<c10::Half>(x); }
+torch::Tensor roundHalfCpu(const torch::Tensor& x) {
+    return roundFloatCpu<c10::Half>(x);
+}
 #endif
 
 }  // namespace
@@ -87,7 +91,6 @@ torch::Tensor roundTo(const torch::Tensor& x, Format f) {
     }
     return x.to(scalarTypeOf(f)).to(x.scalar_type());
 }
-
 
 torch::ScalarType computeTypeOf(Format f, const torch::Device& device) {
     return executionFor(f, device) == Execution::Native ? scalarTypeOf(f) : torch::kFloat32;

@@ -1,9 +1,9 @@
 #pragma once
 // LibTorch side of the formats: dtypes, rounding, and how a format executes on a device.
+#include <torch/types.h>
+
 #include <optional>
 #include <string>
-
-#include <torch/types.h>
 
 #include "numerics/format_types.h"
 

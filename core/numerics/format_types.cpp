@@ -10,21 +10,27 @@ const FormatLimits& limitsOf(Format f) {
                                    1.401298464324817e-45, 1.1920928955078125e-07, 23};
     static const FormatLimits bf16{3.3895313892515355e38, 1.1754943508222875e-38,
                                    9.183549615799121e-41, 0.0078125, 7};
-    static const FormatLimits fp16{kFp16Max, kFp16MinNormal, 5.960464477539063e-08,
-                                   0.0009765625, 10};
+    static const FormatLimits fp16{kFp16Max, kFp16MinNormal, 5.960464477539063e-08, 0.0009765625,
+                                   10};
     switch (f) {
-        case Format::FP32: return fp32;
-        case Format::BF16: return bf16;
-        case Format::FP16: return fp16;
+        case Format::FP32:
+            return fp32;
+        case Format::BF16:
+            return bf16;
+        case Format::FP16:
+            return fp16;
     }
     return fp32;
 }
 
 std::string formatName(Format f) {
     switch (f) {
-        case Format::FP32: return "fp32";
-        case Format::BF16: return "bf16";
-        case Format::FP16: return "fp16";
+        case Format::FP32:
+            return "fp32";
+        case Format::BF16:
+            return "bf16";
+        case Format::FP16:
+            return "fp16";
     }
     return "?";
 }
@@ -38,6 +44,8 @@ std::optional<Format> parseFormat(const std::string& text) {
     return std::nullopt;
 }
 
-std::string executionName(Execution e) { return e == Execution::Native ? "native" : "emulated"; }
+std::string executionName(Execution e) {
+    return e == Execution::Native ? "native" : "emulated";
+}
 
 }  // namespace hs

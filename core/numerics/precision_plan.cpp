@@ -25,6 +25,14 @@ void trim(const std::string& s, size_t& b, size_t& e) {
 
 }  // namespace
 
+void PrecisionPlan::set(const std::string& pattern, Format f) {
+    std::vector<PlanRule> kept;
+    for (auto& r : m_rules)
+        if (r.pattern != pattern) kept.push_back(std::move(r));
+    m_rules = std::move(kept);
+    add(pattern, f);
+}
+
 PrecisionPlan PrecisionPlan::parse(const std::string& text) {
     PrecisionPlan plan;
     size_t b0 = 0, e0 = text.size();
@@ -46,9 +54,8 @@ PrecisionPlan PrecisionPlan::parse(const std::string& text) {
         if (pb == pe) throw PlanParseError("empty module pattern", b, index);
         for (size_t i = pb; i < pe; ++i) {
             if (!validPatternChar(text[i]))
-                throw PlanParseError(std::string("invalid character '") + text[i] +
-                                         "' in module pattern",
-                                     i, index);
+                throw PlanParseError(
+                    std::string("invalid character '") + text[i] + "' in module pattern", i, index);
         }
         size_t fb = eq + 1, fe = e;
         trim(text, fb, fe);

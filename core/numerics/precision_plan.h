@@ -39,6 +39,9 @@ public:
     std::string toString() const;
 
     void add(const std::string& pattern, Format f) { m_rules.push_back({pattern, f}); }
+    // add(), first dropping earlier rules with the same pattern: the new rule overrides them for
+    // every path anyway, so the plan means the same and reads shorter.
+    void set(const std::string& pattern, Format f);
     const std::vector<PlanRule>& rules() const { return m_rules; }
     bool empty() const { return m_rules.empty(); }
 

@@ -5,12 +5,12 @@
 // device (fp16 on CPU: every op output rounded to fp16, as a GPU stores it), and (b) records
 // statistics when the point's granularity is within the chosen level. The context remembers the
 // first recorded point, in call order, that held a non-finite value.
+#include <torch/types.h>
+
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <torch/types.h>
 
 #include "numerics/format.h"
 #include "numerics/precision_plan.h"
@@ -61,8 +61,8 @@ private:
     std::vector<std::pair<size_t, torch::Tensor>> m_pending;  // record index, packed stats
     std::optional<ProbeRecord> m_lastTaken;  // last record moved out by takeRecords()
     std::optional<FirstNonFinite> m_first;
-    size_t m_scanned = 0;    // records already checked for the first non-finite point
-    size_t m_taken = 0;      // records moved out so far
+    size_t m_scanned = 0;  // records already checked for the first non-finite point
+    size_t m_taken = 0;    // records moved out so far
 };
 
 }  // namespace hs

@@ -4,10 +4,14 @@ namespace hs {
 
 std::string probeLevelName(ProbeLevel l) {
     switch (l) {
-        case ProbeLevel::Off: return "off";
-        case ProbeLevel::Module: return "module";
-        case ProbeLevel::Layer: return "layer";
-        case ProbeLevel::Op: return "op";
+        case ProbeLevel::Off:
+            return "off";
+        case ProbeLevel::Module:
+            return "module";
+        case ProbeLevel::Layer:
+            return "layer";
+        case ProbeLevel::Op:
+            return "op";
     }
     return "?";
 }

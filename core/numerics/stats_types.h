@@ -6,8 +6,8 @@
 namespace hs {
 
 struct TensorStats {
-    int64_t count = 0;        // all elements
-    int64_t finite = 0;       // finite elements; min..std are over these alone
+    int64_t count = 0;   // all elements
+    int64_t finite = 0;  // finite elements; min..std are over these alone
     double min = std::numeric_limits<double>::quiet_NaN();
     double max = std::numeric_limits<double>::quiet_NaN();
     double absMax = std::numeric_limits<double>::quiet_NaN();

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <cmath>
 
-#include "pipeline/image_assessment.h"
 #include "io/image_tensor.h"
 #include "models/flux/flux_latents.h"
+#include "pipeline/image_assessment.h"
 #include "sampling/flow_match_sampler.h"
 
 namespace hs {
@@ -90,8 +90,9 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
     p->m_device = device;
     const PipelineFolder folder = openPipeline(dir);
     if (folder.find("text_encoder_2"))
-        throw PipelineError(dir + ": a second text encoder (T5, as in FLUX.1) is not supported "
-                                  "yet; this build runs single-encoder Flux-style pipelines");
+        throw PipelineError(dir +
+                            ": a second text encoder (T5, as in FLUX.1) is not supported "
+                            "yet; this build runs single-encoder Flux-style pipelines");
     const ComponentFolder te = openComponent(need(folder, "text_encoder").dir);
     const ComponentFolder tr = openComponent(need(folder, "transformer").dir);
     const ComponentFolder vae = openComponent(need(folder, "vae").dir);
@@ -109,7 +110,7 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
         p->m_plan.add(part.first, stored);
         p->m_components.push_back(info);
     }
-    for (const auto& r : userPlan.rules()) p->m_plan.add(r.pattern, r.format);
+    for (const auto& r : userPlan.rules()) p->m_plan.set(r.pattern, r.format);
 
     const ProbeContext loader(p->m_plan, device, ProbeLevel::Off);
     if (tr.className != "FluxTransformer2DModel")
@@ -118,7 +119,8 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
     if (vae.className != "AutoencoderKL")
         throw PipelineError(vae.dir + ": VAE class '" + vae.className + "' is not supported");
     p->m_textEncoder = loadClipText(te.config, weightMapOf(te.weights), loader, "text_encoder");
-    p->m_transformer = loadFluxTransformer(tr.config, weightMapOf(tr.weights), loader, "transformer");
+    p->m_transformer =
+        loadFluxTransformer(tr.config, weightMapOf(tr.weights), loader, "transformer");
     p->m_vae = loadAutoencoderKL(vae.config, weightMapOf(vae.weights), loader, "vae");
     p->m_textEncoder->eval();
     p->m_transformer->eval();
@@ -148,13 +150,18 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
         const auto f = vae.config["latent_rgb_factors"].get<std::vector<double>>();
         const int64_t c = p->m_vae->config().latentChannels;
         if (int64_t(f.size()) == (c + 1) * 3)
-            p->m_rgbFactors = torch::tensor(f, torch::kFloat64).to(torch::kFloat32).view({c + 1, 3});
+            p->m_rgbFactors =
+                torch::tensor(f, torch::kFloat64).to(torch::kFloat32).view({c + 1, 3});
     }
     return p;
 }
 
-int Pipeline::latentChannels() const { return m_vae->config().latentChannels; }
-int Pipeline::sizeMultiple() const { return m_vae->config().downFactor() * 2; }
+int Pipeline::latentChannels() const {
+    return m_vae->config().latentChannels;
+}
+int Pipeline::sizeMultiple() const {
+    return m_vae->config().downFactor() * 2;
+}
 
 void Pipeline::validate(const RunConfig& c) const {
     const int m = sizeMultiple();
@@ -166,7 +173,8 @@ void Pipeline::validate(const RunConfig& c) const {
         throw PipelineError("image size " + std::to_string(c.width) + " x " +
                             std::to_string(c.height) + " is beyond the 4096 x 4096 limit");
     if (c.steps < 1 || c.steps > 1000)
-        throw PipelineError("steps must be between 1 and 1000 (got " + std::to_string(c.steps) + ")");
+        throw PipelineError("steps must be between 1 and 1000 (got " + std::to_string(c.steps) +
+                            ")");
     if (!std::isfinite(c.guidance) || c.guidance < 0 || c.guidance > 100)
         throw PipelineError("guidance must be a number between 0 and 100");
 }
@@ -174,7 +182,7 @@ void Pipeline::validate(const RunConfig& c) const {
 torch::Tensor Pipeline::projectLatents(const torch::Tensor& latents) const {
     if (!m_rgbFactors.defined()) return {};
     const int64_t c = latents.size(1);
-    auto x = latents[0].to(torch::kFloat32).cpu().permute({1, 2, 0});  // [h, w, C]
+    auto x = latents[0].to(torch::kFloat32).cpu().permute({1, 2, 0});            // [h, w, C]
     auto rgb = torch::matmul(x, m_rgbFactors.slice(0, 0, c)) + m_rgbFactors[c];  // [h, w, 3]
     return rgb.permute({2, 0, 1}).contiguous();                                  // [3, h, w]
 }

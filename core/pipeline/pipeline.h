@@ -2,12 +2,12 @@
 // A loaded text-to-image pipeline: tokenizer -> CLIP text encoder -> Flux-style transformer ->
 // AutoencoderKL, with the flow-matching Euler sampler. Loading converts each component's
 // weights once into the formats of the effective precision plan; run() is then repeatable.
+#include <torch/torch.h>
+
 #include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
-
-#include <torch/torch.h>
 
 #include "io/model_folder.h"
 #include "models/clip/clip_text_model.h"

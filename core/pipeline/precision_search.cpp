@@ -70,8 +70,9 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
     }
     if (fp16Components.empty()) {
         s.result.status = BisectionStatus::NoCandidates;
-        s.result.message = "no component runs in fp16 under this plan, so no block can be moved "
-                           "out of fp16; the failure does not come from fp16 overflow";
+        s.result.message =
+            "no component runs in fp16 under this plan, so no block can be moved "
+            "out of fp16; the failure does not come from fp16 overflow";
         return s;
     }
 
@@ -95,7 +96,8 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
             out.nonFinite = nonFiniteCount(r);
             out.allFinite = !r.firstNonFinite && out.nonFinite == 0;
             out.verdict = r.verdict;
-            if (refImage && r.savedImage) out.difference = imageDifference(*r.savedImage, *refImage);
+            if (refImage && r.savedImage)
+                out.difference = imageDifference(*r.savedImage, *refImage);
         } catch (const std::exception& e) {
             out.error = e.what();
         }

@@ -18,7 +18,7 @@ struct PrecisionSearchOptions {
     int maxIterations = 32;
     int trialSteps = 0;  // sampling steps per trial run; 0: the config's steps
     const std::atomic<bool>* cancel = nullptr;
-    std::function<void(const std::string&)> onStage;         // "failing run", "reference run"
+    std::function<void(const std::string&)> onStage;  // "failing run", "reference run"
     std::function<void(const BisectionTrial&)> onTrial;
 };
 

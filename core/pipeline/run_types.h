@@ -27,7 +27,7 @@ struct RunConfig {
     PrecisionPlan plan;           // user rules; components without a rule keep their stored dtype
     std::string device = "cpu";   // "cpu" or "cuda:N"
     ProbeLevel probeLevel = ProbeLevel::Layer;
-    int decodeEvery = 0;  // full VAE decode of the denoised estimate every k steps (0: never)
+    int decodeEvery = 0;       // full VAE decode of the denoised estimate every k steps (0: never)
     bool keepLatents = false;  // copy each step's latents into StepRecord::latentValues and
                                // denoisedValues (compare, decode on demand)
 };
@@ -36,9 +36,9 @@ struct StepRecord {
     int step = 0;
     double sigma = 0;
     double timestep = 0;
-    TensorStats latent;     // x after the step
-    TensorStats velocity;   // the guided model output
-    TensorStats denoised;   // x0 estimate
+    TensorStats latent;    // x after the step
+    TensorStats velocity;  // the guided model output
+    TensorStats denoised;  // x0 estimate
     double seconds = 0;
     std::vector<float> latentValues;    // x after the step, [C, h, w] row-major, if keepLatents
     std::vector<float> denoisedValues;  // x0 estimate, [C, h, w] row-major, if keepLatents
@@ -49,14 +49,14 @@ struct StepRecord {
 // never mistaken for a dark picture.
 struct PreviewImage {
     int width = 0, height = 0;
-    std::vector<uint8_t> rgb;         // [H][W][3]
-    std::vector<uint8_t> nonFinite;   // [H][W]: 0 finite, 1 NaN, 2 Inf
-    int step = -1;                    // -1: final image
-    bool fullDecode = false;          // VAE decode (true) or latent-to-RGB projection (false)
+    std::vector<uint8_t> rgb;        // [H][W][3]
+    std::vector<uint8_t> nonFinite;  // [H][W]: 0 finite, 1 NaN, 2 Inf
+    int step = -1;                   // -1: final image
+    bool fullDecode = false;         // VAE decode (true) or latent-to-RGB projection (false)
 };
 
 struct ComponentInfo {
-    std::string name;         // "text_encoder", "transformer", "vae"
+    std::string name;  // "text_encoder", "transformer", "vae"
     std::string className;
     std::string storedDtype;  // most common dtype in the checkpoint
     int64_t parameters = 0;
@@ -72,7 +72,7 @@ struct RunRecord {
     std::vector<ProbeRecord> probes;  // every recorded point of the run, in call order
     std::optional<FirstNonFinite> firstNonFinite;
     TensorStats textEmbedding;
-    TensorStats image;                // the decoded image before clamping, [-1, 1] nominal
+    TensorStats image;                       // the decoded image before clamping, [-1, 1] nominal
     std::optional<PreviewImage> finalImage;  // NaN pixels magenta, Inf cyan
     std::optional<PreviewImage> savedImage;  // as a pipeline saves it: NaN -> 0, i.e. black
     std::string verdict;                     // "ok", "nan/inf", "black", "flat"

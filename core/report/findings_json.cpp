@@ -112,11 +112,12 @@ ordered_json headroomToJson(const HeadroomReport& h) {
 ordered_json divergenceToJson(const std::vector<StepDivergence>& d) {
     ordered_json a = ordered_json::array();
     for (const auto& s : d)
-        a.push_back({{"step", s.step},
-                     {"available", s.available},
-                     {"non_finite", s.nonFinite},
-                     {"relative_l2", s.available ? numberOrNull(s.relativeL2) : ordered_json(nullptr)},
-                     {"note", s.note}});
+        a.push_back(
+            {{"step", s.step},
+             {"available", s.available},
+             {"non_finite", s.nonFinite},
+             {"relative_l2", s.available ? numberOrNull(s.relativeL2) : ordered_json(nullptr)},
+             {"note", s.note}});
     return a;
 }
 

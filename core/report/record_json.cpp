@@ -111,12 +111,18 @@ std::optional<PreviewImage> optionalPreview(const Node& parent, const char* key)
 }  // namespace
 
 ordered_json statsToJson(const TensorStats& s) {
-    return ordered_json{{"count", s.count},         {"finite", s.finite},
-                        {"min", numberOrNull(s.min)},        {"max", numberOrNull(s.max)},
-                        {"abs_max", numberOrNull(s.absMax)}, {"mean", numberOrNull(s.mean)},
-                        {"std", numberOrNull(s.std)},        {"nan", s.nan},
-                        {"pos_inf", s.posInf},      {"neg_inf", s.negInf},
-                        {"over_fp16", s.overFp16},  {"subnormal_fp16", s.subnormalFp16}};
+    return ordered_json{{"count", s.count},
+                        {"finite", s.finite},
+                        {"min", numberOrNull(s.min)},
+                        {"max", numberOrNull(s.max)},
+                        {"abs_max", numberOrNull(s.absMax)},
+                        {"mean", numberOrNull(s.mean)},
+                        {"std", numberOrNull(s.std)},
+                        {"nan", s.nan},
+                        {"pos_inf", s.posInf},
+                        {"neg_inf", s.negInf},
+                        {"over_fp16", s.overFp16},
+                        {"subnormal_fp16", s.subnormalFp16}};
 }
 
 ordered_json probeToJson(const ProbeRecord& p) {

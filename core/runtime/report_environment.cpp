@@ -34,7 +34,8 @@ ReportEnvironment reportEnvironment(const std::string& deviceId) {
     r.libtorchVersion = e.torchVersion;
     r.threads = e.threads;
     r.os = osName();
-    r.cpu = e.cpu.model + (e.cpu.avx512bf16 ? " (avx512_bf16)" : "") + (e.cpu.amxBf16 ? " (amx)" : "");
+    r.cpu =
+        e.cpu.model + (e.cpu.avx512bf16 ? " (avx512_bf16)" : "") + (e.cpu.amxBf16 ? " (amx)" : "");
     r.device = deviceId;
     const int i = cudaIndex(deviceId);
     for (const auto& d : e.cuda)

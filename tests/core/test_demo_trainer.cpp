@@ -64,9 +64,9 @@ TEST(DemoTrainer, ResumingAfterAnInterruptionGivesTheSameWeights) {
     const auto third = demo::trainDemo(o);
     ASSERT_TRUE(third.finished);
 
-    for (const char* f : {"transformer/diffusion_pytorch_model.safetensors",
-                          "text_encoder/model.safetensors", "vae/diffusion_pytorch_model.safetensors",
-                          "vae/config.json"})
+    for (const char* f :
+         {"transformer/diffusion_pytorch_model.safetensors", "text_encoder/model.safetensors",
+          "vae/diffusion_pytorch_model.safetensors", "vae/config.json"})
         EXPECT_EQ(bytesOf(dir + "/a/" + f), bytesOf(dir + "/b/" + f)) << f;
     fs::remove_all(dir);
 }

@@ -35,11 +35,11 @@ TEST(Format, ParsesNamesAndAliases) {
 // overflow boundary (65519.99 stays finite, 65520 rounds to Inf), subnormals, NaN and Inf.
 TEST(Format, RoundToMatchesCastExactly) {
     torch::manual_seed(0);
-    auto x = torch::cat({torch::randn({100000}) * 3e4, torch::randn({10000}) * 1e-6,
-                         torch::tensor({65504.f, 65519.99f, 65520.f, -65520.f, 1e9f, -1e9f,
-                                        1.0f + 1.0f / 2048, 1.0f + 3.0f / 2048, 3e-8f, 2.9e-8f,
-                                        std::numeric_limits<float>::infinity(),
-                                        -std::numeric_limits<float>::infinity(), 0.f, -0.f})});
+    auto x = torch::cat(
+        {torch::randn({100000}) * 3e4, torch::randn({10000}) * 1e-6,
+         torch::tensor({65504.f, 65519.99f, 65520.f, -65520.f, 1e9f, -1e9f, 1.0f + 1.0f / 2048,
+                        1.0f + 3.0f / 2048, 3e-8f, 2.9e-8f, std::numeric_limits<float>::infinity(),
+                        -std::numeric_limits<float>::infinity(), 0.f, -0.f})});
     for (auto f : {Format::FP16, Format::BF16}) {
         auto fast = roundTo(x, f);
         auto ref = x.to(scalarTypeOf(f)).to(torch::kFloat32);

@@ -219,13 +219,15 @@ TEST(InspectTest, Pipeline) {
 
 TEST(InspectTest, Cli) {
     int status = -1;
-    const std::string out = hs::test::runCli("inspect --json " + hs::test::dataPath("golden/vae"), status);
+    const std::string out =
+        hs::test::runCli("inspect --json " + hs::test::dataPath("golden/vae"), status);
     EXPECT_EQ(status, 0) << out;
     const auto j = nlohmann::json::parse(out);
     EXPECT_EQ(j["class"], "AutoencoderKL");
     EXPECT_EQ(j["components"][0]["parameters"], 658375);
 
-    const std::string table = hs::test::runCli("inspect " + hs::test::dataPath("golden/clip"), status);
+    const std::string table =
+        hs::test::runCli("inspect " + hs::test::dataPath("golden/clip"), status);
     EXPECT_EQ(status, 0);
     EXPECT_NE(table.find("text_model.encoder"), std::string::npos) << table;
 

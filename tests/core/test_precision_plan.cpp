@@ -77,3 +77,15 @@ TEST(PrecisionPlan, ErrorsNameThePosition) {
     expectError("vae=fp16,", 1, 9, "empty rule");
     expectError("vae=", 0, 4, "unknown format ''");
 }
+
+TEST(PrecisionPlan, SetReplacesARuleOfTheSamePatternWithoutChangingTheMeaning) {
+    auto p =
+        PrecisionPlan::parse("transformer=bf16,vae=bf16,transformer.transformer_blocks.2=fp32");
+    auto q = p;
+    q.add("transformer", Format::FP16);
+    p.set("transformer", Format::FP16);
+    EXPECT_EQ(p.toString(), "vae=bf16,transformer.transformer_blocks.2=fp32,transformer=fp16");
+    for (const char* path :
+         {"transformer.x_embedder", "transformer.transformer_blocks.2.ff", "vae.decoder"})
+        EXPECT_EQ(p.resolve(path), q.resolve(path)) << path;
+}

@@ -1,12 +1,14 @@
 #pragma once
 // Shared helpers for the engine tests.
-#include <string>
-
 #include <torch/torch.h>
+
+#include <string>
 
 namespace hs::test {
 
-inline std::string dataPath(const std::string& rel) { return std::string(HALFSCOPE_TEST_DATA) + "/" + rel; }
+inline std::string dataPath(const std::string& rel) {
+    return std::string(HALFSCOPE_TEST_DATA) + "/" + rel;
+}
 
 // max |a - b| / max |b|: the relative error the golden tests report.
 inline double relErr(const torch::Tensor& a, const torch::Tensor& b) {

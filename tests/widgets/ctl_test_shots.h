@@ -1,6 +1,6 @@
 #pragma once
-// Renders a widget to <$HALFSCOPE_SHOTS>/<name>.png for looking at it: the DISABLED_Screenshot tests,
-// run with --gtest_also_run_disabled_tests; they skip when the variable is not set.
+// Renders a widget to <$HALFSCOPE_SHOTS>/<name>.png for looking at it: the DISABLED_Screenshot
+// tests, run with --gtest_also_run_disabled_tests; they skip when the variable is not set.
 #include <gtest/gtest.h>
 
 #include <QDir>

@@ -39,7 +39,8 @@ TEST(FixPanel, ShowsTrialsAndAppliesTheFoundPlan) {
     p.setRunning(true);
     EXPECT_FALSE(p.findButton()->isEnabled());
     EXPECT_FALSE(p.applyButton()->isEnabled());
-    p.addTrial(trial(1, true, {"transformer.transformer_blocks.0", "transformer.transformer_blocks.1"}));
+    p.addTrial(
+        trial(1, true, {"transformer.transformer_blocks.0", "transformer.transformer_blocks.1"}));
     p.addTrial(trial(2, false, {}));
     EXPECT_EQ(p.trialCount(), 2);
 

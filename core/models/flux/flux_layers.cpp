@@ -129,7 +129,7 @@ FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     auto h = probes.point(m_proj, ProbeLevel::Op, linearIn(m_in->proj, x));  // [B, L, 4D]
-    h = probes.point(m_act, ProbeLevel::Op, geluTanh(h));  // [B, L, 4D]
+    h = probes.point(m_act, ProbeLevel::Op, geluTanh(h));                    // [B, L, 4D]
     return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, h));      // [B, L, D]
 }
 
