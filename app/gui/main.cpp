@@ -1,7 +1,7 @@
 // halfscope: the studio.
-//   halfscope [--model DIR] [--data-dir DIR] [--generate] [--screenshot FILE.png]
-// --generate starts a run once the model is loaded; --screenshot saves the window after that run
-// (or after loading, without --generate) and quits: used for the README's pictures.
+//   halfscope [--model DIR] [--data-dir DIR] [--generate | --compare] [--screenshot FILE.png]
+// --generate starts a run once the model is loaded, --compare the bf16 vs fp16 comparison;
+// --screenshot saves the window after that (or after loading) and quits: the README's pictures.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLibraryInfo>
@@ -50,16 +50,20 @@ int main(int argc, char** argv) {
                             "dir");
     QCommandLineOption generate(
         "generate", QApplication::translate("main", "Generate once the model is loaded."));
+    QCommandLineOption compare(
+        "compare",
+        QApplication::translate("main", "Compare bf16 and fp16 once the model is loaded."));
     QCommandLineOption shot(
         "screenshot", QApplication::translate("main", "Save the window to this PNG and quit."),
         "file");
-    args.addOptions({model, data, generate, shot});
+    args.addOptions({model, data, generate, compare, shot});
     args.process(app);
 
     MainWindow window(args.value(data), args.value(model));
     window.show();
-    if (args.isSet(generate) || args.isSet(shot)) {
-        const bool run = args.isSet(generate);
+    if (args.isSet(generate) || args.isSet(compare) || args.isSet(shot)) {
+        const bool run = args.isSet(generate) || args.isSet(compare);
+        const bool both = args.isSet(compare);
         const QString file = args.value(shot);
         auto finish = [&window, file] {
             if (file.isEmpty()) return;
@@ -70,9 +74,12 @@ int main(int argc, char** argv) {
         };
         QObject::connect(
             &window.studio(), &Studio::modelLoaded, &window,
-            [&window, run, finish] {
+            [&window, run, both, finish] {
                 if (!run) return finish();
-                window.studio().generate();
+                if (both)
+                    window.studio().compareBf16VsFp16();
+                else
+                    window.studio().generate();
             },
             Qt::SingleShotConnection);
         if (run)
