@@ -12,11 +12,14 @@ namespace hs::cli {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void onSignal(int) { g_interrupted.store(true); }
+extern "C" void onSignal(int) {
+    g_interrupted.store(true);
+}
 
 int runTrainDemo(const Args& args) {
     args.allowOnly({"out", "minutes", "resume", "seed", "vae-steps", "dit-steps", "vae-batch",
-                    "dit-batch", "encoded-scenes", "threads", "json"});
+                    "dit-batch", "encoded-scenes", "decoder-steps", "decoder-batch", "threads",
+                    "json"});
     demo::TrainOptions o;
     o.outDir = args.require("out");
     o.minutes = args.getDouble("minutes", 0);
@@ -27,13 +30,17 @@ int runTrainDemo(const Args& args) {
     o.vaeBatch = args.getInt("vae-batch", o.vaeBatch);
     o.ditBatch = args.getInt("dit-batch", o.ditBatch);
     o.encodedScenes = args.getInt("encoded-scenes", o.encodedScenes);
+    o.decoderSteps = args.getInt("decoder-steps", o.decoderSteps);
+    o.decoderBatch = args.getInt("decoder-batch", o.decoderBatch);
     if (o.vaeSteps < 1 || o.ditSteps < 1 || o.vaeBatch < 1 || o.ditBatch < 1 ||
-        o.encodedScenes < o.ditBatch)
-        throw UsageError("step counts and batch sizes must be positive, and --encoded-scenes at "
-                         "least --dit-batch");
+        o.decoderSteps < 0 || o.decoderBatch < 1 || o.encodedScenes < o.ditBatch)
+        throw UsageError(
+            "step counts and batch sizes must be positive (--decoder-steps may be "
+            "0), and --encoded-scenes at least --dit-batch");
     const auto t0 = std::chrono::steady_clock::now();
     o.log = [t0](const std::string& line) {
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::fprintf(stderr, "[%7.1f s] %s\n", s, line.c_str());
     };
     g_interrupted = false;
@@ -50,13 +57,16 @@ int runTrainDemo(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg({"train-demo", "train the embedded demo model on CPU",
+const Registrar reg({"train-demo",
+                     "train the embedded demo model on CPU",
                      "usage: halfscope-cli train-demo --out DIR [--minutes N] [--resume]\n"
                      "                                [--seed S] [--vae-steps N] [--dit-steps N]\n"
                      "                                [--vae-batch N] [--dit-batch N]\n"
-                     "                                [--encoded-scenes N] [--threads N]\n\n"
+                     "                                [--encoded-scenes N] [--decoder-steps N]\n"
+                     "                                [--decoder-batch N] [--threads N]\n\n"
                      "Trains the VAE, then the text encoder and transformer (rectified flow,\n"
-                     "10% caption dropout), and writes a bf16 pipeline folder to DIR. Progress\n"
+                     "10% caption dropout), then the VAE decoder alone (object pixels weighted\n"
+                     "10x), and writes a bf16 pipeline folder to DIR. Progress\n"
                      "goes to stderr. The training state is saved every 5 minutes, on Ctrl-C and\n"
                      "when --minutes runs out, in DIR.train-state; --resume continues from it.\n"
                      "Deterministic given the seed and the step counts.\n",

@@ -237,8 +237,10 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
     if (job.compareIndex >= 0) {
         if (job.compareIndex < m_compareRuns.size()) m_compareRuns[job.compareIndex] = r;
         m_v.compare->setFinal(job.compareIndex, r);
+        m_v.compare->stepPlot()->flush();  // complete now, not at the next redraw tick
         updateDivergence();
     } else if (id == m_viewJob) {
+        m_v.plot->flush();
         m_v.layers->addProbes(decodeProbes(r));
         m_v.image->setRun(r);
         m_v.prompt->setStage(r.cancelled ? tr("stopped")

@@ -34,6 +34,7 @@ void Studio::showRecord(const hs::RunRecord& r) {
         {r.config.plan.empty() ? tr("stored dtypes") : qs(r.config.plan.toString())});
     m_v.plot->setStepCount(r.config.steps);
     for (const auto& s : r.steps) m_v.plot->addStep(0, s);
+    m_v.plot->flush();  // a whole record at once: draw it now, not at the next tick
     m_v.previews->clear();
     m_v.previews->setStepCount(r.config.steps);
     for (const auto& p : r.previews) m_v.previews->addPreview(p);

@@ -92,14 +92,19 @@ void exportDemoPipeline(const std::string& dir, const DemoExport& e) {
         return o.str();
     };
     readme +=
-        "Largest |activation| of the residual streams, measured in fp32 on 16 held-out\n"
-        "captions at the first sampling step (transformer) and 16 held-out scenes (VAE\n"
-        "decoder): transformer " +
-        num(peaks.transformer) + " before the scaling, " + num(peaks.transformer * cT) +
-        " after; VAE decoder " + num(peaks.vaeDecoder) + " before, " + num(peaks.vaeDecoder * cV) +
-        " after (fp16's largest value is\n"
-        "65504). c is the smallest power of two that takes the peak to at least 2^17, so\n"
-        "only exponents change and bf16 stores the scaled weights exactly.\n\n";
+        "Largest |activation| of the residual streams, measured in fp32 (transformer: 16\n"
+        "held-out captions at the first sampling step; VAE decoder: 16 held-out scenes);\n"
+        "fp16's largest value is 65504:\n\n"
+        "| residual stream | before the scaling | after |\n"
+        "|---|---|---|\n"
+        "| transformer | " +
+        num(peaks.transformer) + " | " + num(peaks.transformer * cT) +
+        " |\n"
+        "| VAE decoder | " +
+        num(peaks.vaeDecoder) + " | " + num(peaks.vaeDecoder * cV) +
+        " |\n\n"
+        "c is the smallest power of two that takes the peak to at least 2^17, so only\n"
+        "exponents change and bf16 stores the scaled weights exactly.\n\n";
     readme += "- transformer: c = " + num(cT) + ", scaled " + std::to_string(scaledT.size()) +
               " tensors: x_embedder, context_embedder, attn.to_out.0, attn.to_add_out,\n"
               "  ff.net.2, ff_context.net.2 (double-stream blocks), proj_out (single-stream "

@@ -1,8 +1,9 @@
 #pragma once
 // Trains the embedded demo model on CPU: the VAE first, then the text encoder and the
 // transformer together with the rectified-flow (velocity) objective and 10% caption dropout,
-// then exports a bf16 diffusers-style pipeline folder with massive activations (see
-// massive_activations.h). Deterministic given the seed and the step counts; resumable.
+// then the VAE decoder once more on its own; exports a bf16 diffusers-style pipeline folder
+// with massive activations (see massive_activations.h). Deterministic given the seed and the
+// step counts; resumable.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -22,7 +23,13 @@ struct TrainOptions {
     double emaDecay = 0.999;
     double captionDropout = 0.1;
     int encodedScenes = 32768;  // scenes pre-encoded to latents for the transformer phase
-    double minutes = 0;         // wall-clock cap for this invocation (0: none)
+    // Then the VAE decoder alone (encoder frozen, so the transformer's latents keep their
+    // meaning), with the loss weighted towards the objects: after the first phase small white
+    // objects came back yellow and black ones dark red (see trainer.cpp).
+    int decoderSteps = 600;
+    int decoderBatch = 32;
+    double decoderLr = 3e-4;
+    double minutes = 0;  // wall-clock cap for this invocation (0: none)
     bool resume = false;
     double checkpointMinutes = 5;
     double residualScaleTransformer = 0;          // 0: the power of two that takes the trained peak
@@ -35,6 +42,7 @@ struct TrainResult {
     bool finished = false;  // every step done and the pipeline exported
     int vaeStepsDone = 0;
     int ditStepsDone = 0;
+    int decoderStepsDone = 0;
     double vaePsnr = 0;  // on held-out scenes, after the VAE phase
     std::string exportedDir;
 };

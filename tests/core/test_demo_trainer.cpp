@@ -22,6 +22,8 @@ demo::TrainOptions tiny(const std::string& out) {
     o.ditSteps = 3;
     o.ditBatch = 4;
     o.encodedScenes = 16;
+    o.decoderSteps = 3;
+    o.decoderBatch = 4;
     return o;
 }
 
@@ -39,8 +41,8 @@ TEST(DemoTrainer, ResumingAfterAnInterruptionGivesTheSameWeights) {
     ASSERT_TRUE(straight.finished);
     EXPECT_NO_THROW(Pipeline::load(dir + "/a", PrecisionPlan(), torch::Device(torch::kCPU)));
 
-    // Interrupted after the first VAE step, resumed and interrupted after the first transformer
-    // step, resumed to the end: every interruption saves the models, the optimizer and the EMA.
+    // Interrupted after the first step of each phase (VAE, transformer, VAE decoder) and resumed
+    // each time: every interruption saves the models, the optimizer and the EMA.
     std::atomic<bool> cancel{false};
     auto o = tiny(dir + "/b");
     o.cancel = &cancel;
@@ -59,6 +61,11 @@ TEST(DemoTrainer, ResumingAfterAnInterruptionGivesTheSameWeights) {
     const auto second = demo::trainDemo(o);
     EXPECT_FALSE(second.finished);
     EXPECT_EQ(second.ditStepsDone, 1);
+    cancel = false;
+    stopAt = "vae decoder step 1/";
+    const auto decoder = demo::trainDemo(o);
+    EXPECT_FALSE(decoder.finished);
+    EXPECT_EQ(decoder.decoderStepsDone, 1);
     cancel = false;
     stopAt.clear();
     const auto third = demo::trainDemo(o);

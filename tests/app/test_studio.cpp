@@ -1,0 +1,246 @@
+// The studio end to end on the embedded demo model, offscreen: real window, real worker thread,
+// real pipeline, real SQLite history.
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+#include <unistd.h>
+
+#include <QDir>
+#include <QFileInfo>
+#include <QPushButton>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <cstdio>
+
+#include "compare_view.h"
+#include "fix_panel.h"
+#include "history_browser.h"
+#include "image_view.h"
+#include "main_window.h"
+#include "model_panel.h"
+#include "precision_panel.h"
+#include "preview_strip.h"
+#include "prompt_panel.h"
+#include "run_history.h"
+#include "runtime/demo_location.h"
+#include "step_plot.h"
+#include "studio.h"
+
+namespace {
+
+class StudioTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_TRUE(m_dir.isValid());
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
+        ASSERT_FALSE(hs::findDemoModel().empty()) << "resources/demo-model is missing";
+    }
+    std::unique_ptr<MainWindow> open() {
+        auto w = std::make_unique<MainWindow>(m_dir.filePath("history"),
+                                              QString::fromStdString(hs::findDemoModel()));
+        w->show();
+        EXPECT_TRUE(QTest::qWaitFor([&] { return w->studio().model().has_value(); }, 60000));
+        hs::RunConfig cfg;
+        cfg.prompt = "a large red circle in the centre, blue background";
+        cfg.seed = 3;
+        cfg.steps = 4;
+        w->views().prompt->setFrom(cfg);
+        return w;
+    }
+    static bool waitIdle(MainWindow& w) {
+        return QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000);
+    }
+    // The plot draws a zero count as a gap (NaN), so gaps add nothing.
+    static double seriesSum(StepPlot* plot, StepPlot::Series s) {
+        double sum = 0;
+        for (auto it = plot->graph(0, s)->data()->constBegin();
+             it != plot->graph(0, s)->data()->constEnd(); ++it)
+            if (!std::isnan(it->value)) sum += it->value;
+        return sum;
+    }
+    QTemporaryDir m_dir;
+};
+
+// Resident memory of this process in MiB (Linux).
+double residentMiB() {
+    long pages = 0, resident = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        std::fclose(f);
+    }
+    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+bool hasColour(const QImage& img, QRgb c) {
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            if ((img.pixel(x, y) & 0xFFFFFF) == (c & 0xFFFFFF)) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_F(StudioTest, ARunFillsThePlotPreviewsAndVerdict) {
+    auto w = open();
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    const auto& v = w->views();
+    EXPECT_EQ(v.plot->graph(0, StepPlot::AbsMax)->dataCount(), 4);
+    for (int s = 0; s < 4; ++s) EXPECT_TRUE(v.previews->hasPreview(s)) << s;
+    EXPECT_EQ(v.image->verdict(), ImageView::Verdict::Ok) << v.image->explanation().toStdString();
+    EXPECT_EQ(seriesSum(v.plot, StepPlot::NanCount), 0);
+}
+
+TEST_F(StudioTest, Fp16TransformerShowsNaNAndAMagentaPreview) {
+    auto w = open();
+    w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    const auto& v = w->views();
+    EXPECT_GT(seriesSum(v.plot, StepPlot::NanCount), 0);
+    EXPECT_TRUE(hasColour(v.previews->canvas()->grab().toImage(), qRgb(255, 0, 255)));
+    EXPECT_EQ(v.image->verdict(), ImageView::Verdict::NonFinite);
+    ASSERT_TRUE(w->studio().lastRun());
+    ASSERT_TRUE(w->studio().lastRun()->firstNonFinite);
+    EXPECT_EQ(w->studio().lastRun()->firstNonFinite->at.name.rfind("transformer.", 0), 0u);
+}
+
+TEST_F(StudioTest, CompareGivesTwoColumns) {
+    auto w = open();
+    w->studio().compareBf16VsFp16();
+    ASSERT_TRUE(waitIdle(*w));
+    const auto& v = w->views();
+    ASSERT_NE(v.compare->imageView(0), nullptr);
+    ASSERT_NE(v.compare->imageView(1), nullptr);
+    EXPECT_EQ(v.compare->imageView(2), nullptr);
+    EXPECT_EQ(v.compare->imageView(0)->verdict(), ImageView::Verdict::Ok);
+    EXPECT_NE(v.compare->imageView(1)->verdict(), ImageView::Verdict::Ok);
+    EXPECT_EQ(w->centralTabs()->currentIndex(), 1);
+}
+
+TEST_F(StudioTest, HistorySurvivesARestart) {
+    qint64 id = -1;
+    {
+        auto w = open();
+        w->studio().generate();
+        ASSERT_TRUE(waitIdle(*w));
+        const auto runs = RunHistory(m_dir.filePath("history")).list();
+        ASSERT_EQ(runs.size(), 1);
+        id = runs.front().id;
+        EXPECT_EQ(runs.front().state, RunState::Finished);
+    }
+    auto w = open();  // a new window, controller and history connection on the same folder
+    EXPECT_EQ(w->views().history->rowCount(), 1);
+    w->studio().openHistoryRun(id);
+    EXPECT_EQ(w->views().plot->graph(0, StepPlot::AbsMax)->dataCount(), 4);
+    EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
+}
+
+TEST_F(StudioTest, StopTakesEffectWithinAStepAndClosingMidRunIsClean) {
+    auto w = open();
+    hs::RunConfig cfg;
+    w->views().prompt->applyTo(cfg);
+    cfg.steps = 200;
+    w->views().prompt->setFrom(cfg);
+    w->studio().generate();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return w->views().plot->graph(0, StepPlot::AbsMax)->dataCount() >= 2; }, 60000));
+    w->studio().stop();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(w->studio().lastRun());
+    EXPECT_TRUE(w->studio().lastRun()->cancelled);
+    EXPECT_LT(w->studio().lastRun()->steps.size(), 200u);
+    // Close while running: the window goes away, the worker is joined, nothing hangs.
+    w->studio().generate();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w->studio().isBusy(); }, 10000));
+    w->close();
+    w.reset();
+}
+
+TEST_F(StudioTest, TwoHundredStartStopCyclesKeepMemoryFlat) {
+    auto w = open();
+    hs::RunConfig cfg;
+    w->views().prompt->applyTo(cfg);
+    cfg.steps = 50;
+    w->views().prompt->setFrom(cfg);
+    double after20 = 0;
+    for (int i = 0; i < 200; ++i) {
+        w->studio().generate();
+        // Stop at a different moment each time: before the first step, after a few steps.
+        const int wait = i % 4;
+        QTest::qWaitFor(
+            [&] { return w->views().plot->graph(0, StepPlot::AbsMax)->dataCount() >= wait; },
+            10000);
+        w->studio().stop();
+        ASSERT_TRUE(waitIdle(*w)) << "cycle " << i;
+        if (i == 19) after20 = residentMiB();
+    }
+    const double after200 = residentMiB();
+    std::printf("  resident memory after 20 cycles %.1f MiB, after 200 %.1f MiB\n", after20,
+                after200);
+    EXPECT_LT(after200 - after20, 64.0);
+    EXPECT_EQ(RunHistory(m_dir.filePath("history")).list().size(), 200);
+}
+
+TEST_F(StudioTest, ExportsAReportAndFindsAndAppliesTheMinimalFix) {
+    auto w = open();
+    w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    QString error;
+    const QString report = m_dir.filePath("report.html");
+    ASSERT_TRUE(w->studio().exportReport(report, &error)) << error.toStdString();
+    EXPECT_TRUE(QFileInfo::exists(report));
+    EXPECT_TRUE(QFileInfo::exists(m_dir.filePath("report.json")));
+
+    FixSettings s;
+    s.trialSteps = 3;
+    w->studio().findMinimalFix(s);
+    ASSERT_TRUE(waitIdle(*w));
+    auto* fix = w->views().fix;
+    ASSERT_FALSE(fix->resultPlan().isEmpty()) << fix->resultText().toStdString();
+    EXPECT_GT(fix->trialCount(), 1);
+    fix->applyButton()->click();
+    EXPECT_EQ(w->views().precision->planText(), fix->resultPlan());
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
+}
+
+TEST_F(StudioTest, AnUnreadableFolderGivesAMessageAndKeepsTheModel) {
+    auto w = open();
+    const QString before = w->studio().model()->dir;
+    QDir(m_dir.path()).mkpath("broken");
+    QFile(m_dir.filePath("broken/model_index.json")).open(QIODevice::WriteOnly);  // empty: bad JSON
+    w->studio().openModel(m_dir.filePath("broken"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w->views().model->errorText().isEmpty(); }, 30000));
+    EXPECT_TRUE(w->views().model->errorText().contains("model_index.json"))
+        << w->views().model->errorText().toStdString();
+    EXPECT_EQ(w->studio().model()->dir, before);
+    w->studio().generate();  // still usable
+    ASSERT_TRUE(waitIdle(*w));
+    EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
+}
+
+TEST_F(StudioTest, SettingsPersistBetweenLaunches) {
+    {
+        auto w = open();
+        hs::RunConfig cfg;
+        w->views().prompt->applyTo(cfg);
+        cfg.prompt = "a small purple star at the bottom, orange background";
+        cfg.seed = 12345678901234ull;
+        w->views().prompt->setFrom(cfg);
+        w->views().precision->setPlan(hs::PrecisionPlan::parse("vae=fp16"));
+        w->close();
+    }
+    MainWindow w(m_dir.filePath("history"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.studio().model().has_value(); }, 60000));
+    QTest::qWait(50);  // the saved plan is applied once the model has loaded
+    hs::RunConfig cfg;
+    w.views().prompt->applyTo(cfg);
+    EXPECT_EQ(cfg.prompt, "a small purple star at the bottom, orange background");
+    EXPECT_EQ(cfg.seed, 12345678901234ull);
+    EXPECT_EQ(w.views().precision->planText(), "vae=fp16");
+}

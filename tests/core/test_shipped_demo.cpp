@@ -1,0 +1,161 @@
+// The embedded demo model as shipped in resources/demo-model: a bf16 checkpoint that draws what
+// it is asked for and breaks in fp16 the way real bf16 models do.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "demo/prompt_following.h"
+#include "diagnosis/blocks.h"
+#include "diagnosis/first_failure.h"
+#include "diagnosis/headroom.h"
+#include "io/safetensors.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/precision_search.h"
+#include "runtime/demo_location.h"
+
+using namespace hs;
+
+namespace {
+
+std::string demoDir() {
+    const std::string d = findDemoModel();
+    EXPECT_FALSE(d.empty()) << "resources/demo-model is missing";
+    return d;
+}
+
+RunRecord runDemo(const std::string& plan, const std::string& prompt, int steps = 20,
+                  uint64_t seed = 7) {
+    auto p = Pipeline::load(demoDir(), PrecisionPlan::parse(plan), torch::Device(torch::kCPU));
+    RunConfig cfg;
+    cfg.prompt = prompt;
+    cfg.seed = seed;
+    cfg.steps = steps;
+    return p->run(cfg);
+}
+
+bool anyNonFinite(const RunRecord& r, const std::string& prefix) {
+    for (const auto& p : r.probes)
+        if (p.name.rfind(prefix, 0) == 0 && !p.stats.allFinite()) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST(ShippedDemo, IsABf16PipelineFolderUnder20MB) {
+    namespace fs = std::filesystem;
+    const std::string dir = demoDir();
+    uintmax_t bytes = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) bytes += e.file_size();
+    EXPECT_LE(bytes, 20u * 1000 * 1000);
+    for (const char* c :
+         {"text_encoder/model.safetensors", "transformer/diffusion_pytorch_model.safetensors",
+          "vae/diffusion_pytorch_model.safetensors"}) {
+        auto f = SafetensorsFile::open(dir + "/" + c);
+        for (const auto& t : f->tensors()) EXPECT_EQ(t.dtype, StDType::BF16) << c << " " << t.name;
+    }
+}
+
+TEST(ShippedDemo, Fp32AndBf16DrawTheSameRecognisablePicture) {
+    for (const char* prompt : {"a large red circle in the centre, blue background",
+                               "a large yellow square on the left, purple background"}) {
+        const RunRecord a = runDemo("text_encoder=fp32,transformer=fp32,vae=fp32", prompt);
+        const RunRecord b = runDemo("", prompt);  // stored dtypes: bf16
+        ASSERT_EQ(a.verdict, "ok") << a.verdictExplanation;
+        ASSERT_EQ(b.verdict, "ok") << b.verdictExplanation;
+        EXPECT_LT(imageDifference(*a.savedImage, *b.savedImage), 0.03) << prompt;
+        for (const RunRecord* r : {&a, &b}) {
+            const auto got = demo::readScene(r->savedImage->rgb, r->savedImage->width);
+            const std::string want(prompt);
+            EXPECT_NE(want.find(demo::palette()[got.colour].name), std::string::npos) << prompt;
+            EXPECT_NE(want.find(demo::palette()[got.background].name + std::string(" back")),
+                      std::string::npos)
+                << prompt;
+            EXPECT_NE(want.find(demo::shapeNames()[int(got.shape)]), std::string::npos) << prompt;
+        }
+    }
+}
+
+TEST(ShippedDemo, Fp16TransformerBreaksFromTheFirstStep) {
+    const RunRecord r =
+        runDemo("transformer=fp16", "a small green star at the top, white background", 6);
+    ASSERT_FALSE(r.steps.empty());
+    EXPECT_GT(r.steps[0].latent.nonFinite(), 0);
+    EXPECT_TRUE(r.verdict == "nan/inf" || r.verdict == "black") << r.verdict;
+    ASSERT_TRUE(r.firstNonFinite);
+    EXPECT_EQ(componentOf(r.firstNonFinite->at.name), "transformer") << r.firstNonFinite->at.name;
+    EXPECT_EQ(r.firstNonFinite->at.step, 0);
+    EXPECT_FALSE(anyNonFinite(r, "text_encoder."));
+}
+
+TEST(ShippedDemo, Fp16VaeBreaksOnlyTheDecode) {
+    const RunRecord r = runDemo("vae=fp16", "a large blue ring on the right, yellow background", 6);
+    for (const auto& s : r.steps) EXPECT_TRUE(s.latent.allFinite()) << "step " << s.step;
+    EXPECT_TRUE(r.verdict == "nan/inf" || r.verdict == "black") << r.verdict;
+    ASSERT_TRUE(r.firstNonFinite);
+    EXPECT_EQ(r.firstNonFinite->at.name.rfind("vae.decoder.", 0), 0u) << r.firstNonFinite->at.name;
+}
+
+TEST(ShippedDemo, Fp16TextEncoderStaysClean) {
+    const RunRecord r =
+        runDemo("text_encoder=fp16", "a small orange triangle at the bottom, black background", 6);
+    EXPECT_TRUE(r.textEmbedding.allFinite());
+    EXPECT_FALSE(r.firstNonFinite.has_value());
+    EXPECT_EQ(r.verdict, "ok") << r.verdictExplanation;
+}
+
+TEST(ShippedDemo, FollowsItsPromptsOnHeldOutScenes) {
+    auto p = Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU));
+    demo::EvaluationOptions o;
+    o.count = 100;
+    const demo::PromptFollowing t = demo::evaluatePromptFollowing(*p, o);
+    std::printf(
+        "  background %.0f%%, colour %.0f%%, position %.0f%%, size %.0f%%, shape %.0f%% "
+        "(circle %.0f%%, square %.0f%%, triangle %.0f%%, ring %.0f%%, star %.0f%%)\n",
+        100 * t.rate(t.background), 100 * t.rate(t.colour), 100 * t.rate(t.position),
+        100 * t.rate(t.size), 100 * t.basicShapeRate(), 100 * t.shapeRate(demo::Shape::Circle),
+        100 * t.shapeRate(demo::Shape::Square), 100 * t.shapeRate(demo::Shape::Triangle),
+        100 * t.shapeRate(demo::Shape::Ring), 100 * t.shapeRate(demo::Shape::Star));
+    EXPECT_EQ(t.scenes, 100);
+    EXPECT_GE(t.rate(t.background), 0.9);
+    EXPECT_GE(t.rate(t.colour), 0.9);
+    EXPECT_GE(t.rate(t.position), 0.9);
+    EXPECT_GE(t.basicShapeRate(), 0.7);
+}
+
+TEST(ShippedDemo, HeadroomOfABf16RunPredictsTheFp16Failure) {
+    const std::string prompt = "a large purple square in the centre, green background";
+    const RunRecord bf16 = runDemo("", prompt, 4);
+    ASSERT_FALSE(bf16.firstNonFinite.has_value());
+    HeadroomOptions o;
+    o.targetPlan = PrecisionPlan::parse("transformer=fp16");
+    const HeadroomReport h = analyzeHeadroom(bf16, o);
+    ASSERT_TRUE(h.firstFailure) << "no point predicted to overflow in fp16";
+    const RunRecord fp16 = runDemo("transformer=fp16", prompt, 4);
+    const auto actual = findFirstFailure(fp16);
+    ASSERT_TRUE(actual);
+    EXPECT_EQ(h.firstFailure->block, actual->block);
+    EXPECT_EQ(h.firstFailure->step, actual->step);
+}
+
+TEST(ShippedDemo, BisectionFindsAPlanThatRuns) {
+    RunConfig cfg;
+    cfg.modelDir = demoDir();
+    cfg.prompt = "a large white circle on the left, red background";
+    cfg.seed = 2;
+    cfg.plan = PrecisionPlan::parse("transformer=fp16");
+    PrecisionSearchOptions o;
+    o.trialSteps = 4;
+    const PrecisionSearch s = searchPrecision(cfg, o);
+    ASSERT_TRUE(s.planFails);
+    ASSERT_TRUE(s.result.found) << s.result.message;
+    EXPECT_LE(int(s.result.trials.size()), o.maxIterations);
+    EXPECT_LT(s.result.keptBlocks.size(), s.result.candidates.size());  // cheaper than all-bf16
+    cfg.plan = s.result.plan;
+    cfg.steps = 4;
+    auto p = Pipeline::load(cfg.modelDir, cfg.plan, torch::Device(torch::kCPU));
+    const RunRecord fixed = p->run(cfg);
+    EXPECT_FALSE(fixed.firstNonFinite.has_value());
+    EXPECT_EQ(fixed.verdict, "ok");
+    EXPECT_LE(imageDifference(*fixed.savedImage, *s.referenceRun.savedImage), o.tolerance);
+}
