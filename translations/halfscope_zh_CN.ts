@@ -1893,8 +1893,8 @@
     </message>
     <message>
         <location line="+8"/>
-        <source>Loaded %1: %2</source>
-        <translation>已加载 %1：%2</translation>
+        <source>Loaded %1 for the plan %2: %3</source>
+        <translation>已按精度方案 %2 加载 %1：%3</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -2166,6 +2166,22 @@
         <location line="+2"/>
         <source>Save the window to this PNG and quit.</source>
         <translation>将窗口保存为此 PNG 文件并退出。</translation>
+    </message>
+    <message>
+        <source>Compare bf16 and fp16 once the model is loaded.</source>
+        <translation>模型加载完成后立即比较 bf16 与 fp16。</translation>
+    </message>
+    <message>
+        <source>Prompt to start with.</source>
+        <translation>启动时使用的提示词。</translation>
+    </message>
+    <message>
+        <source>Seed to start with.</source>
+        <translation>启动时使用的种子。</translation>
+    </message>
+    <message>
+        <source>Precision plan to start with, e.g. %1.</source>
+        <translation>启动时使用的精度方案，例如 %1。</translation>
     </message>
 </context>
 </TS>

@@ -121,15 +121,20 @@ CompareView::CompareView(QWidget* parent)
     imagesLayout->addWidget(diffPanel, 1);
     m_imagesLayout = imagesLayout;
 
+    // The curves and the final images side by side on top: what a comparison is about fits in
+    // one screen, with the divergence and the aligned strips below.
+    auto* top = new QSplitter(Qt::Horizontal, this);
+    top->addWidget(m_plot);
+    top->addWidget(images);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_plot);
+    split->addWidget(top);
     split->addWidget(m_divergence);
     split->addWidget(m_stripScroll);
-    split->addWidget(images);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     split->setStretchFactor(2, 2);
-    split->setStretchFactor(3, 3);
     m_plot->setMinimumHeight(280);
     images->setMinimumHeight(200);
     auto* layout = new QVBoxLayout(this);

@@ -2,6 +2,7 @@
 
 #include <QPaintEvent>
 #include <QPainter>
+#include <algorithm>
 #include <cmath>
 
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
@@ -172,15 +173,37 @@ QColor ImageView::badgeColor() const {
     }
 }
 
+namespace {
+
+// Height of `text` wrapped at `width` (at least one line): the verdict's numbers and its
+// explanation are sentences that a narrow column would otherwise cut off.
+int wrappedHeight(const QFont& font, const QString& text, int width) {
+    const QFontMetrics fm(font);
+    const int h = fm.boundingRect(QRect(0, 0, std::max(1, width), 100000),
+                                  Qt::TextWordWrap | Qt::AlignLeft, text)
+                      .height();
+    return std::max(fm.height(), h) + 6;
+}
+
+QFont boldOf(QFont f) {
+    f.setBold(true);
+    return f;
+}
+
+}  // namespace
+
 int ImageView::headerHeight() const {
     const int line = fontMetrics().height() + 6;
-    int lines = 0;
-    if (!m_title.isEmpty()) ++lines;
-    if (m_verdict != Verdict::None)
-        lines += 3;  // badge + levels, non-finite, explanation
-    else if (!m_caption.isEmpty())
-        lines += 1;
-    return lines ? lines * line + 4 : 0;
+    int h = 0;
+    if (!m_title.isEmpty()) h += line;
+    if (m_verdict != Verdict::None) {  // badge + levels, non-finite, explanation
+        h += line;
+        h += wrappedHeight(m_hasNonFinite ? boldOf(font()) : font(), m_nonFinite, width() - 8);
+        h += wrappedHeight(font(), m_explanation, width() - 8);
+    } else if (!m_caption.isEmpty()) {
+        h += wrappedHeight(font(), m_caption, width() - 8);
+    }
+    return h ? h + 4 : 0;
 }
 
 QRect ImageView::headerRect() const {
@@ -250,18 +273,18 @@ void ImageView::paintEvent(QPaintEvent*) {
             p.setFont(bold);
             p.setPen(badgeColor());
         }
-        p.drawText(QRect(4, y, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(p.font()).elidedText(m_nonFinite, Qt::ElideRight, width() - 8));
+        const int nh = wrappedHeight(p.font(), m_nonFinite, width() - 8);
+        p.drawText(QRect(4, y + 3, width() - 8, nh), Qt::AlignLeft | Qt::TextWordWrap, m_nonFinite);
         p.setFont(font());
-        y += line;
+        y += nh;
         p.setPen(pal.color(QPalette::Disabled, QPalette::WindowText).darker(140));
-        p.drawText(QRect(4, y, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(m_explanation, Qt::ElideRight, width() - 8));
+        p.drawText(QRect(4, y + 3, width() - 8, wrappedHeight(font(), m_explanation, width() - 8)),
+                   Qt::AlignLeft | Qt::TextWordWrap, m_explanation);
     }
     if (m_verdict == Verdict::None && !m_caption.isEmpty()) {
         p.setPen(pal.color(QPalette::WindowText));
-        p.drawText(QRect(4, y, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(m_caption, Qt::ElideRight, width() - 8));
+        p.drawText(QRect(4, y + 3, width() - 8, wrappedHeight(font(), m_caption, width() - 8)),
+                   Qt::AlignLeft | Qt::TextWordWrap, m_caption);
     }
     if (!m_cache.isNull()) {
         p.drawPixmap(imageRect().topLeft(), m_cache);

@@ -1,7 +1,9 @@
 // halfscope: the studio.
-//   halfscope [--model DIR] [--data-dir DIR] [--generate | --compare] [--screenshot FILE.png]
-// --generate starts a run once the model is loaded, --compare the bf16 vs fp16 comparison;
-// --screenshot saves the window after that (or after loading) and quits: the README's pictures.
+//   halfscope [--model DIR] [--data-dir DIR] [--prompt TEXT] [--seed N] [--plan RULES]
+//             [--generate | --compare] [--screenshot FILE.png]
+// --prompt, --seed and --plan fill the panels once the model is loaded; --generate then starts a
+// run, --compare the bf16 vs fp16 comparison; --screenshot saves the window after that (or
+// after loading) and quits: the README's pictures.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLibraryInfo>
@@ -9,8 +11,12 @@
 #include <QSettings>
 #include <QTimer>
 #include <QTranslator>
+#include <cstdio>
+#include <optional>
 
 #include "main_window.h"
+#include "precision_panel.h"
+#include "prompt_panel.h"
 #include "runtime/runtime.h"
 #include "settings_dialog.h"
 #include "studio.h"
@@ -56,11 +62,46 @@ int main(int argc, char** argv) {
     QCommandLineOption shot(
         "screenshot", QApplication::translate("main", "Save the window to this PNG and quit."),
         "file");
-    args.addOptions({model, data, generate, compare, shot});
+    QCommandLineOption prompt("prompt", QApplication::translate("main", "Prompt to start with."),
+                              "text");
+    QCommandLineOption seed("seed", QApplication::translate("main", "Seed to start with."), "n");
+    QCommandLineOption plan(
+        "plan",
+        QApplication::translate("main", "Precision plan to start with, e.g. %1.")
+            .arg("transformer=fp16"),
+        "rules");
+    args.addOptions({model, data, prompt, seed, plan, generate, compare, shot});
     args.process(app);
+    std::optional<hs::PrecisionPlan> startPlan;
+    if (args.isSet(plan)) {
+        try {
+            startPlan = hs::PrecisionPlan::parse(args.value(plan).toStdString());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "halfscope: --plan: %s\n", e.what());
+            return 2;
+        }
+    }
+    bool seedOk = true;
+    const qulonglong startSeed = args.value(seed).toULongLong(&seedOk);
+    if (args.isSet(seed) && !seedOk) {
+        std::fprintf(stderr, "halfscope: --seed: not a number: %s\n", qPrintable(args.value(seed)));
+        return 2;
+    }
 
     MainWindow window(args.value(data), args.value(model));
     window.show();
+    if (startPlan || args.isSet(prompt) || args.isSet(seed))
+        QObject::connect(
+            &window.studio(), &Studio::modelLoaded, &window,
+            [&window, &args, &prompt, &seed, startPlan, startSeed] {
+                hs::RunConfig cfg;
+                window.views().prompt->applyTo(cfg);
+                if (args.isSet(prompt)) cfg.prompt = args.value(prompt).toStdString();
+                if (args.isSet(seed)) cfg.seed = startSeed;
+                window.views().prompt->setFrom(cfg);
+                if (startPlan) window.views().precision->setPlan(*startPlan);
+            },
+            Qt::SingleShotConnection);
     if (args.isSet(generate) || args.isSet(compare) || args.isSet(shot)) {
         const bool run = args.isSet(generate) || args.isSet(compare);
         const bool both = args.isSet(compare);

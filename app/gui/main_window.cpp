@@ -123,7 +123,7 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
         strip->setMaximumHeight(stripHeight);
         const int rest = run->height() - stripHeight;
         run->setSizes({rest * 2 / 5, stripHeight, rest * 3 / 5});
-        top->setSizes({top->width() - 300, 300});
+        top->setSizes({top->width() - 380, 380});
         if (m_restoredLayout) return;
         resizeDocks({findChild<QDockWidget*>("setup")}, {470}, Qt::Horizontal);
         resizeDocks({log}, {160}, Qt::Vertical);

@@ -75,7 +75,7 @@ void Studio::connectController() {
         m_v.log->error(
             tr("First non-finite value: %1 at step %2 (%3, %4)")
                 .arg(qs(f.at.name))
-                .arg(f.at.step + 1)
+                .arg(f.at.step)  // 0-based, as the plot, the previews and the heatmap count
                 .arg(qs(hs::formatName(f.at.format)), qs(hs::executionName(f.at.execution))),
             "nan");
     });
@@ -135,7 +135,9 @@ void Studio::onLoaded(const LoadedModel& m) {
     QStringList parts;
     for (const auto& c : m.components)
         parts << QString("%1 %2 (%3)").arg(qs(c.name), qs(c.className), qs(c.storedDtype));
-    m_v.log->info(tr("Loaded %1: %2").arg(m.dir, parts.join(", ")), "load");
+    // Loaded again whenever a run needs another plan (the weights are cast at load).
+    m_v.log->info(tr("Loaded %1 for the plan %2: %3").arg(m.dir, m.effectivePlan, parts.join(", ")),
+                  "load");
     emit modelLoaded(m);
 }
 
@@ -211,7 +213,7 @@ void Studio::onStep(int id, const hs::StepRecord& s, const std::vector<hs::Probe
         m_v.log->warning(m_history->errorString(), "history");
     if (!s.latent.allFinite() && (job.steps.isEmpty() || job.steps.back().latent.allFinite()))
         m_v.log->error(tr("Step %1: the latents hold %2 NaN and %3 Inf values")
-                           .arg(s.step + 1)
+                           .arg(s.step)
                            .arg(s.latent.nan)
                            .arg(s.latent.posInf + s.latent.negInf),
                        "step");
@@ -332,7 +334,7 @@ void Studio::decodeStep(int compareIndex, int step) {
     for (const auto& s : it->steps)
         if (s.step == step) {
             m_controller->decodeStep(id, it->config, s);
-            m_v.log->info(tr("Decoding step %1 with the VAE").arg(step + 1), "decode");
+            m_v.log->info(tr("Decoding step %1 with the VAE").arg(step), "decode");
             return;
         }
 }
