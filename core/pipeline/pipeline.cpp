@@ -6,6 +6,7 @@
 #include "io/image_tensor.h"
 #include "models/flux/flux_latents.h"
 #include "pipeline/image_assessment.h"
+#include "pipeline/memory_check.h"
 #include "sampling/flow_match_sampler.h"
 
 namespace hs {
@@ -111,6 +112,9 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
         p->m_components.push_back(info);
     }
     for (const auto& r : userPlan.rules()) p->m_plan.set(r.pattern, r.format);
+    checkWeightsFit(
+        dir, {{"text_encoder", &te.weights}, {"transformer", &tr.weights}, {"vae", &vae.weights}},
+        p->m_plan, device);
 
     const ProbeContext loader(p->m_plan, device, ProbeLevel::Off);
     if (tr.className != "FluxTransformer2DModel")

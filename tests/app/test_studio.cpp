@@ -17,6 +17,7 @@
 #include "fix_panel.h"
 #include "history_browser.h"
 #include "image_view.h"
+#include "log_panel.h"
 #include "main_window.h"
 #include "model_panel.h"
 #include "precision_panel.h"
@@ -170,7 +171,7 @@ TEST_F(StudioTest, TwoHundredStartStopCyclesKeepMemoryFlat) {
         w->studio().generate();
         // Stop at a different moment each time: before the first step, after a few steps.
         const int wait = i % 4;
-        QTest::qWaitFor(
+        (void)QTest::qWaitFor(
             [&] { return w->views().plot->graph(0, StepPlot::AbsMax)->dataCount() >= wait; },
             10000);
         w->studio().stop();
@@ -222,6 +223,24 @@ TEST_F(StudioTest, AnUnreadableFolderGivesAMessageAndKeepsTheModel) {
     w->studio().generate();  // still usable
     ASSERT_TRUE(waitIdle(*w));
     EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
+}
+
+TEST_F(StudioTest, APlanThatDoesNotFitInMemoryGivesAMessageAndStaysUsable) {
+    // The demo model takes ~17 MB in bf16 and ~34 MB in fp32: 30 MB takes one, not the other.
+    qputenv("HALFSCOPE_MEMORY_LIMIT_MB", "30");
+    auto w = open();
+    w->views().precision->setPlan(
+        hs::PrecisionPlan::parse("text_encoder=fp32,transformer=fp32,vae=fp32"));
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::None);
+    EXPECT_TRUE(w->views().log->toPlainText().contains("HALFSCOPE_MEMORY_LIMIT_MB"))
+        << w->views().log->toPlainText().toStdString();
+    w->views().precision->setPlan(hs::PrecisionPlan::parse("text_encoder=bf16"));
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
+    qunsetenv("HALFSCOPE_MEMORY_LIMIT_MB");
 }
 
 TEST_F(StudioTest, SettingsPersistBetweenLaunches) {

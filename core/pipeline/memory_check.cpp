@@ -1,0 +1,79 @@
+#include "pipeline/memory_check.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "io/safetensors.h"
+#include "numerics/format.h"
+#include "pipeline/pipeline.h"
+
+namespace hs {
+namespace {
+
+uint64_t bytesPerElement(Format f, const c10::Device& device) {
+    if (f == Format::FP32) return 4;
+    return executionFor(f, torch::Device(device)) == Execution::Native ? 2 : 4;
+}
+
+// Decimal units, as the limit variable and file managers use them.
+std::string human(uint64_t bytes) {
+    std::ostringstream o;
+    o.precision(3);
+    if (bytes >= uint64_t(1e9))
+        o << double(bytes) / 1e9 << " GB";
+    else
+        o << double(bytes) / 1e6 << " MB";
+    return o.str();
+}
+
+}  // namespace
+
+uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const PrecisionPlan& plan,
+                     const c10::Device& device) {
+    uint64_t total = 0;
+    for (const auto& part : parts)
+        for (const auto& name : part.weights->names()) {
+            const auto& info = part.weights->info(name);
+            const Format f = plan.resolve(part.name + "." + name, Format::FP32);
+            total += uint64_t(info.numel()) * bytesPerElement(f, device);
+        }
+    return total;
+}
+
+std::optional<uint64_t> memoryBudget(const c10::Device& device) {
+    if (const char* env = std::getenv("HALFSCOPE_MEMORY_LIMIT_MB")) {
+        char* end = nullptr;
+        const double mb = std::strtod(env, &end);
+        if (end != env && mb > 0) return uint64_t(mb * 1e6);
+    }
+    if (!device.is_cpu()) return std::nullopt;
+    std::ifstream f("/proc/meminfo");
+    for (std::string key; f >> key;) {
+        uint64_t kb = 0;
+        f >> kb;
+        if (key == "MemAvailable:") return kb * 1024;
+        f.ignore(256, '\n');
+    }
+    return std::nullopt;
+}
+
+void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>& parts,
+                     const PrecisionPlan& plan, const c10::Device& device) {
+    const auto budget = memoryBudget(device);
+    if (!budget) return;
+    const uint64_t need = weightBytes(parts, plan, device);
+    if (need + need / 4 <= *budget) return;
+    std::ostringstream msg;
+    msg << dir << ": the weights need " << human(need) << " in this plan (";
+    for (size_t i = 0; i < parts.size(); ++i)
+        msg << (i ? ", " : "") << parts[i].name << " "
+            << human(weightBytes({parts[i]}, plan, device));
+    msg << "), plus room for activations, but only " << human(*budget)
+        << (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") ? " is allowed (HALFSCOPE_MEMORY_LIMIT_MB)"
+                                                     : " of memory is available")
+        << ". Run the large components in bf16 or fp16, or free memory.";
+    throw PipelineError(msg.str());
+}
+
+}  // namespace hs

@@ -1,0 +1,72 @@
+// The memory check before a load: what the weights take in the plan's formats, and a refusal
+// that names the need and the budget, on the shipped demo model.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "io/model_folder.h"
+#include "pipeline/memory_check.h"
+#include "pipeline/pipeline.h"
+#include "runtime/demo_location.h"
+
+using namespace hs;
+
+namespace {
+
+struct ScopedLimit {
+    explicit ScopedLimit(const char* mb) { setenv("HALFSCOPE_MEMORY_LIMIT_MB", mb, 1); }
+    ~ScopedLimit() { unsetenv("HALFSCOPE_MEMORY_LIMIT_MB"); }
+};
+
+}  // namespace
+
+TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
+    const std::string demo = findDemoModel();
+    ASSERT_FALSE(demo.empty());
+    const ComponentFolder tr = openComponent(demo + "/transformer");
+    int64_t elements = 0;
+    for (const auto& n : tr.weights.names()) elements += tr.weights.info(n).numel();
+    const torch::Device cpu(torch::kCPU);
+    const std::vector<ComponentWeights> parts = {{"transformer", &tr.weights}};
+    EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=bf16"), cpu),
+              uint64_t(elements) * 2);
+    EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=fp32"), cpu),
+              uint64_t(elements) * 4);
+    // Emulated fp16 keeps fp32 tensors (values rounded to fp16).
+    EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=fp16"), cpu),
+              uint64_t(elements) * 4);
+    // A block rule counts only that block's tensors in its format.
+    const auto mixed =
+        PrecisionPlan::parse("transformer=bf16,transformer.transformer_blocks.0=fp32");
+    int64_t block0 = 0;
+    for (const auto& n : tr.weights.names())
+        if (n.rfind("transformer_blocks.0.", 0) == 0) block0 += tr.weights.info(n).numel();
+    EXPECT_GT(block0, 0);
+    EXPECT_EQ(weightBytes(parts, mixed, cpu), uint64_t(elements) * 2 + uint64_t(block0) * 2);
+}
+
+TEST(MemoryCheck, APipelineThatDoesNotFitIsRefusedBeforeLoading) {
+    const std::string demo = findDemoModel();
+    const torch::Device cpu(torch::kCPU);
+    // The demo model: ~17 MB in bf16, ~34 MB in fp32; 30 MB takes one and not the other.
+    ScopedLimit limit("30");
+    EXPECT_NO_THROW(Pipeline::load(demo, PrecisionPlan(), cpu));
+    try {
+        Pipeline::load(demo, PrecisionPlan::parse("text_encoder=fp32,transformer=fp32,vae=fp32"),
+                       cpu);
+        FAIL() << "an fp32 load past the limit was accepted";
+    } catch (const PipelineError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("transformer 23.7 MB"), std::string::npos) << m;
+        EXPECT_NE(m.find("HALFSCOPE_MEMORY_LIMIT_MB"), std::string::npos) << m;
+    }
+}
+
+TEST(MemoryCheck, TheBudgetIsTheLimitOrWhatTheSystemHasFree) {
+    {
+        ScopedLimit limit("64");
+        EXPECT_EQ(memoryBudget(torch::Device(torch::kCPU)), uint64_t(64) * 1000 * 1000);
+    }
+    const auto free = memoryBudget(torch::Device(torch::kCPU));
+    ASSERT_TRUE(free.has_value());  // Linux: /proc/meminfo
+    EXPECT_GT(*free, uint64_t(16) * 1024 * 1024);
+}
