@@ -175,7 +175,9 @@ void vectorStats(const T* data, int64_t b, int64_t e, Partial& p) {
 // a Partial (double moments, integer counts) and merges it once.
 template <typename T>
 TensorStats cpuStats(const torch::Tensor& x) {
-    auto c = x.contiguous();
+    // The order of the elements does not matter here: a dense tensor in another memory format
+    // (oneDNN's convolutions return channels-last) is read in place rather than copied first.
+    auto c = x.is_contiguous() || x.is_non_overlapping_and_dense() ? x : x.contiguous();
     const T* data = c.data_ptr<T>();
     const int64_t n = c.numel();
     Partial total;
@@ -231,24 +233,28 @@ torch::Tensor statsVector(const torch::Tensor& x) {
     auto mn = torch::where(fin, d, torch::full_like(d, inf64)).min();
     auto mx = torch::where(fin, d, torch::full_like(d, -inf64)).max();
     auto a = finiteVals.abs();
-    return torch::stack({torch::full({}, double(d.numel()), opts), fin.sum().to(torch::kFloat64),
-                         mn, mx, torch::maximum(mn.abs(), mx.abs()), finiteVals.sum(),
-                         (finiteVals * finiteVals).sum(), nan.sum().to(torch::kFloat64),
-                         (inf & (d > 0)).sum().to(torch::kFloat64),
-                         (inf & (d < 0)).sum().to(torch::kFloat64),
-                         (a > kFp16Max).sum().to(torch::kFloat64),
-                         ((a > 0) & (a < kFp16MinNormal)).sum().to(torch::kFloat64)});
+    return torch::stack(
+        {torch::full({}, double(d.numel()), opts), fin.sum().to(torch::kFloat64), mn, mx,
+         torch::maximum(mn.abs(), mx.abs()), finiteVals.sum(), (finiteVals * finiteVals).sum(),
+         nan.sum().to(torch::kFloat64), (inf & (d > 0)).sum().to(torch::kFloat64),
+         (inf & (d < 0)).sum().to(torch::kFloat64), (a > kFp16Max).sum().to(torch::kFloat64),
+         ((a > 0) & (a < kFp16MinNormal)).sum().to(torch::kFloat64)});
 }
 
 TensorStats computeStats(const torch::Tensor& x) {
     TORCH_CHECK(x.is_floating_point(), "statistics need a floating tensor, got ", x.scalar_type());
     if (x.device().is_cpu()) {
         switch (x.scalar_type()) {
-            case torch::kFloat32: return cpuStats<float>(x);
-            case torch::kBFloat16: return cpuStats<c10::BFloat16>(x);
-            case torch::kFloat16: return cpuStats<c10::Half>(x);
-            case torch::kFloat64: return cpuStats<double>(x);
-            default: break;
+            case torch::kFloat32:
+                return cpuStats<float>(x);
+            case torch::kBFloat16:
+                return cpuStats<c10::BFloat16>(x);
+            case torch::kFloat16:
+                return cpuStats<c10::Half>(x);
+            case torch::kFloat64:
+                return cpuStats<double>(x);
+            default:
+                break;
         }
     }
     auto v = statsVector(x).cpu();

@@ -90,3 +90,21 @@ TEST(TensorStats, HalfTypesAndNonContiguousInput) {
     auto f = computeStats(torch::tensor({65504.f, 1.f}).to(torch::kHalf) * 2);  // Inf in fp16
     EXPECT_EQ(f.posInf, 1);
 }
+
+TEST(TensorStats, ChannelsLastAndSlicedTensorsGiveTheSameRecord) {
+    auto x = torch::randn({2, 8, 5, 7}) * 10;
+    x.index_put_({1, 3, 2, 4}, std::numeric_limits<float>::quiet_NaN());
+    x.index_put_({0, 0, 0, 0}, 70000.f);
+    const auto ref = computeStats(x);
+    for (const auto& v : {x.contiguous(at::MemoryFormat::ChannelsLast),  // dense, read in place
+                          x.permute({0, 2, 3, 1}),                       // dense, read in place
+                          torch::cat({x, x}, 1).narrow(1, 0, 8)}) {      // strided: copied
+        const auto s = computeStats(v);
+        EXPECT_EQ(s.count, ref.count);
+        EXPECT_EQ(s.nan, 1);
+        EXPECT_EQ(s.overFp16, ref.overFp16);
+        EXPECT_EQ(s.min, ref.min);
+        EXPECT_EQ(s.max, ref.max);
+        EXPECT_NEAR(s.mean, ref.mean, 1e-9 * std::fabs(ref.mean) + 1e-12);
+    }
+}
