@@ -15,15 +15,14 @@ computes.
 import json
 import math
 import os
-import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import safetensors_io  # noqa: E402
+import timing  # noqa: E402
 
 P = "text_model."
 
@@ -153,19 +152,7 @@ def main():
             err = max(err, e)
         sys.exit(0 if err < 1e-4 else 1)
     if cmd == "time":
-        name = sys.argv[4] if len(sys.argv) > 4 else "fp32"
-        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[name]
-        repeat = int(sys.argv[5]) if len(sys.argv) > 5 else 5
-        cfg, w = load_folder(sys.argv[2], dtype)
-        inp = safetensors_io.load(sys.argv[3])
-        forward(w, cfg, inp)  # warm-up
-        times = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            forward(w, cfg, inp)
-            times.append((time.perf_counter() - t0) * 1000)
-        print(f"python {name}: median {statistics.median(times):.1f} ms, "
-              f"min {min(times):.1f}, max {max(times):.1f} ({torch.get_num_threads()} threads)")
+        timing.time_command(sys.argv, load_folder, forward)
         return
     sys.exit(f"unknown command {cmd!r}; see the module docstring")
 

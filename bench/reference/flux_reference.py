@@ -12,15 +12,14 @@ so it computes what the reference class computes.
 import json
 import math
 import os
-import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import safetensors_io  # noqa: E402
+import timing  # noqa: E402
 
 
 def layer_norm(x):
@@ -211,18 +210,8 @@ def main():
         print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
         return
     if cmd == "time":
-        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[sys.argv[4] if len(sys.argv) > 4 else "fp32"]
-        repeat = int(sys.argv[5]) if len(sys.argv) > 5 else 5
-        cfg, w = load_folder(sys.argv[2], dtype)
-        inp = safetensors_io.load(sys.argv[3])
-        forward(w, cfg, inp)  # warm-up
-        times = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            forward(w, cfg, inp)
-            times.append((time.perf_counter() - t0) * 1000)
-        print(f"python {sys.argv[4] if len(sys.argv) > 4 else 'fp32'}: median {statistics.median(times):.1f} ms, "
-              f"min {min(times):.1f}, max {max(times):.1f} ({torch.get_num_threads()} threads)")
+        timing.time_command(sys.argv, load_folder, forward)
+        return
 
 
 if __name__ == "__main__":

@@ -1,0 +1,25 @@
+"""The `time` command the reference ports share: median wall time of a forward in ms.
+Thread count: OMP_NUM_THREADS (set it to what the C++ side uses; torch here defaults to 1)."""
+import statistics
+import time
+
+import torch
+
+import safetensors_io
+
+
+def time_command(argv, load_folder, forward):
+    """argv: [script, "time", FOLDER, INPUTS, fp32|bf16 (default fp32), repeat (default 5)]."""
+    name = argv[4] if len(argv) > 4 else "fp32"
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[name]
+    repeat = int(argv[5]) if len(argv) > 5 else 5
+    cfg, w = load_folder(argv[2], dtype)
+    inp = safetensors_io.load(argv[3])
+    forward(w, cfg, inp)  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        forward(w, cfg, inp)
+        times.append((time.perf_counter() - t0) * 1000)
+    print(f"python {name}: median {statistics.median(times):.1f} ms, "
+          f"min {min(times):.1f}, max {max(times):.1f} ({torch.get_num_threads()} threads)")
