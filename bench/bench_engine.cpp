@@ -100,17 +100,20 @@ int main(int argc, char** argv) {
     // Two copy baselines: clone() allocates (64 MiB fresh pages: page faults included, as for
     // any new tensor) and copy_() into a preallocated tensor is pure memory traffic.
     auto dst = torch::empty_like(x);
+    auto xb = x.to(torch::kBFloat16);  // the statistics of a bf16 run's activations
     const auto t = interleaved(reps, {
-        [&] { auto c = x.clone(); },
-        [&] { dst.copy_(x); },
-        [&] { auto s = hs::computeStats(x); },
-        [&] { auto r = hs::roundTo(x, hs::Format::FP16); },
-    });
+                                         [&] { auto c = x.clone(); },
+                                         [&] { dst.copy_(x); },
+                                         [&] { auto s = hs::computeStats(x); },
+                                         [&] { auto r = hs::roundTo(x, hs::Format::FP16); },
+                                         [&] { auto s = hs::computeStats(xb); },
+                                     });
     std::printf("(a, b) 16M float32 (64 MiB)\n");
     row("computeStats(x)", t[2], t[0], "clone", 3.0);
     row("computeStats(x)", t[2], t[1], "copy_", 3.0);
     row("roundTo(x, FP16)", t[3], t[0], "clone", 3.0);
     row("roundTo(x, FP16)", t[3], t[1], "copy_", 3.0);
+    row("computeStats(x as bf16)", t[4], t[2], "fp32 stats", 1.0);
 
     // (c) loading a >= 1 GiB file, page cache warm for both.
     ensureFile(file);
@@ -155,14 +158,14 @@ int main(int argc, char** argv) {
         if (s == 12345.678) std::puts("");
     };
     const auto c = interleaved(reps, {
-        [&] { system2(cat); },
-        [&] { system2("true"); },
-        [&] { auto f = hs::SafetensorsFile::open(file); },
-        loadSum,
-        loadStats,
-        sumMapped,
-        loadPrefetchSum,
-    });
+                                         [&] { system2(cat); },
+                                         [&] { system2("true"); },
+                                         [&] { auto f = hs::SafetensorsFile::open(file); },
+                                         loadSum,
+                                         loadStats,
+                                         sumMapped,
+                                         loadPrefetchSum,
+                                     });
     const double tCat = c[0], tTrue = c[1], tOpen = c[2], tSum = c[3], tLoadStats = c[4];
     std::printf("\n(c) %s: %.2f GiB, page cache warm (cat ran first); system(\"true\") %.2f ms\n",
                 file.c_str(), size / double(1 << 30), tTrue * 1e3);

@@ -46,13 +46,31 @@ torch::Tensor ProbeContext::point(const std::string& name, ProbeLevel granularit
         r.format = pi.format;
         r.execution = pi.execution;
         if (y.device().is_cpu()) {
-            r.stats = computeStats(y);
+            r.stats = cpuStatsOf(y);
         } else {
             m_pending.emplace_back(m_records.size(), statsVector(y));
         }
         m_records.push_back(std::move(r));
     }
     return y;
+}
+
+const TensorStats& ProbeContext::cpuStatsOf(const torch::Tensor& y) {
+    // Same memory, same layout, not written to since (the version counter): same statistics.
+    // Inference-mode tensors have no version counter, so they are always reduced.
+    if (y.is_inference()) {
+        m_last = LastStats();
+        m_last.stats = computeStats(y);
+        return m_last.stats;
+    }
+    const auto& t = m_last.tensor;
+    if (t.defined() && t.data_ptr() == y.data_ptr() && m_last.version == int64_t(y._version()) &&
+        t.scalar_type() == y.scalar_type() && t.sizes() == y.sizes() && t.strides() == y.strides())
+        return m_last.stats;
+    m_last.tensor = y;
+    m_last.version = int64_t(y._version());
+    m_last.stats = computeStats(y);
+    return m_last.stats;
 }
 
 void ProbeContext::flush() {

@@ -63,6 +63,17 @@ private:
     std::optional<FirstNonFinite> m_first;
     size_t m_scanned = 0;  // records already checked for the first non-finite point
     size_t m_taken = 0;    // records moved out so far
+
+    // The last CPU tensor reduced and its statistics: a block's output is often the very tensor
+    // its last layer returned (VAE up-blocks, mid-blocks), and it is the largest one around.
+    // It holds the tensor, so that no new tensor can take its address while it is compared.
+    struct LastStats {
+        torch::Tensor tensor;
+        int64_t version = -1;
+        TensorStats stats;
+    };
+    LastStats m_last;
+    const TensorStats& cpuStatsOf(const torch::Tensor& y);
 };
 
 }  // namespace hs

@@ -6,7 +6,9 @@
 using namespace hs;
 
 namespace {
-torch::Device cpu() { return torch::Device(torch::kCPU); }
+torch::Device cpu() {
+    return torch::Device(torch::kCPU);
+}
 }  // namespace
 
 TEST(Probe, RecordsOnlyPointsWithinTheLevel) {
@@ -83,4 +85,27 @@ TEST(Probe, RecordsFormatAndExecutionOfEachPoint) {
     EXPECT_EQ(p.records()[0].execution, Execution::Native);
     EXPECT_EQ(p.records()[1].format, Format::FP16);
     EXPECT_EQ(p.records()[1].execution, Execution::Emulated);
+}
+
+TEST(Probe, ATensorRecordedTwiceIsReducedOnceUnlessItChanged) {
+    ProbeContext p(PrecisionPlan(), cpu(), ProbeLevel::Layer);
+    auto x = torch::tensor({1.f, 2.f, 3.f});
+    p.point("vae.decoder.up_blocks.3.resnets.2", ProbeLevel::Layer, x);
+    p.point("vae.decoder.up_blocks.3", ProbeLevel::Module, x);  // the same tensor: same record
+    x.mul_(100);                                                // written in place since
+    p.point("vae.decoder.after", ProbeLevel::Layer, x);
+    auto view = x.view({3, 1});  // same memory, another shape
+    view.index_put_({0, 0}, 1e6f);
+    p.point("vae.decoder.view", ProbeLevel::Layer, view);
+    // A new tensor with equal values and size, allocated after the old one could have been
+    // freed, is reduced for itself.
+    auto fresh = torch::tensor({7.f, 8.f, 9.f});
+    p.point("vae.decoder.fresh", ProbeLevel::Layer, fresh);
+    const auto& r = p.records();
+    ASSERT_EQ(r.size(), 5u);
+    EXPECT_EQ(r[0].stats.max, 3);
+    EXPECT_EQ(r[1].stats.max, 3);
+    EXPECT_EQ(r[2].stats.max, 300);
+    EXPECT_EQ(r[3].stats.max, 1e6);
+    EXPECT_EQ(r[4].stats.max, 9);
 }
