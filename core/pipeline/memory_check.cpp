@@ -72,7 +72,10 @@ void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>
     msg << "), plus room for activations, but only " << human(*budget)
         << (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") ? " is allowed (HALFSCOPE_MEMORY_LIMIT_MB)"
                                                      : " of memory is available")
-        << ". Run the large components in bf16 or fp16, or free memory.";
+        << (device.is_cpu()
+                ? ". Run the large components in bf16 (fp16 is emulated in fp32 tensors on the "
+                  "CPU, so it saves nothing), or free memory."
+                : ". Run the large components in bf16 or fp16, or free memory.");
     throw PipelineError(msg.str());
 }
 
