@@ -14,26 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "models/flux/flux_latents.h"
 #include "models/flux/flux_transformer.h"
 #include "runtime/runtime.h"
 
 using namespace hs;
+using hs::bench::cpuMs;
+using hs::bench::median;
 
 namespace {
-
-// CPU time of the whole process (all threads): less sensitive than wall time to other programs
-// competing for the cores, which is how this bench is usually run.
-double cpuMs() {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 nlohmann::json benchConfig(int heads) {
     return {{"patch_size", 1},

@@ -11,26 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
 #include "runtime/runtime.h"
 
 using namespace hs;
+using hs::bench::cpuMs;
+using hs::bench::median;
 
-namespace {
-
-double cpuMs() {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
     ensurePassiveOmpWait(argc, argv);

@@ -18,23 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "models/vae/autoencoder_kl.h"
 #include "runtime/runtime.h"
 
 using namespace hs;
+using hs::bench::cpuMs;
+using hs::bench::median;
 
 namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-double cpuMs() {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 struct Timing {
     double wall, cpu;
