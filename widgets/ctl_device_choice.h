@@ -24,9 +24,13 @@ public:
     // "CPU" / "Tesla T4 (cuda:0, compute capability 7.5)"
     QString label() const;
 
-    // The CPU as LibTorch 1.13 runs it: fp32 and bf16 native (oneDNN), fp16 emulated (no Half
-    // kernels for matmul, conv, norms: fp32 compute with fp16 rounding at every probe point).
-    static DeviceChoice cpu(const QString& name = QString());
+    // The CPU as LibTorch 1.13 runs it: fp32 native, fp16 emulated (no Half kernels for matmul,
+    // conv, norms: fp32 compute with fp16 rounding at every probe point), bf16 emulated the
+    // same way or native (oneDNN) as the CPU's bf16 mode resolves; `bf16Instructions` says
+    // whether native bf16 is fast there.
+    static DeviceChoice cpu(const QString& name = QString(),
+                            hs::Execution bf16 = hs::Execution::Emulated,
+                            bool bf16Instructions = false);
     // A CUDA device: fp16 native; bf16 native from compute capability 8.0 (Ampere), emulated and
     // slow below it. The note is written from the capability.
     static DeviceChoice cuda(int index, const QString& name, int major, int minor);

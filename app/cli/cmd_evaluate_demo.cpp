@@ -12,7 +12,7 @@ namespace hs::cli {
 namespace {
 
 int runEvaluateDemo(const Args& args) {
-    args.allowOnly({"model", "count", "steps", "guidance", "plan", "threads", "json", "verbose"});
+    args.allowOnly({"model", "count", "steps", "guidance", "plan", "json", "verbose"});
     demo::EvaluationOptions o;
     o.count = args.getInt("count", o.count);
     o.steps = args.getInt("steps", o.steps);

@@ -44,7 +44,7 @@ nlohmann::json executionTable(const torch::Device& d) {
 }
 
 int runInfo(const Args& args) {
-    args.allowOnly({"json", "threads"});
+    args.allowOnly({"json"});
     const auto e = environmentInfo();
     const auto highlights = buildHighlights(e.torchConfig);
     if (args.has("json")) {
@@ -57,6 +57,9 @@ int runInfo(const Args& args) {
                     {"avx2", e.cpu.avx2},         {"avx512f", e.cpu.avx512f},
                     {"avx512_bf16", e.cpu.avx512bf16}, {"amx_bf16", e.cpu.amxBf16},
                     {"f16c", e.cpu.f16c},
+                    {"bf16_instructions", cpuHasBf16Instructions()},
+                    {"bf16_mode", cpuBf16Name(cpuBf16Mode())},
+                    {"bf16_note", cpuBf16Description()},
                     {"execution", executionTable(torch::Device(torch::kCPU))}};
         j["cuda_available"] = e.cudaAvailable;
         j["cuda_devices"] = nlohmann::json::array();
@@ -85,9 +88,9 @@ int runInfo(const Args& args) {
               << (e.cpu.avx512f ? "yes" : "no") << ", avx512_bf16 "
               << (e.cpu.avx512bf16 ? "yes" : "no") << ", amx_bf16 "
               << (e.cpu.amxBf16 ? "yes" : "no") << "\n"
-              << "          fp32 native, bf16 native (oneDNN"
-              << (e.cpu.avx512bf16 || e.cpu.amxBf16 ? ", hardware bf16" : ", no bf16 instructions")
-              << "), fp16 emulated (fp32 compute, every op output rounded to fp16)\n\n";
+              << "          fp32 native; " << cpuBf16Description()
+              << " (--cpu-bf16 emulated|native|auto);\n"
+              << "          fp16 emulated (fp32 compute, every op output rounded to fp16)\n\n";
     if (e.cuda.empty()) {
         std::cout << "CUDA      " << (e.cudaAvailable ? "available, no devices" : "not available")
                   << " in this LibTorch build\n";
@@ -101,9 +104,10 @@ int runInfo(const Args& args) {
 }
 
 const Registrar reg({"info", "LibTorch build, threads, CPU features and devices",
-                     "usage: halfscope-cli info [--json] [--threads N]\n\n"
+                     "usage: halfscope-cli info [--json] [--threads N] [--cpu-bf16 MODE]\n\n"
                      "Prints the LibTorch version and build (BLAS, oneDNN, OpenMP), the intra-op\n"
-                     "thread count, CPU features (avx512_bf16, amx) and, for every CUDA device,\n"
+                     "thread count, CPU features (avx512_bf16, amx), how each format runs on the\n"
+                     "CPU (bf16 emulated or native, see --cpu-bf16) and, for every CUDA device,\n"
                      "its compute capability and whether bf16 and fp16 run natively.\n",
                      runInfo,
                      {}});

@@ -3,21 +3,28 @@
 
 #include "cli/command.h"
 #include "io/inspect.h"
+#include "numerics/format.h"
 
 namespace hs::cli {
 
 namespace {
 
 int runInspect(const Args& args) {
-    args.allowOnly({"json", "variant", "threads"});
+    args.allowOnly({"json", "variant"});
     if (args.positional().size() != 1)
         throw UsageError(
             "expected one PATH (a .safetensors file, a component or a pipeline folder)");
     InspectReport r = inspectPath(args.positional()[0], args.get("variant").value_or(""));
-    if (args.has("json"))
-        std::cout << toJson(r).dump(2) << "\n";
-    else
-        std::cout << formatReport(r);
+    const torch::Device cpu(torch::kCPU);
+    if (args.has("json")) {
+        auto j = toJson(r);
+        for (auto f : {Format::FP32, Format::BF16, Format::FP16})
+            j["cpu_execution"][formatName(f)] = executionName(executionFor(f, cpu));
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << formatReport(r) << "\nOn this CPU: fp32 native; " << cpuBf16Description()
+                  << ";\n  fp16 emulated (fp32 compute, every op output rounded to fp16).\n";
+    }
     // A pipeline with an unreadable component is still reported in full, then fails.
     if (r.hasErrors()) {
         std::cerr << "halfscope-cli inspect: some components could not be read\n";
@@ -38,6 +45,8 @@ const Registrar reg({
     "how many stored weights would overflow to Inf, become 0, or become subnormal if stored in\n"
     "fp16 or bf16 (counted exactly as a cast rounds). Pickle checkpoints (.bin, .ckpt) are never\n"
     "opened: loading pickle can execute arbitrary code.\n"
+    "\n"
+    "The last lines say how each format runs on this CPU (see --cpu-bf16).\n"
     "\n"
     "  --json        machine-readable output\n"
     "  --variant V   open the V weights variant (e.g. fp16 for *.fp16.safetensors)\n"

@@ -9,7 +9,7 @@ namespace hs::cli {
 namespace {
 
 int runReport(const Args& args) {
-    args.allowOnly({"out", "threads"});
+    args.allowOnly({"out"});
     if (args.positional().size() != 1)
         throw UsageError(
             "give one saved report, e.g. halfscope-cli report run.json --out run.html");

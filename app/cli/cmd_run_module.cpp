@@ -75,7 +75,7 @@ Format storedFormat(const TensorSet& set) {
 
 int runModule(const Args& args) {
     args.allowOnly({"model", "inputs", "output", "precision", "plan", "repeat", "device",
-                    "probe-level", "threads", "json"});
+                    "probe-level", "json"});
     const std::string modelDir = args.require("model");
     const std::string inputPath = args.require("inputs");
     const std::string outputPath = args.require("output");

@@ -29,7 +29,8 @@ public:
     int getInt(const std::string& name, int fallback) const;
     double getDouble(const std::string& name, double fallback) const;
     const std::vector<std::string>& positional() const { return m_positional; }
-    // Rejects options not in `known` (a typo must not silently fall back to a default).
+    // Rejects options not in `known` nor global (--threads, --cpu-bf16): a typo must not
+    // silently fall back to a default.
     void allowOnly(const std::vector<std::string>& known) const;
 private:
     std::multimap<std::string, std::string> m_opts;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "numerics/format.h"
 #include "runtime/runtime.h"
 
 namespace hs::cli {
@@ -79,9 +80,16 @@ double Args::getDouble(const std::string& name, double fallback) const {
     }
 }
 
+const std::vector<std::string>& globalOptions() {
+    static const std::vector<std::string> g = {"threads", "cpu-bf16"};
+    return g;
+}
+
 void Args::allowOnly(const std::vector<std::string>& known) const {
+    const auto& global = globalOptions();
     for (const auto& kv : m_opts) {
-        if (std::find(known.begin(), known.end(), kv.first) == known.end())
+        if (std::find(known.begin(), known.end(), kv.first) == known.end() &&
+            std::find(global.begin(), global.end(), kv.first) == global.end())
             throw UsageError("unknown option --" + kv.first);
     }
 }
@@ -96,8 +104,14 @@ void printUsage(std::ostream& os) {
     for (const auto& c : hs::cli::commands())
         os << "  " << c.name << std::string(14 - std::min<size_t>(13, std::strlen(c.name)), ' ')
            << c.summary << "\n";
-    os << "\nglobal options: --threads N (LibTorch intra-op threads; default: all cores,\n"
-          "                 or $HALFSCOPE_THREADS)\n";
+    os << "\nglobal options:\n"
+          "  --threads N       LibTorch intra-op threads (default: all cores, or "
+          "$HALFSCOPE_THREADS)\n"
+          "  --cpu-bf16 MODE   how bf16 runs on the CPU: emulated (default; fp32 compute with\n"
+          "                    every op output rounded to bf16, as a GPU stores it), native\n"
+          "                    (oneDNN's bf16 kernels: fast only with AVX512-BF16/AMX), or auto\n"
+          "                    (native exactly where the CPU has bf16 instructions);\n"
+          "                    default $HALFSCOPE_CPU_BF16\n";
 }
 
 }  // namespace
@@ -128,7 +142,16 @@ int main(int argc, char** argv) {
         auto flags = cmd->flags;
         flags.push_back("json");
         Args args(sub, flags);
-        hs::configureRuntime(args.getInt("threads", 0));
+        try {
+            hs::configureRuntime(args.getInt("threads", 0));
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+        if (auto m = args.get("cpu-bf16")) {
+            const auto mode = hs::parseCpuBf16(*m);
+            if (!mode) throw UsageError("--cpu-bf16 must be emulated, native or auto, got '" + *m + "'");
+            hs::setCpuBf16Mode(*mode);
+        }
         return cmd->run(args);
     } catch (const UsageError& e) {
         std::cerr << "halfscope-cli " << cmd->name << ": " << e.what() << "\n"

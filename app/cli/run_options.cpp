@@ -13,7 +13,6 @@ const std::vector<std::string>& runOptionNames() {
 
 std::vector<std::string> withRunOptions(std::vector<std::string> extra) {
     extra.insert(extra.end(), runOptionNames().begin(), runOptionNames().end());
-    extra.push_back("threads");
     return extra;
 }
 

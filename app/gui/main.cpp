@@ -17,6 +17,7 @@
 #include "main_window.h"
 #include "precision_panel.h"
 #include "prompt_panel.h"
+#include "numerics/cpu_bf16.h"
 #include "runtime/runtime.h"
 #include "settings_dialog.h"
 #include "studio.h"
@@ -43,7 +44,16 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("Halfscope");
     QApplication::setApplicationVersion(HALFSCOPE_VERSION);
     installTranslators(app);
-    hs::configureRuntime();
+    try {
+        hs::configureRuntime();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "halfscope: %s\n", e.what());
+        return 2;
+    }
+    // $HALFSCOPE_CPU_BF16 wins over the stored setting (File > Settings).
+    if (!qEnvironmentVariableIsSet("HALFSCOPE_CPU_BF16"))
+        if (auto m = hs::parseCpuBf16(SettingsDialog::storedCpuBf16(QSettings()).toStdString()))
+            hs::setCpuBf16Mode(*m);
 
     QCommandLineParser args;
     args.setApplicationDescription(

@@ -29,6 +29,7 @@
 #include "preview_strip.h"
 #include "prompt_panel.h"
 #include "run_history.h"
+#include "numerics/cpu_bf16.h"
 #include "runtime/demo_location.h"
 #include "runtime/devices.h"
 #include "settings_dialog.h"
@@ -47,7 +48,9 @@ QDockWidget* dock(QMainWindow* w, const QString& title, const QString& name, QWi
 }
 
 QVector<DeviceChoice> deviceChoices() {
-    QVector<DeviceChoice> d{DeviceChoice::cpu(QString::fromStdString(hs::cpuInfo().model))};
+    QVector<DeviceChoice> d{DeviceChoice::cpu(QString::fromStdString(hs::cpuInfo().model),
+                                              hs::cpuBf16Execution(),
+                                              hs::cpuHasBf16Instructions())};
     for (const auto& c : hs::cudaDevices())
         d.push_back(DeviceChoice::cuda(c.index, QString::fromStdString(c.name), c.major, c.minor));
     return d;
@@ -212,7 +215,19 @@ void MainWindow::exportReport() {
 void MainWindow::showSettings() {
     QSettings settings;
     SettingsDialog dialog(&settings, this);
+    dialog.setCpuHasBf16Instructions(hs::cpuHasBf16Instructions());
+    connect(&dialog, &SettingsDialog::cpuBf16Changed, this, &MainWindow::applyCpuBf16);
     dialog.exec();
+}
+
+void MainWindow::applyCpuBf16(const QString& mode) {
+    const auto m = hs::parseCpuBf16(mode.toStdString());
+    if (!m || *m == hs::cpuBf16Mode()) return;
+    hs::setCpuBf16Mode(*m);
+    m_views->precision->setDevices(deviceChoices());
+    m_views->log->info(tr("bf16 on the CPU: %1").arg(QString::fromStdString(hs::cpuBf16Description())),
+                       "load");
+    if (m_studio->model()) m_studio->openModel(m_studio->model()->dir);  // weights convert at load
 }
 
 void MainWindow::onModelLoaded(const LoadedModel& m) {

@@ -24,6 +24,9 @@ public:
     Studio& studio() { return *m_studio; }
     const StudioViews& views() const;
     QTabWidget* centralTabs() const { return m_tabs; }
+    // Sets how bf16 runs on the CPU ("emulated", "native", "auto"): the engine's mode, the
+    // precision panel's device note, and a reload of the open model (weights convert at load).
+    void applyCpuBf16(const QString& mode);
 
 protected:
     void showEvent(QShowEvent* event) override;

@@ -6,6 +6,7 @@
 // macro defined (see torch_include.h).
 // clang-format off
 #include "torch_include.h"
+#include "numerics/cpu_bf16.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
 // clang-format on
@@ -66,7 +67,10 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
     const QString dir = QString::fromStdString(cfg.modelDir);
     const QString device = QString::fromStdString(cfg.device);
     const QString plan = QString::fromStdString(cfg.plan.toString());
-    if (m_pipeline && dir == m_dir && device == m_device && plan == m_planText) return true;
+    const hs::Execution cpuBf16 = hs::cpuBf16Execution();
+    if (m_pipeline && dir == m_dir && device == m_device && plan == m_planText &&
+        cpuBf16 == m_cpuBf16)
+        return true;
     try {
         m_pipeline.reset();  // free the old weights before loading the new ones
         m_pipeline = hs::Pipeline::load(cfg.modelDir, cfg.plan, torch::Device(cfg.device));
@@ -78,6 +82,7 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
     m_dir = dir;
     m_device = device;
     m_planText = plan;
+    m_cpuBf16 = cpuBf16;
     LoadedModel m;
     m.dir = dir;
     m.effectivePlan = QString::fromStdString(m_pipeline->effectivePlan().toString());

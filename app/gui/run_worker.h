@@ -49,4 +49,5 @@ private:
     const std::atomic<bool>* m_cancel;
     std::unique_ptr<hs::Pipeline> m_pipeline;
     QString m_dir, m_device, m_planText;
+    hs::Execution m_cpuBf16 = hs::Execution::Emulated;  // how the loaded weights hold bf16
 };

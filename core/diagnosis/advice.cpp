@@ -82,14 +82,16 @@ public:
     }
     double formatCost(Format f) const {
         const DeviceInfo& d = m_in.device;
-        if (f == Format::BF16) return d.bf16Native() ? 0.0 : 3.0;
+        if (f == Format::BF16) return d.bf16Cheap() ? 0.0 : 3.0;
         if (f == Format::FP32) return d.fp16Fast() ? 2.0 : 0.5;
         return 0.0;
     }
     std::string speedWords(Format f) const {
         const DeviceInfo& d = m_in.device;
         if (f == Format::BF16) {
-            if (!d.isCuda()) return "bf16 runs natively on this CPU (oneDNN)";
+            if (!d.isCuda())
+                return d.bf16Native() ? "bf16 runs natively on this CPU (oneDNN)"
+                                      : "bf16 is emulated on this CPU at fp32's speed";
             if (d.bf16Native()) return "bf16 is native on " + d.shortName();
             return "on " + d.shortName() + " bf16 is emulated and slow";
         }
@@ -236,7 +238,7 @@ public:
                               " still failed: the cause lies outside those blocks");
         }
         if (!verifiedBlocks && !predicted.empty()) {
-            const Format f = m_in.device.bf16Native() ? Format::BF16 : Format::FP32;
+            const Format f = m_in.device.bf16Cheap() ? Format::BF16 : Format::FP32;
             fixes.push_back(
                 blockFix(predicted, totals, f, false,
                          planWithSafeBlocks(m_in.failingPlan, predicted, f).toString()));

@@ -2,10 +2,11 @@
 
 namespace hs {
 
-DeviceInfo DeviceInfo::cpu(std::string name) {
+DeviceInfo DeviceInfo::cpu(std::string name, Execution bf16) {
     DeviceInfo d;
     d.kind = Kind::CPU;
     d.name = std::move(name);
+    d.cpuBf16 = bf16;
     return d;
 }
 
@@ -19,6 +20,9 @@ DeviceInfo DeviceInfo::cuda(std::string name, int major, int minor) {
 }
 
 bool DeviceInfo::bf16Native() const {
+    return isCuda() ? atLeast(8, 0) : cpuBf16 == Execution::Native;
+}
+bool DeviceInfo::bf16Cheap() const {
     return !isCuda() || atLeast(8, 0);
 }
 bool DeviceInfo::fp16Fast() const {

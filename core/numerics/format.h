@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "numerics/cpu_bf16.h"
 #include "numerics/format_types.h"
 
 namespace hs {
@@ -16,8 +17,9 @@ std::optional<Format> formatOf(torch::ScalarType t);
 // past the max become +-Inf exactly as a cast does) and returns it in x's dtype.
 torch::Tensor roundTo(const torch::Tensor& x, Format f);
 
-// How `f` runs on `device` with the LibTorch this binary was built against. CPU: fp32 and bf16
-// native, fp16 emulated (LibTorch's CPU kernels for Half are incomplete). CUDA: all native.
+// How `f` runs on `device` with the LibTorch this binary was built against. CPU: fp32 native,
+// fp16 emulated (LibTorch's CPU kernels for Half are incomplete), bf16 as cpuBf16Execution()
+// says. CUDA: all native.
 Execution executionFor(Format f, const torch::Device& device);
 
 // The dtype that weights and activations use for (f, device): the format itself when native,

@@ -48,4 +48,28 @@ std::string executionName(Execution e) {
     return e == Execution::Native ? "native" : "emulated";
 }
 
+std::string cpuBf16Name(CpuBf16 m) {
+    switch (m) {
+        case CpuBf16::Emulated:
+            return "emulated";
+        case CpuBf16::Native:
+            return "native";
+        case CpuBf16::Auto:
+            return "auto";
+    }
+    return "?";
+}
+
+std::optional<CpuBf16> parseCpuBf16(const std::string& text) {
+    for (auto m : {CpuBf16::Emulated, CpuBf16::Native, CpuBf16::Auto})
+        if (text == cpuBf16Name(m)) return m;
+    return std::nullopt;
+}
+
+Execution resolveCpuBf16(CpuBf16 mode, bool cpuHasBf16Instructions) {
+    if (mode == CpuBf16::Native) return Execution::Native;
+    if (mode == CpuBf16::Auto && cpuHasBf16Instructions) return Execution::Native;
+    return Execution::Emulated;
+}
+
 }  // namespace hs

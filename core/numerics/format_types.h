@@ -31,4 +31,16 @@ enum class Execution {
 };
 std::string executionName(Execution e);
 
+// How bf16 runs on a CPU. Emulated is the reference arithmetic and the default on every CPU: fp32
+// compute with the weights rounded to bf16 and every probe point's output rounded to bf16, which
+// is what a GPU does when it accumulates in fp32 and stores bf16. Native runs oneDNN's bf16
+// kernels: fast where the CPU has bf16 instructions (AVX512-BF16, AMX, Arm BF16), about 13x
+// slower than fp32 and with bf16 accumulation in places where it has none. Auto picks native
+// exactly where the CPU has the instructions.
+enum class CpuBf16 { Emulated, Native, Auto };
+std::string cpuBf16Name(CpuBf16 m);  // "emulated", "native", "auto"
+std::optional<CpuBf16> parseCpuBf16(const std::string& text);
+// The execution a mode gives bf16 on a CPU with or without bf16 instructions.
+Execution resolveCpuBf16(CpuBf16 mode, bool cpuHasBf16Instructions);
+
 }  // namespace hs

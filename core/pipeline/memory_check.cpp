@@ -72,10 +72,13 @@ void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>
     msg << "), plus room for activations, but only " << human(*budget)
         << (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") ? " is allowed (HALFSCOPE_MEMORY_LIMIT_MB)"
                                                      : " of memory is available")
-        << (device.is_cpu()
+        << (!device.is_cpu() ? ". Run the large components in bf16 or fp16, or free memory."
+            : cpuBf16Execution() == Execution::Native
                 ? ". Run the large components in bf16 (fp16 is emulated in fp32 tensors on the "
                   "CPU, so it saves nothing), or free memory."
-                : ". Run the large components in bf16 or fp16, or free memory.");
+                : ". On the CPU fp16 and bf16 are emulated in fp32 tensors, so neither saves "
+                  "memory here; native bf16 holds 2 bytes a weight (--cpu-bf16 native, fast only "
+                  "on a CPU with bf16 instructions), or free memory.");
     throw PipelineError(msg.str());
 }
 

@@ -176,6 +176,7 @@ ordered_json environmentToJson(const ReportEnvironment& e) {
                         {"device", e.device},
                         {"compute_capability", e.computeCapability},
                         {"cpu", e.cpu},
+                        {"cpu_bf16", e.cpuBf16},
                         {"threads", e.threads},
                         {"os", e.os}};
 }
@@ -251,6 +252,7 @@ ReportEnvironment environmentFromJson(const Node& n) {
     e.device = n["device"].string();
     e.computeCapability = n["compute_capability"].string();
     e.cpu = n["cpu"].string();
+    if (n.has("cpu_bf16")) e.cpuBf16 = n["cpu_bf16"].string();  // absent before 0.2
     e.threads = n["threads"].intValue();
     e.os = n["os"].string();
     return e;

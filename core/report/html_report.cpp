@@ -175,6 +175,7 @@ void environment(std::ostringstream& o, const Report& r) {
     kv(o, "Device", orDash(e.device));
     kv(o, "Compute capability", orDash(e.computeCapability));
     kv(o, "CPU", orDash(e.cpu));
+    kv(o, "bf16 on the CPU", orDash(e.cpuBf16));
     kv(o, "Threads", e.threads > 0 ? std::to_string(e.threads) : "\u2014");
     kv(o, "Operating system", orDash(e.os));
     kv(o, "Report created", orDash(r.createdAt));

@@ -39,7 +39,7 @@ CpuInfo cpuInfo() {
         std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
         std::string val = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
         if (key == "model name" && c.model.empty()) c.model = val;
-        if (key == "flags" && flags.empty()) {
+        if ((key == "flags" || key == "Features") && flags.empty()) {
             std::istringstream fs(val);
             for (std::string f; fs >> f;) flags.insert(f);
         }
@@ -49,7 +49,21 @@ CpuInfo cpuInfo() {
     c.avx512bf16 = flags.count("avx512_bf16");
     c.amxBf16 = flags.count("amx_bf16");
     c.f16c = flags.count("f16c");
+    c.armBf16 = flags.count("bf16");
     return c;
+}
+
+std::string cpuFeatureText(const CpuInfo& c) {
+    std::vector<std::string> f;
+    if (c.avx2) f.push_back("avx2");
+    f.push_back(c.avx512f ? "avx512f" : "no avx512");
+    if (c.avx512bf16) f.push_back("avx512_bf16");
+    if (c.amxBf16) f.push_back("amx_bf16");
+    if (c.armBf16) f.push_back("bf16");
+    if (!c.avx512bf16 && !c.amxBf16 && !c.armBf16) f.push_back("no bf16 instructions");
+    std::string s;
+    for (const auto& x : f) s += (s.empty() ? "" : ", ") + x;
+    return s;
 }
 
 std::vector<CudaDeviceInfo> cudaDevices() {

@@ -21,7 +21,10 @@ struct CpuInfo {
     std::string model;
     int cores = 0;
     bool avx2 = false, avx512f = false, avx512bf16 = false, amxBf16 = false, f16c = false;
+    bool armBf16 = false;  // "bf16" in an Arm CPU's Features line
 };
+// "avx2, avx512f, avx512_bf16" / "avx2, no avx512, no bf16 instructions": what a timing needs.
+std::string cpuFeatureText(const CpuInfo& c);
 
 struct EnvironmentInfo {
     std::string halfscopeVersion;

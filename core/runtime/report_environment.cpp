@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "numerics/format.h"
 #include "runtime/devices.h"
 
 namespace hs {
@@ -34,8 +35,8 @@ ReportEnvironment reportEnvironment(const std::string& deviceId) {
     r.libtorchVersion = e.torchVersion;
     r.threads = e.threads;
     r.os = osName();
-    r.cpu =
-        e.cpu.model + (e.cpu.avx512bf16 ? " (avx512_bf16)" : "") + (e.cpu.amxBf16 ? " (amx)" : "");
+    r.cpu = e.cpu.model + " (" + cpuFeatureText(e.cpu) + ")";
+    r.cpuBf16 = cpuBf16Description();
     r.device = deviceId;
     const int i = cudaIndex(deviceId);
     for (const auto& d : e.cuda)
@@ -51,7 +52,7 @@ DeviceInfo deviceInfoFor(const std::string& deviceId) {
     if (i >= 0)
         for (const auto& d : cudaDevices())
             if (d.index == i) return DeviceInfo::cuda(d.name, d.major, d.minor);
-    return DeviceInfo::cpu(cpuInfo().model);
+    return DeviceInfo::cpu(cpuInfo().model, cpuBf16Execution());
 }
 
 }  // namespace hs

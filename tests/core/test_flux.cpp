@@ -207,22 +207,33 @@ TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
         const char* plan;
         double tol;
     };
-    for (const Case& c :
-         {Case{"transformer=bf16", 5e-2}, Case{"transformer=fp16", 1e-2},
-          Case{"transformer=bf16,transformer.single_transformer_blocks.1=fp32", 5e-2}}) {
-        ProbeContext p = contextFor(c.plan);
-        auto m = loadFluxTransformer(config, weights, p);
-        auto o = runFluxTransformer(m, in, p).at("out.sample");
-        EXPECT_EQ(o.scalar_type(), torch::kFloat);
-        const double err = relErr(o, o32);
-        std::printf("  %-60s vs fp32: rel err %.3e\n", c.plan, err);
-        EXPECT_LT(err, c.tol) << c.plan;
-        EXPECT_GT(err, 0.0) << c.plan;  // the reduced format really ran
+    std::map<CpuBf16, torch::Tensor> bf16ByMode;
+    for (CpuBf16 mode : test::bf16ModesHere()) {
+        test::ScopedCpuBf16 scoped(mode);
+        for (const Case& c :
+             {Case{"transformer=bf16", 5e-2}, Case{"transformer=fp16", 1e-2},
+              Case{"transformer=bf16,transformer.single_transformer_blocks.1=fp32", 5e-2}}) {
+            ProbeContext p = contextFor(c.plan);
+            auto m = loadFluxTransformer(config, weights, p);
+            auto o = runFluxTransformer(m, in, p).at("out.sample");
+            EXPECT_EQ(o.scalar_type(), torch::kFloat);
+            const double err = relErr(o, o32);
+            std::printf("  bf16 %-8s %-60s vs fp32: rel err %.3e\n", cpuBf16Name(mode).c_str(),
+                        c.plan, err);
+            EXPECT_LT(err, c.tol) << c.plan;
+            EXPECT_GT(err, 0.0) << c.plan;  // the reduced format really ran
+            if (std::string(c.plan) == "transformer=bf16") bf16ByMode[mode] = o;
+        }
+        ProbeContext pbf = contextFor("transformer=bf16");
+        auto mbf = loadFluxTransformer(config, weights, pbf);
+        EXPECT_EQ(mbf->named_parameters()["transformer_blocks.0.attn.to_q.weight"].scalar_type(),
+                  mode == CpuBf16::Native ? torch::kBFloat16 : torch::kFloat);
     }
-    ProbeContext pbf = contextFor("transformer=bf16");
-    auto mbf = loadFluxTransformer(config, weights, pbf);
-    EXPECT_EQ(mbf->named_parameters()["transformer_blocks.0.attn.to_q.weight"].scalar_type(),
-              torch::kBFloat16);
+    if (bf16ByMode.size() == 2) {
+        const double err = relErr(bf16ByMode[CpuBf16::Native], bf16ByMode[CpuBf16::Emulated]);
+        std::printf("  bf16 native vs emulated: rel err %.3e\n", err);
+        EXPECT_LT(err, 5e-2);
+    }
 }
 
 TEST(Flux, LoadErrorsNameTheKey) {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "numerics/format.h"
+#include "test_util.h"
 
 using namespace hs;
 
@@ -68,12 +69,69 @@ TEST(Format, RoundToKeepsNonContiguousValues) {
     EXPECT_TRUE(roundTo(x, Format::FP32).is_same(x));
 }
 
-TEST(Format, ExecutionOnCpuEmulatesOnlyFp16) {
+TEST(Format, ExecutionOnCpuFollowsTheBf16Mode) {
     torch::Device cpu(torch::kCPU);
-    EXPECT_EQ(executionFor(Format::FP32, cpu), Execution::Native);
-    EXPECT_EQ(executionFor(Format::BF16, cpu), Execution::Native);
-    EXPECT_EQ(executionFor(Format::FP16, cpu), Execution::Emulated);
-    EXPECT_EQ(computeTypeOf(Format::FP16, cpu), torch::kFloat32);
-    EXPECT_EQ(computeTypeOf(Format::BF16, cpu), torch::kBFloat16);
+    EXPECT_EQ(cpuBf16Mode(), CpuBf16::Emulated);  // the default: the reference arithmetic
+    {
+        test::ScopedCpuBf16 m(CpuBf16::Emulated);
+        EXPECT_EQ(executionFor(Format::FP32, cpu), Execution::Native);
+        EXPECT_EQ(executionFor(Format::BF16, cpu), Execution::Emulated);
+        EXPECT_EQ(executionFor(Format::FP16, cpu), Execution::Emulated);
+        EXPECT_EQ(computeTypeOf(Format::FP16, cpu), torch::kFloat32);
+        EXPECT_EQ(computeTypeOf(Format::BF16, cpu), torch::kFloat32);
+        EXPECT_NE(cpuBf16Description().find("bf16 emulated"), std::string::npos);
+    }
+    {
+        test::ScopedCpuBf16 m(CpuBf16::Native);
+        EXPECT_EQ(executionFor(Format::BF16, cpu), Execution::Native);
+        EXPECT_EQ(computeTypeOf(Format::BF16, cpu), torch::kBFloat16);
+        EXPECT_EQ(executionFor(Format::FP16, cpu), Execution::Emulated);
+        EXPECT_NE(cpuBf16Description().find("bf16 native"), std::string::npos);
+    }
+    {
+        test::ScopedCpuBf16 m(CpuBf16::Auto);
+        EXPECT_EQ(executionFor(Format::BF16, cpu),
+                  cpuHasBf16Instructions() ? Execution::Native : Execution::Emulated);
+    }
     EXPECT_EQ(executionName(Execution::Emulated), "emulated");
+}
+
+TEST(Format, Bf16ModesResolveByTheCpusInstructions) {
+    EXPECT_EQ(resolveCpuBf16(CpuBf16::Emulated, true), Execution::Emulated);
+    EXPECT_EQ(resolveCpuBf16(CpuBf16::Emulated, false), Execution::Emulated);
+    EXPECT_EQ(resolveCpuBf16(CpuBf16::Native, false), Execution::Native);  // forced
+    EXPECT_EQ(resolveCpuBf16(CpuBf16::Auto, true), Execution::Native);
+    EXPECT_EQ(resolveCpuBf16(CpuBf16::Auto, false), Execution::Emulated);
+    for (auto m : {CpuBf16::Emulated, CpuBf16::Native, CpuBf16::Auto})
+        EXPECT_EQ(parseCpuBf16(cpuBf16Name(m)), m);
+    EXPECT_FALSE(parseCpuBf16("fast").has_value());
+    EXPECT_FALSE(parseCpuBf16("").has_value());
+}
+
+TEST(Format, Bf16RoundingMatchesLibTorchsCastBitForBit) {
+    // Ties to even, the carry into the exponent (past bf16's maximum -> Inf), subnormals,
+    // signed zeros, NaN; then random values at every magnitude, more than one SIMD width.
+    std::vector<float> special = {0.f,
+                                  -0.f,
+                                  1.f,
+                                  1.00390625f,  // 1 + 2^-8: a tie, stays 1
+                                  1.01171875f,  // 1 + 3 * 2^-8: a tie, rounds up to even
+                                  3.3895314e38f,
+                                  3.3961776e38f,  // past the midpoint to 2^128: Inf
+                                  -3.4e38f,
+                                  1e-40f,
+                                  -1e-45f,
+                                  std::numeric_limits<float>::infinity(),
+                                  -std::numeric_limits<float>::infinity(),
+                                  std::nanf(""),
+                                  -std::nanf("")};
+    auto s = torch::tensor(special);
+    auto r = torch::cat({s, torch::randn({100003}) * torch::exp(torch::randn({100003}) * 20)});
+    auto mine = roundTo(r, Format::BF16);
+    auto ref = r.to(torch::kBFloat16).to(torch::kFloat);
+    auto bothNaN = torch::isnan(mine) & torch::isnan(ref);
+    EXPECT_TRUE(torch::equal(mine.masked_fill(bothNaN, 0), ref.masked_fill(bothNaN, 0)));
+    EXPECT_EQ(torch::isnan(mine).sum().item<int64_t>(), torch::isnan(ref).sum().item<int64_t>());
+    EXPECT_TRUE(std::isinf(mine[6].item<float>()));
+    EXPECT_EQ(mine[4].item<float>(), 1.015625f);
 }

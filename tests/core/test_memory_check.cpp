@@ -7,6 +7,7 @@
 #include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
+#include "test_util.h"
 
 using namespace hs;
 
@@ -27,6 +28,10 @@ TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
     for (const auto& n : tr.weights.names()) elements += tr.weights.info(n).numel();
     const torch::Device cpu(torch::kCPU);
     const std::vector<ComponentWeights> parts = {{"transformer", &tr.weights}};
+    // Emulated bf16 keeps fp32 tensors too (values rounded to bf16).
+    EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=bf16"), cpu),
+              uint64_t(elements) * 4);
+    test::ScopedCpuBf16 native(CpuBf16::Native);
     EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=bf16"), cpu),
               uint64_t(elements) * 2);
     EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=fp32"), cpu),
@@ -47,8 +52,16 @@ TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
 TEST(MemoryCheck, APipelineThatDoesNotFitIsRefusedBeforeLoading) {
     const std::string demo = findDemoModel();
     const torch::Device cpu(torch::kCPU);
-    // The demo model: ~17 MB in bf16, ~34 MB in fp32; 30 MB takes one and not the other.
+    // The demo model: ~17 MB in native bf16, ~34 MB in fp32 (and in emulated bf16); 30 MB takes
+    // one and not the other.
     ScopedLimit limit("30");
+    try {
+        Pipeline::load(demo, PrecisionPlan(), cpu);
+        FAIL() << "an emulated bf16 load past the limit was accepted";
+    } catch (const PipelineError& e) {
+        EXPECT_NE(std::string(e.what()).find("--cpu-bf16 native"), std::string::npos) << e.what();
+    }
+    test::ScopedCpuBf16 native(CpuBf16::Native);
     EXPECT_NO_THROW(Pipeline::load(demo, PrecisionPlan(), cpu));
     try {
         Pipeline::load(demo, PrecisionPlan::parse("text_encoder=fp32,transformer=fp32,vae=fp32"),

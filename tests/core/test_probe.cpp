@@ -2,6 +2,7 @@
 #include <torch/torch.h>
 
 #include "numerics/probe.h"
+#include "test_util.h"
 
 using namespace hs;
 
@@ -78,13 +79,21 @@ TEST(Probe, TakeRecordsKeepsTheFirstFailureAcrossSteps) {
 }
 
 TEST(Probe, RecordsFormatAndExecutionOfEachPoint) {
-    ProbeContext p(PrecisionPlan::parse("vae=bf16,vae.decoder=fp16"), cpu(), ProbeLevel::Layer);
-    p.point("vae.encoder.conv_in", ProbeLevel::Layer, torch::ones({2}));
-    p.point("vae.decoder.conv_in", ProbeLevel::Layer, torch::ones({2}));
-    EXPECT_EQ(p.records()[0].format, Format::BF16);
-    EXPECT_EQ(p.records()[0].execution, Execution::Native);
-    EXPECT_EQ(p.records()[1].format, Format::FP16);
-    EXPECT_EQ(p.records()[1].execution, Execution::Emulated);
+    for (auto mode : {CpuBf16::Emulated, CpuBf16::Native}) {
+        test::ScopedCpuBf16 m(mode);
+        ProbeContext p(PrecisionPlan::parse("vae=bf16,vae.decoder=fp16"), cpu(),
+                       ProbeLevel::Layer);
+        auto x = torch::full({2}, 1.00390625f);  // 1 + 2^-8: bf16 rounds it to 1
+        auto y = p.point("vae.encoder.conv_in", ProbeLevel::Layer, x);
+        p.point("vae.decoder.conv_in", ProbeLevel::Layer, torch::ones({2}));
+        EXPECT_EQ(p.records()[0].format, Format::BF16);
+        EXPECT_EQ(p.records()[0].execution,
+                  mode == CpuBf16::Native ? Execution::Native : Execution::Emulated);
+        // Emulated bf16 rounds at the point; native leaves the tensor to its own dtype.
+        EXPECT_EQ(y[0].item<float>(), mode == CpuBf16::Native ? 1.00390625f : 1.f);
+        EXPECT_EQ(p.records()[1].format, Format::FP16);
+        EXPECT_EQ(p.records()[1].execution, Execution::Emulated);
+    }
 }
 
 TEST(Probe, ATensorRecordedTwiceIsReducedOnceUnlessItChanged) {

@@ -3,8 +3,36 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
+
+#include "numerics/cpu_bf16.h"
 
 namespace hs::test {
+
+// Sets the CPU's bf16 mode for a scope (the mode is process-wide, like the thread count).
+class ScopedCpuBf16 {
+public:
+    explicit ScopedCpuBf16(CpuBf16 m) : m_old(cpuBf16Mode()) { setCpuBf16Mode(m); }
+    ~ScopedCpuBf16() { setCpuBf16Mode(m_old); }
+    ScopedCpuBf16(const ScopedCpuBf16&) = delete;
+    ScopedCpuBf16& operator=(const ScopedCpuBf16&) = delete;
+
+private:
+    CpuBf16 m_old;
+};
+
+// The bf16 modes a test can compare on this CPU: emulated always, native only where the CPU has
+// bf16 instructions (without them oneDNN's bf16 is ~13x slower and accumulates in bf16).
+inline std::vector<CpuBf16> bf16ModesHere() {
+    if (cpuHasBf16Instructions()) return {CpuBf16::Emulated, CpuBf16::Native};
+    return {CpuBf16::Emulated};
+}
+
+inline const char* noBf16InstructionsReason() {
+    return "this CPU has no bf16 instructions (AVX512-BF16, AMX or Arm BF16): native bf16 is "
+           "not the fast, GPU-like mode here, so there is nothing to compare the emulated mode "
+           "with";
+}
 
 inline std::string dataPath(const std::string& rel) {
     return std::string(HALFSCOPE_TEST_DATA) + "/" + rel;

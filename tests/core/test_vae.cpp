@@ -162,21 +162,38 @@ TEST(Vae, ArbitraryConfigShapesAndBf16Agreement) {
                     {"in.x", torch::rand({3, 3, 24, 40}) * 2 - 1},
                     {"note", torch::zeros({1})}};
     ProbeContext p32 = contextFor("");
-    ProbeContext pbf = contextFor("vae=bf16");
     auto m32 = loadAutoencoderKL(config, weights, p32);
-    auto mbf = loadAutoencoderKL(config, weights, pbf);
-    EXPECT_EQ(mbf->named_parameters()["decoder.conv_in.weight"].scalar_type(), torch::kBFloat16);
     auto o32 = runAutoencoderKL(m32, in, p32);
-    auto obf = runAutoencoderKL(mbf, in, pbf);
     EXPECT_EQ(o32.at("out.decode.sample").sizes(), (std::vector<int64_t>{3, 3, 24, 40}));
     EXPECT_EQ(o32.at("out.encode.mean").sizes(), (std::vector<int64_t>{3, 16, 6, 10}));
     EXPECT_EQ(o32.at("out.encode.logvar").sizes(), (std::vector<int64_t>{3, 16, 6, 10}));
-    for (const auto& kv : o32) {
-        const double err = relErr(obf.at(kv.first), kv.second);
-        std::printf("  bf16 vs fp32 %-20s rel err %.3e\n", kv.first.c_str(), err);
-        EXPECT_LT(err, 3e-2) << kv.first;  // bf16 keeps 8 bits: ~0.4% an op, ~20 ops deep
-        EXPECT_EQ(obf.at(kv.first).scalar_type(), torch::kFloat);
+    std::map<CpuBf16, NamedTensors> byMode;
+    for (CpuBf16 mode : test::bf16ModesHere()) {
+        test::ScopedCpuBf16 scoped(mode);
+        ProbeContext pbf = contextFor("vae=bf16");
+        auto mbf = loadAutoencoderKL(config, weights, pbf);
+        const auto& w = mbf->named_parameters()["decoder.conv_in.weight"];
+        // Native holds bf16 tensors; emulated holds fp32 tensors of bf16 values.
+        EXPECT_EQ(w.scalar_type(), mode == CpuBf16::Native ? torch::kBFloat16 : torch::kFloat);
+        EXPECT_TRUE(torch::equal(w.to(torch::kFloat), roundTo(w.to(torch::kFloat), Format::BF16)));
+        auto obf = runAutoencoderKL(mbf, in, pbf);
+        for (const auto& kv : o32) {
+            const double err = relErr(obf.at(kv.first), kv.second);
+            std::printf("  bf16 %-8s vs fp32 %-20s rel err %.3e\n", cpuBf16Name(mode).c_str(),
+                        kv.first.c_str(), err);
+            EXPECT_LT(err, 3e-2) << kv.first;  // bf16 keeps 8 bits: ~0.4% an op, ~20 ops deep
+            EXPECT_GT(err, 0.0) << kv.first;   // bf16 really ran
+            EXPECT_EQ(obf.at(kv.first).scalar_type(), torch::kFloat);
+        }
+        byMode[mode] = obf;
     }
+    if (byMode.size() == 2)
+        for (const auto& kv : o32) {
+            const double err = relErr(byMode[CpuBf16::Native].at(kv.first),
+                                      byMode[CpuBf16::Emulated].at(kv.first));
+            std::printf("  bf16 native vs emulated %-20s rel err %.3e\n", kv.first.c_str(), err);
+            EXPECT_LT(err, 3e-2) << kv.first;
+        }
     // A plan that splits the model: bf16 overall, one up block in fp32.
     ProbeContext pmix = contextFor("vae=bf16,vae.decoder.up_blocks.1=fp32");
     auto mmix = loadAutoencoderKL(config, weights, pmix);

@@ -52,7 +52,12 @@ TEST(DeviceInfo, FormatRules) {
     const auto p100 = DeviceInfo::cuda("P100", 6, 0);
     EXPECT_FALSE(p100.fp16Fast());
     const auto cpu = DeviceInfo::cpu("Xeon");
-    EXPECT_TRUE(cpu.bf16Native());
+    EXPECT_FALSE(cpu.bf16Native());  // emulated unless the CPU's bf16 mode says native
+    EXPECT_TRUE(cpu.bf16Cheap());
+    EXPECT_EQ(cpu.executionOf(Format::BF16), Execution::Emulated);
+    EXPECT_TRUE(DeviceInfo::cpu("Xeon", Execution::Native).bf16Native());
+    EXPECT_EQ(DeviceInfo::cpu("Xeon", Execution::Native).executionOf(Format::BF16),
+              Execution::Native);
     EXPECT_FALSE(cpu.fp16Fast());
     EXPECT_EQ(cpu.executionOf(Format::FP16), Execution::Emulated);
     EXPECT_EQ(cpu.capabilityText(), "");
@@ -143,7 +148,11 @@ TEST(Advice, CpuSaysFp16BuysNothing) {
     in.firstFailure = findFirstFailure(run);
     const Advice a = adviseFixes(in);
     EXPECT_EQ(a.fixes[0].action, "run the transformer in bf16");
-    EXPECT_NE(a.fixes[0].cost.find("bf16 runs natively on this CPU"), std::string::npos);
+    EXPECT_NE(a.fixes[0].cost.find("bf16 is emulated on this CPU at fp32's speed"),
+              std::string::npos);
+    in.device = DeviceInfo::cpu("Xeon", Execution::Native);
+    EXPECT_NE(adviseFixes(in).fixes[0].cost.find("bf16 runs natively on this CPU"),
+              std::string::npos);
     bool note = false;
     for (const auto& n : a.notes) note |= n.find("saves memory but no time") != std::string::npos;
     EXPECT_TRUE(note);

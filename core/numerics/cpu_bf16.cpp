@@ -1,0 +1,53 @@
+#include "numerics/cpu_bf16.h"
+
+#include <atomic>
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
+namespace hs {
+
+namespace {
+std::atomic<CpuBf16> g_cpuBf16{CpuBf16::Emulated};
+}  // namespace
+
+bool cpuHasBf16Instructions() {
+#if defined(__x86_64__)
+    static const bool has =
+        __builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16");
+    return has;
+#elif defined(__aarch64__) && defined(__linux__) && defined(HWCAP2_BF16)
+    static const bool has = (getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0;
+    return has;
+#else
+    return false;
+#endif
+}
+
+void setCpuBf16Mode(CpuBf16 mode) {
+    g_cpuBf16.store(mode);
+}
+
+CpuBf16 cpuBf16Mode() {
+    return g_cpuBf16.load();
+}
+
+Execution cpuBf16Execution() {
+    return resolveCpuBf16(cpuBf16Mode(), cpuHasBf16Instructions());
+}
+
+std::string cpuBf16Description() {
+    std::string s;
+    if (cpuBf16Execution() == Execution::Emulated)
+        s = "bf16 emulated (fp32 compute, weights and every op output rounded to bf16, as a GPU "
+            "stores them)";
+    else if (cpuHasBf16Instructions())
+        s = "bf16 native (oneDNN, bf16 instructions)";
+    else
+        s = "bf16 native (oneDNN without bf16 instructions: about 13x slower than fp32, and it "
+            "accumulates in bf16 in places)";
+    return s + "; mode " + cpuBf16Name(cpuBf16Mode());
+}
+
+}  // namespace hs
