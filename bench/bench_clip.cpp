@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     WeightMap weights;
     {
         ClipTextModel init(clipTextConfigFromJson(config));
+        nn::initialiseForTraining(*init);
         for (auto& kv : stateOf(*init)) {
             const bool normWeight = kv.first.find("norm") != std::string::npos &&
                                     kv.first.find(".weight") != std::string::npos;

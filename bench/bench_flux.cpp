@@ -41,6 +41,7 @@ nlohmann::json benchConfig(int heads) {
 WeightMap randomWeights(const nlohmann::json& config) {
     torch::manual_seed(3);
     FluxTransformer m(FluxConfig::fromJson(config));
+    nn::initialiseForTraining(*m);
     WeightMap w;
     for (auto& kv : stateOf(*m)) {
         torch::Tensor t = kv.second.detach().clone();

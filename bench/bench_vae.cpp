@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
     WeightMap weights;
     {
         AutoencoderKL init(AutoencoderKLConfig::fromJson(config));
+        nn::initialiseForTraining(*init);
         for (auto& kv : stateOf(*init)) weights.emplace(kv.first, kv.second.detach().clone());
     }
     const auto z = torch::randn({1, 4, 32, 32});  // [1, 4, 32, 32] decoder-space latents

@@ -7,16 +7,19 @@
 #include "demo/dataset.h"
 #include "demo/demo_config.h"
 #include "models/flux/flux_latents.h"
+#include "numerics/cpu_bf16.h"
 
 namespace hs::demo {
 
-AutocastBf16::AutocastBf16() {
+AutocastBf16::AutocastBf16() : m_enabled(cpuHasBf16Instructions()) {
+    if (!m_enabled) return;
     at::autocast::set_cpu_enabled(true);
     at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
     at::autocast::increment_nesting();
 }
 
 AutocastBf16::~AutocastBf16() {
+    if (!m_enabled) return;
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
     at::autocast::set_cpu_enabled(false);
 }
@@ -28,6 +31,9 @@ TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& token
         ClipTextModel(clipTextConfigFromJson(textEncoderConfig(n, n - 2, n - 1, n - 1)));
     m.transformer = FluxTransformer(FluxConfig::fromJson(transformerConfig()));
     m.vae = AutoencoderKL(AutoencoderKLConfig::fromJson(vaeConfig(1.0, 0.0)));
+    nn::initialiseForTraining(*m.textEncoder);
+    nn::initialiseForTraining(*m.transformer);
+    nn::initialiseForTraining(*m.vae);
     torch::NoGradGuard g;
     // The posterior starts narrow (std e^-3 = 0.05 instead of 1): with unit noise the decoder
     // first sees noise only, and the VAE sat on a plateau for its first ~250 steps.

@@ -9,7 +9,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "numerics/format.h"
+#include "numerics/cpu_bf16.h"
+#include "runtime/parallelism.h"
 
 namespace hs {
 
@@ -53,6 +54,7 @@ int configureRuntime(int threads) {
     }
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
     at::set_num_threads(threads);
+    setConfiguredThreads(threads);
     at::globalContext().setFlushDenormal(true);
     if (const char* env = std::getenv("HALFSCOPE_CPU_BF16")) {
         const auto mode = parseCpuBf16(env);

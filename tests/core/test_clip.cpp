@@ -74,6 +74,7 @@ nlohmann::json otherConfig() {
 WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 11) {
     torch::manual_seed(seed);
     ClipTextModel m(clipTextConfigFromJson(config));
+    nn::initialiseForTraining(*m);
     WeightMap w;
     for (auto& kv : stateOf(*m)) {
         const bool norm = kv.first.find("norm") != std::string::npos;

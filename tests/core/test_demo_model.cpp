@@ -44,6 +44,7 @@ double blockAbsMax(ProbeContext& p, const std::string& prefix) {
 TEST(MassiveActivations, FluxScalingKeepsTheFunctionAndOverflowsFp16) {
     torch::manual_seed(1);
     FluxTransformer fresh(FluxConfig::fromJson(transformerConfig()));
+    nn::initialiseForTraining(*fresh);
     WeightMap w = stateOf(*fresh), scaled;
     for (auto& kv : w) scaled[kv.first] = kv.second.detach().clone();
     const auto keys = scaleFluxResidual(scaled, 4096);
@@ -79,6 +80,7 @@ TEST(MassiveActivations, FluxScalingKeepsTheFunctionAndOverflowsFp16) {
 TEST(MassiveActivations, VaeDecoderScalingKeepsTheFunctionAndOverflowsFp16) {
     torch::manual_seed(2);
     AutoencoderKL fresh(AutoencoderKLConfig::fromJson(vaeConfig(1.0, 0.0)));
+    nn::initialiseForTraining(*fresh);
     WeightMap w = stateOf(*fresh), scaled;
     for (auto& kv : w) scaled[kv.first] = kv.second.detach().clone();
     const auto keys = scaleVaeDecoderResidual(scaled, 32768);
@@ -105,9 +107,15 @@ protected:
         DemoExport e;
         e.vocab = learnBpe(vocabularyWords());
         const int n = int(e.vocab.tokens.size());
-        e.textEncoder = stateOf(*ClipTextModel(clipTextConfigFromJson(textEncoderConfig(n, n - 2, n - 1, n - 1))));
-        e.transformer = stateOf(*FluxTransformer(FluxConfig::fromJson(transformerConfig())));
-        e.vae = stateOf(*AutoencoderKL(AutoencoderKLConfig::fromJson(vaeConfig(1.0, 0.0))));
+        ClipTextModel te(clipTextConfigFromJson(textEncoderConfig(n, n - 2, n - 1, n - 1)));
+        FluxTransformer tr(FluxConfig::fromJson(transformerConfig()));
+        AutoencoderKL vae(AutoencoderKLConfig::fromJson(vaeConfig(1.0, 0.0)));
+        nn::initialiseForTraining(*te);
+        nn::initialiseForTraining(*tr);
+        nn::initialiseForTraining(*vae);
+        e.textEncoder = stateOf(*te);
+        e.transformer = stateOf(*tr);
+        e.vae = stateOf(*vae);
         e.latentRgbFactors.assign(15, 0.1);
         e.residualScaleTransformer = 65536;
         e.residualScaleVae = 32768;

@@ -54,6 +54,7 @@ nlohmann::json smallConfig() {
 WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 5) {
     torch::manual_seed(seed);
     FluxTransformer m(FluxConfig::fromJson(config));
+    nn::initialiseForTraining(*m);
     WeightMap w;
     for (auto& kv : stateOf(*m)) {
         torch::Tensor t = kv.second.detach().clone();

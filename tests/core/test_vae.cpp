@@ -49,6 +49,7 @@ nlohmann::json wideConfig() {
 WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 7) {
     torch::manual_seed(seed);
     AutoencoderKL m(AutoencoderKLConfig::fromJson(config));
+    nn::initialiseForTraining(*m);
     WeightMap w;
     for (auto& kv : stateOf(*m)) {
         torch::Tensor t = kv.second.detach().clone();

@@ -3,18 +3,11 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/parallelism.h"
+
 namespace hs {
 
 namespace {
-
-// x cast to the layer's weight dtype, then the layer.
-torch::Tensor linearIn(torch::nn::Linear& layer, const torch::Tensor& x) {
-    return layer->forward(asTypeOf(x, layer->weight));
-}
-
-torch::Tensor layerNormIn(torch::nn::LayerNorm& norm, const torch::Tensor& x) {
-    return norm->forward(asTypeOf(x, norm->weight));
-}
 
 // a + b in the dtype that the plan gives the probe point `name`.
 torch::Tensor addAs(const torch::Tensor& a, const torch::Tensor& b, const std::string& name,
@@ -28,9 +21,9 @@ torch::Tensor addAs(const torch::Tensor& a, const torch::Tensor& b, const std::s
 ClipTextEmbeddingsImpl::ClipTextEmbeddingsImpl(const ClipTextConfig& cfg, const std::string& path)
     : m_path(path), m_nToken(path + ".token_embedding"), m_nPosition(path + ".position_embedding") {
     m_tokenEmbedding =
-        register_module("token_embedding", torch::nn::Embedding(cfg.vocabSize, cfg.hiddenSize));
+        register_module("token_embedding", nn::Embedding(cfg.vocabSize, cfg.hiddenSize));
     m_positionEmbedding = register_module(
-        "position_embedding", torch::nn::Embedding(cfg.maxPositionEmbeddings, cfg.hiddenSize));
+        "position_embedding", nn::Embedding(cfg.maxPositionEmbeddings, cfg.hiddenSize));
 }
 
 torch::Tensor ClipTextEmbeddingsImpl::forward(const torch::Tensor& ids, ProbeContext& probes) {
@@ -51,10 +44,10 @@ ClipAttentionImpl::ClipAttentionImpl(const ClipTextConfig& cfg, const std::strin
       m_nV(path + ".v_proj"),
       m_nSdpa(path + ".sdpa") {
     const int64_t d = cfg.hiddenSize;
-    m_k = register_module("k_proj", torch::nn::Linear(d, d));
-    m_v = register_module("v_proj", torch::nn::Linear(d, d));
-    m_q = register_module("q_proj", torch::nn::Linear(d, d));
-    m_out = register_module("out_proj", torch::nn::Linear(d, d));
+    m_k = register_module("k_proj", nn::Linear(d, d));
+    m_v = register_module("v_proj", nn::Linear(d, d));
+    m_q = register_module("q_proj", nn::Linear(d, d));
+    m_out = register_module("out_proj", nn::Linear(d, d));
 }
 
 torch::Tensor ClipAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& causal,
@@ -63,9 +56,9 @@ torch::Tensor ClipAttentionImpl::forward(const torch::Tensor& x, const torch::Te
     auto heads = [&](const torch::Tensor& t) {
         return t.view({B, L, m_heads, m_headDim}).transpose(1, 2);  // [B, H, L, Dh]
     };
-    auto q = heads(probes.point(m_nQ, ProbeLevel::Op, linearIn(m_q, x)));
-    auto k = heads(probes.point(m_nK, ProbeLevel::Op, linearIn(m_k, x)));
-    auto v = heads(probes.point(m_nV, ProbeLevel::Op, linearIn(m_v, x)));
+    auto q = heads(probes.point(m_nQ, ProbeLevel::Op, m_q->forward(x)));
+    auto k = heads(probes.point(m_nK, ProbeLevel::Op, m_k->forward(x)));
+    auto v = heads(probes.point(m_nV, ProbeLevel::Op, m_v->forward(x)));
     // Fused scaled-dot-product attention: fp32 scores and softmax, probabilities cast to v.
     const double scale = 1.0 / std::sqrt(double(m_headDim));
     auto scores = torch::matmul(q.to(torch::kFloat32), k.to(torch::kFloat32).transpose(-2, -1));
@@ -73,21 +66,21 @@ torch::Tensor ClipAttentionImpl::forward(const torch::Tensor& x, const torch::Te
     auto probs = torch::softmax(scores, -1).to(v.scalar_type());                       // [B,H,L,L]
     auto ctx = torch::matmul(probs, v).transpose(1, 2).reshape({B, L, m_heads * m_headDim});
     ctx = probes.point(m_nSdpa, ProbeLevel::Op, ctx);                      // [B, L, D]
-    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, ctx));  // [B, L, D]
+    return probes.point(m_path, ProbeLevel::Layer, m_out->forward(ctx));  // [B, L, D]
 }
 
 ClipMlpImpl::ClipMlpImpl(const ClipTextConfig& cfg, const std::string& path)
     : m_act(cfg.hiddenAct), m_path(path), m_nFc1(path + ".fc1"), m_nAct(path + ".activation_fn") {
-    m_fc1 = register_module("fc1", torch::nn::Linear(cfg.hiddenSize, cfg.intermediateSize));
-    m_fc2 = register_module("fc2", torch::nn::Linear(cfg.intermediateSize, cfg.hiddenSize));
+    m_fc1 = register_module("fc1", nn::Linear(cfg.hiddenSize, cfg.intermediateSize));
+    m_fc2 = register_module("fc2", nn::Linear(cfg.intermediateSize, cfg.hiddenSize));
 }
 
 torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = probes.point(m_nFc1, ProbeLevel::Op, linearIn(m_fc1, x));  // [B, L, I]
+    auto h = probes.point(m_nFc1, ProbeLevel::Op, m_fc1->forward(x));  // [B, L, I]
     // transformers QuickGELUActivation: x * sigmoid(1.702 x); GELUActivation: exact erf form.
     h = m_act == ClipActivation::QuickGelu ? h * torch::sigmoid(1.702 * h) : torch::gelu(h);
     h = probes.point(m_nAct, ProbeLevel::Op, h);                         // [B, L, I]
-    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_fc2, h));  // [B, L, D]
+    return probes.point(m_path, ProbeLevel::Layer, m_fc2->forward(h));  // [B, L, D]
 }
 
 ClipEncoderLayerImpl::ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std::string& path)
@@ -96,8 +89,7 @@ ClipEncoderLayerImpl::ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std:
       m_nResidual(path + ".attn_residual"),
       m_nLn2(path + ".layer_norm2") {
     auto ln = [&] {
-        return torch::nn::LayerNorm(
-            torch::nn::LayerNormOptions({cfg.hiddenSize}).eps(cfg.layerNormEps));
+        return nn::LayerNorm(cfg.hiddenSize, cfg.layerNormEps);
     };
     m_selfAttn = register_module("self_attn", ClipAttention(cfg, path + ".self_attn"));
     m_layerNorm1 = register_module("layer_norm1", ln());
@@ -107,10 +99,10 @@ ClipEncoderLayerImpl::ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std:
 
 torch::Tensor ClipEncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& causal,
                                             ProbeContext& probes) {
-    auto h = probes.point(m_nLn1, ProbeLevel::Layer, layerNormIn(m_layerNorm1, x));  // [B, L, D]
+    auto h = probes.point(m_nLn1, ProbeLevel::Layer, m_layerNorm1->forward(x));  // [B, L, D]
     h = m_selfAttn->forward(h, causal, probes);                                      // [B, L, D]
     auto r = probes.point(m_nResidual, ProbeLevel::Op, addAs(x, h, m_nResidual, probes));
-    h = probes.point(m_nLn2, ProbeLevel::Layer, layerNormIn(m_layerNorm2, r));     // [B, L, D]
+    h = probes.point(m_nLn2, ProbeLevel::Layer, m_layerNorm2->forward(r));     // [B, L, D]
     h = m_mlp->forward(h, probes);                                                 // [B, L, D]
     return probes.point(m_path, ProbeLevel::Module, addAs(r, h, m_path, probes));  // [B, L, D]
 }
@@ -145,24 +137,23 @@ ClipTextModelImpl::ClipTextModelImpl(ClipTextConfig cfg, const std::string& comp
     m_encoder = m_textModel->register_module("encoder", ClipEncoder(m_cfg, base + ".encoder"));
     m_finalLayerNorm = m_textModel->register_module(
         "final_layer_norm",
-        torch::nn::LayerNorm(
-            torch::nn::LayerNormOptions({m_cfg.hiddenSize}).eps(m_cfg.layerNormEps)));
+        nn::LayerNorm(m_cfg.hiddenSize, m_cfg.layerNormEps));
     if (m_cfg.withProjection)
         m_textProjection = register_module(
             "text_projection",
-            torch::nn::Linear(
-                torch::nn::LinearOptions(m_cfg.hiddenSize, m_cfg.projectionDim).bias(false)));
+            nn::Linear(m_cfg.hiddenSize, m_cfg.projectionDim, /*bias=*/false));
 }
 
 ClipTextOutput ClipTextModelImpl::forward(const torch::Tensor& ids, ProbeContext& probes) {
     const int64_t B = ids.size(0), L = ids.size(1);
+    SmallWork work(B * L * m_cfg.hiddenSize * int64_t(m_cfg.intermediateSize));  // MLP fc1
     ClipTextOutput out;
     auto h = m_embeddings->forward(ids, probes);  // [B, L, D]
     out.hiddenStates.push_back(h);
     auto causal = torch::ones({L, L}, ids.options().dtype(torch::kBool)).triu(1);  // [L, L]
     h = m_encoder->forward(h, causal, probes, out.hiddenStates);                   // [B, L, D]
     out.lastHiddenState = probes.point(m_nFinalNorm, ProbeLevel::Layer,
-                                       layerNormIn(m_finalLayerNorm, h));  // [B, L, D]
+                                       m_finalLayerNorm->forward(h));  // [B, L, D]
     // CLIPTextTransformer pooling: legacy configs (eos_token_id == 2) take argmax(input_ids),
     // where CLIP's end-of-text token (the largest id) sits; others the first eos position.
     auto index = m_cfg.eosTokenId == 2
@@ -172,7 +163,7 @@ ClipTextOutput ClipTextModelImpl::forward(const torch::Tensor& ids, ProbeContext
     out.poolerOutput = out.lastHiddenState.index({rows, index});  // [B, D]
     if (m_textProjection)
         out.textEmbeds = probes.point(m_nProjection, ProbeLevel::Layer,
-                                      linearIn(m_textProjection, out.poolerOutput));  // [B, P]
+                                      m_textProjection->forward(out.poolerOutput));  // [B, P]
     return out;
 }
 

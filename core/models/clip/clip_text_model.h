@@ -35,8 +35,8 @@ public:
     torch::Tensor forward(const torch::Tensor& ids, ProbeContext& probes);
 
 private:
-    torch::nn::Embedding m_tokenEmbedding{nullptr};
-    torch::nn::Embedding m_positionEmbedding{nullptr};
+    nn::Embedding m_tokenEmbedding{nullptr};
+    nn::Embedding m_positionEmbedding{nullptr};
     std::string m_path, m_nToken, m_nPosition;
 };
 TORCH_MODULE(ClipTextEmbeddings);
@@ -50,7 +50,7 @@ public:
                           ProbeContext& probes);
 
 private:
-    torch::nn::Linear m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_out{nullptr};
+    nn::Linear m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_out{nullptr};
     int64_t m_heads, m_headDim;
     std::string m_path, m_nQ, m_nK, m_nV, m_nSdpa;
 };
@@ -63,7 +63,7 @@ public:
     torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);  // [B, L, D] -> [B, L, D]
 
 private:
-    torch::nn::Linear m_fc1{nullptr}, m_fc2{nullptr};
+    nn::Linear m_fc1{nullptr}, m_fc2{nullptr};
     ClipActivation m_act;
     std::string m_path, m_nFc1, m_nAct;
 };
@@ -78,7 +78,7 @@ public:
 
 private:
     ClipAttention m_selfAttn{nullptr};
-    torch::nn::LayerNorm m_layerNorm1{nullptr}, m_layerNorm2{nullptr};
+    nn::LayerNorm m_layerNorm1{nullptr}, m_layerNorm2{nullptr};
     ClipMlp m_mlp{nullptr};
     std::string m_path, m_nLn1, m_nResidual, m_nLn2;
 };
@@ -122,8 +122,8 @@ private:
     std::shared_ptr<torch::nn::Module> m_textModel;
     ClipTextEmbeddings m_embeddings{nullptr};
     ClipEncoder m_encoder{nullptr};
-    torch::nn::LayerNorm m_finalLayerNorm{nullptr};
-    torch::nn::Linear m_textProjection{nullptr};
+    nn::LayerNorm m_finalLayerNorm{nullptr};
+    nn::Linear m_textProjection{nullptr};
 };
 TORCH_MODULE(ClipTextModel);
 

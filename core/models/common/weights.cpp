@@ -47,7 +47,10 @@ void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std:
             const Format f = probes.formatFor(path);
             const auto ct = computeTypeOf(f, probes.device());
             v = src.to(probes.device(), ct, /*non_blocking=*/false, /*copy=*/true);
-            if (executionFor(f, probes.device()) == Execution::Emulated) v = roundTo(v, f);
+            // Emulated: fp32 storage of values the format holds (already so when stored in it).
+            if (executionFor(f, probes.device()) == Execution::Emulated &&
+                src.scalar_type() != scalarTypeOf(f))
+                v = roundTo(v, f);
         } else {
             v = src.to(probes.device(), dst.scalar_type(), false, true);
         }

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "io/safetensors.h"
+#include "models/common/layers.h"
 #include "numerics/probe.h"
 
 namespace hs {
@@ -30,10 +31,5 @@ void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std:
 
 // Checkpoint-style state of a module: every parameter and persistent buffer by key.
 WeightMap stateOf(torch::nn::Module& module);
-
-// Casts x to w's dtype when they differ (modules may hold blocks in different formats).
-inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w) {
-    return x.scalar_type() == w.scalar_type() ? x : x.to(w.scalar_type());
-}
 
 }  // namespace hs

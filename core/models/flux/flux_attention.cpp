@@ -75,35 +75,35 @@ FluxAttentionImpl::FluxAttentionImpl(int64_t dim, int heads, int headDim, bool j
     m_ropeQ = path + ".rope_q";
     m_ropeK = path + ".rope_k";
     m_sdpa = path + ".sdpa";
-    to_q = register_module("to_q", torch::nn::Linear(dim, inner));
-    to_k = register_module("to_k", torch::nn::Linear(dim, inner));
-    to_v = register_module("to_v", torch::nn::Linear(dim, inner));
+    to_q = register_module("to_q", nn::Linear(dim, inner));
+    to_k = register_module("to_k", nn::Linear(dim, inner));
+    to_v = register_module("to_v", nn::Linear(dim, inner));
     norm_q = register_module("norm_q", RMSNorm(headDim, 1e-6));
     norm_k = register_module("norm_k", RMSNorm(headDim, 1e-6));
     if (!joint) return;
     m_txt = names("add_q_proj", "add_k_proj", "add_v_proj", "norm_added_q", "norm_added_k");
     m_addOut = path + ".to_add_out";
-    add_q_proj = register_module("add_q_proj", torch::nn::Linear(dim, inner));
-    add_k_proj = register_module("add_k_proj", torch::nn::Linear(dim, inner));
-    add_v_proj = register_module("add_v_proj", torch::nn::Linear(dim, inner));
+    add_q_proj = register_module("add_q_proj", nn::Linear(dim, inner));
+    add_k_proj = register_module("add_k_proj", nn::Linear(dim, inner));
+    add_v_proj = register_module("add_v_proj", nn::Linear(dim, inner));
     norm_added_q = register_module("norm_added_q", RMSNorm(headDim, 1e-6));
     norm_added_k = register_module("norm_added_k", RMSNorm(headDim, 1e-6));
-    to_out0 = torch::nn::Linear(inner, dim);
+    to_out0 = nn::Linear(inner, dim);
     to_out = register_module("to_out", torch::nn::ModuleList());
     to_out->push_back(to_out0);  // to_out.1 is dropout: no parameters
-    to_add_out = register_module("to_add_out", torch::nn::Linear(inner, dim));
+    to_add_out = register_module("to_add_out", nn::Linear(inner, dim));
 }
 
-FluxAttentionImpl::Qkv FluxAttentionImpl::project(const torch::Tensor& x, torch::nn::Linear& lq,
-                                                  torch::nn::Linear& lk, torch::nn::Linear& lv,
+FluxAttentionImpl::Qkv FluxAttentionImpl::project(const torch::Tensor& x, nn::Linear& lq,
+                                                  nn::Linear& lk, nn::Linear& lv,
                                                   RMSNorm& nq, RMSNorm& nk, const QkvNames& n,
                                                   ProbeContext& probes) {
     const int64_t B = x.size(0), L = x.size(1);
     auto heads = [&](const torch::Tensor& t) { return t.view({B, L, m_heads, m_headDim}); };
     Qkv r;
-    r.q = heads(probes.point(n.q, ProbeLevel::Op, linearIn(lq, x)));  // [B, L, H, Dh]
-    r.k = heads(probes.point(n.k, ProbeLevel::Op, linearIn(lk, x)));
-    r.v = heads(probes.point(n.v, ProbeLevel::Op, linearIn(lv, x)));
+    r.q = heads(probes.point(n.q, ProbeLevel::Op, lq->forward(x)));  // [B, L, H, Dh]
+    r.k = heads(probes.point(n.k, ProbeLevel::Op, lk->forward(x)));
+    r.v = heads(probes.point(n.v, ProbeLevel::Op, lv->forward(x)));
     r.q = probes.point(n.nq, ProbeLevel::Op, nq->forward(r.q));  // [B, L, H, Dh]
     r.k = probes.point(n.nk, ProbeLevel::Op, nk->forward(r.k));
     return r;
@@ -136,9 +136,9 @@ FluxAttentionOut FluxAttentionImpl::forward(const torch::Tensor& x, const torch:
     o = probes.point(m_sdpa, ProbeLevel::Op, o);  // [B, L_txt + L_img, H * Dh]
     auto ctx = o.narrow(1, 0, lt);                // [B, L_txt, H * Dh]
     auto img = o.narrow(1, lt, L - lt);           // [B, L_img, H * Dh]
-    out.hidden = probes.point(m_path, ProbeLevel::Layer, linearIn(to_out0, img));  // [B, L_img, D]
+    out.hidden = probes.point(m_path, ProbeLevel::Layer, to_out0->forward(img));  // [B, L_img, D]
     out.context =
-        probes.point(m_addOut, ProbeLevel::Layer, linearIn(to_add_out, ctx));  // [B, L_txt, D]
+        probes.point(m_addOut, ProbeLevel::Layer, to_add_out->forward(ctx));  // [B, L_txt, D]
     return out;
 }
 

@@ -49,12 +49,12 @@ public:
     FluxAttentionOut forward(const torch::Tensor& x, const torch::Tensor& context,
                              const FluxRope& rope, ProbeContext& probes);
 
-    torch::nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
+    nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
     RMSNorm norm_q{nullptr}, norm_k{nullptr};
-    torch::nn::Linear add_q_proj{nullptr}, add_k_proj{nullptr}, add_v_proj{nullptr};
+    nn::Linear add_q_proj{nullptr}, add_k_proj{nullptr}, add_v_proj{nullptr};
     RMSNorm norm_added_q{nullptr}, norm_added_k{nullptr};
     torch::nn::ModuleList to_out{nullptr};
-    torch::nn::Linear to_out0{nullptr}, to_add_out{nullptr};
+    nn::Linear to_out0{nullptr}, to_add_out{nullptr};
 
 private:
     // q, k, v of one stream, each [B, L, H, Dh], q and k RMS-normalised.
@@ -64,8 +64,8 @@ private:
     struct QkvNames {
         std::string q, k, v, nq, nk;
     };
-    Qkv project(const torch::Tensor& x, torch::nn::Linear& lq, torch::nn::Linear& lk,
-                torch::nn::Linear& lv, RMSNorm& nq, RMSNorm& nk, const QkvNames& names,
+    Qkv project(const torch::Tensor& x, nn::Linear& lq, nn::Linear& lk,
+                nn::Linear& lv, RMSNorm& nq, RMSNorm& nk, const QkvNames& names,
                 ProbeContext& probes);
 
     int m_heads, m_headDim;

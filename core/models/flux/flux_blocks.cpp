@@ -78,8 +78,8 @@ FluxSingleTransformerBlockImpl::FluxSingleTransformerBlockImpl(int64_t dim, int 
       m_gated(path + ".gated") {
     const int64_t mlp = 4 * dim;  // mlp_ratio 4.0
     norm = register_module("norm", AdaLayerNormZero(dim, 3, path + ".norm"));
-    proj_mlp = register_module("proj_mlp", torch::nn::Linear(dim, mlp));
-    proj_out = register_module("proj_out", torch::nn::Linear(dim + mlp, dim));
+    proj_mlp = register_module("proj_mlp", nn::Linear(dim, mlp));
+    proj_out = register_module("proj_out", nn::Linear(dim + mlp, dim));
     attn = register_module("attn", FluxAttention(dim, heads, headDim, false, path + ".attn"));
 }
 
@@ -88,11 +88,11 @@ torch::Tensor FluxSingleTransformerBlockImpl::forward(const torch::Tensor& xIn,
                                                       const FluxRope& rope, ProbeContext& probes) {
     auto x = enterModule(probes, m_path, xIn, norm->linear->weight);  // [B, L, D]
     AdaNormOut n = norm->forward(x, temb, probes);                    // parts: shift, scale, gate
-    auto mlp = probes.point(m_projMlp, ProbeLevel::Op, linearIn(proj_mlp, n.x));  // [B, L, 4D]
+    auto mlp = probes.point(m_projMlp, ProbeLevel::Op, proj_mlp->forward(n.x));  // [B, L, 4D]
     mlp = probes.point(m_actMlp, ProbeLevel::Op, geluTanh(mlp));
     auto a = attn->forward(n.x, torch::Tensor(), rope, probes).hidden;  // [B, L, D]
     auto cat = torch::cat({asTypeOf(a, proj_out->weight), asTypeOf(mlp, proj_out->weight)}, 2);
-    auto o = probes.point(m_projOut, ProbeLevel::Layer, linearIn(proj_out, cat));  // [B, L, D]
+    auto o = probes.point(m_projOut, ProbeLevel::Layer, proj_out->forward(cat));  // [B, L, D]
     auto g = probes.point(m_gated, ProbeLevel::Op,
                           asTypeOf(n.parts[2], x).unsqueeze(1) * asTypeOf(o, x));  // [B, L, D]
     x = probes.point(m_path, ProbeLevel::Module, x + g);  // recorded before the fp16 clip

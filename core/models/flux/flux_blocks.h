@@ -60,7 +60,7 @@ public:
                           ProbeContext& probes);
 
     AdaLayerNormZero norm{nullptr};
-    torch::nn::Linear proj_mlp{nullptr}, proj_out{nullptr};
+    nn::Linear proj_mlp{nullptr}, proj_out{nullptr};
     FluxAttention attn{nullptr};
 
 private:

@@ -6,10 +6,6 @@
 
 namespace hs {
 
-torch::Tensor linearIn(const torch::nn::Linear& l, const torch::Tensor& x) {
-    return torch::linear(asTypeOf(x, l->weight), l->weight, l->bias);
-}
-
 torch::Tensor enterModule(ProbeContext& probes, const std::string& path, const torch::Tensor& x,
                           const torch::Tensor& like) {
     torch::Tensor y = asTypeOf(x, like);
@@ -77,13 +73,13 @@ AdaLayerNormZeroImpl::AdaLayerNormZeroImpl(int64_t dim, int chunks, const std::s
       m_linear(path + ".linear"),
       m_norm(path + ".norm"),
       m_mod(path, path, ProbeLevel::Layer) {
-    linear = register_module("linear", torch::nn::Linear(dim, chunks * dim));
+    linear = register_module("linear", nn::Linear(dim, chunks * dim));
 }
 
 AdaNormOut AdaLayerNormZeroImpl::forward(const torch::Tensor& x, const torch::Tensor& temb,
                                          ProbeContext& probes) {
     auto e = probes.point(m_silu, ProbeLevel::Op, torch::silu(asTypeOf(temb, linear->weight)));
-    e = probes.point(m_linear, ProbeLevel::Op, linearIn(linear, e));  // [B, chunks * D]
+    e = probes.point(m_linear, ProbeLevel::Op, linear->forward(e));  // [B, chunks * D]
     AdaNormOut out;
     out.parts = e.chunk(m_chunks, 1);  // shift, scale, gate (, shift_mlp, scale_mlp, gate_mlp)
     auto xn = probes.point(m_norm, ProbeLevel::Op, plainLayerNorm(asTypeOf(x, linear->weight)));
@@ -99,13 +95,13 @@ AdaLayerNormContinuousImpl::AdaLayerNormContinuousImpl(int64_t dim, const std::s
       m_linear(path + ".linear"),
       m_norm(path + ".norm"),
       m_mod(path, path, ProbeLevel::Layer) {
-    linear = register_module("linear", torch::nn::Linear(dim, 2 * dim));
+    linear = register_module("linear", nn::Linear(dim, 2 * dim));
 }
 
 torch::Tensor AdaLayerNormContinuousImpl::forward(const torch::Tensor& x, const torch::Tensor& temb,
                                                   ProbeContext& probes) {
     auto e = probes.point(m_silu, ProbeLevel::Op, torch::silu(asTypeOf(temb, linear->weight)));
-    e = probes.point(m_linear, ProbeLevel::Op, linearIn(linear, e));  // [B, 2D]
+    e = probes.point(m_linear, ProbeLevel::Op, linear->forward(e));  // [B, 2D]
     auto parts = e.chunk(2, 1);                                       // scale, shift
     auto xn = probes.point(m_norm, ProbeLevel::Op, plainLayerNorm(asTypeOf(x, linear->weight)));
     return modulate(probes, m_mod, xn, parts[0], parts[1]);  // [B, L, D]
@@ -114,13 +110,13 @@ torch::Tensor AdaLayerNormContinuousImpl::forward(const torch::Tensor& x, const 
 // ---- FeedForward ----
 
 GeluProjImpl::GeluProjImpl(int64_t in, int64_t out) {
-    proj = register_module("proj", torch::nn::Linear(in, out));
+    proj = register_module("proj", nn::Linear(in, out));
 }
 
 FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
     : m_path(path), m_proj(path + ".net.0.proj"), m_act(path + ".net.0") {
     m_in = GeluProj(dim, 4 * dim);
-    m_out = torch::nn::Linear(4 * dim, dim);
+    m_out = nn::Linear(4 * dim, dim);
     m_net = register_module("net", torch::nn::ModuleList());
     m_net->push_back(m_in);
     m_net->push_back(torch::nn::Dropout(0.0));  // net.1: no parameters
@@ -128,9 +124,9 @@ FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
 }
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = probes.point(m_proj, ProbeLevel::Op, linearIn(m_in->proj, x));  // [B, L, 4D]
+    auto h = probes.point(m_proj, ProbeLevel::Op, m_in->proj->forward(x));  // [B, L, 4D]
     h = probes.point(m_act, ProbeLevel::Op, geluTanh(h));                    // [B, L, 4D]
-    return probes.point(m_path, ProbeLevel::Layer, linearIn(m_out, h));      // [B, L, D]
+    return probes.point(m_path, ProbeLevel::Layer, m_out->forward(h));      // [B, L, D]
 }
 
 // ---- TimestepEmbedding / PixArtAlphaTextProjection ----
@@ -138,14 +134,14 @@ torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& pro
 MlpEmbedderImpl::MlpEmbedderImpl(int64_t in, int64_t out, const std::string& path,
                                  const std::string& actName)
     : m_l1(path + ".linear_1"), m_act(path + "." + actName), m_l2(path + ".linear_2") {
-    linear_1 = register_module("linear_1", torch::nn::Linear(in, out));
-    linear_2 = register_module("linear_2", torch::nn::Linear(out, out));
+    linear_1 = register_module("linear_1", nn::Linear(in, out));
+    linear_2 = register_module("linear_2", nn::Linear(out, out));
 }
 
 torch::Tensor MlpEmbedderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = probes.point(m_l1, ProbeLevel::Op, linearIn(linear_1, x));  // [B, out]
+    auto h = probes.point(m_l1, ProbeLevel::Op, linear_1->forward(x));  // [B, out]
     h = probes.point(m_act, ProbeLevel::Op, torch::silu(h));
-    return probes.point(m_l2, ProbeLevel::Op, linearIn(linear_2, h));  // [B, out]
+    return probes.point(m_l2, ProbeLevel::Op, linear_2->forward(h));  // [B, out]
 }
 
 // ---- CombinedTimestep(Guidance)TextProjEmbeddings ----

@@ -12,12 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "models/common/layers.h"
 #include "numerics/probe.h"
 
 namespace hs {
-
-// Linear whose input is first cast to the weight's dtype.
-torch::Tensor linearIn(const torch::nn::Linear& l, const torch::Tensor& x);
 
 // A tensor entering a module: cast to `like`'s dtype and, where `path`'s format is emulated on
 // this device, rounded to that format (a GPU would hold it in that format).
@@ -67,7 +65,7 @@ class AdaLayerNormZeroImpl : public torch::nn::Module {
 public:
     AdaLayerNormZeroImpl(int64_t dim, int chunks, const std::string& path);
     AdaNormOut forward(const torch::Tensor& x, const torch::Tensor& temb, ProbeContext& probes);
-    torch::nn::Linear linear{nullptr};
+    nn::Linear linear{nullptr};
 
 private:
     int m_chunks;
@@ -83,7 +81,7 @@ public:
     AdaLayerNormContinuousImpl(int64_t dim, const std::string& path);
     // x [B, L, D], temb [B, D] -> [B, L, D]
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& temb, ProbeContext& probes);
-    torch::nn::Linear linear{nullptr};
+    nn::Linear linear{nullptr};
 
 private:
     std::string m_path, m_silu, m_linear, m_norm;
@@ -95,7 +93,7 @@ TORCH_MODULE(AdaLayerNormContinuous);
 class GeluProjImpl : public torch::nn::Module {
 public:
     GeluProjImpl(int64_t in, int64_t out);
-    torch::nn::Linear proj{nullptr};
+    nn::Linear proj{nullptr};
 };
 TORCH_MODULE(GeluProj);
 
@@ -109,7 +107,7 @@ public:
 private:
     torch::nn::ModuleList m_net;
     GeluProj m_in{nullptr};
-    torch::nn::Linear m_out{nullptr};
+    nn::Linear m_out{nullptr};
     std::string m_path, m_proj, m_act;
 };
 TORCH_MODULE(FeedForward);
@@ -120,7 +118,7 @@ class MlpEmbedderImpl : public torch::nn::Module {
 public:
     MlpEmbedderImpl(int64_t in, int64_t out, const std::string& path, const std::string& actName);
     torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);  // [B, in] -> [B, out]
-    torch::nn::Linear linear_1{nullptr}, linear_2{nullptr};
+    nn::Linear linear_1{nullptr}, linear_2{nullptr};
 
 private:
     std::string m_l1, m_act, m_l2;

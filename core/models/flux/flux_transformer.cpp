@@ -1,6 +1,7 @@
 #include "models/flux/flux_transformer.h"
 
 #include "models/common/family.h"
+#include "runtime/parallelism.h"
 
 namespace hs {
 
@@ -16,8 +17,8 @@ FluxTransformerImpl::FluxTransformerImpl(const FluxConfig& c, const std::string&
         "time_text_embed",
         FluxTimeTextEmbed(dim, c.pooledProjectionDim, c.guidanceEmbeds, m_timeTextEmbed));
     context_embedder =
-        register_module("context_embedder", torch::nn::Linear(c.jointAttentionDim, dim));
-    x_embedder = register_module("x_embedder", torch::nn::Linear(c.inChannels, dim));
+        register_module("context_embedder", nn::Linear(c.jointAttentionDim, dim));
+    x_embedder = register_module("x_embedder", nn::Linear(c.inChannels, dim));
     transformer_blocks = register_module("transformer_blocks", torch::nn::ModuleList());
     for (int i = 0; i < c.numLayers; ++i) {
         blocks.emplace_back(dim, c.numAttentionHeads, c.attentionHeadDim,
@@ -32,11 +33,14 @@ FluxTransformerImpl::FluxTransformerImpl(const FluxConfig& c, const std::string&
         single_transformer_blocks->push_back(singleBlocks.back());
     }
     norm_out = register_module("norm_out", AdaLayerNormContinuous(dim, component + ".norm_out"));
-    proj_out = register_module("proj_out", torch::nn::Linear(dim, c.outDim()));
+    proj_out = register_module("proj_out", nn::Linear(dim, c.outDim()));
 }
 
 torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& probes) {
     // diffusers FluxTransformer2DModel.forward
+    const int64_t tokens =
+        in.hiddenStates.size(0) * (in.hiddenStates.size(1) + in.encoderHiddenStates.size(1));
+    SmallWork work(tokens * m_config.innerDim() * 4 * m_config.innerDim());  // the MLP's first linear
     auto x = enterModule(probes, m_xEmbedder, in.hiddenStates, x_embedder->weight);
     x = probes.point(m_xEmbedder, ProbeLevel::Layer, x_embedder->forward(x));  // [B, L_img, D]
     auto temb = time_text_embed->forward(in.timestep, in.guidance, in.pooledProjections, probes);
@@ -57,7 +61,7 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
     for (auto& b : singleBlocks) s = b->forward(s, temb, rope, probes);
     x = s.narrow(1, lt, li);                                                    // [B, L_img, D]
     x = norm_out->forward(x, temb, probes);                                     // [B, L_img, D]
-    return probes.point(m_projOut, ProbeLevel::Module, linearIn(proj_out, x));  // [B, L_img, p*p*C]
+    return probes.point(m_projOut, ProbeLevel::Module, proj_out->forward(x));  // [B, L_img, p*p*C]
 }
 
 FluxTransformer loadFluxTransformer(const nlohmann::json& config, const WeightMap& weights,

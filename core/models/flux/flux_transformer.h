@@ -42,7 +42,7 @@ public:
     const FluxConfig& config() const { return m_config; }
     const std::string& component() const { return m_component; }
 
-    torch::nn::Linear x_embedder{nullptr}, context_embedder{nullptr}, proj_out{nullptr};
+    nn::Linear x_embedder{nullptr}, context_embedder{nullptr}, proj_out{nullptr};
     FluxTimeTextEmbed time_text_embed{nullptr};
     torch::nn::ModuleList transformer_blocks{nullptr}, single_transformer_blocks{nullptr};
     std::vector<FluxTransformerBlock> blocks;              // typed views of transformer_blocks

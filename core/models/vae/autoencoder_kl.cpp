@@ -1,5 +1,7 @@
 #include "models/vae/autoencoder_kl.h"
 
+#include "runtime/parallelism.h"
+
 namespace hs {
 
 namespace {
@@ -40,12 +42,12 @@ VaeEncoderImpl::VaeEncoderImpl(const AutoencoderKLConfig& cfg, const std::string
 }
 
 torch::Tensor VaeEncoderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = probes.point(m_nConvIn, ProbeLevel::Layer, vaeConv(x, m_convIn));  // [B, C0, H, W]
+    auto h = probes.point(m_nConvIn, ProbeLevel::Layer, m_convIn->forward(x));  // [B, C0, H, W]
     for (auto& b : m_blocks) h = b->forward(h, probes);  // [B, C_last, H/f, W/f]
     h = m_midBlock->forward(h, probes);                  // [B, C_last, H/f, W/f]
-    h = probes.point(m_nNormOut, ProbeLevel::Layer, vaeGroupNorm(h, m_convNormOut));
+    h = probes.point(m_nNormOut, ProbeLevel::Layer, m_convNormOut->forward(h));
     h = probes.point(m_nAct, ProbeLevel::Op, torch::silu_(h));
-    return probes.point(m_nConvOut, ProbeLevel::Module, vaeConv(h, m_convOut));  // [B, 2Cl, h, w]
+    return probes.point(m_nConvOut, ProbeLevel::Module, m_convOut->forward(h));  // [B, 2Cl, h, w]
 }
 
 // ---- Decoder ------------------------------------------------------------------------------
@@ -75,12 +77,12 @@ VaeDecoderImpl::VaeDecoderImpl(const AutoencoderKLConfig& cfg, const std::string
 }
 
 torch::Tensor VaeDecoderImpl::forward(const torch::Tensor& z, ProbeContext& probes) {
-    auto h = probes.point(m_nConvIn, ProbeLevel::Layer, vaeConv(z, m_convIn));  // [B, C_last, h, w]
+    auto h = probes.point(m_nConvIn, ProbeLevel::Layer, m_convIn->forward(z));  // [B, C_last, h, w]
     h = m_midBlock->forward(h, probes);                                         // [B, C_last, h, w]
     for (auto& b : m_blocks) h = b->forward(h, probes);                         // [B, C0, h*f, w*f]
-    h = probes.point(m_nNormOut, ProbeLevel::Layer, vaeGroupNorm(h, m_convNormOut));
+    h = probes.point(m_nNormOut, ProbeLevel::Layer, m_convNormOut->forward(h));
     h = probes.point(m_nAct, ProbeLevel::Op, torch::silu_(h));
-    return probes.point(m_nConvOut, ProbeLevel::Module, vaeConv(h, m_convOut));  // [B, 3, H, W]
+    return probes.point(m_nConvOut, ProbeLevel::Module, m_convOut->forward(h));  // [B, 3, H, W]
 }
 
 // ---- AutoencoderKL ------------------------------------------------------------------------
@@ -99,11 +101,20 @@ AutoencoderKLImpl::AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string&
         m_postQuantConv = register_module("post_quant_conv", vaeConv2dLayer(cl, cl, 1, 1, 0));
 }
 
+namespace {
+// The widest convolution's multiply-adds: 3x3, C0 -> C0 channels at full resolution.
+int64_t fullResolutionConvMacs(const AutoencoderKLConfig& c, int64_t pixels) {
+    const int64_t c0 = c.blockOutChannels.front();
+    return pixels * 9 * c0 * c0;
+}
+}  // namespace
+
 VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probes) {
+    SmallWork work(fullResolutionConvMacs(m_cfg, x.size(0) * x.size(2) * x.size(3)));
     auto moments =
         m_encoder->forward(onDeviceOf(x, m_encoder->inputWeight()), probes);  // [B, 2Cl, h, w]
     if (m_quantConv)
-        moments = probes.point(m_nQuant, ProbeLevel::Module, vaeConv(moments, m_quantConv));
+        moments = probes.point(m_nQuant, ProbeLevel::Module, m_quantConv->forward(moments));
     // diffusers DiagonalGaussianDistribution: chunk along channels, clamp logvar.
     auto halves = moments.chunk(2, 1);
     VaeMoments m;
@@ -113,9 +124,11 @@ VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probe
 }
 
 torch::Tensor AutoencoderKLImpl::decode(const torch::Tensor& z, ProbeContext& probes) {
+    const int64_t f = m_cfg.downFactor();
+    SmallWork work(fullResolutionConvMacs(m_cfg, z.size(0) * z.size(2) * f * z.size(3) * f));
     auto h = onDeviceOf(z, m_decoder->inputWeight());  // [B, Cl, h, w]
     if (m_postQuantConv)
-        h = probes.point(m_nPostQuant, ProbeLevel::Module, vaeConv(h, m_postQuantConv));
+        h = probes.point(m_nPostQuant, ProbeLevel::Module, m_postQuantConv->forward(h));
     // diffusers Decoder casts the mid block's output to the up blocks' dtype; every layer here
     // casts its own input (asTypeOf), which covers that and any finer plan.
     return m_decoder->forward(h, probes);  // [B, out_channels, H, W]

@@ -30,12 +30,12 @@ public:
     const torch::Tensor& inputWeight() const { return m_convIn->weight; }
 
 private:
-    torch::nn::Conv2d m_convIn{nullptr};
+    nn::Conv2d m_convIn{nullptr};
     torch::nn::ModuleList m_downBlocks;
     std::vector<VaeSamplingBlock> m_blocks;
     VaeMidBlock2D m_midBlock{nullptr};
-    torch::nn::GroupNorm m_convNormOut{nullptr};
-    torch::nn::Conv2d m_convOut{nullptr};
+    nn::GroupNorm m_convNormOut{nullptr};
+    nn::Conv2d m_convOut{nullptr};
     std::string m_nConvIn, m_nNormOut, m_nAct, m_nConvOut;
 };
 TORCH_MODULE(VaeEncoder);
@@ -50,12 +50,12 @@ public:
     const torch::Tensor& inputWeight() const { return m_convIn->weight; }
 
 private:
-    torch::nn::Conv2d m_convIn{nullptr};
+    nn::Conv2d m_convIn{nullptr};
     VaeMidBlock2D m_midBlock{nullptr};
     torch::nn::ModuleList m_upBlocks;
     std::vector<VaeSamplingBlock> m_blocks;
-    torch::nn::GroupNorm m_convNormOut{nullptr};
-    torch::nn::Conv2d m_convOut{nullptr};
+    nn::GroupNorm m_convNormOut{nullptr};
+    nn::Conv2d m_convOut{nullptr};
     std::string m_nConvIn, m_nNormOut, m_nAct, m_nConvOut;
 };
 TORCH_MODULE(VaeDecoder);
@@ -85,8 +85,8 @@ private:
     std::string m_component;
     VaeEncoder m_encoder{nullptr};
     VaeDecoder m_decoder{nullptr};
-    torch::nn::Conv2d m_quantConv{nullptr};      // absent when use_quant_conv is false
-    torch::nn::Conv2d m_postQuantConv{nullptr};  // absent when use_post_quant_conv is false
+    nn::Conv2d m_quantConv{nullptr};      // absent when use_quant_conv is false
+    nn::Conv2d m_postQuantConv{nullptr};  // absent when use_post_quant_conv is false
     std::string m_nQuant, m_nPostQuant;
 };
 TORCH_MODULE(AutoencoderKL);

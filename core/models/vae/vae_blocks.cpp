@@ -15,36 +15,14 @@ constexpr ProbeLevel kModule = ProbeLevel::Module;
 // 1024x1024 image (16384 latent tokens, 1 GiB of scores) does not need them all at once.
 constexpr int64_t kMaxScoreElements = int64_t(1) << 26;
 
-torch::Tensor linear(const torch::Tensor& x, torch::nn::Linear& l) {
-    return torch::linear(asTypeOf(x, l->weight), l->weight, l->bias);
-}
-
 }  // namespace
 
-torch::nn::Conv2d vaeConv2dLayer(int in, int out, int kernel, int stride, int padding) {
-    return torch::nn::Conv2d(
-        torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(true));
+nn::Conv2d vaeConv2dLayer(int in, int out, int kernel, int stride, int padding) {
+    return nn::Conv2d(in, out, kernel, stride, padding);
 }
 
-torch::nn::GroupNorm vaeGroupNormLayer(int groups, int channels) {
-    return torch::nn::GroupNorm(torch::nn::GroupNormOptions(groups, channels).eps(1e-6));
-}
-
-torch::Tensor vaeConv(const torch::Tensor& x, torch::nn::Conv2d& conv) {
-    return conv->forward(asTypeOf(x, conv->weight));
-}
-
-torch::Tensor vaeGroupNorm(const torch::Tensor& x, torch::nn::GroupNorm& norm) {
-    const auto& w = norm->weight;
-    const auto& b = norm->bias;
-    const auto& o = norm->options;
-    auto xin = asTypeOf(x, w);
-    if (xin.scalar_type() == torch::kBFloat16 && xin.device().is_cpu()) {
-        return torch::group_norm(xin.to(torch::kFloat), o.num_groups(), w.to(torch::kFloat),
-                                 b.to(torch::kFloat), o.eps())
-            .to(torch::kBFloat16);
-    }
-    return torch::group_norm(xin, o.num_groups(), w, b, o.eps());
+nn::GroupNorm vaeGroupNormLayer(int groups, int channels) {
+    return nn::GroupNorm(groups, channels, 1e-6);
 }
 
 // ---- ResnetBlock2D ------------------------------------------------------------------------
@@ -70,14 +48,14 @@ VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int 
 
 torch::Tensor VaeResnetBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, Cin, H, W]
-    auto h = probes.point(m_nNorm1, kOp, vaeGroupNorm(x, m_norm1));  // [B, Cin, H, W]
+    auto h = probes.point(m_nNorm1, kOp, m_norm1->forward(x));  // [B, Cin, H, W]
     h = probes.point(m_nAct1, kOp, torch::silu_(h));       // in place: h is this block's own tensor
-    h = probes.point(m_nConv1, kOp, vaeConv(h, m_conv1));  // [B, Cout, H, W]
-    h = probes.point(m_nNorm2, kOp, vaeGroupNorm(h, m_norm2));
+    h = probes.point(m_nConv1, kOp, m_conv1->forward(h));  // [B, Cout, H, W]
+    h = probes.point(m_nNorm2, kOp, m_norm2->forward(h));
     h = probes.point(m_nAct2, kOp, torch::silu_(h));
-    h = probes.point(m_nConv2, kOp, vaeConv(h, m_conv2));  // [B, Cout, H, W]
+    h = probes.point(m_nConv2, kOp, m_conv2->forward(h));  // [B, Cout, H, W]
     torch::Tensor shortcut = x;
-    if (m_convShortcut) shortcut = probes.point(m_nShortcut, kOp, vaeConv(x, m_convShortcut));
+    if (m_convShortcut) shortcut = probes.point(m_nShortcut, kOp, m_convShortcut->forward(x));
     // Residual add (output_scale_factor 1), in place into h, in h's format.
     return probes.point(m_name, kLayer, h.add_(asTypeOf(shortcut, h)));  // [B, Cout, H, W]
 }
@@ -94,10 +72,10 @@ VaeAttentionImpl::VaeAttentionImpl(int channels, int groups, const std::string& 
       m_nAttn(path + ".sdpa"),
       m_nOut(path + ".to_out.0") {
     m_groupNorm = register_module("group_norm", vaeGroupNormLayer(groups, channels));
-    m_toQ = register_module("to_q", torch::nn::Linear(channels, channels));
-    m_toK = register_module("to_k", torch::nn::Linear(channels, channels));
-    m_toV = register_module("to_v", torch::nn::Linear(channels, channels));
-    m_toOut0 = torch::nn::Linear(channels, channels);
+    m_toQ = register_module("to_q", nn::Linear(channels, channels));
+    m_toK = register_module("to_k", nn::Linear(channels, channels));
+    m_toV = register_module("to_v", nn::Linear(channels, channels));
+    m_toOut0 = nn::Linear(channels, channels);
     m_toOut->push_back(m_toOut0);
     register_module("to_out", m_toOut);
 }
@@ -105,11 +83,11 @@ VaeAttentionImpl::VaeAttentionImpl(int channels, int groups, const std::string& 
 torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, C, H, W]; diffusers AttnProcessor on a 4-D input: tokens are the H*W pixels.
     const int64_t B = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), L = H * W;
-    auto h = probes.point(m_nNorm, kOp, vaeGroupNorm(x, m_groupNorm));  // [B, C, H, W]
+    auto h = probes.point(m_nNorm, kOp, m_groupNorm->forward(x));  // [B, C, H, W]
     h = h.view({B, C, L}).transpose(1, 2).contiguous();                 // [B, L, C]
-    auto q = probes.point(m_nQ, kOp, linear(h, m_toQ));                 // [B, L, C]
-    auto k = probes.point(m_nK, kOp, linear(h, m_toK));                 // [B, L, C]
-    auto v = probes.point(m_nV, kOp, linear(h, m_toV));                 // [B, L, C]
+    auto q = probes.point(m_nQ, kOp, m_toQ->forward(h));                 // [B, L, C]
+    auto k = probes.point(m_nK, kOp, m_toK->forward(h));                 // [B, L, C]
+    auto v = probes.point(m_nV, kOp, m_toV->forward(h));                 // [B, L, C]
 
     // Scores and softmax are one fused op (as SDPA / flash attention run them on a GPU): they
     // stay in fp32 for half formats and get no probe point, so they are never rounded to the
@@ -129,7 +107,7 @@ torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& pr
     }
     auto o = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);  // [B, L, C]
     o = probes.point(m_nAttn, kOp, o);
-    o = probes.point(m_nOut, kOp, linear(o, m_toOut0));  // [B, L, C]
+    o = probes.point(m_nOut, kOp, m_toOut0->forward(o));  // [B, L, C]
     // Back to NCHW (a contiguous copy), then the residual add in place.
     auto out = o.transpose(1, 2).reshape({B, C, H, W});  // [B, C, H, W]
     return probes.point(m_name, kLayer, out.add_(asTypeOf(x, out)));

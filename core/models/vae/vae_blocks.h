@@ -14,22 +14,14 @@
 
 #include <string>
 
+#include "models/common/layers.h"
 #include "numerics/probe.h"
 
 namespace hs {
 
-// GroupNorm with LibTorch 1.13's CPU bf16 accuracy gap closed: the native bf16 kernel applies
-// the normalisation as x * scale + bias in bf16, so a channel group with a large mean loses up
-// to ~20 bf16 ulps (measured 0.36 absolute on outputs of magnitude 3). GPUs normalise in fp32
-// and store bf16, so bf16 CPU inputs are normalised in fp32 and cast back.
-torch::Tensor vaeGroupNorm(const torch::Tensor& x, torch::nn::GroupNorm& norm);
-
-// A conv in its weight dtype: bf16 runs on oneDNN's native CPU kernel, fp16 is emulated in fp32
-// storage (LibTorch 1.13 has no Half CPU conv).
-torch::Tensor vaeConv(const torch::Tensor& x, torch::nn::Conv2d& conv);
 // The layers as diffusers builds them (bias on; GroupNorm eps 1e-6, diffusers' resnet_eps).
-torch::nn::Conv2d vaeConv2dLayer(int in, int out, int kernel, int stride, int padding);
-torch::nn::GroupNorm vaeGroupNormLayer(int groups, int channels);
+nn::Conv2d vaeConv2dLayer(int in, int out, int kernel, int stride, int padding);
+nn::GroupNorm vaeGroupNormLayer(int groups, int channels);
 
 // diffusers ResnetBlock2D as the VAE uses it (no time embedding, eps 1e-6, output scale 1):
 // norm1 -> silu -> conv1 -> norm2 -> silu -> conv2, plus input (through a 1x1 conv_shortcut
@@ -40,11 +32,11 @@ public:
     torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);
 
 private:
-    torch::nn::GroupNorm m_norm1{nullptr};
-    torch::nn::Conv2d m_conv1{nullptr};
-    torch::nn::GroupNorm m_norm2{nullptr};
-    torch::nn::Conv2d m_conv2{nullptr};
-    torch::nn::Conv2d m_convShortcut{nullptr};  // only when inChannels != outChannels
+    nn::GroupNorm m_norm1{nullptr};
+    nn::Conv2d m_conv1{nullptr};
+    nn::GroupNorm m_norm2{nullptr};
+    nn::Conv2d m_conv2{nullptr};
+    nn::Conv2d m_convShortcut{nullptr};  // only when inChannels != outChannels
     std::string m_name, m_nNorm1, m_nAct1, m_nConv1, m_nNorm2, m_nAct2, m_nConv2, m_nShortcut;
 };
 TORCH_MODULE(VaeResnetBlock2D);
@@ -57,9 +49,9 @@ public:
     torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);
 
 private:
-    torch::nn::GroupNorm m_groupNorm{nullptr};
-    torch::nn::Linear m_toQ{nullptr}, m_toK{nullptr}, m_toV{nullptr};
-    torch::nn::Linear m_toOut0{nullptr};
+    nn::GroupNorm m_groupNorm{nullptr};
+    nn::Linear m_toQ{nullptr}, m_toK{nullptr}, m_toV{nullptr};
+    nn::Linear m_toOut0{nullptr};
     // Holds m_toOut0 as "to_out.0" (diffusers' ".1" is a parameterless dropout).
     torch::nn::ModuleList m_toOut;
     double m_scale;
@@ -74,7 +66,7 @@ public:
     torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);
 
 private:
-    torch::nn::Conv2d m_conv{nullptr};
+    nn::Conv2d m_conv{nullptr};
     std::string m_name;
 };
 TORCH_MODULE(VaeDownsample2D);
@@ -86,7 +78,7 @@ public:
     torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);
 
 private:
-    torch::nn::Conv2d m_conv{nullptr};
+    nn::Conv2d m_conv{nullptr};
     std::string m_name;
 };
 TORCH_MODULE(VaeUpsample2D);

@@ -1,0 +1,97 @@
+#pragma once
+// The weighted layers every family builds on, as LibTorch modules whose parameters carry the
+// checkpoint's key names (weight, bias) but are allocated without initial values: loading
+// overwrites every one of them, and torch::nn's random initialisation took half of the demo
+// model's load time (it would take minutes for a 12 B model). A trainer that starts from random
+// weights calls initialiseForTraining() once after building its modules.
+//
+// Each layer casts its input to its weight's dtype first (a plan may give neighbouring layers
+// different formats), so that callers never cast by hand.
+#include <torch/torch.h>
+
+namespace hs {
+inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w);
+}
+
+namespace hs::nn {
+
+// torch.nn.Linear: weight [out, in], bias [out]. x [..., in] -> [..., out]
+class LinearImpl : public torch::nn::Module {
+public:
+    LinearImpl(int64_t in, int64_t out, bool bias = true);
+    torch::Tensor forward(const torch::Tensor& x);
+    void resetParameters();
+    torch::Tensor weight, bias;
+};
+TORCH_MODULE(Linear);
+
+// torch.nn.Conv2d with square kernel, stride and zero padding: weight [out, in, k, k].
+// x [B, in, H, W] -> [B, out, H', W']
+class Conv2dImpl : public torch::nn::Module {
+public:
+    Conv2dImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride = 1, int64_t padding = 0,
+               bool bias = true);
+    torch::Tensor forward(const torch::Tensor& x);
+    void resetParameters();
+    torch::Tensor weight, bias;
+
+private:
+    int64_t m_stride, m_padding;
+};
+TORCH_MODULE(Conv2d);
+
+// torch.nn.LayerNorm over the last axis, with weight and bias. x [..., dim] -> [..., dim]
+class LayerNormImpl : public torch::nn::Module {
+public:
+    LayerNormImpl(int64_t dim, double eps);
+    torch::Tensor forward(const torch::Tensor& x);
+    void resetParameters();
+    torch::Tensor weight, bias;
+
+private:
+    double m_eps;
+};
+TORCH_MODULE(LayerNorm);
+
+// torch.nn.GroupNorm with affine parameters. x [B, C, ...] -> same. On the CPU a bf16 input is
+// normalised in fp32 and rounded back once: LibTorch 1.13's native bf16 kernel applies the
+// normalisation as x * scale + bias in bf16, so a channel group with a large mean lost up to ~20
+// bf16 ulps (0.36 absolute on outputs of magnitude 3); GPUs normalise in fp32 and store bf16.
+class GroupNormImpl : public torch::nn::Module {
+public:
+    GroupNormImpl(int64_t groups, int64_t channels, double eps);
+    torch::Tensor forward(const torch::Tensor& x);
+    void resetParameters();
+    torch::Tensor weight, bias;
+
+private:
+    int64_t m_groups;
+    double m_eps;
+};
+TORCH_MODULE(GroupNorm);
+
+// torch.nn.Embedding: weight [num, dim]. ids [...] integer -> [..., dim]
+class EmbeddingImpl : public torch::nn::Module {
+public:
+    EmbeddingImpl(int64_t num, int64_t dim);
+    torch::Tensor forward(const torch::Tensor& ids);
+    void resetParameters();
+    torch::Tensor weight;
+};
+TORCH_MODULE(Embedding);
+
+// Initialises every layer above inside `module` as torch.nn does on construction (kaiming-
+// uniform weights and fan-in-bounded biases, unit norms, normal embeddings), drawing from
+// LibTorch's default generator in module order.
+void initialiseForTraining(torch::nn::Module& module);
+
+}  // namespace hs::nn
+
+namespace hs {
+
+// Casts x to w's dtype when they differ (modules may hold blocks in different formats).
+inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w) {
+    return x.scalar_type() == w.scalar_type() ? x : x.to(w.scalar_type());
+}
+
+}  // namespace hs
