@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 #include "view_difference.h"
 
 class ImageView;

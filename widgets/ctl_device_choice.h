@@ -5,7 +5,7 @@
 #include <QCoreApplication>
 #include <QString>
 
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 
 struct DeviceChoice {
     Q_DECLARE_TR_FUNCTIONS(DeviceChoice)

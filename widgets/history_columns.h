@@ -7,7 +7,7 @@
 #include <QVariant>
 #include <QVariantList>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 class QSqlQuery;
 

@@ -5,7 +5,7 @@
 // never half a PNG.
 #include <QString>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace history {
 

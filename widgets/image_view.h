@@ -8,7 +8,7 @@
 #include <QPixmap>
 #include <QWidget>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 #include "view_format.h"
 
 class ImageView : public QWidget {

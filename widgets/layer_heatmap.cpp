@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 #include "view_format.h"
 #include "view_heatmap_grid.h"
 

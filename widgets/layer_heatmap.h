@@ -12,7 +12,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "numerics/probe_types.h"
+#include "records/probe_types.h"
 #include "view_heatmap_data.h"
 
 class QComboBox;

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 class QLabel;
 class QMimeData;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ctl_device_choice.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 class QComboBox;
 class QGridLayout;

@@ -8,7 +8,7 @@
 // and thumbnail size line up step by step (Compare).
 #include <QWidget>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 class QLabel;
 class QScrollArea;

@@ -5,7 +5,7 @@
 // keepLatents belong to other panels and are left as they are by applyTo().
 #include <QWidget>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 class QCheckBox;
 class QComboBox;

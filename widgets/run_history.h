@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 enum class RunState {
     Running,      // begun by a RunHistory of this process and not finished yet

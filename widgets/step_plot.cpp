@@ -14,7 +14,7 @@
 #include <cmath>
 #include <limits>
 
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 #include "view_format.h"
 
 namespace {

@@ -20,7 +20,7 @@
 #include <QWidget>
 #include <map>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 class QCPGraph;
 class QCPItemStraightLine;

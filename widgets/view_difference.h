@@ -5,7 +5,7 @@
 // not a value.
 #include <QString>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 struct ViewDifference {
     hs::PreviewImage image;  // empty (width 0) when the inputs cannot be compared

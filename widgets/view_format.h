@@ -5,8 +5,8 @@
 #include <QImage>
 #include <QString>
 
-#include "numerics/stats_types.h"
-#include "pipeline/run_types.h"
+#include "records/stats_types.h"
+#include "records/run_types.h"
 
 // The colours the engine paints non-finite pixels with (see pipeline.cpp previewOf): every
 // widget uses the same two, so "magenta" means NaN everywhere in the studio.

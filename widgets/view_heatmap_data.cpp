@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 #include "view_format.h"
 
 void ViewHeatmapData::add(const std::vector<hs::ProbeRecord>& records) {

@@ -11,7 +11,7 @@
 #include <QString>
 #include <vector>
 
-#include "numerics/probe_types.h"
+#include "records/probe_types.h"
 
 class ViewHeatmapData {
 public:

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 #include "view_format.h"
 
 class ViewPreviewCanvas : public QWidget {

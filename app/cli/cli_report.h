@@ -2,7 +2,7 @@
 // What the report-writing commands share: the report files beside an HTML path, exit codes.
 #include <string>
 
-#include "report/report_types.h"
+#include "records/report_types.h"
 #include "runtime/report_environment.h"
 
 namespace hs::cli {

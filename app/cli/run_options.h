@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs::cli {
 

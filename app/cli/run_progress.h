@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs::cli {
 

@@ -1,12 +1,12 @@
 #pragma once
 // The value structs that cross from the worker thread to the GUI thread in queued signals.
-// Plain records only (no tensors): see core/pipeline/run_types.h.
+// Plain records only (no tensors): see core/records/run_types.h.
 #include <QMetaType>
 #include <QString>
 #include <vector>
 
 #include "pipeline/precision_search.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 // What the worker loaded: shown by the model and precision panels.
 struct LoadedModel {

@@ -20,7 +20,7 @@
 #include "diagnosis/device_info.h"
 #include "diagnosis/first_failure.h"
 #include "diagnosis/headroom.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs {
 

@@ -7,7 +7,7 @@
 // natively (oneDNN), as the CPU's bf16 mode chose. No LibTorch.
 #include <string>
 
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 
 namespace hs {
 

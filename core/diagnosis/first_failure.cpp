@@ -7,7 +7,7 @@
 
 #include "diagnosis/blocks.h"
 #include "diagnosis/run_timeline.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs {
 

@@ -6,7 +6,7 @@
 
 #include "diagnosis/blocks.h"
 #include "diagnosis/first_failure.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs {
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "numerics/precision_plan.h"
-#include "numerics/probe_types.h"
+#include "records/probe_types.h"
 
 namespace hs {
 

@@ -3,7 +3,7 @@
 // NaN/Inf, with the numbers behind the verdict. No LibTorch (see pipeline/image_assessment.h).
 #include <string>
 
-#include "numerics/stats_types.h"
+#include "records/stats_types.h"
 
 namespace hs {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs {
 

@@ -3,7 +3,7 @@
 #include <climits>
 
 #include "diagnosis/blocks.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs {
 

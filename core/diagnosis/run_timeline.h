@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/probe_types.h"
+#include "records/probe_types.h"
 
 namespace hs {
 

@@ -5,7 +5,7 @@
 // when it is loaded (its weights are converted then). No LibTorch in this header.
 #include <string>
 
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 
 namespace hs {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "numerics/cpu_bf16.h"
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 
 namespace hs {
 

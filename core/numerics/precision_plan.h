@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 
 namespace hs {
 

@@ -14,7 +14,7 @@
 
 #include "numerics/format.h"
 #include "numerics/precision_plan.h"
-#include "numerics/probe_types.h"
+#include "records/probe_types.h"
 #include "numerics/tensor_stats.h"
 
 namespace hs {

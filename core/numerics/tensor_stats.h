@@ -2,7 +2,7 @@
 // One reduction of a tensor into a fixed record of statistics.
 #include <torch/types.h>
 
-#include "numerics/stats_types.h"
+#include "records/stats_types.h"
 
 namespace hs {
 

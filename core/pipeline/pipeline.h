@@ -13,7 +13,7 @@
 #include "models/clip/clip_text_model.h"
 #include "models/flux/flux_transformer.h"
 #include "models/vae/autoencoder_kl.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 #include "sampling/flow_match.h"
 #include "text/clip_tokenizer.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "diagnosis/bisection.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs {
 

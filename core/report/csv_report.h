@@ -12,7 +12,7 @@
 //         headroom_bits        (stage: text, step or decode; one row per probe record)
 #include <string>
 
-#include "report/report_types.h"
+#include "records/report_types.h"
 
 namespace hs {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/json_in.h"
-#include "report/report_types.h"
+#include "records/report_types.h"
 
 namespace hs {
 

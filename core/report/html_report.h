@@ -10,7 +10,7 @@
 // escaped. No LibTorch.
 #include <string>
 
-#include "report/report_types.h"
+#include "records/report_types.h"
 
 namespace hs {
 

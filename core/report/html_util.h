@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs::html {
 

@@ -3,7 +3,7 @@
 // own, e.g. to save a run as it grows. No LibTorch.
 #include <nlohmann/json.hpp>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs {
 
@@ -17,7 +17,7 @@ nlohmann::ordered_json probeToJson(const ProbeRecord& p);
 nlohmann::ordered_json previewToJson(const PreviewImage& p);
 nlohmann::ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o = {});
 
-// Throws ReportFormatError (report/report_types.h) naming the key path under `path`.
+// Throws ReportFormatError (records/report_types.h) naming the key path under `path`.
 RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path = "record");
 
 }  // namespace hs

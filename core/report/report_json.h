@@ -6,7 +6,7 @@
 #include <string>
 
 #include "report/record_json.h"
-#include "report/report_types.h"
+#include "records/report_types.h"
 
 namespace hs {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs::test {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace testrec {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "numerics/precision_plan.h"
-#include "numerics/probe_types.h"
-#include "numerics/stats_types.h"
+#include "records/probe_types.h"
+#include "records/stats_types.h"
 
 namespace hs {
 

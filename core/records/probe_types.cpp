@@ -1,4 +1,4 @@
-#include "numerics/probe_types.h"
+#include "records/probe_types.h"
 
 namespace hs {
 

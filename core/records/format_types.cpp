@@ -1,4 +1,4 @@
-#include "numerics/format_types.h"
+#include "records/format_types.h"
 
 #include <algorithm>
 #include <cctype>

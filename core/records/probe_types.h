@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "numerics/format_types.h"
-#include "numerics/stats_types.h"
+#include "records/format_types.h"
+#include "records/stats_types.h"
 
 namespace hs {
 

@@ -12,7 +12,7 @@
 #include "diagnosis/first_failure.h"
 #include "diagnosis/headroom.h"
 #include "diagnosis/latent_divergence.h"
-#include "pipeline/run_types.h"
+#include "records/run_types.h"
 
 namespace hs {
 

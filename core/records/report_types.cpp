@@ -1,4 +1,4 @@
-#include "report/report_types.h"
+#include "records/report_types.h"
 
 #include <ctime>
 
