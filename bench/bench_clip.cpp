@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
         for (int l = 0; l < 2; ++l) {
             ProbeContext probes(PrecisionPlan::parse(std::string("text_encoder=") + formats[f]),
                                 torch::kCPU, levels[l]);
-            ClipTextModel model = loadClipText(config, weights, probes);
+            ClipTextModel model = loadClipText(config, weights, probes.policy());
             ms[f][l] = timeMs(model, in, probes, runs);
             std::printf("  %s, probes %-5s: %8.1f ms\n", formats[f],
                         probeLevelName(levels[l]).c_str(), ms[f][l]);

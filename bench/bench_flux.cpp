@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
         const auto plan = PrecisionPlan::parse(std::string("transformer=") + fmt);
         ProbeContext off(plan, torch::kCPU, ProbeLevel::Off);
         ProbeContext layer(plan, torch::kCPU, ProbeLevel::Layer);
-        auto model = loadFluxTransformer(config, weights, off);
+        auto model = loadFluxTransformer(config, weights, off.policy());
         model->forward(in, off);  // warm-up (allocator, oneDNN primitives)
         model->forward(in, layer);
         layer.takeRecords();
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
         }
         const double a = median(tOff), b = median(tLayer), ca = median(cOff), cb = median(cLayer);
         std::printf("%-6s %-9s %9.1f %9.1f %6.3fx | %9.1f %9.1f %6.3fx | %7zu\n", fmt,
-                    executionName(off.executionFor("transformer")).c_str(), a, b, b / a, ca, cb,
+                    executionName(off.policy().executionFor("transformer")).c_str(), a, b, b / a, ca, cb,
                     cb / ca, records);
     }
     return 0;

@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
         ProbeContext pOff(PrecisionPlan::parse("vae=" + formats[f]), torch::kCPU, ProbeLevel::Off);
         ProbeContext pLayer(PrecisionPlan::parse("vae=" + formats[f]), torch::kCPU,
                             ProbeLevel::Layer);
-        AutoencoderKL model = loadAutoencoderKL(config, weights, pOff);
+        AutoencoderKL model = loadAutoencoderKL(config, weights, pOff.policy());
         decodeMs(model, z, pOff);  // warm-up (oneDNN primitive creation, allocator)
         std::vector<double> wOff, wLayer, cOff, cLayer;
         const size_t records = (model->decode(z, pLayer), pLayer.takeRecords().size());

@@ -40,7 +40,7 @@ private:
 struct Command {
     const char* name;
     const char* summary;
-    const char* help;  // full usage text
+    std::string help;  // full usage text
     int (*run)(const Args& args);
     std::vector<std::string> flags;  // options that take no value
 };

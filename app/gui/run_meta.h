@@ -3,6 +3,7 @@
 // Plain records only (no tensors): see core/records/run_types.h.
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 #include "pipeline/precision_search.h"
@@ -16,6 +17,10 @@ struct LoadedModel {
     int sizeMultiple = 16;  // width and height must be multiples of this
     int latentChannels = 4;
     bool isDemo = false;
+    // Empty for a fresh load; after a plan change on the loaded model, the components whose
+    // weights it converted again (the others were kept as they were).
+    bool planChange = false;
+    QStringList reloaded;
 };
 
 // Settings of a "find minimal fix" search (see pipeline/precision_search.h).

@@ -68,13 +68,21 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
     const QString device = QString::fromStdString(cfg.device);
     const QString plan = QString::fromStdString(cfg.plan.toString());
     const hs::Execution cpuBf16 = hs::cpuBf16Execution();
-    if (m_pipeline && dir == m_dir && device == m_device && plan == m_planText &&
-        cpuBf16 == m_cpuBf16)
-        return true;
+    const bool sameModel = m_pipeline && dir == m_dir && device == m_device && cpuBf16 == m_cpuBf16;
+    if (sameModel && plan == m_planText) return true;
+    LoadedModel m;
     try {
-        m_pipeline.reset();  // free the old weights before loading the new ones
-        m_pipeline = hs::Pipeline::load(cfg.modelDir, cfg.plan, torch::Device(cfg.device));
+        if (sameModel) {
+            // Only the components whose weights the new plan stores otherwise are read again.
+            m.planChange = true;
+            for (const auto& name : m_pipeline->setPlan(cfg.plan))
+                m.reloaded << QString::fromStdString(name);
+        } else {
+            m_pipeline.reset();  // free the old weights before loading the new ones
+            m_pipeline = hs::Pipeline::load(cfg.modelDir, cfg.plan, torch::Device(cfg.device));
+        }
     } catch (const std::exception& e) {
+        m_pipeline.reset();  // a failed reload may leave a component half converted
         m_dir.clear();
         error = tr("Could not load %1: %2").arg(dir, plainError(e));
         return false;
@@ -83,7 +91,6 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
     m_device = device;
     m_planText = plan;
     m_cpuBf16 = cpuBf16;
-    LoadedModel m;
     m.dir = dir;
     m.effectivePlan = QString::fromStdString(m_pipeline->effectivePlan().toString());
     m.components = m_pipeline->components();
@@ -123,7 +130,7 @@ void RunWorker::runSearch(const RunJob& job) {
     o.onStage = [&](const std::string& s) { emit stage(job.id, QString::fromStdString(s)); };
     o.onTrial = [&](const hs::BisectionTrial& t) { emit searchTrial(job.id, t); };
     try {
-        m_pipeline.reset();  // every trial loads its own plan; free the weights meanwhile
+        m_pipeline.reset();  // the search holds its own pipeline; free these weights meanwhile
         m_dir.clear();
         emit searchFinished(job.id, hs::searchPrecision(job.config, o));
     } catch (const std::exception& e) {

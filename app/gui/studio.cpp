@@ -135,9 +135,17 @@ void Studio::onLoaded(const LoadedModel& m) {
     QStringList parts;
     for (const auto& c : m.components)
         parts << QString("%1 %2 (%3)").arg(qs(c.name), qs(c.className), qs(c.storedDtype));
-    // Loaded again whenever a run needs another plan (the weights are cast at load).
-    m_v.log->info(tr("Loaded %1 for the plan %2: %3").arg(m.dir, m.effectivePlan, parts.join(", ")),
-                  "load");
+    if (!m.planChange)
+        m_v.log->info(
+            tr("Loaded %1 for the plan %2: %3").arg(m.dir, m.effectivePlan, parts.join(", ")),
+            "load");
+    else if (m.reloaded.isEmpty())
+        m_v.log->info(tr("Plan %1: every component kept its weights").arg(m.effectivePlan),
+                      "load");
+    else
+        m_v.log->info(tr("Plan %1: converted %2 again, kept the other components")
+                          .arg(m.effectivePlan, m.reloaded.join(", ")),
+                      "load");
     emit modelLoaded(m);
 }
 
@@ -179,12 +187,12 @@ void Studio::onJobStarted(const RunJob& started) {
     job.config = started.config;
     job.search = started.kind == RunJob::Kind::Search;
     if (!job.search && m_history && m_history->isOpen()) {
-        hs::PrecisionPlan effective;  // stored dtypes, then the user's rules (as the engine does)
         std::vector<hs::ComponentInfo> components;
         if (m_model) components = m_model->components;
+        std::vector<std::pair<std::string, hs::Format>> stored;
         for (const auto& c : components)
-            if (auto f = hs::parseFormat(c.storedDtype)) effective.add(c.name, *f);
-        for (const auto& r : job.config.plan.rules()) effective.add(r.pattern, r.format);
+            if (auto f = hs::parseFormat(c.storedDtype)) stored.emplace_back(c.name, *f);
+        const hs::PrecisionPlan effective = hs::effectivePlan(stored, job.config.plan);
         job.historyId = m_history->beginRun(job.config, effective.toString(), components);
         if (job.historyId < 0) m_v.log->warning(m_history->errorString(), "history");
     }

@@ -41,7 +41,7 @@ ResidualPeaks measureResidualPeaks(const DemoExport& e, const std::string& token
     torch::NoGradGuard noGrad;
     ResidualPeaks peaks;
     const torch::Device cpu(torch::kCPU);
-    ProbeContext loader(PrecisionPlan(), cpu, ProbeLevel::Off);
+    const PrecisionPolicy loader(PrecisionPlan(), cpu);
     const int n = int(e.vocab.tokens.size());
     auto text = loadClipText(textEncoderConfig(n, n - 2, n - 1, n - 1), e.textEncoder, loader);
     auto flux = loadFluxTransformer(transformerConfig(), e.transformer, loader);

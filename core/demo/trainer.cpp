@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 
 #include "demo/adamw.h"
@@ -126,260 +127,331 @@ void copyInto(torch::nn::Module& m, const WeightMap& w, const std::string& what)
     }
 }
 
+// One phase's step loop, shared by the three phases: stop and save when cancelled or out of
+// time, seed the step, one optimizer step on the loss under bf16 autocast, progress every 25
+// steps, a checkpoint every few minutes.
+struct Phase {
+    std::string name;  // in the progress lines: "vae", "transformer", "vae decoder"
+    int total = 0;
+    AdamW* opt = nullptr;
+    double lr = 0;
+    int warmup = 0;
+    uint64_t seedStride = 0;  // each step seeds seed + stride * (step + seedOffset)
+    int seedOffset = 0;
+    std::function<torch::Tensor()> loss;                     // this step's loss
+    std::function<void()> afterStep;                         // optional: the EMA update
+    std::function<std::string(const torch::Tensor&)> extra;  // optional: more progress
+};
+
+using NamedParams = std::vector<std::pair<std::string, torch::Tensor>>;
+
+// The parameter sets the three phases train.
+struct ParamSets {
+    NamedParams dit;      // text encoder + transformer ("text_encoder.", "transformer." keys)
+    NamedParams vae;      // the whole VAE
+    NamedParams decoder;  // the VAE's decoder and post_quant_conv
+};
+
+ParamSets paramSetsOf(TrainModels& m) {
+    ParamSets s;
+    for (auto& p : m.textEncoder->named_parameters(true))
+        s.dit.emplace_back("text_encoder." + p.key(), p.value());
+    for (auto& p : m.transformer->named_parameters(true))
+        s.dit.emplace_back("transformer." + p.key(), p.value());
+    for (auto& p : m.vae->named_parameters(true)) s.vae.emplace_back(p.key(), p.value());
+    for (auto& p : s.vae)
+        if (p.first.rfind("decoder.", 0) == 0 || p.first.rfind("post_quant_conv.", 0) == 0)
+            s.decoder.push_back(p);
+    return s;
+}
+
+TrainModels seededModels(const TrainOptions& o, const BpeVocabulary& vocab,
+                         const fs::path& stateDir) {
+    fs::create_directories(stateDir);
+    writeTokenizerFolder((stateDir / "tokenizer").string(), vocab, kTextLength);
+    torch::manual_seed(int64_t(o.seed));
+    return makeTrainModels(vocab, (stateDir / "tokenizer").string());
+}
+
+class Trainer {
+public:
+    explicit Trainer(const TrainOptions& o);
+    TrainResult run();
+
+private:
+    void log(const std::string& s) const {
+        if (m_o.log) m_o.log(s);
+    }
+    bool stopRequested() const {
+        return (m_o.cancel && m_o.cancel->load()) ||
+               (m_o.minutes > 0 && seconds(m_start) > m_o.minutes * 60);
+    }
+    void maybeSave(bool force, const AdamW* opt);
+    void resume();
+    // Runs `p` from the current step; false when stopped (the state is saved).
+    bool runPhase(const Phase& p);
+    void nextPhase();
+    bool trainVae();
+    bool trainTransformer();
+    bool trainDecoder();
+    void exportModel();
+
+    const TrainOptions& m_o;
+    const Clock::time_point m_start = Clock::now();
+    const fs::path m_stateDir;  // beside the output folder: the export replaces that as a whole
+    const BpeVocabulary m_vocab;
+    TrainModels m_m;
+    ParamSets m_params;
+    AdamW m_vaeOpt, m_ditOpt, m_decoderOpt;
+    WeightMap m_ema;  // of the text encoder and transformer: what gets exported
+    State m_st;
+    TrainResult m_result;
+    Clock::time_point m_lastSave = Clock::now();
+};
+
+Trainer::Trainer(const TrainOptions& o)
+    : m_o(o),
+      m_stateDir(fs::path(o.outDir + ".train-state")),
+      m_vocab(learnBpe(vocabularyWords())),
+      m_m(seededModels(o, m_vocab, m_stateDir)),
+      m_params(paramSetsOf(m_m)),
+      m_vaeOpt(m_params.vae, {}),
+      m_ditOpt(m_params.dit, {o.ditLr, 0.9, 0.99, 1e-8, 0.01, 1.0}),
+      m_decoderOpt(m_params.decoder, {o.decoderLr, 0.9, 0.99, 1e-8, 0.0, 1.0}) {
+    for (auto& p : m_params.dit) m_ema[p.first] = p.second.detach().clone();
+}
+
+void Trainer::resume() {
+    const fs::path file = m_stateDir / kStateFile;
+    if (!m_o.resume || !fs::exists(file)) return;
+    auto f = SafetensorsFile::open(file.string());
+    WeightMap all;
+    for (const auto& t : f->tensors()) all[t.name] = f->tensor(t.name).clone();
+    const auto& md = f->metadata();
+    // States saved before the recipe was recorded carry no key and are accepted as they are.
+    if (md.count("recipe") && md.at("recipe") != recipeOf(m_o))
+        throw std::runtime_error(file.string() + " was saved by another recipe (" +
+                                 md.at("recipe") +
+                                 "); resume with the same options, or remove the folder to "
+                                 "start over (this run: " +
+                                 recipeOf(m_o) + ")");
+    m_st.phase = std::stoi(md.at("phase"));
+    m_st.step = std::stoi(md.at("step"));
+    m_st.scaling = std::stod(md.at("scaling"));
+    m_st.shift = std::stod(md.at("shift"));
+    std::istringstream rs(md.at("rgb"));
+    for (std::string v; std::getline(rs, v, ',');) m_st.rgb.push_back(std::stod(v));
+    copyInto(*m_m.vae, withPrefix(all, "vae."), "vae");
+    copyInto(*m_m.textEncoder, withPrefix(all, "text_encoder."), "text_encoder");
+    copyInto(*m_m.transformer, withPrefix(all, "transformer."), "transformer");
+    const int64_t adamStep = std::stoll(md.at("adam_step"));
+    AdamW* opts[] = {&m_vaeOpt, &m_ditOpt, &m_decoderOpt};
+    if (m_st.phase <= 2 && adamStep > 0) opts[m_st.phase]->loadState(all, "adam.", adamStep);
+    if (m_st.phase >= 1)
+        for (auto& kv : m_ema) kv.second.copy_(all.at("ema." + kv.first));
+    log("resumed: phase " + std::to_string(m_st.phase) + ", step " + std::to_string(m_st.step));
+}
+
+void Trainer::maybeSave(bool force, const AdamW* opt) {
+    if (!force && seconds(m_lastSave) < m_o.checkpointMinutes * 60) return;
+    saveState(m_stateDir, recipeOf(m_o), m_st, m_m, opt, m_st.phase >= 1 ? &m_ema : nullptr);
+    m_lastSave = Clock::now();
+    log("checkpoint saved (phase " + std::to_string(m_st.phase) + ", step " +
+        std::to_string(m_st.step) + ")");
+}
+
+bool Trainer::runPhase(const Phase& p) {
+    const auto t0 = Clock::now();
+    const int firstStep = m_st.step;
+    for (; m_st.step < p.total; ++m_st.step) {
+        if (stopRequested()) {
+            maybeSave(true, p.opt);
+            return false;
+        }
+        torch::manual_seed(int64_t(m_o.seed + p.seedStride * uint64_t(m_st.step + p.seedOffset)));
+        p.opt->zeroGrad();
+        torch::Tensor loss;
+        {
+            AutocastBf16 ac;
+            loss = p.loss();
+        }
+        loss.backward();
+        p.opt->step(lrAt(p.lr, m_st.step, p.total, p.warmup));
+        if (p.afterStep) p.afterStep();
+        if (m_st.step % 25 == 0 || m_st.step + 1 == p.total) {
+            const double per = seconds(t0) / double(std::max(1, m_st.step + 1 - firstStep));
+            log(p.name + " step " + std::to_string(m_st.step + 1) + "/" +
+                std::to_string(p.total) + "  loss " + fmt(loss.item<double>()) + "  " +
+                (p.extra ? p.extra(loss) + "  " : std::string()) + fmt(per, 3) + " s/step");
+        }
+        maybeSave(false, p.opt);
+    }
+    return true;
+}
+
+void Trainer::nextPhase() {
+    ++m_st.phase;
+    m_st.step = 0;
+    maybeSave(true, nullptr);
+}
+
+// Phase 0: the VAE (L1 + edge loss + a small KL).
+bool Trainer::trainVae() {
+    m_m.vae->train();
+    torch::Tensor rec, images;
+    Phase p;
+    p.name = "vae";
+    p.total = m_o.vaeSteps;
+    p.opt = &m_vaeOpt;
+    p.lr = m_o.vaeLr;
+    p.warmup = 50;
+    p.seedStride = 7919;
+    p.loss = [&] {
+        auto batch = makeBatch(
+            (m_o.seed % 1000) * 1000000000ull + uint64_t(m_st.step) * m_o.vaeBatch, m_o.vaeBatch);
+        images = batch.images;
+        auto mom = m_m.vae->encode(images, m_m.probes);
+        auto z = mom.mean + torch::exp(0.5 * mom.logvar) * torch::randn_like(mom.mean);
+        rec = m_m.vae->decode(z, m_m.probes).to(torch::kFloat32);
+        auto kl = 0.5 * (mom.mean.pow(2) + mom.logvar.exp() - 1 - mom.logvar).mean();
+        return (rec - images).abs().mean() + 0.5 * gradLoss(rec, images) +
+               kVaeKlWeight * kl.to(torch::kFloat32);
+    };
+    p.extra = [&](const torch::Tensor&) {
+        const double mse = (rec.detach().clamp(-1, 1) - images).pow(2).mean().item<double>();
+        return "psnr " + fmt(10 * std::log10(4.0 / mse), 3) + " dB";
+    };
+    if (!runPhase(p)) return false;
+    m_m.vae->eval();
+    auto stats = latentStatistics(m_m, m_o.seed);
+    m_st.scaling = stats.scaling;
+    m_st.shift = stats.shift;
+    m_st.rgb = stats.rgbFactors;
+    log("vae done: held-out psnr " + fmt(stats.heldOutPsnr, 3) + " dB, scaling_factor " +
+        fmt(m_st.scaling) + ", shift_factor " + fmt(m_st.shift));
+    return true;
+}
+
+// Phase 1: text encoder + transformer, rectified flow, on scenes encoded once.
+bool Trainer::trainTransformer() {
+    m_m.vae->eval();
+    log("encoding " + std::to_string(m_o.encodedScenes) + " scenes to latents...");
+    const EncodedSet data =
+        encodeScenes(m_m, m_o.seed, m_o.encodedScenes, m_st.scaling, m_st.shift);
+    log("encoded in " + fmt(seconds(m_start), 3) + " s");
+    m_m.textEncoder->train();
+    m_m.transformer->train();
+    Phase p;
+    p.name = "transformer";
+    p.total = m_o.ditSteps;
+    p.opt = &m_ditOpt;
+    p.lr = m_o.ditLr;
+    p.warmup = 200;
+    p.seedStride = 104729;
+    p.seedOffset = 1;
+    p.loss = [&] { return flowMatchingLoss(m_m, data, m_o.ditBatch, m_o.captionDropout); };
+    p.afterStep = [&] {
+        torch::NoGradGuard g;
+        const double d = std::min(m_o.emaDecay, double(m_st.step + 1) / double(m_st.step + 10));
+        for (auto& q : m_params.dit) m_ema[q.first].mul_(d).add_(q.second.detach(), 1 - d);
+    };
+    return runPhase(p);
+}
+
+// Phase 2: the VAE decoder alone. After phase 0 the decoder drew large areas right but small
+// objects with a colour cast (a white disc on red decoded to (0.96, 0.97, 0.22), i.e. yellow;
+// black to dark red): in a loss averaged over all pixels an object is a few percent of it. This
+// phase weights object pixels 10x. The encoder stays frozen, so the latents the transformer
+// learned keep their meaning.
+bool Trainer::trainDecoder() {
+    m_m.vae->eval();
+    Phase p;
+    p.name = "vae decoder";
+    p.total = m_o.decoderSteps;
+    p.opt = &m_decoderOpt;
+    p.lr = m_o.decoderLr;
+    p.warmup = 20;
+    p.seedStride = 15485863;
+    p.seedOffset = 1;
+    p.loss = [&] {
+        // Seeds of their own, after every seed phase 0 drew.
+        auto batch = makeBatch((m_o.seed % 1000) * 1000000000ull + 500000000ull +
+                                   uint64_t(m_st.step) * m_o.decoderBatch,
+                               m_o.decoderBatch);
+        torch::Tensor z;
+        {
+            torch::NoGradGuard g;
+            auto mom = m_m.vae->encode(batch.images, m_m.probes);
+            z = mom.mean + torch::exp(0.5 * mom.logvar) * torch::randn_like(mom.mean);
+        }
+        auto rec = m_m.vae->decode(z, m_m.probes).to(torch::kFloat32);
+        auto w = 1 + 9 * objectMask(batch);  // [B, 1, S, S]
+        return (w * (rec - batch.images).abs()).sum() / (3 * w.sum()) +
+               0.5 * gradLoss(rec, batch.images);
+    };
+    return runPhase(p);
+}
+
+void Trainer::exportModel() {
+    m_m.vae->eval();
+    m_result.vaePsnr = latentStatistics(m_m, m_o.seed).heldOutPsnr;
+    log("vae held-out psnr " + fmt(m_result.vaePsnr, 3) + " dB");
+    DemoExport e;
+    e.vae = stateOf(*m_m.vae);
+    e.textEncoder = withPrefix(m_ema, "text_encoder.");
+    e.transformer = withPrefix(m_ema, "transformer.");
+    e.vocab = m_vocab;
+    e.scalingFactor = m_st.scaling;
+    e.shiftFactor = m_st.shift;
+    e.latentRgbFactors = m_st.rgb;
+    e.residualScaleTransformer = m_o.residualScaleTransformer;
+    e.residualScaleVae = m_o.residualScaleVae;
+    std::ostringstream summary;
+    summary << "## Training\n\n"
+            << "- seed " << m_o.seed << "; VAE " << m_o.vaeSteps << " steps at batch "
+            << m_o.vaeBatch << "; text encoder + transformer " << m_o.ditSteps
+            << " steps at batch " << m_o.ditBatch << " (EMA " << m_o.emaDecay
+            << "), caption dropout " << m_o.captionDropout << "; VAE decoder alone "
+            << m_o.decoderSteps << " steps at batch " << m_o.decoderBatch
+            << ", object pixels weighted 10x\n"
+            << "- VAE held-out PSNR " << fmt(m_result.vaePsnr, 3) << " dB\n"
+            << "- latent scaling_factor " << fmt(m_st.scaling) << ", shift_factor "
+            << fmt(m_st.shift) << "\n";
+    e.trainingSummary = summary.str();
+    exportDemoPipeline(m_o.outDir, e);
+    m_result.finished = true;
+    m_result.exportedDir = m_o.outDir;
+    log("exported the pipeline to " + m_o.outDir);
+}
+
+TrainResult Trainer::run() {
+    resume();
+    // Each phase: trained from where the state left it, then marked done in the state.
+    struct {
+        bool (Trainer::*train)();
+        int TrainResult::*done;
+        int total;
+    } phases[] = {{&Trainer::trainVae, &TrainResult::vaeStepsDone, m_o.vaeSteps},
+                  {&Trainer::trainTransformer, &TrainResult::ditStepsDone, m_o.ditSteps},
+                  {&Trainer::trainDecoder, &TrainResult::decoderStepsDone, m_o.decoderSteps}};
+    for (int i = 0; i < 3; ++i) {
+        if (m_st.phase == i) {
+            if (!(this->*phases[i].train)()) {
+                m_result.*phases[i].done = m_st.step;
+                return m_result;
+            }
+            nextPhase();
+        }
+        m_result.*phases[i].done = phases[i].total;
+    }
+    exportModel();
+    return m_result;
+}
+
 }  // namespace
 
 TrainResult trainDemo(const TrainOptions& o) {
-    auto log = [&](const std::string& s) {
-        if (o.log) o.log(s);
-    };
-    const auto start = Clock::now();
-    auto outOfTime = [&] { return o.minutes > 0 && seconds(start) > o.minutes * 60; };
-    auto cancelled = [&] { return o.cancel && o.cancel->load(); };
-
-    // Beside the output folder, not in it: the export replaces the folder as a whole.
-    const fs::path stateDir = fs::path(o.outDir + ".train-state");
-    fs::create_directories(stateDir);
-    const BpeVocabulary vocab = learnBpe(vocabularyWords());
-    writeTokenizerFolder((stateDir / "tokenizer").string(), vocab, kTextLength);
-
-    torch::manual_seed(int64_t(o.seed));
-    TrainModels m = makeTrainModels(vocab, (stateDir / "tokenizer").string());
-    State st;
-    TrainResult result;
-
-    // EMA of the text encoder and transformer: what gets exported.
-    std::vector<std::pair<std::string, torch::Tensor>> ditParams;
-    for (auto& p : m.textEncoder->named_parameters(true))
-        ditParams.emplace_back("text_encoder." + p.key(), p.value());
-    for (auto& p : m.transformer->named_parameters(true))
-        ditParams.emplace_back("transformer." + p.key(), p.value());
-    std::vector<std::pair<std::string, torch::Tensor>> vaeParams;
-    for (auto& p : m.vae->named_parameters(true)) vaeParams.emplace_back(p.key(), p.value());
-    AdamW vaeOpt(vaeParams, {});
-    AdamW ditOpt(ditParams, {o.ditLr, 0.9, 0.99, 1e-8, 0.01, 1.0});
-    std::vector<std::pair<std::string, torch::Tensor>> decoderParams;
-    for (auto& p : vaeParams)
-        if (p.first.rfind("decoder.", 0) == 0 || p.first.rfind("post_quant_conv.", 0) == 0)
-            decoderParams.push_back(p);
-    AdamW decoderOpt(decoderParams, {o.decoderLr, 0.9, 0.99, 1e-8, 0.0, 1.0});
-    WeightMap ema;
-    for (auto& p : ditParams) ema[p.first] = p.second.detach().clone();
-
-    if (o.resume && fs::exists(stateDir / kStateFile)) {
-        auto f = SafetensorsFile::open((stateDir / kStateFile).string());
-        WeightMap all;
-        for (const auto& t : f->tensors()) all[t.name] = f->tensor(t.name).clone();
-        const auto& md = f->metadata();
-        // States saved before the recipe was recorded carry no key and are accepted as they are.
-        if (md.count("recipe") && md.at("recipe") != recipeOf(o))
-            throw std::runtime_error((stateDir / kStateFile).string() +
-                                     " was saved by another recipe (" + md.at("recipe") +
-                                     "); resume with the same options, or remove the folder "
-                                     "to start over (this run: " +
-                                     recipeOf(o) + ")");
-        st.phase = std::stoi(md.at("phase"));
-        st.step = std::stoi(md.at("step"));
-        st.scaling = std::stod(md.at("scaling"));
-        st.shift = std::stod(md.at("shift"));
-        std::istringstream rs(md.at("rgb"));
-        for (std::string v; std::getline(rs, v, ',');) st.rgb.push_back(std::stod(v));
-        copyInto(*m.vae, withPrefix(all, "vae."), "vae");
-        copyInto(*m.textEncoder, withPrefix(all, "text_encoder."), "text_encoder");
-        copyInto(*m.transformer, withPrefix(all, "transformer."), "transformer");
-        const int64_t adamStep = std::stoll(md.at("adam_step"));
-        if (st.phase == 0 && adamStep > 0) vaeOpt.loadState(all, "adam.", adamStep);
-        if (st.phase == 1 && adamStep > 0) ditOpt.loadState(all, "adam.", adamStep);
-        if (st.phase == 2 && adamStep > 0) decoderOpt.loadState(all, "adam.", adamStep);
-        if (st.phase >= 1)
-            for (auto& kv : ema) kv.second.copy_(all.at("ema." + kv.first));
-        log("resumed: phase " + std::to_string(st.phase) + ", step " + std::to_string(st.step));
-    }
-    auto lastSave = Clock::now();
-    auto maybeSave = [&](bool force, const AdamW* opt) {
-        if (!force && seconds(lastSave) < o.checkpointMinutes * 60) return;
-        saveState(stateDir, recipeOf(o), st, m, opt, st.phase >= 1 ? &ema : nullptr);
-        lastSave = Clock::now();
-        log("checkpoint saved (phase " + std::to_string(st.phase) + ", step " +
-            std::to_string(st.step) + ")");
-    };
-
-    // ---- Phase 0: the VAE (L1 + edge loss + a small KL) ----
-    if (st.phase == 0) {
-        m.vae->train();
-        auto t0 = Clock::now();
-        for (; st.step < o.vaeSteps; ++st.step) {
-            if (cancelled() || outOfTime()) {
-                maybeSave(true, &vaeOpt);
-                result.vaeStepsDone = st.step;
-                return result;
-            }
-            torch::manual_seed(int64_t(o.seed + 7919 * uint64_t(st.step)));
-            auto batch = makeBatch((o.seed % 1000) * 1000000000ull + uint64_t(st.step) * o.vaeBatch,
-                                   o.vaeBatch);
-            vaeOpt.zeroGrad();
-            torch::Tensor loss, rec;
-            {
-                AutocastBf16 ac;
-                auto mom = m.vae->encode(batch.images, m.probes);
-                auto z = mom.mean + torch::exp(0.5 * mom.logvar) * torch::randn_like(mom.mean);
-                rec = m.vae->decode(z, m.probes).to(torch::kFloat32);
-                auto kl = 0.5 * (mom.mean.pow(2) + mom.logvar.exp() - 1 - mom.logvar).mean();
-                loss = (rec - batch.images).abs().mean() + 0.5 * gradLoss(rec, batch.images) +
-                       kVaeKlWeight * kl.to(torch::kFloat32);
-            }
-            loss.backward();
-            vaeOpt.step(lrAt(o.vaeLr, st.step, o.vaeSteps, 50));
-            if (st.step % 25 == 0 || st.step + 1 == o.vaeSteps) {
-                const double mse =
-                    (rec.detach().clamp(-1, 1) - batch.images).pow(2).mean().item<double>();
-                log("vae step " + std::to_string(st.step + 1) + "/" + std::to_string(o.vaeSteps) +
-                    "  loss " + fmt(loss.item<double>()) + "  psnr " +
-                    fmt(10 * std::log10(4.0 / mse), 3) + " dB  " +
-                    fmt(double(st.step + 1 - 0) > 0 ? seconds(t0) / double(std::max(1, st.step + 1))
-                                                    : 0,
-                        3) +
-                    " s/step");
-            }
-            maybeSave(false, &vaeOpt);
-        }
-        m.vae->eval();
-        auto stats = latentStatistics(m, o.seed);
-        st.scaling = stats.scaling;
-        st.shift = stats.shift;
-        st.rgb = stats.rgbFactors;
-        log("vae done: held-out psnr " + fmt(stats.heldOutPsnr, 3) + " dB, scaling_factor " +
-            fmt(st.scaling) + ", shift_factor " + fmt(st.shift));
-        st.phase = 1;
-        st.step = 0;
-        maybeSave(true, nullptr);
-    }
-    result.vaeStepsDone = o.vaeSteps;
-
-    // ---- Phase 1: text encoder + transformer, rectified flow ----
-    if (st.phase == 1) {
-        m.vae->eval();
-        log("encoding " + std::to_string(o.encodedScenes) + " scenes to latents...");
-        EncodedSet data = encodeScenes(m, o.seed, o.encodedScenes, st.scaling, st.shift);
-        log("encoded in " + fmt(seconds(start), 3) + " s");
-        m.textEncoder->train();
-        m.transformer->train();
-        auto t0 = Clock::now();
-        const int firstStep = st.step;
-        for (; st.step < o.ditSteps; ++st.step) {
-            if (cancelled() || outOfTime()) {
-                maybeSave(true, &ditOpt);
-                result.ditStepsDone = st.step;
-                return result;
-            }
-            torch::manual_seed(int64_t(o.seed + 104729 * uint64_t(st.step + 1)));
-            ditOpt.zeroGrad();
-            torch::Tensor loss;
-            {
-                AutocastBf16 ac;
-                loss = flowMatchingLoss(m, data, o.ditBatch, o.captionDropout);
-            }
-            loss.backward();
-            ditOpt.step(lrAt(o.ditLr, st.step, o.ditSteps, 200));
-            {
-                torch::NoGradGuard g;
-                const double d = std::min(o.emaDecay, double(st.step + 1) / double(st.step + 10));
-                for (auto& p : ditParams) ema[p.first].mul_(d).add_(p.second.detach(), 1 - d);
-            }
-            if (st.step % 25 == 0 || st.step + 1 == o.ditSteps) {
-                const double per = seconds(t0) / double(std::max(1, st.step + 1 - firstStep));
-                log("transformer step " + std::to_string(st.step + 1) + "/" +
-                    std::to_string(o.ditSteps) + "  loss " + fmt(loss.item<double>()) + "  " +
-                    fmt(per, 3) + " s/step  " + fmt(o.ditBatch / per, 4) + " samples/s");
-            }
-            maybeSave(false, &ditOpt);
-        }
-        st.phase = 2;
-        st.step = 0;
-        maybeSave(true, nullptr);
-    }
-    result.ditStepsDone = o.ditSteps;
-
-    // ---- Phase 2: the VAE decoder alone ----
-    // After phase 0 the decoder drew large areas right but small objects with a colour cast
-    // (a white disc on red decoded to (0.96, 0.97, 0.22), i.e. yellow; black to dark red): in a
-    // loss averaged over all pixels an object is a few percent of it. This phase weights object
-    // pixels 10x. The encoder stays frozen, so the latents the transformer learned keep
-    // their meaning.
-    if (st.phase == 2) {
-        m.vae->eval();
-        auto t0 = Clock::now();
-        const int firstStep = st.step;
-        for (; st.step < o.decoderSteps; ++st.step) {
-            if (cancelled() || outOfTime()) {
-                maybeSave(true, &decoderOpt);
-                result.decoderStepsDone = st.step;
-                return result;
-            }
-            torch::manual_seed(int64_t(o.seed + 15485863 * uint64_t(st.step + 1)));
-            // Seeds of their own, after every seed phase 0 drew.
-            auto batch = makeBatch(
-                (o.seed % 1000) * 1000000000ull + 500000000ull + uint64_t(st.step) * o.decoderBatch,
-                o.decoderBatch);
-            decoderOpt.zeroGrad();
-            torch::Tensor loss;
-            {
-                AutocastBf16 ac;
-                torch::Tensor z;
-                {
-                    torch::NoGradGuard g;
-                    auto mom = m.vae->encode(batch.images, m.probes);
-                    z = mom.mean + torch::exp(0.5 * mom.logvar) * torch::randn_like(mom.mean);
-                }
-                auto rec = m.vae->decode(z, m.probes).to(torch::kFloat32);
-                auto w = 1 + 9 * objectMask(batch);  // [B, 1, S, S]
-                loss = (w * (rec - batch.images).abs()).sum() / (3 * w.sum()) +
-                       0.5 * gradLoss(rec, batch.images);
-            }
-            loss.backward();
-            decoderOpt.step(lrAt(o.decoderLr, st.step, o.decoderSteps, 20));
-            if (st.step % 25 == 0 || st.step + 1 == o.decoderSteps) {
-                const double per = seconds(t0) / double(std::max(1, st.step + 1 - firstStep));
-                log("vae decoder step " + std::to_string(st.step + 1) + "/" +
-                    std::to_string(o.decoderSteps) + "  loss " + fmt(loss.item<double>()) + "  " +
-                    fmt(per, 3) + " s/step");
-            }
-            maybeSave(false, &decoderOpt);
-        }
-        st.phase = 3;
-        st.step = 0;
-        maybeSave(true, nullptr);
-    }
-    result.decoderStepsDone = o.decoderSteps;
-    m.vae->eval();
-    result.vaePsnr = latentStatistics(m, o.seed).heldOutPsnr;
-    log("vae held-out psnr " + fmt(result.vaePsnr, 3) + " dB");
-
-    DemoExport e;
-    e.vae = stateOf(*m.vae);
-    e.textEncoder = withPrefix(ema, "text_encoder.");
-    e.transformer = withPrefix(ema, "transformer.");
-    e.vocab = vocab;
-    e.scalingFactor = st.scaling;
-    e.shiftFactor = st.shift;
-    e.latentRgbFactors = st.rgb;
-    e.residualScaleTransformer = o.residualScaleTransformer;
-    e.residualScaleVae = o.residualScaleVae;
-    std::ostringstream summary;
-    summary << "## Training\n\n"
-            << "- seed " << o.seed << "; VAE " << o.vaeSteps << " steps at batch " << o.vaeBatch
-            << "; text encoder + transformer " << o.ditSteps << " steps at batch " << o.ditBatch
-            << " (EMA " << o.emaDecay << "), caption dropout " << o.captionDropout
-            << "; VAE decoder alone " << o.decoderSteps << " steps at batch " << o.decoderBatch
-            << ", object pixels weighted 10x\n"
-            << "- VAE held-out PSNR " << fmt(result.vaePsnr, 3) << " dB\n"
-            << "- latent scaling_factor " << fmt(st.scaling) << ", shift_factor " << fmt(st.shift)
-            << "\n";
-    e.trainingSummary = summary.str();
-    exportDemoPipeline(o.outDir, e);
-    result.finished = true;
-    result.exportedDir = o.outDir;
-    log("exported the pipeline to " + o.outDir);
-    return result;
+    return Trainer(o).run();
 }
 
 }  // namespace hs::demo

@@ -19,19 +19,24 @@ std::string fmtNumber(double v, int precision = 3) {
     return s.str();
 }
 
-std::string componentWords(const std::string& c) {
-    if (c == "vae") return "VAE";
-    if (c.rfind("text_encoder", 0) == 0) {
-        std::string t = c;
-        std::replace(t.begin(), t.end(), '_', ' ');
-        return t;
+// How a sentence names component `c`: by its role where that has a common name.
+std::string componentWords(const std::vector<ComponentInfo>& components, const std::string& c) {
+    switch (roleOf(components, c)) {
+        case Role::Vae:
+            return "VAE";
+        case Role::TextEncoder:
+            return "text encoder";
+        case Role::TextEncoder2:
+            return "text encoder 2";
+        default:
+            return c;
     }
-    return c;
 }
 
 // "transformer_blocks 0-3" -> "transformer blocks 0-3"; the component is named in front unless
 // the description already starts with it.
-std::string blockWords(const std::vector<std::string>& blocks) {
+std::string blockWords(const std::vector<ComponentInfo>& components,
+                       const std::vector<std::string>& blocks) {
     std::string d = describeBlocks(blocks);
     std::replace(d.begin(), d.end(), '_', ' ');
     std::replace(d.begin(), d.end(), '.', ' ');
@@ -54,7 +59,7 @@ std::string blockWords(const std::vector<std::string>& blocks) {
     const std::string comp = componentOf(blocks.front());
     bool one = std::all_of(blocks.begin(), blocks.end(),
                            [&](const std::string& b) { return componentOf(b) == comp; });
-    const std::string words = componentWords(comp);
+    const std::string words = componentWords(components, comp);
     if (one && d.find(words) == std::string::npos) d = words + " " + d;
     return d;
 }
@@ -105,7 +110,7 @@ public:
         x.kind = f == Format::BF16 ? "component_bf16" : "component_fp32";
         x.component = comp;
         x.format = f;
-        x.action = "run the " + componentWords(comp) + " in " + formatName(f);
+        x.action = "run the " + componentWords(m_in.components, comp) + " in " + formatName(f);
         std::ostringstream cost;
         if (f == Format::FP32) {
             x.extraWeightMB = params(comp) * 2.0 / 1e6;
@@ -144,7 +149,7 @@ public:
         }
         x.blocksKept = int(blocks.size());
         x.blocksTotal = total;
-        x.action = "keep " + blockWords(blocks) + " in " + formatName(f);
+        x.action = "keep " + blockWords(m_in.components, blocks) + " in " + formatName(f);
         std::ostringstream cost;
         cost << blocks.size() << " of " << total << " blocks";
         if (!verified) cost << " (predicted from the overflow headroom; not yet verified)";
@@ -258,7 +263,7 @@ public:
                 const int n = t->second;
                 const int trials = 1 + 2 * int(std::ceil(std::log2(double(n)))) + 2;
                 a.notes.push_back("a precision bisection over the " + std::to_string(n) + " " +
-                                  componentWords(c) +
+                                  componentWords(m_in.components, c) +
                                   " blocks finds the fewest to keep out of fp16 (about " +
                                   std::to_string(trials) + " trial runs or more)");
             }
@@ -312,7 +317,7 @@ private:
             if (!info) continue;
             const auto stored = parseFormat(info->storedDtype);
             if (stored == Format::BF16 && info->format == Format::FP16)
-                a.notes.push_back("the " + componentWords(c) +
+                a.notes.push_back("the " + componentWords(m_in.components, c) +
                                   " is stored in bf16 and ran in fp16: bf16-trained weights "
                                   "can produce activations above 65504");
         }

@@ -7,24 +7,14 @@
 
 namespace hs {
 
-namespace {
-
-bool startsWith(const std::string& s, const std::string& p) {
-    return s.compare(0, p.size(), p) == 0;
-}
-
-}  // namespace
-
 std::string denoiserComponent(const RunRecord& run) {
-    for (const auto& c : run.components)
-        if (c.name != "vae" && !startsWith(c.name, "text_encoder")) return c.name;
-    return "transformer";
+    const ComponentInfo* c = componentWithRole(run.components, Role::Denoiser);
+    return c ? c->name : std::string();
 }
 
 std::string vaeComponent(const RunRecord& run) {
-    for (const auto& c : run.components)
-        if (c.name == "vae" || c.name.find("vae") != std::string::npos) return c.name;
-    return "vae";
+    const ComponentInfo* c = componentWithRole(run.components, Role::Vae);
+    return c ? c->name : std::string();
 }
 
 std::vector<TimelineEntry> runTimeline(const RunRecord& run) {
@@ -40,12 +30,8 @@ std::vector<TimelineEntry> runTimeline(const RunRecord& run) {
         TimelineEntry e;
         e.kind = TimelineEntry::Kind::TextEmbedding;
         e.point = "text_embedding";
-        e.component = "text_encoder";
-        for (const auto& c : run.components)
-            if (startsWith(c.name, "text_encoder")) {
-                e.component = c.name;
-                break;
-            }
+        const ComponentInfo* c = componentWithRole(run.components, Role::TextEncoder);
+        e.component = c ? c->name : std::string();
         e.stats = &run.textEmbedding;
         out.push_back(e);
     };

@@ -26,8 +26,7 @@ struct TimelineEntry {
 
 std::vector<TimelineEntry> runTimeline(const RunRecord& run);
 
-// The run's denoiser component ("transformer" unless the record names another one, e.g. "unet")
-// and its VAE component ("vae").
+// The names of the run's components with the denoiser and the VAE roles ("" when it has none).
 std::string denoiserComponent(const RunRecord& run);
 std::string vaeComponent(const RunRecord& run);
 

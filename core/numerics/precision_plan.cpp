@@ -117,4 +117,12 @@ std::optional<Format> PrecisionPlan::resolve(const std::string& path) const {
     return std::nullopt;
 }
 
+PrecisionPlan effectivePlan(const std::vector<std::pair<std::string, Format>>& storedFormats,
+                            const PrecisionPlan& user) {
+    PrecisionPlan p;
+    for (const auto& [component, format] : storedFormats) p.add(component, format);
+    for (const auto& r : user.rules()) p.set(r.pattern, r.format);
+    return p;
+}
+
 }  // namespace hs

@@ -57,6 +57,12 @@ private:
     std::vector<PlanRule> m_rules;
 };
 
+// The plan a pipeline runs: one rule per component giving its stored format, then the user's
+// rules (set(): a user rule with a component's own pattern replaces its default). The engine,
+// the CLI and the studio all build it here.
+PrecisionPlan effectivePlan(const std::vector<std::pair<std::string, Format>>& storedFormats,
+                            const PrecisionPlan& user);
+
 // Glob match with '*' only; exposed for tests.
 bool globMatch(const std::string& pattern, const std::string& text);
 // True when `pattern` matches `path` or an ancestor path of it (prefix ending at a '.').

@@ -4,58 +4,38 @@
 
 namespace hs {
 
-ProbeContext::ProbeContext(PrecisionPlan plan, torch::Device device, ProbeLevel level)
-    : m_plan(std::move(plan)), m_device(device), m_level(level) {}
-
-Format ProbeContext::formatFor(const std::string& path) const {
-    return m_plan.resolve(path, Format::FP32);
+torch::Tensor ProbeContext::point(const ProbePoint& p, const torch::Tensor& x) {
+    const bool record = m_recorder.records(p.level);
+    if (!record && m_policy.plan().empty()) return x;
+    const auto& info = m_policy.info(p.name);
+    torch::Tensor y = x;
+    if (info.execution == Execution::Emulated && x.is_floating_point()) y = roundTo(x, info.format);
+    if (record && y.is_floating_point()) m_recorder.record(p, info.format, info.execution, y);
+    return y;
 }
 
-Execution ProbeContext::executionFor(const std::string& path) const {
-    return hs::executionFor(formatFor(path), m_device);
+void ProbeRecorder::record(const ProbePoint& p, Format format, Execution execution,
+                           const torch::Tensor& y) {
+    ProbeRecord r;
+    r.name = p.name;
+    r.granularity = p.level;
+    r.step = m_step;
+    r.format = format;
+    r.execution = execution;
+    if (y.device().is_cpu()) {
+        r.stats = cpuStatsOf(y);
+    } else {
+        m_pending.emplace_back(m_records.size(), statsVector(y));
+    }
+    m_records.push_back(std::move(r));
 }
 
-torch::ScalarType ProbeContext::computeTypeFor(const std::string& path) const {
-    return computeTypeOf(formatFor(path), m_device);
-}
-
-const ProbeContext::PointInfo& ProbeContext::info(const std::string& name) {
-    auto it = m_info.find(name);
-    if (it != m_info.end()) return it->second;
-    Format f = formatFor(name);
-    return m_info.emplace(name, PointInfo{f, hs::executionFor(f, m_device)}).first->second;
-}
-
-void ProbeContext::setStep(int step) {
+void ProbeRecorder::setStep(int step) {
     flush();
     m_step = step;
 }
 
-torch::Tensor ProbeContext::point(const std::string& name, ProbeLevel granularity,
-                                  const torch::Tensor& x) {
-    const bool record = m_level != ProbeLevel::Off && granularity <= m_level;
-    if (!record && m_plan.empty()) return x;
-    const PointInfo& pi = info(name);
-    torch::Tensor y = x;
-    if (pi.execution == Execution::Emulated && x.is_floating_point()) y = roundTo(x, pi.format);
-    if (record && y.is_floating_point()) {
-        ProbeRecord r;
-        r.name = name;
-        r.granularity = granularity;
-        r.step = m_step;
-        r.format = pi.format;
-        r.execution = pi.execution;
-        if (y.device().is_cpu()) {
-            r.stats = cpuStatsOf(y);
-        } else {
-            m_pending.emplace_back(m_records.size(), statsVector(y));
-        }
-        m_records.push_back(std::move(r));
-    }
-    return y;
-}
-
-const TensorStats& ProbeContext::cpuStatsOf(const torch::Tensor& y) {
+const TensorStats& ProbeRecorder::cpuStatsOf(const torch::Tensor& y) {
     // Same memory, same layout, not written to since (the version counter): same statistics.
     // Inference-mode tensors have no version counter, so they are always reduced.
     if (y.is_inference()) {
@@ -73,7 +53,7 @@ const TensorStats& ProbeContext::cpuStatsOf(const torch::Tensor& y) {
     return m_last.stats;
 }
 
-void ProbeContext::flush() {
+void ProbeRecorder::flush() {
     if (!m_pending.empty()) {
         std::vector<torch::Tensor> vs;
         vs.reserve(m_pending.size());
@@ -104,12 +84,12 @@ void ProbeContext::flush() {
     }
 }
 
-const std::vector<ProbeRecord>& ProbeContext::records() {
+const std::vector<ProbeRecord>& ProbeRecorder::records() {
     flush();
     return m_records;
 }
 
-std::vector<ProbeRecord> ProbeContext::takeRecords() {
+std::vector<ProbeRecord> ProbeRecorder::takeRecords() {
     flush();
     std::vector<ProbeRecord> out;
     out.swap(m_records);
@@ -119,7 +99,7 @@ std::vector<ProbeRecord> ProbeContext::takeRecords() {
     return out;
 }
 
-const std::optional<FirstNonFinite>& ProbeContext::firstNonFinite() {
+const std::optional<FirstNonFinite>& ProbeRecorder::firstNonFinite() {
     flush();
     return m_first;
 }

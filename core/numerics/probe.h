@@ -1,62 +1,56 @@
 #pragma once
-// Probe points: model code passes intermediate results through named points
-//   x = probes.point("transformer.transformer_blocks.3.ff", ProbeLevel::Layer, x);
-// A point (a) applies the storage rounding of its format when that format is emulated on the
-// device (fp16 on CPU: every op output rounded to fp16, as a GPU stores it), and (b) records
-// statistics when the point's granularity is within the chosen level. The context remembers the
-// first recorded point, in call order, that held a non-finite value.
+// Probe points: model code declares each point once, with its name and granularity,
+//   ProbePoint m_ff{path + ".ff", ProbeLevel::Layer};
+// and passes intermediate results through it:
+//   x = probes.point(m_ff, x);
+// A point (a) stores the tensor as its format would (PrecisionPolicy::store: rounded where the
+// format is emulated), and (b) records statistics when its granularity is within the chosen
+// level (ProbeRecorder). The recorder remembers the first recorded point, in call order, that
+// held a non-finite value.
 #include <torch/types.h>
 
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
-#include "numerics/format.h"
-#include "numerics/precision_plan.h"
-#include "records/probe_types.h"
+#include "numerics/precision_policy.h"
 #include "numerics/tensor_stats.h"
+#include "records/probe_types.h"
 
 namespace hs {
 
-class ProbeContext {
+struct ProbePoint {
+    std::string name;  // the module path the point belongs to, e.g. "vae.decoder.conv_in"
+    ProbeLevel level = ProbeLevel::Op;
+    ProbePoint() = default;
+    ProbePoint(std::string n, ProbeLevel l) : name(std::move(n)), level(l) {}
+};
+
+// Statistics of the points a run passes through, one reduction each, copied off the device in
+// one transfer per step.
+class ProbeRecorder {
 public:
-    ProbeContext(PrecisionPlan plan, torch::Device device, ProbeLevel level);
+    explicit ProbeRecorder(ProbeLevel level) : m_level(level) {}
 
-    torch::Tensor point(const std::string& name, ProbeLevel granularity, const torch::Tensor& x);
-
-    // Format that the plan gives `path` (fp32 when no rule matches).
-    Format formatFor(const std::string& path) const;
-    Execution executionFor(const std::string& path) const;
-    // dtype that weights and activations of `path` use on this device.
-    torch::ScalarType computeTypeFor(const std::string& path) const;
-
-    const PrecisionPlan& plan() const { return m_plan; }
-    const torch::Device& device() const { return m_device; }
     ProbeLevel level() const { return m_level; }
-    void setLevel(ProbeLevel l) { m_level = l; }
+    bool records(ProbeLevel granularity) const {
+        return m_level != ProbeLevel::Off && granularity <= m_level;
+    }
+    void record(const ProbePoint& p, Format format, Execution execution, const torch::Tensor& y);
+
     void setStep(int step);
     int step() const { return m_step; }
-
     // Statistics gathered so far (pending device reductions are copied in one transfer first).
     const std::vector<ProbeRecord>& records();
-    // Moves the records out, leaving the context empty but keeping the first non-finite point.
+    // Moves the records out, leaving the recorder empty but keeping the first non-finite point.
     std::vector<ProbeRecord> takeRecords();
     const std::optional<FirstNonFinite>& firstNonFinite();
 
 private:
-    struct PointInfo {
-        Format format;
-        Execution execution;
-    };
-    const PointInfo& info(const std::string& name);
     void flush();
 
-    PrecisionPlan m_plan;
-    torch::Device m_device;
     ProbeLevel m_level;
     int m_step = -1;
-    std::unordered_map<std::string, PointInfo> m_info;
     std::vector<ProbeRecord> m_records;
     std::vector<std::pair<size_t, torch::Tensor>> m_pending;  // record index, packed stats
     std::optional<ProbeRecord> m_lastTaken;  // last record moved out by takeRecords()
@@ -74,6 +68,35 @@ private:
     };
     LastStats m_last;
     const TensorStats& cpuStatsOf(const torch::Tensor& y);
+};
+
+// What a forward receives: the precision policy it runs under and the recorder of its points.
+class ProbeContext {
+public:
+    ProbeContext(PrecisionPolicy policy, ProbeLevel level)
+        : m_policy(std::move(policy)), m_recorder(level) {}
+    ProbeContext(PrecisionPlan plan, torch::Device device, ProbeLevel level)
+        : ProbeContext(PrecisionPolicy(std::move(plan), device), level) {}
+
+    torch::Tensor point(const ProbePoint& p, const torch::Tensor& x);
+    // A tensor entering module `path` whose weights are `like` (PrecisionPolicy::enter).
+    torch::Tensor enter(const std::string& path, const torch::Tensor& x,
+                        const torch::Tensor& like) const {
+        return m_policy.enter(path, x, like);
+    }
+
+    const PrecisionPolicy& policy() const { return m_policy; }
+    ProbeRecorder& recorder() { return m_recorder; }
+    const torch::Device& device() const { return m_policy.device(); }
+    ProbeLevel level() const { return m_recorder.level(); }
+    void setStep(int step) { m_recorder.setStep(step); }
+    const std::vector<ProbeRecord>& records() { return m_recorder.records(); }
+    std::vector<ProbeRecord> takeRecords() { return m_recorder.takeRecords(); }
+    const std::optional<FirstNonFinite>& firstNonFinite() { return m_recorder.firstNonFinite(); }
+
+private:
+    PrecisionPolicy m_policy;
+    ProbeRecorder m_recorder;
 };
 
 }  // namespace hs

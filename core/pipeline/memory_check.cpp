@@ -6,15 +6,12 @@
 
 #include "io/safetensors.h"
 #include "numerics/format.h"
-#include "pipeline/pipeline.h"
+#include "pipeline/pipeline_error.h"
 
 namespace hs {
 namespace {
 
-uint64_t bytesPerElement(Format f, const c10::Device& device) {
-    if (f == Format::FP32) return 4;
-    return executionFor(f, torch::Device(device)) == Execution::Native ? 2 : 4;
-}
+
 
 // Decimal units, as the limit variable and file managers use them.
 std::string human(uint64_t bytes) {
@@ -29,14 +26,14 @@ std::string human(uint64_t bytes) {
 
 }  // namespace
 
-uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const PrecisionPlan& plan,
-                     const c10::Device& device) {
+uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const PrecisionPolicy& policy) {
     uint64_t total = 0;
     for (const auto& part : parts)
         for (const auto& name : part.weights->names()) {
             const auto& info = part.weights->info(name);
-            const Format f = plan.resolve(part.name + "." + name, Format::FP32);
-            total += uint64_t(info.numel()) * bytesPerElement(f, device);
+            const Format f = policy.plan().resolve(part.name + "." + name, Format::FP32);
+            const bool twoBytes = f != Format::FP32 && policy.executionOf(f) == Execution::Native;
+            total += uint64_t(info.numel()) * (twoBytes ? 2 : 4);
         }
     return total;
 }
@@ -59,21 +56,22 @@ std::optional<uint64_t> memoryBudget(const c10::Device& device) {
 }
 
 void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>& parts,
-                     const PrecisionPlan& plan, const c10::Device& device) {
+                     const PrecisionPolicy& policy) {
+    const auto& device = policy.device();
     const auto budget = memoryBudget(device);
     if (!budget) return;
-    const uint64_t need = weightBytes(parts, plan, device);
+    const uint64_t need = weightBytes(parts, policy);
     if (need + need / 4 <= *budget) return;
     std::ostringstream msg;
     msg << dir << ": the weights need " << human(need) << " in this plan (";
     for (size_t i = 0; i < parts.size(); ++i)
         msg << (i ? ", " : "") << parts[i].name << " "
-            << human(weightBytes({parts[i]}, plan, device));
+            << human(weightBytes({parts[i]}, policy));
     msg << "), plus room for activations, but only " << human(*budget)
         << (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") ? " is allowed (HALFSCOPE_MEMORY_LIMIT_MB)"
                                                      : " of memory is available")
         << (!device.is_cpu() ? ". Run the large components in bf16 or fp16, or free memory."
-            : cpuBf16Execution() == Execution::Native
+            : policy.bf16Execution() == Execution::Native
                 ? ". Run the large components in bf16 (fp16 is emulated in fp32 tensors on the "
                   "CPU, so it saves nothing), or free memory."
                 : ". On the CPU fp16 and bf16 are emulated in fp32 tensors, so neither saves "

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/precision_plan.h"
+#include "numerics/precision_policy.h"
 
 namespace hs {
 
@@ -20,10 +20,9 @@ struct ComponentWeights {
     const TensorSet* weights = nullptr;
 };
 
-// Bytes the weights take once loaded: per tensor, its elements times the size of the format the
-// plan gives "<component>.<tensor name>" (fp16 emulated on CPU is held in fp32: 4 bytes).
-uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const PrecisionPlan& plan,
-                     const c10::Device& device);
+// Bytes the weights take once loaded: per tensor, its elements times the size of the dtype the
+// policy gives "<component>.<tensor name>" (emulated formats are held in fp32: 4 bytes).
+uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const PrecisionPolicy& policy);
 
 // Memory a load may use: $HALFSCOPE_MEMORY_LIMIT_MB (decimal megabytes) when set, a cap the
 // user chooses; else MemAvailable from /proc/meminfo for the CPU; nullopt when unknown (other
@@ -33,6 +32,6 @@ std::optional<uint64_t> memoryBudget(const c10::Device& device);
 // Throws PipelineError naming the need per component and the budget when the weights plus a
 // quarter for activations exceed the budget.
 void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>& parts,
-                     const PrecisionPlan& plan, const c10::Device& device);
+                     const PrecisionPolicy& policy);
 
 }  // namespace hs

@@ -4,10 +4,8 @@
 #include <cmath>
 
 #include "io/image_tensor.h"
-#include "models/flux/flux_latents.h"
 #include "pipeline/image_assessment.h"
 #include "pipeline/memory_check.h"
-#include "sampling/flow_match_sampler.h"
 
 namespace hs {
 
@@ -15,35 +13,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Format storedFormatOf(const TensorSet& set, std::string& dtypeName) {
-    std::map<StDType, int64_t> n;
-    for (const auto& name : set.names()) n[set.info(name).dtype] += set.info(name).numel();
-    StDType best = StDType::F32;
-    int64_t most = -1;
-    for (const auto& kv : n) {
-        const bool floating = kv.first == StDType::F32 || kv.first == StDType::F16 ||
-                              kv.first == StDType::BF16 || kv.first == StDType::F64;
-        if (floating && kv.second > most) best = kv.first, most = kv.second;
-    }
-    dtypeName = stDTypeName(best);
-    if (best == StDType::F16) return Format::FP16;
-    if (best == StDType::BF16) return Format::BF16;
-    return Format::FP32;
-}
-
-const PipelineComponent& need(const PipelineFolder& p, const std::string& name) {
-    const PipelineComponent* c = p.find(name);
-    if (!c)
-        throw PipelineError(p.dir + "/model_index.json: no '" + name +
-                            "' component; this pipeline type needs text_encoder, tokenizer, "
-                            "transformer, vae and scheduler");
-    return *c;
-}
-
-int64_t parameterCount(torch::nn::Module& m) {
-    int64_t n = 0;
-    for (const auto& p : m.parameters()) n += p.numel();
-    return n;
+double secondsSince(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
 // PreviewImage from an image tensor [3, H, W] in [-1, 1]: NaN pixels magenta, Inf cyan.
@@ -76,10 +47,28 @@ PreviewImage previewOf(const torch::Tensor& img, int step, bool full) {
     return p;
 }
 
+// The image as a pipeline saves it: 8-bit, NaN -> 0 (black).
+PreviewImage savedImageOf(const torch::Tensor& img, const PreviewImage& shown) {
+    Image saved = imageFromTensor(img, PixelRange::MinusOneToOne, false);
+    PreviewImage p;
+    p.width = saved.width;
+    p.height = saved.height;
+    p.rgb = std::move(saved.pixels);
+    p.nonFinite = shown.nonFinite;
+    return p;
+}
+
 // [1, C, h, w] -> C*h*w floats, row-major.
 std::vector<float> valuesOf(const torch::Tensor& latents) {
     auto t = latents.detach().to(torch::kCPU, torch::kFloat32).contiguous();
     return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+}
+
+std::string slotList(const std::vector<ComponentSlot>& slots) {
+    std::string s;
+    for (size_t i = 0; i < slots.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == slots.size() ? " and " : ", ") + slots[i].name;
+    return s;
 }
 
 }  // namespace
@@ -89,82 +78,113 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
     std::unique_ptr<Pipeline> p(new Pipeline());
     p->m_dir = dir;
     p->m_device = device;
-    const PipelineFolder folder = openPipeline(dir);
-    if (folder.find("text_encoder_2"))
-        throw PipelineError(dir +
-                            ": a second text encoder (T5, as in FLUX.1) is not supported "
-                            "yet; this build runs single-encoder Flux-style pipelines");
-    const ComponentFolder te = openComponent(need(folder, "text_encoder").dir);
-    const ComponentFolder tr = openComponent(need(folder, "transformer").dir);
-    const ComponentFolder vae = openComponent(need(folder, "vae").dir);
-    p->m_tokenizer = ClipTokenizer::fromFolder(need(folder, "tokenizer").dir);
-    p->m_scheduler = FlowMatchConfig::fromJson(
-        readJsonFile(need(folder, "scheduler").dir + "/scheduler_config.json"));
-
-    const std::pair<const char*, const ComponentFolder*> parts[] = {
-        {"text_encoder", &te}, {"transformer", &tr}, {"vae", &vae}};
-    for (const auto& part : parts) {
-        ComponentInfo info;
-        info.name = part.first;
-        info.className = part.second->className;
-        const Format stored = storedFormatOf(part.second->weights, info.storedDtype);
-        p->m_plan.add(part.first, stored);
-        p->m_components.push_back(info);
+    p->m_folder = openPipeline(dir);
+    p->m_strategy = StrategyRegistry::global().make(p->m_folder.className,
+                                                    dir + "/model_index.json");
+    const auto wanted = p->m_strategy->componentSlots();
+    for (const auto& slot : wanted) {
+        const PipelineComponent* c = p->m_folder.find(slot.name);
+        if (!c && slot.required)
+            throw PipelineError(dir + "/model_index.json: no '" + slot.name +
+                                "' component; this pipeline type needs " + slotList(wanted));
+        if (!c || !slot.model) continue;
+        Part part;
+        part.slot = slot;
+        part.folder = openComponent(c->dir);
+        part.family = FamilyRegistry::global().require(part.folder.className,
+                                                       part.folder.dir + "/config.json");
+        p->m_parts.push_back(std::move(part));
     }
-    for (const auto& r : userPlan.rules()) p->m_plan.set(r.pattern, r.format);
-    checkWeightsFit(
-        dir, {{"text_encoder", &te.weights}, {"transformer", &tr.weights}, {"vae", &vae.weights}},
-        p->m_plan, device);
-
-    const ProbeContext loader(p->m_plan, device, ProbeLevel::Off);
-    if (tr.className != "FluxTransformer2DModel")
-        throw PipelineError(tr.dir + ": transformer class '" + tr.className +
-                            "' is not supported (FluxTransformer2DModel is)");
-    if (vae.className != "AutoencoderKL")
-        throw PipelineError(vae.dir + ": VAE class '" + vae.className + "' is not supported");
-    p->m_textEncoder = loadClipText(te.config, weightMapOf(te.weights), loader, "text_encoder");
-    p->m_transformer =
-        loadFluxTransformer(tr.config, weightMapOf(tr.weights), loader, "transformer");
-    p->m_vae = loadAutoencoderKL(vae.config, weightMapOf(vae.weights), loader, "vae");
-    p->m_textEncoder->eval();
-    p->m_transformer->eval();
-    p->m_vae->eval();
-
-    const auto& fc = p->m_transformer->config();
-    const auto& tc = p->m_textEncoder->config();
-    if (fc.jointAttentionDim != tc.hiddenSize || fc.pooledProjectionDim != tc.hiddenSize)
-        throw PipelineError(dir + ": the transformer expects text features of width " +
-                            std::to_string(fc.jointAttentionDim) + " / pooled " +
-                            std::to_string(fc.pooledProjectionDim) + ", the text encoder gives " +
-                            std::to_string(tc.hiddenSize));
-    if (fc.inChannels != 4 * p->m_vae->config().latentChannels)
-        throw PipelineError(dir + ": transformer in_channels " + std::to_string(fc.inChannels) +
-                            " != 4 x VAE latent_channels " +
-                            std::to_string(p->m_vae->config().latentChannels));
-
-    torch::nn::Module* mods[] = {p->m_textEncoder.ptr().get(), p->m_transformer.ptr().get(),
-                                 p->m_vae.ptr().get()};
-    for (size_t i = 0; i < 3; ++i) {
-        auto& c = p->m_components[i];
-        c.parameters = parameterCount(*mods[i]);
-        c.format = p->m_plan.resolve(c.name, Format::FP32);
-        c.execution = executionFor(c.format, device);
-    }
-    if (vae.config.contains("latent_rgb_factors")) {
-        const auto f = vae.config["latent_rgb_factors"].get<std::vector<double>>();
-        const int64_t c = p->m_vae->config().latentChannels;
-        if (int64_t(f.size()) == (c + 1) * 3)
-            p->m_rgbFactors =
-                torch::tensor(f, torch::kFloat64).to(torch::kFloat32).view({c + 1, 3});
-    }
+    p->m_plan = p->planFor(userPlan);
+    p->m_policy.emplace(p->m_plan, device);
+    p->checkFits(p->m_plan);
+    for (auto& part : p->m_parts) p->loadPart(part, *p->m_policy);
+    p->attach();
     return p;
 }
 
-int Pipeline::latentChannels() const {
-    return m_vae->config().latentChannels;
+PrecisionPlan Pipeline::planFor(const PrecisionPlan& userPlan) const {
+    std::vector<std::pair<std::string, Format>> stored;
+    for (const auto& part : m_parts)
+        stored.emplace_back(part.slot.name, storedFormatOf(part.folder.weights));
+    return hs::effectivePlan(stored, userPlan);
 }
+
+void Pipeline::checkFits(const PrecisionPlan& plan) const {
+    std::vector<ComponentWeights> weights;
+    for (const auto& part : m_parts) weights.push_back({part.slot.name, &part.folder.weights});
+    const Execution bf16 = m_policy ? m_policy->bf16Execution() : cpuBf16Execution();
+    checkWeightsFit(m_dir, weights, PrecisionPolicy(plan, m_device, bf16));
+}
+
+void Pipeline::loadPart(Part& part, const PrecisionPolicy& policy) {
+    part.component.reset();  // free the old weights before loading the new ones
+    ComponentSource source{part.folder.dir, part.folder.config, weightMapOf(part.folder.weights)};
+    part.component = loadComponent(*part.family, source, policy, part.slot.name);
+}
+
+void Pipeline::attach() {
+    std::map<std::string, std::shared_ptr<Component>> components;
+    m_vae = nullptr;
+    for (auto& part : m_parts) {
+        components[part.slot.name] = part.component;
+        if (part.slot.role == Role::Vae) m_vae = dynamic_cast<VaeComponent*>(part.component.get());
+    }
+    if (!m_vae) throw PipelineError(m_dir + ": this pipeline has no VAE to decode its latents");
+    m_strategy->attach(components, m_folder);
+    describe();
+}
+
+void Pipeline::describe() {
+    m_infos.clear();
+    for (auto& part : m_parts) {
+        ComponentInfo c;
+        c.name = part.slot.name;
+        c.role = part.slot.role;
+        c.className = part.folder.className;
+        storedFormatOf(part.folder.weights, &c.storedDtype);
+        c.parameters = parameterCount(part.component->module());
+        c.format = m_plan.resolve(c.name, Format::FP32);
+        c.execution = m_policy->executionOf(c.format);
+        m_infos.push_back(c);
+    }
+}
+
+std::vector<std::string> Pipeline::setPlan(const PrecisionPlan& userPlan) {
+    const PrecisionPlan plan = planFor(userPlan);
+    checkFits(plan);
+    const PrecisionPolicy policy(plan, m_device, m_policy->bf16Execution());
+    std::vector<std::string> reloaded;
+    for (auto& part : m_parts) {
+        // A component keeps its weights when every parameter's module is stored as before.
+        bool same = true;
+        for (const auto& kv : part.component->module().named_parameters(true)) {
+            const auto dot = kv.key().rfind('.');
+            const std::string path =
+                part.slot.name + (dot == std::string::npos ? "" : "." + kv.key().substr(0, dot));
+            const auto& a = m_policy->info(path);
+            const auto& b = policy.info(path);
+            if (a.format != b.format || a.execution != b.execution) {
+                same = false;
+                break;
+            }
+        }
+        if (same) continue;
+        loadPart(part, policy);
+        reloaded.push_back(part.slot.name);
+    }
+    m_plan = plan;
+    m_policy.emplace(policy);
+    attach();
+    return reloaded;
+}
+
+int Pipeline::latentChannels() const {
+    return m_vae->latentChannels();
+}
+
 int Pipeline::sizeMultiple() const {
-    return m_vae->config().downFactor() * 2;
+    return m_strategy->sizeMultiple();
 }
 
 void Pipeline::validate(const RunConfig& c) const {
@@ -181,19 +201,21 @@ void Pipeline::validate(const RunConfig& c) const {
                             ")");
     if (!std::isfinite(c.guidance) || c.guidance < 0 || c.guidance > 100)
         throw PipelineError("guidance must be a number between 0 and 100");
+    m_strategy->validate(c);
 }
 
 torch::Tensor Pipeline::projectLatents(const torch::Tensor& latents) const {
-    if (!m_rgbFactors.defined()) return {};
+    const torch::Tensor f = m_vae->rgbFactors();  // [C + 1, 3]
+    if (!f.defined()) return {};
     const int64_t c = latents.size(1);
-    auto x = latents[0].to(torch::kFloat32).cpu().permute({1, 2, 0});            // [h, w, C]
-    auto rgb = torch::matmul(x, m_rgbFactors.slice(0, 0, c)) + m_rgbFactors[c];  // [h, w, 3]
-    return rgb.permute({2, 0, 1}).contiguous();                                  // [3, h, w]
+    auto x = latents[0].to(torch::kFloat32).cpu().permute({1, 2, 0});  // [h, w, C]
+    auto rgb = torch::matmul(x, f.slice(0, 0, c)) + f[c];               // [h, w, 3]
+    return rgb.permute({2, 0, 1}).contiguous();                         // [3, h, w]
 }
 
 torch::Tensor Pipeline::decode(const torch::Tensor& latents, ProbeContext& probes) {
     torch::NoGradGuard g;
-    auto z = unscaleLatents(latents.to(torch::kFloat32), m_vae->config());
+    auto z = m_vae->unscale(latents.to(torch::kFloat32));
     return m_vae->decode(z, probes).to(torch::kFloat32);  // [1, 3, H, W]
 }
 
@@ -206,9 +228,66 @@ PreviewImage Pipeline::decodePreview(const StepRecord& s) {
                                {1, s.latentChannels, s.latentHeight, s.latentWidth})
                   .clone()
                   .to(m_device);  // [1, C, h, w]
-    ProbeContext quiet(m_plan, m_device, ProbeLevel::Off);
+    ProbeContext quiet(*m_policy, ProbeLevel::Off);
     return previewOf(decode(x0, quiet)[0], s.step, true);
 }
+
+namespace {
+
+// The record and observer side of a run: statistics, previews, first failure.
+class RunRecorder {
+public:
+    RunRecorder(RunRecord& rec, ProbeContext& probes, RunObserver* obs)
+        : m_rec(rec), m_probes(probes), m_obs(obs) {}
+
+    void stage(const std::string& s) {
+        if (m_obs) m_obs->onStage(s);
+    }
+    std::vector<ProbeRecord> collect() {
+        auto r = m_probes.takeRecords();
+        if (!m_reportedFirst && m_probes.firstNonFinite()) {
+            m_reportedFirst = true;
+            if (m_obs) m_obs->onFirstNonFinite(*m_probes.firstNonFinite());
+        }
+        m_rec.probes.insert(m_rec.probes.end(), r.begin(), r.end());
+        return r;
+    }
+    void preview(PreviewImage p) {
+        m_rec.previews.push_back(std::move(p));
+        if (m_obs) m_obs->onPreview(m_rec.previews.back());
+    }
+    void step(StepRecord s) {
+        auto probesOfStep = collect();
+        m_rec.steps.push_back(std::move(s));
+        if (m_obs) m_obs->onStep(m_rec.steps.back(), probesOfStep);
+    }
+
+private:
+    RunRecord& m_rec;
+    ProbeContext& m_probes;
+    RunObserver* m_obs;
+    bool m_reportedFirst = false;
+};
+
+StepRecord stepRecordOf(const DenoiseStep& d, int i, bool keepLatents) {
+    StepRecord s;
+    s.step = i;
+    s.sigma = d.sigma;
+    s.timestep = d.timestep;
+    s.latent = computeStats(d.next);
+    s.velocity = computeStats(d.modelOutput);
+    s.denoised = computeStats(d.denoised);
+    if (keepLatents) {
+        s.latentValues = valuesOf(d.next);
+        s.denoisedValues = valuesOf(d.denoised);
+        s.latentChannels = int(d.next.size(1));
+        s.latentHeight = int(d.next.size(2));
+        s.latentWidth = int(d.next.size(3));
+    }
+    return s;
+}
+
+}  // namespace
 
 RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomic<bool>* cancel) {
     torch::NoGradGuard noGrad;
@@ -217,137 +296,53 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
     RunRecord rec;
     rec.config = cfg;
     rec.effectivePlan = m_plan.toString();
-    rec.components = m_components;
-    auto stage = [&](const std::string& s) {
-        if (obs) obs->onStage(s);
-    };
+    rec.components = m_infos;
+    ProbeContext probes(*m_policy, cfg.probeLevel);
+    RunRecorder recorder(rec, probes, obs);
     auto isCancelled = [&] { return cancel && cancel->load(); };
-    ProbeContext probes(m_plan, m_device, cfg.probeLevel);
-    bool reportedFirst = false;
-    auto collect = [&] {
-        auto r = probes.takeRecords();
-        if (!reportedFirst && probes.firstNonFinite()) {
-            reportedFirst = true;
-            if (obs) obs->onFirstNonFinite(*probes.firstNonFinite());
-        }
-        rec.probes.insert(rec.probes.end(), r.begin(), r.end());
-        return r;
-    };
-
-    // Text: [cond, uncond] in one batch when guidance is on.
-    stage("text encoder");
-    const bool cfgOn = cfg.guidance > 1.0;
-    const int L = m_tokenizer->modelMaxLength();
-    std::vector<int64_t> ids;
-    for (const auto* text : {&cfg.prompt, &cfg.negativePrompt}) {
-        auto v = m_tokenizer->encodePadded(*text, L);
-        ids.insert(ids.end(), v.begin(), v.end());
-        if (!cfgOn) break;
-    }
-    const int64_t B = cfgOn ? 2 : 1;
-    auto idT = torch::tensor(ids, torch::kInt64).view({B, L}).to(m_device);
-    auto text = m_textEncoder->forward(idT, probes);
-    rec.textEmbedding = computeStats(text.lastHiddenState);
-    collect();
-    if (isCancelled()) {
-        rec.cancelled = true;
-        return rec;
-    }
-
-    // Noise from the run's own generator: the same seed gives the same image on any device.
-    const int64_t h = cfg.height / m_vae->config().downFactor();
-    const int64_t w = cfg.width / m_vae->config().downFactor();
-    auto gen = at::detail::createCPUGenerator(cfg.seed);
-    auto noise = torch::randn({1, latentChannels(), h, w}, gen, torch::kFloat32);
-    auto x = packLatents(noise).to(m_device);  // [1, h/2 * w/2, 4C]
-
-    FlowMatchConfig sc = m_scheduler;
-    if (cfg.shift) sc.shift = *cfg.shift;
-    FlowMatchEulerScheduler scheduler(sc);
-    std::optional<double> mu;
-    if (sc.useDynamicShifting) mu = calculateShift(x.size(1), sc);
-    scheduler.setSigmas(fluxPipelineSigmas(cfg.steps), mu);
-
-    FluxInputs in;
-    in.encoderHiddenStates = text.lastHiddenState;
-    in.pooledProjections = text.poolerOutput;
-    in.imgIds = prepareLatentImageIds(h / 2, w / 2, m_device);
-    in.txtIds = prepareTextIds(L, m_device);
-    if (m_transformer->config().guidanceEmbeds)
-        in.guidance = torch::full({B}, cfg.guidance, torch::TensorOptions().device(m_device));
-
-    stage("denoising");
-    auto stepStart = Clock::now();
-    auto model = [&](const torch::Tensor& xi, double sigma, int step) {
-        probes.setStep(step);
-        in.hiddenStates = B == 2 ? torch::cat({xi, xi}) : xi;
-        in.timestep = torch::full({B}, sigma, torch::TensorOptions().device(m_device));
-        auto v = m_transformer->forward(in, probes).to(torch::kFloat32);
-        if (B == 1) return v;
-        auto parts = v.chunk(2);
-        return parts[1] + cfg.guidance * (parts[0] - parts[1]);  // uncond + g (cond - uncond)
-    };
-    auto observer = [&](const FlowStepView& v) {
-        StepRecord s;
-        s.step = v.step;
-        s.sigma = v.sigma;
-        s.timestep = scheduler.timestep(v.step);
-        s.latent = computeStats(v.next);
-        s.velocity = computeStats(v.modelOutput);
-        s.denoised = computeStats(v.denoised);
-        s.seconds = std::chrono::duration<double>(Clock::now() - stepStart).count();
-        auto x0 = unpackLatents(v.denoised, h, w);  // [1, C, h, w]
-        if (cfg.keepLatents) {
-            s.latentValues = valuesOf(unpackLatents(v.next, h, w));
-            s.denoisedValues = valuesOf(x0);
-            s.latentChannels = latentChannels();
-            s.latentHeight = int(h);
-            s.latentWidth = int(w);
-        }
-        auto probesOfStep = collect();
-        rec.steps.push_back(s);
-        if (obs) obs->onStep(s, probesOfStep);
-        auto proj = projectLatents(x0);
-        if (proj.defined()) {
-            rec.previews.push_back(previewOf(proj, v.step, false));
-            if (obs) obs->onPreview(rec.previews.back());
-        }
-        if (cfg.decodeEvery > 0 && (v.step + 1) % cfg.decodeEvery == 0) {
-            ProbeContext quiet(m_plan, m_device, ProbeLevel::Off);
-            rec.previews.push_back(previewOf(decode(x0, quiet)[0], v.step, true));
-            if (obs) obs->onPreview(rec.previews.back());
-        }
-        stepStart = Clock::now();
-    };
-    auto result = sampleFlowMatch(scheduler, x, model, cancel, observer);
-    if (result.cancelled) {
+    auto stop = [&] {
         rec.cancelled = true;
         rec.firstNonFinite = probes.firstNonFinite();
-        rec.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        rec.seconds = secondsSince(t0);
         return rec;
+    };
+    auto denoising = m_strategy->start(cfg, m_device);
+
+    recorder.stage("text encoder");
+    rec.textEmbedding = computeStats(denoising->encodePrompt(probes));
+    recorder.collect();
+    if (isCancelled()) return stop();
+
+    recorder.stage("denoising");
+    for (int i = 0; i < denoising->numSteps(); ++i) {
+        if (isCancelled()) return stop();
+        probes.setStep(i);
+        const auto stepStart = Clock::now();
+        const DenoiseStep d = denoising->step(i, probes);
+        StepRecord s = stepRecordOf(d, i, cfg.keepLatents);
+        s.seconds = secondsSince(stepStart);
+        recorder.step(std::move(s));
+        auto proj = projectLatents(d.denoised);
+        if (proj.defined()) recorder.preview(previewOf(proj, i, false));
+        if (cfg.decodeEvery > 0 && (i + 1) % cfg.decodeEvery == 0) {
+            ProbeContext quiet(*m_policy, ProbeLevel::Off);
+            recorder.preview(previewOf(decode(d.denoised, quiet)[0], i, true));
+        }
     }
 
-    stage("vae decode");
+    recorder.stage("vae decode");
     probes.setStep(-1);
-    auto image = decode(unpackLatents(result.latents, h, w), probes);  // [1, 3, H, W]
-    collect();
+    auto image = decode(denoising->latents(), probes);  // [1, 3, H, W]
+    recorder.collect();
     rec.image = computeStats(image);
     rec.finalImage = previewOf(image[0], -1, true);
-    {
-        Image saved = imageFromTensor(image[0], PixelRange::MinusOneToOne, false);
-        PreviewImage p;
-        p.width = saved.width;
-        p.height = saved.height;
-        p.rgb = std::move(saved.pixels);
-        p.nonFinite = rec.finalImage->nonFinite;
-        rec.savedImage = std::move(p);
-    }
+    rec.savedImage = savedImageOf(image[0], *rec.finalImage);
     const ImageAssessment verdict = assessImage(image[0]);
     rec.verdict = verdictName(verdict.verdict);
     rec.verdictExplanation = verdict.explanation;
     if (obs) obs->onPreview(*rec.finalImage);
     rec.firstNonFinite = probes.firstNonFinite();
-    rec.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    rec.seconds = secondsSince(t0);
     return rec;
 }
 

@@ -19,11 +19,21 @@ double imageDifference(const PreviewImage& a, const PreviewImage& b) {
 
 namespace {
 
-RunRecord runWith(const RunConfig& base, const PrecisionPlan& plan) {
+// Every trial runs on one pipeline: a new plan reloads only the components it changes.
+RunRecord runWith(std::unique_ptr<Pipeline>& pipeline, const RunConfig& base,
+                  const PrecisionPlan& plan) {
     RunConfig cfg = base;
     cfg.plan = plan;
-    auto p = Pipeline::load(cfg.modelDir, plan, torch::Device(cfg.device));
-    return p->run(cfg);
+    try {
+        if (!pipeline)
+            pipeline = Pipeline::load(cfg.modelDir, plan, torch::Device(cfg.device));
+        else
+            pipeline->setPlan(plan);
+    } catch (...) {
+        pipeline.reset();  // a failed reload leaves no half-loaded pipeline for the next trial
+        throw;
+    }
+    return pipeline->run(cfg);
 }
 
 bool failed(const RunRecord& r) {
@@ -49,8 +59,9 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
         if (o.onStage) o.onStage(t);
     };
 
+    std::unique_ptr<Pipeline> pipeline;
     stage("failing run");
-    s.failingRun = runWith(base, config.plan);
+    s.failingRun = runWith(pipeline, base, config.plan);
     PrecisionPlan reference = config.plan;
     std::vector<std::string> fp16Components;
     for (const auto& c : s.failingRun.components)
@@ -77,7 +88,7 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
     }
 
     stage("reference run");
-    s.referenceRun = runWith(base, reference);
+    s.referenceRun = runWith(pipeline, base, reference);
     const std::optional<PreviewImage> refImage = s.referenceRun.savedImage;
 
     // Every block and component-level module (embedders, norm_out, proj_out ...): with massive
@@ -92,7 +103,7 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
         TrialOutcome out;
         const auto t0 = std::chrono::steady_clock::now();
         try {
-            const RunRecord r = runWith(base, plan);
+            const RunRecord r = runWith(pipeline, base, plan);
             out.nonFinite = nonFiniteCount(r);
             out.allFinite = !r.firstNonFinite && out.nonFinite == 0;
             out.verdict = r.verdict;

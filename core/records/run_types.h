@@ -55,8 +55,15 @@ struct PreviewImage {
     bool fullDecode = false;         // VAE decode (true) or latent-to-RGB projection (false)
 };
 
+// What a component does in its pipeline; diagnosis, reports and widgets read the role rather
+// than guess it from the component's name.
+enum class Role { TextEncoder, TextEncoder2, Denoiser, Vae, Adapter, Other };
+std::string roleName(Role r);  // "text_encoder", "text_encoder_2", "denoiser", "vae", ...
+std::optional<Role> parseRole(const std::string& text);
+
 struct ComponentInfo {
-    std::string name;  // "text_encoder", "transformer", "vae"
+    std::string name;  // its key in model_index.json: "text_encoder", "transformer", "unet", ...
+    Role role = Role::Other;
     std::string className;
     std::string storedDtype;  // most common dtype in the checkpoint
     int64_t parameters = 0;
@@ -82,6 +89,11 @@ struct RunRecord {
     bool cancelled = false;
     std::string error;
 };
+
+// The first component of `components` with role `r`, or null.
+const ComponentInfo* componentWithRole(const std::vector<ComponentInfo>& components, Role r);
+// The role of the component named `name` (the first part of a probe path), or Other.
+Role roleOf(const std::vector<ComponentInfo>& components, const std::string& name);
 
 // Receives a run's progress on the thread that runs it.
 struct RunObserver {

@@ -22,6 +22,20 @@ Format formatFrom(const Node& n) {
     return *f;
 }
 
+Role roleFrom(const Node& n) {
+    const std::string s = n.string();
+    if (auto r = parseRole(s)) return *r;
+    n.fail("unknown role \"" + s + "\"");
+}
+
+// Records written before roles were stored: the names those versions gave their components.
+Role legacyRole(const std::string& name) {
+    if (name == "vae") return Role::Vae;
+    if (name == "text_encoder") return Role::TextEncoder;
+    if (name == "text_encoder_2") return Role::TextEncoder2;
+    return Role::Denoiser;
+}
+
 Execution executionFrom(const Node& n) {
     const std::string s = n.string();
     if (s == "native") return Execution::Native;
@@ -172,6 +186,7 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
     ordered_json components = ordered_json::array();
     for (const auto& x : r.components)
         components.push_back({{"name", x.name},
+                              {"role", roleName(x.role)},
                               {"class_name", x.className},
                               {"stored_dtype", x.storedDtype},
                               {"parameters", x.parameters},
@@ -257,6 +272,7 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
         const Node x = comps.at(i);
         ComponentInfo ci;
         ci.name = x["name"].string();
+        ci.role = x.has("role") ? roleFrom(x["role"]) : legacyRole(ci.name);
         ci.className = x["class_name"].string();
         ci.storedDtype = x["stored_dtype"].string();
         ci.parameters = x["parameters"].integer();

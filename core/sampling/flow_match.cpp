@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "models/common/family.h"
+#include "models/common/config.h"
 
 namespace hs {
 
@@ -27,13 +27,13 @@ std::vector<double> linspace(double start, double stop, int n) {
 
 FlowMatchConfig FlowMatchConfig::fromJson(const nlohmann::json& j) {
     FlowMatchConfig c;
-    c.numTrainTimesteps = cfgInt(j, "num_train_timesteps", c.numTrainTimesteps);
+    c.numTrainTimesteps = cfgInt(j, "num_train_timesteps", c.numTrainTimesteps, 1, 1000000);
     c.shift = cfgDouble(j, "shift", c.shift);
     c.useDynamicShifting = cfgBool(j, "use_dynamic_shifting", c.useDynamicShifting);
     c.baseShift = cfgDouble(j, "base_shift", c.baseShift);
     c.maxShift = cfgDouble(j, "max_shift", c.maxShift);
-    c.baseImageSeqLen = cfgInt(j, "base_image_seq_len", c.baseImageSeqLen);
-    c.maxImageSeqLen = cfgInt(j, "max_image_seq_len", c.maxImageSeqLen);
+    c.baseImageSeqLen = cfgInt(j, "base_image_seq_len", c.baseImageSeqLen, 1, kMaxPositions * 16);
+    c.maxImageSeqLen = cfgInt(j, "max_image_seq_len", c.maxImageSeqLen, 1, kMaxPositions * 16);
     c.timeShiftType = cfgString(j, "time_shift_type", c.timeShiftType);
     if (j.contains("shift_terminal") && !j["shift_terminal"].is_null())
         c.shiftTerminal = cfgDouble(j, "shift_terminal", 0.0);
@@ -124,6 +124,15 @@ double FlowMatchEulerScheduler::sigma(int i) const {
 double FlowMatchEulerScheduler::timestep(int i) const {
     TORCH_CHECK(i >= 0 && i < numSteps(), "timestep index ", i, " out of range");
     return double(m_timesteps.data_ptr<float>()[i]);
+}
+
+double FlowMatchEulerScheduler::modelTime(int i) const {
+    return double(float(timestep(i)) / float(m_config.numTrainTimesteps));
+}
+
+torch::Tensor FlowMatchEulerScheduler::denoised(const torch::Tensor& v, int i,
+                                                const torch::Tensor& x) const {
+    return x.to(torch::kFloat32) - sigma(i) * v.to(torch::kFloat32);
 }
 
 torch::Tensor FlowMatchEulerScheduler::step(const torch::Tensor& modelOutput, int i,

@@ -46,6 +46,9 @@ public:
     const torch::Tensor& sigmas() const { return m_sigmas; }        // [n + 1] float32, last 0
     double sigma(int i) const;
     double timestep(int i) const;
+    // The model's time input at step i as FluxPipeline passes it: timesteps[i] / 1000 computed in
+    // float32 (sigma up to float32 rounding).
+    double modelTime(int i) const;
     double sigmaMin() const { return m_sigmaMin; }
     double sigmaMax() const { return m_sigmaMax; }
 
@@ -53,6 +56,9 @@ public:
     // sample and returned in v's dtype, exactly as diffusers' step().
     torch::Tensor step(const torch::Tensor& modelOutput, int stepIndex,
                        const torch::Tensor& sample) const;
+    // The x0 estimate at step i: x_i - sigma_i * v, in float32 (what the previews show).
+    torch::Tensor denoised(const torch::Tensor& modelOutput, int stepIndex,
+                           const torch::Tensor& sample) const;
 
 private:
     template <typename T>

@@ -20,6 +20,7 @@
 #include "log_panel.h"
 #include "main_window.h"
 #include "model_panel.h"
+#include "numerics/cpu_bf16.h"
 #include "precision_panel.h"
 #include "preview_strip.h"
 #include "prompt_panel.h"
@@ -106,6 +107,22 @@ TEST_F(StudioTest, Fp16TransformerShowsNaNAndAMagentaPreview) {
     ASSERT_TRUE(w->studio().lastRun());
     ASSERT_TRUE(w->studio().lastRun()->firstNonFinite);
     EXPECT_EQ(w->studio().lastRun()->firstNonFinite->at.name.rfind("transformer.", 0), 0u);
+}
+
+// A plan change keeps the loaded model: only the transformer is converted again.
+TEST_F(StudioTest, APlanChangeConvertsOnlyTheComponentItTouches) {
+    auto w = open();
+    w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    w->views().precision->setPlan(hs::PrecisionPlan());
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    const QString log = w->views().log->toPlainText();
+    EXPECT_TRUE(log.contains("converted transformer again, kept the other components"))
+        << log.toStdString();
+    EXPECT_EQ(log.count("Loaded "), 1) << log.toStdString();  // the model was opened once
+    EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
 }
 
 TEST_F(StudioTest, CompareGivesTwoColumns) {
@@ -226,7 +243,9 @@ TEST_F(StudioTest, AnUnreadableFolderGivesAMessageAndKeepsTheModel) {
 }
 
 TEST_F(StudioTest, APlanThatDoesNotFitInMemoryGivesAMessageAndStaysUsable) {
-    // The demo model takes ~17 MB in bf16 and ~34 MB in fp32: 30 MB takes one, not the other.
+    // The demo model takes ~17 MB in native bf16 and ~34 MB in fp32 (and in emulated bf16):
+    // 30 MB takes one, not the other.
+    hs::setCpuBf16Mode(hs::CpuBf16::Native);
     qputenv("HALFSCOPE_MEMORY_LIMIT_MB", "30");
     auto w = open();
     w->views().precision->setPlan(
@@ -241,6 +260,7 @@ TEST_F(StudioTest, APlanThatDoesNotFitInMemoryGivesAMessageAndStaysUsable) {
     ASSERT_TRUE(waitIdle(*w));
     EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
     qunsetenv("HALFSCOPE_MEMORY_LIMIT_MB");
+    hs::setCpuBf16Mode(hs::CpuBf16::Emulated);
 }
 
 TEST_F(StudioTest, SettingsPersistBetweenLaunches) {

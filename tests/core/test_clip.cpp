@@ -49,7 +49,7 @@ NamedTensors runGolden(const std::string& plan, ProbeContext* probesOut = nullpt
                        WeightMap weights = golden().weights) {
     ProbeContext local = contextFor(plan);
     ProbeContext& probes = probesOut ? *probesOut : local;
-    ClipTextModel model = loadClipText(golden().config, weights, probes);
+    ClipTextModel model = loadClipText(golden().config, weights, probes.policy());
     return runClipText(model, golden().io, probes);
 }
 
@@ -186,7 +186,7 @@ TEST(ClipText, OtherConfigPoolsAtTheFirstEosAndProjects) {
     const auto config = otherConfig();
     const WeightMap w = randomWeights(config);
     ProbeContext probes = contextFor("");
-    ClipTextModel model = loadClipText(config, w, probes);
+    ClipTextModel model = loadClipText(config, w, probes.policy());
     // Checkpoint keys: every tensor of the map, and the projection without a bias.
     std::set<std::string> keys;
     for (const auto& kv : stateOf(*model)) keys.insert(kv.first);
@@ -225,7 +225,7 @@ TEST(ClipText, GoldenModelAgreesWithTheEagerReference) {
 void expectWeightError(const WeightMap& w, const std::string& needle) {
     ProbeContext probes = contextFor("");
     try {
-        loadClipText(golden().config, w, probes);
+        loadClipText(golden().config, w, probes.policy());
         ADD_FAILURE() << "no error for " << needle;
     } catch (const WeightError& e) {
         EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -251,12 +251,12 @@ TEST(ClipText, LoadingErrorsNameTheTensor) {
     w = golden().weights;
     w["text_model.embeddings.position_ids"] = torch::arange(77).view({1, 77});
     ProbeContext probes = contextFor("");
-    EXPECT_NO_THROW(loadClipText(golden().config, w, probes));
+    EXPECT_NO_THROW(loadClipText(golden().config, w, probes.policy()));
 }
 
 TEST(ClipText, InputErrorsNameTheKey) {
     ProbeContext probes = contextFor("");
-    ClipTextModel model = loadClipText(golden().config, golden().weights, probes);
+    ClipTextModel model = loadClipText(golden().config, golden().weights, probes.policy());
     auto expectInputError = [&](const NamedTensors& in, const std::string& needle) {
         try {
             runClipText(model, in, probes);
@@ -333,7 +333,7 @@ TEST(ClipText, Fp16OverflowIsReportedAtTheLayer) {
 
 TEST(ClipText, ProbeNamesFollowTheComponentPrefix) {
     ProbeContext probes = contextFor("text_encoder_2=fp32", ProbeLevel::Op);
-    ClipTextModel model = loadClipText(golden().config, golden().weights, probes, "text_encoder_2");
+    ClipTextModel model = loadClipText(golden().config, golden().weights, probes.policy(), "text_encoder_2");
     runClipText(model, golden().io, probes);
     std::set<std::string> names;
     for (const auto& r : probes.records()) names.insert(r.name);

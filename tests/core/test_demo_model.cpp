@@ -9,7 +9,10 @@
 #include "demo/demo_export.h"
 #include "demo/massive_activations.h"
 #include "demo/world.h"
+#include "models/clip/clip_text_model.h"
 #include "models/flux/flux_latents.h"
+#include "models/flux/flux_transformer.h"
+#include "models/vae/autoencoder_kl.h"
 #include "pipeline/pipeline.h"
 #include "test_util.h"
 
@@ -53,15 +56,15 @@ TEST(MassiveActivations, FluxScalingKeepsTheFunctionAndOverflowsFp16) {
     auto in = demoFluxInputs(2);
     ProbeContext p0(PrecisionPlan::parse("transformer=fp32"), cpu(), ProbeLevel::Module);
     ProbeContext p1(PrecisionPlan::parse("transformer=fp32"), cpu(), ProbeLevel::Module);
-    auto a = loadFluxTransformer(transformerConfig(), w, p0)->forward(in, p0);
-    auto b = loadFluxTransformer(transformerConfig(), scaled, p1)->forward(in, p1);
+    auto a = loadFluxTransformer(transformerConfig(), w, p0.policy())->forward(in, p0);
+    auto b = loadFluxTransformer(transformerConfig(), scaled, p1.policy())->forward(in, p1);
     EXPECT_LT(test::relErr(b, a), 1e-4);
     const double r0 = blockAbsMax(p0, "transformer.transformer_blocks.0");
     const double r1 = blockAbsMax(p1, "transformer.transformer_blocks.0");
     EXPECT_NEAR(r1 / r0, 4096.0, 4096.0 * 0.01);
 
     ProbeContext pb(PrecisionPlan::parse("transformer=bf16"), cpu(), ProbeLevel::Module);
-    auto c = loadFluxTransformer(transformerConfig(), scaled, pb)->forward(in, pb);
+    auto c = loadFluxTransformer(transformerConfig(), scaled, pb.policy())->forward(in, pb);
     EXPECT_LT(test::relErr(c.to(torch::kFloat32), a), 0.05);
     EXPECT_FALSE(pb.firstNonFinite().has_value());
 
@@ -70,7 +73,7 @@ TEST(MassiveActivations, FluxScalingKeepsTheFunctionAndOverflowsFp16) {
     for (auto& kv : w) huge[kv.first] = kv.second.detach().clone();
     scaleFluxResidual(huge, 65536);
     ProbeContext ph(PrecisionPlan::parse("transformer=fp16"), cpu(), ProbeLevel::Layer);
-    auto d = loadFluxTransformer(transformerConfig(), huge, ph)->forward(in, ph);
+    auto d = loadFluxTransformer(transformerConfig(), huge, ph.policy())->forward(in, ph);
     ASSERT_TRUE(ph.firstNonFinite().has_value());
     EXPECT_EQ(ph.firstNonFinite()->at.name.rfind("transformer.", 0), 0u)
         << ph.firstNonFinite()->at.name;
@@ -89,11 +92,11 @@ TEST(MassiveActivations, VaeDecoderScalingKeepsTheFunctionAndOverflowsFp16) {
     auto z = torch::randn({1, 4, 16, 16});
     ProbeContext p0(PrecisionPlan::parse("vae=fp32"), cpu(), ProbeLevel::Off);
     ProbeContext p1(PrecisionPlan::parse("vae=fp32"), cpu(), ProbeLevel::Off);
-    auto a = loadAutoencoderKL(vaeConfig(1.0, 0.0), w, p0)->decode(z, p0);
-    auto b = loadAutoencoderKL(vaeConfig(1.0, 0.0), scaled, p1)->decode(z, p1);
+    auto a = loadAutoencoderKL(vaeConfig(1.0, 0.0), w, p0.policy())->decode(z, p0);
+    auto b = loadAutoencoderKL(vaeConfig(1.0, 0.0), scaled, p1.policy())->decode(z, p1);
     EXPECT_LT(test::relErr(b, a), 1e-4);
     ProbeContext ph(PrecisionPlan::parse("vae=fp16"), cpu(), ProbeLevel::Layer);
-    loadAutoencoderKL(vaeConfig(1.0, 0.0), scaled, ph)->decode(z, ph);
+    loadAutoencoderKL(vaeConfig(1.0, 0.0), scaled, ph.policy())->decode(z, ph);
     ASSERT_TRUE(ph.firstNonFinite().has_value());
     EXPECT_EQ(ph.firstNonFinite()->at.name.rfind("vae.decoder.", 0), 0u)
         << ph.firstNonFinite()->at.name;

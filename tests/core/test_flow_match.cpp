@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include "io/safetensors.h"
-#include "models/common/family.h"
+#include "models/common/config.h"
+#include "models/common/named_tensors.h"
 #include "sampling/flow_match.h"
-#include "sampling/flow_match_sampler.h"
 #include "test_util.h"
 
 namespace hs {
@@ -73,53 +73,20 @@ TEST(FlowMatch, GoldenSchedulesAndSteps) {
     EXPECT_NEAR(schedulerFor("flowmatch_shift3").sigma(4), 0.0089, 5e-5);
 }
 
-TEST(FlowMatch, SamplerMatchesStepsAndObserverSeesEachStep) {
+TEST(FlowMatch, ModelTimeAndDenoisedEstimateFollowThePipeline) {
     const auto& io = golden().io;
     auto s = schedulerFor("flowmatch_dynamic_mu0.8");
-    std::vector<double> times;
-    auto model = [&](const torch::Tensor& x, double t, int step) {
-        times.push_back(t);
-        return io.at("in.model_output." + std::to_string(step));
-    };
-    int seen = 0;
-    auto observer = [&](const FlowStepView& v) {
-        EXPECT_EQ(v.step, seen++);
-        EXPECT_EQ(v.numSteps, 5);
-        EXPECT_EQ(v.sigma, s.sigma(v.step));
-        EXPECT_TRUE(torch::allclose(v.denoised, v.latents - v.sigma * v.modelOutput));
-        EXPECT_TRUE(torch::equal(v.next, s.step(v.modelOutput, v.step, v.latents)));
-    };
-    auto r = sampleFlowMatch(s, io.at("in.x0"), model, nullptr, observer);
-    EXPECT_FALSE(r.cancelled);
-    EXPECT_EQ(r.stepsDone, 5);
-    EXPECT_EQ(seen, 5);
-    EXPECT_LE(relErr(r.latents, io.at("out.flowmatch_dynamic_mu0.8.prev_sample.4")), 1e-5);
-    ASSERT_EQ(times.size(), 5u);
-    for (int i = 0; i < 5; ++i) EXPECT_NEAR(times[size_t(i)], s.sigma(i), 1e-6);
-}
-
-TEST(FlowMatch, CancelReturnsEarlyAndCleanly) {
-    const auto& io = golden().io;
-    auto s = schedulerFor("flowmatch_shift3");
-    std::atomic<bool> cancel{false};
-    int calls = 0;
-    auto model = [&](const torch::Tensor&, double, int step) {
-        ++calls;
-        return io.at("in.model_output." + std::to_string(step));
-    };
-    auto observer = [&](const FlowStepView& v) {
-        if (v.step == 1) cancel = true;
-    };
-    auto r = sampleFlowMatch(s, io.at("in.x0"), model, &cancel, observer);
-    EXPECT_TRUE(r.cancelled);
-    EXPECT_EQ(r.stepsDone, 2);
-    EXPECT_EQ(calls, 2);
-    EXPECT_LE(relErr(r.latents, io.at("out.flowmatch_shift3.prev_sample.1")), 1e-5);
-    // Cancelled before the first step: the input comes back untouched.
-    auto r0 = sampleFlowMatch(s, io.at("in.x0"), model, &cancel);
-    EXPECT_TRUE(r0.cancelled);
-    EXPECT_EQ(r0.stepsDone, 0);
-    EXPECT_TRUE(torch::equal(r0.latents, io.at("in.x0")));
+    torch::Tensor x = io.at("in.x0");
+    for (int i = 0; i < 5; ++i) {
+        // timesteps[i] / 1000 in float32: sigma, up to float32 rounding.
+        EXPECT_NEAR(s.modelTime(i), s.sigma(i), 1e-6) << "step " << i;
+        EXPECT_EQ(s.modelTime(i), double(float(s.timestep(i)) / 1000.f));
+        const auto& v = io.at("in.model_output." + std::to_string(i));
+        EXPECT_TRUE(torch::allclose(s.denoised(v, i, x), x - s.sigma(i) * v));
+        EXPECT_EQ(s.denoised(v, i, x).scalar_type(), torch::kFloat32);
+        x = s.step(v, i, x);
+    }
+    EXPECT_LE(relErr(x, io.at("out.flowmatch_dynamic_mu0.8.prev_sample.4")), 1e-5);
 }
 
 TEST(FlowMatch, ShiftRulesAndErrors) {

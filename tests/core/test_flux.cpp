@@ -116,7 +116,7 @@ TEST(Flux, GoldenParity) {
     const NamedTensors io = goldenIo();
     for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
         ProbeContext probes = contextFor("", level);
-        auto model = loadFluxTransformer(config, weights, probes);
+        auto model = loadFluxTransformer(config, weights, probes.policy());
         EXPECT_EQ(keysOf(stateOf(*model)), keysOf(weights));  // keys are diffusers' own
         auto out = runFluxTransformer(model, io, probes);
         const auto& ref = io.at("out.sample");
@@ -131,7 +131,7 @@ TEST(Flux, GoldenParity) {
 TEST(Flux, ProbeNamesAndGranularity) {
     const auto config = smallConfig();
     ProbeContext probes = contextFor("", ProbeLevel::Op);
-    auto model = loadFluxTransformer(config, randomWeights(config), probes);
+    auto model = loadFluxTransformer(config, randomWeights(config), probes.policy());
     runFluxTransformer(model, smallInputs(), probes);
     std::map<std::string, ProbeLevel> got;
     for (const auto& r : probes.records()) got.emplace(r.name, r.granularity);
@@ -191,7 +191,7 @@ TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
     torch::Tensor latents;
     const NamedTensors in = smallInputs(&latents);
     ProbeContext p32 = contextFor("");
-    auto m32 = loadFluxTransformer(config, weights, p32);
+    auto m32 = loadFluxTransformer(config, weights, p32.policy());
     auto o32 = runFluxTransformer(m32, in, p32).at("out.sample");
     ASSERT_EQ(o32.sizes(), (std::vector<int64_t>{2, 15, 16}));
     EXPECT_EQ(unpackLatents(o32, 6, 10).sizes(), latents.sizes());
@@ -215,7 +215,7 @@ TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
              {Case{"transformer=bf16", 5e-2}, Case{"transformer=fp16", 1e-2},
               Case{"transformer=bf16,transformer.single_transformer_blocks.1=fp32", 5e-2}}) {
             ProbeContext p = contextFor(c.plan);
-            auto m = loadFluxTransformer(config, weights, p);
+            auto m = loadFluxTransformer(config, weights, p.policy());
             auto o = runFluxTransformer(m, in, p).at("out.sample");
             EXPECT_EQ(o.scalar_type(), torch::kFloat);
             const double err = relErr(o, o32);
@@ -226,7 +226,7 @@ TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
             if (std::string(c.plan) == "transformer=bf16") bf16ByMode[mode] = o;
         }
         ProbeContext pbf = contextFor("transformer=bf16");
-        auto mbf = loadFluxTransformer(config, weights, pbf);
+        auto mbf = loadFluxTransformer(config, weights, pbf.policy());
         EXPECT_EQ(mbf->named_parameters()["transformer_blocks.0.attn.to_q.weight"].scalar_type(),
                   mode == CpuBf16::Native ? torch::kBFloat16 : torch::kFloat);
     }
@@ -243,7 +243,7 @@ TEST(Flux, LoadErrorsNameTheKey) {
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
         try {
-            loadFluxTransformer(config, w, probes);
+            loadFluxTransformer(config, w, probes.policy());
             ADD_FAILURE() << "no WeightError for " << key;
         } catch (const WeightError& e) {
             EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
@@ -264,7 +264,7 @@ TEST(Flux, InputErrorsNameTheKeyAndShape) {
     const auto config = readJson(dataPath("golden/flux/config.json"));
     auto set = TensorSet::open(dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
     ProbeContext probes = contextFor("");
-    auto model = loadFluxTransformer(config, weightMapOf(set), probes);
+    auto model = loadFluxTransformer(config, weightMapOf(set), probes.policy());
     const NamedTensors io = goldenIo();
     auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
         try {
@@ -304,7 +304,7 @@ TEST(Flux, Fp16OverflowIsNamedInsideTheBlock) {
 
     // fp32 reference: finite, but the block's image stream really exceeds the fp16 range.
     ProbeContext p32 = contextFor("", ProbeLevel::Module);
-    auto m32 = loadFluxTransformer(config, weights, p32);
+    auto m32 = loadFluxTransformer(config, weights, p32.policy());
     EXPECT_TRUE(
         torch::isfinite(runFluxTransformer(m32, in, p32).at("out.sample")).all().item<bool>());
     EXPECT_FALSE(p32.firstNonFinite().has_value());
@@ -316,7 +316,7 @@ TEST(Flux, Fp16OverflowIsNamedInsideTheBlock) {
 
     for (ProbeLevel level : {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module}) {
         ProbeContext p16 = contextFor("transformer=fp16", level);
-        auto m16 = loadFluxTransformer(config, weights, p16);
+        auto m16 = loadFluxTransformer(config, weights, p16.policy());
         EXPECT_TRUE(torch::isfinite(m16->named_parameters()["transformer_blocks.1.ff.net.2.weight"])
                         .all()
                         .item<bool>());
@@ -339,7 +339,7 @@ TEST(Flux, Fp16ClipIsRecordedBeforeItApplies) {
     weights["single_transformer_blocks.1.proj_out.weight"] *= 3e5;
     weights["single_transformer_blocks.1.proj_out.bias"] *= 3e5;
     ProbeContext p16 = contextFor("transformer=fp16", ProbeLevel::Op);
-    auto m16 = loadFluxTransformer(config, weights, p16);
+    auto m16 = loadFluxTransformer(config, weights, p16.policy());
     runFluxTransformer(m16, smallInputs(), p16);
     const std::string block = "transformer.single_transformer_blocks.1";
     const auto& first = p16.firstNonFinite();

@@ -29,15 +29,15 @@ TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
     const torch::Device cpu(torch::kCPU);
     const std::vector<ComponentWeights> parts = {{"transformer", &tr.weights}};
     // Emulated bf16 keeps fp32 tensors too (values rounded to bf16).
-    EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=bf16"), cpu),
+    EXPECT_EQ(weightBytes(parts, PrecisionPolicy(PrecisionPlan::parse("transformer=bf16"), cpu)),
               uint64_t(elements) * 4);
     test::ScopedCpuBf16 native(CpuBf16::Native);
-    EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=bf16"), cpu),
+    EXPECT_EQ(weightBytes(parts, PrecisionPolicy(PrecisionPlan::parse("transformer=bf16"), cpu)),
               uint64_t(elements) * 2);
-    EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=fp32"), cpu),
+    EXPECT_EQ(weightBytes(parts, PrecisionPolicy(PrecisionPlan::parse("transformer=fp32"), cpu)),
               uint64_t(elements) * 4);
     // Emulated fp16 keeps fp32 tensors (values rounded to fp16).
-    EXPECT_EQ(weightBytes(parts, PrecisionPlan::parse("transformer=fp16"), cpu),
+    EXPECT_EQ(weightBytes(parts, PrecisionPolicy(PrecisionPlan::parse("transformer=fp16"), cpu)),
               uint64_t(elements) * 4);
     // A block rule counts only that block's tensors in its format.
     const auto mixed =
@@ -46,7 +46,7 @@ TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
     for (const auto& n : tr.weights.names())
         if (n.rfind("transformer_blocks.0.", 0) == 0) block0 += tr.weights.info(n).numel();
     EXPECT_GT(block0, 0);
-    EXPECT_EQ(weightBytes(parts, mixed, cpu), uint64_t(elements) * 2 + uint64_t(block0) * 2);
+    EXPECT_EQ(weightBytes(parts, PrecisionPolicy(mixed, cpu)), uint64_t(elements) * 2 + uint64_t(block0) * 2);
 }
 
 TEST(MemoryCheck, APipelineThatDoesNotFitIsRefusedBeforeLoading) {

@@ -109,6 +109,34 @@ TEST(ShippedDemo, EmulatedAndNativeBf16AgreeOnVerdictsFailuresAndImages) {
     }
 }
 
+// The studio and the bisection change plans on a loaded model: only the components whose weights
+// the new plan stores otherwise are read again, and the result is what a fresh load gives.
+TEST(ShippedDemo, APlanChangeReloadsOnlyTheComponentsItConverts) {
+    const torch::Device cpu(torch::kCPU);
+    auto p = Pipeline::load(demoDir(), PrecisionPlan::parse("transformer=fp16"), cpu);
+    RunConfig cfg;
+    cfg.prompt = "a small green star at the top, white background";
+    cfg.steps = 4;
+    EXPECT_EQ(p->setPlan(PrecisionPlan()), std::vector<std::string>{"transformer"});
+    EXPECT_EQ(p->effectivePlan().toString(), "text_encoder=bf16,transformer=bf16,vae=bf16");
+    const RunRecord a = p->run(cfg);
+    const RunRecord b = Pipeline::load(demoDir(), PrecisionPlan(), cpu)->run(cfg);
+    ASSERT_EQ(a.verdict, "ok");
+    EXPECT_EQ(a.savedImage->rgb, b.savedImage->rgb);
+    ASSERT_EQ(a.steps.size(), b.steps.size());
+    for (size_t i = 0; i < a.steps.size(); ++i)
+        EXPECT_EQ(a.steps[i].latent.max, b.steps[i].latent.max) << "step " << i;
+
+    // A rule on a point without weights converts nothing, yet the run rounds there.
+    EXPECT_TRUE(
+        p->setPlan(PrecisionPlan::parse("transformer.transformer_blocks.0.attn_residual=fp16"))
+            .empty());
+    // The VAE alone; the components report the formats they run in now.
+    EXPECT_EQ(p->setPlan(PrecisionPlan::parse("vae=fp32")), std::vector<std::string>{"vae"});
+    EXPECT_EQ(componentWithRole(p->components(), Role::Vae)->format, Format::FP32);
+    EXPECT_EQ(componentWithRole(p->components(), Role::Denoiser)->format, Format::BF16);
+}
+
 TEST(ShippedDemo, Fp16TransformerBreaksFromTheFirstStep) {
     const RunRecord r =
         runDemo("transformer=fp16", "a small green star at the top, white background", 6);

@@ -129,7 +129,7 @@ TEST(Vae, GoldenParity) {
     NamedTensors inputs;
     for (const auto& n : io.names()) inputs.emplace(n, io.tensor(n));
     ProbeContext probes = contextFor("", ProbeLevel::Off);
-    auto model = loadAutoencoderKL(config, weightMapOf(set), probes);
+    auto model = loadAutoencoderKL(config, weightMapOf(set), probes.policy());
     auto out = runAutoencoderKL(model, inputs, probes);
     int compared = 0;
     for (const auto& kv : inputs) {
@@ -163,7 +163,7 @@ TEST(Vae, ArbitraryConfigShapesAndBf16Agreement) {
                     {"in.x", torch::rand({3, 3, 24, 40}) * 2 - 1},
                     {"note", torch::zeros({1})}};
     ProbeContext p32 = contextFor("");
-    auto m32 = loadAutoencoderKL(config, weights, p32);
+    auto m32 = loadAutoencoderKL(config, weights, p32.policy());
     auto o32 = runAutoencoderKL(m32, in, p32);
     EXPECT_EQ(o32.at("out.decode.sample").sizes(), (std::vector<int64_t>{3, 3, 24, 40}));
     EXPECT_EQ(o32.at("out.encode.mean").sizes(), (std::vector<int64_t>{3, 16, 6, 10}));
@@ -172,7 +172,7 @@ TEST(Vae, ArbitraryConfigShapesAndBf16Agreement) {
     for (CpuBf16 mode : test::bf16ModesHere()) {
         test::ScopedCpuBf16 scoped(mode);
         ProbeContext pbf = contextFor("vae=bf16");
-        auto mbf = loadAutoencoderKL(config, weights, pbf);
+        auto mbf = loadAutoencoderKL(config, weights, pbf.policy());
         const auto& w = mbf->named_parameters()["decoder.conv_in.weight"];
         // Native holds bf16 tensors; emulated holds fp32 tensors of bf16 values.
         EXPECT_EQ(w.scalar_type(), mode == CpuBf16::Native ? torch::kBFloat16 : torch::kFloat);
@@ -197,7 +197,7 @@ TEST(Vae, ArbitraryConfigShapesAndBf16Agreement) {
         }
     // A plan that splits the model: bf16 overall, one up block in fp32.
     ProbeContext pmix = contextFor("vae=bf16,vae.decoder.up_blocks.1=fp32");
-    auto mmix = loadAutoencoderKL(config, weights, pmix);
+    auto mmix = loadAutoencoderKL(config, weights, pmix.policy());
     EXPECT_EQ(mmix->named_parameters()["decoder.up_blocks.1.resnets.0.conv1.weight"].scalar_type(),
               torch::kFloat);
     auto omix = runAutoencoderKL(mmix, {{"in.z", in.at("in.z")}}, pmix);
@@ -209,7 +209,7 @@ TEST(Vae, WeightErrorsNameTheKey) {
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
         try {
-            loadAutoencoderKL(config, w, probes);
+            loadAutoencoderKL(config, w, probes.policy());
             ADD_FAILURE() << "no WeightError for " << key;
         } catch (const WeightError& e) {
             EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
@@ -230,7 +230,7 @@ TEST(Vae, WeightErrorsNameTheKey) {
 TEST(Vae, InputErrorsNameKeyAndShape) {
     const auto config = wideConfig();
     ProbeContext probes = contextFor("");
-    auto model = loadAutoencoderKL(config, randomWeights(config), probes);
+    auto model = loadAutoencoderKL(config, randomWeights(config), probes.policy());
     auto expectError = [&](const NamedTensors& in, const std::string& a, const std::string& b) {
         try {
             runAutoencoderKL(model, in, probes);
@@ -251,7 +251,7 @@ TEST(Vae, LayerProbesRecordCheckpointPaths) {
     const auto config = wideConfig();
     const auto weights = randomWeights(config);
     ProbeContext probes = contextFor("", ProbeLevel::Layer);
-    auto model = loadAutoencoderKL(config, weights, probes, "vae");
+    auto model = loadAutoencoderKL(config, weights, probes.policy(), "vae");
     model->decode(torch::randn({1, 16, 4, 6}), probes);
     auto names = recordedNames(probes);
     for (const char* n : {"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
@@ -269,7 +269,7 @@ TEST(Vae, LayerProbesRecordCheckpointPaths) {
     // Op level, another component name, the golden config (mid-block attention, quant_conv).
     const auto golden = readJson(dataPath("golden/vae/config.json"));
     ProbeContext ops = contextFor("", ProbeLevel::Op);
-    auto gm = loadAutoencoderKL(golden, randomWeights(golden), ops, "first_stage");
+    auto gm = loadAutoencoderKL(golden, randomWeights(golden), ops.policy(), "first_stage");
     gm->encode(torch::randn({1, 3, 8, 8}), ops);
     names = recordedNames(ops);
     for (const char* n :
@@ -298,7 +298,7 @@ TEST(Vae, Fp16OverflowIsNamedAtTheBlock) {
     const auto z = torch::randn({1, 16, 4, 6});
 
     ProbeContext p32 = contextFor("", ProbeLevel::Layer);
-    auto m32 = loadAutoencoderKL(config, weights, p32);
+    auto m32 = loadAutoencoderKL(config, weights, p32.policy());
     m32->decode(z, p32);
     EXPECT_FALSE(p32.firstNonFinite().has_value()) << "fp32 must stay finite";
     bool overLimit = false;
@@ -307,7 +307,7 @@ TEST(Vae, Fp16OverflowIsNamedAtTheBlock) {
     EXPECT_TRUE(overLimit) << "the scaled block must exceed 65504 in fp32";
 
     ProbeContext pm = contextFor("vae=fp16", ProbeLevel::Module);
-    auto m16 = loadAutoencoderKL(config, weights, pm);
+    auto m16 = loadAutoencoderKL(config, weights, pm.policy());
     m16->decode(z, pm);
     ASSERT_TRUE(pm.firstNonFinite().has_value());
     EXPECT_EQ(pm.firstNonFinite()->at.name, "vae.decoder.up_blocks.1");

@@ -15,10 +15,10 @@ namespace {
 
 std::vector<hs::ComponentInfo> fluxComponents() {
     return {
-        {"text_encoder", "CLIPTextModel", "bf16", 1000, hs::Format::BF16, hs::Execution::Native},
-        {"transformer", "FluxTransformer2DModel", "bf16", 5000, hs::Format::BF16,
+        {"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "bf16", 1000, hs::Format::BF16, hs::Execution::Native},
+        {"transformer", hs::Role::Denoiser, "FluxTransformer2DModel", "bf16", 5000, hs::Format::BF16,
          hs::Execution::Native},
-        {"vae", "AutoencoderKL", "fp32", 800, hs::Format::FP32, hs::Execution::Native}};
+        {"vae", hs::Role::Vae, "AutoencoderKL", "fp32", 800, hs::Format::FP32, hs::Execution::Native}};
 }
 
 QVector<DeviceChoice> devices() {
@@ -71,8 +71,9 @@ TEST(PrecisionPanel, ExecutionFollowsTheDevice) {
     EXPECT_EQ(panel.deviceId(), "cpu");
     EXPECT_EQ(panel.executionOf("transformer"), hs::Execution::Emulated);  // fp16 on CPU
     EXPECT_TRUE(exec->text().contains("emulated")) << exec->text().toStdString();
-    EXPECT_EQ(panel.executionOf("text_encoder"), hs::Execution::Native);  // stored bf16 on CPU
-    EXPECT_TRUE(te->text().contains("bf16, native")) << te->text().toStdString();
+    // Stored bf16 on the CPU: emulated by default (the reference arithmetic).
+    EXPECT_EQ(panel.executionOf("text_encoder"), hs::Execution::Emulated);
+    EXPECT_TRUE(te->text().contains("bf16, emulated")) << te->text().toStdString();
 
     auto* device = child<QComboBox>(panel, "device");
     device->setCurrentIndex(1);  // T4: fp16 native, bf16 emulated
@@ -115,8 +116,8 @@ TEST(PrecisionPanel, PresetsSetEveryComponent) {
 
     // A UNet model: the denoiser preset targets the unet.
     panel.setComponents(
-        {{"text_encoder", "CLIPTextModel", "fp16", 1, hs::Format::FP16, hs::Execution::Native},
-         {"unet", "UNet2DConditionModel", "fp16", 1, hs::Format::FP16, hs::Execution::Native}});
+        {{"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "fp16", 1, hs::Format::FP16, hs::Execution::Native},
+         {"unet", hs::Role::Denoiser, "UNet2DConditionModel", "fp16", 1, hs::Format::FP16, hs::Execution::Native}});
     child<QPushButton>(panel, "preset_transformer_fp16")->click();
     EXPECT_EQ(panel.planText(), "unet=fp16");
 }
@@ -202,7 +203,14 @@ TEST(DeviceChoice, CapabilitiesAndNotes) {
     const auto cpu = DeviceChoice::cpu();
     EXPECT_FALSE(cpu.hasComputeCapability());
     EXPECT_EQ(cpu.executionOf(hs::Format::FP16), hs::Execution::Emulated);
-    EXPECT_EQ(cpu.executionOf(hs::Format::BF16), hs::Execution::Native);
+    EXPECT_EQ(cpu.executionOf(hs::Format::BF16), hs::Execution::Emulated);
+    EXPECT_TRUE(cpu.note.contains("bf16 are emulated")) << cpu.note.toStdString();
+    // Native bf16: fast with bf16 instructions, flagged as slow and different without them.
+    const auto fast = DeviceChoice::cpu("Xeon", hs::Execution::Native, true);
+    EXPECT_EQ(fast.executionOf(hs::Format::BF16), hs::Execution::Native);
+    EXPECT_TRUE(fast.note.contains("bf16 instructions")) << fast.note.toStdString();
+    const auto slow = DeviceChoice::cpu("EPYC", hs::Execution::Native, false);
+    EXPECT_TRUE(slow.note.contains("13x slower")) << slow.note.toStdString();
     const auto t4 = DeviceChoice::cuda(0, "Tesla T4", 7, 5);
     EXPECT_EQ(t4.id, "cuda:0");
     EXPECT_EQ(t4.executionOf(hs::Format::BF16), hs::Execution::Emulated);

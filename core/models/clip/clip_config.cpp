@@ -1,6 +1,6 @@
 #include "models/clip/clip_config.h"
 
-#include "models/common/family.h"
+#include "models/common/config.h"
 
 namespace hs {
 
@@ -20,19 +20,19 @@ ClipTextConfig clipTextConfigFromJson(const nlohmann::json& config, bool hasProj
     const bool nested = config.contains("text_config") && config["text_config"].is_object();
     const nlohmann::json& t = nested ? config["text_config"] : config;
     c.nestedInFullClip = nested;
-    c.vocabSize = cfgInt(t, "vocab_size", c.vocabSize);
-    c.hiddenSize = cfgInt(t, "hidden_size", c.hiddenSize);
-    c.intermediateSize = cfgInt(t, "intermediate_size", c.intermediateSize);
-    c.numAttentionHeads = cfgInt(t, "num_attention_heads", c.numAttentionHeads);
-    c.numHiddenLayers = cfgInt(t, "num_hidden_layers", c.numHiddenLayers);
-    c.maxPositionEmbeddings = cfgInt(t, "max_position_embeddings", c.maxPositionEmbeddings);
+    c.vocabSize = cfgInt(t, "vocab_size", c.vocabSize, 1, kMaxVocabulary);
+    c.hiddenSize = cfgInt(t, "hidden_size", c.hiddenSize, 1, kMaxWidth);
+    c.intermediateSize = cfgInt(t, "intermediate_size", c.intermediateSize, 1, kMaxWidth);
+    c.numAttentionHeads = cfgInt(t, "num_attention_heads", c.numAttentionHeads, 1, kMaxHeads);
+    c.numHiddenLayers = cfgInt(t, "num_hidden_layers", c.numHiddenLayers, 1, kMaxLayers);
+    c.maxPositionEmbeddings = cfgInt(t, "max_position_embeddings", c.maxPositionEmbeddings, 1, kMaxPositions);
     c.layerNormEps = cfgDouble(t, "layer_norm_eps", c.layerNormEps);
     // CLIPConfig keeps projection_dim at the top level (and copies it into text_config).
-    c.projectionDim = cfgInt(t, "projection_dim", c.projectionDim);
-    if (nested) c.projectionDim = cfgInt(config, "projection_dim", c.projectionDim);
-    c.bosTokenId = cfgInt(t, "bos_token_id", c.bosTokenId);
-    c.eosTokenId = cfgInt(t, "eos_token_id", c.eosTokenId);
-    c.padTokenId = cfgInt(t, "pad_token_id", c.padTokenId);
+    c.projectionDim = cfgInt(t, "projection_dim", c.projectionDim, 1, kMaxWidth);
+    if (nested) c.projectionDim = cfgInt(config, "projection_dim", c.projectionDim, 1, kMaxWidth);
+    c.bosTokenId = cfgInt(t, "bos_token_id", c.bosTokenId, -1, kMaxVocabulary);
+    c.eosTokenId = cfgInt(t, "eos_token_id", c.eosTokenId, -1, kMaxVocabulary);
+    c.padTokenId = cfgInt(t, "pad_token_id", c.padTokenId, -1, kMaxVocabulary);
     const std::string act = cfgString(t, "hidden_act", "quick_gelu");
     if (act == "quick_gelu")
         c.hiddenAct = ClipActivation::QuickGelu;

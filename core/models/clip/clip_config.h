@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "models/common/config.h"
+
 namespace hs {
 
 enum class ClipActivation { QuickGelu, Gelu };  // gelu = exact erf GELU

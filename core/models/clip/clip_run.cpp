@@ -1,16 +1,8 @@
 #include "models/clip/clip_run.h"
 
+#include "models/common/weights.h"
+
 namespace hs {
-
-namespace {
-
-std::string shapeText(c10::IntArrayRef s) {
-    std::string t = "[";
-    for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
-}
-
-}  // namespace
 
 NamedTensors runClipText(ClipTextModel& model, const NamedTensors& inputs, ProbeContext& probes) {
     const ClipTextConfig& cfg = model->config();

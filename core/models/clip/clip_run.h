@@ -2,7 +2,7 @@
 // Runs a CLIP text encoder on named tensors (the golden files' and `halfscope-cli run-module`'s
 // form).
 #include "models/clip/clip_text_model.h"
-#include "models/common/family.h"
+#include "models/common/named_tensors.h"
 
 namespace hs {
 

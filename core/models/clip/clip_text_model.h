@@ -37,7 +37,7 @@ public:
 private:
     nn::Embedding m_tokenEmbedding{nullptr};
     nn::Embedding m_positionEmbedding{nullptr};
-    std::string m_path, m_nToken, m_nPosition;
+    ProbePoint m_output, m_nToken, m_nPosition;
 };
 TORCH_MODULE(ClipTextEmbeddings);
 
@@ -52,7 +52,7 @@ public:
 private:
     nn::Linear m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_out{nullptr};
     int64_t m_heads, m_headDim;
-    std::string m_path, m_nQ, m_nK, m_nV, m_nSdpa;
+    ProbePoint m_output, m_nQ, m_nK, m_nV, m_nSdpa;
 };
 TORCH_MODULE(ClipAttention);
 
@@ -65,7 +65,7 @@ public:
 private:
     nn::Linear m_fc1{nullptr}, m_fc2{nullptr};
     ClipActivation m_act;
-    std::string m_path, m_nFc1, m_nAct;
+    ProbePoint m_output, m_nFc1, m_nAct;
 };
 TORCH_MODULE(ClipMlp);
 
@@ -80,7 +80,7 @@ private:
     ClipAttention m_selfAttn{nullptr};
     nn::LayerNorm m_layerNorm1{nullptr}, m_layerNorm2{nullptr};
     ClipMlp m_mlp{nullptr};
-    std::string m_path, m_nLn1, m_nResidual, m_nLn2;
+    ProbePoint m_output, m_nLn1, m_nResidual, m_nLn2;
 };
 TORCH_MODULE(ClipEncoderLayer);
 
@@ -118,7 +118,8 @@ public:
 
 private:
     ClipTextConfig m_cfg;
-    std::string m_component, m_nFinalNorm, m_nProjection;
+    std::string m_component;
+    ProbePoint m_nFinalNorm, m_nProjection;
     std::shared_ptr<torch::nn::Module> m_textModel;
     ClipTextEmbeddings m_embeddings{nullptr};
     ClipEncoder m_encoder{nullptr};
@@ -127,12 +128,12 @@ private:
 };
 TORCH_MODULE(ClipTextModel);
 
-// Builds the model that `config` describes and loads `weights` into it in the formats the plan
-// of `probes` gives (text_model.embeddings.position_ids of older checkpoints, and the vision
-// tower of a full CLIPModel checkpoint, are ignored). Throws ConfigError / WeightError naming
-// the field or tensor.
+// Builds the model that `config` describes and loads `weights` into it in the formats of
+// `policy` (text_model.embeddings.position_ids of older checkpoints, and the vision tower of a
+// full CLIPModel checkpoint, are ignored). Throws ConfigError / WeightError naming the field or
+// tensor.
 ClipTextModel loadClipText(const nlohmann::json& config, const WeightMap& weights,
-                           const ProbeContext& probes,
+                           const PrecisionPolicy& policy,
                            const std::string& component = "text_encoder");
 
 }  // namespace hs

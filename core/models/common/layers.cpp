@@ -6,6 +6,8 @@ namespace hs::nn {
 
 namespace {
 
+thread_local bool t_meta = false;
+
 // torch.nn's default for Linear and Conv2d: kaiming_uniform_(a=sqrt(5)) for the weight and
 // uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias.
 void resetLikeTorch(torch::Tensor& weight, torch::Tensor& bias) {
@@ -26,9 +28,21 @@ void resetNorm(torch::Tensor& weight, torch::Tensor& bias) {
 
 }  // namespace
 
+MetaConstruction::MetaConstruction() : m_old(t_meta) {
+    t_meta = true;
+}
+
+MetaConstruction::~MetaConstruction() {
+    t_meta = m_old;
+}
+
+torch::TensorOptions parameterOptions() {
+    return torch::TensorOptions().dtype(torch::kFloat32).device(t_meta ? torch::kMeta : torch::kCPU);
+}
+
 LinearImpl::LinearImpl(int64_t in, int64_t out, bool withBias) {
-    weight = register_parameter("weight", torch::empty({out, in}));
-    if (withBias) bias = register_parameter("bias", torch::empty({out}));
+    weight = register_parameter("weight", torch::empty({out, in}, parameterOptions()));
+    if (withBias) bias = register_parameter("bias", torch::empty({out}, parameterOptions()));
 }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
@@ -42,8 +56,8 @@ void LinearImpl::resetParameters() {
 Conv2dImpl::Conv2dImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding,
                        bool withBias)
     : m_stride(stride), m_padding(padding) {
-    weight = register_parameter("weight", torch::empty({out, in, kernel, kernel}));
-    if (withBias) bias = register_parameter("bias", torch::empty({out}));
+    weight = register_parameter("weight", torch::empty({out, in, kernel, kernel}, parameterOptions()));
+    if (withBias) bias = register_parameter("bias", torch::empty({out}, parameterOptions()));
 }
 
 torch::Tensor Conv2dImpl::forward(const torch::Tensor& x) {
@@ -55,8 +69,8 @@ void Conv2dImpl::resetParameters() {
 }
 
 LayerNormImpl::LayerNormImpl(int64_t dim, double eps) : m_eps(eps) {
-    weight = register_parameter("weight", torch::empty({dim}));
-    bias = register_parameter("bias", torch::empty({dim}));
+    weight = register_parameter("weight", torch::empty({dim}, parameterOptions()));
+    bias = register_parameter("bias", torch::empty({dim}, parameterOptions()));
 }
 
 torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) {
@@ -69,8 +83,8 @@ void LayerNormImpl::resetParameters() {
 
 GroupNormImpl::GroupNormImpl(int64_t groups, int64_t channels, double eps)
     : m_groups(groups), m_eps(eps) {
-    weight = register_parameter("weight", torch::empty({channels}));
-    bias = register_parameter("bias", torch::empty({channels}));
+    weight = register_parameter("weight", torch::empty({channels}, parameterOptions()));
+    bias = register_parameter("bias", torch::empty({channels}, parameterOptions()));
 }
 
 torch::Tensor GroupNormImpl::forward(const torch::Tensor& x) {
@@ -86,8 +100,25 @@ void GroupNormImpl::resetParameters() {
     resetNorm(weight, bias);
 }
 
+RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : m_eps(eps) {
+    weight = register_parameter("weight", torch::empty({dim}, parameterOptions()));
+}
+
+torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
+    auto var = x.to(torch::kFloat32).pow(2).mean(-1, /*keepdim=*/true);  // [..., 1] fp32
+    auto y = x * torch::rsqrt(var + m_eps);  // [..., dim], promoted to fp32 as in diffusers
+    const auto wt = weight.scalar_type();
+    if (wt == torch::kFloat16 || wt == torch::kBFloat16) y = y.to(wt);
+    return y * weight;
+}
+
+void RMSNormImpl::resetParameters() {
+    torch::NoGradGuard g;
+    weight.fill_(1);
+}
+
 EmbeddingImpl::EmbeddingImpl(int64_t num, int64_t dim) {
-    weight = register_parameter("weight", torch::empty({num, dim}));
+    weight = register_parameter("weight", torch::empty({num, dim}, parameterOptions()));
 }
 
 torch::Tensor EmbeddingImpl::forward(const torch::Tensor& ids) {
@@ -106,6 +137,7 @@ void initialiseForTraining(torch::nn::Module& module) {
         else if (auto* n = m->as<LayerNormImpl>()) n->resetParameters();
         else if (auto* g = m->as<GroupNormImpl>()) g->resetParameters();
         else if (auto* e = m->as<EmbeddingImpl>()) e->resetParameters();
+        else if (auto* r = m->as<RMSNormImpl>()) r->resetParameters();
     }
 }
 

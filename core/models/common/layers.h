@@ -7,6 +7,10 @@
 //
 // Each layer casts its input to its weight's dtype first (a plan may give neighbouring layers
 // different formats), so that callers never cast by hand.
+//
+// While a MetaConstruction scope is alive on the thread, new layers put their parameters on the
+// meta device: a model built so holds no memory, and its named_parameters() tell the names and
+// shapes a checkpoint must have (checkWeights) before anything real is allocated.
 #include <torch/torch.h>
 
 namespace hs {
@@ -14,6 +18,19 @@ inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w);
 }
 
 namespace hs::nn {
+
+class MetaConstruction {
+public:
+    MetaConstruction();
+    ~MetaConstruction();
+    MetaConstruction(const MetaConstruction&) = delete;
+    MetaConstruction& operator=(const MetaConstruction&) = delete;
+
+private:
+    bool m_old;
+};
+// Options for a new parameter: float32 on the CPU, or on the meta device (see above).
+torch::TensorOptions parameterOptions();
 
 // torch.nn.Linear: weight [out, in], bias [out]. x [..., in] -> [..., out]
 class LinearImpl : public torch::nn::Module {
@@ -70,6 +87,21 @@ private:
 };
 TORCH_MODULE(GroupNorm);
 
+// diffusers RMSNorm(dim, eps, elementwise_affine=True), transformers' T5LayerNorm: over the
+// last axis, statistics in fp32, the result cast to the weight dtype when that is a half type,
+// then scaled. x [..., dim] -> [..., dim]
+class RMSNormImpl : public torch::nn::Module {
+public:
+    RMSNormImpl(int64_t dim, double eps);
+    torch::Tensor forward(const torch::Tensor& x);
+    void resetParameters();
+    torch::Tensor weight;
+
+private:
+    double m_eps;
+};
+TORCH_MODULE(RMSNorm);
+
 // torch.nn.Embedding: weight [num, dim]. ids [...] integer -> [..., dim]
 class EmbeddingImpl : public torch::nn::Module {
 public:
@@ -80,9 +112,9 @@ public:
 };
 TORCH_MODULE(Embedding);
 
-// Initialises every layer above inside `module` as torch.nn does on construction (kaiming-
-// uniform weights and fan-in-bounded biases, unit norms, normal embeddings), drawing from
-// LibTorch's default generator in module order.
+// Initialises every layer above inside `module` as torch.nn (and diffusers, for RMSNorm) does
+// on construction (kaiming-uniform weights and fan-in-bounded biases, unit norms, normal
+// embeddings), drawing from LibTorch's default generator in module order.
 void initialiseForTraining(torch::nn::Module& module);
 
 }  // namespace hs::nn

@@ -1,7 +1,5 @@
 #include "models/common/weights.h"
 
-#include <set>
-
 namespace hs {
 
 WeightMap weightMapOf(const TensorSet& set) {
@@ -10,13 +8,13 @@ WeightMap weightMapOf(const TensorSet& set) {
     return m;
 }
 
-namespace {
-
 std::string shapeText(c10::IntArrayRef s) {
     std::string t = "[";
     for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
     return t + "]";
 }
+
+namespace {
 
 std::string modulePathOf(const std::string& component, const std::string& key) {
     auto dot = key.rfind('.');
@@ -25,48 +23,64 @@ std::string modulePathOf(const std::string& component, const std::string& key) {
     return mod.empty() ? component : component + "." + mod;
 }
 
+// The module's tensors a checkpoint must hold: parameters, and buffers that are floating or
+// present in the checkpoint (integer index buffers are rebuilt, not stored).
+template <typename Fn>
+void forEachStored(torch::nn::Module& module, const WeightMap& weights, Fn fn) {
+    for (auto& p : module.named_parameters(true)) fn(p.key(), p.value(), true);
+    for (auto& b : module.named_buffers(true))
+        if (weights.count(b.key()) || b.value().is_floating_point())
+            fn(b.key(), b.value(), b.value().is_floating_point());
+}
+
 }  // namespace
 
-void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std::string& component,
-                 const ProbeContext& probes, const std::vector<std::string>& ignoredKeys) {
-    torch::NoGradGuard noGrad;
-    std::set<std::string> expected;
-    auto assign = [&](const std::string& key, torch::Tensor& dst, bool floating) {
-        expected.insert(key);
+void checkWeights(torch::nn::Module& module, const WeightMap& weights,
+                  const std::vector<std::string>& ignoredKeys) {
+    size_t expected = 0;
+    forEachStored(module, weights, [&](const std::string& key, torch::Tensor& dst, bool) {
+        ++expected;
         auto it = weights.find(key);
         if (it == weights.end())
             throw WeightError("missing tensor '" + key + "' (expected shape " +
                               shapeText(dst.sizes()) + ")");
-        const torch::Tensor& src = it->second;
-        if (src.sizes() != dst.sizes())
-            throw WeightError("tensor '" + key + "' has shape " + shapeText(src.sizes()) +
+        if (it->second.sizes() != dst.sizes())
+            throw WeightError("tensor '" + key + "' has shape " + shapeText(it->second.sizes()) +
                               ", expected " + shapeText(dst.sizes()));
-        torch::Tensor v;
-        if (floating && src.is_floating_point()) {
-            const std::string path = modulePathOf(component, key);
-            const Format f = probes.formatFor(path);
-            const auto ct = computeTypeOf(f, probes.device());
-            v = src.to(probes.device(), ct, /*non_blocking=*/false, /*copy=*/true);
-            // Emulated: fp32 storage of values the format holds (already so when stored in it).
-            if (executionFor(f, probes.device()) == Execution::Emulated &&
-                src.scalar_type() != scalarTypeOf(f))
-                v = roundTo(v, f);
-        } else {
-            v = src.to(probes.device(), dst.scalar_type(), false, true);
-        }
-        dst.set_data(v.contiguous());
-    };
-    for (auto& p : module.named_parameters(true)) assign(p.key(), p.value(), true);
-    for (auto& b : module.named_buffers(true)) {
-        if (weights.count(b.key()) || b.value().is_floating_point())
-            assign(b.key(), b.value(), b.value().is_floating_point());
-    }
+    });
+    if (weights.size() == expected) return;
+    std::map<std::string, bool> known;
+    forEachStored(module, weights,
+                  [&](const std::string& key, torch::Tensor&, bool) { known[key] = true; });
     for (const auto& kv : weights) {
-        if (expected.count(kv.first)) continue;
+        if (known.count(kv.first)) continue;
         bool ignored = false;
         for (const auto& ig : ignoredKeys) ignored |= kv.first == ig || globMatch(ig, kv.first);
         if (!ignored) throw WeightError("unexpected tensor '" + kv.first + "' in checkpoint");
     }
+}
+
+void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std::string& component,
+                 const PrecisionPolicy& policy, const std::vector<std::string>& ignoredKeys) {
+    checkWeights(module, weights, ignoredKeys);
+    torch::NoGradGuard noGrad;
+    const torch::Device device = policy.device();
+    forEachStored(module, weights, [&](const std::string& key, torch::Tensor& dst, bool floating) {
+        const torch::Tensor& src = weights.at(key);
+        torch::Tensor v;
+        if (floating && src.is_floating_point()) {
+            const auto& info = policy.info(modulePathOf(component, key));
+            v = src.to(device, policy.computeTypeOf(info.format), /*non_blocking=*/false,
+                       /*copy=*/true);
+            // Emulated: fp32 storage of values the format holds (already so when stored in it).
+            if (info.execution == Execution::Emulated &&
+                src.scalar_type() != scalarTypeOf(info.format))
+                v = roundTo(v, info.format);
+        } else {
+            v = src.to(device, dst.scalar_type(), false, true);
+        }
+        dst.set_data(v.contiguous());
+    });
 }
 
 WeightMap stateOf(torch::nn::Module& module) {

@@ -1,15 +1,16 @@
 #pragma once
 // Loading checkpoint tensors into LibTorch modules whose named_parameters() equal the
 // checkpoint keys, each parameter converted straight from its stored dtype into the format the
-// precision plan gives its module (fp16 emulated on CPU: fp32 storage of fp16-rounded values).
+// precision policy gives its module (emulated formats: fp32 storage of values rounded to them).
 #include <map>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
 #include "io/safetensors.h"
 #include "models/common/layers.h"
-#include "numerics/probe.h"
+#include "numerics/precision_policy.h"
 
 namespace hs {
 
@@ -22,12 +23,21 @@ public:
 using WeightMap = std::map<std::string, torch::Tensor>;
 WeightMap weightMapOf(const TensorSet& set);
 
-// Copies `weights` into the parameters and buffers of `module`. `component` is the module's
-// path in the pipeline ("vae", "transformer", ...), so parameter "decoder.conv_in.weight"
-// takes the format of "vae.decoder.conv_in". Throws WeightError naming the key for a missing
-// tensor, an unexpected tensor (unless listed in `ignoredKeys`) or a shape mismatch.
+// "[2, 3]"
+std::string shapeText(c10::IntArrayRef shape);
+
+// Checks that `weights` holds a tensor of the right shape for every parameter and persistent
+// buffer of `module` and nothing else (keys matching `ignoredKeys`, globs allowed, excepted).
+// Reads names and shapes only, so `module` may live on the meta device. Throws WeightError
+// naming the key.
+void checkWeights(torch::nn::Module& module, const WeightMap& weights,
+                  const std::vector<std::string>& ignoredKeys = {});
+
+// checkWeights(), then copies `weights` into the parameters and buffers of `module`.
+// `component` is the module's path in the pipeline ("vae", "transformer", ...), so parameter
+// "decoder.conv_in.weight" takes the format of "vae.decoder.conv_in".
 void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std::string& component,
-                 const ProbeContext& probes, const std::vector<std::string>& ignoredKeys = {});
+                 const PrecisionPolicy& policy, const std::vector<std::string>& ignoredKeys = {});
 
 // Checkpoint-style state of a module: every parameter and persistent buffer by key.
 WeightMap stateOf(torch::nn::Module& module);

@@ -65,29 +65,33 @@ torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
 
 FluxAttentionImpl::FluxAttentionImpl(int64_t dim, int heads, int headDim, bool joint,
                                      const std::string& path)
-    : m_heads(heads), m_headDim(headDim), m_joint(joint), m_path(path) {
+    : m_heads(heads),
+      m_headDim(headDim),
+      m_joint(joint),
+      m_out(path, ProbeLevel::Layer),
+      m_ropeQ(path + ".rope_q", ProbeLevel::Op),
+      m_ropeK(path + ".rope_k", ProbeLevel::Op),
+      m_sdpa(path + ".sdpa", ProbeLevel::Op),
+      m_addOut(path + ".to_add_out", ProbeLevel::Layer) {
     const int64_t inner = int64_t(heads) * headDim;
-    auto names = [&](const char* q, const char* k, const char* v, const char* nq, const char* nk) {
-        return QkvNames{path + "." + q, path + "." + k, path + "." + v, path + "." + nq,
-                        path + "." + nk};
+    auto points = [&](const char* q, const char* k, const char* v, const char* nq,
+                      const char* nk) {
+        auto op = [&](const char* n) { return ProbePoint(path + "." + n, ProbeLevel::Op); };
+        return QkvPoints{op(q), op(k), op(v), op(nq), op(nk)};
     };
-    m_img = names("to_q", "to_k", "to_v", "norm_q", "norm_k");
-    m_ropeQ = path + ".rope_q";
-    m_ropeK = path + ".rope_k";
-    m_sdpa = path + ".sdpa";
+    m_img = points("to_q", "to_k", "to_v", "norm_q", "norm_k");
     to_q = register_module("to_q", nn::Linear(dim, inner));
     to_k = register_module("to_k", nn::Linear(dim, inner));
     to_v = register_module("to_v", nn::Linear(dim, inner));
-    norm_q = register_module("norm_q", RMSNorm(headDim, 1e-6));
-    norm_k = register_module("norm_k", RMSNorm(headDim, 1e-6));
+    norm_q = register_module("norm_q", nn::RMSNorm(headDim, 1e-6));
+    norm_k = register_module("norm_k", nn::RMSNorm(headDim, 1e-6));
     if (!joint) return;
-    m_txt = names("add_q_proj", "add_k_proj", "add_v_proj", "norm_added_q", "norm_added_k");
-    m_addOut = path + ".to_add_out";
+    m_txt = points("add_q_proj", "add_k_proj", "add_v_proj", "norm_added_q", "norm_added_k");
     add_q_proj = register_module("add_q_proj", nn::Linear(dim, inner));
     add_k_proj = register_module("add_k_proj", nn::Linear(dim, inner));
     add_v_proj = register_module("add_v_proj", nn::Linear(dim, inner));
-    norm_added_q = register_module("norm_added_q", RMSNorm(headDim, 1e-6));
-    norm_added_k = register_module("norm_added_k", RMSNorm(headDim, 1e-6));
+    norm_added_q = register_module("norm_added_q", nn::RMSNorm(headDim, 1e-6));
+    norm_added_k = register_module("norm_added_k", nn::RMSNorm(headDim, 1e-6));
     to_out0 = nn::Linear(inner, dim);
     to_out = register_module("to_out", torch::nn::ModuleList());
     to_out->push_back(to_out0);  // to_out.1 is dropout: no parameters
@@ -95,17 +99,17 @@ FluxAttentionImpl::FluxAttentionImpl(int64_t dim, int heads, int headDim, bool j
 }
 
 FluxAttentionImpl::Qkv FluxAttentionImpl::project(const torch::Tensor& x, nn::Linear& lq,
-                                                  nn::Linear& lk, nn::Linear& lv,
-                                                  RMSNorm& nq, RMSNorm& nk, const QkvNames& n,
+                                                  nn::Linear& lk, nn::Linear& lv, nn::RMSNorm& nq,
+                                                  nn::RMSNorm& nk, const QkvPoints& n,
                                                   ProbeContext& probes) {
     const int64_t B = x.size(0), L = x.size(1);
     auto heads = [&](const torch::Tensor& t) { return t.view({B, L, m_heads, m_headDim}); };
     Qkv r;
-    r.q = heads(probes.point(n.q, ProbeLevel::Op, lq->forward(x)));  // [B, L, H, Dh]
-    r.k = heads(probes.point(n.k, ProbeLevel::Op, lk->forward(x)));
-    r.v = heads(probes.point(n.v, ProbeLevel::Op, lv->forward(x)));
-    r.q = probes.point(n.nq, ProbeLevel::Op, nq->forward(r.q));  // [B, L, H, Dh]
-    r.k = probes.point(n.nk, ProbeLevel::Op, nk->forward(r.k));
+    r.q = heads(probes.point(n.q, lq->forward(x)));  // [B, L, H, Dh]
+    r.k = heads(probes.point(n.k, lk->forward(x)));
+    r.v = heads(probes.point(n.v, lv->forward(x)));
+    r.q = probes.point(n.nq, nq->forward(r.q));  // [B, L, H, Dh]
+    r.k = probes.point(n.nk, nk->forward(r.k));
     return r;
 }
 
@@ -122,23 +126,22 @@ FluxAttentionOut FluxAttentionImpl::forward(const torch::Tensor& x, const torch:
         s.k = torch::cat({asTypeOf(t.k, s.k), s.k}, 1);
         s.v = torch::cat({asTypeOf(t.v, s.v), s.v}, 1);
     }
-    auto q = probes.point(m_ropeQ, ProbeLevel::Op, applyRope(s.q, rope));  // [B, L, H, Dh]
-    auto k = probes.point(m_ropeK, ProbeLevel::Op, applyRope(s.k, rope));
+    auto q = probes.point(m_ropeQ, applyRope(s.q, rope));  // [B, L, H, Dh]
+    auto k = probes.point(m_ropeK, applyRope(s.k, rope));
     auto v = asTypeOf(s.v, q);
     const int64_t B = q.size(0), L = q.size(1);
     auto o = fusedAttention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2));  // [B,H,L,Dh]
     o = o.transpose(1, 2).reshape({B, L, int64_t(m_heads) * m_headDim}).to(q.scalar_type());
     FluxAttentionOut out;
     if (!m_joint) {
-        out.hidden = probes.point(m_path, ProbeLevel::Layer, o);  // [B, L, D]
+        out.hidden = probes.point(m_out, o);  // [B, L, D]
         return out;
     }
-    o = probes.point(m_sdpa, ProbeLevel::Op, o);  // [B, L_txt + L_img, H * Dh]
+    o = probes.point(m_sdpa, o);  // [B, L_txt + L_img, H * Dh]
     auto ctx = o.narrow(1, 0, lt);                // [B, L_txt, H * Dh]
     auto img = o.narrow(1, lt, L - lt);           // [B, L_img, H * Dh]
-    out.hidden = probes.point(m_path, ProbeLevel::Layer, to_out0->forward(img));  // [B, L_img, D]
-    out.context =
-        probes.point(m_addOut, ProbeLevel::Layer, to_add_out->forward(ctx));  // [B, L_txt, D]
+    out.hidden = probes.point(m_out, to_out0->forward(img));         // [B, L_img, D]
+    out.context = probes.point(m_addOut, to_add_out->forward(ctx));  // [B, L_txt, D]
     return out;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Attention of the Flux blocks: diffusers Attention with qk RMSNorm run by FluxAttnProcessor2_0,
+// Attention of the Flux blocks: diffusers Attention with qk nn::RMSNorm run by FluxAttnProcessor2_0,
 // the 3-axis rotary embedding (FluxPosEmbed, apply_rotary_emb) and one fused attention op.
 #include <torch/torch.h>
 
@@ -50,9 +50,9 @@ public:
                              const FluxRope& rope, ProbeContext& probes);
 
     nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
-    RMSNorm norm_q{nullptr}, norm_k{nullptr};
+    nn::RMSNorm norm_q{nullptr}, norm_k{nullptr};
     nn::Linear add_q_proj{nullptr}, add_k_proj{nullptr}, add_v_proj{nullptr};
-    RMSNorm norm_added_q{nullptr}, norm_added_k{nullptr};
+    nn::RMSNorm norm_added_q{nullptr}, norm_added_k{nullptr};
     torch::nn::ModuleList to_out{nullptr};
     nn::Linear to_out0{nullptr}, to_add_out{nullptr};
 
@@ -61,18 +61,17 @@ private:
     struct Qkv {
         torch::Tensor q, k, v;
     };
-    struct QkvNames {
-        std::string q, k, v, nq, nk;
+    struct QkvPoints {
+        ProbePoint q, k, v, nq, nk;
     };
-    Qkv project(const torch::Tensor& x, nn::Linear& lq, nn::Linear& lk,
-                nn::Linear& lv, RMSNorm& nq, RMSNorm& nk, const QkvNames& names,
-                ProbeContext& probes);
+    Qkv project(const torch::Tensor& x, nn::Linear& lq, nn::Linear& lk, nn::Linear& lv,
+                nn::RMSNorm& nq, nn::RMSNorm& nk, const QkvPoints& points, ProbeContext& probes);
 
     int m_heads, m_headDim;
     bool m_joint;
-    std::string m_path;
-    QkvNames m_img, m_txt;
-    std::string m_ropeQ, m_ropeK, m_sdpa, m_addOut;
+    ProbePoint m_out;  // the attention's output (the module's own path)
+    QkvPoints m_img, m_txt;
+    ProbePoint m_ropeQ, m_ropeK, m_sdpa, m_addOut;
 };
 TORCH_MODULE(FluxAttention);
 

@@ -4,11 +4,6 @@
 
 namespace hs {
 
-torch::Tensor fp16ResidualClip(const torch::Tensor& x, Format blockFormat) {
-    if (blockFormat != Format::FP16) return x;
-    return x.clamp(-kFp16Max, kFp16Max);  // Inf -> +-65504; NaN stays NaN
-}
-
 // ---- FluxTransformerBlock ----
 
 FluxTransformerBlockImpl::FluxTransformerBlockImpl(int64_t dim, int heads, int headDim,
@@ -20,35 +15,28 @@ FluxTransformerBlockImpl::FluxTransformerBlockImpl(int64_t dim, int heads, int h
     attn = register_module("attn", FluxAttention(dim, heads, headDim, true, path + ".attn"));
     ff = register_module("ff", FeedForward(dim, path + ".ff"));
     ff_context = register_module("ff_context", FeedForward(dim, path + ".ff_context"));
-    m_img = {path + ".attn_gated",
-             path + ".attn_residual",
-             path + ".norm2",
-             path + ".ff_gated",
-             path,
-             ModulateNames(path + ".norm2", path + ".norm2.modulated", ProbeLevel::Op)};
-    m_txt = {
-        path + ".context_attn_gated",
-        path + ".context_attn_residual",
-        path + ".norm2_context",
-        path + ".context_ff_gated",
-        path + ".context",
-        ModulateNames(path + ".norm2_context", path + ".norm2_context.modulated", ProbeLevel::Op)};
+    auto op = [&](const std::string& n) { return ProbePoint(path + n, ProbeLevel::Op); };
+    m_img = {op(".attn_gated"), op(".attn_residual"), op(".norm2"), op(".ff_gated"),
+             ProbePoint(path, ProbeLevel::Module),
+             ModulatePoints(path + ".norm2", {path + ".norm2.modulated", ProbeLevel::Op})};
+    m_txt = {op(".context_attn_gated"), op(".context_attn_residual"), op(".norm2_context"),
+             op(".context_ff_gated"), ProbePoint(path + ".context", ProbeLevel::Module),
+             ModulatePoints(path + ".norm2_context",
+                            {path + ".norm2_context.modulated", ProbeLevel::Op})};
 }
 
 torch::Tensor FluxTransformerBlockImpl::tail(torch::Tensor x, const torch::Tensor& attnOut,
                                              const AdaNormOut& n, FeedForward& ffMod,
-                                             const StreamNames& nm, ProbeContext& probes) {
+                                             const StreamPoints& nm, ProbeContext& probes) {
     // n.parts: shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp, each [B, D]
-    auto g =
-        probes.point(nm.attnGated, ProbeLevel::Op,
-                     asTypeOf(n.parts[2], x).unsqueeze(1) * asTypeOf(attnOut, x));  // [B, L, D]
-    x = probes.point(nm.attnResidual, ProbeLevel::Op, x + g);                       // [B, L, D]
-    auto h = probes.point(nm.norm2, ProbeLevel::Op, plainLayerNorm(x));  // norm2(_context)
-    h = modulate(probes, nm.mod, h, n.parts[4], n.parts[3]);             // [B, L, D]
-    auto f = ffMod->forward(h, probes);                                  // [B, L, D]
-    g = probes.point(nm.ffGated, ProbeLevel::Op,
-                     asTypeOf(n.parts[5], x).unsqueeze(1) * asTypeOf(f, x));  // [B, L, D]
-    return probes.point(nm.out, ProbeLevel::Module, x + g);                   // [B, L, D]
+    auto g = probes.point(nm.attnGated,
+                          asTypeOf(n.parts[2], x).unsqueeze(1) * asTypeOf(attnOut, x));  // [B,L,D]
+    x = probes.point(nm.attnResidual, x + g);                                           // [B,L,D]
+    auto h = probes.point(nm.norm2, plainLayerNorm(x));       // norm2(_context)
+    h = modulate(probes, nm.mod, h, n.parts[4], n.parts[3]);  // [B, L, D]
+    auto f = ffMod->forward(h, probes);                       // [B, L, D]
+    g = probes.point(nm.ffGated, asTypeOf(n.parts[5], x).unsqueeze(1) * asTypeOf(f, x));
+    return probes.point(nm.out, x + g);  // [B, L, D]
 }
 
 std::pair<torch::Tensor, torch::Tensor> FluxTransformerBlockImpl::forward(
@@ -56,14 +44,14 @@ std::pair<torch::Tensor, torch::Tensor> FluxTransformerBlockImpl::forward(
     const FluxRope& rope, ProbeContext& probes) {
     // The residual streams live in this block's format (norm1.linear's dtype).
     const auto& w = norm1->linear->weight;
-    auto x = enterModule(probes, m_path, hidden, w);   // [B, L_img, D]
-    auto c = enterModule(probes, m_path, context, w);  // [B, L_txt, D]
+    auto x = probes.enter(m_path, hidden, w);   // [B, L_img, D]
+    auto c = probes.enter(m_path, context, w);  // [B, L_txt, D]
     AdaNormOut n = norm1->forward(x, temb, probes);
     AdaNormOut nc = norm1_context->forward(c, temb, probes);
     FluxAttentionOut a = attn->forward(n.x, nc.x, rope, probes);
     x = tail(x, a.hidden, n, ff, m_img, probes);            // [B, L_img, D]
     c = tail(c, a.context, nc, ff_context, m_txt, probes);  // [B, L_txt, D], recorded pre-clip
-    c = fp16ResidualClip(c, probes.formatFor(m_path));
+    c = probes.policy().fp16ResidualClip(m_path, c);
     return {c, x};
 }
 
@@ -71,11 +59,11 @@ std::pair<torch::Tensor, torch::Tensor> FluxTransformerBlockImpl::forward(
 
 FluxSingleTransformerBlockImpl::FluxSingleTransformerBlockImpl(int64_t dim, int heads, int headDim,
                                                                const std::string& path)
-    : m_path(path),
-      m_projMlp(path + ".proj_mlp"),
-      m_actMlp(path + ".act_mlp"),
-      m_projOut(path + ".proj_out"),
-      m_gated(path + ".gated") {
+    : m_out(path, ProbeLevel::Module),
+      m_projMlp(path + ".proj_mlp", ProbeLevel::Op),
+      m_actMlp(path + ".act_mlp", ProbeLevel::Op),
+      m_projOut(path + ".proj_out", ProbeLevel::Layer),
+      m_gated(path + ".gated", ProbeLevel::Op) {
     const int64_t mlp = 4 * dim;  // mlp_ratio 4.0
     norm = register_module("norm", AdaLayerNormZero(dim, 3, path + ".norm"));
     proj_mlp = register_module("proj_mlp", nn::Linear(dim, mlp));
@@ -86,17 +74,16 @@ FluxSingleTransformerBlockImpl::FluxSingleTransformerBlockImpl(int64_t dim, int 
 torch::Tensor FluxSingleTransformerBlockImpl::forward(const torch::Tensor& xIn,
                                                       const torch::Tensor& temb,
                                                       const FluxRope& rope, ProbeContext& probes) {
-    auto x = enterModule(probes, m_path, xIn, norm->linear->weight);  // [B, L, D]
-    AdaNormOut n = norm->forward(x, temb, probes);                    // parts: shift, scale, gate
-    auto mlp = probes.point(m_projMlp, ProbeLevel::Op, proj_mlp->forward(n.x));  // [B, L, 4D]
-    mlp = probes.point(m_actMlp, ProbeLevel::Op, geluTanh(mlp));
+    auto x = probes.enter(m_out.name, xIn, norm->linear->weight);  // [B, L, D]
+    AdaNormOut n = norm->forward(x, temb, probes);                 // parts: shift, scale, gate
+    auto mlp = probes.point(m_projMlp, proj_mlp->forward(n.x));    // [B, L, 4D]
+    mlp = probes.point(m_actMlp, geluTanh(mlp));
     auto a = attn->forward(n.x, torch::Tensor(), rope, probes).hidden;  // [B, L, D]
     auto cat = torch::cat({asTypeOf(a, proj_out->weight), asTypeOf(mlp, proj_out->weight)}, 2);
-    auto o = probes.point(m_projOut, ProbeLevel::Layer, proj_out->forward(cat));  // [B, L, D]
-    auto g = probes.point(m_gated, ProbeLevel::Op,
-                          asTypeOf(n.parts[2], x).unsqueeze(1) * asTypeOf(o, x));  // [B, L, D]
-    x = probes.point(m_path, ProbeLevel::Module, x + g);  // recorded before the fp16 clip
-    return fp16ResidualClip(x, probes.formatFor(m_path));
+    auto o = probes.point(m_projOut, proj_out->forward(cat));  // [B, L, D]
+    auto g = probes.point(m_gated, asTypeOf(n.parts[2], x).unsqueeze(1) * asTypeOf(o, x));
+    x = probes.point(m_out, x + g);  // [B, L, D], recorded before the fp16 clip
+    return probes.policy().fp16ResidualClip(m_out.name, x);
 }
 
 }  // namespace hs

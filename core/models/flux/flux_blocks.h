@@ -36,15 +36,15 @@ public:
 
 private:
     // One stream's tail after attention: gate, residual, norm2, modulation, ff, gate, residual.
-    struct StreamNames {
-        std::string attnGated, attnResidual, norm2, ffGated, out;
-        ModulateNames mod;
+    struct StreamPoints {
+        ProbePoint attnGated, attnResidual, norm2, ffGated, out;
+        ModulatePoints mod;
     };
     torch::Tensor tail(torch::Tensor x, const torch::Tensor& attnOut, const AdaNormOut& n,
-                       FeedForward& ffMod, const StreamNames& names, ProbeContext& probes);
+                       FeedForward& ffMod, const StreamPoints& points, ProbeContext& probes);
 
     std::string m_path;
-    StreamNames m_img, m_txt;
+    StreamPoints m_img, m_txt;
 };
 TORCH_MODULE(FluxTransformerBlock);
 
@@ -64,12 +64,8 @@ public:
     FluxAttention attn{nullptr};
 
 private:
-    std::string m_path, m_projMlp, m_actMlp, m_projOut, m_gated;
+    ProbePoint m_out, m_projMlp, m_actMlp, m_projOut, m_gated;
 };
 TORCH_MODULE(FluxSingleTransformerBlock);
-
-// diffusers' `if x.dtype == torch.float16: x = x.clip(-65504, 65504)` for a block whose format
-// is fp16 (native, or emulated in float32 storage).
-torch::Tensor fp16ResidualClip(const torch::Tensor& x, Format blockFormat);
 
 }  // namespace hs

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "models/common/family.h"
+#include "models/common/config.h"
 
 namespace hs {
 
@@ -17,17 +17,17 @@ void require(bool ok, const std::string& what) {
 FluxConfig FluxConfig::fromJson(const nlohmann::json& j) {
     FluxConfig c;
     if (!j.is_object()) throw ConfigError("config.json: expected a JSON object");
-    c.patchSize = cfgInt(j, "patch_size", c.patchSize);
-    c.inChannels = cfgInt(j, "in_channels", c.inChannels);
-    c.outChannels = cfgInt(j, "out_channels", c.inChannels);  // null -> in_channels
-    c.numLayers = cfgInt(j, "num_layers", c.numLayers);
-    c.numSingleLayers = cfgInt(j, "num_single_layers", c.numSingleLayers);
-    c.attentionHeadDim = cfgInt(j, "attention_head_dim", c.attentionHeadDim);
-    c.numAttentionHeads = cfgInt(j, "num_attention_heads", c.numAttentionHeads);
-    c.jointAttentionDim = cfgInt(j, "joint_attention_dim", c.jointAttentionDim);
-    c.pooledProjectionDim = cfgInt(j, "pooled_projection_dim", c.pooledProjectionDim);
+    c.patchSize = cfgInt(j, "patch_size", c.patchSize, 1, kMaxPatch);
+    c.inChannels = cfgInt(j, "in_channels", c.inChannels, 1, kMaxWidth);
+    c.outChannels = cfgInt(j, "out_channels", c.inChannels, 1, kMaxWidth);  // null -> in_channels
+    c.numLayers = cfgInt(j, "num_layers", c.numLayers, 0, kMaxLayers);
+    c.numSingleLayers = cfgInt(j, "num_single_layers", c.numSingleLayers, 0, kMaxLayers);
+    c.attentionHeadDim = cfgInt(j, "attention_head_dim", c.attentionHeadDim, 2, kMaxWidth);
+    c.numAttentionHeads = cfgInt(j, "num_attention_heads", c.numAttentionHeads, 1, kMaxHeads);
+    c.jointAttentionDim = cfgInt(j, "joint_attention_dim", c.jointAttentionDim, 1, kMaxWidth);
+    c.pooledProjectionDim = cfgInt(j, "pooled_projection_dim", c.pooledProjectionDim, 1, kMaxWidth);
     c.guidanceEmbeds = cfgBool(j, "guidance_embeds", c.guidanceEmbeds);
-    c.axesDimsRope = cfgIntList(j, "axes_dims_rope", c.axesDimsRope);
+    c.axesDimsRope = cfgIntList(j, "axes_dims_rope", c.axesDimsRope, 2, kMaxWidth);
 
     require(c.patchSize >= 1, "'patch_size' must be >= 1");
     require(c.inChannels >= 1, "'in_channels' must be >= 1");

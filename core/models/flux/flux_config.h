@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "models/common/config.h"
+
 namespace hs {
 
 struct FluxConfig {

@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "models/common/family.h"
+#include "models/common/named_tensors.h"
 
 namespace hs {
 

@@ -6,14 +6,6 @@
 
 namespace hs {
 
-torch::Tensor enterModule(ProbeContext& probes, const std::string& path, const torch::Tensor& x,
-                          const torch::Tensor& like) {
-    torch::Tensor y = asTypeOf(x, like);
-    if (!probes.plan().empty() && probes.executionFor(path) == Execution::Emulated)
-        y = roundTo(y, probes.formatFor(path));
-    return y;
-}
-
 torch::Tensor timestepSinusoid(const torch::Tensor& t, int dim) {
     // diffusers get_timestep_embedding: the same torch ops in the same dtypes (float32).
     const int64_t half = dim / 2;
@@ -27,30 +19,18 @@ torch::Tensor timestepSinusoid(const torch::Tensor& t, int dim) {
     return emb;  // [B, dim]
 }
 
-// ---- RMSNorm (diffusers.models.normalization.RMSNorm) ----
-
-RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : m_eps(eps) {
-    weight = register_parameter("weight", torch::ones({dim}));
-}
-
-torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
-    auto var = x.to(torch::kFloat32).pow(2).mean(-1, /*keepdim=*/true);  // [..., 1] fp32
-    auto y = x * torch::rsqrt(var + m_eps);  // [..., dim], promoted to fp32 as in diffusers
-    const auto wt = weight.scalar_type();
-    if (wt == torch::kFloat16 || wt == torch::kBFloat16) y = y.to(wt);
-    return y * weight;
-}
-
 // ---- modulation ----
 
-ModulateNames::ModulateNames(const std::string& base, const std::string& o, ProbeLevel level)
-    : onePlusScale(base + ".one_plus_scale"), scaled(base + ".scaled"), out(o), outLevel(level) {}
+ModulatePoints::ModulatePoints(const std::string& base, ProbePoint o)
+    : onePlusScale(base + ".one_plus_scale", ProbeLevel::Op),
+      scaled(base + ".scaled", ProbeLevel::Op),
+      out(std::move(o)) {}
 
-torch::Tensor modulate(ProbeContext& probes, const ModulateNames& n, const torch::Tensor& x,
+torch::Tensor modulate(ProbeContext& probes, const ModulatePoints& p, const torch::Tensor& x,
                        const torch::Tensor& scale, const torch::Tensor& shift) {
-    auto s = probes.point(n.onePlusScale, ProbeLevel::Op, asTypeOf(scale, x) + 1);  // [B, D]
-    auto y = probes.point(n.scaled, ProbeLevel::Op, x * s.unsqueeze(1));            // [B, L, D]
-    return probes.point(n.out, n.outLevel, y + asTypeOf(shift, x).unsqueeze(1));    // [B, L, D]
+    auto s = probes.point(p.onePlusScale, asTypeOf(scale, x) + 1);        // [B, D]
+    auto y = probes.point(p.scaled, x * s.unsqueeze(1));                  // [B, L, D]
+    return probes.point(p.out, y + asTypeOf(shift, x).unsqueeze(1));      // [B, L, D]
 }
 
 torch::Tensor geluTanh(const torch::Tensor& x) {
@@ -69,20 +49,20 @@ torch::Tensor plainLayerNorm(const torch::Tensor& x) {
 
 AdaLayerNormZeroImpl::AdaLayerNormZeroImpl(int64_t dim, int chunks, const std::string& path)
     : m_chunks(chunks),
-      m_silu(path + ".silu"),
-      m_linear(path + ".linear"),
-      m_norm(path + ".norm"),
-      m_mod(path, path, ProbeLevel::Layer) {
+      m_silu(path + ".silu", ProbeLevel::Op),
+      m_linear(path + ".linear", ProbeLevel::Op),
+      m_norm(path + ".norm", ProbeLevel::Op),
+      m_mod(path, {path, ProbeLevel::Layer}) {
     linear = register_module("linear", nn::Linear(dim, chunks * dim));
 }
 
 AdaNormOut AdaLayerNormZeroImpl::forward(const torch::Tensor& x, const torch::Tensor& temb,
                                          ProbeContext& probes) {
-    auto e = probes.point(m_silu, ProbeLevel::Op, torch::silu(asTypeOf(temb, linear->weight)));
-    e = probes.point(m_linear, ProbeLevel::Op, linear->forward(e));  // [B, chunks * D]
+    auto e = probes.point(m_silu, torch::silu(asTypeOf(temb, linear->weight)));
+    e = probes.point(m_linear, linear->forward(e));  // [B, chunks * D]
     AdaNormOut out;
     out.parts = e.chunk(m_chunks, 1);  // shift, scale, gate (, shift_mlp, scale_mlp, gate_mlp)
-    auto xn = probes.point(m_norm, ProbeLevel::Op, plainLayerNorm(asTypeOf(x, linear->weight)));
+    auto xn = probes.point(m_norm, plainLayerNorm(asTypeOf(x, linear->weight)));
     out.x = modulate(probes, m_mod, xn, out.parts[1], out.parts[0]);  // [B, L, D]
     return out;
 }
@@ -90,20 +70,19 @@ AdaNormOut AdaLayerNormZeroImpl::forward(const torch::Tensor& x, const torch::Te
 // ---- AdaLayerNormContinuous ----
 
 AdaLayerNormContinuousImpl::AdaLayerNormContinuousImpl(int64_t dim, const std::string& path)
-    : m_path(path),
-      m_silu(path + ".silu"),
-      m_linear(path + ".linear"),
-      m_norm(path + ".norm"),
-      m_mod(path, path, ProbeLevel::Layer) {
+    : m_silu(path + ".silu", ProbeLevel::Op),
+      m_linear(path + ".linear", ProbeLevel::Op),
+      m_norm(path + ".norm", ProbeLevel::Op),
+      m_mod(path, {path, ProbeLevel::Layer}) {
     linear = register_module("linear", nn::Linear(dim, 2 * dim));
 }
 
 torch::Tensor AdaLayerNormContinuousImpl::forward(const torch::Tensor& x, const torch::Tensor& temb,
                                                   ProbeContext& probes) {
-    auto e = probes.point(m_silu, ProbeLevel::Op, torch::silu(asTypeOf(temb, linear->weight)));
-    e = probes.point(m_linear, ProbeLevel::Op, linear->forward(e));  // [B, 2D]
-    auto parts = e.chunk(2, 1);                                       // scale, shift
-    auto xn = probes.point(m_norm, ProbeLevel::Op, plainLayerNorm(asTypeOf(x, linear->weight)));
+    auto e = probes.point(m_silu, torch::silu(asTypeOf(temb, linear->weight)));
+    e = probes.point(m_linear, linear->forward(e));  // [B, 2D]
+    auto parts = e.chunk(2, 1);                      // scale, shift
+    auto xn = probes.point(m_norm, plainLayerNorm(asTypeOf(x, linear->weight)));
     return modulate(probes, m_mod, xn, parts[0], parts[1]);  // [B, L, D]
 }
 
@@ -114,7 +93,9 @@ GeluProjImpl::GeluProjImpl(int64_t in, int64_t out) {
 }
 
 FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
-    : m_path(path), m_proj(path + ".net.0.proj"), m_act(path + ".net.0") {
+    : m_outPoint(path, ProbeLevel::Layer),
+      m_proj(path + ".net.0.proj", ProbeLevel::Op),
+      m_act(path + ".net.0", ProbeLevel::Op) {
     m_in = GeluProj(dim, 4 * dim);
     m_out = nn::Linear(4 * dim, dim);
     m_net = register_module("net", torch::nn::ModuleList());
@@ -124,36 +105,38 @@ FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
 }
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = probes.point(m_proj, ProbeLevel::Op, m_in->proj->forward(x));  // [B, L, 4D]
-    h = probes.point(m_act, ProbeLevel::Op, geluTanh(h));                    // [B, L, 4D]
-    return probes.point(m_path, ProbeLevel::Layer, m_out->forward(h));      // [B, L, D]
+    auto h = probes.point(m_proj, m_in->proj->forward(x));  // [B, L, 4D]
+    h = probes.point(m_act, geluTanh(h));                    // [B, L, 4D]
+    return probes.point(m_outPoint, m_out->forward(h));      // [B, L, D]
 }
 
 // ---- TimestepEmbedding / PixArtAlphaTextProjection ----
 
 MlpEmbedderImpl::MlpEmbedderImpl(int64_t in, int64_t out, const std::string& path,
                                  const std::string& actName)
-    : m_l1(path + ".linear_1"), m_act(path + "." + actName), m_l2(path + ".linear_2") {
+    : m_l1(path + ".linear_1", ProbeLevel::Op),
+      m_act(path + "." + actName, ProbeLevel::Op),
+      m_l2(path + ".linear_2", ProbeLevel::Op) {
     linear_1 = register_module("linear_1", nn::Linear(in, out));
     linear_2 = register_module("linear_2", nn::Linear(out, out));
 }
 
 torch::Tensor MlpEmbedderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = probes.point(m_l1, ProbeLevel::Op, linear_1->forward(x));  // [B, out]
-    h = probes.point(m_act, ProbeLevel::Op, torch::silu(h));
-    return probes.point(m_l2, ProbeLevel::Op, linear_2->forward(h));  // [B, out]
+    auto h = probes.point(m_l1, linear_1->forward(x));  // [B, out]
+    h = probes.point(m_act, torch::silu(h));
+    return probes.point(m_l2, linear_2->forward(h));  // [B, out]
 }
 
 // ---- CombinedTimestep(Guidance)TextProjEmbeddings ----
 
 FluxTimeTextEmbedImpl::FluxTimeTextEmbedImpl(int64_t dim, int64_t pooledDim, bool guidance,
                                              const std::string& path)
-    : m_path(path),
-      m_timestep(path + ".timestep"),
-      m_timeProj(path + ".time_proj"),
-      m_guidance(path + ".guidance"),
-      m_guidanceProj(path + ".guidance_proj"),
-      m_sum(path + ".time_guidance") {
+    : m_out(path, ProbeLevel::Layer),
+      m_timestep(path + ".timestep", ProbeLevel::Op),
+      m_timeProj(path + ".time_proj", ProbeLevel::Op),
+      m_guidance(path + ".guidance", ProbeLevel::Op),
+      m_guidanceProj(path + ".guidance_proj", ProbeLevel::Op),
+      m_sum(path + ".time_guidance", ProbeLevel::Op) {
     timestep_embedder = register_module("timestep_embedder",
                                         MlpEmbedder(256, dim, path + ".timestep_embedder", "act"));
     if (guidance) {
@@ -165,14 +148,13 @@ FluxTimeTextEmbedImpl::FluxTimeTextEmbedImpl(int64_t dim, int64_t pooledDim, boo
 }
 
 torch::Tensor FluxTimeTextEmbedImpl::embedTime(const torch::Tensor& t, MlpEmbedder& e,
-                                               const std::string& scaled, const std::string& proj,
+                                               const ProbePoint& scaled, const ProbePoint& proj,
                                                ProbeContext& probes) {
     const auto& w = e->linear_1->weight;
     // `timestep.to(dtype) * 1000` in the model dtype: in bf16, 0.123 -> 123.0, as diffusers.
-    auto t1 =
-        probes.point(scaled, ProbeLevel::Op, enterModule(probes, m_path, t, w) * 1000);  // [B]
+    auto t1 = probes.point(scaled, probes.enter(m_out.name, t, w) * 1000);  // [B]
     auto s = timestepSinusoid(t1, 256);  // [B, 256] float32 (diffusers Timesteps)
-    s = probes.point(proj, ProbeLevel::Op, asTypeOf(s, w));
+    s = probes.point(proj, asTypeOf(s, w));
     return e->forward(s, probes);  // [B, D]
 }
 
@@ -183,11 +165,11 @@ torch::Tensor FluxTimeTextEmbedImpl::forward(const torch::Tensor& timestep,
     if (hasGuidance()) {
         TORCH_CHECK(guidance.defined(), "this Flux model needs a guidance value");
         auto g = embedTime(guidance, guidance_embedder, m_guidance, m_guidanceProj, probes);
-        temb = probes.point(m_sum, ProbeLevel::Op, temb + asTypeOf(g, temb));  // [B, D]
+        temb = probes.point(m_sum, temb + asTypeOf(g, temb));  // [B, D]
     }
-    auto p = enterModule(probes, m_path, pooled, text_embedder->linear_1->weight);  // [B, P]
-    p = text_embedder->forward(p, probes);                                          // [B, D]
-    return probes.point(m_path, ProbeLevel::Layer, temb + asTypeOf(p, temb));       // [B, D]
+    auto p = probes.enter(m_out.name, pooled, text_embedder->linear_1->weight);  // [B, P]
+    p = text_embedder->forward(p, probes);                                       // [B, D]
+    return probes.point(m_out, temb + asTypeOf(p, temb));                        // [B, D]
 }
 
 }  // namespace hs

@@ -1,5 +1,5 @@
 #pragma once
-// Small layers of diffusers' FluxTransformer2DModel: RMSNorm, the adaptive layer norms, the
+// Small layers of diffusers' FluxTransformer2DModel: the adaptive layer norms, the
 // feed-forward, and the timestep / guidance / pooled-text embedding.
 //
 // Precision rules shared by all Flux modules:
@@ -17,37 +17,19 @@
 
 namespace hs {
 
-// A tensor entering a module: cast to `like`'s dtype and, where `path`'s format is emulated on
-// this device, rounded to that format (a GPU would hold it in that format).
-torch::Tensor enterModule(ProbeContext& probes, const std::string& path, const torch::Tensor& x,
-                          const torch::Tensor& like);
-
 // diffusers get_timestep_embedding(t, dim, flip_sin_to_cos=True, downscale_freq_shift=0):
 // t [B] -> [B, dim] float32, [cos | sin].
 torch::Tensor timestepSinusoid(const torch::Tensor& t, int dim);
 
-// diffusers RMSNorm(dim, eps, elementwise_affine=True) over the last axis: statistics in fp32,
-// result cast to the weight dtype when that is a half type, then scaled.
-class RMSNormImpl : public torch::nn::Module {
-public:
-    RMSNormImpl(int64_t dim, double eps);
-    torch::Tensor forward(const torch::Tensor& x);  // [..., dim] -> [..., dim]
-    torch::Tensor weight;
-
-private:
-    double m_eps;
-};
-TORCH_MODULE(RMSNorm);
-
-// Probe names of x * (1 + scale) + shift, each op its own point.
-struct ModulateNames {
-    std::string onePlusScale, scaled, out;
-    ProbeLevel outLevel = ProbeLevel::Op;
-    ModulateNames() = default;
-    ModulateNames(const std::string& base, const std::string& out, ProbeLevel outLevel);
+// Probe points of x * (1 + scale) + shift, each op its own point (`base`.one_plus_scale and
+// `base`.scaled at Op level, then `out`).
+struct ModulatePoints {
+    ProbePoint onePlusScale, scaled, out;
+    ModulatePoints() = default;
+    ModulatePoints(const std::string& base, ProbePoint out);
 };
 // x [B, L, D], scale/shift [B, D] -> [B, L, D]
-torch::Tensor modulate(ProbeContext& probes, const ModulateNames& n, const torch::Tensor& x,
+torch::Tensor modulate(ProbeContext& probes, const ModulatePoints& p, const torch::Tensor& x,
                        const torch::Tensor& scale, const torch::Tensor& shift);
 
 // gelu(approximate="tanh") (diffusers FeedForward "gelu-approximate").
@@ -69,8 +51,8 @@ public:
 
 private:
     int m_chunks;
-    std::string m_silu, m_linear, m_norm;
-    ModulateNames m_mod;
+    ProbePoint m_silu, m_linear, m_norm;
+    ModulatePoints m_mod;
 };
 TORCH_MODULE(AdaLayerNormZero);
 
@@ -84,8 +66,8 @@ public:
     nn::Linear linear{nullptr};
 
 private:
-    std::string m_path, m_silu, m_linear, m_norm;
-    ModulateNames m_mod;
+    ProbePoint m_silu, m_linear, m_norm;
+    ModulatePoints m_mod;
 };
 TORCH_MODULE(AdaLayerNormContinuous);
 
@@ -108,7 +90,7 @@ private:
     torch::nn::ModuleList m_net;
     GeluProj m_in{nullptr};
     nn::Linear m_out{nullptr};
-    std::string m_path, m_proj, m_act;
+    ProbePoint m_outPoint, m_proj, m_act;
 };
 TORCH_MODULE(FeedForward);
 
@@ -121,7 +103,7 @@ public:
     nn::Linear linear_1{nullptr}, linear_2{nullptr};
 
 private:
-    std::string m_l1, m_act, m_l2;
+    ProbePoint m_l1, m_act, m_l2;
 };
 TORCH_MODULE(MlpEmbedder);
 
@@ -140,9 +122,9 @@ public:
     MlpEmbedder timestep_embedder{nullptr}, guidance_embedder{nullptr}, text_embedder{nullptr};
 
 private:
-    torch::Tensor embedTime(const torch::Tensor& t, MlpEmbedder& e, const std::string& scaled,
-                            const std::string& proj, ProbeContext& probes);
-    std::string m_path, m_timestep, m_timeProj, m_guidance, m_guidanceProj, m_sum;
+    torch::Tensor embedTime(const torch::Tensor& t, MlpEmbedder& e, const ProbePoint& scaled,
+                            const ProbePoint& proj, ProbeContext& probes);
+    ProbePoint m_out, m_timestep, m_timeProj, m_guidance, m_guidanceProj, m_sum;
 };
 TORCH_MODULE(FluxTimeTextEmbed);
 

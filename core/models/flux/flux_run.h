@@ -1,7 +1,7 @@
 #pragma once
 // Runs a Flux transformer on named tensors (the golden files' and `halfscope-cli run-module`'s
 // form).
-#include "models/common/family.h"
+#include "models/common/named_tensors.h"
 #include "models/flux/flux_transformer.h"
 
 namespace hs {

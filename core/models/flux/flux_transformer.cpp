@@ -1,6 +1,6 @@
 #include "models/flux/flux_transformer.h"
 
-#include "models/common/family.h"
+#include "models/common/config.h"
 #include "runtime/parallelism.h"
 
 namespace hs {
@@ -8,14 +8,14 @@ namespace hs {
 FluxTransformerImpl::FluxTransformerImpl(const FluxConfig& c, const std::string& component)
     : m_config(c),
       m_component(component),
-      m_xEmbedder(component + ".x_embedder"),
-      m_contextEmbedder(component + ".context_embedder"),
-      m_timeTextEmbed(component + ".time_text_embed"),
-      m_projOut(component + ".proj_out") {
+      m_xEmbedder(component + ".x_embedder", ProbeLevel::Layer),
+      m_contextEmbedder(component + ".context_embedder", ProbeLevel::Layer),
+      m_projOut(component + ".proj_out", ProbeLevel::Module) {
     const int64_t dim = c.innerDim();
     time_text_embed = register_module(
         "time_text_embed",
-        FluxTimeTextEmbed(dim, c.pooledProjectionDim, c.guidanceEmbeds, m_timeTextEmbed));
+        FluxTimeTextEmbed(dim, c.pooledProjectionDim, c.guidanceEmbeds,
+                          component + ".time_text_embed"));
     context_embedder =
         register_module("context_embedder", nn::Linear(c.jointAttentionDim, dim));
     x_embedder = register_module("x_embedder", nn::Linear(c.inChannels, dim));
@@ -40,14 +40,12 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
     // diffusers FluxTransformer2DModel.forward
     const int64_t tokens =
         in.hiddenStates.size(0) * (in.hiddenStates.size(1) + in.encoderHiddenStates.size(1));
-    SmallWork work(tokens * m_config.innerDim() * 4 * m_config.innerDim());  // the MLP's first linear
-    auto x = enterModule(probes, m_xEmbedder, in.hiddenStates, x_embedder->weight);
-    x = probes.point(m_xEmbedder, ProbeLevel::Layer, x_embedder->forward(x));  // [B, L_img, D]
+    SmallWork work(tokens * m_config.innerDim() * 4 * m_config.innerDim());  // MLP's first linear
+    auto x = probes.enter(m_xEmbedder.name, in.hiddenStates, x_embedder->weight);
+    x = probes.point(m_xEmbedder, x_embedder->forward(x));  // [B, L_img, D]
     auto temb = time_text_embed->forward(in.timestep, in.guidance, in.pooledProjections, probes);
-    auto c =
-        enterModule(probes, m_contextEmbedder, in.encoderHiddenStates, context_embedder->weight);
-    c = probes.point(m_contextEmbedder, ProbeLevel::Layer,
-                     context_embedder->forward(c));  // [B, L_txt, D]
+    auto c = probes.enter(m_contextEmbedder.name, in.encoderHiddenStates, context_embedder->weight);
+    c = probes.point(m_contextEmbedder, context_embedder->forward(c));  // [B, L_txt, D]
 
     // FluxPosEmbed over the joint sequence: text ids first.
     auto ids = torch::cat({in.txtIds.to(torch::kFloat32), in.imgIds.to(torch::kFloat32)}, 0);
@@ -61,13 +59,13 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
     for (auto& b : singleBlocks) s = b->forward(s, temb, rope, probes);
     x = s.narrow(1, lt, li);                                                    // [B, L_img, D]
     x = norm_out->forward(x, temb, probes);                                     // [B, L_img, D]
-    return probes.point(m_projOut, ProbeLevel::Module, proj_out->forward(x));  // [B, L_img, p*p*C]
+    return probes.point(m_projOut, proj_out->forward(x));  // [B, L_img, p*p*C]
 }
 
 FluxTransformer loadFluxTransformer(const nlohmann::json& config, const WeightMap& weights,
-                                    const ProbeContext& probes, const std::string& component) {
+                                    const PrecisionPolicy& policy, const std::string& component) {
     FluxTransformer model(FluxConfig::fromJson(config), component);
-    loadWeights(*model, weights, component, probes);
+    loadWeights(*model, weights, component, policy);
     model->eval();
     return model;
 }

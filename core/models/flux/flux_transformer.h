@@ -51,15 +51,16 @@ public:
 
 private:
     FluxConfig m_config;
-    std::string m_component, m_xEmbedder, m_contextEmbedder, m_timeTextEmbed, m_projOut;
+    std::string m_component;
+    ProbePoint m_xEmbedder, m_contextEmbedder, m_projOut;
 };
 TORCH_MODULE(FluxTransformer);
 
 // Builds the model for `config` (a diffusers config.json) and loads `weights` into it, each
-// parameter in the format the plan of `probes` gives its module. Throws ConfigError for a bad
-// config and WeightError naming the key for a missing, unexpected or mis-shaped tensor.
+// parameter in the format `policy` gives its module. Throws ConfigError for a bad config and
+// WeightError naming the key for a missing, unexpected or mis-shaped tensor.
 FluxTransformer loadFluxTransformer(const nlohmann::json& config, const WeightMap& weights,
-                                    const ProbeContext& probes,
+                                    const PrecisionPolicy& policy,
                                     const std::string& component = "transformer");
 
 }  // namespace hs

@@ -17,10 +17,10 @@ torch::Tensor onDeviceOf(const torch::Tensor& x, const torch::Tensor& w) {
 // ---- Encoder ------------------------------------------------------------------------------
 
 VaeEncoderImpl::VaeEncoderImpl(const AutoencoderKLConfig& cfg, const std::string& path)
-    : m_nConvIn(path + ".conv_in"),
-      m_nNormOut(path + ".conv_norm_out"),
-      m_nAct(path + ".conv_act"),
-      m_nConvOut(path + ".conv_out") {
+    : m_nConvIn(path + ".conv_in", ProbeLevel::Layer),
+      m_nNormOut(path + ".conv_norm_out", ProbeLevel::Layer),
+      m_nAct(path + ".conv_act", ProbeLevel::Op),
+      m_nConvOut(path + ".conv_out", ProbeLevel::Module) {
     const auto& ch = cfg.blockOutChannels;
     const int g = cfg.normNumGroups;
     m_convIn = register_module("conv_in", vaeConv2dLayer(cfg.inChannels, ch.front(), 3, 1, 1));
@@ -42,21 +42,21 @@ VaeEncoderImpl::VaeEncoderImpl(const AutoencoderKLConfig& cfg, const std::string
 }
 
 torch::Tensor VaeEncoderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = probes.point(m_nConvIn, ProbeLevel::Layer, m_convIn->forward(x));  // [B, C0, H, W]
+    auto h = probes.point(m_nConvIn, m_convIn->forward(x));  // [B, C0, H, W]
     for (auto& b : m_blocks) h = b->forward(h, probes);  // [B, C_last, H/f, W/f]
     h = m_midBlock->forward(h, probes);                  // [B, C_last, H/f, W/f]
-    h = probes.point(m_nNormOut, ProbeLevel::Layer, m_convNormOut->forward(h));
-    h = probes.point(m_nAct, ProbeLevel::Op, torch::silu_(h));
-    return probes.point(m_nConvOut, ProbeLevel::Module, m_convOut->forward(h));  // [B, 2Cl, h, w]
+    h = probes.point(m_nNormOut, m_convNormOut->forward(h));
+    h = probes.point(m_nAct, torch::silu_(h));
+    return probes.point(m_nConvOut, m_convOut->forward(h));  // [B, 2Cl, h, w]
 }
 
 // ---- Decoder ------------------------------------------------------------------------------
 
 VaeDecoderImpl::VaeDecoderImpl(const AutoencoderKLConfig& cfg, const std::string& path)
-    : m_nConvIn(path + ".conv_in"),
-      m_nNormOut(path + ".conv_norm_out"),
-      m_nAct(path + ".conv_act"),
-      m_nConvOut(path + ".conv_out") {
+    : m_nConvIn(path + ".conv_in", ProbeLevel::Layer),
+      m_nNormOut(path + ".conv_norm_out", ProbeLevel::Layer),
+      m_nAct(path + ".conv_act", ProbeLevel::Op),
+      m_nConvOut(path + ".conv_out", ProbeLevel::Module) {
     const std::vector<int> rev(cfg.blockOutChannels.rbegin(), cfg.blockOutChannels.rend());
     const int g = cfg.normNumGroups;
     m_convIn = register_module("conv_in", vaeConv2dLayer(cfg.latentChannels, rev.front(), 3, 1, 1));
@@ -77,12 +77,12 @@ VaeDecoderImpl::VaeDecoderImpl(const AutoencoderKLConfig& cfg, const std::string
 }
 
 torch::Tensor VaeDecoderImpl::forward(const torch::Tensor& z, ProbeContext& probes) {
-    auto h = probes.point(m_nConvIn, ProbeLevel::Layer, m_convIn->forward(z));  // [B, C_last, h, w]
+    auto h = probes.point(m_nConvIn, m_convIn->forward(z));  // [B, C_last, h, w]
     h = m_midBlock->forward(h, probes);                                         // [B, C_last, h, w]
     for (auto& b : m_blocks) h = b->forward(h, probes);                         // [B, C0, h*f, w*f]
-    h = probes.point(m_nNormOut, ProbeLevel::Layer, m_convNormOut->forward(h));
-    h = probes.point(m_nAct, ProbeLevel::Op, torch::silu_(h));
-    return probes.point(m_nConvOut, ProbeLevel::Module, m_convOut->forward(h));  // [B, 3, H, W]
+    h = probes.point(m_nNormOut, m_convNormOut->forward(h));
+    h = probes.point(m_nAct, torch::silu_(h));
+    return probes.point(m_nConvOut, m_convOut->forward(h));  // [B, 3, H, W]
 }
 
 // ---- AutoencoderKL ------------------------------------------------------------------------
@@ -90,8 +90,8 @@ torch::Tensor VaeDecoderImpl::forward(const torch::Tensor& z, ProbeContext& prob
 AutoencoderKLImpl::AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string& component)
     : m_cfg(std::move(cfg)), m_component(component) {
     const std::string prefix = component.empty() ? "" : component + ".";
-    m_nQuant = prefix + "quant_conv";
-    m_nPostQuant = prefix + "post_quant_conv";
+    m_nQuant = {prefix + "quant_conv", ProbeLevel::Module};
+    m_nPostQuant = {prefix + "post_quant_conv", ProbeLevel::Module};
     m_encoder = register_module("encoder", VaeEncoder(m_cfg, prefix + "encoder"));
     m_decoder = register_module("decoder", VaeDecoder(m_cfg, prefix + "decoder"));
     const int cl = m_cfg.latentChannels;
@@ -114,7 +114,7 @@ VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probe
     auto moments =
         m_encoder->forward(onDeviceOf(x, m_encoder->inputWeight()), probes);  // [B, 2Cl, h, w]
     if (m_quantConv)
-        moments = probes.point(m_nQuant, ProbeLevel::Module, m_quantConv->forward(moments));
+        moments = probes.point(m_nQuant, m_quantConv->forward(moments));
     // diffusers DiagonalGaussianDistribution: chunk along channels, clamp logvar.
     auto halves = moments.chunk(2, 1);
     VaeMoments m;
@@ -128,16 +128,16 @@ torch::Tensor AutoencoderKLImpl::decode(const torch::Tensor& z, ProbeContext& pr
     SmallWork work(fullResolutionConvMacs(m_cfg, z.size(0) * z.size(2) * f * z.size(3) * f));
     auto h = onDeviceOf(z, m_decoder->inputWeight());  // [B, Cl, h, w]
     if (m_postQuantConv)
-        h = probes.point(m_nPostQuant, ProbeLevel::Module, m_postQuantConv->forward(h));
+        h = probes.point(m_nPostQuant, m_postQuantConv->forward(h));
     // diffusers Decoder casts the mid block's output to the up blocks' dtype; every layer here
     // casts its own input (asTypeOf), which covers that and any finer plan.
     return m_decoder->forward(h, probes);  // [B, out_channels, H, W]
 }
 
 AutoencoderKL loadAutoencoderKL(const nlohmann::json& config, const WeightMap& weights,
-                                const ProbeContext& probes, const std::string& component) {
+                                const PrecisionPolicy& policy, const std::string& component) {
     AutoencoderKL model(AutoencoderKLConfig::fromJson(config), component);
-    loadWeights(*model, weights, component, probes);
+    loadWeights(*model, weights, component, policy);
     for (auto& p : model->parameters()) p.set_requires_grad(false);
     model->eval();
     return model;

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "models/common/weights.h"
+#include "models/roles.h"
 #include "models/vae/vae_blocks.h"
 #include "models/vae/vae_config.h"
 #include "numerics/probe.h"
@@ -36,7 +37,7 @@ private:
     VaeMidBlock2D m_midBlock{nullptr};
     nn::GroupNorm m_convNormOut{nullptr};
     nn::Conv2d m_convOut{nullptr};
-    std::string m_nConvIn, m_nNormOut, m_nAct, m_nConvOut;
+    ProbePoint m_nConvIn, m_nNormOut, m_nAct, m_nConvOut;
 };
 TORCH_MODULE(VaeEncoder);
 
@@ -56,21 +57,16 @@ private:
     std::vector<VaeSamplingBlock> m_blocks;
     nn::GroupNorm m_convNormOut{nullptr};
     nn::Conv2d m_convOut{nullptr};
-    std::string m_nConvIn, m_nNormOut, m_nAct, m_nConvOut;
+    ProbePoint m_nConvIn, m_nNormOut, m_nAct, m_nConvOut;
 };
 TORCH_MODULE(VaeDecoder);
-
-struct VaeMoments {
-    torch::Tensor mean;    // [B, latent_channels, h, w]
-    torch::Tensor logvar;  // [B, latent_channels, h, w], clamped to [-30, 20] as diffusers does
-};
 
 class AutoencoderKLImpl : public torch::nn::Module {
 public:
     explicit AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string& component = "vae");
 
     // Image [B, in_channels, H, W] (values in [-1, 1]; H, W multiples of downFactor()) ->
-    // the diagonal Gaussian posterior. Inputs of any floating dtype and device are moved to the
+    // the diagonal Gaussian posterior (logvar clamped to [-30, 20] as diffusers does). Inputs of any floating dtype and device are moved to the
     // weights' device; outputs are in the dtype of the last layer's weights.
     VaeMoments encode(const torch::Tensor& x, ProbeContext& probes);
     // Decoder-space latents [B, latent_channels, h, w] (already unscaled: see unscaleLatents())
@@ -87,14 +83,15 @@ private:
     VaeDecoder m_decoder{nullptr};
     nn::Conv2d m_quantConv{nullptr};      // absent when use_quant_conv is false
     nn::Conv2d m_postQuantConv{nullptr};  // absent when use_post_quant_conv is false
-    std::string m_nQuant, m_nPostQuant;
+    ProbePoint m_nQuant, m_nPostQuant;
 };
 TORCH_MODULE(AutoencoderKL);
 
 // Builds the module from config.json and loads `weights` into it, each parameter in the format
-// the plan of `probes` gives its module path. Throws ConfigError for a bad config and
-// WeightError naming the key for a missing, unexpected or mis-shaped tensor.
+// `policy` gives its module path. Throws ConfigError for a bad config and WeightError naming the
+// key for a missing, unexpected or mis-shaped tensor.
 AutoencoderKL loadAutoencoderKL(const nlohmann::json& config, const WeightMap& weights,
-                                const ProbeContext& probes, const std::string& component = "vae");
+                                const PrecisionPolicy& policy,
+                                const std::string& component = "vae");
 
 }  // namespace hs

@@ -29,14 +29,14 @@ nn::GroupNorm vaeGroupNormLayer(int groups, int channels) {
 
 VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int groups,
                                            const std::string& path)
-    : m_name(path),
-      m_nNorm1(path + ".norm1"),
-      m_nAct1(path + ".act1"),
-      m_nConv1(path + ".conv1"),
-      m_nNorm2(path + ".norm2"),
-      m_nAct2(path + ".act2"),
-      m_nConv2(path + ".conv2"),
-      m_nShortcut(path + ".conv_shortcut") {
+    : m_name(path, kLayer),
+      m_nNorm1(path + ".norm1", kOp),
+      m_nAct1(path + ".act1", kOp),
+      m_nConv1(path + ".conv1", kOp),
+      m_nNorm2(path + ".norm2", kOp),
+      m_nAct2(path + ".act2", kOp),
+      m_nConv2(path + ".conv2", kOp),
+      m_nShortcut(path + ".conv_shortcut", kOp) {
     m_norm1 = register_module("norm1", vaeGroupNormLayer(groups, inChannels));
     m_conv1 = register_module("conv1", vaeConv2dLayer(inChannels, outChannels, 3, 1, 1));
     m_norm2 = register_module("norm2", vaeGroupNormLayer(groups, outChannels));
@@ -48,29 +48,29 @@ VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int 
 
 torch::Tensor VaeResnetBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, Cin, H, W]
-    auto h = probes.point(m_nNorm1, kOp, m_norm1->forward(x));  // [B, Cin, H, W]
-    h = probes.point(m_nAct1, kOp, torch::silu_(h));       // in place: h is this block's own tensor
-    h = probes.point(m_nConv1, kOp, m_conv1->forward(h));  // [B, Cout, H, W]
-    h = probes.point(m_nNorm2, kOp, m_norm2->forward(h));
-    h = probes.point(m_nAct2, kOp, torch::silu_(h));
-    h = probes.point(m_nConv2, kOp, m_conv2->forward(h));  // [B, Cout, H, W]
+    auto h = probes.point(m_nNorm1, m_norm1->forward(x));  // [B, Cin, H, W]
+    h = probes.point(m_nAct1, torch::silu_(h));       // in place: h is this block's own tensor
+    h = probes.point(m_nConv1, m_conv1->forward(h));  // [B, Cout, H, W]
+    h = probes.point(m_nNorm2, m_norm2->forward(h));
+    h = probes.point(m_nAct2, torch::silu_(h));
+    h = probes.point(m_nConv2, m_conv2->forward(h));  // [B, Cout, H, W]
     torch::Tensor shortcut = x;
-    if (m_convShortcut) shortcut = probes.point(m_nShortcut, kOp, m_convShortcut->forward(x));
+    if (m_convShortcut) shortcut = probes.point(m_nShortcut, m_convShortcut->forward(x));
     // Residual add (output_scale_factor 1), in place into h, in h's format.
-    return probes.point(m_name, kLayer, h.add_(asTypeOf(shortcut, h)));  // [B, Cout, H, W]
+    return probes.point(m_name, h.add_(asTypeOf(shortcut, h)));  // [B, Cout, H, W]
 }
 
 // ---- Attention ----------------------------------------------------------------------------
 
 VaeAttentionImpl::VaeAttentionImpl(int channels, int groups, const std::string& path)
     : m_scale(1.0 / std::sqrt(static_cast<double>(channels))),
-      m_name(path),
-      m_nNorm(path + ".group_norm"),
-      m_nQ(path + ".to_q"),
-      m_nK(path + ".to_k"),
-      m_nV(path + ".to_v"),
-      m_nAttn(path + ".sdpa"),
-      m_nOut(path + ".to_out.0") {
+      m_name(path, kLayer),
+      m_nNorm(path + ".group_norm", kOp),
+      m_nQ(path + ".to_q", kOp),
+      m_nK(path + ".to_k", kOp),
+      m_nV(path + ".to_v", kOp),
+      m_nAttn(path + ".sdpa", kOp),
+      m_nOut(path + ".to_out.0", kOp) {
     m_groupNorm = register_module("group_norm", vaeGroupNormLayer(groups, channels));
     m_toQ = register_module("to_q", nn::Linear(channels, channels));
     m_toK = register_module("to_k", nn::Linear(channels, channels));
@@ -83,11 +83,11 @@ VaeAttentionImpl::VaeAttentionImpl(int channels, int groups, const std::string& 
 torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, C, H, W]; diffusers AttnProcessor on a 4-D input: tokens are the H*W pixels.
     const int64_t B = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), L = H * W;
-    auto h = probes.point(m_nNorm, kOp, m_groupNorm->forward(x));  // [B, C, H, W]
+    auto h = probes.point(m_nNorm, m_groupNorm->forward(x));  // [B, C, H, W]
     h = h.view({B, C, L}).transpose(1, 2).contiguous();                 // [B, L, C]
-    auto q = probes.point(m_nQ, kOp, m_toQ->forward(h));                 // [B, L, C]
-    auto k = probes.point(m_nK, kOp, m_toK->forward(h));                 // [B, L, C]
-    auto v = probes.point(m_nV, kOp, m_toV->forward(h));                 // [B, L, C]
+    auto q = probes.point(m_nQ, m_toQ->forward(h));                 // [B, L, C]
+    auto k = probes.point(m_nK, m_toK->forward(h));                 // [B, L, C]
+    auto v = probes.point(m_nV, m_toV->forward(h));                 // [B, L, C]
 
     // Scores and softmax are one fused op (as SDPA / flash attention run them on a GPU): they
     // stay in fp32 for half formats and get no probe point, so they are never rounded to the
@@ -106,26 +106,28 @@ torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& pr
         parts.push_back(torch::bmm(asTypeOf(probs, v), v));             // [B, n, C]
     }
     auto o = parts.size() == 1 ? parts.front() : torch::cat(parts, 1);  // [B, L, C]
-    o = probes.point(m_nAttn, kOp, o);
-    o = probes.point(m_nOut, kOp, m_toOut0->forward(o));  // [B, L, C]
+    o = probes.point(m_nAttn, o);
+    o = probes.point(m_nOut, m_toOut0->forward(o));  // [B, L, C]
     // Back to NCHW (a contiguous copy), then the residual add in place.
     auto out = o.transpose(1, 2).reshape({B, C, H, W});  // [B, C, H, W]
-    return probes.point(m_name, kLayer, out.add_(asTypeOf(x, out)));
+    return probes.point(m_name, out.add_(asTypeOf(x, out)));
 }
 
 // ---- Downsample2D / Upsample2D ------------------------------------------------------------
 
-VaeDownsample2DImpl::VaeDownsample2DImpl(int channels, const std::string& path) : m_name(path) {
+VaeDownsample2DImpl::VaeDownsample2DImpl(int channels, const std::string& path)
+    : m_name(path, kLayer) {
     m_conv = register_module("conv", vaeConv2dLayer(channels, channels, 3, 2, 0));
 }
 
 torch::Tensor VaeDownsample2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, C, H, W] -> pad right/bottom -> [B, C, H+1, W+1] -> [B, C, H/2, W/2]
     auto padded = torch::constant_pad_nd(asTypeOf(x, m_conv->weight), {0, 1, 0, 1}, 0);
-    return probes.point(m_name, kLayer, m_conv->forward(padded));
+    return probes.point(m_name, m_conv->forward(padded));
 }
 
-VaeUpsample2DImpl::VaeUpsample2DImpl(int channels, const std::string& path) : m_name(path) {
+VaeUpsample2DImpl::VaeUpsample2DImpl(int channels, const std::string& path)
+    : m_name(path, kLayer) {
     m_conv = register_module("conv", vaeConv2dLayer(channels, channels, 3, 1, 1));
 }
 
@@ -134,7 +136,7 @@ torch::Tensor VaeUpsample2DImpl::forward(const torch::Tensor& x, ProbeContext& p
     // LibTorch 1.13 has a bf16 CPU kernel for it (diffusers' fp32 detour is for old CUDA).
     auto xin = asTypeOf(x, m_conv->weight);
     auto up = torch::upsample_nearest2d(xin, {xin.size(2) * 2, xin.size(3) * 2});
-    return probes.point(m_name, kLayer, m_conv->forward(up));  // [B, C, 2H, 2W]
+    return probes.point(m_name, m_conv->forward(up));  // [B, C, 2H, 2W]
 }
 
 // ---- DownEncoderBlock2D / UpDecoderBlock2D ------------------------------------------------
@@ -142,7 +144,7 @@ torch::Tensor VaeUpsample2DImpl::forward(const torch::Tensor& x, ProbeContext& p
 VaeSamplingBlockImpl::VaeSamplingBlockImpl(Kind kind, int inChannels, int outChannels,
                                            int numLayers, int groups, bool addSampler,
                                            const std::string& path)
-    : m_name(path) {
+    : m_name(path, kModule) {
     for (int j = 0; j < numLayers; ++j) {
         m_resnetList.emplace_back(j == 0 ? inChannels : outChannels, outChannels, groups,
                                   path + ".resnets." + std::to_string(j));
@@ -166,14 +168,14 @@ torch::Tensor VaeSamplingBlockImpl::forward(const torch::Tensor& x, ProbeContext
     for (auto& r : m_resnetList) h = r->forward(h, probes);  // [B, Cout, H, W]
     if (m_down) h = m_down->forward(h, probes);              // [B, Cout, H/2, W/2]
     if (m_up) h = m_up->forward(h, probes);                  // [B, Cout, 2H, 2W]
-    return probes.point(m_name, kModule, h);
+    return probes.point(m_name, h);
 }
 
 // ---- UNetMidBlock2D -----------------------------------------------------------------------
 
 VaeMidBlock2DImpl::VaeMidBlock2DImpl(int channels, int groups, bool addAttention,
                                      const std::string& path)
-    : m_name(path) {
+    : m_name(path, kModule) {
     m_resnet0 = VaeResnetBlock2D(channels, channels, groups, path + ".resnets.0");
     m_resnet1 = VaeResnetBlock2D(channels, channels, groups, path + ".resnets.1");
     m_resnets->push_back(m_resnet0);
@@ -190,7 +192,7 @@ torch::Tensor VaeMidBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& p
     auto h = m_resnet0->forward(x, probes);                // [B, C, H, W]
     if (m_attention) h = m_attention->forward(h, probes);  // [B, C, H, W]
     h = m_resnet1->forward(h, probes);                     // [B, C, H, W]
-    return probes.point(m_name, kModule, h);
+    return probes.point(m_name, h);
 }
 
 }  // namespace hs

@@ -37,7 +37,7 @@ private:
     nn::GroupNorm m_norm2{nullptr};
     nn::Conv2d m_conv2{nullptr};
     nn::Conv2d m_convShortcut{nullptr};  // only when inChannels != outChannels
-    std::string m_name, m_nNorm1, m_nAct1, m_nConv1, m_nNorm2, m_nAct2, m_nConv2, m_nShortcut;
+    ProbePoint m_name, m_nNorm1, m_nAct1, m_nConv1, m_nNorm2, m_nAct2, m_nConv2, m_nShortcut;
 };
 TORCH_MODULE(VaeResnetBlock2D);
 
@@ -55,7 +55,7 @@ private:
     // Holds m_toOut0 as "to_out.0" (diffusers' ".1" is a parameterless dropout).
     torch::nn::ModuleList m_toOut;
     double m_scale;
-    std::string m_name, m_nNorm, m_nQ, m_nK, m_nV, m_nAttn, m_nOut;
+    ProbePoint m_name, m_nNorm, m_nQ, m_nK, m_nV, m_nAttn, m_nOut;
 };
 TORCH_MODULE(VaeAttention);
 
@@ -67,7 +67,7 @@ public:
 
 private:
     nn::Conv2d m_conv{nullptr};
-    std::string m_name;
+    ProbePoint m_name;
 };
 TORCH_MODULE(VaeDownsample2D);
 
@@ -79,7 +79,7 @@ public:
 
 private:
     nn::Conv2d m_conv{nullptr};
-    std::string m_name;
+    ProbePoint m_name;
 };
 TORCH_MODULE(VaeUpsample2D);
 
@@ -98,7 +98,7 @@ private:
     std::vector<VaeResnetBlock2D> m_resnetList;
     VaeDownsample2D m_down{nullptr};
     VaeUpsample2D m_up{nullptr};
-    std::string m_name;
+    ProbePoint m_name;
 };
 TORCH_MODULE(VaeSamplingBlock);
 
@@ -114,7 +114,7 @@ private:
     torch::nn::ModuleList m_attentions;
     VaeResnetBlock2D m_resnet0{nullptr}, m_resnet1{nullptr};
     VaeAttention m_attention{nullptr};
-    std::string m_name;
+    ProbePoint m_name;
 };
 TORCH_MODULE(VaeMidBlock2D);
 

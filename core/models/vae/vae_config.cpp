@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "models/common/family.h"
+#include "models/common/config.h"
 
 namespace hs {
 
@@ -44,19 +44,19 @@ AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
         bad("_class_name", "is \"" + cls + "\"; this loader reads AutoencoderKL configs");
 
     AutoencoderKLConfig c;
-    c.inChannels = cfgInt(j, "in_channels", c.inChannels);
-    c.outChannels = cfgInt(j, "out_channels", c.outChannels);
+    c.inChannels = cfgInt(j, "in_channels", c.inChannels, 1, kMaxWidth);
+    c.outChannels = cfgInt(j, "out_channels", c.outChannels, 1, kMaxWidth);
     c.downBlockTypes = cfgStringList(j, "down_block_types", c.downBlockTypes);
     c.upBlockTypes = cfgStringList(j, "up_block_types", c.upBlockTypes);
-    c.blockOutChannels = cfgIntList(j, "block_out_channels", c.blockOutChannels);
-    c.layersPerBlock = cfgInt(j, "layers_per_block", c.layersPerBlock);
+    c.blockOutChannels = cfgIntList(j, "block_out_channels", c.blockOutChannels, 1, kMaxWidth);
+    c.layersPerBlock = cfgInt(j, "layers_per_block", c.layersPerBlock, 1, kMaxLayers);
     c.actFn = cfgString(j, "act_fn", c.actFn);
-    c.latentChannels = cfgInt(j, "latent_channels", c.latentChannels);
-    c.normNumGroups = cfgInt(j, "norm_num_groups", c.normNumGroups);
+    c.latentChannels = cfgInt(j, "latent_channels", c.latentChannels, 1, kMaxWidth);
+    c.normNumGroups = cfgInt(j, "norm_num_groups", c.normNumGroups, 1, kMaxHeads);
     if (j.contains("sample_size") && j["sample_size"].is_array())
-        c.sampleSize = cfgIntList(j, "sample_size", c.sampleSize);
+        c.sampleSize = cfgIntList(j, "sample_size", c.sampleSize, 1, kMaxPositions);
     else
-        c.sampleSize = {cfgInt(j, "sample_size", c.sampleSize.front())};
+        c.sampleSize = {cfgInt(j, "sample_size", c.sampleSize.front(), 1, kMaxPositions)};
     c.scalingFactor = cfgDouble(j, "scaling_factor", c.scalingFactor);
     if (j.contains("shift_factor") && !j["shift_factor"].is_null())
         c.shiftFactor = cfgDouble(j, "shift_factor", 0.0);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "models/common/config.h"
+
 namespace hs {
 
 struct AutoencoderKLConfig {

@@ -1,18 +1,10 @@
 #include "models/vae/vae_io.h"
 
-#include <sstream>
+#include "models/common/weights.h"
 
 namespace hs {
 
 namespace {
-
-std::string shapeText(c10::IntArrayRef s) {
-    std::ostringstream o;
-    o << "[";
-    for (size_t i = 0; i < s.size(); ++i) o << (i ? ", " : "") << s[i];
-    o << "]";
-    return o.str();
-}
 
 // Checks a 4-D floating tensor with `channels` channels whose H and W are positive multiples of
 // `multiple`.

@@ -1,6 +1,6 @@
 #pragma once
 // The golden-file / `halfscope-cli run-module` entry point of the VAE.
-#include "models/common/family.h"
+#include "models/common/named_tensors.h"
 #include "models/vae/autoencoder_kl.h"
 
 namespace hs {

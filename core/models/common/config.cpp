@@ -1,26 +1,37 @@
-#include "models/common/family.h"
+#include "models/common/config.h"
+
+#include <cstdint>
 
 namespace hs {
 
 namespace {
 
+// A value in an error message: short, whatever the file holds.
+std::string shown(const nlohmann::json& v) {
+    std::string s = v.dump();
+    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
 [[noreturn]] void wrongType(const char* key, const char* what, const nlohmann::json& v) {
     throw ConfigError(std::string("config.json: '") + key + "' must be " + what + ", got " +
-                      v.dump());
+                      shown(v));
+}
+
+int boundedInt(const nlohmann::json& v, const char* key, int lo, int hi, const char* what) {
+    if (!v.is_number_integer()) wrongType(key, what, v);
+    const bool tooLarge = v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(int64_t(hi))
+                                                 : v.get<int64_t>() > hi;
+    if (tooLarge || (!v.is_number_unsigned() && v.get<int64_t>() < lo))
+        throw ConfigError(std::string("config.json: '") + key + "' is " + shown(v) +
+                          ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
+    return int(v.get<int64_t>());
 }
 
 }  // namespace
 
-int cfgInt(const nlohmann::json& j, const char* key, int fallback) {
+int cfgInt(const nlohmann::json& j, const char* key, int fallback, int lo, int hi) {
     if (!j.contains(key) || j[key].is_null()) return fallback;
-    const auto& v = j[key];
-    if (!v.is_number_integer()) wrongType(key, "an integer", v);
-    return v.get<int>();
-}
-
-int cfgIntRequired(const nlohmann::json& j, const char* key) {
-    if (!j.contains(key)) throw ConfigError(std::string("config.json: missing '") + key + "'");
-    return cfgInt(j, key, 0);
+    return boundedInt(j[key], key, lo, hi, "an integer");
 }
 
 double cfgDouble(const nlohmann::json& j, const char* key, double fallback) {
@@ -45,15 +56,16 @@ std::string cfgString(const nlohmann::json& j, const char* key, const std::strin
 }
 
 std::vector<int> cfgIntList(const nlohmann::json& j, const char* key,
-                            const std::vector<int>& fallback) {
+                            const std::vector<int>& fallback, int lo, int hi) {
     if (!j.contains(key) || j[key].is_null()) return fallback;
     const auto& v = j[key];
     if (!v.is_array()) wrongType(key, "a list of integers", v);
+    if (v.size() > size_t(kMaxLayers))
+        throw ConfigError(std::string("config.json: '") + key + "' has " +
+                          std::to_string(v.size()) + " entries, more than " +
+                          std::to_string(kMaxLayers));
     std::vector<int> out;
-    for (const auto& e : v) {
-        if (!e.is_number_integer()) wrongType(key, "a list of integers", v);
-        out.push_back(e.get<int>());
-    }
+    for (const auto& e : v) out.push_back(boundedInt(e, key, lo, hi, "a list of integers"));
     return out;
 }
 
@@ -62,12 +74,20 @@ std::vector<std::string> cfgStringList(const nlohmann::json& j, const char* key,
     if (!j.contains(key) || j[key].is_null()) return fallback;
     const auto& v = j[key];
     if (!v.is_array()) wrongType(key, "a list of strings", v);
+    if (v.size() > size_t(kMaxLayers))
+        throw ConfigError(std::string("config.json: '") + key + "' has " +
+                          std::to_string(v.size()) + " entries, more than " +
+                          std::to_string(kMaxLayers));
     std::vector<std::string> out;
     for (const auto& e : v) {
         if (!e.is_string()) wrongType(key, "a list of strings", v);
         out.push_back(e.get<std::string>());
     }
     return out;
+}
+
+void cfgRequire(bool ok, const std::string& what) {
+    if (!ok) throw ConfigError("config.json: " + what);
 }
 
 }  // namespace hs

@@ -1,0 +1,39 @@
+#include "denoising/strategy.h"
+
+namespace hs {
+
+StrategyRegistry& StrategyRegistry::global() {
+    static StrategyRegistry* r = [] {
+        auto* reg = new StrategyRegistry;
+        registerBuiltinStrategies(*reg);
+        return reg;
+    }();
+    return *r;
+}
+
+void StrategyRegistry::add(StrategyInfo info) {
+    if (!info.make) throw std::invalid_argument("strategy '" + info.name + "' has no factory");
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const auto& s : m_strategies)
+        for (const auto& mine : info.pipelineClasses)
+            for (const auto& theirs : s.pipelineClasses)
+                if (mine == theirs)
+                    throw std::invalid_argument("pipeline class '" + mine +
+                                                "' is already run by strategy '" + s.name + "'");
+    m_strategies.push_back(std::move(info));
+}
+
+std::unique_ptr<DenoisingStrategy> StrategyRegistry::make(const std::string& pipelineClass,
+                                                          const std::string& where) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::string list;
+    for (const auto& s : m_strategies)
+        for (const auto& c : s.pipelineClasses) {
+            if (c == pipelineClass) return s.make();
+            list += (list.empty() ? "" : ", ") + c;
+        }
+    throw PipelineError(where + ": pipeline class '" + pipelineClass +
+                        "' is not supported (supported: " + list + ")");
+}
+
+}  // namespace hs

@@ -1,0 +1,98 @@
+#pragma once
+// A denoising strategy owns what differs between pipeline shapes (Flux, Stable Diffusion,
+// Anima, Qwen-Image): which components the pipeline has and in which roles, the conditioning,
+// the latent layout and packing, the guidance style, the scheduler and the prediction type.
+// Pipeline (pipeline/) keeps what they share: loading, the step loop, probes, previews,
+// cancellation, the VAE decode and the run record. A new shape is one strategy plus one line
+// in denoising/strategies.cpp (see docs/ADDING_A_MODEL.md).
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "io/model_folder.h"
+#include "models/registry.h"
+#include "pipeline/pipeline_error.h"
+#include "records/run_types.h"
+
+namespace hs {
+
+// A component the shape uses: its key in model_index.json, the role it plays there, and
+// whether it is a model (loaded through its family) or a file set the strategy reads itself
+// (tokenizer, scheduler). A required slot missing from model_index.json is an error before
+// anything loads.
+struct ComponentSlot {
+    std::string name;
+    Role role = Role::Other;
+    bool required = true;
+    bool model = true;
+};
+
+// What one step produced, in the image latent layout [1, C, h, w], float32.
+struct DenoiseStep {
+    double sigma = 0;
+    double timestep = 0;        // the model's time input as the scheduler numbers it
+    torch::Tensor next;         // the latents after the step
+    torch::Tensor modelOutput;  // the guided model output (velocity, noise, ...)
+    torch::Tensor denoised;     // the x0 estimate the previews show
+};
+
+// One run of a strategy: made by DenoisingStrategy::start(), driven by Pipeline::run().
+class DenoisingRun {
+public:
+    virtual ~DenoisingRun() = default;
+    // Encodes the prompt (and the negative one when the guidance needs it); returns the
+    // embedding the run records as its text embedding.
+    virtual torch::Tensor encodePrompt(ProbeContext& probes) = 0;
+    virtual int numSteps() const = 0;
+    // Step i (0-based, in order): one guided model call and one scheduler step.
+    virtual DenoiseStep step(int i, ProbeContext& probes) = 0;
+    // The latents reached so far, [1, C, h, w] in diffusion space (before the VAE's unscale).
+    virtual torch::Tensor latents() const = 0;
+};
+
+class DenoisingStrategy {
+public:
+    virtual ~DenoisingStrategy() = default;
+    virtual std::vector<ComponentSlot> componentSlots() const = 0;
+    // The loaded components by slot name (required ones present), and the folder for tokenizers
+    // and the scheduler config. Checks that the parts fit together; called again after a
+    // component is reloaded. Throws PipelineError (FileError, ConfigError for the files).
+    virtual void attach(const std::map<std::string, std::shared_ptr<Component>>& components,
+                        const PipelineFolder& folder) = 0;
+    // Image width and height must be multiples of this.
+    virtual int sizeMultiple() const = 0;
+    // Throws PipelineError for settings this shape cannot run (beyond the Pipeline's checks).
+    virtual void validate(const RunConfig& config) const {}
+    virtual std::unique_ptr<DenoisingRun> start(const RunConfig& config,
+                                                const torch::Device& device) = 0;
+};
+
+struct StrategyInfo {
+    std::string name;                          // "Flux", for messages
+    std::vector<std::string> pipelineClasses;  // model_index.json "_class_name" values
+    std::function<std::unique_ptr<DenoisingStrategy>()> make;
+};
+
+class StrategyRegistry {
+public:
+    static StrategyRegistry& global();  // the built-in shapes, registered on first use
+    // Throws std::invalid_argument when one of its pipeline classes is already taken.
+    void add(StrategyInfo info);
+    // The strategy for a pipeline class; throws PipelineError listing the supported ones.
+    std::unique_ptr<DenoisingStrategy> make(const std::string& pipelineClass,
+                                            const std::string& where) const;
+
+private:
+    mutable std::mutex m_mutex;
+    std::vector<StrategyInfo> m_strategies;
+};
+
+// Registers the shapes that ship with Halfscope (denoising/strategies.cpp).
+void registerBuiltinStrategies(StrategyRegistry& registry);
+
+}  // namespace hs

@@ -1,0 +1,39 @@
+#include "models/clip/clip_family.h"
+
+#include "models/clip/clip_run.h"
+
+namespace hs {
+
+NamedTensors ClipTextComponent::run(const NamedTensors& inputs, ProbeContext& probes) {
+    return runClipText(model, inputs, probes);
+}
+
+TextEncoding ClipTextComponent::encode(const torch::Tensor& ids, ProbeContext& probes) {
+    ClipTextOutput o = model->forward(ids, probes);
+    return {o.lastHiddenState, o.poolerOutput, std::move(o.hiddenStates)};
+}
+
+Family clipTextFamily() {
+    Family f;
+    f.name = "CLIP text encoder";
+    f.classNames = {"CLIPTextModel", "CLIPTextModelWithProjection", "CLIPModel"};
+    f.role = Role::TextEncoder;
+    f.defaultComponent = "text_encoder";
+    f.io = "in.input_ids -> out.last_hidden_state, out.pooler_output, out.text_embeds, "
+           "out.hidden_states.N";
+    f.build = [](const ComponentSource& s, const std::string& component) {
+        const bool projection = s.weights.count("text_projection.weight") > 0;
+        return std::make_shared<ClipTextComponent>(
+            ClipTextModel(clipTextConfigFromJson(s.config, projection), component));
+    };
+    f.ignoredKeys = [](const ComponentSource& s) {
+        std::vector<std::string> ignored{"text_model.embeddings.position_ids"};
+        if (clipTextConfigFromJson(s.config).nestedInFullClip)
+            ignored.insert(ignored.end(),
+                           {"vision_model.*", "visual_projection.weight", "logit_scale"});
+        return ignored;
+    };
+    return f;
+}
+
+}  // namespace hs

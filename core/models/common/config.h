@@ -1,0 +1,44 @@
+#pragma once
+// Reading a model's config.json: fields with defaults, clear errors naming the field, and an
+// upper bound on every size, checked before anything is built ("config.json: 'num_layers' is
+// 1000000000, more than 1024"). An integer that does not fit the field is an error, never a
+// truncation.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hs {
+
+// Thrown for a config.json field of the wrong type or value: names the field.
+class ConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Bounds far above every released model (FLUX.1: 3072 wide, 19 + 38 blocks; T5-XXL: 10240-wide
+// feed-forward, 24 layers; SDXL: 2560 channels; Qwen-Image: 60 blocks) and low enough that a
+// corrupt value fails at once instead of allocating.
+constexpr int kMaxLayers = 1024;           // blocks, layers, resnets per block, levels
+constexpr int kMaxWidth = 1 << 17;         // hidden sizes, channels, feed-forward widths
+constexpr int kMaxHeads = 4096;            // attention heads, norm groups
+constexpr int kMaxVocabulary = 1 << 24;    // token ids
+constexpr int kMaxPositions = 1 << 20;     // sequence lengths, image sizes
+constexpr int kMaxPatch = 64;              // patch sizes, kernel sizes
+
+// An integer field in [lo, hi]; `fallback` when the field is absent or null.
+int cfgInt(const nlohmann::json& j, const char* key, int fallback, int lo, int hi);
+double cfgDouble(const nlohmann::json& j, const char* key, double fallback);
+bool cfgBool(const nlohmann::json& j, const char* key, bool fallback);
+std::string cfgString(const nlohmann::json& j, const char* key, const std::string& fallback);
+// A list of integers, each in [lo, hi], of at most kMaxLayers entries.
+std::vector<int> cfgIntList(const nlohmann::json& j, const char* key,
+                            const std::vector<int>& fallback, int lo, int hi);
+std::vector<std::string> cfgStringList(const nlohmann::json& j, const char* key,
+                                       const std::vector<std::string>& fallback);
+
+// Throws ConfigError("config.json: " + what) unless `ok`.
+void cfgRequire(bool ok, const std::string& what);
+
+}  // namespace hs

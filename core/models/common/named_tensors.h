@@ -1,0 +1,34 @@
+#pragma once
+// Tensors by the key names of the golden files and `halfscope-cli run-module`: inputs "in.*",
+// outputs "out.*"; and the checks that name the key and the expected shape of a bad input.
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace hs {
+
+using NamedTensors = std::map<std::string, torch::Tensor>;
+
+// Thrown for a missing or mis-shaped input: names the key and the expected shape.
+class InputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Rejects keys starting with "in." that are not in `known` (others are ignored): "unexpected
+// input 'in.foo' (<family> takes in.a, in.b)".
+void checkInputKeys(const NamedTensors& inputs, const std::vector<std::string>& known,
+                    const std::string& family);
+
+// The tensor `key`, checked against `shape` (-1: any size); `expected` describes the shape for
+// the message. Floating unless the key names ids.
+torch::Tensor requireInput(const NamedTensors& inputs, const std::string& key,
+                           const std::vector<int64_t>& shape, const std::string& expected);
+// `t` checked as above.
+torch::Tensor checkInput(const std::string& key, const torch::Tensor& t,
+                         const std::vector<int64_t>& shape, const std::string& expected);
+
+}  // namespace hs

@@ -1,0 +1,15 @@
+// The families that ship with Halfscope: adding one is a folder under models/ and a line here.
+#include "models/clip/clip_family.h"
+#include "models/flux/flux_family.h"
+#include "models/registry.h"
+#include "models/vae/vae_family.h"
+
+namespace hs {
+
+void registerBuiltinFamilies(FamilyRegistry& r) {
+    r.add(clipTextFamily());
+    r.add(fluxTransformerFamily());
+    r.add(autoencoderKLFamily());
+}
+
+}  // namespace hs

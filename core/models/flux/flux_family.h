@@ -1,0 +1,20 @@
+#pragma once
+// The Flux transformer family: diffusers FluxTransformer2DModel (FLUX.1 dev / schnell, the demo
+// model's denoiser).
+#include "models/flux/flux_transformer.h"
+#include "models/registry.h"
+
+namespace hs {
+
+class FluxTransformerComponent : public Component {
+public:
+    explicit FluxTransformerComponent(FluxTransformer m) : model(std::move(m)) {}
+    torch::nn::Module& module() override { return *model; }
+    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+
+    FluxTransformer model;
+};
+
+Family fluxTransformerFamily();
+
+}  // namespace hs

@@ -1,0 +1,99 @@
+#include "models/registry.h"
+
+#include <stdexcept>
+
+#include "models/common/config.h"
+
+namespace hs {
+
+FamilyRegistry& FamilyRegistry::global() {
+    static FamilyRegistry* r = [] {
+        auto* reg = new FamilyRegistry;
+        registerBuiltinFamilies(*reg);
+        return reg;
+    }();
+    return *r;
+}
+
+void FamilyRegistry::add(Family family) {
+    if (!family.build) throw std::invalid_argument("family '" + family.name + "' has no builder");
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const auto& f : m_families)
+        for (const auto& mine : family.classNames)
+            for (const auto& theirs : f->classNames)
+                if (mine == theirs)
+                    throw std::invalid_argument("model class '" + mine +
+                                                "' is already loaded by family '" + f->name + "'");
+    m_families.push_back(std::make_shared<const Family>(std::move(family)));
+}
+
+std::shared_ptr<const Family> FamilyRegistry::find(const std::string& className) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const auto& f : m_families)
+        for (const auto& c : f->classNames)
+            if (c == className) return f;
+    return nullptr;
+}
+
+std::shared_ptr<const Family> FamilyRegistry::require(const std::string& className,
+                                                      const std::string& where) const {
+    if (auto f = find(className)) return f;
+    std::string list;
+    for (const auto& c : classNames()) list += (list.empty() ? "" : ", ") + c;
+    throw std::runtime_error(where + ": model class '" + className +
+                             "' is not supported (supported: " + list + ")");
+}
+
+std::vector<std::string> FamilyRegistry::classNames() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::vector<std::string> out;
+    for (const auto& f : m_families) out.insert(out.end(), f->classNames.begin(), f->classNames.end());
+    return out;
+}
+
+std::shared_ptr<Component> loadComponent(const Family& family, const ComponentSource& source,
+                                         const PrecisionPolicy& policy,
+                                         const std::string& component) {
+    const std::vector<std::string> ignored =
+        family.ignoredKeys ? family.ignoredKeys(source) : std::vector<std::string>{};
+    try {
+        {
+            nn::MetaConstruction meta;
+            checkWeights(family.build(source, component)->module(), source.weights, ignored);
+        }
+        torch::NoGradGuard noGrad;
+        auto c = family.build(source, component);
+        loadWeights(c->module(), source.weights, component, policy, ignored);
+        for (auto& p : c->module().parameters()) p.set_requires_grad(false);
+        c->module().eval();
+        return c;
+    } catch (const ConfigError& e) {
+        throw ConfigError(source.dir + "/" + e.what());
+    } catch (const WeightError& e) {
+        throw WeightError(source.dir + ": " + e.what());
+    }
+}
+
+Format storedFormatOf(const TensorSet& set, std::string* dtypeName) {
+    std::map<StDType, int64_t> n;
+    for (const auto& name : set.names()) n[set.info(name).dtype] += set.info(name).numel();
+    StDType best = StDType::F32;
+    int64_t most = -1;
+    for (const auto& kv : n) {
+        const bool floating = kv.first == StDType::F32 || kv.first == StDType::F16 ||
+                              kv.first == StDType::BF16 || kv.first == StDType::F64;
+        if (floating && kv.second > most) best = kv.first, most = kv.second;
+    }
+    if (dtypeName) *dtypeName = stDTypeName(best);
+    if (best == StDType::F16) return Format::FP16;
+    if (best == StDType::BF16) return Format::BF16;
+    return Format::FP32;
+}
+
+int64_t parameterCount(torch::nn::Module& m) {
+    int64_t n = 0;
+    for (const auto& p : m.parameters()) n += p.numel();
+    return n;
+}
+
+}  // namespace hs

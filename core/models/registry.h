@@ -1,0 +1,92 @@
+#pragma once
+// The model families Halfscope loads, found by the class name in a component's config.json
+// (diffusers "_class_name", transformers "architectures"). A family is one folder under models/
+// plus one line in models/families.cpp (see docs/ADDING_A_MODEL.md); `run-module`, the pipeline
+// and `inspect` look families up here and never name one.
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "models/common/named_tensors.h"
+#include "models/common/weights.h"
+#include "numerics/probe.h"
+#include "records/run_types.h"
+
+namespace hs {
+
+// A loaded model of some family. Role interfaces (models/roles.h) add what a pipeline needs.
+class Component {
+public:
+    virtual ~Component() = default;
+    virtual torch::nn::Module& module() = 0;
+    // The family's "in.*" tensors -> its "out.*" tensors (float32), as `run-module` and the
+    // golden files name them. Throws InputError naming the key and the expected shape.
+    virtual NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) = 0;
+};
+
+// What a component is loaded from.
+struct ComponentSource {
+    std::string dir;        // the folder (or file) it came from, for messages
+    nlohmann::json config;  // its config.json
+    WeightMap weights;      // checkpoint keys as the family's module names its parameters
+};
+
+struct Family {
+    std::string name;                     // "CLIP text encoder", for messages and --help
+    std::vector<std::string> classNames;  // "_class_name" / "architectures" values it loads
+    Role role = Role::Other;              // its role when the pipeline does not say otherwise
+    std::string defaultComponent;         // its usual key in model_index.json: "text_encoder"
+    std::string io;                       // run-module's keys: "in.x -> out.y, out.z"
+    // Builds the model `source.config` describes (every size bounded, ConfigError otherwise),
+    // parameters uninitialised and probe paths under `component`. Runs twice per load: first
+    // under nn::MetaConstruction, to check the weights' names and shapes before anything is
+    // allocated, then for real.
+    std::function<std::shared_ptr<Component>(const ComponentSource& source,
+                                             const std::string& component)>
+        build;
+    // Checkpoint keys the model does not hold, skipped when loading (globs allowed).
+    std::function<std::vector<std::string>(const ComponentSource& source)> ignoredKeys;
+};
+
+class FamilyRegistry {
+public:
+    // The built-in families (registered on first use) and any added since.
+    static FamilyRegistry& global();
+
+    // Throws std::invalid_argument when one of its class names is already taken.
+    void add(Family family);
+    // The family loading `className`, or null.
+    std::shared_ptr<const Family> find(const std::string& className) const;
+    // As find(), but throws std::runtime_error "<where>: model class 'X' is not supported
+    // (supported: ...)".
+    std::shared_ptr<const Family> require(const std::string& className,
+                                          const std::string& where) const;
+    std::vector<std::string> classNames() const;
+
+private:
+    mutable std::mutex m_mutex;
+    std::vector<std::shared_ptr<const Family>> m_families;
+};
+
+// Registers the families that ship with Halfscope (models/families.cpp).
+void registerBuiltinFamilies(FamilyRegistry& registry);
+
+// Checks `source.weights` against `family`'s model built on the meta device, then builds it and
+// loads the weights in `policy`'s formats, in eval mode, without autograd. Throws ConfigError or
+// WeightError, their messages prefixed with `source.dir`.
+std::shared_ptr<Component> loadComponent(const Family& family, const ComponentSource& source,
+                                         const PrecisionPolicy& policy,
+                                         const std::string& component);
+
+// The most common floating dtype among a component's weights: the format it runs in when the
+// plan says nothing about it. `dtypeName` gets its safetensors name ("BF16").
+Format storedFormatOf(const TensorSet& weights, std::string* dtypeName = nullptr);
+
+int64_t parameterCount(torch::nn::Module& module);
+
+}  // namespace hs
