@@ -4,7 +4,7 @@
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../widgets/compare_view.cpp" line="+47"/>
+        <location filename="../widgets/plots/compare_view.cpp" line="+47"/>
         <source>latent divergence</source>
         <translation>潜变量偏离</translation>
     </message>
@@ -49,7 +49,7 @@
         <translation>两次运行都有最终图像后，这里会显示差异。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+28"/>
         <source>Run A</source>
         <translation>运行 A</translation>
     </message>
@@ -89,7 +89,7 @@
         <translation>；任一运行中有 %1 个 NaN/Inf 像素（品红/青色）</translation>
     </message>
     <message>
-        <location filename="../widgets/view_difference.cpp" line="+15"/>
+        <location filename="../widgets/plots/view_difference.cpp" line="+15"/>
         <source>Both runs need a final image.</source>
         <translation>两次运行都需要有最终图像。</translation>
     </message>
@@ -102,7 +102,7 @@
 <context>
     <name>DeviceChoice</name>
     <message>
-        <location filename="../widgets/ctl_device_choice.cpp" line="+17"/>
+        <location filename="../widgets/controls/ctl_device_choice.cpp" line="+17"/>
         <source>%1 (%2, compute capability %3.%4)</source>
         <translation>%1（%2，计算能力 %3.%4）</translation>
     </message>
@@ -112,12 +112,22 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>CPU: fp32 and bf16 run natively; fp16 is emulated (fp32 compute, every layer&apos;s output rounded to fp16), so it overflows where a GPU would.</source>
-        <translation>CPU：fp32 和 bf16 原生运行；fp16 为模拟运行（以 fp32 计算，每一层的输出都舍入为 fp16），因此溢出的位置与在 GPU 上相同。</translation>
+        <location line="+4"/>
+        <source>CPU: fp32 runs natively; fp16 and bf16 are emulated (fp32 compute, every layer&apos;s output rounded to the format, as a GPU stores it), so they overflow where a GPU would.</source>
+        <translation>CPU：fp32 原生运行；fp16 和 bf16 为模拟运行（以 fp32 计算，每一层的输出都按 GPU 的存储方式舍入为该格式），因此溢出的位置与在 GPU 上相同。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+4"/>
+        <source>CPU: fp32 and bf16 run natively (bf16 through oneDNN&apos;s bf16 instructions); fp16 is emulated (fp32 compute, every layer&apos;s output rounded to fp16), so it overflows where a GPU would.</source>
+        <translation>CPU：fp32 和 bf16 原生运行（bf16 通过 oneDNN 使用 bf16 指令）；fp16 为模拟运行（以 fp32 计算，每一层的输出都舍入为 fp16），因此溢出的位置与在 GPU 上相同。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>CPU: bf16 runs natively without bf16 instructions: about 13x slower than fp32 and not a GPU&apos;s arithmetic (Settings: bf16 on the CPU). fp16 is emulated.</source>
+        <translation>CPU：bf16 在没有 bf16 指令的情况下原生运行：比 fp32 慢约 13 倍，且与 GPU 的运算方式不同（设置：CPU 上的 bf16）。fp16 为模拟运行。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>compute capability %1.%2: fp16 and bf16 run natively</source>
         <translation>计算能力 %1.%2：fp16 和 bf16 均原生运行</translation>
     </message>
@@ -143,7 +153,7 @@
 <context>
     <name>FixPanel</name>
     <message>
-        <location filename="../widgets/fix_panel.cpp" line="+18"/>
+        <location filename="../widgets/panels/fix_panel.cpp" line="+18"/>
         <source>bf16</source>
         <translation>bf16</translation>
     </message>
@@ -193,7 +203,7 @@
         <translation>查找最小修复</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Bisect over the blocks of the fp16 components, as Polygraphy does, for the fewest that must run in the safe format</source>
         <translation>像 Polygraphy 一样对 fp16 组件中的块进行二分搜索，找出必须以安全格式运行的最少的块</translation>
     </message>
@@ -203,7 +213,7 @@
         <translation>应用精度方案</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>#</source>
         <translation>#</translation>
     </message>
@@ -223,7 +233,7 @@
         <translation>保持安全格式的块</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Run a failing plan, then find the cheapest plan that fixes it.</source>
         <translation>先运行一个失败的精度方案，再查找能修复它的代价最低的方案。</translation>
     </message>
@@ -256,7 +266,7 @@
 <context>
     <name>HistoryBrowser</name>
     <message>
-        <location filename="../widgets/history_browser.cpp" line="+24"/>
+        <location filename="../widgets/history/history_browser.cpp" line="+24"/>
         <source>Delete &quot;%1&quot; and its images? This cannot be undone.</source>
         <translation>删除“%1”及其图像？此操作无法撤销。</translation>
     </message>
@@ -315,7 +325,7 @@
 <context>
     <name>HistoryTableModel</name>
     <message>
-        <location filename="../widgets/history_table_model.cpp" line="+12"/>
+        <location filename="../widgets/history/history_table_model.cpp" line="+12"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -423,7 +433,7 @@
 <context>
     <name>ImageView</name>
     <message>
-        <location filename="../widgets/image_view.cpp" line="+8"/>
+        <location filename="../widgets/plots/image_view.cpp" line="+9"/>
         <source>No image yet. Start a run to see its final image and verdict here.</source>
         <translation>尚无图像。开始一次运行后，将在此处显示其最终图像和判定。</translation>
     </message>
@@ -483,7 +493,7 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+128"/>
+        <location line="+150"/>
         <source>No image</source>
         <translation>无图像</translation>
     </message>
@@ -491,7 +501,7 @@
 <context>
     <name>LayerHeatmap</name>
     <message>
-        <location filename="../widgets/layer_heatmap.cpp" line="+53"/>
+        <location filename="../widgets/plots/layer_heatmap.cpp" line="+53"/>
         <location line="+97"/>
         <source>text encoding</source>
         <translation>文本编码</translation>
@@ -695,7 +705,7 @@
 <context>
     <name>LogPanel</name>
     <message>
-        <location filename="../widgets/log_panel.cpp" line="+55"/>
+        <location filename="../widgets/panels/log_panel.cpp" line="+55"/>
         <source>All events</source>
         <translation>全部事件</translation>
     </message>
@@ -738,13 +748,13 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../app/gui/main_window.cpp" line="+60"/>
-        <location line="+94"/>
+        <location filename="../app/gui/main_window.cpp" line="+63"/>
+        <location line="+95"/>
         <source>Halfscope</source>
         <translation>Halfscope</translation>
     </message>
     <message>
-        <location line="-80"/>
+        <location line="-81"/>
         <source>Final image</source>
         <translation>最终图像</translation>
     </message>
@@ -785,12 +795,12 @@
     </message>
     <message>
         <location line="+0"/>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -910,8 +920,8 @@
         <translation>打开 diffusers 管线文件夹（含 model_index.json）</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <location line="+5"/>
+        <location line="+6"/>
+        <location line="+4"/>
         <source>Export report</source>
         <translation>导出报告</translation>
     </message>
@@ -920,11 +930,16 @@
         <source>HTML report (*.html)</source>
         <translation>HTML 报告 (*.html)</translation>
     </message>
+    <message>
+        <location line="+20"/>
+        <source>bf16 on the CPU: %1</source>
+        <translation>CPU 上的 bf16：%1</translation>
+    </message>
 </context>
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../widgets/model_panel.cpp" line="+28"/>
+        <location filename="../widgets/panels/model_panel.cpp" line="+28"/>
         <source>Open folder…</source>
         <translation>打开文件夹…</translation>
     </message>
@@ -1027,7 +1042,7 @@
 <context>
     <name>PrecisionPanel</name>
     <message>
-        <location filename="../widgets/precision_panel.cpp" line="+28"/>
+        <location filename="../widgets/panels/precision_panel.cpp" line="+28"/>
         <source>Text encoder</source>
         <translation>文本编码器</translation>
     </message>
@@ -1160,7 +1175,7 @@
 <context>
     <name>PreviewStrip</name>
     <message>
-        <location filename="../widgets/preview_strip.cpp" line="+21"/>
+        <location filename="../widgets/plots/preview_strip.cpp" line="+21"/>
         <source>NaN pixel</source>
         <translation>NaN 像素</translation>
     </message>
@@ -1183,7 +1198,7 @@
 <context>
     <name>PromptPanel</name>
     <message>
-        <location filename="../widgets/prompt_panel.cpp" line="+36"/>
+        <location filename="../widgets/panels/prompt_panel.cpp" line="+36"/>
         <source>%1 ms/step</source>
         <translation>%1 毫秒/步</translation>
     </message>
@@ -1362,7 +1377,7 @@
 <context>
     <name>RunHistory</name>
     <message>
-        <location filename="../widgets/history_finish.cpp" line="+71"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+71"/>
         <source>Cannot save the outcome of run %1</source>
         <translation>无法保存运行 %1 的结果</translation>
     </message>
@@ -1385,7 +1400,7 @@
     </message>
     <message>
         <location line="+21"/>
-        <location filename="../widgets/run_history.cpp" line="+375"/>
+        <location filename="../widgets/store/run_history.cpp" line="+375"/>
         <source>Cannot save the final image</source>
         <translation>无法保存最终图像</translation>
     </message>
@@ -1396,7 +1411,7 @@
         <translation>无法保存首个非有限值探针点</translation>
     </message>
     <message>
-        <location filename="../widgets/history_images.cpp" line="+21"/>
+        <location filename="../widgets/store/history_images.cpp" line="+21"/>
         <source>Cannot write the image file %1: %2</source>
         <translation>无法写入图像文件 %1：%2</translation>
     </message>
@@ -1421,16 +1436,16 @@
         <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
     </message>
     <message>
-        <location filename="../widgets/history_load.cpp" line="+66"/>
+        <location filename="../widgets/store/history_load.cpp" line="+66"/>
         <location line="+18"/>
-        <location filename="../widgets/run_history.cpp" line="-168"/>
+        <location filename="../widgets/store/run_history.cpp" line="-168"/>
         <source>Cannot read the run history</source>
         <translation>无法读取运行历史记录</translation>
     </message>
     <message>
         <location line="+4"/>
         <location line="+33"/>
-        <location filename="../widgets/run_history.cpp" line="+1"/>
+        <location filename="../widgets/store/run_history.cpp" line="+1"/>
         <location line="+199"/>
         <source>There is no run %1 in the history.</source>
         <translation>历史记录中没有运行 %1。</translation>
@@ -1451,7 +1466,7 @@
         <translation>读取运行 %1 时出现问题：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/history_schema.cpp" line="+66"/>
+        <location filename="../widgets/store/history_schema.cpp" line="+66"/>
         <source>it was written by a newer version of Halfscope (history format %1, this version reads format %2)</source>
         <translation>它由更新版本的 Halfscope 写入（历史记录格式 %1，当前版本读取格式 %2）</translation>
     </message>
@@ -1466,7 +1481,7 @@
         <translation>无法创建数据表：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/run_history.cpp" line="-324"/>
+        <location filename="../widgets/store/run_history.cpp" line="-324"/>
         <source>Cannot create the run history folder %1. Check that the path is a folder you may write to.</source>
         <translation>无法创建运行历史记录文件夹 %1。请检查该路径是否为你有写入权限的文件夹。</translation>
     </message>
@@ -1580,12 +1595,12 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../app/gui/run_worker.cpp" line="+19"/>
+        <location filename="../app/gui/run_worker.cpp" line="+23"/>
         <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+56"/>
         <source>Could not load %1: %2</source>
         <translation>无法加载 %1：%2</translation>
     </message>
@@ -1593,7 +1608,7 @@
 <context>
     <name>SeedEdit</name>
     <message>
-        <location filename="../widgets/ctl_seed_edit.cpp" line="+38"/>
+        <location filename="../widgets/controls/ctl_seed_edit.cpp" line="+38"/>
         <source>Seed of the initial noise, 0 to 18446744073709551615. The same seed gives the same image on any device.</source>
         <translation>初始噪声的种子，范围 0 到 18446744073709551615。相同的种子在任何设备上都会生成相同的图像。</translation>
     </message>
@@ -1611,7 +1626,7 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../widgets/settings_dialog.cpp" line="+29"/>
+        <location filename="../widgets/panels/settings_dialog.cpp" line="+33"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -1626,7 +1641,7 @@
         <translation>系统默认（%1）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Simplified Chinese</source>
         <translation>简体中文</translation>
     </message>
@@ -1637,14 +1652,54 @@
     </message>
     <message>
         <location line="+3"/>
+        <source>Emulated (reference: the arithmetic of a GPU)</source>
+        <translation>模拟（参考：GPU 的运算方式）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Native (oneDNN)</source>
+        <translation>原生（oneDNN）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Native where the CPU has bf16 instructions</source>
+        <translation>CPU 有 bf16 指令时原生运行</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Language</source>
         <translation>语言</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>bf16 on the CPU</source>
+        <translation>CPU 上的 bf16</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>bf16 computes in fp32 with the weights and every layer&apos;s output rounded to bf16: the same numbers on every CPU, at fp32&apos;s speed.</source>
+        <translation>bf16 以 fp32 计算，权重和每一层的输出都舍入为 bf16：在任何 CPU 上结果都相同，速度与 fp32 相当。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>oneDNN&apos;s bf16 kernels on this CPU&apos;s bf16 instructions: faster, and close to the emulated reference.</source>
+        <translation>在此 CPU 的 bf16 指令上使用 oneDNN 的 bf16 内核：更快，且结果接近模拟参考。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>This CPU has no bf16 instructions: native bf16 runs about 13x slower than fp32 and accumulates in bf16 in places.</source>
+        <translation>此 CPU 没有 bf16 指令：原生 bf16 比 fp32 慢约 13 倍，并且在某些地方以 bf16 累加。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The model is loaded again when this changes.</source>
+        <translation>更改此项后将重新加载模型。</translation>
     </message>
 </context>
 <context>
     <name>StepPlot</name>
     <message>
-        <location filename="../widgets/step_plot.cpp" line="+103"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+103"/>
         <source>Log scale (|x|)</source>
         <translation>对数刻度（|x|）</translation>
     </message>
@@ -1844,25 +1899,25 @@
 <context>
     <name>Studio</name>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+24"/>
-        <location line="+286"/>
-        <location filename="../app/gui/studio_records.cpp" line="+31"/>
-        <location line="+44"/>
+        <location filename="../app/gui/studio.cpp" line="+26"/>
+        <location line="+291"/>
+        <location filename="../app/gui/studio_records.cpp" line="+34"/>
+        <location line="+45"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-259"/>
+        <location line="-264"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>First non-finite value: %1 at step %2 (%3, %4)</source>
         <translation>首个非有限值：%1，第 %2 步（%3，%4）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>Decode failed: %1</source>
         <translation>解码失败：%1</translation>
     </message>
@@ -1892,18 +1947,18 @@
         <translation>Halfscope 演示模型</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Loaded %1 for the plan %2: %3</source>
         <translation>已按精度方案 %2 加载 %1：%3</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+207"/>
+        <location line="+7"/>
+        <location line="+208"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
     <message>
-        <location line="-203"/>
+        <location line="-204"/>
         <source>The precision plan does not parse: %1</source>
         <translation>精度方案无法解析：%1</translation>
     </message>
@@ -1923,12 +1978,12 @@
         <translation>第 %1 步：潜变量中有 %2 个 NaN 值和 %3 个 Inf 值</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>done in %1 s</source>
         <translation>完成，用时 %1 秒</translation>
     </message>
@@ -1968,17 +2023,17 @@
         <translation>%1 使用 fp16</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+14"/>
         <source>Decoding step %1 with the VAE</source>
         <translation>正在用 VAE 解码第 %1 步</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>relative L2 distance of the latents, run %1 vs run %2</source>
         <translation>潜变量的相对 L2 距离，运行 %1 对比运行 %2</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+16"/>
         <source>Searching for the cheapest fix of %1</source>
         <translation>正在为 %1 搜索代价最低的修复方案</translation>
     </message>
@@ -1988,7 +2043,7 @@
         <translation>已应用精度方案 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_records.cpp" line="-52"/>
+        <location filename="../app/gui/studio_records.cpp" line="-54"/>
         <source>Run %1 (stored dtypes)</source>
         <translation>运行 %1（存储精度）</translation>
     </message>
@@ -1998,7 +2053,7 @@
         <translation>运行 %1（%2）</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+29"/>
         <location line="+18"/>
         <source>Could not open run %1: %2</source>
         <translation>无法打开运行 %1：%2</translation>
@@ -2022,7 +2077,7 @@
 <context>
     <name>ViewHeatmapGrid</name>
     <message>
-        <location filename="../widgets/view_heatmap_grid.cpp" line="+229"/>
+        <location filename="../widgets/plots/view_heatmap_grid.cpp" line="+229"/>
         <source>text</source>
         <translation>文本</translation>
     </message>
@@ -2094,7 +2149,7 @@
 <context>
     <name>ViewPreviewCanvas</name>
     <message>
-        <location filename="../widgets/view_preview_canvas.cpp" line="+135"/>
+        <location filename="../widgets/plots/view_preview_canvas.cpp" line="+135"/>
         <source>VAE</source>
         <translation>VAE</translation>
     </message>
@@ -2143,7 +2198,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="+43"/>
+        <location filename="../app/gui/main.cpp" line="+60"/>
         <source>Finds out why a diffusion model gives a black image.</source>
         <translation>找出扩散模型生成黑图的原因。</translation>
     </message>
@@ -2163,23 +2218,27 @@
         <translation>模型加载完成后立即生成一次。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>Save the window to this PNG and quit.</source>
         <translation>将窗口保存为此 PNG 文件并退出。</translation>
     </message>
     <message>
+        <location line="-2"/>
         <source>Compare bf16 and fp16 once the model is loaded.</source>
         <translation>模型加载完成后立即比较 bf16 与 fp16。</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>Prompt to start with.</source>
         <translation>启动时使用的提示词。</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Seed to start with.</source>
         <translation>启动时使用的种子。</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>Precision plan to start with, e.g. %1.</source>
         <translation>启动时使用的精度方案，例如 %1。</translation>
     </message>
