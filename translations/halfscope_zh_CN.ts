@@ -1377,18 +1377,17 @@
 <context>
     <name>RunHistory</name>
     <message>
-        <location filename="../widgets/store/history_finish.cpp" line="+71"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+65"/>
         <source>Cannot save the outcome of run %1</source>
         <translation>无法保存运行 %1 的结果</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <location line="+11"/>
+        <location line="+6"/>
         <source>Cannot save the components</source>
         <translation>无法保存组件</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+12"/>
         <source>Cannot save the steps</source>
         <translation>无法保存步骤</translation>
     </message>
@@ -1399,13 +1398,12 @@
         <translation>无法保存探针记录</translation>
     </message>
     <message>
-        <location line="+21"/>
-        <location filename="../widgets/store/run_history.cpp" line="+375"/>
+        <location filename="../widgets/store/run_history.cpp" line="+304"/>
         <source>Cannot save the final image</source>
         <translation>无法保存最终图像</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+15"/>
         <location line="+11"/>
         <source>Cannot save the first non-finite point</source>
         <translation>无法保存首个非有限值探针点</translation>
@@ -1436,17 +1434,17 @@
         <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_load.cpp" line="+66"/>
+        <location filename="../widgets/store/history_load.cpp" line="+190"/>
         <location line="+18"/>
-        <location filename="../widgets/store/run_history.cpp" line="-168"/>
+        <location filename="../widgets/store/run_history.cpp" line="-104"/>
         <source>Cannot read the run history</source>
         <translation>无法读取运行历史记录</translation>
     </message>
     <message>
         <location line="+4"/>
-        <location line="+33"/>
+        <location line="+22"/>
         <location filename="../widgets/store/run_history.cpp" line="+1"/>
-        <location line="+199"/>
+        <location line="+211"/>
         <source>There is no run %1 in the history.</source>
         <translation>历史记录中没有运行 %1。</translation>
     </message>
@@ -1456,17 +1454,17 @@
         <translation>无法读取运行 %1</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>the saved plan does not parse: %1</source>
         <translation>保存的精度方案无法解析：%1</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location line="+8"/>
         <source>Run %1 was read with problems: %2</source>
         <translation>读取运行 %1 时出现问题：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_schema.cpp" line="+66"/>
+        <location filename="../widgets/store/history_schema.cpp" line="+73"/>
         <source>it was written by a newer version of Halfscope (history format %1, this version reads format %2)</source>
         <translation>它由更新版本的 Halfscope 写入（历史记录格式 %1，当前版本读取格式 %2）</translation>
     </message>
@@ -1481,7 +1479,7 @@
         <translation>无法创建数据表：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="-324"/>
+        <location filename="../widgets/store/run_history.cpp" line="-336"/>
         <source>Cannot create the run history folder %1. Check that the path is a folder you may write to.</source>
         <translation>无法创建运行历史记录文件夹 %1。请检查该路径是否为你有写入权限的文件夹。</translation>
     </message>
@@ -1541,12 +1539,12 @@
         <translation>无法记录新的运行</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+6"/>
         <source>Cannot record the components of the new run</source>
         <translation>无法记录新运行的组件</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+28"/>
         <source>Cannot save step %1</source>
         <translation>无法保存第 %1 步</translation>
     </message>
@@ -1556,7 +1554,7 @@
         <translation>无法保存第 %1 步的探针记录</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+51"/>
         <source>The preview image of step %1 is inconsistent (%2 x %3 pixels, %4 bytes)</source>
         <translation>第 %1 步的预览图像数据不一致（%2 x %3 像素，%4 字节）</translation>
     </message>
@@ -1571,7 +1569,7 @@
         <translation>无法记录第 %1 步的预览</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+47"/>
         <source>Cannot rename run %1</source>
         <translation>无法重命名运行 %1</translation>
     </message>
