@@ -138,19 +138,6 @@
     </message>
 </context>
 <context>
-    <name>EnvironmentView</name>
-    <message>
-        <location filename="../widgets/environment_view.cpp" line="+9"/>
-        <source>Property</source>
-        <translation>属性</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>Value</source>
-        <translation>值</translation>
-    </message>
-</context>
-<context>
     <name>FixPanel</name>
     <message>
         <location filename="../widgets/panels/fix_panel.cpp" line="+18"/>
