@@ -488,25 +488,25 @@
 <context>
     <name>LayerHeatmap</name>
     <message>
-        <location filename="../widgets/plots/layer_heatmap.cpp" line="+53"/>
-        <location line="+97"/>
+        <location filename="../widgets/plots/layer_heatmap.cpp" line="+48"/>
+        <location line="+98"/>
         <source>text encoding</source>
         <translation>文本编码</translation>
     </message>
     <message>
-        <location line="-96"/>
-        <location line="+97"/>
+        <location line="-97"/>
+        <location line="+98"/>
         <source>VAE decode</source>
         <translation>VAE 解码</translation>
     </message>
     <message>
-        <location line="-96"/>
-        <location line="+93"/>
+        <location line="-97"/>
+        <location line="+94"/>
         <source>step %1</source>
         <translation>第 %1 步</translation>
     </message>
     <message>
-        <location line="-83"/>
+        <location line="-84"/>
         <source>Show</source>
         <translation>查看</translation>
     </message>
@@ -547,7 +547,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+207"/>
+        <location line="+208"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
@@ -1162,7 +1162,7 @@
 <context>
     <name>PreviewStrip</name>
     <message>
-        <location filename="../widgets/plots/preview_strip.cpp" line="+21"/>
+        <location filename="../widgets/plots/preview_strip.cpp" line="+13"/>
         <source>NaN pixel</source>
         <translation>NaN 像素</translation>
     </message>
@@ -1884,10 +1884,9 @@
 <context>
     <name>Studio</name>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+26"/>
-        <location line="+291"/>
-        <location filename="../app/gui/studio_records.cpp" line="+34"/>
-        <location line="+45"/>
+        <location filename="../app/gui/studio.cpp" line="+20"/>
+        <location line="+293"/>
+        <location filename="../app/gui/studio_records.cpp" line="+80"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
@@ -2028,7 +2027,7 @@
         <translation>已应用精度方案 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_records.cpp" line="-54"/>
+        <location filename="../app/gui/studio_records.cpp" line="-53"/>
         <source>Run %1 (stored dtypes)</source>
         <translation>运行 %1（存储精度）</translation>
     </message>
@@ -2038,7 +2037,7 @@
         <translation>运行 %1（%2）</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+28"/>
         <location line="+18"/>
         <source>Could not open run %1: %2</source>
         <translation>无法打开运行 %1：%2</translation>
@@ -2049,7 +2048,7 @@
         <translation>已从历史记录中打开运行 %1</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+55"/>
         <source>Nothing to report yet: generate an image first.</source>
         <translation>尚无可报告的内容：请先生成一张图像。</translation>
     </message>

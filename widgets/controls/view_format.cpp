@@ -14,6 +14,11 @@ QColor viewRunColor(int run) {
     return colors[((run % n) + n) % n];
 }
 
+QString viewSwatchHtml(const QColor& c) {
+    return QStringLiteral("<span style='background-color:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span>")
+        .arg(c.name());
+}
+
 QString viewNumber(double v, int precision) {
     if (std::isnan(v)) return QStringLiteral("NaN");
     if (std::isinf(v)) return v > 0 ? QStringLiteral("+Inf") : QStringLiteral("-Inf");

@@ -5,8 +5,8 @@
 #include <QImage>
 #include <QString>
 
-#include "records/stats_types.h"
 #include "records/run_types.h"
+#include "records/stats_types.h"
 
 // The colours the engine paints non-finite pixels with (see pipeline.cpp previewOf): every
 // widget uses the same two, so "magenta" means NaN everywhere in the studio.
@@ -19,6 +19,9 @@ inline QColor viewInfColor() {
 
 // A distinct, readable colour per run (Compare shows up to 4; later runs cycle).
 QColor viewRunColor(int run);
+
+// A small block of colour `c` for the rich-text legends beside the views.
+QString viewSwatchHtml(const QColor& c);
 
 // Compact number text: "65504", "0.0123", "3.39e+38", "NaN", "+Inf", "-Inf".
 QString viewNumber(double v, int precision = 4);
