@@ -2061,7 +2061,7 @@
 <context>
     <name>ViewHeatmapGrid</name>
     <message>
-        <location filename="../widgets/plots/view_heatmap_grid.cpp" line="+229"/>
+        <location filename="../widgets/plots/view_heatmap_grid.cpp" line="+248"/>
         <source>text</source>
         <translation>文本</translation>
     </message>
@@ -2086,7 +2086,7 @@
         <translation>采样步</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+51"/>
         <source>probe point</source>
         <translation>探针点</translation>
     </message>
