@@ -1684,7 +1684,7 @@
 <context>
     <name>StepPlot</name>
     <message>
-        <location filename="../widgets/plots/step_plot.cpp" line="+103"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+78"/>
         <source>Log scale (|x|)</source>
         <translation>对数刻度（|x|）</translation>
     </message>
@@ -1715,36 +1715,36 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+258"/>
+        <location line="+253"/>
         <source>min</source>
         <translation>最小值</translation>
     </message>
     <message>
-        <location line="-258"/>
-        <location line="+258"/>
+        <location line="-253"/>
+        <location line="+253"/>
         <source>max</source>
         <translation>最大值</translation>
     </message>
     <message>
-        <location line="-258"/>
-        <location line="+258"/>
+        <location line="-253"/>
+        <location line="+253"/>
         <source>|max|</source>
         <translation>|max|</translation>
     </message>
     <message>
-        <location line="-258"/>
-        <location line="+258"/>
+        <location line="-253"/>
+        <location line="+253"/>
         <source>mean</source>
         <translation>均值</translation>
     </message>
     <message>
-        <location line="-257"/>
-        <location line="+258"/>
+        <location line="-252"/>
+        <location line="+253"/>
         <source>std</source>
         <translation>标准差</translation>
     </message>
     <message>
-        <location line="-258"/>
+        <location line="-253"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
@@ -1755,18 +1755,18 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+430"/>
+        <location line="+333"/>
         <source>Show or hide the %1 curve</source>
         <translation>显示或隐藏 %1 曲线</translation>
     </message>
     <message>
-        <location line="-418"/>
-        <location line="+444"/>
+        <location line="-321"/>
+        <location line="+335"/>
         <source>Point at the plot to read the exact values of a step.</source>
         <translation>将鼠标指向图表，可读取某一步的精确数值。</translation>
     </message>
     <message>
-        <location line="-441"/>
+        <location line="-332"/>
         <source>step</source>
         <translation>步</translation>
     </message>
@@ -1796,12 +1796,12 @@
         <translation>运行 1</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+24"/>
         <source>Run %1</source>
         <translation>运行 %1</translation>
     </message>
     <message>
-        <location line="+140"/>
+        <location line="+136"/>
         <source>NaN count</source>
         <translation>NaN 个数</translation>
     </message>
@@ -1811,7 +1811,7 @@
         <translation>Inf 个数</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="+70"/>
         <source>fp16 limits +/-%1</source>
         <translation>fp16 上下限 +/-%1</translation>
     </message>
@@ -1821,22 +1821,27 @@
         <translation>+fp16 上限 %1</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location filename="../widgets/plots/step_plot_data.cpp" line="+208"/>
         <source>%1 from step %2</source>
         <translation>%1 自第 %2 步起</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Largest |x| %1 is past the fp16 limit %2: in fp16 it would be Inf.</source>
-        <translation>最大 |x| 为 %1，超过 fp16 上限 %2：在 fp16 中会变为 Inf。</translation>
+        <location line="-28"/>
+        <source>Largest |x| %1 is at or above the fp16 overflow threshold %2: it would be Inf in fp16 (largest finite fp16 value %3).</source>
+        <translation>最大 |x| 为 %1，不低于 fp16 溢出阈值 %2：在 fp16 中会变为 Inf（fp16 最大有限值为 %3）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
+        <source>Largest |x| %1 is past the fp16 limit %2 but below %3: it rounds to %2 in fp16 (saturates).</source>
+        <translation>最大 |x| 为 %1，超过 fp16 上限 %2 但低于 %3：在 fp16 中会舍入为 %2（饱和）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Largest |x| %1: headroom to the fp16 limit %2x (2^%3).</source>
         <translation>最大 |x| 为 %1：距 fp16 上限还有 %2 倍余量（2^%3）。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+22"/>
         <source>NaN/Inf in the latent: %1.</source>
         <translation>潜变量中出现 NaN/Inf：%1。</translation>
     </message>
@@ -1851,17 +1856,17 @@
         <translation>bf16 上限 %1 超出显示范围，比数据高 %2 个数量级。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+13"/>
         <source>Signed values cannot be drawn on a log scale</source>
         <translation>带符号的数值无法在对数刻度上绘制</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+29"/>
         <source>%1: no data</source>
         <translation>%1：无数据</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>no data</source>
         <translation>无数据</translation>
     </message>
