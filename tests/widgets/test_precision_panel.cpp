@@ -71,8 +71,9 @@ TEST(PrecisionPanel, ExecutionFollowsTheDevice) {
     EXPECT_EQ(panel.deviceId(), "cpu");
     EXPECT_EQ(panel.executionOf("transformer"), hs::Execution::Emulated);  // fp16 on CPU
     EXPECT_TRUE(exec->text().contains("emulated")) << exec->text().toStdString();
-    EXPECT_EQ(panel.executionOf("text_encoder"), hs::Execution::Native);  // stored bf16 on CPU
-    EXPECT_TRUE(te->text().contains("bf16, native")) << te->text().toStdString();
+    // Stored bf16 on the CPU: emulated, the CPU's default bf16 mode.
+    EXPECT_EQ(panel.executionOf("text_encoder"), hs::Execution::Emulated);
+    EXPECT_TRUE(te->text().contains("bf16, emulated")) << te->text().toStdString();
 
     auto* device = child<QComboBox>(panel, "device");
     device->setCurrentIndex(1);  // T4: fp16 native, bf16 emulated
@@ -202,7 +203,9 @@ TEST(DeviceChoice, CapabilitiesAndNotes) {
     const auto cpu = DeviceChoice::cpu();
     EXPECT_FALSE(cpu.hasComputeCapability());
     EXPECT_EQ(cpu.executionOf(hs::Format::FP16), hs::Execution::Emulated);
-    EXPECT_EQ(cpu.executionOf(hs::Format::BF16), hs::Execution::Native);
+    EXPECT_EQ(cpu.executionOf(hs::Format::BF16), hs::Execution::Emulated);  // the default mode
+    EXPECT_EQ(DeviceChoice::cpu("CPU", hs::Execution::Native, true).executionOf(hs::Format::BF16),
+              hs::Execution::Native);
     const auto t4 = DeviceChoice::cuda(0, "Tesla T4", 7, 5);
     EXPECT_EQ(t4.id, "cuda:0");
     EXPECT_EQ(t4.executionOf(hs::Format::BF16), hs::Execution::Emulated);
