@@ -112,17 +112,17 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>CPU: fp32 runs natively; fp16 and bf16 are emulated (fp32 compute, every layer&apos;s output rounded to the format, as a GPU stores it), so they overflow where a GPU would.</source>
         <translation>CPU：fp32 原生运行；fp16 和 bf16 为模拟运行（以 fp32 计算，每一层的输出都按 GPU 的存储方式舍入为该格式），因此溢出的位置与在 GPU 上相同。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>CPU: fp32 and bf16 run natively (bf16 through oneDNN&apos;s bf16 instructions); fp16 is emulated (fp32 compute, every layer&apos;s output rounded to fp16), so it overflows where a GPU would.</source>
         <translation>CPU：fp32 和 bf16 原生运行（bf16 通过 oneDNN 使用 bf16 指令）；fp16 为模拟运行（以 fp32 计算，每一层的输出都舍入为 fp16），因此溢出的位置与在 GPU 上相同。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>CPU: bf16 runs natively without bf16 instructions: about 13x slower than fp32 and not a GPU&apos;s arithmetic (Settings: bf16 on the CPU). fp16 is emulated.</source>
         <translation>CPU：bf16 在没有 bf16 指令的情况下原生运行：比 fp32 慢约 13 倍，且与 GPU 的运算方式不同（设置：CPU 上的 bf16）。fp16 为模拟运行。</translation>
     </message>
@@ -1661,17 +1661,17 @@
         <translation>CPU 上的 bf16</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+49"/>
         <source>bf16 computes in fp32 with the weights and every layer&apos;s output rounded to bf16: the same numbers on every CPU, at fp32&apos;s speed.</source>
         <translation>bf16 以 fp32 计算，权重和每一层的输出都舍入为 bf16：在任何 CPU 上结果都相同，速度与 fp32 相当。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>oneDNN&apos;s bf16 kernels on this CPU&apos;s bf16 instructions: faster, and close to the emulated reference.</source>
         <translation>在此 CPU 的 bf16 指令上使用 oneDNN 的 bf16 内核：更快，且结果接近模拟参考。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>This CPU has no bf16 instructions: native bf16 runs about 13x slower than fp32 and accumulates in bf16 in places.</source>
         <translation>此 CPU 没有 bf16 指令：原生 bf16 比 fp32 慢约 13 倍，并且在某些地方以 bf16 累加。</translation>
     </message>
