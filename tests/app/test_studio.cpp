@@ -20,6 +20,7 @@
 #include "log_panel.h"
 #include "main_window.h"
 #include "model_panel.h"
+#include "numerics/cpu_bf16.h"
 #include "precision_panel.h"
 #include "preview_strip.h"
 #include "prompt_panel.h"
@@ -226,7 +227,14 @@ TEST_F(StudioTest, AnUnreadableFolderGivesAMessageAndKeepsTheModel) {
 }
 
 TEST_F(StudioTest, APlanThatDoesNotFitInMemoryGivesAMessageAndStaysUsable) {
-    // The demo model takes ~17 MB in bf16 and ~34 MB in fp32: 30 MB takes one, not the other.
+    // The demo model takes ~17 MB in native bf16 and ~34 MB in fp32: 30 MB takes one, not the
+    // other. Emulated bf16 (the CPU's default mode) holds fp32 tensors, so this test runs bf16
+    // natively, as tests/core/test_memory_check.cpp does.
+    struct NativeBf16 {
+        hs::CpuBf16 old = hs::cpuBf16Mode();
+        NativeBf16() { hs::setCpuBf16Mode(hs::CpuBf16::Native); }
+        ~NativeBf16() { hs::setCpuBf16Mode(old); }
+    } nativeBf16;
     qputenv("HALFSCOPE_MEMORY_LIMIT_MB", "30");
     auto w = open();
     w->views().precision->setPlan(
