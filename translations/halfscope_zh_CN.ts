@@ -1385,7 +1385,7 @@
         <translation>无法保存探针记录</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="+304"/>
+        <location filename="../widgets/store/run_history.cpp" line="+303"/>
         <source>Cannot save the final image</source>
         <translation>无法保存最终图像</translation>
     </message>

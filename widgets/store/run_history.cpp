@@ -30,7 +30,6 @@ QSet<QString>& runningRuns() {
 
 const QString kStepKind = QStringLiteral("step");
 const QString kFinalKind = QStringLiteral("final");
-const QString kSavedKind = QStringLiteral("saved");
 
 QString nowUtc() {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
