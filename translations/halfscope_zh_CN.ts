@@ -4,7 +4,7 @@
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../widgets/compare_view.cpp" line="+47"/>
+        <location filename="../widgets/plots/compare_view.cpp" line="+47"/>
         <source>latent divergence</source>
         <translation>潜变量偏离</translation>
     </message>
@@ -49,7 +49,7 @@
         <translation>两次运行都有最终图像后，这里会显示差异。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+28"/>
         <source>Run A</source>
         <translation>运行 A</translation>
     </message>
@@ -89,7 +89,7 @@
         <translation>；任一运行中有 %1 个 NaN/Inf 像素（品红/青色）</translation>
     </message>
     <message>
-        <location filename="../widgets/view_difference.cpp" line="+15"/>
+        <location filename="../widgets/plots/view_difference.cpp" line="+15"/>
         <source>Both runs need a final image.</source>
         <translation>两次运行都需要有最终图像。</translation>
     </message>
@@ -102,7 +102,7 @@
 <context>
     <name>DeviceChoice</name>
     <message>
-        <location filename="../widgets/ctl_device_choice.cpp" line="+17"/>
+        <location filename="../widgets/controls/ctl_device_choice.cpp" line="+17"/>
         <source>%1 (%2, compute capability %3.%4)</source>
         <translation>%1（%2，计算能力 %3.%4）</translation>
     </message>
@@ -112,12 +112,22 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>CPU: fp32 and bf16 run natively; fp16 is emulated (fp32 compute, every layer&apos;s output rounded to fp16), so it overflows where a GPU would.</source>
-        <translation>CPU：fp32 和 bf16 原生运行；fp16 为模拟运行（以 fp32 计算，每一层的输出都舍入为 fp16），因此溢出的位置与在 GPU 上相同。</translation>
+        <location line="+5"/>
+        <source>CPU: fp32 runs natively; fp16 and bf16 are emulated (fp32 compute, every layer&apos;s output rounded to the format, as a GPU stores it), so they overflow where a GPU would.</source>
+        <translation>CPU：fp32 原生运行；fp16 和 bf16 为模拟运行（以 fp32 计算，每一层的输出都按 GPU 的存储方式舍入为该格式），因此溢出的位置与在 GPU 上相同。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+5"/>
+        <source>CPU: fp32 and bf16 run natively (bf16 through oneDNN&apos;s bf16 instructions); fp16 is emulated (fp32 compute, every layer&apos;s output rounded to fp16), so it overflows where a GPU would.</source>
+        <translation>CPU：fp32 和 bf16 原生运行（bf16 通过 oneDNN 使用 bf16 指令）；fp16 为模拟运行（以 fp32 计算，每一层的输出都舍入为 fp16），因此溢出的位置与在 GPU 上相同。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>CPU: bf16 runs natively without bf16 instructions: about 13x slower than fp32 and not a GPU&apos;s arithmetic (Settings: bf16 on the CPU). fp16 is emulated.</source>
+        <translation>CPU：bf16 在没有 bf16 指令的情况下原生运行：比 fp32 慢约 13 倍，且与 GPU 的运算方式不同（设置：CPU 上的 bf16）。fp16 为模拟运行。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>compute capability %1.%2: fp16 and bf16 run natively</source>
         <translation>计算能力 %1.%2：fp16 和 bf16 均原生运行</translation>
     </message>
@@ -128,22 +138,9 @@
     </message>
 </context>
 <context>
-    <name>EnvironmentView</name>
-    <message>
-        <location filename="../widgets/environment_view.cpp" line="+9"/>
-        <source>Property</source>
-        <translation>属性</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>Value</source>
-        <translation>值</translation>
-    </message>
-</context>
-<context>
     <name>FixPanel</name>
     <message>
-        <location filename="../widgets/fix_panel.cpp" line="+18"/>
+        <location filename="../widgets/panels/fix_panel.cpp" line="+18"/>
         <source>bf16</source>
         <translation>bf16</translation>
     </message>
@@ -193,7 +190,7 @@
         <translation>查找最小修复</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Bisect over the blocks of the fp16 components, as Polygraphy does, for the fewest that must run in the safe format</source>
         <translation>像 Polygraphy 一样对 fp16 组件中的块进行二分搜索，找出必须以安全格式运行的最少的块</translation>
     </message>
@@ -203,7 +200,7 @@
         <translation>应用精度方案</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>#</source>
         <translation>#</translation>
     </message>
@@ -223,7 +220,7 @@
         <translation>保持安全格式的块</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Run a failing plan, then find the cheapest plan that fixes it.</source>
         <translation>先运行一个失败的精度方案，再查找能修复它的代价最低的方案。</translation>
     </message>
@@ -256,7 +253,7 @@
 <context>
     <name>HistoryBrowser</name>
     <message>
-        <location filename="../widgets/history_browser.cpp" line="+24"/>
+        <location filename="../widgets/history/history_browser.cpp" line="+24"/>
         <source>Delete &quot;%1&quot; and its images? This cannot be undone.</source>
         <translation>删除“%1”及其图像？此操作无法撤销。</translation>
     </message>
@@ -315,7 +312,7 @@
 <context>
     <name>HistoryTableModel</name>
     <message>
-        <location filename="../widgets/history_table_model.cpp" line="+12"/>
+        <location filename="../widgets/history/history_table_model.cpp" line="+12"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -423,7 +420,7 @@
 <context>
     <name>ImageView</name>
     <message>
-        <location filename="../widgets/image_view.cpp" line="+8"/>
+        <location filename="../widgets/plots/image_view.cpp" line="+9"/>
         <source>No image yet. Start a run to see its final image and verdict here.</source>
         <translation>尚无图像。开始一次运行后，将在此处显示其最终图像和判定。</translation>
     </message>
@@ -483,7 +480,7 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+128"/>
+        <location line="+150"/>
         <source>No image</source>
         <translation>无图像</translation>
     </message>
@@ -491,25 +488,25 @@
 <context>
     <name>LayerHeatmap</name>
     <message>
-        <location filename="../widgets/layer_heatmap.cpp" line="+53"/>
-        <location line="+97"/>
+        <location filename="../widgets/plots/layer_heatmap.cpp" line="+48"/>
+        <location line="+98"/>
         <source>text encoding</source>
         <translation>文本编码</translation>
     </message>
     <message>
-        <location line="-96"/>
-        <location line="+97"/>
+        <location line="-97"/>
+        <location line="+98"/>
         <source>VAE decode</source>
         <translation>VAE 解码</translation>
     </message>
     <message>
-        <location line="-96"/>
-        <location line="+93"/>
+        <location line="-97"/>
+        <location line="+94"/>
         <source>step %1</source>
         <translation>第 %1 步</translation>
     </message>
     <message>
-        <location line="-83"/>
+        <location line="-84"/>
         <source>Show</source>
         <translation>查看</translation>
     </message>
@@ -550,7 +547,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+207"/>
+        <location line="+208"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
@@ -695,7 +692,7 @@
 <context>
     <name>LogPanel</name>
     <message>
-        <location filename="../widgets/log_panel.cpp" line="+55"/>
+        <location filename="../widgets/panels/log_panel.cpp" line="+55"/>
         <source>All events</source>
         <translation>全部事件</translation>
     </message>
@@ -738,13 +735,13 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../app/gui/main_window.cpp" line="+60"/>
-        <location line="+94"/>
+        <location filename="../app/gui/main_window.cpp" line="+63"/>
+        <location line="+95"/>
         <source>Halfscope</source>
         <translation>Halfscope</translation>
     </message>
     <message>
-        <location line="-80"/>
+        <location line="-81"/>
         <source>Final image</source>
         <translation>最终图像</translation>
     </message>
@@ -785,12 +782,12 @@
     </message>
     <message>
         <location line="+0"/>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -910,8 +907,8 @@
         <translation>打开 diffusers 管线文件夹（含 model_index.json）</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <location line="+5"/>
+        <location line="+6"/>
+        <location line="+4"/>
         <source>Export report</source>
         <translation>导出报告</translation>
     </message>
@@ -920,11 +917,16 @@
         <source>HTML report (*.html)</source>
         <translation>HTML 报告 (*.html)</translation>
     </message>
+    <message>
+        <location line="+20"/>
+        <source>bf16 on the CPU: %1</source>
+        <translation>CPU 上的 bf16：%1</translation>
+    </message>
 </context>
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../widgets/model_panel.cpp" line="+28"/>
+        <location filename="../widgets/panels/model_panel.cpp" line="+28"/>
         <source>Open folder…</source>
         <translation>打开文件夹…</translation>
     </message>
@@ -1027,7 +1029,7 @@
 <context>
     <name>PrecisionPanel</name>
     <message>
-        <location filename="../widgets/precision_panel.cpp" line="+28"/>
+        <location filename="../widgets/panels/precision_panel.cpp" line="+28"/>
         <source>Text encoder</source>
         <translation>文本编码器</translation>
     </message>
@@ -1160,7 +1162,7 @@
 <context>
     <name>PreviewStrip</name>
     <message>
-        <location filename="../widgets/preview_strip.cpp" line="+21"/>
+        <location filename="../widgets/plots/preview_strip.cpp" line="+13"/>
         <source>NaN pixel</source>
         <translation>NaN 像素</translation>
     </message>
@@ -1183,7 +1185,7 @@
 <context>
     <name>PromptPanel</name>
     <message>
-        <location filename="../widgets/prompt_panel.cpp" line="+36"/>
+        <location filename="../widgets/panels/prompt_panel.cpp" line="+36"/>
         <source>%1 ms/step</source>
         <translation>%1 毫秒/步</translation>
     </message>
@@ -1362,18 +1364,17 @@
 <context>
     <name>RunHistory</name>
     <message>
-        <location filename="../widgets/history_finish.cpp" line="+71"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+65"/>
         <source>Cannot save the outcome of run %1</source>
         <translation>无法保存运行 %1 的结果</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <location line="+11"/>
+        <location line="+6"/>
         <source>Cannot save the components</source>
         <translation>无法保存组件</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+12"/>
         <source>Cannot save the steps</source>
         <translation>无法保存步骤</translation>
     </message>
@@ -1384,19 +1385,18 @@
         <translation>无法保存探针记录</translation>
     </message>
     <message>
-        <location line="+21"/>
-        <location filename="../widgets/run_history.cpp" line="+375"/>
+        <location filename="../widgets/store/run_history.cpp" line="+303"/>
         <source>Cannot save the final image</source>
         <translation>无法保存最终图像</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+15"/>
         <location line="+11"/>
         <source>Cannot save the first non-finite point</source>
         <translation>无法保存首个非有限值探针点</translation>
     </message>
     <message>
-        <location filename="../widgets/history_images.cpp" line="+21"/>
+        <location filename="../widgets/store/history_images.cpp" line="+21"/>
         <source>Cannot write the image file %1: %2</source>
         <translation>无法写入图像文件 %1：%2</translation>
     </message>
@@ -1421,17 +1421,17 @@
         <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
     </message>
     <message>
-        <location filename="../widgets/history_load.cpp" line="+66"/>
+        <location filename="../widgets/store/history_load.cpp" line="+190"/>
         <location line="+18"/>
-        <location filename="../widgets/run_history.cpp" line="-168"/>
+        <location filename="../widgets/store/run_history.cpp" line="-104"/>
         <source>Cannot read the run history</source>
         <translation>无法读取运行历史记录</translation>
     </message>
     <message>
         <location line="+4"/>
-        <location line="+33"/>
-        <location filename="../widgets/run_history.cpp" line="+1"/>
-        <location line="+199"/>
+        <location line="+22"/>
+        <location filename="../widgets/store/run_history.cpp" line="+1"/>
+        <location line="+211"/>
         <source>There is no run %1 in the history.</source>
         <translation>历史记录中没有运行 %1。</translation>
     </message>
@@ -1441,17 +1441,17 @@
         <translation>无法读取运行 %1</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>the saved plan does not parse: %1</source>
         <translation>保存的精度方案无法解析：%1</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location line="+8"/>
         <source>Run %1 was read with problems: %2</source>
         <translation>读取运行 %1 时出现问题：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/history_schema.cpp" line="+66"/>
+        <location filename="../widgets/store/history_schema.cpp" line="+73"/>
         <source>it was written by a newer version of Halfscope (history format %1, this version reads format %2)</source>
         <translation>它由更新版本的 Halfscope 写入（历史记录格式 %1，当前版本读取格式 %2）</translation>
     </message>
@@ -1466,7 +1466,7 @@
         <translation>无法创建数据表：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/run_history.cpp" line="-324"/>
+        <location filename="../widgets/store/run_history.cpp" line="-336"/>
         <source>Cannot create the run history folder %1. Check that the path is a folder you may write to.</source>
         <translation>无法创建运行历史记录文件夹 %1。请检查该路径是否为你有写入权限的文件夹。</translation>
     </message>
@@ -1526,12 +1526,12 @@
         <translation>无法记录新的运行</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+6"/>
         <source>Cannot record the components of the new run</source>
         <translation>无法记录新运行的组件</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+28"/>
         <source>Cannot save step %1</source>
         <translation>无法保存第 %1 步</translation>
     </message>
@@ -1541,7 +1541,7 @@
         <translation>无法保存第 %1 步的探针记录</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+51"/>
         <source>The preview image of step %1 is inconsistent (%2 x %3 pixels, %4 bytes)</source>
         <translation>第 %1 步的预览图像数据不一致（%2 x %3 像素，%4 字节）</translation>
     </message>
@@ -1556,7 +1556,7 @@
         <translation>无法记录第 %1 步的预览</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+47"/>
         <source>Cannot rename run %1</source>
         <translation>无法重命名运行 %1</translation>
     </message>
@@ -1580,12 +1580,12 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../app/gui/run_worker.cpp" line="+19"/>
+        <location filename="../app/gui/run_worker.cpp" line="+23"/>
         <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+56"/>
         <source>Could not load %1: %2</source>
         <translation>无法加载 %1：%2</translation>
     </message>
@@ -1593,7 +1593,7 @@
 <context>
     <name>SeedEdit</name>
     <message>
-        <location filename="../widgets/ctl_seed_edit.cpp" line="+38"/>
+        <location filename="../widgets/controls/ctl_seed_edit.cpp" line="+38"/>
         <source>Seed of the initial noise, 0 to 18446744073709551615. The same seed gives the same image on any device.</source>
         <translation>初始噪声的种子，范围 0 到 18446744073709551615。相同的种子在任何设备上都会生成相同的图像。</translation>
     </message>
@@ -1611,7 +1611,7 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../widgets/settings_dialog.cpp" line="+29"/>
+        <location filename="../widgets/panels/settings_dialog.cpp" line="+33"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -1626,7 +1626,7 @@
         <translation>系统默认（%1）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Simplified Chinese</source>
         <translation>简体中文</translation>
     </message>
@@ -1637,14 +1637,54 @@
     </message>
     <message>
         <location line="+3"/>
+        <source>Emulated (reference: the arithmetic of a GPU)</source>
+        <translation>模拟（参考：GPU 的运算方式）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Native (oneDNN)</source>
+        <translation>原生（oneDNN）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Native where the CPU has bf16 instructions</source>
+        <translation>CPU 有 bf16 指令时原生运行</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Language</source>
         <translation>语言</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>bf16 on the CPU</source>
+        <translation>CPU 上的 bf16</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>bf16 computes in fp32 with the weights and every layer&apos;s output rounded to bf16: the same numbers on every CPU, at fp32&apos;s speed.</source>
+        <translation>bf16 以 fp32 计算，权重和每一层的输出都舍入为 bf16：在任何 CPU 上结果都相同，速度与 fp32 相当。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>oneDNN&apos;s bf16 kernels on this CPU&apos;s bf16 instructions: faster, and close to the emulated reference.</source>
+        <translation>在此 CPU 的 bf16 指令上使用 oneDNN 的 bf16 内核：更快，且结果接近模拟参考。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>This CPU has no bf16 instructions: native bf16 runs about 13x slower than fp32 and accumulates in bf16 in places.</source>
+        <translation>此 CPU 没有 bf16 指令：原生 bf16 比 fp32 慢约 13 倍，并且在某些地方以 bf16 累加。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The model is loaded again when this changes.</source>
+        <translation>更改此项后将重新加载模型。</translation>
     </message>
 </context>
 <context>
     <name>StepPlot</name>
     <message>
-        <location filename="../widgets/step_plot.cpp" line="+103"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+78"/>
         <source>Log scale (|x|)</source>
         <translation>对数刻度（|x|）</translation>
     </message>
@@ -1675,36 +1715,36 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+258"/>
+        <location line="+253"/>
         <source>min</source>
         <translation>最小值</translation>
     </message>
     <message>
-        <location line="-258"/>
-        <location line="+258"/>
+        <location line="-253"/>
+        <location line="+253"/>
         <source>max</source>
         <translation>最大值</translation>
     </message>
     <message>
-        <location line="-258"/>
-        <location line="+258"/>
+        <location line="-253"/>
+        <location line="+253"/>
         <source>|max|</source>
         <translation>|max|</translation>
     </message>
     <message>
-        <location line="-258"/>
-        <location line="+258"/>
+        <location line="-253"/>
+        <location line="+253"/>
         <source>mean</source>
         <translation>均值</translation>
     </message>
     <message>
-        <location line="-257"/>
-        <location line="+258"/>
+        <location line="-252"/>
+        <location line="+253"/>
         <source>std</source>
         <translation>标准差</translation>
     </message>
     <message>
-        <location line="-258"/>
+        <location line="-253"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
@@ -1715,18 +1755,18 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+430"/>
+        <location line="+333"/>
         <source>Show or hide the %1 curve</source>
         <translation>显示或隐藏 %1 曲线</translation>
     </message>
     <message>
-        <location line="-418"/>
-        <location line="+444"/>
+        <location line="-321"/>
+        <location line="+335"/>
         <source>Point at the plot to read the exact values of a step.</source>
         <translation>将鼠标指向图表，可读取某一步的精确数值。</translation>
     </message>
     <message>
-        <location line="-441"/>
+        <location line="-332"/>
         <source>step</source>
         <translation>步</translation>
     </message>
@@ -1756,12 +1796,12 @@
         <translation>运行 1</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+24"/>
         <source>Run %1</source>
         <translation>运行 %1</translation>
     </message>
     <message>
-        <location line="+140"/>
+        <location line="+136"/>
         <source>NaN count</source>
         <translation>NaN 个数</translation>
     </message>
@@ -1771,7 +1811,7 @@
         <translation>Inf 个数</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="+70"/>
         <source>fp16 limits +/-%1</source>
         <translation>fp16 上下限 +/-%1</translation>
     </message>
@@ -1781,22 +1821,27 @@
         <translation>+fp16 上限 %1</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location filename="../widgets/plots/step_plot_data.cpp" line="+208"/>
         <source>%1 from step %2</source>
         <translation>%1 自第 %2 步起</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Largest |x| %1 is past the fp16 limit %2: in fp16 it would be Inf.</source>
-        <translation>最大 |x| 为 %1，超过 fp16 上限 %2：在 fp16 中会变为 Inf。</translation>
+        <location line="-28"/>
+        <source>Largest |x| %1 is at or above the fp16 overflow threshold %2: it would be Inf in fp16 (largest finite fp16 value %3).</source>
+        <translation>最大 |x| 为 %1，不低于 fp16 溢出阈值 %2：在 fp16 中会变为 Inf（fp16 最大有限值为 %3）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
+        <source>Largest |x| %1 is past the fp16 limit %2 but below %3: it rounds to %2 in fp16 (saturates).</source>
+        <translation>最大 |x| 为 %1，超过 fp16 上限 %2 但低于 %3：在 fp16 中会舍入为 %2（饱和）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Largest |x| %1: headroom to the fp16 limit %2x (2^%3).</source>
         <translation>最大 |x| 为 %1：距 fp16 上限还有 %2 倍余量（2^%3）。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+22"/>
         <source>NaN/Inf in the latent: %1.</source>
         <translation>潜变量中出现 NaN/Inf：%1。</translation>
     </message>
@@ -1811,17 +1856,17 @@
         <translation>bf16 上限 %1 超出显示范围，比数据高 %2 个数量级。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+13"/>
         <source>Signed values cannot be drawn on a log scale</source>
         <translation>带符号的数值无法在对数刻度上绘制</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+29"/>
         <source>%1: no data</source>
         <translation>%1：无数据</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>no data</source>
         <translation>无数据</translation>
     </message>
@@ -1844,25 +1889,24 @@
 <context>
     <name>Studio</name>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+24"/>
-        <location line="+286"/>
-        <location filename="../app/gui/studio_records.cpp" line="+31"/>
-        <location line="+44"/>
+        <location filename="../app/gui/studio.cpp" line="+20"/>
+        <location line="+293"/>
+        <location filename="../app/gui/studio_records.cpp" line="+80"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-259"/>
+        <location line="-264"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>First non-finite value: %1 at step %2 (%3, %4)</source>
         <translation>首个非有限值：%1，第 %2 步（%3，%4）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>Decode failed: %1</source>
         <translation>解码失败：%1</translation>
     </message>
@@ -1892,18 +1936,18 @@
         <translation>Halfscope 演示模型</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Loaded %1 for the plan %2: %3</source>
         <translation>已按精度方案 %2 加载 %1：%3</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+207"/>
+        <location line="+7"/>
+        <location line="+208"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
     <message>
-        <location line="-203"/>
+        <location line="-204"/>
         <source>The precision plan does not parse: %1</source>
         <translation>精度方案无法解析：%1</translation>
     </message>
@@ -1923,12 +1967,12 @@
         <translation>第 %1 步：潜变量中有 %2 个 NaN 值和 %3 个 Inf 值</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>done in %1 s</source>
         <translation>完成，用时 %1 秒</translation>
     </message>
@@ -1968,17 +2012,17 @@
         <translation>%1 使用 fp16</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+14"/>
         <source>Decoding step %1 with the VAE</source>
         <translation>正在用 VAE 解码第 %1 步</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>relative L2 distance of the latents, run %1 vs run %2</source>
         <translation>潜变量的相对 L2 距离，运行 %1 对比运行 %2</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+16"/>
         <source>Searching for the cheapest fix of %1</source>
         <translation>正在为 %1 搜索代价最低的修复方案</translation>
     </message>
@@ -1988,7 +2032,7 @@
         <translation>已应用精度方案 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_records.cpp" line="-52"/>
+        <location filename="../app/gui/studio_records.cpp" line="-53"/>
         <source>Run %1 (stored dtypes)</source>
         <translation>运行 %1（存储精度）</translation>
     </message>
@@ -1998,7 +2042,7 @@
         <translation>运行 %1（%2）</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <location line="+18"/>
         <source>Could not open run %1: %2</source>
         <translation>无法打开运行 %1：%2</translation>
@@ -2009,7 +2053,7 @@
         <translation>已从历史记录中打开运行 %1</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+55"/>
         <source>Nothing to report yet: generate an image first.</source>
         <translation>尚无可报告的内容：请先生成一张图像。</translation>
     </message>
@@ -2022,7 +2066,7 @@
 <context>
     <name>ViewHeatmapGrid</name>
     <message>
-        <location filename="../widgets/view_heatmap_grid.cpp" line="+229"/>
+        <location filename="../widgets/plots/view_heatmap_grid.cpp" line="+248"/>
         <source>text</source>
         <translation>文本</translation>
     </message>
@@ -2047,7 +2091,7 @@
         <translation>采样步</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+51"/>
         <source>probe point</source>
         <translation>探针点</translation>
     </message>
@@ -2094,7 +2138,7 @@
 <context>
     <name>ViewPreviewCanvas</name>
     <message>
-        <location filename="../widgets/view_preview_canvas.cpp" line="+135"/>
+        <location filename="../widgets/plots/view_preview_canvas.cpp" line="+135"/>
         <source>VAE</source>
         <translation>VAE</translation>
     </message>
@@ -2143,7 +2187,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="+43"/>
+        <location filename="../app/gui/main.cpp" line="+60"/>
         <source>Finds out why a diffusion model gives a black image.</source>
         <translation>找出扩散模型生成黑图的原因。</translation>
     </message>
@@ -2163,23 +2207,27 @@
         <translation>模型加载完成后立即生成一次。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>Save the window to this PNG and quit.</source>
         <translation>将窗口保存为此 PNG 文件并退出。</translation>
     </message>
     <message>
+        <location line="-2"/>
         <source>Compare bf16 and fp16 once the model is loaded.</source>
         <translation>模型加载完成后立即比较 bf16 与 fp16。</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>Prompt to start with.</source>
         <translation>启动时使用的提示词。</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Seed to start with.</source>
         <translation>启动时使用的种子。</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>Precision plan to start with, e.g. %1.</source>
         <translation>启动时使用的精度方案，例如 %1。</translation>
     </message>

@@ -14,17 +14,13 @@
 #include "prompt_panel.h"
 #include "run_history.h"
 #include "step_plot.h"
+#include "studio_text.h"
 
-namespace {
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-// "transformer=fp16" for a plan, "stored dtypes" for the empty one.
 QString planLabel(const hs::PrecisionPlan& p) {
     return p.empty() ? Studio::tr("stored dtypes") : qs(p.toString());
 }
+
+namespace {
 
 // The records a run made after its last step: the VAE decode (and nothing else).
 std::vector<hs::ProbeRecord> decodeProbes(const hs::RunRecord& r) {

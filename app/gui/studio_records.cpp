@@ -13,11 +13,13 @@
 #include "runtime/report_environment.h"
 #include "step_plot.h"
 #include "studio.h"
+#include "studio_text.h"
 
 namespace {
 
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
+// A run's name in an exported report (reports are written in English, so not translated).
+std::string reportLabel(const hs::PrecisionPlan& plan) {
+    return plan.empty() ? "stored dtypes" : plan.toString();
 }
 
 QString runLabel(const RunSummary& s) {
@@ -30,8 +32,7 @@ QString runLabel(const RunSummary& s) {
 
 void Studio::showRecord(const hs::RunRecord& r) {
     m_v.plot->clear();
-    m_v.plot->setRunLabels(
-        {r.config.plan.empty() ? tr("stored dtypes") : qs(r.config.plan.toString())});
+    m_v.plot->setRunLabels({planLabel(r.config.plan)});
     m_v.plot->setStepCount(r.config.steps);
     for (const auto& s : r.steps) m_v.plot->addStep(0, s);
     m_v.plot->flush();  // a whole record at once: draw it now, not at the next tick
@@ -101,14 +102,10 @@ bool Studio::exportReport(const QString& htmlPath, QString* error) {
         comparison = true;
         for (int i = 0; i < m_compareRuns.size(); ++i)
             if (!m_compareRuns[i].steps.empty())
-                runs.push_back(hs::makeReportRun(m_compareRuns[i].config.plan.empty()
-                                                     ? "stored dtypes"
-                                                     : m_compareRuns[i].config.plan.toString(),
-                                                 m_compareRuns[i]));
+                runs.push_back(
+                    hs::makeReportRun(reportLabel(m_compareRuns[i].config.plan), m_compareRuns[i]));
     } else if (m_lastRun) {
-        runs.push_back(hs::makeReportRun(
-            m_lastRun->config.plan.empty() ? "stored dtypes" : m_lastRun->config.plan.toString(),
-            *m_lastRun));
+        runs.push_back(hs::makeReportRun(reportLabel(m_lastRun->config.plan), *m_lastRun));
     }
     if (runs.empty() && m_lastSearch) {
         if (!m_lastSearch->referenceRun.steps.empty())

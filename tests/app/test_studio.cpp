@@ -243,9 +243,14 @@ TEST_F(StudioTest, AnUnreadableFolderGivesAMessageAndKeepsTheModel) {
 }
 
 TEST_F(StudioTest, APlanThatDoesNotFitInMemoryGivesAMessageAndStaysUsable) {
-    // The demo model takes ~17 MB in native bf16 and ~34 MB in fp32 (and in emulated bf16):
-    // 30 MB takes one, not the other.
-    hs::setCpuBf16Mode(hs::CpuBf16::Native);
+    // The demo model takes ~17 MB in native bf16 and ~34 MB in fp32: 30 MB takes one, not the
+    // other. Emulated bf16 (the CPU's default mode) holds fp32 tensors, so this test runs bf16
+    // natively, as tests/core/test_memory_check.cpp does.
+    struct NativeBf16 {
+        hs::CpuBf16 old = hs::cpuBf16Mode();
+        NativeBf16() { hs::setCpuBf16Mode(hs::CpuBf16::Native); }
+        ~NativeBf16() { hs::setCpuBf16Mode(old); }
+    } nativeBf16;
     qputenv("HALFSCOPE_MEMORY_LIMIT_MB", "30");
     auto w = open();
     w->views().precision->setPlan(
@@ -260,7 +265,6 @@ TEST_F(StudioTest, APlanThatDoesNotFitInMemoryGivesAMessageAndStaysUsable) {
     ASSERT_TRUE(waitIdle(*w));
     EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
     qunsetenv("HALFSCOPE_MEMORY_LIMIT_MB");
-    hs::setCpuBf16Mode(hs::CpuBf16::Emulated);
 }
 
 TEST_F(StudioTest, SettingsPersistBetweenLaunches) {

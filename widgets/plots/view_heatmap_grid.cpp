@@ -161,69 +161,88 @@ void ViewHeatmapGrid::scrollContentsBy(int, int) {
     viewport()->update();
 }
 
+ViewHeatmapGrid::PaintArea ViewHeatmapGrid::paintArea() const {
+    PaintArea a;
+    a.vw = viewport()->width();
+    a.vh = viewport()->height();
+    a.hh = headerHeight();
+    a.lw = m_labelWidth;
+    a.sx = horizontalScrollBar()->value();
+    a.sy = verticalScrollBar()->value();
+    const int rows = int(m_rows.size());
+    a.r0 = std::min(rows, a.sy / m_cell);
+    a.r1 = std::min(rows - 1, (a.sy + a.vh - a.hh) / m_cell);
+    return a;
+}
+
 void ViewHeatmapGrid::paintEvent(QPaintEvent*) {
     ++m_paints;
     QPainter p(viewport());
-    const QPalette& pal = palette();
-    const int vw = viewport()->width(), vh = viewport()->height();
-    const int hh = headerHeight(), lw = m_labelWidth;
-    const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();
-    p.fillRect(viewport()->rect(), pal.color(QPalette::Base));
-    const QImage& img = cellImage();
-    const int rows = int(m_rows.size());
-    const int r0 = std::min(rows, sy / m_cell);
-    const int r1 = std::min(rows - 1, (sy + vh - hh) / m_cell);
-    const QFontMetrics fm = fontMetrics();
+    const PaintArea a = paintArea();
+    p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
+    paintCells(p, a);
+    paintHeader(p, a);
+    paintRowLabels(p, a);
+    paintCorner(p, a);
+}
 
+void ViewHeatmapGrid::paintCells(QPainter& p, const PaintArea& a) {
+    const QImage& img = cellImage();
     // Cells: three blits (text column, step columns, decode column) of the visible rows.
     p.save();
-    p.setClipRect(lw, hh, vw - lw, vh - hh);
-    if (r1 >= r0) {
-        const int n = r1 - r0 + 1;
-        const int y = hh + r0 * m_cell - sy;
+    p.setClipRect(a.lw, a.hh, a.vw - a.lw, a.vh - a.hh);
+    if (a.r1 >= a.r0) {
+        const int n = a.r1 - a.r0 + 1;
+        const int y = a.hh + a.r0 * m_cell - a.sy;
         auto blit = [&](int col, int count) {
             if (count <= 0) return;
-            const QRect target(lw + columnX(col) - sx, y,
+            const QRect target(a.lw + columnX(col) - a.sx, y,
                                col == 1 ? count * m_stepW : columnWidth(col), n * m_cell);
-            p.drawImage(target, img, QRect(col, r0, count, n));
+            p.drawImage(target, img, QRect(col, a.r0, count, n));
         };
         blit(0, 1);
         blit(1, m_data->stepColumns());
         blit(m_data->decodeColumn(), 1);
         // Thin separators keep neighbouring cells of one colour apart.
         p.setPen(QColor(255, 255, 255, 90));
-        for (int r = r0; r <= r1 + 1; ++r) {
-            const int ly = hh + r * m_cell - sy;
-            p.drawLine(lw, ly, vw, ly);
+        for (int r = a.r0; r <= a.r1 + 1; ++r) {
+            const int ly = a.hh + r * m_cell - a.sy;
+            p.drawLine(a.lw, ly, a.vw, ly);
         }
-        const int top = hh + r0 * m_cell - sy, bottom = hh + (r1 + 1) * m_cell - sy;
+        const int top = a.hh + a.r0 * m_cell - a.sy, bottom = a.hh + (a.r1 + 1) * m_cell - a.sy;
         for (int c = 0; c <= m_data->columnCount(); ++c) {
-            const int lx = lw + (c < m_data->columnCount() ? columnX(c) : contentWidth()) - sx;
-            if (lx >= lw && lx <= vw) p.drawLine(lx, top, lx, bottom);
+            const int lx = a.lw + (c < m_data->columnCount() ? columnX(c) : contentWidth()) - a.sx;
+            if (lx >= a.lw && lx <= a.vw) p.drawLine(lx, top, lx, bottom);
         }
     }
-    auto frame = [&](int dataRow, int column, const QColor& outer, const QColor& inner) {
-        const int dr = displayRowOf(dataRow);
-        if (dr < 0 || column < 0) return;
-        const QRect r = cellRect(dr, column);
-        p.setBrush(Qt::NoBrush);
-        p.setPen(QPen(outer, 3));
-        p.drawRect(r.adjusted(-2, -2, 1, 1));
-        p.setPen(QPen(inner, 1));
-        p.drawRect(r.adjusted(0, 0, -1, -1));
-    };
-    frame(m_selRow, m_selColumn, pal.color(QPalette::Highlight), Qt::white);
-    frame(m_markRow, m_markColumn, Qt::black, Qt::white);
+    paintCellFrame(p, m_selRow, m_selColumn, palette().color(QPalette::Highlight), Qt::white);
+    paintCellFrame(p, m_markRow, m_markColumn, Qt::black, Qt::white);
     p.restore();
+}
 
-    // Header: group titles on the first line, step numbers (thinned to fit) on the second.
+void ViewHeatmapGrid::paintCellFrame(QPainter& p, int dataRow, int column, const QColor& outer,
+                                     const QColor& inner) {
+    const int dr = displayRowOf(dataRow);
+    if (dr < 0 || column < 0) return;
+    const QRect r = cellRect(dr, column);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(outer, 3));
+    p.drawRect(r.adjusted(-2, -2, 1, 1));
+    p.setPen(QPen(inner, 1));
+    p.drawRect(r.adjusted(0, 0, -1, -1));
+}
+
+void ViewHeatmapGrid::paintHeader(QPainter& p, const PaintArea& a) {
+    // Group titles on the first line, step numbers (thinned to fit) on the second.
+    const QPalette& pal = palette();
+    const QFontMetrics fm = fontMetrics();
     p.save();
-    p.setClipRect(lw, 0, vw - lw, hh);
-    p.fillRect(lw, 0, vw - lw, hh, pal.color(QPalette::Window));
+    p.setClipRect(a.lw, 0, a.vw - a.lw, a.hh);
+    p.fillRect(a.lw, 0, a.vw - a.lw, a.hh, pal.color(QPalette::Window));
     p.setPen(pal.color(QPalette::WindowText));
     const int line = fm.height();
     auto headerText = [&](int x, int w, int row, const QString& t) {
-        p.drawText(QRect(lw + x - sx, 2 + row * line, w, line), Qt::AlignCenter, t);
+        p.drawText(QRect(a.lw + x - a.sx, 2 + row * line, w, line), Qt::AlignCenter, t);
     };
     const int dc = m_data->decodeColumn();
     headerText(columnX(0), columnWidth(0), 0, tr("text"));
@@ -234,8 +253,8 @@ void ViewHeatmapGrid::paintEvent(QPaintEvent*) {
         const int stepsW = m_data->stepColumns() * m_stepW;
         const QString title = tr("sampling step");
         // Keep the title over the visible part of the steps.
-        const int visL = std::max(columnX(1), sx),
-                  visR = std::min(columnX(1) + stepsW, sx + vw - lw);
+        const int visL = std::max(columnX(1), a.sx),
+                  visR = std::min(columnX(1) + stepsW, a.sx + a.vw - a.lw);
         if (visR > visL) headerText(visL, visR - visL, 0, title);
         const int digits = fm.horizontalAdvance(QString::number(m_data->stepColumns() - 1)) + 4;
         int every = 1;
@@ -249,20 +268,24 @@ void ViewHeatmapGrid::paintEvent(QPaintEvent*) {
                        every > 1 ? 3 * m_stepW : m_stepW, 1, QString::number(s));
     }
     p.restore();
+}
 
-    // Row labels: modules bold, layers indented; the first non-finite row in red with a marker.
+void ViewHeatmapGrid::paintRowLabels(QPainter& p, const PaintArea& a) {
+    // Modules bold, layers indented; the first non-finite row in red with a marker.
+    const QPalette& pal = palette();
     p.save();
-    p.setClipRect(0, hh, lw, vh - hh);
-    p.fillRect(0, hh, lw, vh - hh, pal.color(QPalette::Window));
+    p.setClipRect(0, a.hh, a.lw, a.vh - a.hh);
+    p.fillRect(0, a.hh, a.lw, a.vh - a.hh, pal.color(QPalette::Window));
     QFont bold = font();
     bold.setBold(true);
-    for (int r = r0; r <= r1; ++r) {
+    for (int r = a.r0; r <= a.r1; ++r) {
         const int dataRow = m_rows[size_t(r)];
         const auto& row = m_data->row(dataRow);
         const bool module = row.granularity == hs::ProbeLevel::Module;
         const bool marked = dataRow == m_markRow;
-        const QRect rect(4, hh + r * m_cell - sy, lw - 8, m_cell);
-        if (dataRow == m_selRow) p.fillRect(0, rect.y(), lw, m_cell, pal.color(QPalette::Midlight));
+        const QRect rect(4, a.hh + r * m_cell - a.sy, a.lw - 8, m_cell);
+        if (dataRow == m_selRow)
+            p.fillRect(0, rect.y(), a.lw, m_cell, pal.color(QPalette::Midlight));
         p.setFont(module || marked ? bold : font());
         p.setPen(marked   ? QColor(200, 0, 0)
                  : module ? pal.color(QPalette::WindowText)
@@ -272,13 +295,17 @@ void ViewHeatmapGrid::paintEvent(QPaintEvent*) {
                    QFontMetrics(p.font()).elidedText(text, Qt::ElideMiddle, rect.width()));
     }
     p.restore();
+}
 
-    p.fillRect(0, 0, lw, hh, pal.color(QPalette::Window));
+void ViewHeatmapGrid::paintCorner(QPainter& p, const PaintArea& a) {
+    // The top-left corner above the labels, and the lines that set labels and header apart.
+    const QPalette& pal = palette();
+    p.fillRect(0, 0, a.lw, a.hh, pal.color(QPalette::Window));
     p.setPen(pal.color(QPalette::WindowText));
-    p.drawText(QRect(4, 2, lw - 8, hh - 4), Qt::AlignLeft | Qt::AlignBottom, tr("probe point"));
+    p.drawText(QRect(4, 2, a.lw - 8, a.hh - 4), Qt::AlignLeft | Qt::AlignBottom, tr("probe point"));
     p.setPen(pal.color(QPalette::Mid));
-    p.drawLine(0, hh - 1, vw, hh - 1);
-    p.drawLine(lw - 1, 0, lw - 1, vh);
+    p.drawLine(0, a.hh - 1, a.vw, a.hh - 1);
+    p.drawLine(a.lw - 1, 0, a.lw - 1, a.vh);
 }
 
 void ViewHeatmapGrid::mousePressEvent(QMouseEvent* event) {

@@ -15,12 +15,15 @@
 // zero values leave a gap in the curve. On the log scale the fp16 limit is always in range; the
 // bf16 limit (3.39e38) joins the range only when the data come within 6 decades of it, otherwise
 // the note above the plot says how far above the data it is.
+//
+// The steps, the axis ranges and the note are kept and computed by StepPlotData
+// (step_plot_data.h); this class draws them and handles the pointer.
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
-#include <map>
 
 #include "records/run_types.h"
+#include "step_plot_data.h"
 
 class QCPGraph;
 class QCPItemStraightLine;
@@ -38,18 +41,27 @@ class QToolButton;
 class StepPlot : public QWidget {
     Q_OBJECT
 public:
-    enum Series { Min, Max, AbsMax, Mean, Std, NanCount, InfCount, SeriesCount };
-    enum class Tensor { Latent, Denoised, Velocity };
+    // The data class's enums, so StepPlot::AbsMax and StepPlot::Tensor::Latent read as before.
+    using Series = StepPlotData::Series;
+    using Tensor = StepPlotData::Tensor;
+    static constexpr Series Min = StepPlotData::Min;
+    static constexpr Series Max = StepPlotData::Max;
+    static constexpr Series AbsMax = StepPlotData::AbsMax;
+    static constexpr Series Mean = StepPlotData::Mean;
+    static constexpr Series Std = StepPlotData::Std;
+    static constexpr Series NanCount = StepPlotData::NanCount;
+    static constexpr Series InfCount = StepPlotData::InfCount;
+    static constexpr int SeriesCount = StepPlotData::SeriesCount;
 
     explicit StepPlot(QWidget* parent = nullptr);
 
     // One run per label, in order. Steps of runs that remain are kept; extra runs are dropped.
     void setRunLabels(const QStringList& labels);
-    QStringList runLabels() const { return m_labels; }
-    int runCount() const { return int(m_labels.size()); }
+    QStringList runLabels() const { return m_data.runLabels(); }
+    int runCount() const { return m_data.runCount(); }
     // Fixes the x range to steps 0 .. steps-1 (so runs and previews line up); 0 fits the data.
     void setStepCount(int steps);
-    int stepCount() const { return m_stepCount; }
+    int stepCount() const { return m_data.stepCount(); }
 
     // Stores one step of `run` (a step that is already there is replaced). A run index past the
     // labels adds runs named "Run N". Cheap: no replot happens here.
@@ -58,11 +70,11 @@ public:
     void clear();
 
     void setLogScale(bool on);
-    bool logScale() const { return m_log; }
+    bool logScale() const { return m_data.logScale(); }
     void setTensor(Tensor t);
-    Tensor tensor() const { return m_tensor; }
+    Tensor tensor() const { return m_data.tensor(); }
     void setSeriesVisible(Series s, bool visible);
-    bool seriesVisible(Series s) const { return m_visible[s]; }
+    bool seriesVisible(Series s) const { return m_data.seriesVisible(s); }
 
     // Puts the hover cursor on the step nearest to plot coordinate `x` and fills the value
     // label with that step's exact values; returns the step, or -1 when there is no data.
@@ -70,6 +82,7 @@ public:
     QString hoverText() const { return m_hoverText; }
     // The note about limits that are off scale or close, as shown above the plot.
     QString limitNote() const;
+    const StepPlotData& data() const { return m_data; }
 
     // Rebuilds and replots now if something changed (the timer does this by itself).
     void flush();
@@ -92,12 +105,6 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    struct Point {
-        double sigma = 0;
-        hs::TensorStats stats[3];  // latent, denoised, velocity
-    };
-    using Run = std::map<int, Point>;
-
     void markDirty();
     void rebuildGraphs();
     void styleGraphs();
@@ -106,8 +113,6 @@ private:
     void updateRanges();
     void updateLimitItems();
     void updateButtons();
-    const hs::TensorStats& statsOf(const Point& p) const;
-    int nearestStep(double x) const;
     void setHover(int step);
 
     QCustomPlot* m_plot;
@@ -118,8 +123,7 @@ private:
     QToolButton* m_seriesButtons[SeriesCount] = {};
     QTimer* m_timer;
 
-    QStringList m_labels;
-    std::vector<Run> m_runs;
+    StepPlotData m_data;
     std::vector<std::vector<QCPGraph*>> m_graphs;  // [run][series]
     std::vector<QCPGraph*> m_styleKey;             // legend-only graphs (several runs)
     QCPItemStraightLine* m_fp16Lines[2] = {};      // +65504, -65504
@@ -128,10 +132,6 @@ private:
     QCPItemText* m_bf16Labels[2] = {};
     QCPItemStraightLine* m_cursor = nullptr;
 
-    int m_stepCount = 0;
-    bool m_log = false;
-    Tensor m_tensor = Tensor::Latent;
-    bool m_visible[SeriesCount] = {true, true, true, true, true, true, true};
     bool m_dirty = false;
     bool m_replotOnShow = false;
     int m_replots = 0;

@@ -1,6 +1,5 @@
 #include "view_format.h"
 
-#include <QLocale>
 #include <algorithm>
 #include <cmath>
 
@@ -14,18 +13,9 @@ QColor viewRunColor(int run) {
     return colors[((run % n) + n) % n];
 }
 
-QString viewNumber(double v, int precision) {
-    if (std::isnan(v)) return QStringLiteral("NaN");
-    if (std::isinf(v)) return v > 0 ? QStringLiteral("+Inf") : QStringLiteral("-Inf");
-    const double a = std::fabs(v);
-    if (a != 0 && (a >= 1e6 || a < 1e-3))
-        return QString::number(v, 'e', std::max(precision - 2, 1));
-    if (a == std::floor(a) && a < 1e6) return QString::number(qint64(v));
-    return QString::number(v, 'g', precision);
-}
-
-QString viewCount(qint64 n) {
-    return QLocale().toString(n);
+QString viewSwatchHtml(const QColor& c) {
+    return QStringLiteral("<span style='background-color:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span>")
+        .arg(c.name());
 }
 
 QImage viewImageOf(const hs::PreviewImage& p) {

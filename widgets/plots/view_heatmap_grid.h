@@ -8,6 +8,8 @@
 
 #include "view_heatmap_data.h"
 
+class QPainter;
+
 class ViewHeatmapGrid : public QAbstractScrollArea {
     Q_OBJECT
 public:
@@ -44,6 +46,23 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
 
 private:
+    // What one paint needs of the geometry: viewport size, header height, label column width,
+    // scroll offsets, and the first and last visible display rows (r1 < r0: none).
+    struct PaintArea {
+        int vw = 0, vh = 0;
+        int hh = 0, lw = 0;
+        int sx = 0, sy = 0;
+        int r0 = 0, r1 = -1;
+    };
+    PaintArea paintArea() const;
+    void paintCells(QPainter& p, const PaintArea& a);
+    // The selection and first non-finite frames around a cell.
+    void paintCellFrame(QPainter& p, int dataRow, int column, const QColor& outer,
+                        const QColor& inner);
+    void paintHeader(QPainter& p, const PaintArea& a);
+    void paintRowLabels(QPainter& p, const PaintArea& a);
+    void paintCorner(QPainter& p, const PaintArea& a);
+
     int columnX(int column) const;  // content x of a column's left edge
     int columnWidth(int column) const;
     int contentWidth() const;

@@ -16,11 +16,6 @@
 
 namespace {
 
-QString swatch(const QColor& c) {
-    return QStringLiteral("<span style='background-color:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span>")
-        .arg(c.name());
-}
-
 QString plainOf(const QString& html) {
     QTextDocument doc;
     doc.setHtml(html);
@@ -75,9 +70,10 @@ LayerHeatmap::LayerHeatmap(QWidget* parent)
     auto* swatches = new QLabel(this);
     swatches->setTextFormat(Qt::RichText);
     swatches->setText(
-        swatch(QColor(110, 0, 20)) + " " + tr("past 65504") + " &nbsp; " + swatch(viewNanColor()) +
-        " " + tr("NaN") + " &nbsp; " + swatch(viewInfColor()) + " " + tr("Inf") + " &nbsp; " +
-        swatch(QColor(232, 232, 232)) + " " + tr("no record") + " &nbsp; " +
+        viewSwatchHtml(QColor(110, 0, 20)) + " " + tr("past 65504") + " &nbsp; " +
+        viewSwatchHtml(viewNanColor()) + " " + tr("NaN") + " &nbsp; " +
+        viewSwatchHtml(viewInfColor()) + " " + tr("Inf") + " &nbsp; " +
+        viewSwatchHtml(QColor(232, 232, 232)) + " " + tr("no record") + " &nbsp; " +
         "<span style='background-color:black;color:white'>&nbsp;&#9633;&nbsp;</span> " +
         tr("first non-finite"));
     auto* top = new QHBoxLayout;

@@ -27,17 +27,20 @@ DeviceChoice DeviceChoice::cpu(const QString& name, hs::Execution bf16, bool bf1
     d.fp16 = hs::Execution::Emulated;
     d.bf16 = bf16;
     if (bf16 == hs::Execution::Emulated)
-        d.note = tr("CPU: fp32 runs natively; fp16 and bf16 are emulated (fp32 compute, every "
-                    "layer's output rounded to the format, as a GPU stores it), so they overflow "
-                    "where a GPU would.");
+        d.note =
+            tr("CPU: fp32 runs natively; fp16 and bf16 are emulated (fp32 compute, every "
+               "layer's output rounded to the format, as a GPU stores it), so they overflow "
+               "where a GPU would.");
     else if (bf16Instructions)
-        d.note = tr("CPU: fp32 and bf16 run natively (bf16 through oneDNN's bf16 instructions); "
-                    "fp16 is emulated (fp32 compute, every layer's output rounded to fp16), so "
-                    "it overflows where a GPU would.");
+        d.note =
+            tr("CPU: fp32 and bf16 run natively (bf16 through oneDNN's bf16 instructions); "
+               "fp16 is emulated (fp32 compute, every layer's output rounded to fp16), so "
+               "it overflows where a GPU would.");
     else
-        d.note = tr("CPU: bf16 runs natively without bf16 instructions: about 13x slower than "
-                    "fp32 and not a GPU's arithmetic (Settings: bf16 on the CPU). fp16 is "
-                    "emulated.");
+        d.note =
+            tr("CPU: bf16 runs natively without bf16 instructions: about 13x slower than "
+               "fp32 and not a GPU's arithmetic (Settings: bf16 on the CPU). fp16 is "
+               "emulated.");
     return d;
 }
 

@@ -30,17 +30,9 @@ QSet<QString>& runningRuns() {
 
 const QString kStepKind = QStringLiteral("step");
 const QString kFinalKind = QStringLiteral("final");
-const QString kSavedKind = QStringLiteral("saved");
 
 QString nowUtc() {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-}
-
-bool execPrepared(QSqlQuery& q, const QVariantList& values, QString* error) {
-    for (int i = 0; i < values.size(); ++i) q.bindValue(i, values[i]);
-    if (q.exec()) return true;
-    *error = q.lastError().text();
-    return false;
 }
 
 // One integer from a query with one bound id, or `fallback` when it yields no row.
@@ -220,30 +212,16 @@ qint64 RunHistory::beginRun(const hs::RunConfig& config, const std::string& effe
     appendConfig(values, config);
     values << QString::fromStdString(effectivePlan);
     QString e;
-    if (!q.prepare(insertSql("runs", cols)) || !execPrepared(q, values, &e)) {
+    if (!q.prepare(insertSql("runs", cols)) || !execBound(q, values, &e)) {
         rollback();
         failSql(tr("Cannot record the new run"), e.isEmpty() ? q.lastError().text() : e);
         return -1;
     }
     const qint64 id = q.lastInsertId().toLongLong();
-    QSqlQuery c(db);
-    c.prepare(insertSql("components", {"run_id", "idx", "name", "class_name", "stored_dtype",
-                                       "parameters", "format", "execution"}));
-    for (size_t i = 0; i < components.size(); ++i) {
-        const auto& ci = components[i];
-        QVariantList v{id,
-                       int(i),
-                       QString::fromStdString(ci.name),
-                       QString::fromStdString(ci.className),
-                       QString::fromStdString(ci.storedDtype),
-                       qlonglong(ci.parameters),
-                       QString::fromStdString(hs::formatName(ci.format)),
-                       QString::fromStdString(hs::executionName(ci.execution))};
-        if (!execPrepared(c, v, &e)) {
-            rollback();
-            failSql(tr("Cannot record the components of the new run"), e);
-            return -1;
-        }
+    if (!insertComponents(id, components, &e)) {
+        rollback();
+        failSql(tr("Cannot record the components of the new run"), e);
+        return -1;
     }
     if (!commit()) return -1;
     m_begun.push_back(id);
@@ -268,7 +246,7 @@ bool RunHistory::addStep(qint64 id, const hs::StepRecord& step,
     appendStep(values, step);
     QString e;
     if (!q.prepare(insertSql("steps", QStringList{"run_id", "seq"} + stepColumns())) ||
-        !execPrepared(q, values, &e)) {
+        !execBound(q, values, &e)) {
         rollback();
         return failSql(tr("Cannot save step %1").arg(step.step), e);
     }
@@ -277,12 +255,53 @@ bool RunHistory::addStep(qint64 id, const hs::StepRecord& step,
     for (const auto& pr : probes) {
         QVariantList v{id, probeSeq++};
         appendProbe(v, pr);
-        if (!execPrepared(p, v, &e)) {
+        if (!execBound(p, v, &e)) {
             rollback();
             return failSql(tr("Cannot save the probe records of step %1").arg(step.step), e);
         }
     }
     return commit();
+}
+
+bool RunHistory::insertComponents(qint64 id, const std::vector<hs::ComponentInfo>& components,
+                                  QString* error) {
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    QSqlQuery q(db);
+    q.prepare(insertSql("components", {"run_id", "idx", "name", "class_name", "stored_dtype",
+                                       "parameters", "format", "execution"}));
+    for (size_t i = 0; i < components.size(); ++i) {
+        const auto& c = components[i];
+        QVariantList v{id,
+                       int(i),
+                       QString::fromStdString(c.name),
+                       QString::fromStdString(c.className),
+                       QString::fromStdString(c.storedDtype),
+                       qlonglong(c.parameters),
+                       QString::fromStdString(hs::formatName(c.format)),
+                       QString::fromStdString(hs::executionName(c.execution))};
+        if (!execBound(q, v, error)) return false;
+    }
+    return true;
+}
+
+bool RunHistory::dropPreviews(qint64 id, const QStringList& kinds, QStringList* staleFiles) {
+    // The kinds are this file's constants, never user text: quoting them inline is safe.
+    const QString which =
+        QStringLiteral("run_id = ? AND kind IN ('%1')").arg(kinds.join(QStringLiteral("', '")));
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    QSqlQuery old(db);
+    old.prepare(QStringLiteral("SELECT image_path, mask_path FROM previews WHERE ") + which);
+    old.bindValue(0, id);
+    if (old.exec())
+        while (old.next())
+            for (int c = 0; c < 2; ++c)
+                if (!old.value(c).isNull()) *staleFiles << old.value(c).toString();
+    old.finish();
+    QSqlQuery del(db);
+    del.prepare(QStringLiteral("DELETE FROM previews WHERE ") + which);
+    QString e;
+    if (!execBound(del, {id}, &e)) return failSql(tr("Cannot save the final image"), e);
+    return true;
 }
 
 bool RunHistory::insertPreview(qint64 id, const hs::PreviewImage& preview, const QString& kind) {
@@ -338,7 +357,7 @@ bool RunHistory::insertPreview(qint64 id, const hs::PreviewImage& preview, const
                    int(maskKind),
                    image,
                    mask.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(mask)};
-    if (!execPrepared(q, v, &e)) {
+    if (!execBound(q, v, &e)) {
         QFile::remove(m_dir + '/' + image);
         if (!mask.isEmpty()) QFile::remove(m_dir + '/' + mask);
         return failSql(tr("Cannot record the preview of step %1").arg(preview.step), e);
@@ -356,24 +375,9 @@ bool RunHistory::addPreview(qint64 id, const hs::PreviewImage& preview) {
     // final image (finishRun replaces it), not as one more step preview.
     const bool final = preview.step < 0;
     QStringList stale;
-    if (final) {
-        QSqlDatabase db = QSqlDatabase::database(m_connection, false);
-        QSqlQuery old(db);
-        old.prepare(QStringLiteral(
-            "SELECT image_path, mask_path FROM previews WHERE run_id = ? AND kind = 'final'"));
-        old.bindValue(0, id);
-        if (old.exec())
-            while (old.next())
-                for (int c = 0; c < 2; ++c)
-                    if (!old.value(c).isNull()) stale << old.value(c).toString();
-        old.finish();
-        QSqlQuery del(db);
-        del.prepare(QStringLiteral("DELETE FROM previews WHERE run_id = ? AND kind = 'final'"));
-        QString e;
-        if (!execPrepared(del, {id}, &e)) {
-            rollback();
-            return failSql(tr("Cannot save the final image"), e);
-        }
+    if (final && !dropPreviews(id, {kFinalKind}, &stale)) {
+        rollback();
+        return false;
     }
     if (!insertPreview(id, preview, final ? kFinalKind : kStepKind)) {
         rollback();
@@ -402,7 +406,7 @@ bool RunHistory::rename(qint64 id, const QString& name) {
     QSqlQuery q(db);
     q.prepare(QStringLiteral("UPDATE runs SET name = ? WHERE id = ?"));
     QString e;
-    if (!execPrepared(q, {name.trimmed(), id}, &e))
+    if (!execBound(q, {name.trimmed(), id}, &e))
         return failSql(tr("Cannot rename run %1").arg(id), e);
     if (q.numRowsAffected() == 0) return fail(tr("There is no run %1 in the history.").arg(id));
     return true;
@@ -425,7 +429,7 @@ bool RunHistory::remove(qint64 id) {
         QSqlQuery q(db);
         q.prepare(QStringLiteral("DELETE FROM %1 WHERE run_id = ?").arg(QLatin1String(table)));
         QString e;
-        if (!execPrepared(q, {id}, &e)) {
+        if (!execBound(q, {id}, &e)) {
             rollback();
             return failSql(tr("Cannot delete run %1").arg(id), e);
         }
@@ -433,7 +437,7 @@ bool RunHistory::remove(qint64 id) {
     QSqlQuery q(db);
     q.prepare(QStringLiteral("DELETE FROM runs WHERE id = ?"));
     QString e;
-    if (!execPrepared(q, {id}, &e)) {
+    if (!execBound(q, {id}, &e)) {
         rollback();
         return failSql(tr("Cannot delete run %1").arg(id), e);
     }

@@ -9,8 +9,10 @@
 //   first_non_finite  where the first Inf/NaN appeared, and the point before it
 // PRAGMA user_version holds the schema version.
 #include <QString>
+#include <QVariantList>
 
 class QSqlDatabase;
+class QSqlQuery;
 
 namespace history {
 
@@ -22,5 +24,8 @@ bool prepareSchema(QSqlDatabase& db, QString* error);
 
 // Runs `sql`; false and `error` = the driver's message on failure.
 bool exec(QSqlDatabase& db, const QString& sql, QString* error);
+// Binds `values` to the placeholders of the prepared `q`, in order, and runs it; false and
+// `error` = the driver's message on failure.
+bool execBound(QSqlQuery& q, const QVariantList& values, QString* error);
 
 }  // namespace history

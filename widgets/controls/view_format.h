@@ -1,12 +1,14 @@
 #pragma once
 // Small helpers shared by the run-view widgets (step plot, previews, heatmap, image view, compare
-// view): number text, run colours, the non-finite colours, and PreviewImage -> QImage.
+// view): run colours, the non-finite colours, PreviewImage -> QImage, and (view_number.h) the
+// number text.
 #include <QColor>
 #include <QImage>
 #include <QString>
 
-#include "records/stats_types.h"
 #include "records/run_types.h"
+#include "records/stats_types.h"
+#include "view_number.h"
 
 // The colours the engine paints non-finite pixels with (see pipeline.cpp previewOf): every
 // widget uses the same two, so "magenta" means NaN everywhere in the studio.
@@ -20,10 +22,8 @@ inline QColor viewInfColor() {
 // A distinct, readable colour per run (Compare shows up to 4; later runs cycle).
 QColor viewRunColor(int run);
 
-// Compact number text: "65504", "0.0123", "3.39e+38", "NaN", "+Inf", "-Inf".
-QString viewNumber(double v, int precision = 4);
-// Integer with thousands grouping of the current locale.
-QString viewCount(qint64 n);
+// A small block of colour `c` for the rich-text legends beside the views.
+QString viewSwatchHtml(const QColor& c);
 
 // Deep copy of the 8-bit RGB of a preview ([H][W][3]); a null QImage when the sizes disagree.
 QImage viewImageOf(const hs::PreviewImage& p);

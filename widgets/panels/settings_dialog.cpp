@@ -107,17 +107,21 @@ void SettingsDialog::setCpuHasBf16Instructions(bool has) {
 
 void SettingsDialog::updateCpuBf16Note() {
     const QString mode = cpuBf16();
-    const bool native = mode == kCpuBf16Modes[1] || (mode == kCpuBf16Modes[2] && m_bf16Instructions);
+    const bool native =
+        mode == kCpuBf16Modes[1] || (mode == kCpuBf16Modes[2] && m_bf16Instructions);
     QString text;
     if (!native)
-        text = tr("bf16 computes in fp32 with the weights and every layer's output rounded to "
-                  "bf16: the same numbers on every CPU, at fp32's speed.");
+        text =
+            tr("bf16 computes in fp32 with the weights and every layer's output rounded to "
+               "bf16: the same numbers on every CPU, at fp32's speed.");
     else if (m_bf16Instructions)
-        text = tr("oneDNN's bf16 kernels on this CPU's bf16 instructions: faster, and close to "
-                  "the emulated reference.");
+        text =
+            tr("oneDNN's bf16 kernels on this CPU's bf16 instructions: faster, and close to "
+               "the emulated reference.");
     else
-        text = tr("This CPU has no bf16 instructions: native bf16 runs about 13x slower than "
-                  "fp32 and accumulates in bf16 in places.");
+        text =
+            tr("This CPU has no bf16 instructions: native bf16 runs about 13x slower than "
+               "fp32 and accumulates in bf16 in places.");
     m_cpuBf16Note->setText(text + " " + tr("The model is loaded again when this changes."));
 }
 

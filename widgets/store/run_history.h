@@ -107,6 +107,11 @@ private:
     bool commit();
     void rollback();
     bool runExists(qint64 id);
+    bool insertComponents(qint64 id, const std::vector<hs::ComponentInfo>& components,
+                          QString* error);
+    // Deletes a run's previews of these kinds; their files are added to `staleFiles`, to be
+    // removed after the commit (a rollback must find them still there).
+    bool dropPreviews(qint64 id, const QStringList& kinds, QStringList* staleFiles);
     bool insertPreview(qint64 id, const hs::PreviewImage& preview, const QString& kind);
     bool writeOutcome(qint64 id, const hs::RunRecord& record, QStringList* staleFiles);
     void markStopped(qint64 id);  // out of the registry of runs running in this process

@@ -6,20 +6,12 @@
 #include <QTextDocument>
 #include <QVBoxLayout>
 
+#include "view_format.h"
 #include "view_preview_canvas.h"
 
-namespace {
-
-QString swatch(const QColor& c) {
-    return QStringLiteral("<span style='background-color:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span>")
-        .arg(c.name());
-}
-
-}  // namespace
-
 QString PreviewStrip::legendHtml() {
-    return swatch(viewNanColor()) + " " + tr("NaN pixel") + " &nbsp; " + swatch(viewInfColor()) +
-           " " + tr("Inf pixel") +
+    return viewSwatchHtml(viewNanColor()) + " " + tr("NaN pixel") + " &nbsp; " +
+           viewSwatchHtml(viewInfColor()) + " " + tr("Inf pixel") +
            " &nbsp; <span style='background-color:#005aa0;color:white'><b>&nbsp;" + tr("VAE") +
            "&nbsp;</b></span> " +
            tr("full VAE decode; the others are latent-to-RGB projections (low resolution, "

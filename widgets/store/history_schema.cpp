@@ -54,6 +54,13 @@ bool exec(QSqlDatabase& db, const QString& sql, QString* error) {
     return false;
 }
 
+bool execBound(QSqlQuery& q, const QVariantList& values, QString* error) {
+    for (int i = 0; i < values.size(); ++i) q.bindValue(i, values[i]);
+    if (q.exec()) return true;
+    *error = q.lastError().text();
+    return false;
+}
+
 bool prepareSchema(QSqlDatabase& db, QString* error) {
     bool ok = false;
     int version = intPragma(db, QStringLiteral("PRAGMA user_version"), &ok);

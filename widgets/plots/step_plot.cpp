@@ -25,31 +25,6 @@ double bf16Max() {
     return hs::limitsOf(hs::Format::BF16).maxFinite;
 }
 
-bool isSigned(StepPlot::Series s) {
-    return s == StepPlot::Min || s == StepPlot::Max || s == StepPlot::Mean;
-}
-
-double valueOf(const hs::TensorStats& st, StepPlot::Series s) {
-    switch (s) {
-        case StepPlot::Min:
-            return st.min;
-        case StepPlot::Max:
-            return st.max;
-        case StepPlot::AbsMax:
-            return st.absMax;
-        case StepPlot::Mean:
-            return st.mean;
-        case StepPlot::Std:
-            return st.std;
-        case StepPlot::NanCount:
-            return double(st.nan);
-        case StepPlot::InfCount:
-            return double(st.posInf + st.negInf);
-        default:
-            return kNaN;
-    }
-}
-
 // Series colours when a single run is shown (several runs use the run colours instead).
 QColor seriesColor(StepPlot::Series s) {
     switch (s) {
@@ -223,9 +198,8 @@ StepPlot::StepPlot(QWidget* parent)
 }
 
 void StepPlot::setRunLabels(const QStringList& labels) {
-    const bool sameCount = labels.size() == m_labels.size();
-    m_labels = labels;
-    m_runs.resize(size_t(labels.size()));
+    const bool sameCount = labels.size() == m_data.runLabels().size();
+    m_data.setRunLabels(labels);
     if (sameCount) {
         rebuildLegend();
     } else {
@@ -235,34 +209,30 @@ void StepPlot::setRunLabels(const QStringList& labels) {
 }
 
 void StepPlot::setStepCount(int steps) {
-    m_stepCount = std::max(0, steps);
+    m_data.setStepCount(steps);
     markDirty();
 }
 
 void StepPlot::addStep(int run, const hs::StepRecord& step) {
     if (run < 0) return;
     if (run >= runCount()) {
-        QStringList labels = m_labels;
+        QStringList labels = m_data.runLabels();
         while (labels.size() <= run) labels << tr("Run %1").arg(labels.size() + 1);
         setRunLabels(labels);
     }
-    Point& p = m_runs[size_t(run)][step.step];
-    p.sigma = step.sigma;
-    p.stats[0] = step.latent;
-    p.stats[1] = step.denoised;
-    p.stats[2] = step.velocity;
+    m_data.addStep(run, step);
     markDirty();
 }
 
 void StepPlot::clear() {
-    for (auto& r : m_runs) r.clear();
+    m_data.clear();
     setHover(-1);
     markDirty();
 }
 
 void StepPlot::setLogScale(bool on) {
-    if (on == m_log) return;
-    m_log = on;
+    if (on == m_data.logScale()) return;
+    m_data.setLogScale(on);
     {
         const QSignalBlocker block(m_logBox);
         m_logBox->setChecked(on);
@@ -274,7 +244,7 @@ void StepPlot::setLogScale(bool on) {
 }
 
 void StepPlot::setTensor(Tensor t) {
-    m_tensor = t;
+    m_data.setTensor(t);
     {
         const QSignalBlocker block(m_tensorBox);
         m_tensorBox->setCurrentIndex(int(t));
@@ -285,7 +255,7 @@ void StepPlot::setTensor(Tensor t) {
 
 void StepPlot::setSeriesVisible(Series s, bool visible) {
     if (s < 0 || s >= SeriesCount) return;
-    m_visible[s] = visible;
+    m_data.setSeriesVisible(s, visible);
     {
         const QSignalBlocker block(m_seriesButtons[s]);
         m_seriesButtons[s]->setChecked(visible);
@@ -341,7 +311,7 @@ void StepPlot::showEvent(QShowEvent* event) {
 
 void StepPlot::rebuildGraphs() {
     m_plot->clearGraphs();
-    m_graphs.assign(m_labels.size(), {});
+    m_graphs.assign(size_t(m_data.runCount()), {});
     m_styleKey.clear();
     for (size_t r = 0; r < m_graphs.size(); ++r) {
         for (int s = 0; s < SeriesCount; ++s) {
@@ -349,7 +319,7 @@ void StepPlot::rebuildGraphs() {
             m_graphs[r].push_back(m_plot->addGraph(m_plot->xAxis, valueAxis));
         }
     }
-    if (m_labels.size() > 1) {
+    if (m_data.runCount() > 1) {
         // Legend-only graphs (no data) that explain the line styles in grey.
         for (int s = 0; s < SeriesCount; ++s)
             m_styleKey.push_back(m_plot->addGraph(m_plot->xAxis, m_plot->yAxis));
@@ -359,7 +329,7 @@ void StepPlot::rebuildGraphs() {
 }
 
 void StepPlot::styleGraphs() {
-    const bool several = m_labels.size() > 1;
+    const bool several = m_data.runCount() > 1;
     auto style = [&](QCPGraph* g, Series s, const QColor& c) {
         g->setPen(seriesPen(s, c));
         if (s == NanCount || s == InfCount) {
@@ -374,7 +344,7 @@ void StepPlot::styleGraphs() {
             const QColor c = several ? viewRunColor(int(r)) : seriesColor(Series(s));
             QCPGraph* g = m_graphs[r][size_t(s)];
             style(g, Series(s), c);
-            g->setVisible(m_visible[s] && !(m_log && isSigned(Series(s))));
+            g->setVisible(m_data.seriesShown(Series(s)));
         }
     }
     for (size_t s = 0; s < m_styleKey.size(); ++s)
@@ -385,11 +355,11 @@ void StepPlot::rebuildLegend() {
     const QString names[SeriesCount] = {tr("min"), tr("max"),       tr("|max|"),    tr("mean"),
                                         tr("std"), tr("NaN count"), tr("Inf count")};
     m_plot->legend->clearItems();
-    const bool several = m_labels.size() > 1;
+    const bool several = m_data.runCount() > 1;
     for (size_t r = 0; r < m_graphs.size(); ++r) {
         for (int s = 0; s < SeriesCount; ++s) {
             QCPGraph* g = m_graphs[r][size_t(s)];
-            g->setName(several ? m_labels[int(r)] : names[s]);
+            g->setName(several ? m_data.runLabels()[int(r)] : names[s]);
             // Several runs: one entry per run (its colour) plus the grey style key below.
             const bool listed = several ? s == AbsMax : g->visible();
             if (listed) g->addToLegend();
@@ -398,104 +368,45 @@ void StepPlot::rebuildLegend() {
     for (size_t s = 0; s < m_styleKey.size(); ++s) {
         QCPGraph* g = m_styleKey[s];
         g->setName(names[s]);
-        if (m_visible[s] && !(m_log && isSigned(Series(s)))) g->addToLegend();
+        if (m_data.seriesShown(Series(s))) g->addToLegend();
     }
 }
 
-const hs::TensorStats& StepPlot::statsOf(const Point& p) const {
-    return p.stats[int(m_tensor)];
-}
-
 void StepPlot::fillData() {
-    for (size_t r = 0; r < m_graphs.size() && r < m_runs.size(); ++r) {
-        const Run& run = m_runs[r];
-        QVector<double> keys;
-        keys.reserve(int(run.size()));
-        for (const auto& kv : run) keys << kv.first;
+    QVector<double> keys, values;
+    for (size_t r = 0; r < m_graphs.size() && int(r) < m_data.runCount(); ++r) {
         for (int s = 0; s < SeriesCount; ++s) {
-            QVector<double> values;
-            values.reserve(keys.size());
-            for (const auto& kv : run) {
-                double v = valueOf(statsOf(kv.second), Series(s));
-                // Non-finite statistics (no finite element) and, on the log scale, values <= 0
-                // become NaN: QCustomPlot leaves a gap there instead of drawing a false value.
-                // Zero NaN/Inf counts leave a gap too: no line crawling along the bottom.
-                if (!std::isfinite(v) || (m_log && s < NanCount && v <= 0)) v = kNaN;
-                if (s >= NanCount && v == 0) v = kNaN;
-                values << v;
-            }
+            m_data.curve(int(r), Series(s), &keys, &values);
             m_graphs[r][size_t(s)]->setData(keys, values, true);
         }
     }
 }
 
 void StepPlot::updateRanges() {
-    // x: the fixed step count, or the data.
-    double xLo = 0, xHi = 9;
-    if (m_stepCount > 0) {
-        xHi = m_stepCount - 1;
-    } else {
-        bool any = false;
-        for (const Run& r : m_runs) {
-            if (r.empty()) continue;
-            xLo = any ? std::min(xLo, double(r.begin()->first)) : r.begin()->first;
-            xHi = any ? std::max(xHi, double(r.rbegin()->first)) : r.rbegin()->first;
-            any = true;
-        }
-        if (!any) xLo = 0, xHi = 9;
-    }
-    m_plot->xAxis->setRange(xLo - 0.5, xHi + 0.5);
-
-    // Left axis over the visible value curves; right axis over the counts.
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo, count = 0;
-    for (const Run& r : m_runs) {
-        for (const auto& kv : r) {
-            const hs::TensorStats& st = statsOf(kv.second);
-            for (int s = 0; s < SeriesCount; ++s) {
-                if (!m_visible[s] || (m_log && isSigned(Series(s)))) continue;
-                const double v = valueOf(st, Series(s));
-                if (s >= NanCount) {
-                    count = std::max(count, v);
-                } else if (std::isfinite(v) && (!m_log || v > 0)) {
-                    lo = std::min(lo, v);
-                    hi = std::max(hi, v);
-                }
-            }
-        }
-    }
-    const bool any = lo <= hi;
-    if (m_log) {
+    const StepPlotRange x = m_data.stepRange();
+    m_plot->xAxis->setRange(x.lower, x.upper);
+    if (m_data.logScale()) {
         m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
         m_plot->yAxis->setNumberFormat("eb");
         m_plot->yAxis->setNumberPrecision(0);
-        if (!any) lo = 1e-3, hi = hs::kFp16Max;
-        double upper = std::max(hi, hs::kFp16Max) * 4;
-        if (hi * 1e6 >= bf16Max()) upper = std::max(upper, bf16Max() * 4);
-        m_plot->yAxis->setRange(std::min(lo / 3, upper / 1e3), upper);
     } else {
         m_plot->yAxis->setScaleType(QCPAxis::stLinear);
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
         m_plot->yAxis->setNumberFormat("gb");
         m_plot->yAxis->setNumberPrecision(4);
-        if (!any) lo = -1, hi = 1;
-        // Within 3 bits of fp16's limit, the limit joins the range: that is when it matters.
-        const double big = std::max(std::fabs(lo), std::fabs(hi));
-        if (big >= hs::kFp16Max / 8) {
-            if (hi > 0) hi = std::max(hi, hs::kFp16Max);
-            if (lo < 0) lo = std::min(lo, -hs::kFp16Max);
-        }
-        const double pad = hi > lo ? (hi - lo) * 0.06 : std::max(1.0, std::fabs(hi) * 0.1);
-        m_plot->yAxis->setRange(lo - pad, hi + pad);
     }
-    const double countUpper = std::max(1.0, count * 1.15);
-    m_plot->yAxis2->setRange(-countUpper * 0.03, countUpper);
+    const StepPlotRange y = m_data.valueRange();
+    m_plot->yAxis->setRange(y.lower, y.upper);
+    const StepPlotRange counts = m_data.countRange();
+    m_plot->yAxis2->setRange(counts.lower, counts.upper);
 }
 
 void StepPlot::updateLimitItems() {
-    const QCPRange y = m_plot->yAxis->range();
+    const QCPRange axis = m_plot->yAxis->range();
+    const StepPlotRange y{axis.lower, axis.upper};
     auto place = [&](QCPItemStraightLine* line, QCPItemText* label, double v) {
-        const bool inRange = y.contains(v) && (!m_log || v > 0);
+        const bool inRange = m_data.limitShown(v, y);
         line->setVisible(inRange);
         label->setVisible(inRange);
         if (!inRange) return;
@@ -518,47 +429,14 @@ void StepPlot::updateLimitItems() {
         m_fp16Labels[0]->setText(tr("+fp16 limit %1").arg(viewNumber(hs::kFp16Max)));
     }
 
-    // The note: largest magnitude, headroom, first non-finite step, limits off scale.
-    double absMax = 0;
-    QStringList firstBad;
-    for (size_t r = 0; r < m_runs.size(); ++r) {
-        int first = -1;
-        for (const auto& kv : m_runs[r]) {
-            const hs::TensorStats& st = statsOf(kv.second);
-            if (std::isfinite(st.absMax)) absMax = std::max(absMax, st.absMax);
-            if (first < 0 && st.nonFinite() > 0) first = kv.first;
-        }
-        if (first >= 0)
-            firstBad << tr("%1 from step %2").arg(m_labels.value(int(r)), QString::number(first));
-    }
-    QStringList parts;
-    if (absMax > 0) {
-        if (absMax > hs::kFp16Max) {
-            parts << tr("Largest |x| %1 is past the fp16 limit %2: in fp16 it would be Inf.")
-                         .arg(viewNumber(absMax), viewNumber(hs::kFp16Max));
-        } else {
-            const double headroom = hs::kFp16Max / absMax;
-            parts << tr("Largest |x| %1: headroom to the fp16 limit %2x (2^%3).")
-                         .arg(viewNumber(absMax), viewNumber(headroom, 3),
-                              QString::number(std::log2(headroom), 'f', 1));
-        }
-    }
-    if (!firstBad.isEmpty()) parts << tr("NaN/Inf in the latent: %1.").arg(firstBad.join(", "));
-    if (!m_fp16Lines[0]->visible() && absMax > 0 && !m_log)
-        parts << tr("fp16 limit off scale (tick Log scale to see it).");
-    if (!m_bf16Lines[0]->visible() && absMax > 0) {
-        const double decades = std::log10(bf16Max() / std::max(absMax, 1e-30));
-        parts << tr("bf16 limit %1 off scale, %2 decades above the data.")
-                     .arg(viewNumber(bf16Max(), 3), QString::number(decades, 'f', 0));
-    }
-    m_limitNote = parts.join(' ');
+    m_limitNote = m_data.limitNote();
     m_note->setText(m_limitNote);
     m_note->setVisible(!m_limitNote.isEmpty());
 }
 
 void StepPlot::updateButtons() {
     for (int s = 0; s < SeriesCount; ++s) {
-        const bool blocked = m_log && isSigned(Series(s));
+        const bool blocked = m_data.logScale() && StepPlotData::isSigned(Series(s));
         m_seriesButtons[s]->setEnabled(!blocked);
         m_seriesButtons[s]->setToolTip(
             blocked ? tr("Signed values cannot be drawn on a log scale")
@@ -566,20 +444,8 @@ void StepPlot::updateButtons() {
     }
 }
 
-int StepPlot::nearestStep(double x) const {
-    int best = -1;
-    double bestDist = std::numeric_limits<double>::infinity();
-    for (const Run& r : m_runs) {
-        for (const auto& kv : r) {
-            const double d = std::fabs(kv.first - x);
-            if (d < bestDist) bestDist = d, best = kv.first;
-        }
-    }
-    return best;
-}
-
 int StepPlot::showValuesAt(double x) {
-    const int step = nearestStep(x);
+    const int step = m_data.nearestStep(x);
     setHover(step);
     return step;
 }
@@ -597,17 +463,17 @@ void StepPlot::setHover(int step) {
     }
     QStringList plain, html;
     double sigma = kNaN;
-    for (size_t r = 0; r < m_runs.size(); ++r) {
-        auto it = m_runs[r].find(step);
-        const QString label = m_labels.value(int(r));
-        if (it == m_runs[r].end()) {
+    for (int r = 0; r < m_data.runCount(); ++r) {
+        const StepPlotData::Run& run = m_data.run(r);
+        auto it = run.find(step);
+        const QString label = m_data.runLabels().value(r);
+        if (it == run.end()) {
             plain << tr("%1: no data").arg(label);
-            html << colorBox(viewRunColor(int(r))) + " " + label.toHtmlEscaped() + ": " +
-                        tr("no data");
+            html << colorBox(viewRunColor(r)) + " " + label.toHtmlEscaped() + ": " + tr("no data");
             continue;
         }
         sigma = it->second.sigma;
-        const hs::TensorStats& st = statsOf(it->second);
+        const hs::TensorStats& st = m_data.statsOf(it->second);
         const QString line =
             st.finite == 0 && st.count > 0
                 ? tr("no finite value  NaN %1  Inf %2")
@@ -617,7 +483,7 @@ void StepPlot::setHover(int step) {
                            viewNumber(st.mean, 5), viewNumber(st.std, 5), viewCount(st.nan),
                            viewCount(st.posInf + st.negInf));
         plain << label + ": " + line;
-        const QColor c = m_runs.size() > 1 ? viewRunColor(int(r)) : seriesColor(AbsMax);
+        const QColor c = m_data.runCount() > 1 ? viewRunColor(r) : seriesColor(AbsMax);
         QString h = colorBox(c) + " <b>" + label.toHtmlEscaped() + "</b>: " + line.toHtmlEscaped();
         if (st.nonFinite() > 0) h = "<span style='color:#b00000'>" + h + "</span>";
         html << h;
@@ -645,7 +511,7 @@ bool StepPlot::eventFilter(QObject* watched, QEvent* event) {
             }
         } else if (event->type() == QEvent::MouseButtonPress) {
             const auto* me = static_cast<QMouseEvent*>(event);
-            const int step = nearestStep(m_plot->xAxis->pixelToCoord(me->position().x()));
+            const int step = m_data.nearestStep(m_plot->xAxis->pixelToCoord(me->position().x()));
             if (step >= 0 && me->button() == Qt::LeftButton) emit stepClicked(step);
         }
     }

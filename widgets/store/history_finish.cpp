@@ -7,18 +7,12 @@
 #include <algorithm>
 
 #include "history_columns.h"
+#include "history_schema.h"
 #include "run_history.h"
 
 using namespace history;
 
 namespace {
-
-bool execBound(QSqlQuery& q, const QVariantList& values, QString* error) {
-    for (int i = 0; i < values.size(); ++i) q.bindValue(i, values[i]);
-    if (q.exec()) return true;
-    *error = q.lastError().text();
-    return false;
-}
 
 qint64 countOf(QSqlDatabase& db, const QString& sql, qint64 id) {
     QSqlQuery q(db);
@@ -73,22 +67,8 @@ bool RunHistory::writeOutcome(qint64 id, const hs::RunRecord& r, QStringList* st
     if (!r.components.empty()) {
         QSqlQuery del(db);
         del.prepare(QStringLiteral("DELETE FROM components WHERE run_id = ?"));
-        QSqlQuery q(db);
-        q.prepare(insertSql("components", {"run_id", "idx", "name", "class_name", "stored_dtype",
-                                           "parameters", "format", "execution"}));
-        if (!execBound(del, {id}, &e)) return failSql(tr("Cannot save the components"), e);
-        for (size_t i = 0; i < r.components.size(); ++i) {
-            const auto& c = r.components[i];
-            QVariantList v{id,
-                           int(i),
-                           QString::fromStdString(c.name),
-                           QString::fromStdString(c.className),
-                           QString::fromStdString(c.storedDtype),
-                           qlonglong(c.parameters),
-                           QString::fromStdString(hs::formatName(c.format)),
-                           QString::fromStdString(hs::executionName(c.execution))};
-            if (!execBound(q, v, &e)) return failSql(tr("Cannot save the components"), e);
-        }
+        if (!execBound(del, {id}, &e) || !insertComponents(id, r.components, &e))
+            return failSql(tr("Cannot save the components"), e);
     }
     // Steps the caller did not add one by one (e.g. a run saved only at its end).
     const qint64 storedSteps = countOf(db, "SELECT count(*) FROM steps WHERE run_id = ?", id);
@@ -122,22 +102,9 @@ bool RunHistory::writeOutcome(qint64 id, const hs::RunRecord& r, QStringList* st
         countOf(db, "SELECT count(*) FROM previews WHERE run_id = ? AND kind = 'step'", id);
     for (size_t i = size_t(storedPreviews); i < r.previews.size(); ++i)
         if (!insertPreview(id, r.previews[i], QStringLiteral("step"))) return false;
-    {
-        // A second finishRun replaces the final images; the old files go after the commit.
-        QSqlQuery old(db);
-        old.prepare(
-            QStringLiteral("SELECT image_path, mask_path FROM previews WHERE run_id = ? "
-                           "AND kind IN ('final', 'saved')"));
-        old.bindValue(0, id);
-        if (old.exec())
-            while (old.next())
-                for (int c = 0; c < 2; ++c)
-                    if (!old.value(c).isNull()) *staleFiles << old.value(c).toString();
-        QSqlQuery del(db);
-        del.prepare(
-            QStringLiteral("DELETE FROM previews WHERE run_id = ? AND kind IN ('final', 'saved')"));
-        if (!execBound(del, {id}, &e)) return failSql(tr("Cannot save the final image"), e);
-    }
+    // A second finishRun replaces the final images; the old files go after the commit.
+    if (!dropPreviews(id, {QStringLiteral("final"), QStringLiteral("saved")}, staleFiles))
+        return false;
     if (r.finalImage && !insertPreview(id, *r.finalImage, QStringLiteral("final"))) return false;
     if (r.savedImage && !insertPreview(id, *r.savedImage, QStringLiteral("saved"))) return false;
 

@@ -1,0 +1,15 @@
+#pragma once
+// Text helpers of the Studio's translation units (studio.cpp, studio_records.cpp): one
+// definition each, so a run's plan reads the same in the plot legend, the log and Compare.
+#include <QString>
+#include <string>
+
+#include "numerics/precision_plan.h"
+
+// The engine's records hold UTF-8 std::string; the views take QString.
+inline QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// "transformer=fp16" for a plan, "stored dtypes" (translated) for the empty one.
+QString planLabel(const hs::PrecisionPlan& p);
