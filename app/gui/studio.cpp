@@ -163,6 +163,7 @@ void Studio::generate() {
     m_v.previews->setStepCount(cfg.steps);
     m_v.layers->clear();
     m_v.layers->setStepCount(cfg.steps);
+    if (m_model) m_v.layers->setComponents(m_model->components);
     m_v.image->clear();
     m_v.prompt->setRunning(true);
     m_lastWasCompare = false;

@@ -41,6 +41,7 @@ void Studio::showRecord(const hs::RunRecord& r) {
     for (const auto& p : r.previews) m_v.previews->addPreview(p);
     m_v.layers->clear();
     m_v.layers->setStepCount(r.config.steps);
+    m_v.layers->setComponents(r.components);
     m_v.layers->addProbes(r.probes);
     if (r.firstNonFinite) m_v.layers->setFirstNonFinite(*r.firstNonFinite);
     m_v.image->setRun(r);

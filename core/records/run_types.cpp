@@ -27,6 +27,13 @@ std::optional<Role> parseRole(const std::string& text) {
     return std::nullopt;
 }
 
+Role legacyRoleOf(const std::string& name) {
+    if (name == "vae") return Role::Vae;
+    if (name == "text_encoder") return Role::TextEncoder;
+    if (name == "text_encoder_2") return Role::TextEncoder2;
+    return Role::Denoiser;
+}
+
 const ComponentInfo* componentWithRole(const std::vector<ComponentInfo>& components, Role r) {
     for (const auto& c : components)
         if (c.role == r) return &c;

@@ -60,6 +60,9 @@ struct PreviewImage {
 enum class Role { TextEncoder, TextEncoder2, Denoiser, Vae, Adapter, Other };
 std::string roleName(Role r);  // "text_encoder", "text_encoder_2", "denoiser", "vae", ...
 std::optional<Role> parseRole(const std::string& text);
+// The role that records saved before roles were stored imply by the component's name: the names
+// those versions gave text encoders and VAEs, the denoiser otherwise.
+Role legacyRoleOf(const std::string& componentName);
 
 struct ComponentInfo {
     std::string name;  // its key in model_index.json: "text_encoder", "transformer", "unet", ...

@@ -28,14 +28,6 @@ Role roleFrom(const Node& n) {
     n.fail("unknown role \"" + s + "\"");
 }
 
-// Records written before roles were stored: the names those versions gave their components.
-Role legacyRole(const std::string& name) {
-    if (name == "vae") return Role::Vae;
-    if (name == "text_encoder") return Role::TextEncoder;
-    if (name == "text_encoder_2") return Role::TextEncoder2;
-    return Role::Denoiser;
-}
-
 Execution executionFrom(const Node& n) {
     const std::string s = n.string();
     if (s == "native") return Execution::Native;
@@ -272,7 +264,7 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
         const Node x = comps.at(i);
         ComponentInfo ci;
         ci.name = x["name"].string();
-        ci.role = x.has("role") ? roleFrom(x["role"]) : legacyRole(ci.name);
+        ci.role = x.has("role") ? roleFrom(x["role"]) : legacyRoleOf(ci.name);
         ci.className = x["class_name"].string();
         ci.storedDtype = x["stored_dtype"].string();
         ci.parameters = x["parameters"].integer();

@@ -124,6 +124,8 @@ TEST(RunHistory, EverythingComesBackAfterARestart) {
     EXPECT_EQ(back->components[1].parameters, 9876543);
     EXPECT_EQ(back->components[1].format, hs::Format::FP16);
     EXPECT_EQ(back->components[1].execution, hs::Execution::Emulated);
+    EXPECT_EQ(back->components[1].role, hs::Role::Denoiser);
+    EXPECT_EQ(back->components[2].role, hs::Role::Vae);
     ASSERT_EQ(back->steps.size(), 4u);
     for (int i = 0; i < 4; ++i) {
         const auto& a = back->steps[i];
@@ -158,6 +160,38 @@ TEST(RunHistory, EverythingComesBackAfterARestart) {
     EXPECT_EQ(back->seconds, rec.seconds);
     EXPECT_FALSE(back->cancelled);
     EXPECT_TRUE(back->error.empty());
+}
+
+// A history written before components had roles (format 1) opens, gains the column, and its old
+// runs read their roles back from their components' names.
+TEST(RunHistory, AVersionOneHistoryIsUpgradedInPlace) {
+    QTemporaryDir dir;
+    qint64 id = 0;
+    {
+        RunHistory h(dir.path());
+        id = writeSteps(h, 1);
+    }
+    {
+        // Back to format 1: no role column, user_version 1.
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade");
+        db.setDatabaseName(dir.filePath("history.sqlite"));
+        ASSERT_TRUE(db.open());
+        QSqlQuery q(db);
+        ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN role"));
+        ASSERT_TRUE(q.exec("PRAGMA user_version = 1"));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("downgrade");
+    RunHistory h(dir.path());
+    ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
+    auto back = h.load(id);
+    ASSERT_TRUE(back.has_value());
+    ASSERT_EQ(back->components.size(), 3u);
+    EXPECT_EQ(back->components[0].role, hs::Role::TextEncoder);
+    EXPECT_EQ(back->components[2].role, hs::Role::Vae);
+    // New runs store their roles again.
+    const qint64 next = writeSteps(h, 1);
+    EXPECT_EQ(h.load(next)->components[1].role, hs::Role::Denoiser);
 }
 
 TEST(RunHistory, UnsetStatisticsStayNaN) {

@@ -102,6 +102,29 @@ TEST(LayerHeatmap, RowsInFirstAppearanceOrderAndStageColumns) {
     EXPECT_FALSE(d.cell(1, d.decodeColumn())->empty());
 }
 
+// The components' roles place records outside the sampling loop, whatever the components are
+// called: an encoder pass after sampling began (a second encoder, an adapter) still goes to the
+// text column, a VAE point before it (an encode, say) to the decode column.
+TEST(LayerHeatmap, RolesPlaceTheRecordsOutsideTheLoop) {
+    LayerHeatmap map;
+    map.setComponents({{"cond_stage", hs::Role::TextEncoder, "T5EncoderModel"},
+                       {"unet", hs::Role::Denoiser, "UNet2DConditionModel"},
+                       {"first_stage", hs::Role::Vae, "AutoencoderKL"}});
+    map.addProbes({rec("first_stage.encoder.conv_out", M, -1, 1)});  // before any step
+    map.addProbes({rec("unet.mid_block", M, 0, 2)});
+    map.addProbes({rec("cond_stage.block.0", M, -1, 3)});  // after sampling began
+    const ViewHeatmapData& d = map.data();
+    ASSERT_EQ(map.rowCount(), 3);
+    EXPECT_FALSE(d.cell(0, d.decodeColumn())->empty()) << "a VAE point: decode column";
+    EXPECT_TRUE(d.cell(0, 0)->empty());
+    EXPECT_FALSE(d.cell(2, 0)->empty()) << "a text encoder point: text column";
+    EXPECT_TRUE(d.cell(2, d.decodeColumn())->empty());
+    // Kept across clear(): the next run of the same model places its records the same way.
+    map.clear();
+    map.addProbes({rec("unet.mid_block", M, 0, 2), rec("cond_stage.block.0", M, -1, 3)});
+    EXPECT_FALSE(map.data().cell(1, 0)->empty());
+}
+
 TEST(LayerHeatmap, ColoursFollowHeadroomAndNonFiniteIsMarked) {
     LayerHeatmap map;
     map.resize(900, 400);

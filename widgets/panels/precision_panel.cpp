@@ -15,7 +15,10 @@
 
 namespace {
 
-const std::vector<std::string> kDefaultComponents = {"text_encoder", "transformer", "vae"};
+// The rows shown before a model is loaded: the demo model's components.
+const std::vector<hs::ComponentInfo> kDefaultComponents = {
+    {"text_encoder", hs::Role::TextEncoder}, {"transformer", hs::Role::Denoiser},
+    {"vae", hs::Role::Vae}};
 
 QString formatText(hs::Format f) {
     return QString::fromStdString(hs::formatName(f));
@@ -24,12 +27,24 @@ QString formatText(hs::Format f) {
 // Item data of the per-component combo: -1 stored, else int(hs::Format).
 constexpr int kStored = -1;
 
-QString componentTitle(const std::string& name) {
-    if (name == "text_encoder") return PrecisionPanel::tr("Text encoder");
-    if (name == "transformer") return PrecisionPanel::tr("Transformer");
+// A component's title by its role; a denoiser by its own name ("Transformer", "UNet").
+QString componentTitle(const std::string& name, hs::Role role) {
+    switch (role) {
+        case hs::Role::TextEncoder:
+            return PrecisionPanel::tr("Text encoder");
+        case hs::Role::TextEncoder2:
+            return PrecisionPanel::tr("Text encoder 2");
+        case hs::Role::Vae:
+            return PrecisionPanel::tr("VAE");
+        case hs::Role::Adapter:
+            return PrecisionPanel::tr("Adapter");
+        default:
+            break;
+    }
     if (name == "unet") return PrecisionPanel::tr("UNet");
-    if (name == "vae") return PrecisionPanel::tr("VAE");
-    return QString::fromStdString(name);
+    QString t = QString::fromStdString(name).replace('_', ' ');
+    if (!t.isEmpty()) t[0] = t[0].toUpper();
+    return t;
 }
 
 }  // namespace
@@ -106,17 +121,19 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     setComponents({});
 }
 
+const std::vector<hs::ComponentInfo>& PrecisionPanel::shownComponents() const {
+    return m_components.empty() ? kDefaultComponents : m_components;
+}
+
 std::vector<std::string> PrecisionPanel::componentNames() const {
-    if (m_components.empty()) return kDefaultComponents;
     std::vector<std::string> names;
-    for (const auto& c : m_components) names.push_back(c.name);
+    for (const auto& c : shownComponents()) names.push_back(c.name);
     return names;
 }
 
 std::string PrecisionPanel::denoiserName() const {
-    for (const auto& n : componentNames())
-        if (n == "transformer" || n == "unet") return n;
-    return "transformer";
+    const hs::ComponentInfo* c = hs::componentWithRole(shownComponents(), hs::Role::Denoiser);
+    return c ? c->name : "transformer";
 }
 
 hs::Format PrecisionPanel::storedFormat(const std::string& component) const {
@@ -146,7 +163,8 @@ void PrecisionPanel::rebuildRows() {
         row.name = name;
         for (const auto& c : m_components)
             if (c.name == name) row.storedDtype = QString::fromStdString(c.storedDtype);
-        auto* title = new QLabel(componentTitle(name), m_rowsBox);
+        auto* title =
+            new QLabel(componentTitle(name, hs::roleOf(shownComponents(), name)), m_rowsBox);
         title->setToolTip(QString::fromStdString(name));
         row.format = new QComboBox(m_rowsBox);
         row.format->setObjectName(QString::fromStdString("format_" + name));

@@ -67,6 +67,7 @@ private:
     void commitText();
     std::vector<std::string> componentNames() const;
     std::string denoiserName() const;
+    const std::vector<hs::ComponentInfo>& shownComponents() const;
     hs::Format storedFormat(const std::string& component) const;
 
     struct Row {

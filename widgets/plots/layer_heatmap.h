@@ -28,6 +28,10 @@ public:
     explicit LayerHeatmap(QWidget* parent = nullptr);
 
     void addProbes(const std::vector<hs::ProbeRecord>& records);
+    // The run's components: their roles place the records outside the sampling loop.
+    void setComponents(const std::vector<hs::ComponentInfo>& components) {
+        m_data.setComponents(components);
+    }
     void setFirstNonFinite(const hs::FirstNonFinite& first);
     // Step columns to show before the steps arrive (keeps the layout still during a run).
     void setStepCount(int steps);

@@ -39,10 +39,22 @@ ViewHeatmapData::Cell* ViewHeatmapData::cellFor(Row& r, int step, const QString&
     return columnForUnsteppedName(name) == 0 ? &r.text : &r.decode;
 }
 
+void ViewHeatmapData::setComponents(const std::vector<hs::ComponentInfo>& components) {
+    m_components = components;
+}
+
 int ViewHeatmapData::columnForUnsteppedName(const QString& name) const {
-    if (name == "text_encoder" || name.startsWith("text_encoder.")) return 0;
-    if (name == "vae" || name.startsWith("vae.")) return decodeColumn();
-    return m_samplingStarted ? decodeColumn() : 0;
+    const std::string component = name.section('.', 0, 0).toStdString();
+    switch (hs::roleOf(m_components, component)) {
+        case hs::Role::TextEncoder:
+        case hs::Role::TextEncoder2:
+        case hs::Role::Adapter:
+            return 0;
+        case hs::Role::Vae:
+            return decodeColumn();
+        default:
+            return m_samplingStarted ? decodeColumn() : 0;
+    }
 }
 
 void ViewHeatmapData::setStepCount(int steps) {

@@ -3,15 +3,17 @@
 // (text encoding, sampling steps 0..N-1, VAE decode), each cell the statistics of one point in
 // one step. Plain data, no painting, so it can be tested and filled fast.
 //
-// Step -1 records are split into the text-encoding column and the VAE-decode column: a name under
-// "text_encoder" or "vae" decides; otherwise a record before the first sampling step is text
-// encoding and one after it is the decode.
+// Step -1 records are split into the text-encoding column and the VAE-decode column by the role
+// of the component the point belongs to (setComponents): text encoders and adapters to the
+// first, the VAE to the last; a point of any other component before the first sampling step is
+// text encoding and one after it is the decode.
 #include <QColor>
 #include <QHash>
 #include <QString>
 #include <vector>
 
 #include "records/probe_types.h"
+#include "records/run_types.h"
 
 class ViewHeatmapData {
 public:
@@ -33,6 +35,8 @@ public:
     // Op-granularity records are skipped (they are the engine's finest level and would swamp the
     // table); Module and Layer records make rows.
     void add(const std::vector<hs::ProbeRecord>& records);
+    // The run's components, whose roles place step -1 records (kept across clear()).
+    void setComponents(const std::vector<hs::ComponentInfo>& components);
     void setStepCount(int steps);
     void clear();
 
@@ -58,6 +62,7 @@ private:
     Cell* cellFor(Row& r, int step, const QString& name);
 
     std::vector<Row> m_rows;
+    std::vector<hs::ComponentInfo> m_components;
     QHash<QString, int> m_index;
     int m_stepColumns = 0;
     bool m_samplingStarted = false;

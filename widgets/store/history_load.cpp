@@ -88,8 +88,8 @@ void readRunRow(const QSqlQuery& q, hs::RunRecord& r, QString* planError) {
 void readComponents(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& problems) {
     QSqlQuery q = selectRun(
         db,
-        QStringLiteral("SELECT name, class_name, stored_dtype, parameters, format, execution "
-                       "FROM components WHERE run_id = ? ORDER BY idx"),
+        QStringLiteral("SELECT name, class_name, stored_dtype, parameters, format, execution, "
+                       "role FROM components WHERE run_id = ? ORDER BY idx"),
         id, problems);
     while (q.next()) {
         hs::ComponentInfo c;
@@ -99,6 +99,8 @@ void readComponents(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& 
         c.parameters = q.value(3).toLongLong();
         c.format = formatFrom(q.value(4).toString());
         c.execution = executionFrom(q.value(5).toString());
+        const auto role = hs::parseRole(q.value(6).toString().toStdString());
+        c.role = role ? *role : hs::legacyRoleOf(c.name);  // rows written before version 2
         r.components.push_back(std::move(c));
     }
 }

@@ -22,7 +22,7 @@ QStringList createStatements() {
             statsColumnDefs("te_") + ", " + statsColumnDefs("img_") + ")",
         QStringLiteral("CREATE TABLE components (run_id INTEGER NOT NULL, idx INTEGER NOT NULL, "
                        "name TEXT, class_name TEXT, stored_dtype TEXT, parameters INTEGER, "
-                       "format TEXT, execution TEXT, PRIMARY KEY (run_id, idx))"),
+                       "format TEXT, execution TEXT, role TEXT, PRIMARY KEY (run_id, idx))"),
         QStringLiteral("CREATE TABLE steps (run_id INTEGER NOT NULL, seq INTEGER NOT NULL, ") +
             stepColumnDefs() + QStringLiteral(", PRIMARY KEY (run_id, seq))"),
         QStringLiteral("CREATE TABLE probes (run_id INTEGER NOT NULL, seq INTEGER NOT NULL, ") +
@@ -97,15 +97,19 @@ bool prepareSchema(QSqlDatabase& db, QString* error) {
                      .arg(tables);
         return false;
     }
-    if (version == 0) {
-        for (const QString& sql : createStatements()) {
-            if (!exec(db, sql, &sqlError)) {
-                exec(db, QStringLiteral("ROLLBACK"), &sqlError);
-                *error =
-                    QCoreApplication::translate("RunHistory", "the tables could not be created: %1")
-                        .arg(sqlError);
-                return false;
-            }
+    // A new file gets every table; version 1 gains the components' role (its older rows keep
+    // NULL, read back by the component's name).
+    QStringList statements;
+    if (version == 0) statements = createStatements();
+    if (version == 1)
+        statements = {QStringLiteral("ALTER TABLE components ADD COLUMN role TEXT"),
+                      QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion)};
+    for (const QString& sql : statements) {
+        if (!exec(db, sql, &sqlError)) {
+            exec(db, QStringLiteral("ROLLBACK"), &sqlError);
+            *error = QCoreApplication::translate("RunHistory", "the tables could not be created: %1")
+                         .arg(sqlError);
+            return false;
         }
     }
     if (!exec(db, QStringLiteral("COMMIT"), &sqlError)) {

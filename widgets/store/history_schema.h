@@ -16,7 +16,7 @@ class QSqlQuery;
 
 namespace history {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;  // 2: components.role
 
 // Creates the tables in an empty database; accepts a database of this version; refuses a file
 // that holds other tables or a newer version. False and `error` (plain words) otherwise.

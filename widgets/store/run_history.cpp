@@ -268,7 +268,7 @@ bool RunHistory::insertComponents(qint64 id, const std::vector<hs::ComponentInfo
     QSqlDatabase db = QSqlDatabase::database(m_connection, false);
     QSqlQuery q(db);
     q.prepare(insertSql("components", {"run_id", "idx", "name", "class_name", "stored_dtype",
-                                       "parameters", "format", "execution"}));
+                                       "parameters", "format", "execution", "role"}));
     for (size_t i = 0; i < components.size(); ++i) {
         const auto& c = components[i];
         QVariantList v{id,
@@ -278,7 +278,8 @@ bool RunHistory::insertComponents(qint64 id, const std::vector<hs::ComponentInfo
                        QString::fromStdString(c.storedDtype),
                        qlonglong(c.parameters),
                        QString::fromStdString(hs::formatName(c.format)),
-                       QString::fromStdString(hs::executionName(c.execution))};
+                       QString::fromStdString(hs::executionName(c.execution)),
+                       QString::fromStdString(hs::roleName(c.role))};
         if (!execBound(q, v, error)) return false;
     }
     return true;

@@ -113,7 +113,14 @@ private:
     // removed after the commit (a rollback must find them still there).
     bool dropPreviews(qint64 id, const QStringList& kinds, QStringList* staleFiles);
     bool insertPreview(qint64 id, const hs::PreviewImage& preview, const QString& kind);
+    // finishRun's writes, in its transaction: each returns false after failSql().
     bool writeOutcome(qint64 id, const hs::RunRecord& record, QStringList* staleFiles);
+    bool writeRunRow(qint64 id, const hs::RunRecord& record);
+    bool writeComponents(qint64 id, const hs::RunRecord& record);
+    bool writeMissingSteps(qint64 id, const hs::RunRecord& record);
+    bool writeProbes(qint64 id, const hs::RunRecord& record);
+    bool writePreviews(qint64 id, const hs::RunRecord& record, QStringList* staleFiles);
+    bool writeFirstNonFinite(qint64 id, const hs::RunRecord& record);
     void markStopped(qint64 id);  // out of the registry of runs running in this process
     RunState stateOf(const QString& stored, qint64 id) const;
     QString runKey(qint64 id) const;
