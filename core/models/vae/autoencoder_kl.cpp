@@ -90,6 +90,8 @@ torch::Tensor VaeDecoderImpl::forward(const torch::Tensor& z, ProbeContext& prob
 AutoencoderKLImpl::AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string& component)
     : m_cfg(std::move(cfg)), m_component(component) {
     const std::string prefix = component.empty() ? "" : component + ".";
+    m_encoderIn = prefix + "encoder.conv_in";
+    m_decoderIn = prefix + "decoder.conv_in";
     m_nQuant = {prefix + "quant_conv", ProbeLevel::Module};
     m_nPostQuant = {prefix + "post_quant_conv", ProbeLevel::Module};
     m_encoder = register_module("encoder", VaeEncoder(m_cfg, prefix + "encoder"));
@@ -111,8 +113,10 @@ int64_t fullResolutionConvMacs(const AutoencoderKLConfig& c, int64_t pixels) {
 
 VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probes) {
     SmallWork work(fullResolutionConvMacs(m_cfg, x.size(0) * x.size(2) * x.size(3)));
-    auto moments =
-        m_encoder->forward(onDeviceOf(x, m_encoder->inputWeight()), probes);  // [B, 2Cl, h, w]
+    // The image enters encoder.conv_in in that layer's format, as every family's inputs enter.
+    const auto& w = m_encoder->inputWeight();
+    auto moments = m_encoder->forward(probes.enter(m_encoderIn, onDeviceOf(x, w), w),
+                                      probes);  // [B, 2Cl, h, w]
     if (m_quantConv)
         moments = probes.point(m_nQuant, m_quantConv->forward(moments));
     // diffusers DiagonalGaussianDistribution: chunk along channels, clamp logvar.
@@ -126,7 +130,10 @@ VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probe
 torch::Tensor AutoencoderKLImpl::decode(const torch::Tensor& z, ProbeContext& probes) {
     const int64_t f = m_cfg.downFactor();
     SmallWork work(fullResolutionConvMacs(m_cfg, z.size(0) * z.size(2) * f * z.size(3) * f));
-    auto h = onDeviceOf(z, m_decoder->inputWeight());  // [B, Cl, h, w]
+    // The latents enter the first layer (post_quant_conv or decoder.conv_in) in its format.
+    const auto& w = m_postQuantConv ? m_postQuantConv->weight : m_decoder->inputWeight();
+    auto h = probes.enter(m_postQuantConv ? m_nPostQuant.name : m_decoderIn, onDeviceOf(z, w),
+                          w);  // [B, Cl, h, w]
     if (m_postQuantConv)
         h = probes.point(m_nPostQuant, m_postQuantConv->forward(h));
     // diffusers Decoder casts the mid block's output to the up blocks' dtype; every layer here

@@ -84,6 +84,7 @@ private:
     nn::Conv2d m_quantConv{nullptr};      // absent when use_quant_conv is false
     nn::Conv2d m_postQuantConv{nullptr};  // absent when use_post_quant_conv is false
     ProbePoint m_nQuant, m_nPostQuant;
+    std::string m_encoderIn, m_decoderIn;  // where the image / the latents enter
 };
 TORCH_MODULE(AutoencoderKL);
 
