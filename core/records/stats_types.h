@@ -16,7 +16,8 @@ struct TensorStats {
     int64_t nan = 0;
     int64_t posInf = 0;
     int64_t negInf = 0;
-    int64_t overFp16 = 0;       // finite values with |x| > 65504: they would become Inf in fp16
+    int64_t overFp16 = 0;  // finite values with |x| > 65504: past fp16's largest value (Inf from
+                           // 65520; below that they round down to 65504)
     int64_t subnormalFp16 = 0;  // nonzero finite |x| < 2^-14: fp16-subnormal or flushed
 
     int64_t nonFinite() const { return nan + posInf + negInf; }

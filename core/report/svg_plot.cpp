@@ -59,55 +59,64 @@ std::string hex(const Rgb& c) {
 
 }  // namespace
 
-std::string linePlot(const std::vector<Series>& series, const PlotOptions& o) {
-    const double left = 64, right = 16, top = 46, bottom = 40;
-    const double W = o.width, H = o.height;
-    const double pw = W - left - right, ph = H - top - bottom;
+namespace {
+
+// The plot area and the data-to-pixel mapping of a linePlot.
+struct Frame {
+    double left = 64, right = 16, top = 46, bottom = 40;
+    double W = 0, H = 0, pw = 0, ph = 0;
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    auto usable = [&](double y) { return std::isfinite(y) && (!o.logY || y > 0); };
+    bool logY = false;
+    std::vector<double> yticks;
+
+    bool usable(double y) const { return std::isfinite(y) && (!logY || y > 0); }
+    bool shown(double y) const { return usable(y) && y >= ymin && y <= ymax; }
+    double X(double x) const { return left + (x - xmin) / (xmax - xmin) * pw; }
+    double Y(double y) const {
+        const double t =
+            logY ? std::log10(y / ymin) / std::log10(ymax / ymin) : (y - ymin) / (ymax - ymin);
+        return top + (1 - t) * ph;
+    }
+};
+
+// Ranges over every series, reference line and mark; decades on a log axis, padded nice ticks
+// on a linear one.
+Frame frameFor(const std::vector<Series>& series, const PlotOptions& o) {
+    Frame f;
+    f.W = o.width, f.H = o.height, f.logY = o.logY;
+    f.pw = f.W - f.left - f.right, f.ph = f.H - f.top - f.bottom;
     for (const auto& s : series)
         for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-            xmin = std::min(xmin, s.x[i]);
-            xmax = std::max(xmax, s.x[i]);
-            if (!usable(s.y[i])) continue;
-            ymin = std::min(ymin, s.y[i]);
-            ymax = std::max(ymax, s.y[i]);
+            f.xmin = std::min(f.xmin, s.x[i]);
+            f.xmax = std::max(f.xmax, s.x[i]);
+            if (!f.usable(s.y[i])) continue;
+            f.ymin = std::min(f.ymin, s.y[i]);
+            f.ymax = std::max(f.ymax, s.y[i]);
         }
     for (const auto& l : o.lines)
-        if (usable(l.y)) ymin = std::min(ymin, l.y), ymax = std::max(ymax, l.y);
-    for (const auto& m : o.marks) xmin = std::min(xmin, m.x), xmax = std::max(xmax, m.x);
-    if (!std::isfinite(xmin)) xmin = 0, xmax = 1;
-    if (xmax <= xmin) xmin -= 0.5, xmax += 0.5;
-    if (!std::isfinite(ymin)) ymin = o.logY ? 1 : 0, ymax = o.logY ? 10 : 1;
-    std::vector<double> yticks;
+        if (f.usable(l.y)) f.ymin = std::min(f.ymin, l.y), f.ymax = std::max(f.ymax, l.y);
+    for (const auto& m : o.marks) f.xmin = std::min(f.xmin, m.x), f.xmax = std::max(f.xmax, m.x);
+    if (!std::isfinite(f.xmin)) f.xmin = 0, f.xmax = 1;
+    if (f.xmax <= f.xmin) f.xmin -= 0.5, f.xmax += 0.5;
+    if (!std::isfinite(f.ymin)) f.ymin = o.logY ? 1 : 0, f.ymax = o.logY ? 10 : 1;
     if (o.logY) {
-        ymin = std::pow(10.0, std::floor(std::log10(ymin)));
-        ymax = std::pow(10.0, std::ceil(std::log10(ymax)));
-        if (ymax <= ymin) ymax = ymin * 10;
-        const int decades = int(std::lround(std::log10(ymax / ymin)));
+        f.ymin = std::pow(10.0, std::floor(std::log10(f.ymin)));
+        f.ymax = std::pow(10.0, std::ceil(std::log10(f.ymax)));
+        if (f.ymax <= f.ymin) f.ymax = f.ymin * 10;
+        const int decades = int(std::lround(std::log10(f.ymax / f.ymin)));
         const int every = decades > 8 ? 2 : 1;
-        for (int e = 0; e <= decades; e += every) yticks.push_back(ymin * std::pow(10.0, e));
+        for (int e = 0; e <= decades; e += every) f.yticks.push_back(f.ymin * std::pow(10.0, e));
     } else {
-        if (ymax <= ymin) ymin -= 1, ymax += 1;
-        const double pad = 0.05 * (ymax - ymin);
-        ymin -= pad, ymax += pad;
-        yticks = niceTicks(ymin, ymax, 5);
+        if (f.ymax <= f.ymin) f.ymin -= 1, f.ymax += 1;
+        const double pad = 0.05 * (f.ymax - f.ymin);
+        f.ymin -= pad, f.ymax += pad;
+        f.yticks = niceTicks(f.ymin, f.ymax, 5);
     }
-    auto X = [&](double x) { return left + (x - xmin) / (xmax - xmin) * pw; };
-    auto Y = [&](double y) {
-        const double t =
-            o.logY ? std::log10(y / ymin) / std::log10(ymax / ymin) : (y - ymin) / (ymax - ymin);
-        return top + (1 - t) * ph;
-    };
+    return f;
+}
 
-    std::ostringstream s;
-    s << "<svg class=\"plot\" viewBox=\"0 0 " << W << ' ' << H << "\" width=\"" << W
-      << "\" height=\"" << H << "\" role=\"img\" aria-label=\"" << esc(o.title) << "\">";
-    s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
-      << "\" fill=\"#fff\" stroke=\"#bbb\"/>";
-    s << "<text x=\"4\" y=\"16\" class=\"ptitle\">" << esc(o.title) << "</text>";
-    // Legend row.
-    double lx = left;
+void writeLegend(std::ostringstream& s, const Frame& f, const std::vector<Series>& series) {
+    double lx = f.left;
     for (const auto& se : series) {
         s << "<line x1=\"" << f1(lx) << "\" y1=\"30\" x2=\"" << f1(lx + 18)
           << "\" y2=\"30\" stroke=\"" << se.color << "\" stroke-width=\"2.5\""
@@ -116,70 +125,98 @@ std::string linePlot(const std::vector<Series>& series, const PlotOptions& o) {
           << "</text>";
         lx += 30 + 6.2 * double(se.name.size());
     }
-    for (double t : yticks) {
-        const double y = Y(t);
-        s << "<line x1=\"" << left << "\" y1=\"" << f1(y) << "\" x2=\"" << left + pw << "\" y2=\""
-          << f1(y) << "\" stroke=\"#eee\"/>";
-        s << "<text x=\"" << left - 6 << "\" y=\"" << f1(y + 3.5)
+}
+
+void writeAxes(std::ostringstream& s, const Frame& f, const PlotOptions& o) {
+    for (double t : f.yticks) {
+        const double y = f.Y(t);
+        s << "<line x1=\"" << f.left << "\" y1=\"" << f1(y) << "\" x2=\"" << f.left + f.pw
+          << "\" y2=\"" << f1(y) << "\" stroke=\"#eee\"/>";
+        s << "<text x=\"" << f.left - 6 << "\" y=\"" << f1(y + 3.5)
           << "\" text-anchor=\"end\" class=\"ptick\">" << tickLabel(t, o.logY) << "</text>";
     }
-    for (double t : niceTicks(xmin, xmax, 8)) {
-        const double x = X(t);
-        s << "<line x1=\"" << f1(x) << "\" y1=\"" << top + ph << "\" x2=\"" << f1(x) << "\" y2=\""
-          << top + ph + 4 << "\" stroke=\"#888\"/>";
-        s << "<text x=\"" << f1(x) << "\" y=\"" << top + ph + 16
+    for (double t : niceTicks(f.xmin, f.xmax, 8)) {
+        const double x = f.X(t);
+        s << "<line x1=\"" << f1(x) << "\" y1=\"" << f.top + f.ph << "\" x2=\"" << f1(x)
+          << "\" y2=\"" << f.top + f.ph + 4 << "\" stroke=\"#888\"/>";
+        s << "<text x=\"" << f1(x) << "\" y=\"" << f.top + f.ph + 16
           << "\" text-anchor=\"middle\" class=\"ptick\">" << html::num(t) << "</text>";
     }
     if (!o.xLabel.empty())
-        s << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 6
+        s << "<text x=\"" << f.left + f.pw / 2 << "\" y=\"" << f.H - 6
           << "\" text-anchor=\"middle\" class=\"paxis\">" << esc(o.xLabel) << "</text>";
     if (!o.yLabel.empty())
-        s << "<text transform=\"translate(12 " << top + ph / 2
+        s << "<text transform=\"translate(12 " << f.top + f.ph / 2
           << ") rotate(-90)\" text-anchor=\"middle\" class=\"paxis\">" << esc(o.yLabel)
           << "</text>";
+}
+
+void writeReferenceLines(std::ostringstream& s, const Frame& f, const PlotOptions& o) {
     for (const auto& l : o.lines) {
-        if (!usable(l.y) || l.y < ymin || l.y > ymax) continue;
-        const double y = Y(l.y);
-        s << "<line x1=\"" << left << "\" y1=\"" << f1(y) << "\" x2=\"" << left + pw << "\" y2=\""
-          << f1(y) << "\" stroke=\"" << l.color
+        if (!f.shown(l.y)) continue;
+        const double y = f.Y(l.y);
+        s << "<line x1=\"" << f.left << "\" y1=\"" << f1(y) << "\" x2=\"" << f.left + f.pw
+          << "\" y2=\"" << f1(y) << "\" stroke=\"" << l.color
           << "\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>";
-        s << "<text x=\"" << left + 6 << "\" y=\"" << f1(y + 13) << "\" class=\"pref\" fill=\""
+        s << "<text x=\"" << f.left + 6 << "\" y=\"" << f1(y + 13) << "\" class=\"pref\" fill=\""
           << l.color << "\">" << esc(l.label) << "</text>";
     }
-    for (const auto& se : series) {
-        std::string pts;
-        auto flush = [&] {
-            if (pts.empty()) return;
-            s << "<polyline fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\" "
-                 "stroke=\""
-              << se.color << "\" stroke-width=\"2\""
-              << (se.dashed ? " stroke-dasharray=\"5 3\"" : "") << " points=\"" << pts << "\"/>";
-            pts.clear();
-        };
-        size_t n = std::min(se.x.size(), se.y.size());
-        size_t run = 0;
-        for (size_t i = 0; i < n; ++i) {
-            if (!usable(se.y[i]) || se.y[i] < ymin || se.y[i] > ymax) {
-                if (run == 1) pts += " " + pts.substr(0, pts.find(' '));  // a lone point: a dot
-                flush();
-                run = 0;
-                continue;
-            }
-            if (!pts.empty()) pts += ' ';
-            pts += f1(X(se.x[i])) + "," + f1(Y(se.y[i]));
-            ++run;
+}
+
+// One polyline per run of shown points; a point shown alone becomes a dot.
+void writeSeries(std::ostringstream& s, const Frame& f, const Series& se) {
+    std::string pts;
+    auto flush = [&] {
+        if (pts.empty()) return;
+        s << "<polyline fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\" "
+             "stroke=\""
+          << se.color << "\" stroke-width=\"2\"" << (se.dashed ? " stroke-dasharray=\"5 3\"" : "")
+          << " points=\"" << pts << "\"/>";
+        pts.clear();
+    };
+    const size_t n = std::min(se.x.size(), se.y.size());
+    size_t run = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!f.shown(se.y[i])) {
+            if (run == 1) pts += " " + pts.substr(0, pts.find(' '));
+            flush();
+            run = 0;
+            continue;
         }
-        if (run == 1) pts += " " + pts;
-        flush();
+        if (!pts.empty()) pts += ' ';
+        pts += f1(f.X(se.x[i])) + "," + f1(f.Y(se.y[i]));
+        ++run;
     }
+    if (run == 1) pts += " " + pts;
+    flush();
+}
+
+void writeMarks(std::ostringstream& s, const Frame& f, const PlotOptions& o) {
     for (const auto& m : o.marks) {
-        const double x = X(m.x);
-        s << "<g><title>" << esc(m.label) << "</title><line x1=\"" << f1(x) << "\" y1=\"" << top
-          << "\" x2=\"" << f1(x) << "\" y2=\"" << top + ph << "\" stroke=\"" << m.color
-          << "\" stroke-opacity=\"0.35\" stroke-dasharray=\"2 3\"/><path d=\"M" << f1(x - 4) << ' '
-          << top - 7 << " L" << f1(x + 4) << ' ' << top - 7 << " L" << f1(x) << ' ' << top - 1
-          << " Z\" fill=\"" << m.color << "\"/></g>";
+        const double x = f.X(m.x);
+        s << "<g><title>" << esc(m.label) << "</title><line x1=\"" << f1(x) << "\" y1=\"" << f.top
+          << "\" x2=\"" << f1(x) << "\" y2=\"" << f.top + f.ph << "\" stroke=\"" << m.color
+          << "\" stroke-opacity=\"0.35\" stroke-dasharray=\"2 3\"/><path d=\"M" << f1(x - 4)
+          << ' ' << f.top - 7 << " L" << f1(x + 4) << ' ' << f.top - 7 << " L" << f1(x) << ' '
+          << f.top - 1 << " Z\" fill=\"" << m.color << "\"/></g>";
     }
+}
+
+}  // namespace
+
+std::string linePlot(const std::vector<Series>& series, const PlotOptions& o) {
+    const Frame f = frameFor(series, o);
+    std::ostringstream s;
+    s << "<svg class=\"plot\" viewBox=\"0 0 " << f.W << ' ' << f.H << "\" width=\"" << f.W
+      << "\" height=\"" << f.H << "\" role=\"img\" aria-label=\"" << esc(o.title) << "\">";
+    s << "<rect x=\"" << f.left << "\" y=\"" << f.top << "\" width=\"" << f.pw << "\" height=\""
+      << f.ph << "\" fill=\"#fff\" stroke=\"#bbb\"/>";
+    s << "<text x=\"4\" y=\"16\" class=\"ptitle\">" << esc(o.title) << "</text>";
+    writeLegend(s, f, series);
+    writeAxes(s, f, o);
+    writeReferenceLines(s, f, o);
+    for (const auto& se : series) writeSeries(s, f, se);
+    writeMarks(s, f, o);
     s << "</svg>";
     return s.str();
 }
