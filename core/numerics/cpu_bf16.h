@@ -10,6 +10,7 @@
 namespace hs {
 
 // Whether this CPU has bf16 arithmetic instructions (AVX512-BF16 or AMX-BF16; BF16 on Arm).
+// $HALFSCOPE_ASSUME_NO_BF16 (any value) answers no, to try a machine as one without them.
 bool cpuHasBf16Instructions();
 
 void setCpuBf16Mode(CpuBf16 mode);
