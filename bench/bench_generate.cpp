@@ -1,6 +1,7 @@
 // One 20-step generation with guidance on the demo model, text encoding and VAE decode included,
-// with every component in fp32, in bf16 (emulated, and native where the CPU has bf16
-// instructions) and in fp16 (emulated), probes off and at layer level: interleaved repetitions,
+// with every component in fp32 (also with its small model calls on every thread instead of one),
+// in bf16 (emulated, and native where the CPU has bf16 instructions) and in fp16 (emulated),
+// probes off and at layer level: interleaved repetitions,
 // medians of wall and process CPU time, ratios side by side. Then the whole process: the median
 // wall time of `halfscope-cli generate` against the generation time it reports.
 //   bench_generate [repetitions=7] [steps=20]
@@ -19,6 +20,7 @@
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
 #include "runtime/devices.h"
+#include "runtime/parallelism.h"
 #include "runtime/runtime.h"
 
 using namespace hs;
@@ -34,6 +36,7 @@ struct Setting {
     std::string name;  // "fp32", "bf16 emulated", ...
     std::string format;
     CpuBf16 mode;
+    bool smallOnOne;  // small model calls on one thread (the default) or on every thread
     ProbeLevel level;
     std::unique_ptr<Pipeline> pipeline;
     std::vector<double> wall, cpu;
@@ -77,10 +80,11 @@ int main(int argc, char** argv) {
     }
     const CpuInfo cpu = cpuInfo();
     std::vector<Setting> settings;
-    auto add = [&](const std::string& name, const std::string& format, CpuBf16 mode) {
+    auto add = [&](const std::string& name, const std::string& format, CpuBf16 mode,
+                   bool smallOnOne = true) {
         for (ProbeLevel l : {ProbeLevel::Off, ProbeLevel::Layer}) {
             setCpuBf16Mode(mode);
-            Setting s{name, format, mode, l, nullptr, {}, {}};
+            Setting s{name, format, mode, smallOnOne, l, nullptr, {}, {}};
             const std::string plan =
                 "text_encoder=" + format + ",transformer=" + format + ",vae=" + format;
             s.pipeline = Pipeline::load(dir, PrecisionPlan::parse(plan), torch::Device(torch::kCPU));
@@ -88,10 +92,12 @@ int main(int argc, char** argv) {
         }
     };
     add("fp32", "fp32", CpuBf16::Emulated);
+    add("fp32 all thr.", "fp32", CpuBf16::Emulated, false);
     add("bf16 emulated", "bf16", CpuBf16::Emulated);
     if (cpuHasBf16Instructions()) add("bf16 native", "bf16", CpuBf16::Native);
     add("fp16 emulated", "fp16", CpuBf16::Emulated);
     setCpuBf16Mode(CpuBf16::Emulated);
+    setSmallWorkOnOneThread(true);
 
     RunConfig cfg;
     cfg.prompt = kPrompt;
@@ -99,11 +105,13 @@ int main(int argc, char** argv) {
     cfg.guidance = 4.0;  // classifier-free guidance: two transformer passes per step (batch 2)
     for (auto& s : settings) {
         cfg.probeLevel = s.level;
+        setSmallWorkOnOneThread(s.smallOnOne);
         s.pipeline->run(cfg);  // warm-up
     }
     for (int r = 0; r < reps; ++r)
         for (auto& s : settings) {
             cfg.probeLevel = s.level;
+            setSmallWorkOnOneThread(s.smallOnOne);
             const double c0 = cpuMs();
             const auto t0 = Clock::now();
             s.pipeline->run(cfg);

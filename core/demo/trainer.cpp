@@ -299,13 +299,7 @@ void Trainer::nextPhase() {
 bool Trainer::trainVae() {
     m_m.vae->train();
     torch::Tensor rec, images;
-    Phase p;
-    p.name = "vae";
-    p.total = m_o.vaeSteps;
-    p.opt = &m_vaeOpt;
-    p.lr = m_o.vaeLr;
-    p.warmup = 50;
-    p.seedStride = 7919;
+    Phase p{"vae", m_o.vaeSteps, &m_vaeOpt, m_o.vaeLr, 50, 7919, 0};
     p.loss = [&] {
         auto batch = makeBatch(
             (m_o.seed % 1000) * 1000000000ull + uint64_t(m_st.step) * m_o.vaeBatch, m_o.vaeBatch);
@@ -341,14 +335,7 @@ bool Trainer::trainTransformer() {
     log("encoded in " + fmt(seconds(m_start), 3) + " s");
     m_m.textEncoder->train();
     m_m.transformer->train();
-    Phase p;
-    p.name = "transformer";
-    p.total = m_o.ditSteps;
-    p.opt = &m_ditOpt;
-    p.lr = m_o.ditLr;
-    p.warmup = 200;
-    p.seedStride = 104729;
-    p.seedOffset = 1;
+    Phase p{"transformer", m_o.ditSteps, &m_ditOpt, m_o.ditLr, 200, 104729, 1};
     p.loss = [&] { return flowMatchingLoss(m_m, data, m_o.ditBatch, m_o.captionDropout); };
     p.afterStep = [&] {
         torch::NoGradGuard g;
@@ -365,14 +352,7 @@ bool Trainer::trainTransformer() {
 // learned keep their meaning.
 bool Trainer::trainDecoder() {
     m_m.vae->eval();
-    Phase p;
-    p.name = "vae decoder";
-    p.total = m_o.decoderSteps;
-    p.opt = &m_decoderOpt;
-    p.lr = m_o.decoderLr;
-    p.warmup = 20;
-    p.seedStride = 15485863;
-    p.seedOffset = 1;
+    Phase p{"vae decoder", m_o.decoderSteps, &m_decoderOpt, m_o.decoderLr, 20, 15485863, 1};
     p.loss = [&] {
         // Seeds of their own, after every seed phase 0 drew.
         auto batch = makeBatch((m_o.seed % 1000) * 1000000000ull + 500000000ull +

@@ -11,7 +11,11 @@ std::string findDemoModel() {
     if (const char* env = std::getenv("HALFSCOPE_DEMO_MODEL")) candidates.emplace_back(env);
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share/halfscope/demo-model");
+    // Installed: <prefix>/libexec/halfscope/<program> (or <prefix>/bin/<program>).
+    if (!ec)
+        for (const fs::path& prefix :
+             {exe.parent_path().parent_path().parent_path(), exe.parent_path().parent_path()})
+            candidates.push_back(prefix / "share/halfscope/demo-model");
     candidates.emplace_back(HALFSCOPE_SOURCE_DEMO_DIR);
     for (const auto& c : candidates)
         if (fs::exists(c / "model_index.json", ec)) return c.string();

@@ -8,6 +8,7 @@ namespace hs {
 
 namespace {
 std::atomic<int> g_threads{0};
+std::atomic<bool> g_smallOnOne{true};
 }  // namespace
 
 ThreadScope::ThreadScope(int threads) : m_old(omp_get_max_threads()) {
@@ -27,7 +28,11 @@ void setConfiguredThreads(int threads) {
     g_threads.store(threads);
 }
 
+void setSmallWorkOnOneThread(bool on) {
+    g_smallOnOne.store(on);
+}
+
 SmallWork::SmallWork(int64_t typicalMacs)
-    : ThreadScope(typicalMacs < kSplitWorthMacs ? 1 : configuredThreads()) {}
+    : ThreadScope(g_smallOnOne.load() && typicalMacs < kSplitWorthMacs ? 1 : configuredThreads()) {}
 
 }  // namespace hs

@@ -38,7 +38,9 @@ void setConfiguredThreads(int threads);
 constexpr int64_t kSplitWorthMacs = int64_t(1) << 27;
 
 // One thread for a call whose typical matrix product has fewer than kSplitWorthMacs
-// multiply-adds, the configured count otherwise.
+// multiply-adds, the configured count otherwise. setSmallWorkOnOneThread(false) gives every call
+// the configured count (bench_generate measures both).
+void setSmallWorkOnOneThread(bool on);
 class SmallWork : public ThreadScope {
 public:
     explicit SmallWork(int64_t typicalMacs);

@@ -4,12 +4,14 @@
 
 namespace hs {
 
-// libgomp reads OMP_WAIT_POLICY when it loads, before main(). With its default (spinning)
-// waits, LibTorch's threads ran 5-300x slower whenever another process kept a core busy, and a
-// desktop program always shares the CPU. When the variable is unset (and HALFSCOPE_KEEP_OMP_WAIT
-// is not set), a hook in the executable's .preinit_array sets it to PASSIVE before any library
-// loads; where that hook cannot run, this re-executes the program with it set. Returns only when
-// no re-exec happened.
+// libgomp reads OMP_WAIT_POLICY when LibTorch loads it: before main() and before the program's
+// own initialisers (a .preinit_array hook runs after the libraries' constructors in a
+// dynamically linked program, so it comes too late), hence only the environment a process starts
+// with counts. With libgomp's default (spinning) waits, LibTorch's threads ran 5-300x slower
+// whenever another process kept a core busy, and a desktop program always shares the CPU. The
+// installed programs start through app/launcher, which sets PASSIVE first; a program started
+// otherwise with the variable unset (and HALFSCOPE_KEEP_OMP_WAIT unset) is re-executed here with
+// it set. Returns only when no re-exec happened.
 void ensurePassiveOmpWait(int argc, char** argv);
 
 // Intra-op threads: `threads` > 0, else $HALFSCOPE_THREADS, else every core. Also flushes

@@ -10,6 +10,7 @@ trap 'rm -rf "$out"' EXIT
 deb=$(ls "$out"/*.deb)
 contents=$(dpkg-deb -c "$deb")
 for f in ./usr/bin/halfscope ./usr/bin/halfscope-cli \
+         ./usr/libexec/halfscope/halfscope ./usr/libexec/halfscope/halfscope-cli \
          ./usr/share/halfscope/demo-model/model_index.json \
          ./usr/share/halfscope/demo-model/transformer/diffusion_pytorch_model.safetensors \
          ./usr/share/applications/halfscope.desktop \
