@@ -118,8 +118,8 @@ int main(int argc, char** argv) {
             s.wall.push_back(msSince(t0));
             s.cpu.push_back(cpuMs() - c0);
         }
-    std::printf("CPU %s (%s), %d threads\n", cpu.model.c_str(), cpuFeatureText(cpu).c_str(),
-                threads);
+    std::printf("CPU %s (%s)%s, %d threads\n", cpu.model.c_str(), cpuFeatureText(cpu).c_str(),
+                cpuHasBf16Instructions() ? "" : ", run as one without bf16 instructions", threads);
     std::printf(
         "demo model, 64 x 64, %d steps with guidance 4, text encoding and VAE decode included; "
         "median of %d runs\n",

@@ -1029,27 +1029,32 @@
 <context>
     <name>PrecisionPanel</name>
     <message>
-        <location filename="../widgets/panels/precision_panel.cpp" line="+28"/>
+        <location filename="../widgets/panels/precision_panel.cpp" line="+34"/>
         <source>Text encoder</source>
         <translation>文本编码器</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Transformer</source>
-        <translation>Transformer</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+10"/>
         <source>UNet</source>
         <translation>UNet</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-6"/>
         <source>VAE</source>
         <translation>VAE</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="-2"/>
+        <source>Text encoder 2</source>
+        <translation>文本编码器 2</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Adapter</source>
+        <translation>适配器</translation>
+    </message>
+    <message>
+        <location line="+27"/>
         <source>e.g. transformer=fp16,transformer.transformer_blocks.2=bf16</source>
         <translation>例如 transformer=fp16,transformer.transformer_blocks.2=bf16</translation>
     </message>
@@ -1094,7 +1099,7 @@
         <translation>精度方案（高级）</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+58"/>
         <source>&lt;b&gt;Component&lt;/b&gt;</source>
         <translation>&lt;b&gt;组件&lt;/b&gt;</translation>
     </message>
@@ -1109,7 +1114,7 @@
         <translation>&lt;b&gt;在此设备上&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>stored</source>
         <translation>存储精度</translation>
     </message>
@@ -1364,33 +1369,33 @@
 <context>
     <name>RunHistory</name>
     <message>
-        <location filename="../widgets/store/history_finish.cpp" line="+65"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+67"/>
         <source>Cannot save the outcome of run %1</source>
         <translation>无法保存运行 %1 的结果</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+10"/>
         <source>Cannot save the components</source>
         <translation>无法保存组件</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+16"/>
         <source>Cannot save the steps</source>
         <translation>无法保存步骤</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+14"/>
         <location line="+6"/>
         <source>Cannot save the probe records</source>
         <translation>无法保存探针记录</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="+303"/>
+        <location filename="../widgets/store/run_history.cpp" line="+304"/>
         <source>Cannot save the final image</source>
         <translation>无法保存最终图像</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_finish.cpp" line="+15"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+24"/>
         <location line="+11"/>
         <source>Cannot save the first non-finite point</source>
         <translation>无法保存首个非有限值探针点</translation>
@@ -1421,9 +1426,9 @@
         <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_load.cpp" line="+190"/>
+        <location filename="../widgets/store/history_load.cpp" line="+192"/>
         <location line="+18"/>
-        <location filename="../widgets/store/run_history.cpp" line="-104"/>
+        <location filename="../widgets/store/run_history.cpp" line="-105"/>
         <source>Cannot read the run history</source>
         <translation>无法读取运行历史记录</translation>
     </message>
@@ -1431,7 +1436,7 @@
         <location line="+4"/>
         <location line="+22"/>
         <location filename="../widgets/store/run_history.cpp" line="+1"/>
-        <location line="+211"/>
+        <location line="+212"/>
         <source>There is no run %1 in the history.</source>
         <translation>历史记录中没有运行 %1。</translation>
     </message>
@@ -1461,12 +1466,12 @@
         <translation>它是其他程序的 SQLite 数据库（包含 %1 张表，但没有 Halfscope 历史记录）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+17"/>
         <source>the tables could not be created: %1</source>
         <translation>无法创建数据表：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="-336"/>
+        <location filename="../widgets/store/run_history.cpp" line="-337"/>
         <source>Cannot create the run history folder %1. Check that the path is a folder you may write to.</source>
         <translation>无法创建运行历史记录文件夹 %1。请检查该路径是否为你有写入权限的文件夹。</translation>
     </message>
@@ -1541,7 +1546,7 @@
         <translation>无法保存第 %1 步的探针记录</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+52"/>
         <source>The preview image of step %1 is inconsistent (%2 x %3 pixels, %4 bytes)</source>
         <translation>第 %1 步的预览图像数据不一致（%2 x %3 像素，%4 字节）</translation>
     </message>
@@ -1585,7 +1590,7 @@
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+64"/>
         <source>Could not load %1: %2</source>
         <translation>无法加载 %1：%2</translation>
     </message>
@@ -1890,13 +1895,13 @@
     <name>Studio</name>
     <message>
         <location filename="../app/gui/studio.cpp" line="+20"/>
-        <location line="+293"/>
-        <location filename="../app/gui/studio_records.cpp" line="+80"/>
+        <location line="+302"/>
+        <location filename="../app/gui/studio_records.cpp" line="+81"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-264"/>
+        <location line="-273"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -1936,23 +1941,33 @@
         <translation>Halfscope 演示模型</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Loaded %1 for the plan %2: %3</source>
         <translation>已按精度方案 %2 加载 %1：%3</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <location line="+208"/>
+        <location line="+3"/>
+        <source>Plan %1: every component kept its weights</source>
+        <translation>计划 %1：所有组件保留原有权重</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Plan %1: converted %2 again, kept the other components</source>
+        <translation>计划 %1：重新转换了 %2，其余组件保持不变</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+209"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
     <message>
-        <location line="-204"/>
+        <location line="-205"/>
         <source>The precision plan does not parse: %1</source>
         <translation>精度方案无法解析：%1</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>Stopping after the current step</source>
         <translation>将在当前步完成后停止</translation>
     </message>
@@ -2032,7 +2047,7 @@
         <translation>已应用精度方案 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_records.cpp" line="-53"/>
+        <location filename="../app/gui/studio_records.cpp" line="-54"/>
         <source>Run %1 (stored dtypes)</source>
         <translation>运行 %1（存储精度）</translation>
     </message>
@@ -2042,7 +2057,7 @@
         <translation>运行 %1（%2）</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+29"/>
         <location line="+18"/>
         <source>Could not open run %1: %2</source>
         <translation>无法打开运行 %1：%2</translation>

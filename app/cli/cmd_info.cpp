@@ -1,4 +1,5 @@
 // halfscope-cli info: what this machine can run, and how each format executes here.
+#include <cstdlib>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,12 @@ std::vector<std::string> buildHighlights(const std::string& config) {
     return out;
 }
 
+// OMP_WAIT_POLICY as this process started with it (libgomp read it then); "default" when unset.
+std::string ompWaitPolicy() {
+    const char* p = std::getenv("OMP_WAIT_POLICY");
+    return p ? p : "default";
+}
+
 nlohmann::json executionTable(const torch::Device& d) {
     nlohmann::json t;
     for (auto f : {Format::FP32, Format::BF16, Format::FP16})
@@ -53,6 +60,7 @@ int runInfo(const Args& args) {
         j["torch_version"] = e.torchVersion;
         j["torch_build"] = highlights;
         j["threads"] = e.threads;
+        j["omp_wait_policy"] = ompWaitPolicy();
         j["cpu"] = {{"model", e.cpu.model},       {"cores", e.cpu.cores},
                     {"avx2", e.cpu.avx2},         {"avx512f", e.cpu.avx512f},
                     {"avx512_bf16", e.cpu.avx512bf16}, {"amx_bf16", e.cpu.amxBf16},
@@ -82,7 +90,7 @@ int runInfo(const Args& args) {
               << "LibTorch  " << e.torchVersion << "\n";
     for (const auto& h : highlights) std::cout << "  " << h << "\n";
     std::cout << "Threads   " << e.threads << " intra-op (override with --threads N or "
-              << "HALFSCOPE_THREADS)\n\n"
+              << "HALFSCOPE_THREADS), OpenMP waits " << ompWaitPolicy() << "\n\n"
               << "CPU       " << e.cpu.model << " (" << e.cpu.cores << " logical cores)\n"
               << "          avx2 " << (e.cpu.avx2 ? "yes" : "no") << ", avx512f "
               << (e.cpu.avx512f ? "yes" : "no") << ", avx512_bf16 "

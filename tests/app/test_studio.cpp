@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
+#include <QLabel>
 #include <QTest>
 #include <cmath>
 #include <cstdio>
@@ -106,6 +107,31 @@ TEST_F(StudioTest, Fp16TransformerShowsNaNAndAMagentaPreview) {
     ASSERT_TRUE(w->studio().lastRun());
     ASSERT_TRUE(w->studio().lastRun()->firstNonFinite);
     EXPECT_EQ(w->studio().lastRun()->firstNonFinite->at.name.rfind("transformer.", 0), 0u);
+}
+
+// Settings > bf16 on the CPU: the engine's mode, the precision panel and the loaded weights follow.
+TEST_F(StudioTest, SwitchingCpuBf16ModeReloadsTheModelAndThePanelSaysSo) {
+    auto w = open();
+    // The panel rebuilds its rows when a model loads: look the label up each time.
+    auto execText = [&] {
+        auto* te = w->findChild<QLabel*>("exec_text_encoder");
+        return te ? te->text().toStdString() : std::string("(no label)");
+    };
+    EXPECT_NE(execText().find("bf16, emulated"), std::string::npos) << execText();
+    w->applyCpuBf16("native");
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return w->views().log->toPlainText().count("Loaded ") == 2; }, 60000));
+    EXPECT_NE(execText().find("bf16, native"), std::string::npos) << execText();
+    hs::RunConfig cfg;
+    w->views().prompt->applyTo(cfg);
+    cfg.steps = 2;  // native bf16 is ~13x slower than fp32 on a CPU without bf16 instructions
+    w->views().prompt->setFrom(cfg);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(w->studio().lastRun());
+    EXPECT_EQ(w->studio().lastRun()->components[0].execution, hs::Execution::Native);
+    w->applyCpuBf16("emulated");
+    EXPECT_NE(execText().find("bf16, emulated"), std::string::npos) << execText();
 }
 
 // A plan change keeps the loaded model: only the transformer is converted again.

@@ -100,3 +100,52 @@ TEST_F(CliRuns, BadInputExitsTwoWithAMessage) {
     EXPECT_EQ(status, 2);
     EXPECT_NE(out.find("schema"), std::string::npos) << out;
 }
+
+// How bf16 runs on this CPU is visible and chosen from the command line (or the environment),
+// and a bad choice is a usage error.
+TEST_F(CliRuns, InfoSaysHowBf16RunsAndTheModeCanBeChosen) {
+    int status = -1;
+    auto j = nlohmann::json::parse(runCli("info --json", status, true));
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(j["cpu"]["bf16_mode"], "emulated");
+    EXPECT_EQ(j["cpu"]["execution"]["bf16"], "emulated");
+    j = nlohmann::json::parse(runCli("info --json --cpu-bf16 native", status, true));
+    EXPECT_EQ(j["cpu"]["execution"]["bf16"], "native");
+    j = nlohmann::json::parse(runCli("info --json --cpu-bf16=auto", status, true));
+    EXPECT_EQ(j["cpu"]["bf16_mode"], "auto");
+    EXPECT_EQ(j["cpu"]["execution"]["bf16"],
+              j["cpu"]["bf16_instructions"].get<bool>() ? "native" : "emulated");
+    std::string out = runCli("info --cpu-bf16 fast", status);
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(out.find("--cpu-bf16 must be emulated, native or auto"), std::string::npos) << out;
+    out = runCli("generate --steps 1 --cpu-bf16 native --json --out " + path("n.png") +
+                     " --prompt 'a red circle'",
+                 status, true);
+    EXPECT_EQ(status, 0) << out;
+    EXPECT_EQ(nlohmann::json::parse(out)["components"][1]["execution"], "native");
+    out = runCli("info", status);
+    EXPECT_NE(out.find("bf16 emulated (fp32 compute"), std::string::npos) << out;
+    setenv("HALFSCOPE_CPU_BF16", "sometimes", 1);
+    out = runCli("info", status);
+    unsetenv("HALFSCOPE_CPU_BF16");
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(out.find("HALFSCOPE_CPU_BF16 must be emulated, native or auto"), std::string::npos)
+        << out;
+}
+
+// halfscope-cli starts through its launcher, which hands the program passive OpenMP waits unless
+// the user chose a policy.
+TEST_F(CliRuns, TheLauncherSetsPassiveWaitsUnlessAPolicyIsSet) {
+    const std::string saved = std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : "";
+    int status = -1;
+    unsetenv("OMP_WAIT_POLICY");
+    auto j = nlohmann::json::parse(runCli("info --json", status, true));
+    EXPECT_EQ(j["omp_wait_policy"], "PASSIVE");
+    setenv("OMP_WAIT_POLICY", "ACTIVE", 1);
+    j = nlohmann::json::parse(runCli("info --json", status, true));
+    EXPECT_EQ(j["omp_wait_policy"], "ACTIVE");
+    if (saved.empty())
+        unsetenv("OMP_WAIT_POLICY");
+    else
+        setenv("OMP_WAIT_POLICY", saved.c_str(), 1);
+}

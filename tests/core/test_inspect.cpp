@@ -225,11 +225,17 @@ TEST(InspectTest, Cli) {
     const auto j = nlohmann::json::parse(out);
     EXPECT_EQ(j["class"], "AutoencoderKL");
     EXPECT_EQ(j["components"][0]["parameters"], 658375);
+    EXPECT_EQ(j["cpu_execution"]["bf16"], "emulated");  // the default, on every CPU
+    EXPECT_EQ(j["cpu_execution"]["fp16"], "emulated");
 
     const std::string table =
         hs::test::runCli("inspect " + hs::test::dataPath("golden/clip"), status);
     EXPECT_EQ(status, 0);
     EXPECT_NE(table.find("text_model.encoder"), std::string::npos) << table;
+    EXPECT_NE(table.find("On this CPU: fp32 native; bf16 emulated"), std::string::npos) << table;
+    const auto native = nlohmann::json::parse(hs::test::runCli(
+        "inspect --json --cpu-bf16 native " + hs::test::dataPath("golden/vae"), status, true));
+    EXPECT_EQ(native["cpu_execution"]["bf16"], "native");
 
     const std::string missing = hs::test::runCli("inspect /nonexistent/model", status);
     EXPECT_EQ(status, 2);

@@ -32,6 +32,7 @@ inline Report makeComparisonReport() {
     env.device = "cuda:0 Tesla T4";
     env.computeCapability = "7.5";
     env.cpu = "Intel Xeon <test> & co";
+    env.cpuBf16 = "bf16 emulated (fp32 compute, ...); mode emulated";
     env.threads = 8;
     env.os = "Debian GNU/Linux 12";
     Report r = makeReport(std::move(runs), env);

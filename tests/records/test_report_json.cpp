@@ -170,6 +170,7 @@ TEST(ReportJson, SchemaHeaderAndSnakeCaseKeys) {
     EXPECT_EQ(j["runs"].size(), 2u);
     EXPECT_EQ(j["environment"]["compute_capability"], "7.5");
     EXPECT_EQ(j["environment"]["halfscope_version"], HALFSCOPE_VERSION);
+    EXPECT_EQ(j["environment"]["cpu_bf16"], "bf16 emulated (fp32 compute, ...); mode emulated");
     const auto& ff = j["runs"][1]["findings"]["first_failure"];
     EXPECT_EQ(ff["point"], "transformer.transformer_blocks.2.ff");
     EXPECT_EQ(ff["kind"], "+Inf");
@@ -214,6 +215,7 @@ TEST(ReportJson, WriteReadRoundTrip) {
     EXPECT_EQ(back.createdAt, r.createdAt);
     EXPECT_EQ(back.environment.device, r.environment.device);
     EXPECT_EQ(back.environment.cpu, r.environment.cpu);
+    EXPECT_EQ(back.environment.cpuBf16, r.environment.cpuBf16);
     EXPECT_EQ(back.environment.threads, 8);
     ASSERT_EQ(back.runs.size(), 2u);
     for (size_t i = 0; i < 2; ++i) {

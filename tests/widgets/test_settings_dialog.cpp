@@ -3,6 +3,7 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QLabel>
 #include <QLocale>
 #include <QPushButton>
 #include <QSettings>
@@ -44,6 +45,32 @@ TEST(SettingsDialog, StoresTheLanguageAndSaysSo) {
     QSignalSpy spy(&d, &SettingsDialog::languageChanged);
     button(d, QDialogButtonBox::Ok)->click();  // unchanged: no signal
     EXPECT_EQ(spy.count(), 0);
+}
+
+TEST(SettingsDialog, StoresHowBf16RunsOnTheCpuAndExplainsEachChoice) {
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
+    EXPECT_EQ(SettingsDialog::storedCpuBf16(settings), "emulated");  // the default
+    {
+        SettingsDialog d(&settings);
+        QSignalSpy spy(&d, &SettingsDialog::cpuBf16Changed);
+        auto* combo = d.findChild<QComboBox*>("cpuBf16");
+        auto* note = d.findChild<QLabel*>("cpuBf16Note");
+        ASSERT_TRUE(combo && note);
+        EXPECT_EQ(combo->count(), 3);
+        EXPECT_TRUE(note->text().contains("same numbers on every CPU")) << note->text().toStdString();
+        d.setCpuHasBf16Instructions(false);
+        combo->setCurrentIndex(combo->findData("native"));
+        EXPECT_TRUE(note->text().contains("13x slower")) << note->text().toStdString();
+        d.setCpuHasBf16Instructions(true);
+        EXPECT_TRUE(note->text().contains("bf16 instructions")) << note->text().toStdString();
+        button(d, QDialogButtonBox::Ok)->click();
+        ASSERT_EQ(spy.count(), 1);
+        EXPECT_EQ(spy.at(0).at(0).toString(), "native");
+    }
+    EXPECT_EQ(SettingsDialog::storedCpuBf16(settings), "native");
+    settings.setValue(SettingsDialog::kCpuBf16Key, "sometimes");  // unknown: the default
+    EXPECT_EQ(SettingsDialog::storedCpuBf16(settings), "emulated");
 }
 
 TEST(SettingsDialog, CancelStoresNothing) {
