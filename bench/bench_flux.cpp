@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
         }
         const double a = median(tOff), b = median(tLayer), ca = median(cOff), cb = median(cLayer);
         std::printf("%-6s %-9s %9.1f %9.1f %6.3fx | %9.1f %9.1f %6.3fx | %7zu\n", fmt,
-                    executionName(off.policy().executionFor("transformer")).c_str(), a, b, b / a, ca, cb,
-                    cb / ca, records);
+                    executionName(off.policy().executionFor("transformer")).c_str(), a, b, b / a,
+                    ca, cb, cb / ca, records);
     }
     return 0;
 }

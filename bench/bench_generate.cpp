@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
             Setting s{name, format, mode, smallOnOne, l, nullptr, {}, {}};
             const std::string plan =
                 "text_encoder=" + format + ",transformer=" + format + ",vae=" + format;
-            s.pipeline = Pipeline::load(dir, PrecisionPlan::parse(plan), torch::Device(torch::kCPU));
+            s.pipeline =
+                Pipeline::load(dir, PrecisionPlan::parse(plan), torch::Device(torch::kCPU));
             settings.push_back(std::move(s));
         }
     };
@@ -136,8 +137,8 @@ int main(int argc, char** argv) {
     }
 
     // The whole process, as a user runs it: start-up, loading, the run, the PNG.
-    const auto cli = std::filesystem::path(argv[0]).parent_path().parent_path() / "app" /
-                     "halfscope-cli";
+    const auto cli =
+        std::filesystem::path(argv[0]).parent_path().parent_path() / "app" / "halfscope-cli";
     if (!std::filesystem::exists(cli)) {
         std::printf("(no %s: whole-process times skipped)\n", cli.c_str());
         return 0;
@@ -154,7 +155,8 @@ int main(int argc, char** argv) {
         wall.push_back(w);
         run.push_back(g);
     }
-    std::printf("  wall %7.1f ms, generation it reports %7.1f ms, outside the generation %7.1f ms\n",
-                median(wall), median(run), median(wall) - median(run));
+    std::printf(
+        "  wall %7.1f ms, generation it reports %7.1f ms, outside the generation %7.1f ms\n",
+        median(wall), median(run), median(wall) - median(run));
     return 0;
 }

@@ -1,7 +1,6 @@
 // halfscope-cli info: what this machine can run, and how each format executes here.
 #include <cstdlib>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -24,8 +23,8 @@ std::vector<std::string> buildHighlights(const std::string& config) {
         size_t end = config.find('\n', start);
         if (end == std::string::npos) end = config.size();
         std::string line = config.substr(start, end - start);
-        for (const char* key : {"BLAS", "LAPACK", "MKL", "oneDNN", "OpenMP", "CPU capability",
-                                "CUDA", "CuDNN"}) {
+        for (const char* key :
+             {"BLAS", "LAPACK", "MKL", "oneDNN", "OpenMP", "CPU capability", "CUDA", "CuDNN"}) {
             if (line.find(key) != std::string::npos) {
                 auto b = line.find_first_not_of(" -");
                 out.push_back(b == std::string::npos ? line : line.substr(b));
@@ -61,9 +60,12 @@ int runInfo(const Args& args) {
         j["torch_build"] = highlights;
         j["threads"] = e.threads;
         j["omp_wait_policy"] = ompWaitPolicy();
-        j["cpu"] = {{"model", e.cpu.model},       {"cores", e.cpu.cores},
-                    {"avx2", e.cpu.avx2},         {"avx512f", e.cpu.avx512f},
-                    {"avx512_bf16", e.cpu.avx512bf16}, {"amx_bf16", e.cpu.amxBf16},
+        j["cpu"] = {{"model", e.cpu.model},
+                    {"cores", e.cpu.cores},
+                    {"avx2", e.cpu.avx2},
+                    {"avx512f", e.cpu.avx512f},
+                    {"avx512_bf16", e.cpu.avx512bf16},
+                    {"amx_bf16", e.cpu.amxBf16},
                     {"f16c", e.cpu.f16c},
                     {"bf16_instructions", cpuHasBf16Instructions()},
                     {"bf16_mode", cpuBf16Name(cpuBf16Mode())},
@@ -111,7 +113,8 @@ int runInfo(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg({"info", "LibTorch build, threads, CPU features and devices",
+const Registrar reg({"info",
+                     "LibTorch build, threads, CPU features and devices",
                      "usage: halfscope-cli info [--json] [--threads N] [--cpu-bf16 MODE]\n\n"
                      "Prints the LibTorch version and build (BLAS, oneDNN, OpenMP), the intra-op\n"
                      "thread count, CPU features (avx512_bf16, amx), how each format runs on the\n"

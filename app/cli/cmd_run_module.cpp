@@ -115,7 +115,8 @@ std::string usage() {
            "Exit code 1 when an output holds NaN or Inf.\n";
 }
 
-const Registrar reg({"run-module", "run one component folder on saved inputs", usage(), runModule, {}});
+const Registrar reg(
+    {"run-module", "run one component folder on saved inputs", usage(), runModule, {}});
 
 }  // namespace
 }  // namespace hs::cli

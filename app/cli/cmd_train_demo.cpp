@@ -18,8 +18,7 @@ extern "C" void onSignal(int) {
 
 int runTrainDemo(const Args& args) {
     args.allowOnly({"out", "minutes", "resume", "seed", "vae-steps", "dit-steps", "vae-batch",
-                    "dit-batch", "encoded-scenes", "decoder-steps", "decoder-batch",
-                    "json"});
+                    "dit-batch", "encoded-scenes", "decoder-steps", "decoder-batch", "json"});
     demo::TrainOptions o;
     o.outDir = args.require("out");
     o.minutes = args.getDouble("minutes", 0);

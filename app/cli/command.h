@@ -32,6 +32,7 @@ public:
     // Rejects options not in `known` nor global (--threads, --cpu-bf16): a typo must not
     // silently fall back to a default.
     void allowOnly(const std::vector<std::string>& known) const;
+
 private:
     std::multimap<std::string, std::string> m_opts;
     std::vector<std::string> m_positional;

@@ -149,7 +149,8 @@ int main(int argc, char** argv) {
         }
         if (auto m = args.get("cpu-bf16")) {
             const auto mode = hs::parseCpuBf16(*m);
-            if (!mode) throw UsageError("--cpu-bf16 must be emulated, native or auto, got '" + *m + "'");
+            if (!mode)
+                throw UsageError("--cpu-bf16 must be emulated, native or auto, got '" + *m + "'");
             hs::setCpuBf16Mode(*mode);
         }
         return cmd->run(args);

@@ -15,9 +15,9 @@
 #include <optional>
 
 #include "main_window.h"
+#include "numerics/cpu_bf16.h"
 #include "precision_panel.h"
 #include "prompt_panel.h"
-#include "numerics/cpu_bf16.h"
 #include "runtime/runtime.h"
 #include "settings_dialog.h"
 #include "studio.h"

@@ -25,11 +25,11 @@
 #include "layer_heatmap.h"
 #include "log_panel.h"
 #include "model_panel.h"
+#include "numerics/cpu_bf16.h"
 #include "precision_panel.h"
 #include "preview_strip.h"
 #include "prompt_panel.h"
 #include "run_history.h"
-#include "numerics/cpu_bf16.h"
 #include "runtime/demo_location.h"
 #include "runtime/devices.h"
 #include "settings_dialog.h"
@@ -225,8 +225,8 @@ void MainWindow::applyCpuBf16(const QString& mode) {
     if (!m || *m == hs::cpuBf16Mode()) return;
     hs::setCpuBf16Mode(*m);
     m_views->precision->setDevices(deviceChoices());
-    m_views->log->info(tr("bf16 on the CPU: %1").arg(QString::fromStdString(hs::cpuBf16Description())),
-                       "load");
+    m_views->log->info(
+        tr("bf16 on the CPU: %1").arg(QString::fromStdString(hs::cpuBf16Description())), "load");
     if (m_studio->model()) m_studio->openModel(m_studio->model()->dir);  // weights convert at load
 }
 

@@ -136,8 +136,7 @@ void Studio::onLoaded(const LoadedModel& m) {
             tr("Loaded %1 for the plan %2: %3").arg(m.dir, m.effectivePlan, parts.join(", ")),
             "load");
     else if (m.reloaded.isEmpty())
-        m_v.log->info(tr("Plan %1: every component kept its weights").arg(m.effectivePlan),
-                      "load");
+        m_v.log->info(tr("Plan %1: every component kept its weights").arg(m.effectivePlan), "load");
     else
         m_v.log->info(tr("Plan %1: converted %2 again, kept the other components")
                           .arg(m.effectivePlan, m.reloaded.join(", ")),

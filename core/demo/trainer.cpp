@@ -280,8 +280,8 @@ bool Trainer::runPhase(const Phase& p) {
         if (p.afterStep) p.afterStep();
         if (m_st.step % 25 == 0 || m_st.step + 1 == p.total) {
             const double per = seconds(t0) / double(std::max(1, m_st.step + 1 - firstStep));
-            log(p.name + " step " + std::to_string(m_st.step + 1) + "/" +
-                std::to_string(p.total) + "  loss " + fmt(loss.item<double>()) + "  " +
+            log(p.name + " step " + std::to_string(m_st.step + 1) + "/" + std::to_string(p.total) +
+                "  loss " + fmt(loss.item<double>()) + "  " +
                 (p.extra ? p.extra(loss) + "  " : std::string()) + fmt(per, 3) + " s/step");
         }
         maybeSave(false, p.opt);
@@ -389,11 +389,10 @@ void Trainer::exportModel() {
     std::ostringstream summary;
     summary << "## Training\n\n"
             << "- seed " << m_o.seed << "; VAE " << m_o.vaeSteps << " steps at batch "
-            << m_o.vaeBatch << "; text encoder + transformer " << m_o.ditSteps
-            << " steps at batch " << m_o.ditBatch << " (EMA " << m_o.emaDecay
-            << "), caption dropout " << m_o.captionDropout << "; VAE decoder alone "
-            << m_o.decoderSteps << " steps at batch " << m_o.decoderBatch
-            << ", object pixels weighted 10x\n"
+            << m_o.vaeBatch << "; text encoder + transformer " << m_o.ditSteps << " steps at batch "
+            << m_o.ditBatch << " (EMA " << m_o.emaDecay << "), caption dropout "
+            << m_o.captionDropout << "; VAE decoder alone " << m_o.decoderSteps
+            << " steps at batch " << m_o.decoderBatch << ", object pixels weighted 10x\n"
             << "- VAE held-out PSNR " << fmt(m_result.vaePsnr, 3) << " dB\n"
             << "- latent scaling_factor " << fmt(m_st.scaling) << ", shift_factor "
             << fmt(m_st.shift) << "\n";

@@ -120,8 +120,7 @@ public:
                                 ": a second text encoder (T5, as in FLUX.1) is not supported "
                                 "yet; this build runs single-encoder Flux-style pipelines");
         m_textEncoder = &roleOf<TextEncoderComponent>(c, "text_encoder", "a text encoder");
-        m_transformer =
-            &roleOf<FluxTransformerComponent>(c, "transformer", "a Flux transformer");
+        m_transformer = &roleOf<FluxTransformerComponent>(c, "transformer", "a Flux transformer");
         m_vae = &roleOf<VaeComponent>(c, "vae", "a VAE");
         const auto& fc = m_transformer->model->config();
         const int64_t width = m_textEncoder->width();

@@ -5,14 +5,14 @@
 // Pipeline (pipeline/) keeps what they share: loading, the step loop, probes, previews,
 // cancellation, the VAE decode and the run record. A new shape is one strategy plus one line
 // in denoising/strategies.cpp (see docs/ADDING_A_MODEL.md).
+#include <torch/torch.h>
+
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "io/model_folder.h"
 #include "models/registry.h"

@@ -28,7 +28,7 @@ struct DeviceInfo {
     // bf16 costs no more time than the device's fastest format: CUDA >= 8.0, or any CPU
     // (emulated bf16 runs at fp32's speed there, and fp16 is emulated too).
     bool bf16Cheap() const;
-    bool fp16Fast() const;    // CUDA >= 7.0
+    bool fp16Fast() const;  // CUDA >= 7.0
     // How `f` executes here: CPU fp16 is emulated, CPU bf16 as cpuBf16 says; CUDA bf16 below 8.0
     // is treated as emulated.
     Execution executionOf(Format f) const;

@@ -47,7 +47,8 @@ std::shared_ptr<const Family> FamilyRegistry::require(const std::string& classNa
 std::vector<std::string> FamilyRegistry::classNames() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     std::vector<std::string> out;
-    for (const auto& f : m_families) out.insert(out.end(), f->classNames.begin(), f->classNames.end());
+    for (const auto& f : m_families)
+        out.insert(out.end(), f->classNames.begin(), f->classNames.end());
     return out;
 }
 

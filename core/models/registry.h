@@ -3,14 +3,14 @@
 // (diffusers "_class_name", transformers "architectures"). A family is one folder under models/
 // plus one line in models/families.cpp (see docs/ADDING_A_MODEL.md); `run-module`, the pipeline
 // and `inspect` look families up here and never name one.
+#include <torch/torch.h>
+
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 #include "models/common/named_tensors.h"
 #include "models/common/weights.h"

@@ -9,7 +9,9 @@ PrecisionPolicy::PrecisionPolicy(PrecisionPlan plan, torch::Device device)
                       device.is_cuda() ? Execution::Native : cpuBf16Execution()) {}
 
 PrecisionPolicy::PrecisionPolicy(PrecisionPlan plan, torch::Device device, Execution bf16)
-    : m_plan(std::move(plan)), m_device(device), m_bf16(device.is_cuda() ? Execution::Native : bf16) {}
+    : m_plan(std::move(plan)),
+      m_device(device),
+      m_bf16(device.is_cuda() ? Execution::Native : bf16) {}
 
 Execution PrecisionPolicy::executionOf(Format f) const {
     if (f == Format::BF16) return m_bf16;

@@ -11,8 +11,6 @@
 namespace hs {
 namespace {
 
-
-
 // Decimal units, as the limit variable and file managers use them.
 std::string human(uint64_t bytes) {
     std::ostringstream o;
@@ -65,8 +63,7 @@ void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>
     std::ostringstream msg;
     msg << dir << ": the weights need " << human(need) << " in this plan (";
     for (size_t i = 0; i < parts.size(); ++i)
-        msg << (i ? ", " : "") << parts[i].name << " "
-            << human(weightBytes({parts[i]}, policy));
+        msg << (i ? ", " : "") << parts[i].name << " " << human(weightBytes({parts[i]}, policy));
     msg << "), plus room for activations, but only " << human(*budget)
         << (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") ? " is allowed (HALFSCOPE_MEMORY_LIMIT_MB)"
                                                      : " of memory is available")

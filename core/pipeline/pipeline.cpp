@@ -79,8 +79,8 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
     p->m_dir = dir;
     p->m_device = device;
     p->m_folder = openPipeline(dir);
-    p->m_strategy = StrategyRegistry::global().make(p->m_folder.className,
-                                                    dir + "/model_index.json");
+    p->m_strategy =
+        StrategyRegistry::global().make(p->m_folder.className, dir + "/model_index.json");
     const auto wanted = p->m_strategy->componentSlots();
     for (const auto& slot : wanted) {
         const PipelineComponent* c = p->m_folder.find(slot.name);
@@ -209,8 +209,8 @@ torch::Tensor Pipeline::projectLatents(const torch::Tensor& latents) const {
     if (!f.defined()) return {};
     const int64_t c = latents.size(1);
     auto x = latents[0].to(torch::kFloat32).cpu().permute({1, 2, 0});  // [h, w, C]
-    auto rgb = torch::matmul(x, f.slice(0, 0, c)) + f[c];               // [h, w, 3]
-    return rgb.permute({2, 0, 1}).contiguous();                         // [3, h, w]
+    auto rgb = torch::matmul(x, f.slice(0, 0, c)) + f[c];              // [h, w, 3]
+    return rgb.permute({2, 0, 1}).contiguous();                        // [3, h, w]
 }
 
 torch::Tensor Pipeline::decode(const torch::Tensor& latents, ProbeContext& probes) {

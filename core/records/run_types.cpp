@@ -21,8 +21,8 @@ std::string roleName(Role r) {
 }
 
 std::optional<Role> parseRole(const std::string& text) {
-    for (Role r : {Role::TextEncoder, Role::TextEncoder2, Role::Denoiser, Role::Vae,
-                   Role::Adapter, Role::Other})
+    for (Role r : {Role::TextEncoder, Role::TextEncoder2, Role::Denoiser, Role::Vae, Role::Adapter,
+                   Role::Other})
         if (text == roleName(r)) return r;
     return std::nullopt;
 }

@@ -4,8 +4,8 @@
 // be recomputed, are read back too. No LibTorch.
 #include <nlohmann/json.hpp>
 
-#include "report/json_in.h"
 #include "records/report_types.h"
+#include "report/json_in.h"
 
 namespace hs {
 

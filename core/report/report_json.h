@@ -5,8 +5,8 @@
 // can be read back and rendered again. No LibTorch.
 #include <string>
 
-#include "report/record_json.h"
 #include "records/report_types.h"
+#include "report/record_json.h"
 
 namespace hs {
 

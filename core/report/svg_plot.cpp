@@ -196,9 +196,9 @@ void writeMarks(std::ostringstream& s, const Frame& f, const PlotOptions& o) {
         const double x = f.X(m.x);
         s << "<g><title>" << esc(m.label) << "</title><line x1=\"" << f1(x) << "\" y1=\"" << f.top
           << "\" x2=\"" << f1(x) << "\" y2=\"" << f.top + f.ph << "\" stroke=\"" << m.color
-          << "\" stroke-opacity=\"0.35\" stroke-dasharray=\"2 3\"/><path d=\"M" << f1(x - 4)
-          << ' ' << f.top - 7 << " L" << f1(x + 4) << ' ' << f.top - 7 << " L" << f1(x) << ' '
-          << f.top - 1 << " Z\" fill=\"" << m.color << "\"/></g>";
+          << "\" stroke-opacity=\"0.35\" stroke-dasharray=\"2 3\"/><path d=\"M" << f1(x - 4) << ' '
+          << f.top - 7 << " L" << f1(x + 4) << ' ' << f.top - 7 << " L" << f1(x) << ' ' << f.top - 1
+          << " Z\" fill=\"" << m.color << "\"/></g>";
     }
 }
 

@@ -29,8 +29,8 @@ std::string cpuFeatureText(const CpuInfo& c);
 struct EnvironmentInfo {
     std::string halfscopeVersion;
     std::string torchVersion;
-    std::string torchConfig;  // at::show_config()
-    std::string parallelInfo; // at::get_parallel_info()
+    std::string torchConfig;   // at::show_config()
+    std::string parallelInfo;  // at::get_parallel_info()
     int threads = 0;
     bool cudaAvailable = false;
     std::vector<CudaDeviceInfo> cuda;

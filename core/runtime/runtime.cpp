@@ -2,11 +2,11 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "numerics/cpu_bf16.h"

@@ -6,10 +6,10 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
-#include <QLabel>
 #include <QTest>
 #include <cmath>
 #include <cstdio>
@@ -119,8 +119,8 @@ TEST_F(StudioTest, SwitchingCpuBf16ModeReloadsTheModelAndThePanelSaysSo) {
     };
     EXPECT_NE(execText().find("bf16, emulated"), std::string::npos) << execText();
     w->applyCpuBf16("native");
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return w->views().log->toPlainText().count("Loaded ") == 2; }, 60000));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w->views().log->toPlainText().count("Loaded ") == 2; },
+                                60000));
     EXPECT_NE(execText().find("bf16, native"), std::string::npos) << execText();
     hs::RunConfig cfg;
     w->views().prompt->applyTo(cfg);

@@ -344,7 +344,8 @@ TEST(ClipText, Fp16OverflowIsReportedAtTheLayer) {
 
 TEST(ClipText, ProbeNamesFollowTheComponentPrefix) {
     ProbeContext probes = contextFor("text_encoder_2=fp32", ProbeLevel::Op);
-    ClipTextModel model = loadClipText(golden().config, golden().weights, probes.policy(), "text_encoder_2");
+    ClipTextModel model =
+        loadClipText(golden().config, golden().weights, probes.policy(), "text_encoder_2");
     runClipText(model, golden().io, probes);
     std::set<std::string> names;
     for (const auto& r : probes.records()) names.insert(r.name);

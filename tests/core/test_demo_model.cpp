@@ -21,7 +21,9 @@ using namespace hs::demo;
 
 namespace {
 
-torch::Device cpu() { return torch::Device(torch::kCPU); }
+torch::Device cpu() {
+    return torch::Device(torch::kCPU);
+}
 
 FluxInputs demoFluxInputs(int64_t batch) {
     torch::manual_seed(3);
@@ -124,19 +126,21 @@ protected:
         e.residualScaleVae = 32768;
         exportDemoPipeline(s_dir, e);
     }
-    static void TearDownTestSuite() { std::filesystem::remove_all(std::filesystem::path(s_dir).parent_path()); }
+    static void TearDownTestSuite() {
+        std::filesystem::remove_all(std::filesystem::path(s_dir).parent_path());
+    }
     static std::string s_dir;
 };
 std::string DemoPipelineFolder::s_dir;
 
 TEST_F(DemoPipelineFolder, IsADiffusersStyleFolderInBf16) {
     namespace fs = std::filesystem;
-    for (const char* f : {"model_index.json", "README.md", "text_encoder/config.json",
-                          "text_encoder/model.safetensors", "tokenizer/vocab.json",
-                          "tokenizer/merges.txt", "transformer/config.json",
-                          "transformer/diffusion_pytorch_model.safetensors", "vae/config.json",
-                          "vae/diffusion_pytorch_model.safetensors",
-                          "scheduler/scheduler_config.json"})
+    for (const char* f :
+         {"model_index.json", "README.md", "text_encoder/config.json",
+          "text_encoder/model.safetensors", "tokenizer/vocab.json", "tokenizer/merges.txt",
+          "transformer/config.json", "transformer/diffusion_pytorch_model.safetensors",
+          "vae/config.json", "vae/diffusion_pytorch_model.safetensors",
+          "scheduler/scheduler_config.json"})
         EXPECT_TRUE(fs::exists(fs::path(s_dir) / f)) << f;
     auto st = SafetensorsFile::open(s_dir + "/transformer/diffusion_pytorch_model.safetensors");
     for (const auto& t : st->tensors()) EXPECT_EQ(t.dtype, StDType::BF16) << t.name;
@@ -193,7 +197,9 @@ TEST_F(DemoPipelineFolder, CancelStopsWithinOneStepAndBadSettingsAreRefused) {
     auto p = Pipeline::load(s_dir, PrecisionPlan(), cpu());
     struct StopAfterFirst : RunObserver {
         std::atomic<bool>* flag;
-        void onStep(const StepRecord&, const std::vector<ProbeRecord>&) override { flag->store(true); }
+        void onStep(const StepRecord&, const std::vector<ProbeRecord>&) override {
+            flag->store(true);
+        }
     } obs;
     std::atomic<bool> cancel{false};
     obs.flag = &cancel;

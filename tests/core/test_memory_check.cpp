@@ -46,7 +46,8 @@ TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
     for (const auto& n : tr.weights.names())
         if (n.rfind("transformer_blocks.0.", 0) == 0) block0 += tr.weights.info(n).numel();
     EXPECT_GT(block0, 0);
-    EXPECT_EQ(weightBytes(parts, PrecisionPolicy(mixed, cpu)), uint64_t(elements) * 2 + uint64_t(block0) * 2);
+    EXPECT_EQ(weightBytes(parts, PrecisionPolicy(mixed, cpu)),
+              uint64_t(elements) * 2 + uint64_t(block0) * 2);
 }
 
 TEST(MemoryCheck, APipelineThatDoesNotFitIsRefusedBeforeLoading) {

@@ -81,8 +81,7 @@ TEST(Probe, TakeRecordsKeepsTheFirstFailureAcrossSteps) {
 TEST(Probe, RecordsFormatAndExecutionOfEachPoint) {
     for (auto mode : {CpuBf16::Emulated, CpuBf16::Native}) {
         test::ScopedCpuBf16 m(mode);
-        ProbeContext p(PrecisionPlan::parse("vae=bf16,vae.decoder=fp16"), cpu(),
-                       ProbeLevel::Layer);
+        ProbeContext p(PrecisionPlan::parse("vae=bf16,vae.decoder=fp16"), cpu(), ProbeLevel::Layer);
         auto x = torch::full({2}, 1.00390625f);  // 1 + 2^-8: bf16 rounds it to 1
         auto y = p.point({"vae.encoder.conv_in", ProbeLevel::Layer}, x);
         p.point({"vae.decoder.conv_in", ProbeLevel::Layer}, torch::ones({2}));
@@ -101,7 +100,7 @@ TEST(Probe, ATensorRecordedTwiceIsReducedOnceUnlessItChanged) {
     auto x = torch::tensor({1.f, 2.f, 3.f});
     p.point({"vae.decoder.up_blocks.3.resnets.2", ProbeLevel::Layer}, x);
     p.point({"vae.decoder.up_blocks.3", ProbeLevel::Module}, x);  // the same tensor: same record
-    x.mul_(100);                                                // written in place since
+    x.mul_(100);                                                  // written in place since
     p.point({"vae.decoder.after", ProbeLevel::Layer}, x);
     auto view = x.view({3, 1});  // same memory, another shape
     view.index_put_({0, 0}, 1e6f);

@@ -26,8 +26,7 @@ namespace {
 // "ToyDenoiser": one linear map over the channels of every latent pixel, y = W x + b.
 class ToyModelImpl : public torch::nn::Module {
 public:
-    ToyModelImpl(int channels, const std::string& path)
-        : m_out(path + ".proj", ProbeLevel::Layer) {
+    ToyModelImpl(int channels, const std::string& path) : m_out(path + ".proj", ProbeLevel::Layer) {
         proj = register_module("proj", nn::Linear(channels, channels));
     }
     torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes) {  // [N, C] -> [N, C]
@@ -122,8 +121,8 @@ public:
     int sizeMultiple() const override { return m_vae->downFactor(); }
     std::unique_ptr<DenoisingRun> start(const RunConfig& cfg, const torch::Device&) override {
         const int f = m_vae->downFactor();
-        return std::make_unique<ToyRun>(cfg, *m_te, *m_toy, m_vae->latentChannels(),
-                                        cfg.height / f, cfg.width / f);
+        return std::make_unique<ToyRun>(cfg, *m_te, *m_toy, m_vae->latentChannels(), cfg.height / f,
+                                        cfg.width / f);
     }
 
 private:
@@ -141,7 +140,8 @@ fs::path writeToyComponent(const fs::path& dir, int channels, float scale) {
     fs::create_directories(dir);
     writeJson(dir / "config.json", {{"_class_name", "ToyDenoiser"}, {"channels", channels}});
     std::vector<std::pair<std::string, torch::Tensor>> w = {
-        {"proj.weight", torch::eye(channels) * scale}, {"proj.bias", torch::full({channels}, 0.5f)}};
+        {"proj.weight", torch::eye(channels) * scale},
+        {"proj.bias", torch::full({channels}, 0.5f)}};
     writeSafetensors((dir / "diffusion_pytorch_model.safetensors").string(), w);
     return dir;
 }
@@ -168,7 +168,8 @@ TEST(Registry, AToyFamilyRunsThroughRunModulesCodePath) {
     EXPECT_EQ(r.familyName, "toy denoiser");
     EXPECT_EQ(r.component, "denoiser");
     EXPECT_EQ(r.plan.toString(), "denoiser=fp32");
-    EXPECT_TRUE(torch::equal(r.outputs.at("out.y"), torch::tensor({{3.5f, 6.5f, 9.5f, 210000.5f}})));
+    EXPECT_TRUE(
+        torch::equal(r.outputs.at("out.y"), torch::tensor({{3.5f, 6.5f, 9.5f, 210000.5f}})));
     EXPECT_FALSE(r.firstNonFinite.has_value());
 
     // The same component in fp16: the input enters as fp16 (70000 -> Inf), the point is named.
@@ -262,14 +263,13 @@ TEST(ConfigBounds, SizesAreBoundedAndOverflowIsAnError) {
     // Past int's range: an error, not a truncation to 1410065408.
     EXPECT_THROW(cfgInt({{"hidden_size", 10000000000LL}}, "hidden_size", 1, 1, kMaxWidth),
                  ConfigError);
-    EXPECT_THROW(cfgInt({{"hidden_size", 18446744073709551615ULL}}, "hidden_size", 1, 1,
-                        kMaxWidth),
+    EXPECT_THROW(cfgInt({{"hidden_size", 18446744073709551615ULL}}, "hidden_size", 1, 1, kMaxWidth),
                  ConfigError);
     EXPECT_THROW(cfgInt({{"hidden_size", -5}}, "hidden_size", 1, 1, kMaxWidth), ConfigError);
     EXPECT_THROW(cfgInt({{"hidden_size", 1e9}}, "hidden_size", 1, 1, kMaxWidth), ConfigError);
-    EXPECT_THROW(cfgIntList({{"block_out_channels", {64, 1 << 30}}}, "block_out_channels", {}, 1,
-                            kMaxWidth),
-                 ConfigError);
+    EXPECT_THROW(
+        cfgIntList({{"block_out_channels", {64, 1 << 30}}}, "block_out_channels", {}, 1, kMaxWidth),
+        ConfigError);
     EXPECT_EQ(cfgInt({{"hidden_size", 3072}}, "hidden_size", 1, 1, kMaxWidth), 3072);
     // A corrupt value of a real family's config is refused at load, naming file and field.
     const fs::path dir = test::tempDir("bounded") + "/transformer";
@@ -308,7 +308,6 @@ TEST(ConfigBounds, WeightsAreCheckedAgainstTheConfigBeforeAllocating) {
         EXPECT_NE(m.find("has shape"), std::string::npos) << m;
         EXPECT_NE(m.find(dir.string()), std::string::npos) << m;
     }
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_LT(s, 20.0);  // building 1024 meta blocks; a real allocation would fail or swap
 }

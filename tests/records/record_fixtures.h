@@ -162,9 +162,10 @@ inline RunRecord makeRun(const FixtureOptions& o = {}) {
     r.effectivePlan = eff.toString();
     auto exec = [&](Format f) { return f == Format::FP16 ? o.fp16Execution : Execution::Native; };
     r.components = {
-        {"text_encoder", Role::TextEncoder, "CLIPTextModel", "BF16", 1200000, o.textFormat, exec(o.textFormat)},
-        {"transformer", Role::Denoiser, "FluxTransformer2DModel", "BF16", 12000000, o.transformerFormat,
-         exec(o.transformerFormat)},
+        {"text_encoder", Role::TextEncoder, "CLIPTextModel", "BF16", 1200000, o.textFormat,
+         exec(o.textFormat)},
+        {"transformer", Role::Denoiser, "FluxTransformer2DModel", "BF16", 12000000,
+         o.transformerFormat, exec(o.transformerFormat)},
         {"vae", Role::Vae, "AutoencoderKL", "F32", 3000000, o.vaeFormat, exec(o.vaeFormat)},
     };
     auto mag = o.magnitude ? o.magnitude

@@ -44,11 +44,12 @@ inline hs::RunConfig config(const std::string& prompt) {
 }
 
 inline std::vector<hs::ComponentInfo> components() {
-    return {
-        {"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "bf16", 123456, hs::Format::BF16, hs::Execution::Native},
-        {"transformer", hs::Role::Denoiser, "FluxTransformer2DModel", "bf16", 9876543, hs::Format::FP16,
-         hs::Execution::Emulated},
-        {"vae", hs::Role::Vae, "AutoencoderKL", "fp32", 55555, hs::Format::FP32, hs::Execution::Native}};
+    return {{"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "bf16", 123456,
+             hs::Format::BF16, hs::Execution::Native},
+            {"transformer", hs::Role::Denoiser, "FluxTransformer2DModel", "bf16", 9876543,
+             hs::Format::FP16, hs::Execution::Emulated},
+            {"vae", hs::Role::Vae, "AutoencoderKL", "fp32", 55555, hs::Format::FP32,
+             hs::Execution::Native}};
 }
 
 inline hs::StepRecord step(int i) {

@@ -20,11 +20,12 @@ namespace {
 ModelSummary demo(const QString& folder) {
     return {"halfscope-demo",
             folder,
-            {{"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "bf16", 1234567, hs::Format::BF16,
-              hs::Execution::Native},
-             {"transformer", hs::Role::Denoiser, "FluxTransformer2DModel", "bf16", 9876543, hs::Format::BF16,
-              hs::Execution::Native},
-             {"vae", hs::Role::Vae, "AutoencoderKL", "fp32", 950, hs::Format::FP32, hs::Execution::Native}}};
+            {{"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "bf16", 1234567,
+              hs::Format::BF16, hs::Execution::Native},
+             {"transformer", hs::Role::Denoiser, "FluxTransformer2DModel", "bf16", 9876543,
+              hs::Format::BF16, hs::Execution::Native},
+             {"vae", hs::Role::Vae, "AutoencoderKL", "fp32", 950, hs::Format::FP32,
+              hs::Execution::Native}}};
 }
 
 template <class T>

@@ -14,11 +14,12 @@
 namespace {
 
 std::vector<hs::ComponentInfo> fluxComponents() {
-    return {
-        {"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "bf16", 1000, hs::Format::BF16, hs::Execution::Native},
-        {"transformer", hs::Role::Denoiser, "FluxTransformer2DModel", "bf16", 5000, hs::Format::BF16,
-         hs::Execution::Native},
-        {"vae", hs::Role::Vae, "AutoencoderKL", "fp32", 800, hs::Format::FP32, hs::Execution::Native}};
+    return {{"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "bf16", 1000, hs::Format::BF16,
+             hs::Execution::Native},
+            {"transformer", hs::Role::Denoiser, "FluxTransformer2DModel", "bf16", 5000,
+             hs::Format::BF16, hs::Execution::Native},
+            {"vae", hs::Role::Vae, "AutoencoderKL", "fp32", 800, hs::Format::FP32,
+             hs::Execution::Native}};
 }
 
 QVector<DeviceChoice> devices() {
@@ -115,9 +116,10 @@ TEST(PrecisionPanel, PresetsSetEveryComponent) {
     EXPECT_EQ(spy.count(), 4);
 
     // A UNet model: the denoiser preset targets the unet.
-    panel.setComponents(
-        {{"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "fp16", 1, hs::Format::FP16, hs::Execution::Native},
-         {"unet", hs::Role::Denoiser, "UNet2DConditionModel", "fp16", 1, hs::Format::FP16, hs::Execution::Native}});
+    panel.setComponents({{"text_encoder", hs::Role::TextEncoder, "CLIPTextModel", "fp16", 1,
+                          hs::Format::FP16, hs::Execution::Native},
+                         {"unet", hs::Role::Denoiser, "UNet2DConditionModel", "fp16", 1,
+                          hs::Format::FP16, hs::Execution::Native}});
     child<QPushButton>(panel, "preset_transformer_fp16")->click();
     EXPECT_EQ(panel.planText(), "unet=fp16");
 }

@@ -58,7 +58,8 @@ TEST(SettingsDialog, StoresHowBf16RunsOnTheCpuAndExplainsEachChoice) {
         auto* note = d.findChild<QLabel*>("cpuBf16Note");
         ASSERT_TRUE(combo && note);
         EXPECT_EQ(combo->count(), 3);
-        EXPECT_TRUE(note->text().contains("same numbers on every CPU")) << note->text().toStdString();
+        EXPECT_TRUE(note->text().contains("same numbers on every CPU"))
+            << note->text().toStdString();
         d.setCpuHasBf16Instructions(false);
         combo->setCurrentIndex(combo->findData("native"));
         EXPECT_TRUE(note->text().contains("13x slower")) << note->text().toStdString();

@@ -16,9 +16,9 @@
 namespace {
 
 // The rows shown before a model is loaded: the demo model's components.
-const std::vector<hs::ComponentInfo> kDefaultComponents = {
-    {"text_encoder", hs::Role::TextEncoder}, {"transformer", hs::Role::Denoiser},
-    {"vae", hs::Role::Vae}};
+const std::vector<hs::ComponentInfo> kDefaultComponents = {{"text_encoder", hs::Role::TextEncoder},
+                                                           {"transformer", hs::Role::Denoiser},
+                                                           {"vae", hs::Role::Vae}};
 
 QString formatText(hs::Format f) {
     return QString::fromStdString(hs::formatName(f));

@@ -44,9 +44,10 @@ bool RunHistory::writeOutcome(qint64 id, const hs::RunRecord& r, QStringList* st
 
 bool RunHistory::writeRunRow(qint64 id, const hs::RunRecord& r) {
     QSqlDatabase db = QSqlDatabase::database(m_connection, false);
-    const QStringList cols = QStringList{"finished_utc", "state",     "verdict", "verdict_explanation",
-                                         "seconds",      "cancelled", "error"} +
-                             statsColumns("te_") + statsColumns("img_");
+    const QStringList cols =
+        QStringList{"finished_utc", "state",     "verdict", "verdict_explanation",
+                    "seconds",      "cancelled", "error"} +
+        statsColumns("te_") + statsColumns("img_");
     QStringList sets;
     for (const QString& c : cols) sets << c + QStringLiteral(" = ?");
     QSqlQuery q(db);

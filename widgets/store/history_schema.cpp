@@ -107,8 +107,9 @@ bool prepareSchema(QSqlDatabase& db, QString* error) {
     for (const QString& sql : statements) {
         if (!exec(db, sql, &sqlError)) {
             exec(db, QStringLiteral("ROLLBACK"), &sqlError);
-            *error = QCoreApplication::translate("RunHistory", "the tables could not be created: %1")
-                         .arg(sqlError);
+            *error =
+                QCoreApplication::translate("RunHistory", "the tables could not be created: %1")
+                    .arg(sqlError);
             return false;
         }
     }

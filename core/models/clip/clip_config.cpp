@@ -25,7 +25,8 @@ ClipTextConfig clipTextConfigFromJson(const nlohmann::json& config, bool hasProj
     c.intermediateSize = cfgInt(t, "intermediate_size", c.intermediateSize, 1, kMaxWidth);
     c.numAttentionHeads = cfgInt(t, "num_attention_heads", c.numAttentionHeads, 1, kMaxHeads);
     c.numHiddenLayers = cfgInt(t, "num_hidden_layers", c.numHiddenLayers, 1, kMaxLayers);
-    c.maxPositionEmbeddings = cfgInt(t, "max_position_embeddings", c.maxPositionEmbeddings, 1, kMaxPositions);
+    c.maxPositionEmbeddings =
+        cfgInt(t, "max_position_embeddings", c.maxPositionEmbeddings, 1, kMaxPositions);
     c.layerNormEps = cfgDouble(t, "layer_norm_eps", c.layerNormEps);
     // CLIPConfig keeps projection_dim at the top level (and copies it into text_config).
     c.projectionDim = cfgInt(t, "projection_dim", c.projectionDim, 1, kMaxWidth);

@@ -19,8 +19,9 @@ Family clipTextFamily() {
     f.classNames = {"CLIPTextModel", "CLIPTextModelWithProjection", "CLIPModel"};
     f.role = Role::TextEncoder;
     f.defaultComponent = "text_encoder";
-    f.io = "in.input_ids -> out.last_hidden_state, out.pooler_output, out.text_embeds, "
-           "out.hidden_states.N";
+    f.io =
+        "in.input_ids -> out.last_hidden_state, out.pooler_output, out.text_embeds, "
+        "out.hidden_states.N";
     f.build = [](const ComponentSource& s, const std::string& component) {
         const bool projection = s.weights.count("text_projection.weight") > 0;
         return std::make_shared<ClipTextComponent>(

@@ -24,14 +24,14 @@ ClipTextEmbeddingsImpl::ClipTextEmbeddingsImpl(const ClipTextConfig& cfg, const 
       m_nPosition(path + ".position_embedding", ProbeLevel::Op) {
     m_tokenEmbedding =
         register_module("token_embedding", nn::Embedding(cfg.vocabSize, cfg.hiddenSize));
-    m_positionEmbedding = register_module(
-        "position_embedding", nn::Embedding(cfg.maxPositionEmbeddings, cfg.hiddenSize));
+    m_positionEmbedding = register_module("position_embedding",
+                                          nn::Embedding(cfg.maxPositionEmbeddings, cfg.hiddenSize));
 }
 
 torch::Tensor ClipTextEmbeddingsImpl::forward(const torch::Tensor& ids, ProbeContext& probes) {
     const int64_t L = ids.size(1);
-    auto positions = torch::arange(L, ids.options().dtype(torch::kInt64));              // [L]
-    auto tok = probes.point(m_nToken, m_tokenEmbedding->forward(ids));                   // [B, L, D]
+    auto positions = torch::arange(L, ids.options().dtype(torch::kInt64));  // [L]
+    auto tok = probes.point(m_nToken, m_tokenEmbedding->forward(ids));      // [B, L, D]
     auto pos = probes.point(m_nPosition, m_positionEmbedding->forward(positions).unsqueeze(0));
     return probes.point(m_output, addAs(tok, pos, m_output, probes));  // [B, L, D]
 }
@@ -66,7 +66,7 @@ torch::Tensor ClipAttentionImpl::forward(const torch::Tensor& x, const torch::Te
     scores.mul_(scale).masked_fill_(causal, -std::numeric_limits<float>::infinity());  // [B,H,L,L]
     auto probs = torch::softmax(scores, -1).to(v.scalar_type());                       // [B,H,L,L]
     auto ctx = torch::matmul(probs, v).transpose(1, 2).reshape({B, L, m_heads * m_headDim});
-    ctx = probes.point(m_nSdpa, ctx);                       // [B, L, D]
+    ctx = probes.point(m_nSdpa, ctx);                    // [B, L, D]
     return probes.point(m_output, m_out->forward(ctx));  // [B, L, D]
 }
 
@@ -83,7 +83,7 @@ torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x, ProbeContext& probes)
     auto h = probes.point(m_nFc1, m_fc1->forward(x));  // [B, L, I]
     // transformers QuickGELUActivation: x * sigmoid(1.702 x); GELUActivation: exact erf form.
     h = m_act == ClipActivation::QuickGelu ? h * torch::sigmoid(1.702 * h) : torch::gelu(h);
-    h = probes.point(m_nAct, h);                          // [B, L, I]
+    h = probes.point(m_nAct, h);                       // [B, L, I]
     return probes.point(m_output, m_fc2->forward(h));  // [B, L, D]
 }
 
@@ -102,10 +102,10 @@ ClipEncoderLayerImpl::ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std:
 torch::Tensor ClipEncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& causal,
                                             ProbeContext& probes) {
     auto h = probes.point(m_nLn1, m_layerNorm1->forward(x));  // [B, L, D]
-    h = m_selfAttn->forward(h, causal, probes);                // [B, L, D]
+    h = m_selfAttn->forward(h, causal, probes);               // [B, L, D]
     auto r = probes.point(m_nResidual, addAs(x, h, m_nResidual, probes));
-    h = probes.point(m_nLn2, m_layerNorm2->forward(r));                   // [B, L, D]
-    h = m_mlp->forward(h, probes);                                         // [B, L, D]
+    h = probes.point(m_nLn2, m_layerNorm2->forward(r));            // [B, L, D]
+    h = m_mlp->forward(h, probes);                                 // [B, L, D]
     return probes.point(m_output, addAs(r, h, m_output, probes));  // [B, L, D]
 }
 
@@ -151,8 +151,8 @@ ClipTextOutput ClipTextModelImpl::forward(const torch::Tensor& ids, ProbeContext
     ClipTextOutput out;
     auto h = m_embeddings->forward(ids, probes);  // [B, L, D]
     out.hiddenStates.push_back(h);
-    auto causal = torch::ones({L, L}, ids.options().dtype(torch::kBool)).triu(1);  // [L, L]
-    h = m_encoder->forward(h, causal, probes, out.hiddenStates);                   // [B, L, D]
+    auto causal = torch::ones({L, L}, ids.options().dtype(torch::kBool)).triu(1);    // [L, L]
+    h = m_encoder->forward(h, causal, probes, out.hiddenStates);                     // [B, L, D]
     out.lastHiddenState = probes.point(m_nFinalNorm, m_finalLayerNorm->forward(h));  // [B, L, D]
     // CLIPTextTransformer pooling: legacy configs (eos_token_id == 2) take argmax(input_ids),
     // where CLIP's end-of-text token (the largest id) sits; others the first eos position.

@@ -19,11 +19,11 @@ std::string shown(const nlohmann::json& v) {
 
 int boundedInt(const nlohmann::json& v, const char* key, int lo, int hi, const char* what) {
     if (!v.is_number_integer()) wrongType(key, what, v);
-    const bool tooLarge = v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(int64_t(hi))
-                                                 : v.get<int64_t>() > hi;
+    const bool tooLarge =
+        v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(int64_t(hi)) : v.get<int64_t>() > hi;
     if (tooLarge || (!v.is_number_unsigned() && v.get<int64_t>() < lo))
-        throw ConfigError(std::string("config.json: '") + key + "' is " + shown(v) +
-                          ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
+        throw ConfigError(std::string("config.json: '") + key + "' is " + shown(v) + ", outside " +
+                          std::to_string(lo) + ".." + std::to_string(hi));
     return int(v.get<int64_t>());
 }
 

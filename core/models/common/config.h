@@ -3,11 +3,10 @@
 // upper bound on every size, checked before anything is built ("config.json: 'num_layers' is
 // 1000000000, more than 1024"). An integer that does not fit the field is an error, never a
 // truncation.
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace hs {
 
@@ -20,12 +19,12 @@ public:
 // Bounds far above every released model (FLUX.1: 3072 wide, 19 + 38 blocks; T5-XXL: 10240-wide
 // feed-forward, 24 layers; SDXL: 2560 channels; Qwen-Image: 60 blocks) and low enough that a
 // corrupt value fails at once instead of allocating.
-constexpr int kMaxLayers = 1024;           // blocks, layers, resnets per block, levels
-constexpr int kMaxWidth = 1 << 17;         // hidden sizes, channels, feed-forward widths
-constexpr int kMaxHeads = 4096;            // attention heads, norm groups
-constexpr int kMaxVocabulary = 1 << 24;    // token ids
-constexpr int kMaxPositions = 1 << 20;     // sequence lengths, image sizes
-constexpr int kMaxPatch = 64;              // patch sizes, kernel sizes
+constexpr int kMaxLayers = 1024;         // blocks, layers, resnets per block, levels
+constexpr int kMaxWidth = 1 << 17;       // hidden sizes, channels, feed-forward widths
+constexpr int kMaxHeads = 4096;          // attention heads, norm groups
+constexpr int kMaxVocabulary = 1 << 24;  // token ids
+constexpr int kMaxPositions = 1 << 20;   // sequence lengths, image sizes
+constexpr int kMaxPatch = 64;            // patch sizes, kernel sizes
 
 // An integer field in [lo, hi]; `fallback` when the field is absent or null.
 int cfgInt(const nlohmann::json& j, const char* key, int fallback, int lo, int hi);

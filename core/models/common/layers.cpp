@@ -37,7 +37,9 @@ MetaConstruction::~MetaConstruction() {
 }
 
 torch::TensorOptions parameterOptions() {
-    return torch::TensorOptions().dtype(torch::kFloat32).device(t_meta ? torch::kMeta : torch::kCPU);
+    return torch::TensorOptions()
+        .dtype(torch::kFloat32)
+        .device(t_meta ? torch::kMeta : torch::kCPU);
 }
 
 LinearImpl::LinearImpl(int64_t in, int64_t out, bool withBias) {
@@ -56,7 +58,8 @@ void LinearImpl::resetParameters() {
 Conv2dImpl::Conv2dImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding,
                        bool withBias)
     : m_stride(stride), m_padding(padding) {
-    weight = register_parameter("weight", torch::empty({out, in, kernel, kernel}, parameterOptions()));
+    weight =
+        register_parameter("weight", torch::empty({out, in, kernel, kernel}, parameterOptions()));
     if (withBias) bias = register_parameter("bias", torch::empty({out}, parameterOptions()));
 }
 
@@ -132,12 +135,18 @@ void EmbeddingImpl::resetParameters() {
 
 void initialiseForTraining(torch::nn::Module& module) {
     for (auto& m : module.modules(/*include_self=*/true)) {
-        if (auto* l = m->as<LinearImpl>()) l->resetParameters();
-        else if (auto* c = m->as<Conv2dImpl>()) c->resetParameters();
-        else if (auto* n = m->as<LayerNormImpl>()) n->resetParameters();
-        else if (auto* g = m->as<GroupNormImpl>()) g->resetParameters();
-        else if (auto* e = m->as<EmbeddingImpl>()) e->resetParameters();
-        else if (auto* r = m->as<RMSNormImpl>()) r->resetParameters();
+        if (auto* l = m->as<LinearImpl>())
+            l->resetParameters();
+        else if (auto* c = m->as<Conv2dImpl>())
+            c->resetParameters();
+        else if (auto* n = m->as<LayerNormImpl>())
+            n->resetParameters();
+        else if (auto* g = m->as<GroupNormImpl>())
+            g->resetParameters();
+        else if (auto* e = m->as<EmbeddingImpl>())
+            e->resetParameters();
+        else if (auto* r = m->as<RMSNormImpl>())
+            r->resetParameters();
     }
 }
 

@@ -13,8 +13,7 @@ void checkInputKeys(const NamedTensors& inputs, const std::vector<std::string>& 
         if (ok) continue;
         std::string list;
         for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        throw InputError("unexpected input '" + kv.first + "' (" + family + " takes " + list +
-                         ")");
+        throw InputError("unexpected input '" + kv.first + "' (" + family + " takes " + list + ")");
     }
 }
 

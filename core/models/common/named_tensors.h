@@ -1,12 +1,12 @@
 #pragma once
 // Tensors by the key names of the golden files and `halfscope-cli run-module`: inputs "in.*",
 // outputs "out.*"; and the checks that name the key and the expected shape of a bad input.
+#include <torch/torch.h>
+
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 namespace hs {
 

@@ -2,11 +2,11 @@
 // Loading checkpoint tensors into LibTorch modules whose named_parameters() equal the
 // checkpoint keys, each parameter converted straight from its stored dtype into the format the
 // precision policy gives its module (emulated formats: fp32 storage of values rounded to them).
+#include <torch/torch.h>
+
 #include <map>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "io/safetensors.h"
 #include "models/common/layers.h"

@@ -74,8 +74,7 @@ FluxAttentionImpl::FluxAttentionImpl(int64_t dim, int heads, int headDim, bool j
       m_sdpa(path + ".sdpa", ProbeLevel::Op),
       m_addOut(path + ".to_add_out", ProbeLevel::Layer) {
     const int64_t inner = int64_t(heads) * headDim;
-    auto points = [&](const char* q, const char* k, const char* v, const char* nq,
-                      const char* nk) {
+    auto points = [&](const char* q, const char* k, const char* v, const char* nq, const char* nk) {
         auto op = [&](const char* n) { return ProbePoint(path + "." + n, ProbeLevel::Op); };
         return QkvPoints{op(q), op(k), op(v), op(nq), op(nk)};
     };
@@ -137,9 +136,9 @@ FluxAttentionOut FluxAttentionImpl::forward(const torch::Tensor& x, const torch:
         out.hidden = probes.point(m_out, o);  // [B, L, D]
         return out;
     }
-    o = probes.point(m_sdpa, o);  // [B, L_txt + L_img, H * Dh]
-    auto ctx = o.narrow(1, 0, lt);                // [B, L_txt, H * Dh]
-    auto img = o.narrow(1, lt, L - lt);           // [B, L_img, H * Dh]
+    o = probes.point(m_sdpa, o);                                     // [B, L_txt + L_img, H * Dh]
+    auto ctx = o.narrow(1, 0, lt);                                   // [B, L_txt, H * Dh]
+    auto img = o.narrow(1, lt, L - lt);                              // [B, L_img, H * Dh]
     out.hidden = probes.point(m_out, to_out0->forward(img));         // [B, L_img, D]
     out.context = probes.point(m_addOut, to_add_out->forward(ctx));  // [B, L_txt, D]
     return out;

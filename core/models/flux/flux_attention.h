@@ -1,6 +1,7 @@
 #pragma once
-// Attention of the Flux blocks: diffusers Attention with qk nn::RMSNorm run by FluxAttnProcessor2_0,
-// the 3-axis rotary embedding (FluxPosEmbed, apply_rotary_emb) and one fused attention op.
+// Attention of the Flux blocks: diffusers Attention with qk nn::RMSNorm run by
+// FluxAttnProcessor2_0, the 3-axis rotary embedding (FluxPosEmbed, apply_rotary_emb) and one fused
+// attention op.
 #include <torch/torch.h>
 
 #include <string>

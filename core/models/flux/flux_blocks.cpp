@@ -16,11 +16,17 @@ FluxTransformerBlockImpl::FluxTransformerBlockImpl(int64_t dim, int heads, int h
     ff = register_module("ff", FeedForward(dim, path + ".ff"));
     ff_context = register_module("ff_context", FeedForward(dim, path + ".ff_context"));
     auto op = [&](const std::string& n) { return ProbePoint(path + n, ProbeLevel::Op); };
-    m_img = {op(".attn_gated"), op(".attn_residual"), op(".norm2"), op(".ff_gated"),
+    m_img = {op(".attn_gated"),
+             op(".attn_residual"),
+             op(".norm2"),
+             op(".ff_gated"),
              ProbePoint(path, ProbeLevel::Module),
              ModulatePoints(path + ".norm2", {path + ".norm2.modulated", ProbeLevel::Op})};
-    m_txt = {op(".context_attn_gated"), op(".context_attn_residual"), op(".norm2_context"),
-             op(".context_ff_gated"), ProbePoint(path + ".context", ProbeLevel::Module),
+    m_txt = {op(".context_attn_gated"),
+             op(".context_attn_residual"),
+             op(".norm2_context"),
+             op(".context_ff_gated"),
+             ProbePoint(path + ".context", ProbeLevel::Module),
              ModulatePoints(path + ".norm2_context",
                             {path + ".norm2_context.modulated", ProbeLevel::Op})};
 }
@@ -31,7 +37,7 @@ torch::Tensor FluxTransformerBlockImpl::tail(torch::Tensor x, const torch::Tenso
     // n.parts: shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp, each [B, D]
     auto g = probes.point(nm.attnGated,
                           asTypeOf(n.parts[2], x).unsqueeze(1) * asTypeOf(attnOut, x));  // [B,L,D]
-    x = probes.point(nm.attnResidual, x + g);                                           // [B,L,D]
+    x = probes.point(nm.attnResidual, x + g);                                            // [B,L,D]
     auto h = probes.point(nm.norm2, plainLayerNorm(x));       // norm2(_context)
     h = modulate(probes, nm.mod, h, n.parts[4], n.parts[3]);  // [B, L, D]
     auto f = ffMod->forward(h, probes);                       // [B, L, D]

@@ -14,8 +14,9 @@ Family fluxTransformerFamily() {
     f.classNames = {"FluxTransformer2DModel"};
     f.role = Role::Denoiser;
     f.defaultComponent = "transformer";
-    f.io = "in.hidden_states, in.encoder_hidden_states, in.pooled_projections, in.timestep, "
-           "in.guidance, in.img_ids, in.txt_ids -> out.sample";
+    f.io =
+        "in.hidden_states, in.encoder_hidden_states, in.pooled_projections, in.timestep, "
+        "in.guidance, in.img_ids, in.txt_ids -> out.sample";
     f.build = [](const ComponentSource& s, const std::string& component) {
         return std::make_shared<FluxTransformerComponent>(
             FluxTransformer(FluxConfig::fromJson(s.config), component));

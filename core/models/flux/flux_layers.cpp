@@ -28,9 +28,9 @@ ModulatePoints::ModulatePoints(const std::string& base, ProbePoint o)
 
 torch::Tensor modulate(ProbeContext& probes, const ModulatePoints& p, const torch::Tensor& x,
                        const torch::Tensor& scale, const torch::Tensor& shift) {
-    auto s = probes.point(p.onePlusScale, asTypeOf(scale, x) + 1);        // [B, D]
-    auto y = probes.point(p.scaled, x * s.unsqueeze(1));                  // [B, L, D]
-    return probes.point(p.out, y + asTypeOf(shift, x).unsqueeze(1));      // [B, L, D]
+    auto s = probes.point(p.onePlusScale, asTypeOf(scale, x) + 1);    // [B, D]
+    auto y = probes.point(p.scaled, x * s.unsqueeze(1));              // [B, L, D]
+    return probes.point(p.out, y + asTypeOf(shift, x).unsqueeze(1));  // [B, L, D]
 }
 
 torch::Tensor geluTanh(const torch::Tensor& x) {
@@ -106,8 +106,8 @@ FeedForwardImpl::FeedForwardImpl(int64_t dim, const std::string& path)
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     auto h = probes.point(m_proj, m_in->proj->forward(x));  // [B, L, 4D]
-    h = probes.point(m_act, geluTanh(h));                    // [B, L, 4D]
-    return probes.point(m_outPoint, m_out->forward(h));      // [B, L, D]
+    h = probes.point(m_act, geluTanh(h));                   // [B, L, 4D]
+    return probes.point(m_outPoint, m_out->forward(h));     // [B, L, D]
 }
 
 // ---- TimestepEmbedding / PixArtAlphaTextProjection ----

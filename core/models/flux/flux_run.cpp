@@ -1,6 +1,5 @@
 #include "models/flux/flux_run.h"
 
-
 namespace hs {
 
 namespace {
@@ -24,7 +23,8 @@ torch::Tensor ids(const NamedTensors& inputs, const std::string& key, int64_t L,
     auto it = inputs.find(key);
     if (it == inputs.end())
         throw InputError("missing input '" + key + "' (expected shape " + expected + ")");
-    if (it->second.dim() == 3) return checkInput(key, it->second, {-1, L, n}, expected).select(0, 0);
+    if (it->second.dim() == 3)
+        return checkInput(key, it->second, {-1, L, n}, expected).select(0, 0);
     return checkInput(key, it->second, {L, n}, expected);
 }
 
@@ -38,15 +38,16 @@ FluxInputs fluxInputsFrom(const FluxConfig& c, const NamedTensors& inputs,
                    "Flux");
     FluxInputs in;
     in.hiddenStates = requireInput(inputs, "in.hidden_states", {-1, -1, c.inChannels},
-                             "[B, L_img, " + std::to_string(c.inChannels) + "]");
+                                   "[B, L_img, " + std::to_string(c.inChannels) + "]");
     const int64_t B = in.hiddenStates.size(0), li = in.hiddenStates.size(1);
     const std::string b = std::to_string(B);
     in.encoderHiddenStates =
         requireInput(inputs, "in.encoder_hidden_states", {B, -1, c.jointAttentionDim},
-               "[" + b + ", L_txt, " + std::to_string(c.jointAttentionDim) + "]");
+                     "[" + b + ", L_txt, " + std::to_string(c.jointAttentionDim) + "]");
     const int64_t lt = in.encoderHiddenStates.size(1);
-    in.pooledProjections = requireInput(inputs, "in.pooled_projections", {B, c.pooledProjectionDim},
-                                  "[" + b + ", " + std::to_string(c.pooledProjectionDim) + "]");
+    in.pooledProjections =
+        requireInput(inputs, "in.pooled_projections", {B, c.pooledProjectionDim},
+                     "[" + b + ", " + std::to_string(c.pooledProjectionDim) + "]");
     in.timestep = perBatch(inputs, "in.timestep", B, "sigma in [0, 1]");
     if (c.guidanceEmbeds) in.guidance = perBatch(inputs, "in.guidance", B, "guidance scale");
     const int64_t axes = int64_t(c.axesDimsRope.size());

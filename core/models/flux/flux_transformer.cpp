@@ -13,11 +13,9 @@ FluxTransformerImpl::FluxTransformerImpl(const FluxConfig& c, const std::string&
       m_projOut(component + ".proj_out", ProbeLevel::Module) {
     const int64_t dim = c.innerDim();
     time_text_embed = register_module(
-        "time_text_embed",
-        FluxTimeTextEmbed(dim, c.pooledProjectionDim, c.guidanceEmbeds,
-                          component + ".time_text_embed"));
-    context_embedder =
-        register_module("context_embedder", nn::Linear(c.jointAttentionDim, dim));
+        "time_text_embed", FluxTimeTextEmbed(dim, c.pooledProjectionDim, c.guidanceEmbeds,
+                                             component + ".time_text_embed"));
+    context_embedder = register_module("context_embedder", nn::Linear(c.jointAttentionDim, dim));
     x_embedder = register_module("x_embedder", nn::Linear(c.inChannels, dim));
     transformer_blocks = register_module("transformer_blocks", torch::nn::ModuleList());
     for (int i = 0; i < c.numLayers; ++i) {
@@ -57,8 +55,8 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
     const int64_t lt = c.size(1), li = x.size(1);
     auto s = torch::cat({asTypeOf(c, x), x}, 1);  // [B, L_txt + L_img, D]
     for (auto& b : singleBlocks) s = b->forward(s, temb, rope, probes);
-    x = s.narrow(1, lt, li);                                                    // [B, L_img, D]
-    x = norm_out->forward(x, temb, probes);                                     // [B, L_img, D]
+    x = s.narrow(1, lt, li);                               // [B, L_img, D]
+    x = norm_out->forward(x, temb, probes);                // [B, L_img, D]
     return probes.point(m_projOut, proj_out->forward(x));  // [B, L_img, p*p*C]
 }
 

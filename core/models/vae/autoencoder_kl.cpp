@@ -43,8 +43,8 @@ VaeEncoderImpl::VaeEncoderImpl(const AutoencoderKLConfig& cfg, const std::string
 
 torch::Tensor VaeEncoderImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     auto h = probes.point(m_nConvIn, m_convIn->forward(x));  // [B, C0, H, W]
-    for (auto& b : m_blocks) h = b->forward(h, probes);  // [B, C_last, H/f, W/f]
-    h = m_midBlock->forward(h, probes);                  // [B, C_last, H/f, W/f]
+    for (auto& b : m_blocks) h = b->forward(h, probes);      // [B, C_last, H/f, W/f]
+    h = m_midBlock->forward(h, probes);                      // [B, C_last, H/f, W/f]
     h = probes.point(m_nNormOut, m_convNormOut->forward(h));
     h = probes.point(m_nAct, torch::silu_(h));
     return probes.point(m_nConvOut, m_convOut->forward(h));  // [B, 2Cl, h, w]
@@ -78,8 +78,8 @@ VaeDecoderImpl::VaeDecoderImpl(const AutoencoderKLConfig& cfg, const std::string
 
 torch::Tensor VaeDecoderImpl::forward(const torch::Tensor& z, ProbeContext& probes) {
     auto h = probes.point(m_nConvIn, m_convIn->forward(z));  // [B, C_last, h, w]
-    h = m_midBlock->forward(h, probes);                                         // [B, C_last, h, w]
-    for (auto& b : m_blocks) h = b->forward(h, probes);                         // [B, C0, h*f, w*f]
+    h = m_midBlock->forward(h, probes);                      // [B, C_last, h, w]
+    for (auto& b : m_blocks) h = b->forward(h, probes);      // [B, C0, h*f, w*f]
     h = probes.point(m_nNormOut, m_convNormOut->forward(h));
     h = probes.point(m_nAct, torch::silu_(h));
     return probes.point(m_nConvOut, m_convOut->forward(h));  // [B, 3, H, W]
@@ -117,8 +117,7 @@ VaeMoments AutoencoderKLImpl::encode(const torch::Tensor& x, ProbeContext& probe
     const auto& w = m_encoder->inputWeight();
     auto moments = m_encoder->forward(probes.enter(m_encoderIn, onDeviceOf(x, w), w),
                                       probes);  // [B, 2Cl, h, w]
-    if (m_quantConv)
-        moments = probes.point(m_nQuant, m_quantConv->forward(moments));
+    if (m_quantConv) moments = probes.point(m_nQuant, m_quantConv->forward(moments));
     // diffusers DiagonalGaussianDistribution: chunk along channels, clamp logvar.
     auto halves = moments.chunk(2, 1);
     VaeMoments m;
@@ -134,8 +133,7 @@ torch::Tensor AutoencoderKLImpl::decode(const torch::Tensor& z, ProbeContext& pr
     const auto& w = m_postQuantConv ? m_postQuantConv->weight : m_decoder->inputWeight();
     auto h = probes.enter(m_postQuantConv ? m_nPostQuant.name : m_decoderIn, onDeviceOf(z, w),
                           w);  // [B, Cl, h, w]
-    if (m_postQuantConv)
-        h = probes.point(m_nPostQuant, m_postQuantConv->forward(h));
+    if (m_postQuantConv) h = probes.point(m_nPostQuant, m_postQuantConv->forward(h));
     // diffusers Decoder casts the mid block's output to the up blocks' dtype; every layer here
     // casts its own input (asTypeOf), which covers that and any finer plan.
     return m_decoder->forward(h, probes);  // [B, out_channels, H, W]

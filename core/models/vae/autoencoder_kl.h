@@ -66,8 +66,9 @@ public:
     explicit AutoencoderKLImpl(AutoencoderKLConfig cfg, const std::string& component = "vae");
 
     // Image [B, in_channels, H, W] (values in [-1, 1]; H, W multiples of downFactor()) ->
-    // the diagonal Gaussian posterior (logvar clamped to [-30, 20] as diffusers does). Inputs of any floating dtype and device are moved to the
-    // weights' device; outputs are in the dtype of the last layer's weights.
+    // the diagonal Gaussian posterior (logvar clamped to [-30, 20] as diffusers does). Inputs of
+    // any floating dtype and device are moved to the weights' device; outputs are in the dtype of
+    // the last layer's weights.
     VaeMoments encode(const torch::Tensor& x, ProbeContext& probes);
     // Decoder-space latents [B, latent_channels, h, w] (already unscaled: see unscaleLatents())
     // -> image [B, out_channels, h * f, w * f] in the dtype of decoder.conv_out's weights.

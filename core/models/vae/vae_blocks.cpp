@@ -49,8 +49,8 @@ VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int 
 torch::Tensor VaeResnetBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, Cin, H, W]
     auto h = probes.point(m_nNorm1, m_norm1->forward(x));  // [B, Cin, H, W]
-    h = probes.point(m_nAct1, torch::silu_(h));       // in place: h is this block's own tensor
-    h = probes.point(m_nConv1, m_conv1->forward(h));  // [B, Cout, H, W]
+    h = probes.point(m_nAct1, torch::silu_(h));            // in place: h is this block's own tensor
+    h = probes.point(m_nConv1, m_conv1->forward(h));       // [B, Cout, H, W]
     h = probes.point(m_nNorm2, m_norm2->forward(h));
     h = probes.point(m_nAct2, torch::silu_(h));
     h = probes.point(m_nConv2, m_conv2->forward(h));  // [B, Cout, H, W]
@@ -84,10 +84,10 @@ torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& pr
     // x: [B, C, H, W]; diffusers AttnProcessor on a 4-D input: tokens are the H*W pixels.
     const int64_t B = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), L = H * W;
     auto h = probes.point(m_nNorm, m_groupNorm->forward(x));  // [B, C, H, W]
-    h = h.view({B, C, L}).transpose(1, 2).contiguous();                 // [B, L, C]
-    auto q = probes.point(m_nQ, m_toQ->forward(h));                 // [B, L, C]
-    auto k = probes.point(m_nK, m_toK->forward(h));                 // [B, L, C]
-    auto v = probes.point(m_nV, m_toV->forward(h));                 // [B, L, C]
+    h = h.view({B, C, L}).transpose(1, 2).contiguous();       // [B, L, C]
+    auto q = probes.point(m_nQ, m_toQ->forward(h));           // [B, L, C]
+    auto k = probes.point(m_nK, m_toK->forward(h));           // [B, L, C]
+    auto v = probes.point(m_nV, m_toV->forward(h));           // [B, L, C]
 
     // Scores and softmax are one fused op (as SDPA / flash attention run them on a GPU): they
     // stay in fp32 for half formats and get no probe point, so they are never rounded to the
@@ -126,8 +126,7 @@ torch::Tensor VaeDownsample2DImpl::forward(const torch::Tensor& x, ProbeContext&
     return probes.point(m_name, m_conv->forward(padded));
 }
 
-VaeUpsample2DImpl::VaeUpsample2DImpl(int channels, const std::string& path)
-    : m_name(path, kLayer) {
+VaeUpsample2DImpl::VaeUpsample2DImpl(int channels, const std::string& path) : m_name(path, kLayer) {
     m_conv = register_module("conv", vaeConv2dLayer(channels, channels, 3, 1, 1));
 }
 
