@@ -14,8 +14,13 @@
 #include <torch/torch.h>
 
 namespace hs {
-inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w);
+
+// Casts x to w's dtype when they differ (modules may hold blocks in different formats).
+inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w) {
+    return x.scalar_type() == w.scalar_type() ? x : x.to(w.scalar_type());
 }
+
+}  // namespace hs
 
 namespace hs::nn {
 
@@ -118,12 +123,3 @@ TORCH_MODULE(Embedding);
 void initialiseForTraining(torch::nn::Module& module);
 
 }  // namespace hs::nn
-
-namespace hs {
-
-// Casts x to w's dtype when they differ (modules may hold blocks in different formats).
-inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w) {
-    return x.scalar_type() == w.scalar_type() ? x : x.to(w.scalar_type());
-}
-
-}  // namespace hs
