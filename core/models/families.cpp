@@ -2,6 +2,7 @@
 #include "models/clip/clip_family.h"
 #include "models/flux/flux_family.h"
 #include "models/registry.h"
+#include "models/t5/t5_family.h"
 #include "models/vae/vae_family.h"
 
 namespace hs {
@@ -10,6 +11,7 @@ void registerBuiltinFamilies(FamilyRegistry& r) {
     r.add(clipTextFamily());
     r.add(fluxTransformerFamily());
     r.add(autoencoderKLFamily());
+    r.add(t5EncoderFamily());
 }
 
 }  // namespace hs

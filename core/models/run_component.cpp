@@ -15,9 +15,8 @@ ComponentRun runComponentFolder(const std::string& dir, const NamedTensors& inpu
     r.component = family->defaultComponent;
     r.className = folder.className;
     r.familyName = family->name;
-    r.plan.add(r.component, storedFormatOf(folder.weights));
-    if (o.precision) r.plan.set(r.component, *o.precision);
-    for (const auto& rule : o.rules.rules()) r.plan.set(rule.pattern, rule.format);
+    r.plan = effectivePlan({{r.component, o.precision.value_or(storedFormatOf(folder.weights))}},
+                           o.rules);
     const PrecisionPolicy policy(r.plan, o.device);
     r.execution = policy.executionFor(r.component);
 

@@ -1,5 +1,6 @@
 #include "numerics/precision_plan.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace hs {
@@ -61,10 +62,14 @@ PrecisionPlan PrecisionPlan::parse(const std::string& text) {
         trim(text, fb, fe);
         std::string fmtText = text.substr(fb, fe - fb);
         auto fmt = parseFormat(fmtText);
-        if (!fmt)
-            throw PlanParseError("unknown format '" + fmtText + "' (use fp32, bf16 or fp16)", fb,
-                                 index);
-        plan.m_rules.push_back({text.substr(pb, pe - pb), *fmt});
+        if (fmtText == "clamp")
+            plan.m_clamps.push_back(text.substr(pb, pe - pb));
+        else if (!fmt)
+            throw PlanParseError(
+                "unknown format '" + fmtText + "' (use fp32, bf16 or fp16, or the remedy clamp)",
+                fb, index);
+        else
+            plan.m_rules.push_back({text.substr(pb, pe - pb), *fmt});
         ++index;
         if (end == text.size()) break;
         start = end + 1;
@@ -78,7 +83,19 @@ std::string PrecisionPlan::toString() const {
         if (i) s += ',';
         s += m_rules[i].pattern + '=' + formatName(m_rules[i].format);
     }
+    for (const auto& c : m_clamps) s += (s.empty() ? "" : ",") + c + "=clamp";
     return s;
+}
+
+void PrecisionPlan::addClamp(const std::string& pattern) {
+    if (std::find(m_clamps.begin(), m_clamps.end(), pattern) == m_clamps.end())
+        m_clamps.push_back(pattern);
+}
+
+bool PrecisionPlan::clamps(const std::string& path) const {
+    for (const auto& c : m_clamps)
+        if (pathMatches(c, path)) return true;
+    return false;
 }
 
 bool globMatch(const std::string& p, const std::string& t) {
@@ -122,6 +139,7 @@ PrecisionPlan effectivePlan(const std::vector<std::pair<std::string, Format>>& s
     PrecisionPlan p;
     for (const auto& [component, format] : storedFormats) p.add(component, format);
     for (const auto& r : user.rules()) p.set(r.pattern, r.format);
+    for (const auto& c : user.clamps()) p.addClamp(c);
     return p;
 }
 

@@ -4,6 +4,12 @@
 // A rule matches a path when its pattern matches the path itself or one of its ancestors
 // ("transformer" matches "transformer.transformer_blocks.3.ff"). '*' matches any run of
 // characters, dots included. The last matching rule wins.
+//
+// A rule may also name a remedy instead of a format: "text_encoder_2=clamp" turns on the fp16
+// clamps a model family has (transformers' T5 clamps its residual stream to +-(65504 - 1000)
+// once it holds an Inf) inside the modules the pattern matches. Remedies are off unless a rule
+// asks for them, so a plan reproduces a model's overflow first and shows what each remedy
+// changes.
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -32,7 +38,8 @@ private:
 class PrecisionPlan {
 public:
     PrecisionPlan() = default;
-    explicit PrecisionPlan(std::vector<PlanRule> rules) : m_rules(std::move(rules)) {}
+    explicit PrecisionPlan(std::vector<PlanRule> rules, std::vector<std::string> clamps = {})
+        : m_rules(std::move(rules)), m_clamps(std::move(clamps)) {}
 
     // Throws PlanParseError naming the position of the first malformed rule.
     static PrecisionPlan parse(const std::string& text);
@@ -43,7 +50,13 @@ public:
     // every path anyway, so the plan means the same and reads shorter.
     void set(const std::string& pattern, Format f);
     const std::vector<PlanRule>& rules() const { return m_rules; }
-    bool empty() const { return m_rules.empty(); }
+    bool empty() const { return m_rules.empty() && m_clamps.empty(); }
+
+    // "pattern=clamp" rules, in order.
+    void addClamp(const std::string& pattern);
+    const std::vector<std::string>& clamps() const { return m_clamps; }
+    // True when a clamp rule matches `path` or one of its ancestors.
+    bool clamps(const std::string& path) const;
 
     // Format of the last rule matching `path`, or nullopt when no rule matches.
     std::optional<Format> resolve(const std::string& path) const;
@@ -51,15 +64,18 @@ public:
         return resolve(path).value_or(fallback);
     }
 
-    bool operator==(const PrecisionPlan& o) const { return m_rules == o.m_rules; }
+    bool operator==(const PrecisionPlan& o) const {
+        return m_rules == o.m_rules && m_clamps == o.m_clamps;
+    }
 
 private:
     std::vector<PlanRule> m_rules;
+    std::vector<std::string> m_clamps;
 };
 
 // The plan a pipeline runs: one rule per component giving its stored format, then the user's
-// rules (set(): a user rule with a component's own pattern replaces its default). The engine,
-// the CLI and the studio all build it here.
+// rules (set(): a user rule with a component's own pattern replaces its default) and remedies.
+// The engine, the CLI and the studio all build it here.
 PrecisionPlan effectivePlan(const std::vector<std::pair<std::string, Format>>& storedFormats,
                             const PrecisionPlan& user);
 

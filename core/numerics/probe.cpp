@@ -14,6 +14,15 @@ torch::Tensor ProbeContext::point(const ProbePoint& p, const torch::Tensor& x) {
     return y;
 }
 
+torch::Tensor ProbeContext::pointAs(const ProbePoint& p, Format format, const torch::Tensor& x) {
+    const bool record = m_recorder.records(p.level);
+    const Execution execution = m_policy.executionOf(format);
+    torch::Tensor y = x;
+    if (execution == Execution::Emulated && x.is_floating_point()) y = roundTo(x, format);
+    if (record && y.is_floating_point()) m_recorder.record(p, format, execution, y);
+    return y;
+}
+
 void ProbeRecorder::record(const ProbePoint& p, Format format, Execution execution,
                            const torch::Tensor& y) {
     ProbeRecord r;

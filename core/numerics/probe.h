@@ -79,6 +79,9 @@ public:
         : ProbeContext(PrecisionPolicy(std::move(plan), device), level) {}
 
     torch::Tensor point(const ProbePoint& p, const torch::Tensor& x);
+    // As point(), for a tensor whose format is not its path's: a residual sum that type
+    // promotion widened past its module's format (format of a + b, see promoted()).
+    torch::Tensor pointAs(const ProbePoint& p, Format format, const torch::Tensor& x);
     // A tensor entering module `path` whose weights are `like` (PrecisionPolicy::enter).
     torch::Tensor enter(const std::string& path, const torch::Tensor& x,
                         const torch::Tensor& like) const {

@@ -44,6 +44,10 @@ std::optional<Format> parseFormat(const std::string& text) {
     return std::nullopt;
 }
 
+Format promoted(Format a, Format b) {
+    return a == b ? a : Format::FP32;
+}
+
 std::string executionName(Execution e) {
     return e == Execution::Native ? "native" : "emulated";
 }

@@ -24,6 +24,9 @@ const FormatLimits& limitsOf(Format f);
 std::string formatName(Format f);  // "fp32", "bf16", "fp16"
 // Accepts fp32/float32/f32, bf16/bfloat16, fp16/float16/half/f16 (case-insensitive).
 std::optional<Format> parseFormat(const std::string& text);
+// The format of a + b under PyTorch's type promotion: the same format, else fp32 (fp16 + bf16
+// gives fp32 too). A residual stream that meets a layer kept in fp32 stays fp32 from there on.
+Format promoted(Format a, Format b);
 
 enum class Execution {
     Native,    // the backend has kernels: weights and activations live in the format

@@ -89,3 +89,23 @@ TEST(PrecisionPlan, SetReplacesARuleOfTheSamePatternWithoutChangingTheMeaning) {
          {"transformer.x_embedder", "transformer.transformer_blocks.2.ff", "vae.decoder"})
         EXPECT_EQ(p.resolve(path), q.resolve(path)) << path;
 }
+
+TEST(PrecisionPlan, ClampRulesAreRemediesBesideTheFormats) {
+    const auto p = PrecisionPlan::parse(
+        "text_encoder_2=fp16, text_encoder_2.encoder.block.1*=clamp,vae=fp32");
+    ASSERT_EQ(p.rules().size(), 2u);
+    EXPECT_EQ(p.clamps(), (std::vector<std::string>{"text_encoder_2.encoder.block.1*"}));
+    EXPECT_TRUE(p.clamps("text_encoder_2.encoder.block.1.layer.0"));
+    EXPECT_TRUE(p.clamps("text_encoder_2.encoder.block.12"));
+    EXPECT_FALSE(p.clamps("text_encoder_2.encoder.block.2"));
+    EXPECT_EQ(p.resolve("text_encoder_2.encoder.block.1"), Format::FP16);  // formats unchanged
+    EXPECT_EQ(p.toString(), "text_encoder_2=fp16,vae=fp32,text_encoder_2.encoder.block.1*=clamp");
+    EXPECT_EQ(PrecisionPlan::parse(p.toString()), p);
+    EXPECT_FALSE(PrecisionPlan::parse("a=clamp").empty());
+    EXPECT_FALSE(PrecisionPlan::parse("a=fp16,b=clamp") == PrecisionPlan::parse("a=fp16"));
+    // The pipeline's plan keeps the user's remedies after the stored formats.
+    const auto eff = effectivePlan({{"text_encoder_2", Format::BF16}}, p);
+    EXPECT_TRUE(eff.clamps("text_encoder_2.encoder.block.1"));
+    EXPECT_EQ(eff.resolve("text_encoder_2"), Format::FP16);
+    expectError("a=fp16,b=clip", 1, 9, "or the remedy clamp");
+}

@@ -25,7 +25,8 @@ torch::Tensor checkInput(const std::string& key, const torch::Tensor& t,
         throw InputError("input '" + key + "' has shape " +
                          (t.defined() ? shapeText(t.sizes()) : std::string("<undefined>")) +
                          ", expected " + expected);
-    if (!t.is_floating_point() && key.find("ids") == std::string::npos)
+    if (!t.is_floating_point() && key.find("ids") == std::string::npos &&
+        key.find("mask") == std::string::npos)
         throw InputError("input '" + key + "' must be a floating tensor, got " +
                          std::string(c10::toString(t.scalar_type())));
     return t;

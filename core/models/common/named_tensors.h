@@ -24,7 +24,7 @@ void checkInputKeys(const NamedTensors& inputs, const std::vector<std::string>& 
                     const std::string& family);
 
 // The tensor `key`, checked against `shape` (-1: any size); `expected` describes the shape for
-// the message. Floating unless the key names ids.
+// the message. Floating unless the key names ids or a mask.
 torch::Tensor requireInput(const NamedTensors& inputs, const std::string& key,
                            const std::vector<int64_t>& shape, const std::string& expected);
 // `t` checked as above.

@@ -1,0 +1,25 @@
+#pragma once
+// The T5 encoder family: transformers T5EncoderModel (FLUX.1's and SD3's text_encoder_2/3), and
+// the encoder of a full T5ForConditionalGeneration checkpoint.
+#include "models/roles.h"
+#include "models/t5/t5_encoder.h"
+
+namespace hs {
+
+class T5EncoderComponent : public TextEncoderComponent {
+public:
+    explicit T5EncoderComponent(T5EncoderModel m) : model(std::move(m)) {}
+    torch::nn::Module& module() override { return *model; }
+    // in.input_ids [B, L] integer, optional in.attention_mask [B, L] (1 token, 0 padding)
+    // -> out.last_hidden_state [B, L, D] float32.
+    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+    // Without a mask, as FluxPipeline encodes its padded prompt; no pooled output.
+    TextEncoding encode(const torch::Tensor& ids, ProbeContext& probes) override;
+    int64_t width() const override { return model->config().dModel; }
+
+    T5EncoderModel model;
+};
+
+Family t5EncoderFamily();
+
+}  // namespace hs
