@@ -7,11 +7,13 @@ PACKAGES=(
   libtorch-dev libopenblas0-openmp      # LibTorch 1.13 (CPU); OpenBLAS: ~30x faster fp32 matmul
   libtcmalloc-minimal4                  # tensor memory reuse: 3-4x faster large fp32 elementwise ops
   nlohmann-json3-dev libstb-dev
+  libsentencepiece-dev                  # T5's spiece.model (FLUX.1's second tokenizer)
   qt6-base-dev libqt6sql6-sqlite qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   linguist-qt6 libqcustomplot-dev
 )
 if [ "${1:-}" = "--tests" ]; then
   PACKAGES+=(libgtest-dev chromium)  # chromium: the HTML report test renders it headless
+  PACKAGES+=(sentencepiece)  # spm_train / spm_encode: the T5 tokenizer test's model and reference
 fi
 missing=()
 for p in "${PACKAGES[@]}"; do

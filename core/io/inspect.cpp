@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "io/model_folder.h"
+#include "models/single_file.h"
 
 namespace hs {
 
@@ -193,6 +194,26 @@ ComponentSummary inspectComponentFolder(const std::string& dir, const std::strin
     return c;
 }
 
+// The single-file layouts in `path`. Never throws: a file that matches no layout, or matches one
+// and fails to convert, is still inspected; the summary says why.
+SingleFileSummary summariseSingleFile(const std::string& path) {
+    SingleFileSummary s;
+    s.examined = true;
+    try {
+        const WeightMap all = weightMapOf(TensorSet::open(path));  // views: nothing is read
+        s.layouts = detectSingleFile(all);
+        if (s.layouts.empty()) return s;
+        const SingleFileContents f = convertSingleFile(all, path);
+        for (const auto& c : f.components)
+            s.components.push_back({c.slot, c.className, c.description});
+        s.notConverted = f.notConverted;
+        s.ignored = f.ignored;
+    } catch (const std::exception& e) {
+        s.error = e.what();
+    }
+    return s;
+}
+
 std::string baseName(const std::string& path) {
     fs::path p(path);
     if (!p.has_filename()) p = p.parent_path();  // "folder/" -> "folder"
@@ -212,6 +233,7 @@ InspectReport inspectPath(const std::string& path, const std::string& variant) {
         c.kind = "model";
         c.path = path;
         r.components.push_back(std::move(c));
+        r.singleFile = summariseSingleFile(path);
     } else if (isPipelineFolder(path)) {
         r.kind = "pipeline";
         PipelineFolder p = openPipeline(path);

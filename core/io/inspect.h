@@ -82,11 +82,28 @@ struct ComponentSummary {
     std::string error;  // pipelines: why this component could not be read ("" when it was)
 };
 
+// What a single .safetensors file holds in the single-file layouts Halfscope converts
+// (models/single_file.h): flux1-dev.safetensors, ae.safetensors, an SD 1.5 checkpoint ...
+struct SingleFileSummary {
+    struct Part {
+        std::string slot;       // "transformer"
+        std::string className;  // "FluxTransformer2DModel"
+        std::string description;
+    };
+    bool examined = false;             // true for a file
+    std::vector<std::string> layouts;  // detected, with their prefix; empty: none recognised
+    std::vector<Part> components;      // what converts
+    std::vector<std::string> notConverted;
+    std::vector<std::string> ignored;  // keys no layout claims
+    std::string error;                 // a layout matched but does not convert: why
+};
+
 struct InspectReport {
     std::string path;
     std::string kind;       // "file", "component", "pipeline"
     std::string className;  // pipeline class, or the component's
     std::vector<ComponentSummary> components;
+    SingleFileSummary singleFile;  // kind "file" only
     bool hasErrors() const {
         for (const auto& c : components)
             if (!c.error.empty()) return true;

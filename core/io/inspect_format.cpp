@@ -92,6 +92,40 @@ std::string verdict(const ComponentSummary& c) {
     return os.str();
 }
 
+nlohmann::json singleFileJson(const SingleFileSummary& s) {
+    nlohmann::json j = {
+        {"layouts", s.layouts}, {"not_converted", s.notConverted}, {"ignored", s.ignored}};
+    j["components"] = nlohmann::json::array();
+    for (const auto& c : s.components)
+        j["components"].push_back(
+            {{"slot", c.slot}, {"class", c.className}, {"description", c.description}});
+    if (!s.error.empty()) j["error"] = s.error;
+    return j;
+}
+
+// What the single-file layouts make of a file, after its tensor table.
+std::string singleFileText(const SingleFileSummary& s) {
+    std::ostringstream os;
+    os << "\nSingle-file layout:";
+    if (s.layouts.empty() && s.error.empty()) {
+        os << " none recognised (a diffusers/transformers folder's weights file is inspected in "
+              "its folder)\n";
+        return os.str();
+    }
+    os << "\n";
+    for (const auto& c : s.components)
+        os << "  " << c.slot << ": " << c.className << " - " << c.description << "\n";
+    for (const auto& n : s.notConverted) os << "  " << n << "\n";
+    if (!s.error.empty()) os << "  ! does not convert: " << s.error << "\n";
+    if (!s.ignored.empty()) {
+        os << "  " << s.ignored.size() << " tensors belong to no layout and are not loaded:";
+        for (size_t i = 0; i < s.ignored.size() && i < 5; ++i) os << " " << s.ignored[i];
+        if (s.ignored.size() > 5) os << " ...";
+        os << "\n";
+    }
+    return os.str();
+}
+
 }  // namespace
 
 nlohmann::json toJson(const InspectReport& r) {
@@ -119,6 +153,7 @@ nlohmann::json toJson(const InspectReport& r) {
         }
         j["components"].push_back(cj);
     }
+    if (r.singleFile.examined) j["single_file"] = singleFileJson(r.singleFile);
     return j;
 }
 
@@ -174,6 +209,7 @@ std::string formatReport(const InspectReport& r) {
             os << "  " << c.skipped.size() << " tensors not range-checked (float8)\n";
         os << verdict(c);
     }
+    if (r.singleFile.examined) os << singleFileText(r.singleFile);
     return os.str();
 }
 

@@ -91,6 +91,24 @@ Format storedFormatOf(const TensorSet& set, std::string* dtypeName) {
     return Format::FP32;
 }
 
+Format storedFormatOf(const WeightMap& weights, std::string* dtypeName) {
+    std::map<torch::ScalarType, int64_t> n;
+    for (const auto& kv : weights)
+        if (kv.second.is_floating_point()) n[kv.second.scalar_type()] += kv.second.numel();
+    torch::ScalarType best = torch::kFloat32;
+    int64_t most = -1;
+    for (const auto& kv : n)
+        if (kv.second > most) best = kv.first, most = kv.second;
+    const Format f = best == torch::kFloat16    ? Format::FP16
+                     : best == torch::kBFloat16 ? Format::BF16
+                                                : Format::FP32;
+    if (dtypeName)
+        *dtypeName = best == torch::kFloat64 ? "F64" : f == Format::FP16 ? "F16"
+                                                   : f == Format::BF16   ? "BF16"
+                                                                         : "F32";
+    return f;
+}
+
 int64_t parameterCount(torch::nn::Module& m) {
     int64_t n = 0;
     for (const auto& p : m.parameters()) n += p.numel();

@@ -86,6 +86,8 @@ std::shared_ptr<Component> loadComponent(const Family& family, const ComponentSo
 // The most common floating dtype among a component's weights: the format it runs in when the
 // plan says nothing about it. `dtypeName` gets its safetensors name ("BF16").
 Format storedFormatOf(const TensorSet& weights, std::string* dtypeName = nullptr);
+// The same over loaded or converted tensors (views keep their stored dtype).
+Format storedFormatOf(const WeightMap& weights, std::string* dtypeName = nullptr);
 
 int64_t parameterCount(torch::nn::Module& module);
 

@@ -27,11 +27,10 @@ std::string human(uint64_t bytes) {
 uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const PrecisionPolicy& policy) {
     uint64_t total = 0;
     for (const auto& part : parts)
-        for (const auto& name : part.weights->names()) {
-            const auto& info = part.weights->info(name);
+        for (const auto& [name, tensor] : *part.weights) {
             const Format f = policy.plan().resolve(part.name + "." + name, Format::FP32);
             const bool twoBytes = f != Format::FP32 && policy.executionOf(f) == Execution::Native;
-            total += uint64_t(info.numel()) * (twoBytes ? 2 : 4);
+            total += uint64_t(tensor.numel()) * (twoBytes ? 2 : 4);
         }
     return total;
 }

@@ -9,15 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "models/common/weights.h"
 #include "numerics/precision_policy.h"
 
 namespace hs {
 
-class TensorSet;
-
 struct ComponentWeights {
     std::string name;  // plan prefix: "transformer", "vae", ...
-    const TensorSet* weights = nullptr;
+    const WeightMap* weights = nullptr;
 };
 
 // Bytes the weights take once loaded: per tensor, its elements times the size of the dtype the

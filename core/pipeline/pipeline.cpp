@@ -90,9 +90,9 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
         if (!c || !slot.model) continue;
         Part part;
         part.slot = slot;
-        part.folder = openComponent(c->dir);
-        part.family = FamilyRegistry::global().require(part.folder.className,
-                                                       part.folder.dir + "/config.json");
+        part.opened = openFolderComponent(c->dir);
+        part.family = FamilyRegistry::global().require(part.opened.className,
+                                                       part.opened.source.dir + "/config.json");
         p->m_parts.push_back(std::move(part));
     }
     p->m_plan = p->planFor(userPlan);
@@ -106,21 +106,21 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
 PrecisionPlan Pipeline::planFor(const PrecisionPlan& userPlan) const {
     std::vector<std::pair<std::string, Format>> stored;
     for (const auto& part : m_parts)
-        stored.emplace_back(part.slot.name, storedFormatOf(part.folder.weights));
+        stored.emplace_back(part.slot.name, storedFormatOf(part.opened.source.weights));
     return hs::effectivePlan(stored, userPlan);
 }
 
 void Pipeline::checkFits(const PrecisionPlan& plan) const {
     std::vector<ComponentWeights> weights;
-    for (const auto& part : m_parts) weights.push_back({part.slot.name, &part.folder.weights});
+    for (const auto& part : m_parts)
+        weights.push_back({part.slot.name, &part.opened.source.weights});
     const Execution bf16 = m_policy ? m_policy->bf16Execution() : cpuBf16Execution();
     checkWeightsFit(m_dir, weights, PrecisionPolicy(plan, m_device, bf16));
 }
 
 void Pipeline::loadPart(Part& part, const PrecisionPolicy& policy) {
     part.component.reset();  // free the old weights before loading the new ones
-    ComponentSource source{part.folder.dir, part.folder.config, weightMapOf(part.folder.weights)};
-    part.component = loadComponent(*part.family, source, policy, part.slot.name);
+    part.component = loadComponent(*part.family, part.opened.source, policy, part.slot.name);
 }
 
 void Pipeline::attach() {
@@ -141,8 +141,8 @@ void Pipeline::describe() {
         ComponentInfo c;
         c.name = part.slot.name;
         c.role = part.slot.role;
-        c.className = part.folder.className;
-        storedFormatOf(part.folder.weights, &c.storedDtype);
+        c.className = part.opened.className;
+        storedFormatOf(part.opened.source.weights, &c.storedDtype);
         c.parameters = parameterCount(part.component->module());
         c.format = m_plan.resolve(c.name, Format::FP32);
         c.execution = m_policy->executionOf(c.format);

@@ -14,6 +14,7 @@
 #include "denoising/strategy.h"
 #include "io/model_folder.h"
 #include "models/roles.h"
+#include "pipeline/opened_component.h"
 #include "pipeline/pipeline_error.h"
 #include "records/run_types.h"
 
@@ -60,7 +61,7 @@ private:
     Pipeline() = default;
     struct Part {
         ComponentSlot slot;
-        ComponentFolder folder;
+        OpenedComponent opened;
         std::shared_ptr<const Family> family;
         std::shared_ptr<Component> component;
     };

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "text/clip_bpe.h"
 #include "text/text_cleanup.h"
+#include "text/tokenizer_files.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
 
@@ -20,36 +20,6 @@ namespace {
 
 // transformers reads at most this many merges (lines[1 : 49152 - 256 - 2 + 1]).
 constexpr size_t kMaxMerges = 49152 - 256 - 2;
-
-std::string readFile(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw TokenizerError("cannot read " + p.string());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-nlohmann::json readJson(const std::filesystem::path& p) {
-    try {
-        return nlohmann::json::parse(readFile(p));
-    } catch (const nlohmann::json::exception& e) {
-        throw TokenizerError(p.string() + ": " + e.what());
-    }
-}
-
-// A special token as tokenizer_config.json writes it: "text" or {"content": "text", ...}.
-void readToken(const nlohmann::json& j, const char* key, std::string& dst,
-               const std::filesystem::path& file) {
-    if (!j.contains(key) || j[key].is_null()) return;
-    const auto& v = j[key];
-    if (v.is_string())
-        dst = v.get<std::string>();
-    else if (v.is_object() && v.contains("content") && v["content"].is_string())
-        dst = v["content"].get<std::string>();
-    else
-        throw TokenizerError(file.string() + ": '" + key +
-                             "' must be a string or {\"content\": ...}");
-}
 
 bool isSpaceByte(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -225,7 +195,7 @@ ClipTokenizer ClipTokenizer::fromFolder(const std::string& dir) {
     namespace fs = std::filesystem;
     const fs::path root(dir);
     const fs::path vocabPath = root / "vocab.json", mergesPath = root / "merges.txt";
-    const nlohmann::json vj = readJson(vocabPath);
+    const nlohmann::json vj = readTokenizerJson(vocabPath);
     if (!vj.is_object()) throw TokenizerError(vocabPath.string() + ": expected an object");
     std::unordered_map<std::string, int> vocab;
     vocab.reserve(vj.size());
@@ -238,7 +208,7 @@ ClipTokenizer ClipTokenizer::fromFolder(const std::string& dir) {
     // merges.txt: "#version: 0.2" then "a b" lines. The reference strips the file and always
     // drops its first line; here the first line is dropped only when it is a '#' header, so a
     // header-less file keeps its first merge.
-    std::string text = readFile(mergesPath);
+    std::string text = readTokenizerFile(mergesPath);
     std::vector<std::pair<std::string, std::string>> merges;
     std::istringstream lines(text);
     std::string line;
@@ -258,12 +228,12 @@ ClipTokenizer ClipTokenizer::fromFolder(const std::string& dir) {
     for (const char* name : {"tokenizer_config.json", "special_tokens_map.json"}) {
         const fs::path p = root / name;
         if (!fs::exists(p)) continue;
-        const nlohmann::json j = readJson(p);
+        const nlohmann::json j = readTokenizerJson(p);
         if (!j.is_object()) throw TokenizerError(p.string() + ": expected an object");
-        readToken(j, "bos_token", specials.bos, p);
-        readToken(j, "eos_token", specials.eos, p);
-        readToken(j, "pad_token", specials.pad, p);
-        readToken(j, "unk_token", specials.unk, p);
+        readSpecialToken(j, "bos_token", specials.bos, p);
+        readSpecialToken(j, "eos_token", specials.eos, p);
+        readSpecialToken(j, "pad_token", specials.pad, p);
+        readSpecialToken(j, "unk_token", specials.unk, p);
         // transformers writes a huge number when the length is unset: keep CLIP's 77 then.
         if (j.contains("model_max_length") && j["model_max_length"].is_number()) {
             const double m = j["model_max_length"].get<double>();

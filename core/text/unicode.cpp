@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "text/unicode_tables.h"
 
@@ -179,6 +180,23 @@ std::u32string nfc(const std::u32string& text) {
         out.push_back(cp);
     }
     return out;
+}
+
+bool isCutSafeBefore(char32_t cp) {
+    if (cp < 0x300) return true;  // ASCII and Latin-1: never combine with what precedes them
+    if (cccOf(cp) != 0) return false;
+    if ((cp >= kVBase && cp < kVBase + kVCount) || (cp > kTBase && cp < kTBase + kTCount))
+        return false;                                // Hangul V and T jamo
+    if (cp == 0x200C || cp == 0x200D) return false;  // ZWNJ, ZWJ
+    if ((cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF)) return false;
+    if (cp >= 0x180B && cp <= 0x180D) return false;           // Mongolian selectors
+    static const std::unordered_set<char32_t> seconds = [] {  // ccc 0, yet composes: U+0B3E …
+        std::unordered_set<char32_t> s;
+        for (size_t i = 0; i < ut::kDecompositionCount; ++i)
+            if (ut::kDecompositions[i].compose) s.insert(ut::kDecompositions[i].second);
+        return s;
+    }();
+    return seconds.count(cp) == 0;
 }
 
 }  // namespace hs

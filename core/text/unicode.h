@@ -23,4 +23,10 @@ std::u32string pythonLower(const std::u32string& text);
 // as unicodedata.normalize("NFC", ...).
 std::u32string nfc(const std::u32string& text);
 
+// Whether a text can be cut just before `cp` without changing what NFC / NFKC make of the two
+// halves: false for combining marks (non-zero combining class), the second half of a canonical
+// composition (Hangul vowel and final jamo included), variation selectors and zero-width
+// (non-)joiners. The T5 tokenizer cuts long runs of unknown characters only at such places.
+bool isCutSafeBefore(char32_t cp);
+
 }  // namespace hs

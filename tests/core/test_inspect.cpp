@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "io/inspect.h"
+#include "models/common/weights.h"
 #include "numerics/format.h"
 #include "test_util.h"
 
@@ -167,6 +168,64 @@ TEST(InspectTest, GoldenFolders) {
 
     EXPECT_THROW(hs::inspectPath(hs::test::dataPath("golden/clip_tokenizer")), hs::FileError);
     EXPECT_THROW(hs::inspectPath(hs::test::dataPath("golden/absent")), hs::FileError);
+}
+
+TEST(InspectTest, SingleFileLayouts) {
+    const std::string bflPath = hs::test::dataPath("golden/flux_bfl.safetensors");
+    const auto bfl = hs::inspectPath(bflPath);
+    ASSERT_TRUE(bfl.singleFile.examined);
+    EXPECT_TRUE(bfl.singleFile.error.empty()) << bfl.singleFile.error;
+    ASSERT_EQ(bfl.singleFile.components.size(), 1u);
+    EXPECT_EQ(bfl.singleFile.components[0].className, "FluxTransformer2DModel");
+    const std::string text = hs::formatReport(bfl);
+    EXPECT_NE(text.find("Single-file layout:\n  transformer: FluxTransformer2DModel - Flux "
+                        "transformer, Black Forest Labs layout, 1 double + 1 single blocks"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(hs::toJson(bfl)["single_file"]["components"][0]["slot"], "transformer");
+
+    // An LDM checkpoint: two parts convert, the UNet is named as not converted.
+    const auto sd = hs::inspectPath(hs::test::dataPath("golden/sd15_single.safetensors"));
+    ASSERT_EQ(sd.singleFile.components.size(), 2u);
+    const std::string sdText = hs::formatReport(sd);
+    EXPECT_NE(sdText.find("  vae: AutoencoderKL - AutoencoderKL, LDM layout under "
+                          "first_stage_model."),
+              std::string::npos)
+        << sdText;
+    EXPECT_NE(sdText.find("  text_encoder: CLIPTextModel - CLIP text encoder"), std::string::npos);
+    EXPECT_NE(sdText.find("  Stable Diffusion UNet (LDM layout) (model.diffusion_model.*, 684 "
+                          "tensors): not converted"),
+              std::string::npos)
+        << sdText;
+
+    // A diffusers weights file: inspected as before, no layout recognised.
+    const auto plain =
+        hs::inspectPath(hs::test::dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
+    EXPECT_TRUE(plain.singleFile.layouts.empty());
+    EXPECT_NE(hs::formatReport(plain).find("Single-file layout: none recognised"),
+              std::string::npos);
+
+    // A layout that does not convert is reported, and the tensor table still comes.
+    const std::string dir = hs::test::tempDir("inspect-single");
+    auto w = hs::weightMapOf(hs::TensorSet::open(bflPath));
+    w.erase("double_blocks.0.img_attn.qkv.bias");
+    std::vector<std::pair<std::string, torch::Tensor>> list(w.begin(), w.end());
+    hs::writeSafetensors(dir + "/broken.safetensors", list);
+    const auto broken = hs::inspectPath(dir + "/broken.safetensors");
+    EXPECT_NE(broken.singleFile.error.find("missing tensor 'double_blocks.0.img_attn.qkv.bias'"),
+              std::string::npos)
+        << broken.singleFile.error;
+    EXPECT_EQ(broken.components.at(0).tensors, 51);  // 52 less the one removed
+    EXPECT_NE(hs::formatReport(broken).find("  ! does not convert: "), std::string::npos);
+
+    int status = -1;
+    const std::string cli = hs::test::runCli("inspect " + bflPath, status);
+    EXPECT_EQ(status, 0) << cli;
+    EXPECT_NE(cli.find("transformer: FluxTransformer2DModel - Flux transformer, Black Forest Labs "
+                       "layout"),
+              std::string::npos)
+        << cli;
+    fs::remove_all(dir);
 }
 
 TEST(InspectTest, Pipeline) {

@@ -27,7 +27,8 @@ TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
     int64_t elements = 0;
     for (const auto& n : tr.weights.names()) elements += tr.weights.info(n).numel();
     const torch::Device cpu(torch::kCPU);
-    const std::vector<ComponentWeights> parts = {{"transformer", &tr.weights}};
+    const WeightMap weights = weightMapOf(tr.weights);
+    const std::vector<ComponentWeights> parts = {{"transformer", &weights}};
     // Emulated bf16 keeps fp32 tensors too (values rounded to bf16).
     EXPECT_EQ(weightBytes(parts, PrecisionPolicy(PrecisionPlan::parse("transformer=bf16"), cpu)),
               uint64_t(elements) * 4);

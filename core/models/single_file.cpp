@@ -1,0 +1,171 @@
+#include "models/single_file.h"
+
+#include <set>
+
+#include "models/clip/clip_single_file.h"
+#include "models/flux/flux_bfl_layout.h"
+#include "models/t5/t5_single_file.h"
+#include "models/vae/vae_ldm_layout.h"
+
+namespace hs {
+
+namespace {
+
+bool startsWith(const std::string& s, const std::string& head) {
+    return s.compare(0, head.size(), head) == 0;
+}
+
+// A layout Halfscope recognises (so that the error says what the file is) but cannot load yet.
+// It owns every key under its prefix.
+SingleFileLayout recognisedOnly(std::string name, std::vector<std::string> prefixes,
+                                std::string marker, std::string why) {
+    SingleFileLayout l;
+    l.name = std::move(name);
+    l.prefixes = std::move(prefixes);
+    l.roots = {""};
+    l.detect = [marker](const WeightMap& all, const std::string& p) {
+        return all.count(p + marker) > 0;
+    };
+    l.notConverted = std::move(why);
+    return l;
+}
+
+std::vector<SingleFileLayout> makeLayouts() {
+    const std::vector<std::string> dit{"model.diffusion_model.", ""};
+    const std::string noFamily = "Halfscope has no family for it yet";
+    // Markers from diffusers' CHECKPOINT_KEY_NAMES. Flux.2, Chroma and HunyuanVideo also have
+    // img_in / txt_in / double_blocks, so they come before the BFL Flux.1 layout.
+    return {
+        recognisedOnly("Flux.2 transformer", dit, "single_stream_modulation.lin.weight", noFamily),
+        recognisedOnly("Chroma transformer", dit, "distilled_guidance_layer.in_proj.bias",
+                       noFamily),
+        recognisedOnly("HunyuanVideo transformer", dit,
+                       "txt_in.individual_token_refiner.blocks.0.adaLN_modulation.1.bias",
+                       noFamily),
+        recognisedOnly("SD3 MMDiT", dit, "joint_blocks.0.context_block.adaLN_modulation.1.bias",
+                       noFamily),
+        fluxBflLayout(),
+        recognisedOnly("Stable Diffusion UNet (LDM layout)", {"model.diffusion_model."},
+                       "input_blocks.0.0.weight", "no UNet family yet"),
+        vaeLdmLayout(),
+        clipSingleFileLayout(),
+        recognisedOnly("OpenCLIP text encoder (SD 2.x / SDXL layout)",
+                       {"cond_stage_model.model.", "conditioner.embedders.1.model.",
+                        "conditioner.embedders.0.model."},
+                       "token_embedding.weight",
+                       "its keys (transformer.resblocks.N) are not converted yet"),
+        t5SingleFileLayout(),
+    };
+}
+
+// One layout found under one prefix, with the tensors it owns (prefix removed).
+struct Found {
+    const SingleFileLayout* layout;
+    std::string prefix;
+    WeightMap keys;
+};
+
+// Every layout found, in detection order; a key belongs to the first layout that owns it.
+std::vector<Found> findLayouts(const WeightMap& all, std::set<std::string>& claimed) {
+    std::vector<Found> found;
+    for (const SingleFileLayout& layout : singleFileLayouts()) {
+        for (const std::string& prefix : layout.prefixes) {
+            if (!layout.detect(all, prefix)) continue;
+            Found f{&layout, prefix, {}};
+            for (const std::string& root : layout.roots) {
+                const std::string head = prefix + root;
+                for (auto it = all.lower_bound(head); it != all.end(); ++it) {
+                    if (!startsWith(it->first, head)) break;
+                    if (!claimed.count(it->first))
+                        f.keys.emplace(it->first.substr(prefix.size()), it->second);
+                }
+            }
+            if (f.keys.empty()) continue;  // all taken by a layout before (Chroma's img_in)
+            for (const auto& kv : f.keys) claimed.insert(prefix + kv.first);
+            found.push_back(std::move(f));
+        }
+    }
+    return found;
+}
+
+std::string placeOf(const Found& f) {
+    return f.prefix.empty() ? "at the root" : f.prefix + "*";
+}
+
+// The no-match error: what is known, and what the file starts with.
+[[noreturn]] void noLayout(const WeightMap& all, const std::string& path) {
+    std::string known;
+    for (const auto& l : singleFileLayouts()) known += (known.empty() ? "" : ", ") + l.name;
+    std::string first;
+    bool diffusersKeys = false;
+    int shown = 0;
+    for (const auto& kv : all) {
+        diffusersKeys |= kv.first.find("transformer_blocks.") != std::string::npos ||
+                         kv.first.find("down_blocks.") != std::string::npos ||
+                         kv.first.find("up_blocks.") != std::string::npos;
+        if (shown++ < 4)
+            first += (first.empty() ? "'" : ", '") + kv.first + "' " + shapeText(kv.second.sizes());
+    }
+    std::string msg =
+        path + ": no single-file layout Halfscope knows matches this file (known: " + known + "). ";
+    msg += all.empty()
+               ? "It holds no tensors."
+               : "It holds " + std::to_string(all.size()) + " tensors, beginning " + first + ".";
+    if (diffusersKeys)
+        msg +=
+            " Its keys look like diffusers' own: open the component folder (with its "
+            "config.json) instead.";
+    throw WeightError(msg);
+}
+
+}  // namespace
+
+const std::vector<SingleFileLayout>& singleFileLayouts() {
+    static const std::vector<SingleFileLayout> layouts = makeLayouts();
+    return layouts;
+}
+
+std::vector<std::string> detectSingleFile(const WeightMap& all) {
+    std::set<std::string> claimed;
+    std::vector<std::string> names;
+    for (const Found& f : findLayouts(all, claimed))
+        names.push_back(f.layout->name + " (" + placeOf(f) + ")");
+    return names;
+}
+
+SingleFileContents convertSingleFile(const WeightMap& all, const std::string& path) {
+    SingleFileContents out;
+    std::set<std::string> claimed;
+    for (Found& f : findLayouts(all, claimed)) {
+        const SingleFileLayout& l = *f.layout;
+        if (!l.convert) {
+            out.notConverted.push_back(l.name + " (" + placeOf(f) + ", " +
+                                       std::to_string(f.keys.size()) +
+                                       " tensors): not converted: " + l.notConverted);
+            continue;
+        }
+        LayoutKeys keys(std::move(f.keys), f.prefix, l.name, path);
+        try {
+            out.components.push_back(l.convert(keys, all));
+        } catch (const ConfigError& e) {
+            const std::string what = e.what();
+            if (startsWith(what, path)) throw;
+            throw ConfigError(keys.where() + what);
+        }
+        keys.finish();
+    }
+    for (const auto& kv : all)
+        if (!claimed.count(kv.first)) out.ignored.push_back(kv.first);
+    if (!out.components.empty()) return out;
+    if (out.notConverted.empty()) noLayout(all, path);
+    std::string held;
+    for (const auto& n : out.notConverted) held += (held.empty() ? "" : "; ") + n;
+    throw WeightError(path + ": holds nothing Halfscope can load yet: " + held);
+}
+
+SingleFileContents readSingleFile(const std::string& path) {
+    // The weights are views into the mapping, which they keep alive after the set is gone.
+    return convertSingleFile(weightMapOf(TensorSet::open(path)), path);
+}
+
+}  // namespace hs

@@ -1,0 +1,101 @@
+#include "models/single_file_support.h"
+
+#include <map>
+
+namespace hs {
+
+std::string dtypeShortName(c10::ScalarType t) {
+    switch (t) {
+        case torch::kBFloat16:
+            return "bf16";
+        case torch::kFloat16:
+            return "fp16";
+        case torch::kFloat32:
+            return "fp32";
+        case torch::kFloat64:
+            return "fp64";
+        default:
+            return c10::toString(t);
+    }
+}
+
+LayoutKeys::LayoutKeys(WeightMap keys, std::string prefix, std::string layout, std::string path)
+    : m_keys(std::move(keys)),
+      m_prefix(std::move(prefix)),
+      m_layout(std::move(layout)),
+      m_path(std::move(path)) {
+    std::map<c10::ScalarType, int64_t> elements;
+    for (const auto& kv : m_keys)
+        if (kv.second.is_floating_point()) elements[kv.second.scalar_type()] += kv.second.numel();
+    int64_t best = -1;
+    for (const auto& [type, n] : elements)
+        if (n > best) best = n, m_dtype = dtypeShortName(type);
+}
+
+std::vector<std::string> LayoutKeys::keys() const {
+    std::vector<std::string> k;
+    for (const auto& kv : m_keys) k.push_back(kv.first);
+    return k;
+}
+
+void LayoutKeys::fail(const std::string& what) const {
+    throw WeightError(where() + what);
+}
+
+const torch::Tensor& LayoutKeys::peek(const std::string& key) const {
+    auto it = m_keys.find(key);
+    if (it == m_keys.end()) fail("missing tensor '" + fileKey(key) + "'");
+    return it->second;
+}
+
+torch::Tensor LayoutKeys::take(const std::string& key, int64_t dims) {
+    torch::Tensor t = peek(key);
+    if (dims >= 0 && t.dim() != dims)
+        fail("tensor '" + fileKey(key) + "' has shape " + shapeText(t.sizes()) + ", expected " +
+             std::to_string(dims) + " dimensions");
+    m_keys.erase(key);
+    return t;
+}
+
+torch::Tensor LayoutKeys::takeIfPresent(const std::string& key) {
+    return has(key) ? take(key) : torch::Tensor();
+}
+
+int LayoutKeys::countBlocks(const std::string& head, const std::string& what) const {
+    std::set<long> found;
+    for (auto it = m_keys.lower_bound(head); it != m_keys.end(); ++it) {
+        const std::string& k = it->first;
+        if (k.compare(0, head.size(), head) != 0) break;
+        const auto dot = k.find('.', head.size());
+        const std::string number = k.substr(head.size(), dot - head.size());
+        if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos ||
+            number.size() > 4)
+            fail("unexpected tensor '" + fileKey(k) + "' (expected " + fileKey(head) + "N.*)");
+        found.insert(std::stol(number));
+    }
+    if (found.empty()) return 0;
+    const long count = *found.rbegin() + 1;
+    if (count > kMaxLayers)
+        fail(what + " " + std::to_string(*found.rbegin()) + " is past the limit of " +
+             std::to_string(kMaxLayers) + " blocks");
+    for (long i = 0; i < count; ++i)
+        if (!found.count(i))
+            fail(what + " " + std::to_string(i) + " is missing: no '" + fileKey(head) +
+                 std::to_string(i) + ".*' tensors, though " + what + "s up to " +
+                 std::to_string(count - 1) + " are there");
+    return static_cast<int>(count);
+}
+
+void LayoutKeys::finish() const {
+    if (m_keys.empty()) return;
+    std::string list;
+    int shown = 0;
+    for (const auto& kv : m_keys) {
+        if (shown++ == 5) break;
+        list += (list.empty() ? "'" : ", '") + fileKey(kv.first) + "'";
+    }
+    if (m_keys.size() > 5) list += " and " + std::to_string(m_keys.size() - 5) + " more";
+    fail(std::to_string(m_keys.size()) + " tensor(s) this layout does not know: " + list);
+}
+
+}  // namespace hs

@@ -1,0 +1,236 @@
+// The Black Forest Labs Flux layout: the golden BFL file against diffusers' folder and outputs,
+// ComfyUI's prefix, a schnell-style model of another shape, and errors naming the block or key.
+#include <gtest/gtest.h>
+
+#include "models/flux/flux_bfl_layout.h"
+#include "models/flux/flux_transformer.h"
+#include "single_file_helpers.h"
+
+namespace hs {
+namespace {
+
+using test::dataPath;
+
+// diffusers -> BFL, written here independently of the converter: fused q/k/v, single blocks'
+// linear1 = [q; k; v; mlp], the final modulation back in shift-then-scale order.
+WeightMap toBfl(const WeightMap& d, int doubles, int singles) {
+    WeightMap b;
+    auto pair = [&](const std::string& from, const std::string& to) {
+        b[to + ".weight"] = d.at(from + ".weight");
+        b[to + ".bias"] = d.at(from + ".bias");
+    };
+    auto fused = [&](std::vector<std::string> from, const std::string& to) {
+        for (const char* p : {"weight", "bias"}) {
+            std::vector<torch::Tensor> parts;
+            for (const auto& f : from) parts.push_back(d.at(f + "." + p));
+            b[to + "." + p] = torch::cat(parts, 0);
+        }
+    };
+    for (const char* e : {"time", "vector", "guidance"}) {
+        const std::string from =
+            std::string("time_text_embed.") + (e == std::string("time")     ? "timestep_embedder"
+                                               : e == std::string("vector") ? "text_embedder"
+                                                                            : "guidance_embedder");
+        if (!d.count(from + ".linear_1.weight")) continue;
+        pair(from + ".linear_1", std::string(e) + "_in.in_layer");
+        pair(from + ".linear_2", std::string(e) + "_in.out_layer");
+    }
+    pair("context_embedder", "txt_in");
+    pair("x_embedder", "img_in");
+    for (int i = 0; i < doubles; ++i) {
+        const std::string s = "transformer_blocks." + std::to_string(i) + ".";
+        const std::string t = "double_blocks." + std::to_string(i) + ".";
+        fused({s + "attn.to_q", s + "attn.to_k", s + "attn.to_v"}, t + "img_attn.qkv");
+        fused({s + "attn.add_q_proj", s + "attn.add_k_proj", s + "attn.add_v_proj"},
+              t + "txt_attn.qkv");
+        b[t + "img_attn.norm.query_norm.scale"] = d.at(s + "attn.norm_q.weight");
+        b[t + "img_attn.norm.key_norm.scale"] = d.at(s + "attn.norm_k.weight");
+        b[t + "txt_attn.norm.query_norm.scale"] = d.at(s + "attn.norm_added_q.weight");
+        b[t + "txt_attn.norm.key_norm.scale"] = d.at(s + "attn.norm_added_k.weight");
+        pair(s + "attn.to_out.0", t + "img_attn.proj");
+        pair(s + "attn.to_add_out", t + "txt_attn.proj");
+        pair(s + "ff.net.0.proj", t + "img_mlp.0");
+        pair(s + "ff.net.2", t + "img_mlp.2");
+        pair(s + "ff_context.net.0.proj", t + "txt_mlp.0");
+        pair(s + "ff_context.net.2", t + "txt_mlp.2");
+        pair(s + "norm1.linear", t + "img_mod.lin");
+        pair(s + "norm1_context.linear", t + "txt_mod.lin");
+    }
+    for (int i = 0; i < singles; ++i) {
+        const std::string s = "single_transformer_blocks." + std::to_string(i) + ".";
+        const std::string t = "single_blocks." + std::to_string(i) + ".";
+        fused({s + "attn.to_q", s + "attn.to_k", s + "attn.to_v", s + "proj_mlp"}, t + "linear1");
+        pair(s + "proj_out", t + "linear2");
+        pair(s + "norm.linear", t + "modulation.lin");
+        b[t + "norm.query_norm.scale"] = d.at(s + "attn.norm_q.weight");
+        b[t + "norm.key_norm.scale"] = d.at(s + "attn.norm_k.weight");
+    }
+    pair("proj_out", "final_layer.linear");
+    for (const char* p : {"weight", "bias"}) {
+        auto halves = d.at(std::string("norm_out.linear.") + p).chunk(2, 0);  // scale, shift
+        b[std::string("final_layer.adaLN_modulation.1.") + p] = torch::cat({halves[1], halves[0]});
+    }
+    return b;
+}
+
+nlohmann::json goldenConfig() {
+    auto j = test::readJsonAt(dataPath("golden/flux/config.json"));
+    j.erase("_diffusers_version");
+    return j;
+}
+
+TEST(SingleFileFlux, GoldenBflFileLoadsAsTheDiffusersFolderAndReproducesItsOutput) {
+    const std::string path = dataPath("golden/flux_bfl.safetensors");
+    const WeightMap bfl = test::openWeights(path);
+    const SingleFileContents f = convertSingleFile(bfl, path);
+    ASSERT_EQ(f.components.size(), 1u);
+    EXPECT_TRUE(f.notConverted.empty());
+    EXPECT_TRUE(f.ignored.empty());
+    const ConvertedComponent& c = f.components[0];
+    EXPECT_EQ(c.slot, "transformer");
+    EXPECT_EQ(c.className, "FluxTransformer2DModel");
+    EXPECT_EQ(c.config, goldenConfig());  // axes_dims_rope [4, 4, 8] by the inferred rule
+    const WeightMap diffusers =
+        test::openWeights(dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
+    test::expectSameWeights(c.weights, diffusers);
+    EXPECT_EQ(c.description,
+              "Flux transformer, Black Forest Labs layout, 1 double + 1 single blocks, 2 heads x "
+              "16, guidance embedding (FLUX.1-dev style), 4 input channels, fp32; axes_dims_rope "
+              "[4, 4, 8] inferred (not in the file)");
+
+    // The split q/k/v are views into the mapped file; only the shift/scale swap copies.
+    const auto& qkv = bfl.at("double_blocks.0.img_attn.qkv.weight");  // [96, 32]
+    EXPECT_EQ(c.weights.at("transformer_blocks.0.attn.to_q.weight").data_ptr(), qkv.data_ptr());
+    EXPECT_EQ(c.weights.at("transformer_blocks.0.attn.to_v.weight").data_ptr<float>(),
+              qkv.data_ptr<float>() + 2 * 32 * 32);
+    EXPECT_EQ(c.weights.at("single_transformer_blocks.0.proj_mlp.bias").data_ptr<float>(),
+              bfl.at("single_blocks.0.linear1.bias").data_ptr<float>() + 3 * 32);
+    EXPECT_NE(c.weights.at("norm_out.linear.weight").data_ptr(),
+              bfl.at("final_layer.adaLN_modulation.1.weight").data_ptr());
+
+    const NamedTensors io = test::openTensors(dataPath("golden/flux_io.safetensors"));
+    const NamedTensors out = test::runConverted(c, io, path);
+    const auto& ref = io.at("out.sample");
+    ASSERT_EQ(out.at("out.sample").sizes(), ref.sizes());
+    const double err = test::relErr(out.at("out.sample"), ref);
+    std::printf("  flux_bfl out.sample rel err %.3e (max |ref| %.3f)\n", err,
+                ref.abs().max().item<double>());
+    EXPECT_LE(err, 1e-4);
+}
+
+TEST(SingleFileFlux, ComfyUiPrefixConvertsTheSame) {
+    const test::ScopedDir tmp("flux-prefix");
+    const std::string& dir = tmp.path;
+    const WeightMap bfl = test::openWeights(dataPath("golden/flux_bfl.safetensors"));
+    const std::string path =
+        test::writeWeights(dir, "flux1-dev-comfy.safetensors", bfl, "model.diffusion_model.");
+    const SingleFileContents f = readSingleFile(path);
+    ASSERT_EQ(f.components.size(), 1u);
+    EXPECT_EQ(f.components[0].config, goldenConfig());
+    test::expectSameWeights(
+        f.components[0].weights,
+        test::openWeights(dataPath("golden/flux/diffusion_pytorch_model.safetensors")));
+    EXPECT_NE(f.components[0].description.find("layout under model.diffusion_model.,"),
+              std::string::npos);
+    EXPECT_EQ(
+        detectSingleFile(test::openWeights(path)),
+        std::vector<std::string>{"Black Forest Labs Flux transformer (model.diffusion_model.*)"});
+}
+
+// 3 double + 2 single blocks, 3 heads x 16, 16 input channels, no guidance: the schnell shape.
+nlohmann::json schnellConfig() {
+    return {{"_class_name", "FluxTransformer2DModel"},
+            {"patch_size", 1},
+            {"in_channels", 16},
+            {"out_channels", nullptr},
+            {"num_layers", 3},
+            {"num_single_layers", 2},
+            {"attention_head_dim", 16},
+            {"num_attention_heads", 3},
+            {"joint_attention_dim", 24},
+            {"pooled_projection_dim", 20},
+            {"guidance_embeds", false},
+            {"axes_dims_rope", {4, 4, 8}}};
+}
+
+WeightMap randomFlux(const nlohmann::json& config) {
+    torch::manual_seed(11);
+    FluxTransformer m(FluxConfig::fromJson(config));
+    nn::initialiseForTraining(*m);
+    WeightMap w;
+    for (auto& kv : stateOf(*m)) w.emplace(kv.first, kv.second.detach().clone());
+    return w;
+}
+
+TEST(SingleFileFlux, SchnellStyleFileHasNoGuidanceAndRunsLikeItsDiffusersWeights) {
+    const nlohmann::json config = schnellConfig();
+    const WeightMap diffusers = randomFlux(config);
+    const test::ScopedDir tmp("flux-schnell");
+    const std::string& dir = tmp.path;
+    const std::string path = test::writeWeights(dir, "schnell.safetensors", toBfl(diffusers, 3, 2));
+    const SingleFileContents f = readSingleFile(path);
+    ASSERT_EQ(f.components.size(), 1u);
+    const ConvertedComponent& c = f.components[0];
+    EXPECT_EQ(c.config, config);
+    EXPECT_FALSE(c.config["guidance_embeds"].get<bool>());
+    EXPECT_NE(c.description.find("no guidance embedding (FLUX.1-schnell style)"),
+              std::string::npos);
+    test::expectSameWeights(c.weights, diffusers);
+
+    torch::manual_seed(3);
+    const NamedTensors in{{"in.hidden_states", torch::randn({1, 6, 16})},
+                          {"in.encoder_hidden_states", torch::randn({1, 5, 24})},
+                          {"in.pooled_projections", torch::randn({1, 20})},
+                          {"in.timestep", torch::tensor({0.6f})},
+                          {"in.img_ids", torch::randint(0, 4, {6, 3}).to(torch::kFloat32)},
+                          {"in.txt_ids", torch::zeros({5, 3})}};
+    ConvertedComponent direct{"transformer", c.className, config, diffusers, ""};
+    const auto a = test::runConverted(c, in).at("out.sample");
+    const auto b = test::runConverted(direct, in).at("out.sample");
+    EXPECT_TRUE(torch::equal(a, b));
+}
+
+TEST(SingleFileFlux, HeadDim128GetsFluxRopeAxesAndOddDimsAreRefused) {
+    EXPECT_EQ(fluxAxesDimsRopeFor(128), (std::vector<int>{16, 56, 56}));
+    EXPECT_EQ(fluxAxesDimsRopeFor(16), (std::vector<int>{4, 4, 8}));
+    EXPECT_EQ(fluxAxesDimsRopeFor(64), (std::vector<int>{16, 16, 32}));
+    EXPECT_THROW(fluxAxesDimsRopeFor(20), ConfigError);
+}
+
+TEST(SingleFileFlux, ErrorsNameTheMissingBlockOrTensor) {
+    const WeightMap full = toBfl(randomFlux(schnellConfig()), 3, 2);
+    const std::string path = "flux1-test.safetensors";
+
+    WeightMap gap = full;  // double block 1 removed: blocks 0 and 2 remain
+    for (auto it = gap.begin(); it != gap.end();)
+        it = it->first.rfind("double_blocks.1.", 0) == 0 ? gap.erase(it) : std::next(it);
+    std::string m = test::errorOf<WeightError>([&] { convertSingleFile(gap, path); });
+    EXPECT_NE(m.find("flux1-test.safetensors: Black Forest Labs Flux transformer: double block 1 "
+                     "is missing: no 'double_blocks.1.*' tensors"),
+              std::string::npos)
+        << m;
+
+    WeightMap noProj = full;
+    noProj.erase("double_blocks.2.txt_attn.proj.bias");
+    m = test::errorOf<WeightError>([&] { convertSingleFile(noProj, path); });
+    EXPECT_NE(m.find("missing tensor 'double_blocks.2.txt_attn.proj.bias'"), std::string::npos)
+        << m;
+
+    WeightMap extra = full;
+    extra["single_blocks.1.lora_up.weight"] = torch::zeros({2, 2});
+    m = test::errorOf<WeightError>([&] { convertSingleFile(extra, path); });
+    EXPECT_NE(m.find("1 tensor(s) this layout does not know: 'single_blocks.1.lora_up.weight'"),
+              std::string::npos)
+        << m;
+
+    WeightMap narrow = full;  // linear1 without the MLP rows
+    narrow["single_blocks.0.linear1.weight"] =
+        full.at("single_blocks.0.linear1.weight").narrow(0, 0, 3 * 48);
+    m = test::errorOf<WeightError>([&] { convertSingleFile(narrow, path); });
+    EXPECT_NE(m.find("'single_blocks.0.linear1.weight' has shape [144, 48], expected 336 rows"),
+              std::string::npos)
+        << m;
+}
+
+}  // namespace
+}  // namespace hs

@@ -1,0 +1,195 @@
+// The LDM VAE layout: SD 1.5's first_stage_model.* against the golden decode, the golden
+// diffusers VAE rewritten in FLUX's ae.safetensors layout (round trip and decode), a 16-channel
+// VAE without quant_conv, and errors naming the key.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "models/vae/autoencoder_kl.h"
+#include "models/vae/vae_ldm_layout.h"
+#include "single_file_helpers.h"
+
+namespace hs {
+namespace {
+
+using test::dataPath;
+
+// diffusers -> LDM names, written here independently of the converter (regular expressions over
+// diffusers' names), with attention linears stored as 1x1 convolutions as LDM does.
+WeightMap toLdm(const WeightMap& d, int levels) {
+    const std::vector<std::pair<std::regex, std::string>> rules{
+        {std::regex(R"(^(encoder|decoder)\.conv_norm_out\.)"), "$1.norm_out."},
+        {std::regex(R"(^encoder\.down_blocks\.(\d+)\.resnets\.)"), "encoder.down.$1.block."},
+        {std::regex(R"(^encoder\.down_blocks\.(\d+)\.downsamplers\.0\.)"),
+         "encoder.down.$1.downsample."},
+        {std::regex(R"(\.mid_block\.resnets\.0\.)"), ".mid.block_1."},
+        {std::regex(R"(\.mid_block\.resnets\.1\.)"), ".mid.block_2."},
+        {std::regex(R"(\.mid_block\.attentions\.0\.group_norm\.)"), ".mid.attn_1.norm."},
+        {std::regex(R"(\.mid_block\.attentions\.0\.to_([qkv])\.)"), ".mid.attn_1.$1."},
+        {std::regex(R"(\.mid_block\.attentions\.0\.to_out\.0\.)"), ".mid.attn_1.proj_out."},
+        {std::regex(R"(\.conv_shortcut\.)"), ".nin_shortcut."}};
+    const std::regex up(R"(^decoder\.up_blocks\.(\d+)\.(resnets|upsamplers\.0)\.)");
+    WeightMap out;
+    for (const auto& [key, t] : d) {
+        std::string k = key;
+        std::smatch m;
+        if (std::regex_search(k, m, up)) {
+            const int ldm = levels - 1 - std::stoi(m[1]);
+            k = "decoder.up." + std::to_string(ldm) +
+                (m[2] == "resnets" ? ".block." : ".upsample.") + m.suffix().str();
+        }
+        for (const auto& [re, to] : rules) k = std::regex_replace(k, re, to);
+        const bool attn = k.find(".mid.attn_1.") != std::string::npos && t.dim() == 2;
+        out[k] = attn ? t.reshape({t.size(0), t.size(1), 1, 1}) : t;
+    }
+    return out;
+}
+
+const std::vector<std::string> kArchitecture{
+    "in_channels",     "out_channels",        "block_out_channels",      "layers_per_block",
+    "latent_channels", "down_block_types",    "up_block_types",          "norm_num_groups",
+    "use_quant_conv",  "use_post_quant_conv", "mid_block_add_attention", "act_fn"};
+
+void expectArchitecture(const nlohmann::json& got, const nlohmann::json& want) {
+    for (const auto& k : kArchitecture) EXPECT_EQ(got.value(k, nlohmann::json()), want[k]) << k;
+}
+
+TEST(SingleFileVae, Sd15CheckpointVaeReproducesTheGoldenDecode) {
+    const std::string path = dataPath("golden/sd15_single.safetensors");
+    const SingleFileContents f = readSingleFile(path);
+    const ConvertedComponent& vae = test::componentIn(f, "vae");
+    EXPECT_EQ(vae.className, "AutoencoderKL");
+    const auto ref =
+        test::readJsonAt(dataPath("golden/single_files.json"))["single_files"]["sd15_single"];
+    expectArchitecture(vae.config, ref["vae_config"]);
+    EXPECT_EQ(vae.config["scaling_factor"], 0.18215);
+    EXPECT_TRUE(vae.config["shift_factor"].is_null());
+    EXPECT_EQ(vae.description,
+              "AutoencoderKL, LDM layout under first_stage_model., 4 levels [32, 32, 64, 64], 2 "
+              "layers per block, 4 latent channels, with quant_conv, fp32; scaling_factor 0.18215 "
+              "assumed (SD 1.x/2.x; not stored in the file)");
+
+    const NamedTensors io = test::openTensors(dataPath("golden/sd15_single_io.safetensors"));
+    const NamedTensors out = test::runConverted(vae, test::inputsOf(io, "vae"), path);
+    const auto& want = io.at("out.vae.decode.sample");
+    ASSERT_EQ(out.at("out.decode.sample").sizes(), want.sizes());
+    const double err = test::relErr(out.at("out.decode.sample"), want);
+    std::printf("  sd15_single vae decode rel err %.3e (max |ref| %.3f)\n", err,
+                want.abs().max().item<double>());
+    EXPECT_LE(err, 1e-4);
+}
+
+TEST(SingleFileVae, AeLayoutRoundTripsTheGoldenVaeAndDecodesTheSame) {
+    const WeightMap diffusers =
+        test::openWeights(dataPath("golden/vae/diffusion_pytorch_model.safetensors"));
+    const WeightMap ldm = toLdm(diffusers, 2);
+    ASSERT_TRUE(ldm.count("decoder.up.1.upsample.conv.weight"));  // diffusers' up_blocks.0
+    ASSERT_EQ(ldm.at("encoder.mid.attn_1.q.weight").dim(), 4);
+    const test::ScopedDir tmp("vae-ae");
+    const std::string& dir = tmp.path;
+    const std::string path = test::writeWeights(dir, "ae.safetensors", ldm);
+    const WeightMap file = test::openWeights(path);
+    EXPECT_EQ(detectSingleFile(file), std::vector<std::string>{"LDM VAE (at the root)"});
+    const SingleFileContents f = convertSingleFile(file, path);
+    ASSERT_EQ(f.components.size(), 1u);
+    const ConvertedComponent& c = f.components[0];
+    test::expectSameWeights(c.weights, diffusers);
+    const auto golden = test::readJsonAt(dataPath("golden/vae/config.json"));
+    expectArchitecture(c.config, golden);
+    EXPECT_EQ(c.config["scaling_factor"], golden["scaling_factor"]);
+    // The [C, C, 1, 1] attention convolutions became [C, C] views of the mapped file.
+    EXPECT_EQ(c.weights.at("decoder.mid_block.attentions.0.to_out.0.weight").data_ptr(),
+              file.at("decoder.mid.attn_1.proj_out.weight").data_ptr());
+
+    const NamedTensors io = test::openTensors(dataPath("golden/vae_io.safetensors"));
+    const NamedTensors in{{"in.z", io.at("in.z")}};
+    ConvertedComponent folder{"vae", "AutoencoderKL", golden, diffusers, ""};
+    const auto a = test::runConverted(c, in, path).at("out.decode.sample");
+    const auto b = test::runConverted(folder, in).at("out.decode.sample");
+    EXPECT_TRUE(torch::equal(a, b));  // the same weights, so the same numbers
+    const double err = test::relErr(a, io.at("out.decode.sample"));
+    std::printf("  ae-layout golden vae decode rel err %.3e\n", err);
+    EXPECT_LE(err, 1e-4);
+}
+
+// FLUX's ae: 16 latent channels, no quant_conv / post_quant_conv.
+nlohmann::json fluxAeShapedConfig() {
+    return {{"_class_name", "AutoencoderKL"},
+            {"in_channels", 3},
+            {"out_channels", 3},
+            {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D"}},
+            {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D"}},
+            {"block_out_channels", {32, 64}},
+            {"layers_per_block", 1},
+            {"act_fn", "silu"},
+            {"latent_channels", 16},
+            {"norm_num_groups", 32},
+            {"use_quant_conv", false},
+            {"use_post_quant_conv", false},
+            {"mid_block_add_attention", true}};
+}
+
+WeightMap randomVae(const nlohmann::json& config) {
+    torch::manual_seed(21);
+    AutoencoderKL m(AutoencoderKLConfig::fromJson(config), "vae");
+    nn::initialiseForTraining(*m);
+    WeightMap w;
+    for (auto& kv : stateOf(*m)) w.emplace(kv.first, kv.second.detach().clone());
+    return w;
+}
+
+TEST(SingleFileVae, SixteenChannelsWithoutQuantConvAssumeFluxScaling) {
+    const nlohmann::json config = fluxAeShapedConfig();
+    const WeightMap diffusers = randomVae(config);
+    ASSERT_FALSE(diffusers.count("quant_conv.weight"));
+    const test::ScopedDir tmp("vae-flux");
+    const std::string& dir = tmp.path;
+    const std::string path = test::writeWeights(dir, "ae.safetensors", toLdm(diffusers, 2));
+    const SingleFileContents f = readSingleFile(path);
+    ASSERT_EQ(f.components.size(), 1u);
+    const ConvertedComponent& c = f.components[0];
+    expectArchitecture(c.config, config);
+    EXPECT_EQ(c.config["scaling_factor"], 0.3611);
+    EXPECT_EQ(c.config["shift_factor"], 0.1159);
+    EXPECT_NE(c.description.find("no quant_conv"), std::string::npos) << c.description;
+    EXPECT_NE(c.description.find("scaling_factor 0.3611 and shift_factor 0.1159 assumed (FLUX.1"),
+              std::string::npos)
+        << c.description;
+    test::expectSameWeights(c.weights, diffusers);
+
+    torch::manual_seed(4);
+    const NamedTensors in{{"in.z", torch::randn({1, 16, 4, 4})}};
+    ConvertedComponent direct{"vae", "AutoencoderKL", config, diffusers, ""};
+    EXPECT_TRUE(torch::equal(test::runConverted(c, in).at("out.decode.sample"),
+                             test::runConverted(direct, in).at("out.decode.sample")));
+}
+
+TEST(SingleFileVae, ErrorsNameTheKey) {
+    const WeightMap ldm =
+        toLdm(test::openWeights(dataPath("golden/vae/diffusion_pytorch_model.safetensors")), 2);
+    const std::string path = "vae.safetensors";
+
+    WeightMap missing = ldm;
+    missing.erase("decoder.up.0.block.1.conv2.bias");
+    std::string m = test::errorOf<WeightError>([&] { convertSingleFile(missing, path); });
+    EXPECT_NE(m.find("vae.safetensors: LDM VAE: missing tensor 'decoder.up.0.block.1.conv2.bias'"),
+              std::string::npos)
+        << m;
+
+    WeightMap noResnet = ldm;  // a whole decoder resnet gone
+    for (auto it = noResnet.begin(); it != noResnet.end();)
+        it = it->first.rfind("decoder.up.0.block.1.", 0) == 0 ? noResnet.erase(it) : std::next(it);
+    m = test::errorOf<WeightError>([&] { convertSingleFile(noResnet, path); });
+    EXPECT_NE(m.find("decoder level 0 has 1 resnets, expected 2 (encoder's + 1)"),
+              std::string::npos)
+        << m;
+
+    WeightMap unknown = ldm;
+    unknown["encoder.mid.attn_2.q.weight"] = torch::zeros({64, 64, 1, 1});
+    m = test::errorOf<WeightError>([&] { convertSingleFile(unknown, path); });
+    EXPECT_NE(m.find("this layout does not know: 'encoder.mid.attn_2.q.weight'"), std::string::npos)
+        << m;
+}
+
+}  // namespace
+}  // namespace hs
