@@ -29,7 +29,9 @@ int runCompare(const Args& args) {
         RunConfig cfg = base;
         cfg.plan = PrecisionPlan::parse(text);
         cfg.keepLatents = true;  // the divergence between the runs, step by step
-        auto pipeline = Pipeline::load(cfg.modelDir, cfg.plan, torch::Device(cfg.device));
+        auto pipeline =
+            Pipeline::load(cfg.modelDir, cfg.modelFiles, cfg.plan, torch::Device(cfg.device));
+        applyModelDefaults(args, pipeline->defaults(), cfg);
         StderrProgress progress;
         progress.prefix = "[" + text + "] ";
         progress.steps = cfg.steps;

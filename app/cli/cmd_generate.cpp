@@ -38,7 +38,10 @@ int runGenerate(const Args& args) {
     args.allowOnly(withRunOptions({"out", "report", "json"}));
     RunConfig cfg = runConfigFrom(args);
     const std::string out = args.require("out");
-    auto pipeline = Pipeline::load(cfg.modelDir, cfg.plan, torch::Device(cfg.device));
+    auto pipeline =
+        Pipeline::load(cfg.modelDir, cfg.modelFiles, cfg.plan, torch::Device(cfg.device));
+    for (const auto& line : pipeline->detected()) std::cerr << line << "\n";
+    applyModelDefaults(args, pipeline->defaults(), cfg);
     StderrProgress progress;
     progress.steps = cfg.steps;
     const RunRecord rec = pipeline->run(cfg, &progress);

@@ -1,4 +1,5 @@
-// halfscope-cli run-module: runs one component folder on saved inputs and writes its outputs.
+// halfscope-cli run-module: runs one component (a folder or a single-file checkpoint) on saved
+// inputs and writes its outputs.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -13,7 +14,7 @@ namespace {
 
 int runModule(const Args& args) {
     args.allowOnly({"model", "inputs", "output", "precision", "plan", "repeat", "device",
-                    "probe-level", "json"});
+                    "probe-level", "json", "part"});
     const std::string modelDir = args.require("model");
     const std::string inputPath = args.require("inputs");
     const std::string outputPath = args.require("output");
@@ -24,6 +25,7 @@ int runModule(const Args& args) {
     if (!level) throw UsageError("--probe-level must be off, module, layer or op");
     o.level = *level;
     o.device = torch::Device(args.get("device").value_or("cpu"));
+    o.part = args.get("part").value_or("");
     if (auto p = args.get("precision")) {
         o.precision = parseFormat(*p);
         if (!o.precision)
@@ -44,6 +46,7 @@ int runModule(const Args& args) {
     j["component"] = r.component;
     j["class"] = r.className;
     j["family"] = r.familyName;
+    if (!r.description.empty()) j["detected"] = r.description;
     j["plan"] = r.plan.toString();
     j["execution"] = executionName(r.execution);
     for (const auto& kv : r.outputs) {
@@ -71,6 +74,7 @@ int runModule(const Args& args) {
     if (args.has("json")) {
         std::cout << j.dump(2) << "\n";
     } else {
+        if (!r.description.empty()) std::cout << modelDir << ": " << r.description << "\n";
         std::cout << r.className << " as '" << r.component << "', plan " << r.plan.toString()
                   << " (" << j["execution"].get<std::string>() << ")\n";
         for (const auto& kv : j["outputs"].items())
@@ -100,14 +104,18 @@ std::string usage() {
             families += (i ? ", " : "") + f->classNames[i];
         families += "):\n      " + f->io + "\n";
     }
-    return "usage: halfscope-cli run-module --model DIR --inputs IN.safetensors --output "
+    return "usage: halfscope-cli run-module --model DIR|FILE --inputs IN.safetensors --output "
            "OUT.safetensors\n"
            "                                [--precision fp32|bf16|fp16] [--plan RULES] "
            "[--repeat N]\n"
            "                                [--probe-level off|module|layer|op] [--device "
-           "cpu|cuda:N]\n\n"
-           "Runs the component in DIR (its family comes from config.json) on the in.* tensors of\n"
-           "IN.safetensors and writes the out.* tensors:\n" +
+           "cpu|cuda:N]\n"
+           "                                [--part transformer|vae|text_encoder|...]\n\n"
+           "Runs the component in DIR (its family comes from config.json), or in a single-file\n"
+           "checkpoint FILE (flux1-dev.safetensors, ae.safetensors, clip_l.safetensors,\n"
+           "t5xxl_fp16.safetensors: its layout is detected and converted; --part picks one part\n"
+           "of a file holding several), on the in.* tensors of IN.safetensors and writes the\n"
+           "out.* tensors:\n" +
            families +
            "Other keys are ignored. Without --precision the component runs in its stored dtype;\n"
            "--plan adds finer rules (e.g. 'vae.decoder.up_blocks.0=fp32'). --repeat N times N\n"
@@ -115,8 +123,11 @@ std::string usage() {
            "Exit code 1 when an output holds NaN or Inf.\n";
 }
 
-const Registrar reg(
-    {"run-module", "run one component folder on saved inputs", usage(), runModule, {}});
+const Registrar reg({"run-module",
+                     "run one component (folder or single file) on saved inputs",
+                     usage(),
+                     runModule,
+                     {}});
 
 }  // namespace
 }  // namespace hs::cli

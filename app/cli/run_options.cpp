@@ -5,9 +5,10 @@
 namespace hs::cli {
 
 const std::vector<std::string>& runOptionNames() {
-    static const std::vector<std::string> n = {"prompt",      "negative", "seed",   "steps",
-                                               "guidance",    "width",    "height", "device",
-                                               "probe-level", "model",    "shift",  "plan"};
+    static const std::vector<std::string> n = {
+        "prompt", "negative",     "seed",           "steps",     "guidance",   "width",
+        "height", "device",       "probe-level",    "model",     "shift",      "plan",
+        "vae",    "text-encoder", "text-encoder-2", "tokenizer", "tokenizer-2"};
     return n;
 }
 
@@ -44,7 +45,22 @@ RunConfig runConfigFrom(const Args& args) {
     cfg.modelDir = args.get("model").value_or(findDemoModel());
     if (cfg.modelDir.empty())
         throw UsageError("the embedded demo model was not found; give --model DIR");
+    ModelFiles& f = cfg.modelFiles;
+    f.vae = args.get("vae").value_or("");
+    f.textEncoder = args.get("text-encoder").value_or("");
+    f.textEncoder2 = args.get("text-encoder-2").value_or("");
+    f.tokenizer = args.get("tokenizer").value_or("");
+    f.tokenizer2 = args.get("tokenizer-2").value_or("");
+    if (!f.empty() && !args.has("model"))
+        throw UsageError(
+            "--vae, --text-encoder(-2) and --tokenizer(-2) complete a model: give "
+            "it with --model");
     return cfg;
+}
+
+void applyModelDefaults(const Args& args, const RunDefaults& d, RunConfig& cfg) {
+    if (!args.has("steps")) cfg.steps = d.steps;
+    if (!args.has("guidance")) cfg.guidance = d.guidance;
 }
 
 }  // namespace hs::cli

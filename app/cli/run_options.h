@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "denoising/strategy.h"
 #include "records/run_types.h"
 
 namespace hs::cli {
@@ -11,23 +12,36 @@ namespace hs::cli {
 // Option names read by runConfigFrom (for Args::allowOnly).
 const std::vector<std::string>& runOptionNames();
 // Usage lines for them, to append to a command's help (a literal, so help texts concatenate).
-#define HS_RUN_OPTIONS_HELP                                                                      \
-    "run options:\n"                                                                             \
-    "  --prompt TEXT      what to draw (default: empty: the model's unconditional picture)\n"    \
-    "  --negative TEXT    negative prompt (used when --guidance > 1)\n"                          \
-    "  --seed N           noise seed (default 0); the same seed gives the same noise anywhere\n" \
-    "  --steps N          sampling steps (default 20)\n"                                         \
-    "  --guidance G       classifier-free guidance scale (default 4; <= 1 turns it off)\n"       \
-    "  --width W, --height H   image size (default 64 x 64, the demo model's size)\n"            \
-    "  --shift S          scheduler shift override\n"                                            \
-    "  --model DIR        diffusers pipeline folder (default: the embedded demo model)\n"        \
-    "  --device D         cpu (default) or cuda:N\n"                                             \
+#define HS_RUN_OPTIONS_HELP                                                                        \
+    "run options:\n"                                                                               \
+    "  --prompt TEXT      what to draw (default: empty: the model's unconditional picture)\n"      \
+    "  --negative TEXT    negative prompt (used when --guidance > 1)\n"                            \
+    "  --seed N           noise seed (default 0); the same seed gives the same noise anywhere\n"   \
+    "  --steps N          sampling steps (default: the model's; 20 for the demo, 28 FLUX.1-dev,\n" \
+    "                     4 schnell)\n"                                                            \
+    "  --guidance G       guidance scale (default: the model's; 4 for the demo, where <= 1\n"      \
+    "                     turns classifier-free guidance off; FLUX.1-dev 3.5 into its guidance\n"  \
+    "                     embedding; schnell ignores it)\n"                                        \
+    "  --width W, --height H   image size (default 64 x 64, the demo model's size)\n"              \
+    "  --shift S          scheduler shift override\n"                                              \
+    "  --model DIR|FILE   diffusers pipeline folder, or a single-file checkpoint such as\n"        \
+    "                     flux1-dev.safetensors (default: the embedded demo model)\n"              \
+    "  --vae FILE, --text-encoder FILE, --text-encoder-2 FILE\n"                                   \
+    "                     the rest of a file set (ae.safetensors, clip_l.safetensors,\n"           \
+    "                     t5xxl_fp16.safetensors), or a replacement for a folder's component\n"    \
+    "  --tokenizer DIR, --tokenizer-2 DIR\n"                                                       \
+    "                     tokenizer folders (CLIP vocab.json + merges.txt; T5 spiece.model);\n"    \
+    "                     single files: found beside the files, CLIP-L's is bundled\n"             \
+    "  --device D         cpu (default) or cuda:N\n"                                               \
     "  --probe-level L    off, module, layer (default) or op\n"
 
 // RunConfig from --prompt --negative --seed --steps --guidance --width --height --device
 // --probe-level --model --shift --plan (the demo model when --model is not given).
 // Throws UsageError / PlanParseError.
 RunConfig runConfigFrom(const Args& args);
+
+// The model's steps and guidance for the options not given.
+void applyModelDefaults(const Args& args, const RunDefaults& defaults, RunConfig& cfg);
 
 // Options plus `extra`, for allowOnly.
 std::vector<std::string> withRunOptions(std::vector<std::string> extra);

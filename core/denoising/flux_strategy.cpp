@@ -2,11 +2,14 @@
 
 #include <optional>
 
+#include "models/clip/clip_family.h"
 #include "models/flux/flux_family.h"
 #include "models/flux/flux_latents.h"
 #include "models/roles.h"
+#include "models/t5/t5_family.h"
 #include "sampling/flow_match.h"
 #include "text/clip_tokenizer.h"
+#include "text/t5_tokenizer.h"
 
 namespace hs {
 
@@ -20,17 +23,25 @@ T& roleOf(const std::map<std::string, std::shared_ptr<Component>>& c, const std:
     return *p;
 }
 
+// FLUX.1's second text encoder and its tokenizer.
+struct T5Text {
+    TextEncoderComponent* encoder = nullptr;
+    std::optional<T5Tokenizer> tokenizer;
+    int maxSequenceLength = 512;
+};
+
 class FluxRun : public DenoisingRun {
 public:
     FluxRun(const RunConfig& cfg, const torch::Device& device, TextEncoderComponent& textEncoder,
             FluxTransformerComponent& transformer, VaeComponent& vae,
-            const ClipTokenizer& tokenizer, FlowMatchConfig scheduler)
+            const ClipTokenizer& tokenizer, const T5Text& t5, FlowMatchConfig scheduler)
         : m_cfg(cfg),
           m_device(device),
           m_textEncoder(textEncoder),
           m_transformer(transformer),
           m_tokenizer(tokenizer),
-          m_guided(cfg.guidance > 1.0),
+          m_t5(t5),
+          m_guided(!t5.encoder && cfg.guidance > 1.0),
           m_batch(m_guided ? 2 : 1),
           m_h(cfg.height / vae.downFactor()),
           m_w(cfg.width / vae.downFactor()) {
@@ -46,6 +57,7 @@ public:
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {
+        if (m_t5.encoder) return encodeTwo(probes);
         // [cond, uncond] in one batch when guidance is on.
         const int L = m_tokenizer.modelMaxLength();
         std::vector<int64_t> ids;
@@ -58,12 +70,37 @@ public:
         TextEncoding text = m_textEncoder.encode(idT, probes);
         m_in.encoderHiddenStates = text.lastHiddenState;
         m_in.pooledProjections = text.pooled;
+        setIds(L);
+        return text.lastHiddenState;
+    }
+
+    // FluxPipeline.encode_prompt: CLIP's pooler_output [1, 768] and T5's last hidden state
+    // [1, max_sequence_length, 4096], each prompt padded to its tokenizer's length.
+    torch::Tensor encodeTwo(ProbeContext& probes) {
+        auto ids = [&](const std::vector<int>& v) {
+            return torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kInt64)
+                .view({1, int64_t(v.size())})
+                .to(m_device);
+        };
+        const int L = m_t5.maxSequenceLength;
+        m_in.pooledProjections =
+            m_textEncoder
+                .encode(ids(m_tokenizer.encodePadded(m_cfg.prompt, m_tokenizer.modelMaxLength())),
+                        probes)
+                .pooled;
+        TextEncoding t5 =
+            m_t5.encoder->encode(ids(m_t5.tokenizer->encodePadded(m_cfg.prompt, L)), probes);
+        m_in.encoderHiddenStates = t5.lastHiddenState;
+        setIds(L);
+        return t5.lastHiddenState;
+    }
+
+    void setIds(int textLength) {
         m_in.imgIds = prepareLatentImageIds(m_h / 2, m_w / 2, m_device);
-        m_in.txtIds = prepareTextIds(L, m_device);
+        m_in.txtIds = prepareTextIds(textLength, m_device);  // zeros [L, 3]
         if (m_transformer.model->config().guidanceEmbeds)
             m_in.guidance =
                 torch::full({m_batch}, m_cfg.guidance, torch::TensorOptions().device(m_device));
-        return text.lastHiddenState;
     }
 
     int numSteps() const override { return m_scheduler.numSteps(); }
@@ -96,6 +133,7 @@ private:
     TextEncoderComponent& m_textEncoder;
     FluxTransformerComponent& m_transformer;
     const ClipTokenizer& m_tokenizer;
+    const T5Text& m_t5;
     bool m_guided;
     int64_t m_batch, m_h, m_w;
     torch::Tensor m_x;  // packed latents [1, h/2 * w/2, 4C]
@@ -103,11 +141,17 @@ private:
     FluxInputs m_in;
 };
 
+std::string dims(int64_t n) {
+    return std::to_string(n);
+}
+
 class FluxStrategy : public DenoisingStrategy {
 public:
     std::vector<ComponentSlot> componentSlots() const override {
         return {{"text_encoder", Role::TextEncoder, true, true},
                 {"tokenizer", Role::Other, true, false},
+                {"text_encoder_2", Role::TextEncoder2, false, true},
+                {"tokenizer_2", Role::Other, false, false},
                 {"transformer", Role::Denoiser, true, true},
                 {"vae", Role::Vae, true, true},
                 {"scheduler", Role::Other, true, false}};
@@ -115,42 +159,121 @@ public:
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
                 const PipelineFolder& folder) override {
-        if (folder.find("text_encoder_2"))
-            throw PipelineError(folder.dir +
-                                ": a second text encoder (T5, as in FLUX.1) is not supported "
-                                "yet; this build runs single-encoder Flux-style pipelines");
         m_textEncoder = &roleOf<TextEncoderComponent>(c, "text_encoder", "a text encoder");
         m_transformer = &roleOf<FluxTransformerComponent>(c, "transformer", "a Flux transformer");
         m_vae = &roleOf<VaeComponent>(c, "vae", "a VAE");
         const auto& fc = m_transformer->model->config();
-        const int64_t width = m_textEncoder->width();
-        if (fc.jointAttentionDim != width || fc.pooledProjectionDim != width)
-            throw PipelineError(folder.dir + ": the transformer expects text features of width " +
-                                std::to_string(fc.jointAttentionDim) + " / pooled " +
-                                std::to_string(fc.pooledProjectionDim) +
-                                ", the text encoder gives " + std::to_string(width));
+        m_t5 = T5Text();
+        if (c.count("text_encoder_2")) {
+            m_t5.encoder =
+                &roleOf<TextEncoderComponent>(c, "text_encoder_2", "a text encoder (T5)");
+            attachT5(folder);
+        }
+        // One encoder gives both the sequence and the pooled vector; FLUX.1's CLIP gives the
+        // pooled vector, its T5 the sequence.
+        const int64_t sequenceWidth = m_t5.encoder ? m_t5.encoder->width() : m_textEncoder->width();
+        const std::string sequenceSlot = m_t5.encoder ? "text_encoder_2" : "text_encoder";
+        if (fc.jointAttentionDim != sequenceWidth)
+            throw PipelineError(folder.dir + ": the transformer takes text features of width " +
+                                dims(fc.jointAttentionDim) + " (joint_attention_dim), " +
+                                sequenceSlot + " gives " + dims(sequenceWidth));
+        if (fc.pooledProjectionDim != m_textEncoder->width())
+            throw PipelineError(folder.dir + ": the transformer takes a pooled text vector of " +
+                                dims(fc.pooledProjectionDim) +
+                                " (pooled_projection_dim), text_encoder gives " +
+                                dims(m_textEncoder->width()));
         if (fc.inChannels != 4 * m_vae->latentChannels())
-            throw PipelineError(folder.dir + ": transformer in_channels " +
-                                std::to_string(fc.inChannels) + " != 4 x VAE latent_channels " +
-                                std::to_string(m_vae->latentChannels()));
+            throw PipelineError(folder.dir + ": transformer in_channels " + dims(fc.inChannels) +
+                                " != 4 x VAE latent_channels " + dims(m_vae->latentChannels()));
         m_tokenizer = ClipTokenizer::fromFolder(folder.find("tokenizer")->dir);
-        m_scheduler = FlowMatchConfig::fromJson(
-            readJsonFile(folder.find("scheduler")->dir + "/scheduler_config.json"));
+        checkClipTokenizer(folder);
+        m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
     }
 
     int sizeMultiple() const override { return m_vae->downFactor() * 2; }
 
+    void validate(const RunConfig& cfg) const override {
+        if (m_t5.encoder && !cfg.negativePrompt.empty())
+            throw PipelineError(
+                "FLUX.1 runs without classifier-free guidance (its guidance is distilled into "
+                "the model), so a negative prompt would be ignored; leave it empty");
+    }
+
     std::unique_ptr<DenoisingRun> start(const RunConfig& cfg,
                                         const torch::Device& device) override {
         return std::make_unique<FluxRun>(cfg, device, *m_textEncoder, *m_transformer, *m_vae,
-                                         *m_tokenizer, m_scheduler);
+                                         *m_tokenizer, m_t5, m_scheduler);
+    }
+
+    // diffusers' FLUX.1 scheduler configs: dev shifts dynamically (mu from the image size),
+    // schnell (no guidance embedding) not at all.
+    nlohmann::json singleFileSchedulerConfig(
+        const std::map<std::string, nlohmann::json>& configs) const override {
+        const auto t = configs.find("transformer");
+        const bool dev = t != configs.end() && t->second.value("guidance_embeds", false);
+        return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
+                {"base_image_seq_len", 256},
+                {"base_shift", 0.5},
+                {"max_image_seq_len", 4096},
+                {"max_shift", 1.15},
+                {"num_train_timesteps", 1000},
+                {"shift", dev ? 3.0 : 1.0},
+                {"use_dynamic_shifting", dev}};
+    }
+
+    // FLUX.1-dev: 28 steps, guidance 3.5; schnell: 4 steps, guidance unused (0, as its model
+    // card runs it); the single-encoder shape keeps the demo's defaults.
+    RunDefaults defaults() const override {
+        if (!m_t5.encoder) return {};
+        if (m_transformer->model->config().guidanceEmbeds) return {28, 3.5, false};
+        return {4, 0.0, false};
     }
 
 private:
+    // Ids past the embedding would index out of it: a tokenizer of another CLIP (the bundled
+    // CLIP-L one for a file set whose encoder is not CLIP-L) is refused.
+    void checkClipTokenizer(const PipelineFolder& folder) const {
+        const auto* clip = dynamic_cast<ClipTextComponent*>(m_textEncoder);
+        if (!clip) return;
+        const auto& cc = clip->model->config();
+        const std::string dir = folder.find("tokenizer")->dir;
+        if (m_tokenizer->vocabSize() > size_t(cc.vocabSize))
+            throw PipelineError(folder.dir + ": the CLIP tokenizer (" + dir + ") has " +
+                                dims(int64_t(m_tokenizer->vocabSize())) +
+                                " ids but text_encoder embeds only " + dims(cc.vocabSize) +
+                                " (vocab_size): give its own tokenizer with --tokenizer DIR");
+        if (m_tokenizer->modelMaxLength() > cc.maxPositionEmbeddings)
+            throw PipelineError(folder.dir + ": the CLIP tokenizer (" + dir + ") pads to " +
+                                dims(m_tokenizer->modelMaxLength()) +
+                                " tokens but text_encoder has " + dims(cc.maxPositionEmbeddings) +
+                                " positions");
+    }
+
+    void attachT5(const PipelineFolder& folder) {
+        const PipelineComponent* tok = folder.find("tokenizer_2");
+        if (!tok)
+            throw PipelineError(
+                folder.dir +
+                ": no T5 tokenizer: FLUX.1's text_encoder_2 needs tokenizer_2/spiece.model (the "
+                "tokenizer_2 folder of a FLUX.1 diffusers repository); give its folder with "
+                "--tokenizer-2 DIR, or put spiece.model beside the T5 file");
+        m_t5.tokenizer = T5Tokenizer::fromFolder(tok->dir);
+        const auto* t5 = dynamic_cast<T5EncoderComponent*>(m_t5.encoder);
+        if (t5 && m_t5.tokenizer->vocabSize() > size_t(t5->model->config().vocabSize))
+            throw PipelineError(folder.dir + ": the T5 tokenizer (" + tok->dir + ") has " +
+                                dims(int64_t(m_t5.tokenizer->vocabSize())) +
+                                " ids but text_encoder_2 embeds only " +
+                                dims(t5->model->config().vocabSize) +
+                                " (vocab_size): they are not a pair");
+        // diffusers' FluxPipeline default is 512; schnell's model card runs 256.
+        m_t5.maxSequenceLength = m_transformer->model->config().guidanceEmbeds ? 512 : 256;
+    }
+
     TextEncoderComponent* m_textEncoder = nullptr;
     FluxTransformerComponent* m_transformer = nullptr;
     VaeComponent* m_vae = nullptr;
     std::optional<ClipTokenizer> m_tokenizer;
+    T5Text m_t5;
     FlowMatchConfig m_scheduler;
 };
 

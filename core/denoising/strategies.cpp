@@ -6,7 +6,10 @@
 namespace hs {
 
 void registerBuiltinStrategies(StrategyRegistry& r) {
-    r.add({"Flux", {"FluxPipeline", "HalfscopeDemoPipeline"}, makeFluxStrategy});
+    r.add({"Flux",
+           {"FluxPipeline", "HalfscopeDemoPipeline"},
+           makeFluxStrategy,
+           {"FluxTransformer2DModel"}});
 }
 
 }  // namespace hs

@@ -55,6 +55,14 @@ public:
     virtual torch::Tensor latents() const = 0;
 };
 
+// What a model is meant to run with: the studio proposes these when it opens the model, and
+// the CLI uses them for options not given.
+struct RunDefaults {
+    int steps = 20;
+    double guidance = 4.0;
+    bool negativePrompt = true;  // whether the model takes a negative prompt
+};
+
 class DenoisingStrategy {
 public:
     virtual ~DenoisingStrategy() = default;
@@ -70,12 +78,23 @@ public:
     virtual void validate(const RunConfig& config) const {}
     virtual std::unique_ptr<DenoisingRun> start(const RunConfig& config,
                                                 const torch::Device& device) = 0;
+    // The scheduler config for a model opened from single files, which carry none, given the
+    // converted components' configs by slot (FLUX.1-dev and schnell differ).
+    // Throws PipelineError for a shape that does not open single files.
+    virtual nlohmann::json singleFileSchedulerConfig(
+        const std::map<std::string, nlohmann::json>& configs) const {
+        throw PipelineError("this pipeline type does not open single-file checkpoints");
+    }
+    // Steps and guidance the model is meant to run with, once attached.
+    virtual RunDefaults defaults() const { return {}; }
 };
 
 struct StrategyInfo {
     std::string name;                          // "Flux", for messages
     std::vector<std::string> pipelineClasses;  // model_index.json "_class_name" values
     std::function<std::unique_ptr<DenoisingStrategy>()> make;
+    // Denoiser classes whose single-file checkpoints this strategy runs, as pipelineClasses[0].
+    std::vector<std::string> denoiserClasses = {};
 };
 
 class StrategyRegistry {
@@ -86,6 +105,8 @@ public:
     // The strategy for a pipeline class; throws PipelineError listing the supported ones.
     std::unique_ptr<DenoisingStrategy> make(const std::string& pipelineClass,
                                             const std::string& where) const;
+    // The pipeline class that runs a single-file `denoiserClass`; "" when none does.
+    std::string pipelineClassFor(const std::string& denoiserClass) const;
 
 private:
     mutable std::mutex m_mutex;

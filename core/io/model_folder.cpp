@@ -238,4 +238,9 @@ bool isComponentFolder(const std::string& dir) {
     return isFile(fs::path(dir) / "config.json") && !isPipelineFolder(dir);
 }
 
+nlohmann::json schedulerConfigOf(const PipelineComponent& scheduler) {
+    if (!scheduler.config.is_null()) return scheduler.config;
+    return readJsonFile(scheduler.dir + "/scheduler_config.json");
+}
+
 }  // namespace hs

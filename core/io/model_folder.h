@@ -41,6 +41,9 @@ struct PipelineComponent {
     std::string className;  // "AutoencoderKL", "CLIPTokenizer", ...
     std::string dir;        // <pipeline>/<name>
     ComponentKind kind = ComponentKind::Other;
+    // A config given inline rather than in <dir> (a file set's scheduler, which has no folder);
+    // null for a folder's component.
+    nlohmann::json config;
 };
 
 struct PipelineFolder {
@@ -57,6 +60,9 @@ PipelineFolder openPipeline(const std::string& dir);
 
 bool isPipelineFolder(const std::string& dir);   // has model_index.json
 bool isComponentFolder(const std::string& dir);  // has config.json and no model_index.json
+
+// A scheduler component's config: its inline config, else <dir>/scheduler_config.json.
+nlohmann::json schedulerConfigOf(const PipelineComponent& scheduler);
 
 // config.json / model_index.json: parse errors carry the line and column. Throws FileError.
 nlohmann::json readJsonFile(const std::string& path);

@@ -3,24 +3,27 @@
 #include <chrono>
 
 #include "io/model_folder.h"
+#include "models/opened_component.h"
 
 namespace hs {
 
 ComponentRun runComponentFolder(const std::string& dir, const NamedTensors& inputs,
                                 const ComponentRunOptions& o) {
-    const ComponentFolder folder = openComponent(dir);
-    const auto family =
-        FamilyRegistry::global().require(folder.className, folder.dir + "/config.json");
+    std::string slot;
+    const OpenedComponent opened = openComponentAt(dir, o.part, &slot);
+    const ComponentSource& source = opened.source;
+    const auto family = FamilyRegistry::global().require(
+        opened.className, source.dir + (slot.empty() ? "/config.json" : ""));
     ComponentRun r;
-    r.component = family->defaultComponent;
-    r.className = folder.className;
+    r.component = slot.empty() ? family->defaultComponent : slot;
+    r.className = opened.className;
     r.familyName = family->name;
-    r.plan = effectivePlan({{r.component, o.precision.value_or(storedFormatOf(folder.weights))}},
+    r.description = opened.description;
+    r.plan = effectivePlan({{r.component, o.precision.value_or(storedFormatOf(source.weights))}},
                            o.rules);
     const PrecisionPolicy policy(r.plan, o.device);
     r.execution = policy.executionFor(r.component);
 
-    ComponentSource source{folder.dir, folder.config, weightMapOf(folder.weights)};
     auto component = loadComponent(*family, source, policy, r.component);
     torch::NoGradGuard noGrad;
     ProbeContext probes(policy, o.level);

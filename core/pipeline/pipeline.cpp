@@ -6,6 +6,7 @@
 #include "io/image_tensor.h"
 #include "pipeline/image_assessment.h"
 #include "pipeline/memory_check.h"
+#include "pipeline/model_sources.h"
 
 namespace hs {
 
@@ -75,24 +76,47 @@ std::string slotList(const std::vector<ComponentSlot>& slots) {
 
 std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const PrecisionPlan& userPlan,
                                          const torch::Device& device) {
+    return load(dir, ModelFiles{}, userPlan, device);
+}
+
+std::unique_ptr<Pipeline> Pipeline::load(const std::string& model, const ModelFiles& with,
+                                         const PrecisionPlan& userPlan,
+                                         const torch::Device& device) {
     std::unique_ptr<Pipeline> p(new Pipeline());
-    p->m_dir = dir;
+    p->m_dir = model;
+    p->m_files = with;
     p->m_device = device;
-    p->m_folder = openPipeline(dir);
-    p->m_strategy =
-        StrategyRegistry::global().make(p->m_folder.className, dir + "/model_index.json");
+    ModelSources sources = openModelSources(model, with);
+    p->m_detected = sources.detected;
+    p->m_folder = std::move(sources.folder);
+    const std::string where = sources.singleFile ? model : model + "/model_index.json";
+    p->m_strategy = StrategyRegistry::global().make(p->m_folder.className, where);
+    if (sources.singleFile) {
+        std::map<std::string, nlohmann::json> configs;
+        for (const auto& [slot, c] : sources.components) configs[slot] = c.source.config;
+        p->m_folder.components.push_back({"scheduler", "diffusers", "", "",
+                                          ComponentKind::Scheduler,
+                                          p->m_strategy->singleFileSchedulerConfig(configs)});
+    }
     const auto wanted = p->m_strategy->componentSlots();
     for (const auto& slot : wanted) {
+        auto given = sources.components.find(slot.name);
         const PipelineComponent* c = p->m_folder.find(slot.name);
-        if (!c && slot.required)
-            throw PipelineError(dir + "/model_index.json: no '" + slot.name +
-                                "' component; this pipeline type needs " + slotList(wanted));
-        if (!c || !slot.model) continue;
+        if (!c && given == sources.components.end() && slot.required)
+            throw PipelineError(sources.singleFile ? model + ": no " + slot.name +
+                                                         " in the files given; give it with " +
+                                                         optionForSlot(slot.name) + " FILE"
+                                                   : model + "/model_index.json: no '" + slot.name +
+                                                         "' component; this pipeline type needs " +
+                                                         slotList(wanted));
+        if (!slot.model || (!c && given == sources.components.end())) continue;
         Part part;
         part.slot = slot;
-        part.opened = openFolderComponent(c->dir);
-        part.family = FamilyRegistry::global().require(part.opened.className,
-                                                       part.opened.source.dir + "/config.json");
+        part.opened = given != sources.components.end() ? std::move(given->second)
+                                                        : openFolderComponent(c->dir);
+        part.family = FamilyRegistry::global().require(
+            part.opened.className,
+            part.opened.source.dir + (given != sources.components.end() ? "" : "/config.json"));
         p->m_parts.push_back(std::move(part));
     }
     p->m_plan = p->planFor(userPlan);
@@ -101,6 +125,10 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& dir, const Precision
     for (auto& part : p->m_parts) p->loadPart(part, *p->m_policy);
     p->attach();
     return p;
+}
+
+RunDefaults Pipeline::defaults() const {
+    return m_strategy->defaults();
 }
 
 PrecisionPlan Pipeline::planFor(const PrecisionPlan& userPlan) const {

@@ -13,8 +13,8 @@
 
 #include "denoising/strategy.h"
 #include "io/model_folder.h"
+#include "models/opened_component.h"
 #include "models/roles.h"
-#include "pipeline/opened_component.h"
 #include "pipeline/pipeline_error.h"
 #include "records/run_types.h"
 
@@ -27,8 +27,18 @@ public:
     // message.
     static std::unique_ptr<Pipeline> load(const std::string& dir, const PrecisionPlan& userPlan,
                                           const torch::Device& device);
+    // `model` a pipeline folder or a single-file checkpoint, `with` the files that complete it
+    // (a ComfyUI set) or replace a folder's component (pipeline/model_sources.h).
+    static std::unique_ptr<Pipeline> load(const std::string& model, const ModelFiles& with,
+                                          const PrecisionPlan& userPlan,
+                                          const torch::Device& device);
 
-    const std::string& dir() const { return m_dir; }
+    const std::string& dir() const { return m_dir; }  // the model folder or file
+    const ModelFiles& files() const { return m_files; }
+    // What was detected in single files, one line each (empty for a folder).
+    const std::vector<std::string>& detected() const { return m_detected; }
+    // The steps, guidance and size the model is meant to run with.
+    RunDefaults defaults() const;
     // Stored-dtype defaults followed by the user's rules.
     const PrecisionPlan& effectivePlan() const { return m_plan; }
     const std::vector<ComponentInfo>& components() const { return m_infos; }
@@ -72,6 +82,8 @@ private:
     PrecisionPlan planFor(const PrecisionPlan& userPlan) const;
 
     std::string m_dir;
+    ModelFiles m_files;
+    std::vector<std::string> m_detected;
     torch::Device m_device{torch::kCPU};
     PipelineFolder m_folder;
     PrecisionPlan m_plan;

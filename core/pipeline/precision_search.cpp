@@ -26,7 +26,8 @@ RunRecord runWith(std::unique_ptr<Pipeline>& pipeline, const RunConfig& base,
     cfg.plan = plan;
     try {
         if (!pipeline)
-            pipeline = Pipeline::load(cfg.modelDir, plan, torch::Device(cfg.device));
+            pipeline =
+                Pipeline::load(cfg.modelDir, cfg.modelFiles, plan, torch::Device(cfg.device));
         else
             pipeline->setPlan(plan);
     } catch (...) {

@@ -14,8 +14,26 @@
 
 namespace hs {
 
+// Files that complete a model given as a single checkpoint (a ComfyUI set: flux1-dev.safetensors
+// + ae.safetensors + clip_l.safetensors + t5xxl_fp16.safetensors), or replace a component of a
+// pipeline folder. Empty strings: none given.
+struct ModelFiles {
+    std::string vae, textEncoder, textEncoder2;  // .safetensors files (or component folders)
+    std::string tokenizer, tokenizer2;           // tokenizer folders (vocab.json / spiece.model)
+    bool empty() const {
+        return vae.empty() && textEncoder.empty() && textEncoder2.empty() && tokenizer.empty() &&
+               tokenizer2.empty();
+    }
+    bool operator==(const ModelFiles& o) const {
+        return vae == o.vae && textEncoder == o.textEncoder && textEncoder2 == o.textEncoder2 &&
+               tokenizer == o.tokenizer && tokenizer2 == o.tokenizer2;
+    }
+    bool operator!=(const ModelFiles& o) const { return !(*this == o); }
+};
+
 struct RunConfig {
-    std::string modelDir;  // diffusers pipeline folder
+    std::string modelDir;   // diffusers pipeline folder, or a single-file checkpoint
+    ModelFiles modelFiles;  // the rest of a file set
     std::string prompt;
     std::string negativePrompt;
     uint64_t seed = 0;

@@ -2,6 +2,7 @@
 // ComfyUI's prefix, a schnell-style model of another shape, and errors naming the block or key.
 #include <gtest/gtest.h>
 
+#include "flux1_fixture.h"
 #include "models/flux/flux_bfl_layout.h"
 #include "models/flux/flux_transformer.h"
 #include "single_file_helpers.h"
@@ -10,68 +11,7 @@ namespace hs {
 namespace {
 
 using test::dataPath;
-
-// diffusers -> BFL, written here independently of the converter: fused q/k/v, single blocks'
-// linear1 = [q; k; v; mlp], the final modulation back in shift-then-scale order.
-WeightMap toBfl(const WeightMap& d, int doubles, int singles) {
-    WeightMap b;
-    auto pair = [&](const std::string& from, const std::string& to) {
-        b[to + ".weight"] = d.at(from + ".weight");
-        b[to + ".bias"] = d.at(from + ".bias");
-    };
-    auto fused = [&](std::vector<std::string> from, const std::string& to) {
-        for (const char* p : {"weight", "bias"}) {
-            std::vector<torch::Tensor> parts;
-            for (const auto& f : from) parts.push_back(d.at(f + "." + p));
-            b[to + "." + p] = torch::cat(parts, 0);
-        }
-    };
-    for (const char* e : {"time", "vector", "guidance"}) {
-        const std::string from =
-            std::string("time_text_embed.") + (e == std::string("time")     ? "timestep_embedder"
-                                               : e == std::string("vector") ? "text_embedder"
-                                                                            : "guidance_embedder");
-        if (!d.count(from + ".linear_1.weight")) continue;
-        pair(from + ".linear_1", std::string(e) + "_in.in_layer");
-        pair(from + ".linear_2", std::string(e) + "_in.out_layer");
-    }
-    pair("context_embedder", "txt_in");
-    pair("x_embedder", "img_in");
-    for (int i = 0; i < doubles; ++i) {
-        const std::string s = "transformer_blocks." + std::to_string(i) + ".";
-        const std::string t = "double_blocks." + std::to_string(i) + ".";
-        fused({s + "attn.to_q", s + "attn.to_k", s + "attn.to_v"}, t + "img_attn.qkv");
-        fused({s + "attn.add_q_proj", s + "attn.add_k_proj", s + "attn.add_v_proj"},
-              t + "txt_attn.qkv");
-        b[t + "img_attn.norm.query_norm.scale"] = d.at(s + "attn.norm_q.weight");
-        b[t + "img_attn.norm.key_norm.scale"] = d.at(s + "attn.norm_k.weight");
-        b[t + "txt_attn.norm.query_norm.scale"] = d.at(s + "attn.norm_added_q.weight");
-        b[t + "txt_attn.norm.key_norm.scale"] = d.at(s + "attn.norm_added_k.weight");
-        pair(s + "attn.to_out.0", t + "img_attn.proj");
-        pair(s + "attn.to_add_out", t + "txt_attn.proj");
-        pair(s + "ff.net.0.proj", t + "img_mlp.0");
-        pair(s + "ff.net.2", t + "img_mlp.2");
-        pair(s + "ff_context.net.0.proj", t + "txt_mlp.0");
-        pair(s + "ff_context.net.2", t + "txt_mlp.2");
-        pair(s + "norm1.linear", t + "img_mod.lin");
-        pair(s + "norm1_context.linear", t + "txt_mod.lin");
-    }
-    for (int i = 0; i < singles; ++i) {
-        const std::string s = "single_transformer_blocks." + std::to_string(i) + ".";
-        const std::string t = "single_blocks." + std::to_string(i) + ".";
-        fused({s + "attn.to_q", s + "attn.to_k", s + "attn.to_v", s + "proj_mlp"}, t + "linear1");
-        pair(s + "proj_out", t + "linear2");
-        pair(s + "norm.linear", t + "modulation.lin");
-        b[t + "norm.query_norm.scale"] = d.at(s + "attn.norm_q.weight");
-        b[t + "norm.key_norm.scale"] = d.at(s + "attn.norm_k.weight");
-    }
-    pair("proj_out", "final_layer.linear");
-    for (const char* p : {"weight", "bias"}) {
-        auto halves = d.at(std::string("norm_out.linear.") + p).chunk(2, 0);  // scale, shift
-        b[std::string("final_layer.adaLN_modulation.1.") + p] = torch::cat({halves[1], halves[0]});
-    }
-    return b;
-}
+using test::fluxToBfl;
 
 nlohmann::json goldenConfig() {
     auto j = test::readJsonAt(dataPath("golden/flux/config.json"));
@@ -94,9 +34,9 @@ TEST(SingleFileFlux, GoldenBflFileLoadsAsTheDiffusersFolderAndReproducesItsOutpu
         test::openWeights(dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
     test::expectSameWeights(c.weights, diffusers);
     EXPECT_EQ(c.description,
-              "Flux transformer, Black Forest Labs layout, 1 double + 1 single blocks, 2 heads x "
-              "16, guidance embedding (FLUX.1-dev style), 4 input channels, fp32; axes_dims_rope "
-              "[4, 4, 8] inferred (not in the file)");
+              "Flux transformer, Black Forest Labs layout, 1 double + 1 single blocks, fp32; 2 "
+              "heads x 16, guidance embedding (FLUX.1-dev style), 4 input channels; "
+              "axes_dims_rope [4, 4, 8] inferred (not in the file)");
 
     // The split q/k/v are views into the mapped file; only the shift/scale swap copies.
     const auto& qkv = bfl.at("double_blocks.0.img_attn.qkv.weight");  // [96, 32]
@@ -167,7 +107,8 @@ TEST(SingleFileFlux, SchnellStyleFileHasNoGuidanceAndRunsLikeItsDiffusersWeights
     const WeightMap diffusers = randomFlux(config);
     const test::ScopedDir tmp("flux-schnell");
     const std::string& dir = tmp.path;
-    const std::string path = test::writeWeights(dir, "schnell.safetensors", toBfl(diffusers, 3, 2));
+    const std::string path =
+        test::writeWeights(dir, "schnell.safetensors", fluxToBfl(diffusers, 3, 2));
     const SingleFileContents f = readSingleFile(path);
     ASSERT_EQ(f.components.size(), 1u);
     const ConvertedComponent& c = f.components[0];
@@ -198,7 +139,7 @@ TEST(SingleFileFlux, HeadDim128GetsFluxRopeAxesAndOddDimsAreRefused) {
 }
 
 TEST(SingleFileFlux, ErrorsNameTheMissingBlockOrTensor) {
-    const WeightMap full = toBfl(randomFlux(schnellConfig()), 3, 2);
+    const WeightMap full = fluxToBfl(randomFlux(schnellConfig()), 3, 2);
     const std::string path = "flux1-test.safetensors";
 
     WeightMap gap = full;  // double block 1 removed: blocks 0 and 2 remain

@@ -3,8 +3,7 @@
 // VAE without quant_conv, and errors naming the key.
 #include <gtest/gtest.h>
 
-#include <regex>
-
+#include "flux1_fixture.h"
 #include "models/vae/autoencoder_kl.h"
 #include "models/vae/vae_ldm_layout.h"
 #include "single_file_helpers.h"
@@ -13,37 +12,7 @@ namespace hs {
 namespace {
 
 using test::dataPath;
-
-// diffusers -> LDM names, written here independently of the converter (regular expressions over
-// diffusers' names), with attention linears stored as 1x1 convolutions as LDM does.
-WeightMap toLdm(const WeightMap& d, int levels) {
-    const std::vector<std::pair<std::regex, std::string>> rules{
-        {std::regex(R"(^(encoder|decoder)\.conv_norm_out\.)"), "$1.norm_out."},
-        {std::regex(R"(^encoder\.down_blocks\.(\d+)\.resnets\.)"), "encoder.down.$1.block."},
-        {std::regex(R"(^encoder\.down_blocks\.(\d+)\.downsamplers\.0\.)"),
-         "encoder.down.$1.downsample."},
-        {std::regex(R"(\.mid_block\.resnets\.0\.)"), ".mid.block_1."},
-        {std::regex(R"(\.mid_block\.resnets\.1\.)"), ".mid.block_2."},
-        {std::regex(R"(\.mid_block\.attentions\.0\.group_norm\.)"), ".mid.attn_1.norm."},
-        {std::regex(R"(\.mid_block\.attentions\.0\.to_([qkv])\.)"), ".mid.attn_1.$1."},
-        {std::regex(R"(\.mid_block\.attentions\.0\.to_out\.0\.)"), ".mid.attn_1.proj_out."},
-        {std::regex(R"(\.conv_shortcut\.)"), ".nin_shortcut."}};
-    const std::regex up(R"(^decoder\.up_blocks\.(\d+)\.(resnets|upsamplers\.0)\.)");
-    WeightMap out;
-    for (const auto& [key, t] : d) {
-        std::string k = key;
-        std::smatch m;
-        if (std::regex_search(k, m, up)) {
-            const int ldm = levels - 1 - std::stoi(m[1]);
-            k = "decoder.up." + std::to_string(ldm) +
-                (m[2] == "resnets" ? ".block." : ".upsample.") + m.suffix().str();
-        }
-        for (const auto& [re, to] : rules) k = std::regex_replace(k, re, to);
-        const bool attn = k.find(".mid.attn_1.") != std::string::npos && t.dim() == 2;
-        out[k] = attn ? t.reshape({t.size(0), t.size(1), 1, 1}) : t;
-    }
-    return out;
-}
+using test::vaeToLdm;
 
 const std::vector<std::string> kArchitecture{
     "in_channels",     "out_channels",        "block_out_channels",      "layers_per_block",
@@ -82,7 +51,7 @@ TEST(SingleFileVae, Sd15CheckpointVaeReproducesTheGoldenDecode) {
 TEST(SingleFileVae, AeLayoutRoundTripsTheGoldenVaeAndDecodesTheSame) {
     const WeightMap diffusers =
         test::openWeights(dataPath("golden/vae/diffusion_pytorch_model.safetensors"));
-    const WeightMap ldm = toLdm(diffusers, 2);
+    const WeightMap ldm = vaeToLdm(diffusers, 2);
     ASSERT_TRUE(ldm.count("decoder.up.1.upsample.conv.weight"));  // diffusers' up_blocks.0
     ASSERT_EQ(ldm.at("encoder.mid.attn_1.q.weight").dim(), 4);
     const test::ScopedDir tmp("vae-ae");
@@ -144,7 +113,7 @@ TEST(SingleFileVae, SixteenChannelsWithoutQuantConvAssumeFluxScaling) {
     ASSERT_FALSE(diffusers.count("quant_conv.weight"));
     const test::ScopedDir tmp("vae-flux");
     const std::string& dir = tmp.path;
-    const std::string path = test::writeWeights(dir, "ae.safetensors", toLdm(diffusers, 2));
+    const std::string path = test::writeWeights(dir, "ae.safetensors", vaeToLdm(diffusers, 2));
     const SingleFileContents f = readSingleFile(path);
     ASSERT_EQ(f.components.size(), 1u);
     const ConvertedComponent& c = f.components[0];
@@ -166,7 +135,7 @@ TEST(SingleFileVae, SixteenChannelsWithoutQuantConvAssumeFluxScaling) {
 
 TEST(SingleFileVae, ErrorsNameTheKey) {
     const WeightMap ldm =
-        toLdm(test::openWeights(dataPath("golden/vae/diffusion_pytorch_model.safetensors")), 2);
+        vaeToLdm(test::openWeights(dataPath("golden/vae/diffusion_pytorch_model.safetensors")), 2);
     const std::string path = "vae.safetensors";
 
     WeightMap missing = ldm;

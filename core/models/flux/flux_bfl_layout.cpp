@@ -167,15 +167,18 @@ ConvertedComponent convertFlux(LayoutKeys& k, const WeightMap& /*all*/) {
                 {"pooled_projection_dim", pooledDim},
                 {"guidance_embeds", guidance},
                 {"axes_dims_rope", axes}};
+    // FLUX.1's own shape is named as such; other shapes say which FLUX.1 they resemble.
+    const bool flux1 = hidden == 3072 && numLayers == 19 && numSingle == 38 && inChannels == 64;
+    const std::string variant = guidance ? "dev" : "schnell";
     c.description =
-        "Flux transformer, Black Forest Labs layout" +
+        (flux1 ? "FLUX.1-" + variant + " transformer" : std::string("Flux transformer")) +
+        ", Black Forest Labs layout" +
         (k.prefix().empty() ? std::string() : " under " + k.prefix()) + ", " +
         std::to_string(numLayers) + " double + " + std::to_string(numSingle) + " single blocks, " +
-        std::to_string(hidden / headDim) + " heads x " + std::to_string(headDim) +
-        (guidance ? ", guidance embedding (FLUX.1-dev style)"
-                  : ", no guidance embedding (FLUX.1-schnell style)") +
-        (inChannels != 64 ? ", " + std::to_string(inChannels) + " input channels" : "") + ", " +
-        k.dtypeName() +
+        k.dtypeName() + "; " + std::to_string(hidden / headDim) + " heads x " +
+        std::to_string(headDim) + (guidance ? ", guidance embedding" : ", no guidance embedding") +
+        (flux1 ? "" : " (FLUX.1-" + variant + " style)") +
+        (inChannels != 64 ? ", " + std::to_string(inChannels) + " input channels" : "") +
         (headDim != 128
              ? "; axes_dims_rope " + shapeText(std::vector<int64_t>(axes.begin(), axes.end())) +
                    " inferred (not in the file)"

@@ -1,0 +1,40 @@
+#pragma once
+// A tiny FLUX.1-shaped pipeline (CLIP + T5 + Flux transformer with a guidance embedding + a
+// 16-channel VAE), random weights, written in the three layouts users have:
+//   folder/        the diffusers repository: model_index.json, transformer and text_encoder_2
+//                  sharded (*-0000N-of-00002.safetensors + index), tokenizer, tokenizer_2;
+//   flux1-tiny.safetensors   the Black Forest Labs single file (double_blocks.N ...), with
+//                  bfl-prefixed.safetensors the same under ComfyUI's "model.diffusion_model.";
+//   ae.safetensors, clip_l.safetensors, t5xxl_tiny.safetensors   the ComfyUI set's other files,
+//                  the VAE in the original (LDM) layout, the encoders with transformers' keys;
+//                  beside them tokenizer/ and tokenizer_2/ as the files are found.
+// The same weights in every layout, so every layout must give the same image.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "models/common/weights.h"
+
+namespace hs::test {
+
+struct Flux1Files {
+    std::string root;  // holds everything below
+    std::string folder;
+    std::string bfl, bflPrefixed, ae, clipL, t5;
+    std::string tokenizer, tokenizer2;  // the folders beside the single files
+};
+
+// `dev`: a guidance embedding (FLUX.1-dev); otherwise none (schnell). Writes under `root`.
+Flux1Files writeTinyFlux1(const std::string& root, bool dev = true);
+
+// Layout rewrites shared with the single-file tests, written independently of the converters.
+// diffusers FluxTransformer2DModel keys -> Black Forest Labs keys.
+WeightMap fluxToBfl(const WeightMap& diffusers, int doubles, int singles);
+// diffusers AutoencoderKL keys -> LDM (original) keys; `levels` = len(block_out_channels).
+WeightMap vaeToLdm(const WeightMap& diffusers, int levels);
+
+// Writes `weights` as `count` shards <dir>/<stem>-0000N-of-0000M.safetensors plus
+// <dir>/<stem>.safetensors.index.json, as Hugging Face saves large models.
+void writeSharded(const std::string& dir, const std::string& stem, const WeightMap& weights,
+                  int count);
+
+}  // namespace hs::test

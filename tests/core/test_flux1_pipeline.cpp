@@ -1,0 +1,327 @@
+// FLUX.1 as users have it: a tiny FLUX.1-shaped pipeline (CLIP + T5 + a Flux transformer with
+// a guidance embedding + a 16-channel VAE) in the three layouts users hold, run end to end.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "flux1_fixture.h"
+#include "io/safetensors.h"
+#include "pipeline/pipeline.h"
+#include "single_file_helpers.h"
+#include "test_util.h"
+
+namespace hs {
+namespace {
+
+namespace fs = std::filesystem;
+using test::errorOf;
+
+const torch::Device kCpu(torch::kCPU);
+
+class Flux1Pipeline : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_root = test::tempDir("flux1");
+        s_dev = test::writeTinyFlux1(s_root + "/dev", true);
+        s_schnell = test::writeTinyFlux1(s_root + "/schnell", false);
+    }
+    static void TearDownTestSuite() {
+        std::error_code ec;
+        fs::remove_all(s_root, ec);
+    }
+
+    // The ComfyUI set of `f`: the model file and its VAE and encoders.
+    static ModelFiles comfySet(const test::Flux1Files& f) {
+        ModelFiles m;
+        m.vae = f.ae;
+        m.textEncoder = f.clipL;
+        m.textEncoder2 = f.t5;
+        return m;
+    }
+
+    static RunConfig config(int steps = 2) {
+        RunConfig c;
+        c.prompt = "a red fox in the snow, photograph";
+        c.seed = 7;
+        c.steps = steps;
+        c.guidance = 3.5;
+        c.width = 16;
+        c.height = 24;
+        c.keepLatents = true;
+        return c;
+    }
+
+    static std::string s_root;
+    static test::Flux1Files s_dev, s_schnell;
+};
+
+std::string Flux1Pipeline::s_root;
+test::Flux1Files Flux1Pipeline::s_dev, Flux1Pipeline::s_schnell;
+
+float maxDifference(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return INFINITY;
+    float d = 0;
+    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+    return d;
+}
+
+// The same weights in another layout: the same latents at every step, bit for bit.
+void expectSameRun(const RunRecord& a, const RunRecord& b, const std::string& what) {
+    ASSERT_EQ(a.steps.size(), b.steps.size()) << what;
+    for (size_t i = 0; i < a.steps.size(); ++i) {
+        EXPECT_EQ(a.steps[i].sigma, b.steps[i].sigma) << what << " step " << i;
+        EXPECT_EQ(maxDifference(a.steps[i].latentValues, b.steps[i].latentValues), 0.f)
+            << what << " step " << i;
+    }
+    ASSERT_TRUE(a.savedImage && b.savedImage) << what;
+    EXPECT_TRUE(a.savedImage->rgb == b.savedImage->rgb) << what;
+    EXPECT_EQ(a.image.mean, b.image.mean) << what;
+}
+
+TEST_F(Flux1Pipeline, TheThreeLayoutsLoadTheSameModelAndGiveTheSameImage) {
+    auto folder = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
+    std::vector<std::string> names;
+    for (const auto& c : folder->components()) names.push_back(c.name);
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"text_encoder", "text_encoder_2", "transformer", "vae"}));
+    EXPECT_EQ(folder->sizeMultiple(), 4);  // the tiny VAE halves; 2x2 packing
+    const RunRecord ref = folder->run(config());
+    EXPECT_TRUE(ref.image.allFinite());
+    EXPECT_GT(ref.image.std, 0.0);
+    // T5's sequence (dev: 512 tokens of width 32) is the text embedding the run records.
+    EXPECT_EQ(ref.textEmbedding.count, 512 * 32);
+
+    auto bfl = Pipeline::load(s_dev.bfl, comfySet(s_dev), PrecisionPlan(), kCpu);
+    ASSERT_EQ(bfl->detected().size(), 4u);
+    EXPECT_NE(bfl->detected()[0].find("Black Forest Labs layout"), std::string::npos)
+        << bfl->detected()[0];
+    EXPECT_NE(bfl->detected()[0].find("2 double + 2 single blocks"), std::string::npos);
+    EXPECT_EQ(bfl->components().size(), 4u);
+    expectSameRun(ref, bfl->run(config()), "BFL file + ComfyUI set");
+
+    auto prefixed = Pipeline::load(s_dev.bflPrefixed, comfySet(s_dev), PrecisionPlan(), kCpu);
+    EXPECT_NE(prefixed->detected()[0].find("model.diffusion_model."), std::string::npos);
+    expectSameRun(ref, prefixed->run(config()), "model.diffusion_model. prefix");
+}
+
+TEST_F(Flux1Pipeline, DevAndSchnellRunAsDiffusersDoes) {
+    auto dev = Pipeline::load(s_dev.bfl, comfySet(s_dev), PrecisionPlan(), kCpu);
+    EXPECT_EQ(dev->defaults().steps, 28);
+    EXPECT_EQ(dev->defaults().guidance, 3.5);
+    EXPECT_FALSE(dev->defaults().negativePrompt);
+    // dev: dynamic shift, mu from the 4 x 6 = 24 packed image tokens (diffusers calculate_shift).
+    const RunRecord a = dev->run(config(2));
+    const double mu = 0.5 + (1.15 - 0.5) / (4096 - 256) * (24 - 256);
+    auto shifted = [&](double t) { return std::exp(mu) / (std::exp(mu) + (1 / t - 1)); };
+    EXPECT_NEAR(a.steps[0].sigma, 1.0, 1e-6);
+    EXPECT_NEAR(a.steps[1].sigma, shifted(0.5), 1e-6);
+    // The guidance goes into the embedding: another scale, another image; no second batch.
+    RunConfig g = config(2);
+    g.guidance = 1.0;
+    EXPECT_NE(dev->run(g).savedImage->rgb, a.savedImage->rgb);
+
+    auto schnell = Pipeline::load(s_schnell.bfl, comfySet(s_schnell), PrecisionPlan(), kCpu);
+    EXPECT_EQ(schnell->defaults().steps, 4);
+    EXPECT_NE(schnell->detected()[0].find("no guidance embedding"), std::string::npos);
+    const RunRecord s = schnell->run(config(4));
+    // linspace(1, 1/4, 4), not shifted; T5 256 tokens.
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(s.steps[i].sigma, 1.0 - 0.25 * i, 1e-6) << i;
+    EXPECT_EQ(s.textEmbedding.count, 256 * 32);
+    RunConfig other = config(4);
+    other.guidance = 9.0;  // schnell has nowhere to put it, as in diffusers
+    EXPECT_EQ(schnell->run(other).savedImage->rgb, s.savedImage->rgb);
+}
+
+TEST_F(Flux1Pipeline, RefusesWhatFlux1CannotRun) {
+    auto p = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
+    RunConfig c = config(1);
+    c.negativePrompt = "blurry";
+    const std::string m = errorOf<PipelineError>([&] { p->run(c); });
+    EXPECT_NE(m.find("negative prompt"), std::string::npos) << m;
+    c = config(1);
+    c.width = 18;
+    EXPECT_NE(errorOf<PipelineError>([&] { p->run(c); }).find("multiples of 4"), std::string::npos);
+}
+
+// Bad inputs: each refused with what is wrong, before anything runs.
+class Flux1BadInput : public Flux1Pipeline {
+protected:
+    std::string loadError(const std::string& model, const ModelFiles& with) {
+        try {
+            Pipeline::load(model, with, PrecisionPlan(), kCpu);
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+        return "(loaded)";
+    }
+    std::string copyOf(const std::string& file, const std::string& name) {
+        const std::string dir = test::tempDir("flux1-bad");
+        m_dirs.push_back(dir);
+        fs::copy_file(file, dir + "/" + name);
+        return dir + "/" + name;
+    }
+    ~Flux1BadInput() override {
+        std::error_code ec;
+        for (const auto& d : m_dirs) fs::remove_all(d, ec);
+    }
+    std::vector<std::string> m_dirs;
+};
+
+TEST_F(Flux1BadInput, ABflFileWithAMissingBlockNamesIt) {
+    WeightMap w = test::openWeights(s_dev.bfl);
+    for (auto it = w.begin(); it != w.end();)
+        it = it->first.rfind("double_blocks.0.", 0) == 0 ? w.erase(it) : std::next(it);
+    const std::string dir = test::tempDir("flux1-gap");
+    m_dirs.push_back(dir);
+    const std::string file = test::writeWeights(dir, "gap.safetensors", w);
+    const std::string m = loadError(file, comfySet(s_dev));
+    EXPECT_NE(m.find("double_blocks.0"), std::string::npos) << m;
+}
+
+TEST_F(Flux1BadInput, ATruncatedShardNamesTheShard) {
+    const std::string root = test::tempDir("flux1-trunc");
+    m_dirs.push_back(root);
+    fs::copy(s_dev.folder, root, fs::copy_options::recursive);
+    const std::string shard =
+        root + "/transformer/diffusion_pytorch_model-00002-of-00002.safetensors";
+    fs::resize_file(shard, fs::file_size(shard) - 100);
+    const std::string m = loadError(root, {});
+    EXPECT_NE(m.find("diffusion_pytorch_model-00002-of-00002.safetensors"), std::string::npos) << m;
+}
+
+TEST_F(Flux1BadInput, AT5WhoseVocabularyDoesNotMatchItsTokenizerIsRefused) {
+    // A T5 embedding of 100 rows against the tokenizer's 300 pieces + 100 extra ids.
+    WeightMap w = test::openWeights(s_dev.t5);
+    w["shared.weight"] = w.at("shared.weight").slice(0, 0, 100).clone();
+    const std::string dir = test::tempDir("flux1-vocab");
+    m_dirs.push_back(dir);
+    ModelFiles set = comfySet(s_dev);
+    set.textEncoder2 = test::writeWeights(dir, "t5xxl_small_vocab.safetensors", w);
+    set.tokenizer2 = s_dev.tokenizer2;
+    const std::string m = loadError(s_dev.bfl, set);
+    EXPECT_NE(m.find("400 ids"), std::string::npos) << m;
+    EXPECT_NE(m.find("100 (vocab_size)"), std::string::npos) << m;
+}
+
+TEST_F(Flux1BadInput, PartsThatDisagreeAreRefused) {
+    // A CLIP of width 16 against the transformer's pooled projection of 24.
+    WeightMap clip = test::openWeights(s_dev.clipL);
+    for (auto& [k, t] : clip) {
+        if (k.find("position_ids") != std::string::npos) continue;
+        std::vector<int64_t> shape = t.sizes().vec();
+        for (auto& d : shape)
+            if (d == 24)
+                d = 16;
+            else if (d == 48)
+                d = 32;
+        t = torch::randn(shape);
+    }
+    const std::string dir = test::tempDir("flux1-width");
+    m_dirs.push_back(dir);
+    ModelFiles set = comfySet(s_dev);
+    set.textEncoder = test::writeWeights(dir, "clip_narrow.safetensors", clip);
+    set.tokenizer = s_dev.tokenizer;
+    std::string m = loadError(s_dev.bfl, set);
+    EXPECT_NE(m.find("pooled_projection_dim"), std::string::npos) << m;
+    EXPECT_NE(m.find("gives 16"), std::string::npos) << m;
+
+    // A file given for the wrong part says what it holds.
+    set = comfySet(s_dev);
+    set.textEncoder = s_dev.t5;
+    m = loadError(s_dev.bfl, set);
+    EXPECT_NE(m.find("--text-encoder"), std::string::npos) << m;
+    EXPECT_NE(m.find("T5 encoder"), std::string::npos) << m;
+
+    // No VAE: the option to give it is named.
+    set = comfySet(s_dev);
+    set.vae.clear();
+    m = loadError(s_dev.bfl, set);
+    EXPECT_NE(m.find("--vae"), std::string::npos) << m;
+
+    // Encoders alone hold no denoiser.
+    m = loadError(s_dev.t5, {});
+    EXPECT_NE(m.find("no denoiser"), std::string::npos) << m;
+}
+
+TEST_F(Flux1BadInput, AMissingT5TokenizerNamesTheFileAndTheOption) {
+    // The set without tokenizer_2/ beside it.
+    ModelFiles set;
+    set.vae = copyOf(s_dev.ae, "ae.safetensors");
+    set.textEncoder = s_dev.clipL;
+    set.textEncoder2 = copyOf(s_dev.t5, "t5xxl.safetensors");
+    std::string m = loadError(copyOf(s_dev.bfl, "flux1-dev.safetensors"), set);
+    EXPECT_NE(m.find("spiece.model"), std::string::npos) << m;
+    EXPECT_NE(m.find("--tokenizer-2"), std::string::npos) << m;
+
+    // A diffusers folder whose tokenizer_2 lacks spiece.model.
+    const std::string root = test::tempDir("flux1-nospiece");
+    m_dirs.push_back(root);
+    fs::copy(s_dev.folder, root, fs::copy_options::recursive);
+    fs::remove(root + "/tokenizer_2/spiece.model");
+    m = loadError(root, {});
+    EXPECT_NE(m.find("spiece.model"), std::string::npos) << m;
+}
+
+TEST_F(Flux1Pipeline, GenerateTakesTheFileSetAndWritesTheFoldersImage) {
+    const std::string out = s_root + "/out";
+    fs::create_directories(out);
+    const std::string common =
+        " --prompt 'a red fox' --seed 3 --steps 1 --width 16 --height 16 --probe-level module";
+    int status = -1;
+    const std::string a = test::runCli(
+        "generate --model " + s_dev.folder + common + " --out " + out + "/a.png", status);
+    ASSERT_NE(status, 2) << a;
+    const std::string b = test::runCli("generate --model " + s_dev.bfl + " --vae " + s_dev.ae +
+                                           " --text-encoder " + s_dev.clipL + " --text-encoder-2 " +
+                                           s_dev.t5 + common + " --out " + out + "/b.png",
+                                       status);
+    ASSERT_NE(status, 2) << b;
+    EXPECT_NE(b.find("Black Forest Labs layout"), std::string::npos) << b;
+    EXPECT_NE(b.find("text_encoder_2"), std::string::npos) << b;
+    std::ifstream fa(out + "/a.png", std::ios::binary), fb(out + "/b.png", std::ios::binary);
+    const std::string pa((std::istreambuf_iterator<char>(fa)), {}),
+        pb((std::istreambuf_iterator<char>(fb)), {});
+    EXPECT_FALSE(pa.empty());
+    EXPECT_TRUE(pa == pb) << "the file set's PNG differs from the folder's";
+
+    // A set without --model is a usage error.
+    const std::string c =
+        test::runCli("generate --vae " + s_dev.ae + " --out " + out + "/c.png", status);
+    EXPECT_EQ(status, 2) << c;
+    EXPECT_NE(c.find("--model"), std::string::npos) << c;
+}
+
+TEST_F(Flux1Pipeline, RunModuleTakesSingleFiles) {
+    // The T5 file through run-module: the same outputs as its diffusers folder.
+    const std::string dir = s_root + "/runmodule";
+    fs::create_directories(dir);
+    writeSafetensors(dir + "/in.safetensors",
+                     {{"in.input_ids", torch::tensor({{5, 17, 42, 1, 0, 0}}, torch::kInt64)}});
+    int status = -1;
+    const std::string a = test::runCli("run-module --model " + s_dev.t5 + " --inputs " + dir +
+                                           "/in.safetensors --output " + dir + "/a.safetensors",
+                                       status);
+    ASSERT_EQ(status, 0) << a;
+    EXPECT_NE(a.find("T5 encoder"), std::string::npos) << a;
+    EXPECT_NE(a.find("as 'text_encoder_2'"), std::string::npos) << a;
+    const std::string b =
+        test::runCli("run-module --model " + s_dev.folder + "/text_encoder_2 --inputs " + dir +
+                         "/in.safetensors --output " + dir + "/b.safetensors",
+                     status);
+    ASSERT_EQ(status, 0) << b;
+    EXPECT_TRUE(
+        torch::equal(test::openWeights(dir + "/a.safetensors").at("out.last_hidden_state"),
+                     test::openWeights(dir + "/b.safetensors").at("out.last_hidden_state")));
+    // A part the file does not hold.
+    const std::string c =
+        test::runCli("run-module --model " + s_dev.t5 + " --part vae --inputs " + dir +
+                         "/in.safetensors --output " + dir + "/c.safetensors",
+                     status);
+    EXPECT_EQ(status, 2) << c;
+    EXPECT_NE(c.find("no 'vae' part"), std::string::npos) << c;
+}
+
+}  // namespace
+}  // namespace hs
