@@ -173,5 +173,25 @@ TEST(SingleFileFlux, ErrorsNameTheMissingBlockOrTensor) {
         << m;
 }
 
+// The parity bar through the command users run: run-module on the BFL file reproduces
+// diffusers' output of the flux golden case.
+TEST(SingleFileFlux, RunModuleOnTheBflFileMatchesTheGoldenOutput) {
+    const test::ScopedDir tmp("flux-bfl-cli");
+    const std::string out = tmp.path + "/out.safetensors";
+    int status = -1;
+    const std::string printed = test::runCli(
+        "run-module --model '" + dataPath("golden/flux_bfl.safetensors") + "' --inputs '" +
+            dataPath("golden/flux_io.safetensors") + "' --output '" + out + "'",
+        status);
+    ASSERT_EQ(status, 0) << printed;
+    EXPECT_NE(printed.find("Black Forest Labs layout"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("as 'transformer'"), std::string::npos) << printed;
+    const auto got = test::openWeights(out).at("out.sample");
+    const auto want = test::openWeights(dataPath("golden/flux_io.safetensors")).at("out.sample");
+    const double rel = ((got - want).norm() / want.norm()).item<double>();
+    std::cout << "[ flux_bfl run-module ] relative error " << rel << "\n";
+    EXPECT_LE(rel, 1e-4);
+}
+
 }  // namespace
 }  // namespace hs
