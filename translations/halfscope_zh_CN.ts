@@ -138,6 +138,59 @@
     </message>
 </context>
 <context>
+    <name>FileSet</name>
+    <message>
+        <location filename="../app/gui/file_set.cpp" line="+27"/>
+        <source>VAE</source>
+        <translation>VAE</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>first text encoder (CLIP)</source>
+        <translation>第一个文本编码器（CLIP）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>second text encoder (T5)</source>
+        <translation>第二个文本编码器（T5）</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>No files were given.</source>
+        <translation>没有给出任何文件。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 is not a file.</source>
+        <translation>%1 不是文件。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>%1 is not a model file Halfscope can open: %2</source>
+        <translation>%1 不是 Halfscope 能打开的模型文件：%2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 and %2 both hold a denoiser (the model itself): open one model at a time, with its VAE and text encoders.</source>
+        <translation>%1 和 %2 都包含去噪器（即模型本身）：请一次只打开一个模型，连同它的 VAE 和文本编码器。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>None of the files holds a denoiser (a transformer or UNet, such as flux1-dev.safetensors), so there is no model to open. The files hold %1. Add the model file to the set.</source>
+        <translation>这些文件都不包含去噪器（transformer 或 UNet，例如 flux1-dev.safetensors），因此没有可打开的模型。这些文件包含：%1。请把模型文件加入这组文件。</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>%1 and %2 both hold the %3: pick one of them.</source>
+        <translation>%1 和 %2 都包含%3：请只选其中一个。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%1 holds %2, which is not a part a model file set takes (a VAE or a text encoder).</source>
+        <translation>%1 包含 %2，这不是模型文件组能接受的部分（VAE 或文本编码器）。</translation>
+    </message>
+</context>
+<context>
     <name>FixPanel</name>
     <message>
         <location filename="../widgets/panels/fix_panel.cpp" line="+18"/>
@@ -736,12 +789,12 @@
     <name>MainWindow</name>
     <message>
         <location filename="../app/gui/main_window.cpp" line="+63"/>
-        <location line="+95"/>
+        <location line="+101"/>
         <source>Halfscope</source>
         <translation>Halfscope</translation>
     </message>
     <message>
-        <location line="-81"/>
+        <location line="-87"/>
         <source>Final image</source>
         <translation>最终图像</translation>
     </message>
@@ -798,6 +851,21 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Open model &amp;files...</source>
+        <translation>打开模型文件(&amp;F)…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open model files: the model, its VAE and text encoders</source>
+        <translation>打开模型文件：模型本身、它的 VAE 和文本编码器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model files (*.safetensors)</source>
+        <translation>模型文件 (*.safetensors)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Open the &amp;demo model</source>
         <translation>打开演示模型(&amp;D)</translation>
     </message>
@@ -918,7 +986,7 @@
         <translation>HTML 报告 (*.html)</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>bf16 on the CPU: %1</source>
         <translation>CPU 上的 bf16：%1</translation>
     </message>
@@ -926,12 +994,17 @@
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../widgets/panels/model_panel.cpp" line="+28"/>
+        <location filename="../widgets/panels/model_panel.cpp" line="+29"/>
         <source>Open folder…</source>
         <translation>打开文件夹…</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+1"/>
+        <source>Open files…</source>
+        <translation>打开文件…</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>Component</source>
         <translation>组件</translation>
     </message>
@@ -956,9 +1029,24 @@
         <translation>打开 diffusers 管线文件夹（含 model_index.json）。也可以将文件夹拖放到此面板上。</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+4"/>
+        <source>Open a single-file checkpoint (flux1-dev.safetensors), or pick a set of files together: the model, its VAE (ae.safetensors) and text encoders (clip_l, t5xxl). Which file is which is found from what each holds. You can also drop the files onto this panel.</source>
+        <translation>打开单文件检查点（flux1-dev.safetensors），或一次选中一组文件：模型本身、它的 VAE（ae.safetensors）和文本编码器（clip_l、t5xxl）。每个文件的用途根据其内容自动识别。也可以把这些文件拖放到此面板上。</translation>
+    </message>
+    <message>
+        <location line="+23"/>
         <source>Open a model folder</source>
         <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Open model files</source>
+        <translation>打开模型文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model files (*.safetensors)</source>
+        <translation>模型文件 (*.safetensors)</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -966,9 +1054,9 @@
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Open a diffusers pipeline folder, or drop one here.</source>
-        <translation>打开 diffusers 管线文件夹，或将其拖放到此处。</translation>
+        <location line="+2"/>
+        <source>Open a diffusers pipeline folder or model files (.safetensors), or drop them here.</source>
+        <translation>打开 diffusers 管线文件夹或模型文件（.safetensors），或将其拖放到此处。</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -986,7 +1074,13 @@
         <translation>%1 B</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+11"/>
+        <location line="+1"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>%L1 parameters</source>
         <translation>%L1 个参数</translation>
     </message>
@@ -1001,7 +1095,37 @@
         <translation>%2 个组件，共 %1 个参数</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+9"/>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VAE</source>
+        <translation>VAE</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>text encoder</source>
+        <translation>文本编码器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>text encoder 2</source>
+        <translation>文本编码器 2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tokenizer</source>
+        <translation>分词器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tokenizer 2</source>
+        <translation>分词器 2</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>Loading the model…</source>
         <translation>正在加载模型…</translation>
     </message>
@@ -1014,6 +1138,11 @@
         <location line="+14"/>
         <source>The model could not be opened.</source>
         <translation>无法打开该模型。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model files %1 could not be opened.</source>
+        <translation>无法打开模型文件 %1。</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1211,11 +1340,12 @@
     </message>
     <message>
         <location line="+3"/>
+        <location line="+170"/>
         <source>Negative prompt (used when guidance &gt; 1)</source>
         <translation>负面提示词（引导系数 &gt; 1 时使用）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-162"/>
         <source>Override</source>
         <translation>覆盖</translation>
     </message>
@@ -1291,12 +1421,12 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+134"/>
+        <location line="+158"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-124"/>
+        <location line="-148"/>
         <source>Seed</source>
         <translation>种子</translation>
     </message>
@@ -1341,7 +1471,12 @@
         <translation>负面提示词</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+77"/>
+        <source>This model takes no negative prompt</source>
+        <translation>此模型不接受负面提示词</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>multiples of %1, from %2 to %3 pixels</source>
         <translation>须为 %1 的倍数，范围 %2 到 %3 像素</translation>
     </message>
@@ -1369,7 +1504,7 @@
 <context>
     <name>RunHistory</name>
     <message>
-        <location filename="../widgets/store/history_finish.cpp" line="+67"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+68"/>
         <source>Cannot save the outcome of run %1</source>
         <translation>无法保存运行 %1 的结果</translation>
     </message>
@@ -1466,7 +1601,7 @@
         <translation>它是其他程序的 SQLite 数据库（包含 %1 张表，但没有 Halfscope 历史记录）</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>the tables could not be created: %1</source>
         <translation>无法创建数据表：%1</translation>
     </message>
@@ -1585,12 +1720,12 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../app/gui/run_worker.cpp" line="+23"/>
+        <location filename="../app/gui/run_worker.cpp" line="+25"/>
         <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+79"/>
         <source>Could not load %1: %2</source>
         <translation>无法加载 %1：%2</translation>
     </message>
@@ -1894,14 +2029,14 @@
 <context>
     <name>Studio</name>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+20"/>
-        <location line="+302"/>
+        <location filename="../app/gui/studio.cpp" line="+21"/>
+        <location line="+340"/>
         <location filename="../app/gui/studio_records.cpp" line="+81"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-273"/>
+        <location line="-309"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -1931,14 +2066,29 @@
         <translation>失败</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+36"/>
         <source>Loading %1</source>
         <translation>正在加载 %1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+2"/>
+        <source>Loading %1 with %2</source>
+        <translation>正在加载 %1，附带 %2</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Loading the model files %1</source>
+        <translation>正在加载模型文件 %1</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Halfscope demo model</source>
         <translation>Halfscope 演示模型</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>This model takes no negative prompt: FLUX.1 is guidance-distilled, each step is one pass with the prompt alone and the guidance value is an input of the model.</source>
+        <translation>此模型不接受负面提示词：FLUX.1 经过引导蒸馏，每步只用提示词进行一次前向计算，引导系数是模型的一个输入。</translation>
     </message>
     <message>
         <location line="+10"/>
@@ -1946,12 +2096,22 @@
         <translation>已按精度方案 %2 加载 %1：%3</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>Defaults of this model: %1 steps, guidance %2%3</source>
+        <translation>此模型的默认设置：%1 步，引导系数 %2%3</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>, no negative prompt</source>
+        <translation>，不使用负面提示词</translation>
+    </message>
+    <message>
         <location line="+3"/>
         <source>Plan %1: every component kept its weights</source>
         <translation>计划 %1：所有组件保留原有权重</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Plan %1: converted %2 again, kept the other components</source>
         <translation>计划 %1：重新转换了 %2，其余组件保持不变</translation>
     </message>
@@ -2207,12 +2367,12 @@
         <translation>找出扩散模型生成黑图的原因。</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>Pipeline folder to open.</source>
-        <translation>要打开的管线文件夹。</translation>
+        <location line="+5"/>
+        <source>Pipeline folder, or single-file checkpoint, to open (a file set: File &gt; Open model files).</source>
+        <translation>要打开的管线文件夹或单文件检查点（一组文件请用“文件 &gt; 打开模型文件”）。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>Run history folder.</source>
         <translation>运行历史记录文件夹。</translation>
     </message>

@@ -1,5 +1,5 @@
 // halfscope: the studio.
-//   halfscope [--model DIR] [--data-dir DIR] [--prompt TEXT] [--seed N] [--plan RULES]
+//   halfscope [--model DIR|FILE] [--data-dir DIR] [--prompt TEXT] [--seed N] [--plan RULES]
 //             [--generate | --compare] [--screenshot FILE.png]
 // --prompt, --seed and --plan fill the panels once the model is loaded; --generate then starts a
 // run, --compare the bf16 vs fp16 comparison; --screenshot saves the window after that (or
@@ -60,8 +60,12 @@ int main(int argc, char** argv) {
         QApplication::translate("main", "Finds out why a diffusion model gives a black image."));
     args.addHelpOption();
     args.addVersionOption();
-    QCommandLineOption model("model", QApplication::translate("main", "Pipeline folder to open."),
-                             "dir");
+    QCommandLineOption model(
+        "model",
+        QApplication::translate("main",
+                                "Pipeline folder, or single-file checkpoint, to open (a file set: "
+                                "File > Open model files)."),
+        "path");
     QCommandLineOption data("data-dir", QApplication::translate("main", "Run history folder."),
                             "dir");
     QCommandLineOption generate(

@@ -152,6 +152,12 @@ const StudioViews& MainWindow::views() const {
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open model folder..."), QKeySequence::Open, this, &MainWindow::openFolder);
+    file->addAction(tr("Open model &files..."), this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Open model files: the model, its VAE and text encoders"), QString(),
+            tr("Model files (*.safetensors)"));
+        if (!files.isEmpty()) m_studio->openFiles(files);
+    });
     file->addAction(tr("Open the &demo model"), this, [this] {
         const QString demo = QString::fromStdString(hs::findDemoModel());
         if (demo.isEmpty())
@@ -227,15 +233,43 @@ void MainWindow::applyCpuBf16(const QString& mode) {
     m_views->precision->setDevices(deviceChoices());
     m_views->log->info(
         tr("bf16 on the CPU: %1").arg(QString::fromStdString(hs::cpuBf16Description())), "load");
-    if (m_studio->model()) m_studio->openModel(m_studio->model()->dir);  // weights convert at load
+    if (m_studio->model())  // weights convert at load
+        m_studio->openModel(m_studio->model()->dir, m_studio->model()->files);
 }
 
 void MainWindow::onModelLoaded(const LoadedModel& m) {
+    if (!m_pendingRunModel.isEmpty()) {
+        // The steps and guidance saved with this model win over its defaults, once.
+        if (m.dir == m_pendingRunModel) {
+            hs::RunConfig cfg;
+            m_views->prompt->applyTo(cfg);
+            cfg.steps = m_pendingSteps;
+            cfg.guidance = m_pendingGuidance;
+            m_views->prompt->setFrom(cfg);
+        }
+        m_pendingRunModel.clear();
+    }
     if (m_pendingPlan.isEmpty()) return;
     m_studio->applyPlan(m_pendingPlan);  // the plan saved with this model, once
     m_pendingPlan.clear();
-    (void)m;
 }
+
+namespace {
+
+// The files that complete a saved model file (a file set), stored beside model/dir.
+const std::pair<const char*, std::string hs::ModelFiles::*> kSavedFiles[] = {
+    {"model/vae", &hs::ModelFiles::vae},
+    {"model/textEncoder", &hs::ModelFiles::textEncoder},
+    {"model/textEncoder2", &hs::ModelFiles::textEncoder2},
+    {"model/tokenizer", &hs::ModelFiles::tokenizer},
+    {"model/tokenizer2", &hs::ModelFiles::tokenizer2}};
+
+bool isModel(const QString& path) {
+    const QFileInfo info(path);
+    return info.isFile() || QFileInfo::exists(path + "/model_index.json");
+}
+
+}  // namespace
 
 void MainWindow::restoreSettings(const QString& modelDir) {
     QSettings s;
@@ -253,10 +287,27 @@ void MainWindow::restoreSettings(const QString& modelDir) {
     m_views->prompt->setFrom(cfg);
     m_pendingPlan = s.value("run/plan").toString();
     QString dir = modelDir;
-    if (dir.isEmpty()) dir = s.value("model/dir").toString();
-    if (dir.isEmpty() || !QFileInfo::exists(dir + "/model_index.json"))
+    hs::ModelFiles files;
+    const QString saved = s.value("model/dir").toString();
+    if (dir.isEmpty() && !saved.isEmpty()) {
+        // The last model, with the files of its set; a set with a file gone is not reopened.
+        dir = saved;
+        for (const auto& [key, path] : kSavedFiles) {
+            const QString f = s.value(key).toString();
+            if (!f.isEmpty() && !QFileInfo::exists(f)) dir.clear();
+            files.*path = f.toStdString();
+        }
+    }
+    if (dir.isEmpty() || !isModel(dir)) {
         dir = QString::fromStdString(hs::findDemoModel());
-    if (!dir.isEmpty()) m_studio->openModel(dir);
+        files = {};
+    }
+    if (s.contains("run/steps") && dir == saved) {
+        m_pendingRunModel = dir;
+        m_pendingSteps = cfg.steps;
+        m_pendingGuidance = cfg.guidance;
+    }
+    if (!dir.isEmpty()) m_studio->openModel(dir, files);
 }
 
 void MainWindow::saveSettings() const {
@@ -271,7 +322,16 @@ void MainWindow::saveSettings() const {
     s.setValue("run/steps", cfg.steps);
     s.setValue("run/guidance", cfg.guidance);
     s.setValue("run/plan", m_views->precision->planText());
-    if (m_studio->model()) s.setValue("model/dir", m_studio->model()->dir);
+    if (const auto& m = m_studio->model()) {
+        s.setValue("model/dir", m->dir);
+        for (const auto& [key, path] : kSavedFiles) {
+            const std::string& f = m->files.*path;
+            if (f.empty())
+                s.remove(key);
+            else
+                s.setValue(key, QString::fromStdString(f));
+        }
+    }
 }
 
 void MainWindow::showEvent(QShowEvent* event) {

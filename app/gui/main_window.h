@@ -45,7 +45,12 @@ private:
     std::unique_ptr<StudioViews> m_views;
     Studio* m_studio = nullptr;
     QTabWidget* m_tabs = nullptr;
-    QString m_pendingPlan;                      // the saved plan, applied once its model has loaded
+    QString m_pendingPlan;  // the saved plan, applied once its model has loaded
+    // The saved steps and guidance, applied over the model's defaults once the saved model (and
+    // not another) has loaded; empty when there is none.
+    QString m_pendingRunModel;
+    int m_pendingSteps = 0;
+    double m_pendingGuidance = 0;
     std::function<void()> m_applyDefaultSizes;  // run once, at the first show
     bool m_restoredLayout = false;
 };

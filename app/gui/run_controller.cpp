@@ -42,10 +42,19 @@ RunController::~RunController() {
     m_thread.wait();
 }
 
-void RunController::loadModel(const QString& dir, const hs::PrecisionPlan& plan,
+void RunController::loadModel(const QString& model, const hs::ModelFiles& files,
+                              const hs::PrecisionPlan& plan, const QString& device) {
+    QMetaObject::invokeMethod(
+        m_worker,
+        [w = m_worker, model, files, plan, device] { w->load(model, files, plan, device); },
+        Qt::QueuedConnection);
+}
+
+void RunController::loadFiles(const QStringList& files, const hs::PrecisionPlan& plan,
                               const QString& device) {
-    QMetaObject::invokeMethod(m_worker, "load", Qt::QueuedConnection, Q_ARG(QString, dir),
-                              Q_ARG(hs::PrecisionPlan, plan), Q_ARG(QString, device));
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, files, plan, device] { w->loadFiles(files, plan, device); },
+        Qt::QueuedConnection);
 }
 
 int RunController::enqueue(RunJob job) {

@@ -19,7 +19,12 @@ public:
     // Cancels what runs, then quits and joins the worker thread.
     ~RunController() override;
 
-    void loadModel(const QString& dir, const hs::PrecisionPlan& plan, const QString& device);
+    // A pipeline folder, or a model file completed by `files` (a file set).
+    void loadModel(const QString& model, const hs::ModelFiles& files, const hs::PrecisionPlan& plan,
+                   const QString& device);
+    // Files picked or dropped together: the worker finds which is the model, which the VAE and
+    // the text encoders (file_set.h), then loads them.
+    void loadFiles(const QStringList& files, const hs::PrecisionPlan& plan, const QString& device);
     // Queues one run; returns its job id.
     int start(const hs::RunConfig& config);
     // Queues the runs of a comparison (same prompt and seed, different plans), one after another.

@@ -11,12 +11,19 @@
 
 // What the worker loaded: shown by the model and precision panels.
 struct LoadedModel {
-    QString dir;
+    QString dir;           // the pipeline folder or the model file
+    hs::ModelFiles files;  // the files that complete a model file (a file set); empty for a folder
+    QStringList detected;  // what was found in each single file, one line each
     QString effectivePlan;
     std::vector<hs::ComponentInfo> components;
     int sizeMultiple = 16;  // width and height must be multiples of this
     int latentChannels = 4;
     bool isDemo = false;
+    // What the model is meant to run with (the strategy's defaults): FLUX.1-dev 28 steps and
+    // guidance 3.5, schnell 4 and 0. `negativePrompt` false: the model takes none (FLUX.1).
+    int defaultSteps = 20;
+    double defaultGuidance = 4.0;
+    bool negativePrompt = true;
     // Empty for a fresh load; after a plan change on the loaded model, the components whose
     // weights it converted again (the others were kept as they were).
     bool planChange = false;

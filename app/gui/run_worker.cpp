@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include "file_set.h"
+
 // LibTorch through its wrapper first, before any engine header includes it with Qt's `slots`
 // macro defined (see torch_include.h).
 // clang-format off
@@ -54,13 +56,25 @@ RunWorker::RunWorker(const std::atomic<bool>* cancel, QObject* parent)
 
 RunWorker::~RunWorker() = default;
 
-void RunWorker::load(const QString& dir, const hs::PrecisionPlan& plan, const QString& device) {
+void RunWorker::load(const QString& model, const hs::ModelFiles& files,
+                     const hs::PrecisionPlan& plan, const QString& device) {
     hs::RunConfig cfg;
-    cfg.modelDir = dir.toStdString();
+    cfg.modelDir = model.toStdString();
+    cfg.modelFiles = files;
     cfg.plan = plan;
     cfg.device = device.toStdString();
     QString error;
     if (!ensureLoaded(cfg, error)) emit loadFailed(error);
+}
+
+void RunWorker::loadFiles(const QStringList& files, const hs::PrecisionPlan& plan,
+                          const QString& device) {
+    const FileSet set = sortModelFiles(files);
+    if (!set.ok()) {
+        emit loadFailed(set.error);
+        return;
+    }
+    load(set.model, set.with, plan, device);
 }
 
 bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
@@ -68,7 +82,8 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
     const QString device = QString::fromStdString(cfg.device);
     const QString plan = QString::fromStdString(cfg.plan.toString());
     const hs::Execution cpuBf16 = hs::cpuBf16Execution();
-    const bool sameModel = m_pipeline && dir == m_dir && device == m_device && cpuBf16 == m_cpuBf16;
+    const bool sameModel = m_pipeline && dir == m_dir && cfg.modelFiles == m_files &&
+                           device == m_device && cpuBf16 == m_cpuBf16;
     if (sameModel && plan == m_planText) return true;
     LoadedModel m;
     try {
@@ -79,19 +94,28 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
                 m.reloaded << QString::fromStdString(name);
         } else {
             m_pipeline.reset();  // free the old weights before loading the new ones
-            m_pipeline = hs::Pipeline::load(cfg.modelDir, cfg.plan, torch::Device(cfg.device));
+            m_pipeline = hs::Pipeline::load(cfg.modelDir, cfg.modelFiles, cfg.plan,
+                                            torch::Device(cfg.device));
         }
     } catch (const std::exception& e) {
         m_pipeline.reset();  // a failed reload may leave a component half converted
         m_dir.clear();
+        m_files = {};
         error = tr("Could not load %1: %2").arg(dir, plainError(e));
         return false;
     }
     m_dir = dir;
+    m_files = cfg.modelFiles;
     m_device = device;
     m_planText = plan;
     m_cpuBf16 = cpuBf16;
     m.dir = dir;
+    m.files = cfg.modelFiles;
+    for (const auto& line : m_pipeline->detected()) m.detected << QString::fromStdString(line);
+    const hs::RunDefaults defaults = m_pipeline->defaults();
+    m.defaultSteps = defaults.steps;
+    m.defaultGuidance = defaults.guidance;
+    m.negativePrompt = defaults.negativePrompt;
     m.effectivePlan = QString::fromStdString(m_pipeline->effectivePlan().toString());
     m.components = m_pipeline->components();
     m.sizeMultiple = m_pipeline->sizeMultiple();
@@ -132,6 +156,7 @@ void RunWorker::runSearch(const RunJob& job) {
     try {
         m_pipeline.reset();  // the search holds its own pipeline; free these weights meanwhile
         m_dir.clear();
+        m_files = {};
         emit searchFinished(job.id, hs::searchPrecision(job.config, o));
     } catch (const std::exception& e) {
         emit jobFailed(job.id, plainError(e));

@@ -21,8 +21,13 @@ public:
     ~RunWorker() override;
 
 public slots:
-    // Opens a pipeline folder for `plan` on `device`; emits loaded() or loadFailed().
-    void load(const QString& dir, const hs::PrecisionPlan& plan, const QString& device);
+    // Opens a pipeline folder or a model file (completed by `files`, see hs::ModelFiles) for
+    // `plan` on `device`; emits loaded() or loadFailed().
+    void load(const QString& model, const hs::ModelFiles& files, const hs::PrecisionPlan& plan,
+              const QString& device);
+    // Sorts files picked together into the model and its VAE and text encoders (file_set.h),
+    // then loads them as load() does; a set that makes no model fails with the reason.
+    void loadFiles(const QStringList& files, const hs::PrecisionPlan& plan, const QString& device);
     // Runs a job, reloading first when its model, plan or device differ from the loaded ones.
     void runJob(const RunJob& job);
     // Full VAE decode of one step (kept latents needed) of job `jobId`, run with `config`.
@@ -49,5 +54,6 @@ private:
     const std::atomic<bool>* m_cancel;
     std::unique_ptr<hs::Pipeline> m_pipeline;
     QString m_dir, m_device, m_planText;
+    hs::ModelFiles m_files;
     hs::Execution m_cpuBf16 = hs::Execution::Emulated;  // how the loaded weights hold bf16
 };

@@ -4,6 +4,7 @@
 
 #include "compare_view.h"
 #include "diagnosis/latent_divergence.h"
+#include "file_set.h"
 #include "history_browser.h"
 #include "image_view.h"
 #include "layer_heatmap.h"
@@ -37,7 +38,9 @@ Studio::Studio(const StudioViews& v, RunHistory* history, QObject* parent)
     connectController();
     connect(m_v.prompt, &PromptPanel::generateRequested, this, &Studio::generate);
     connect(m_v.prompt, &PromptPanel::stopRequested, this, &Studio::stop);
-    connect(m_v.model, &ModelPanel::openRequested, this, &Studio::openModel);
+    connect(m_v.model, &ModelPanel::openRequested, this,
+            [this](const QString& dir) { openModel(dir); });
+    connect(m_v.model, &ModelPanel::openFilesRequested, this, &Studio::openFiles);
     connect(m_v.previews, &PreviewStrip::stepClicked, this, [this](int s) { decodeStep(-1, s); });
     connect(m_v.compare, &CompareView::previewClicked, this, &Studio::decodeStep);
     connect(m_v.compare, &CompareView::differencePairChanged, this, &Studio::updateDivergence);
@@ -109,33 +112,70 @@ hs::RunConfig Studio::configFromPanels() const {
     m_v.prompt->applyTo(cfg);
     m_v.precision->applyTo(cfg);
     cfg.modelDir = m_model ? m_model->dir.toStdString() : std::string();
+    cfg.modelFiles = m_model ? m_model->files : hs::ModelFiles();
     cfg.keepLatents = true;  // decode any step on click; the demo's latents are 4 KiB a step
     return cfg;
 }
 
-void Studio::openModel(const QString& dir) {
+void Studio::openModel(const QString& dir, const hs::ModelFiles& files) {
     m_v.model->setLoading(true, dir);
-    m_v.log->info(tr("Loading %1").arg(dir), "load");
-    m_controller->loadModel(dir, m_v.precision->plan(), m_v.precision->deviceId());
+    QStringList with;
+    for (const auto& f : fileRoles(dir, files))
+        if (f.role != "model") with << QString("%1 %2").arg(f.role, f.path);
+    if (with.isEmpty())
+        m_v.log->info(tr("Loading %1").arg(dir), "load");
+    else
+        m_v.log->info(tr("Loading %1 with %2").arg(dir, with.join(", ")), "load");
+    m_controller->loadModel(dir, files, m_v.precision->plan(), m_v.precision->deviceId());
+}
+
+void Studio::openFiles(const QStringList& files) {
+    if (files.isEmpty()) return;
+    m_v.model->setLoadingFiles(files);
+    m_v.log->info(tr("Loading the model files %1").arg(files.join(", ")), "load");
+    m_controller->loadFiles(files, m_v.precision->plan(), m_v.precision->deviceId());
 }
 
 void Studio::onLoaded(const LoadedModel& m) {
+    // Another model than the one open (not a plan change, not the same model reloaded after a
+    // settings change or a failed load): its defaults replace the panel's steps and guidance.
+    const bool otherModel = !m_model || m_model->dir != m.dir || m_model->files != m.files;
     m_model = m;
     ModelSummary s;
     s.folder = m.dir;
     s.name = m.isDemo ? tr("Halfscope demo model") : QFileInfo(m.dir).fileName();
     s.components = m.components;
+    for (const auto& f : fileRoles(m.dir, m.files)) s.files.push_back({f.role, f.path});
     m_v.model->setModel(s);
     m_v.precision->setComponents(m.components);
     m_v.prompt->setSizeConstraints(m.sizeMultiple, m.sizeMultiple, 2048);
+    if (!m.planChange && otherModel) {
+        // What the model is meant to run with; a plan change or a reload keeps what is set.
+        hs::RunConfig cfg;
+        m_v.prompt->applyTo(cfg);
+        cfg.steps = m.defaultSteps;
+        cfg.guidance = m.defaultGuidance;
+        m_v.prompt->setFrom(cfg);
+        m_v.prompt->setNegativePromptSupported(
+            m.negativePrompt,
+            tr("This model takes no negative prompt: FLUX.1 is guidance-distilled, each step is "
+               "one pass with the prompt alone and the guidance value is an input of the "
+               "model."));
+    }
     QStringList parts;
     for (const auto& c : m.components)
         parts << QString("%1 %2 (%3)").arg(qs(c.name), qs(c.className), qs(c.storedDtype));
-    if (!m.planChange)
+    if (!m.planChange) {
+        for (const auto& line : m.detected) m_v.log->info(line, "load");
         m_v.log->info(
             tr("Loaded %1 for the plan %2: %3").arg(m.dir, m.effectivePlan, parts.join(", ")),
             "load");
-    else if (m.reloaded.isEmpty())
+        m_v.log->info(tr("Defaults of this model: %1 steps, guidance %2%3")
+                          .arg(m.defaultSteps)
+                          .arg(m.defaultGuidance)
+                          .arg(m.negativePrompt ? QString() : tr(", no negative prompt")),
+                      "load");
+    } else if (m.reloaded.isEmpty())
         m_v.log->info(tr("Plan %1: every component kept its weights").arg(m.effectivePlan), "load");
     else
         m_v.log->info(tr("Plan %1: converted %2 again, kept the other components")

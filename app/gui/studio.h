@@ -48,7 +48,11 @@ public:
     const std::optional<LoadedModel>& model() const { return m_model; }
     bool isBusy() const { return m_controller->isBusy(); }
 
-    void openModel(const QString& dir);
+    // A pipeline folder, or a model file completed by `files` (its VAE, text encoders).
+    void openModel(const QString& dir, const hs::ModelFiles& files = {});
+    // Files picked or dropped together: which is the model and which its VAE and text encoders
+    // is found from what each holds (file_set.h).
+    void openFiles(const QStringList& files);
     void generate();
     void stop();
     // Same prompt and seed under each plan (2-4), one after another.

@@ -187,7 +187,11 @@ void components(std::ostringstream& o, const Report& r) {
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const RunRecord& rec = r.runs[i].record;
         o << "<div class=\"card\">" << runHeading(r, i) << "<p class=\"muted mono\">"
-          << esc(rec.config.modelDir) << "</p><table><tr><th>component</th><th>class</th>"
+          << esc(rec.config.modelDir);
+        const ModelFiles& f = rec.config.modelFiles;
+        for (const std::string* extra : {&f.vae, &f.textEncoder, &f.textEncoder2})
+            if (!extra->empty()) o << "<br>+ " << esc(*extra);
+        o << "</p><table><tr><th>component</th><th>class</th>"
           << "<th>stored</th><th class=\"n\">parameters</th><th>runs in</th></tr>";
         for (const auto& c : rec.components)
             o << "<tr><td>" << esc(c.name) << "</td><td>" << esc(c.className) << "</td><td>"

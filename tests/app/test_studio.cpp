@@ -1,12 +1,20 @@
-// The studio end to end on the embedded demo model, offscreen: real window, real worker thread,
-// real pipeline, real SQLite history.
+// The studio end to end, offscreen, on the embedded demo model and a tiny FLUX.1 (a file set and
+// a folder): real window, real worker thread, real pipeline, real SQLite history.
+// LibTorch (through the tiny FLUX.1 fixture) before any Qt header: see torch_include.h.
+// clang-format off
+#include "torch_include.h"
+#include "flux1_fixture.h"
+// clang-format on
+
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 #include <unistd.h>
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -62,8 +70,42 @@ protected:
             if (!std::isnan(it->value)) sum += it->value;
         return sum;
     }
+    // Opens `files` through the model panel's "Open files…" button, as a user picks them.
+    static void pickFiles(MainWindow& w, const QStringList& files) {
+        w.views().model->setFilesChooser([files](QWidget*, const QString&) { return files; });
+        auto* button = w.views().model->findChild<QPushButton*>("openFiles");
+        ASSERT_NE(button, nullptr);
+        button->click();
+    }
+    static bool waitModel(MainWindow& w, const QString& path) {
+        return QTest::qWaitFor(
+            [&] { return w.studio().model() && w.studio().model()->dir == path; }, 120000);
+    }
+    // A short run of the tiny FLUX.1 model: `steps` steps at 16x16 (or the next size it takes).
+    static void setTinyRun(MainWindow& w, int steps) {
+        hs::RunConfig cfg;
+        w.views().prompt->applyTo(cfg);
+        const int m = w.studio().model()->sizeMultiple;
+        cfg.width = cfg.height = (16 + m - 1) / m * m;
+        cfg.steps = steps;
+        cfg.seed = 7;
+        cfg.prompt = "a large red circle in the centre, blue background";
+        w.views().prompt->setFrom(cfg);
+    }
     QTemporaryDir m_dir;
 };
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// The components the precision panel has a row for, in its order.
+QStringList precisionRows(MainWindow& w) {
+    QStringList rows;
+    for (auto* c : w.views().precision->findChildren<QComboBox*>())
+        if (c->objectName().startsWith("format_")) rows << c->objectName().mid(7);
+    return rows;
+}
 
 // Resident memory of this process in MiB (Linux).
 double residentMiB() {
@@ -305,4 +347,134 @@ TEST_F(StudioTest, SettingsPersistBetweenLaunches) {
     EXPECT_EQ(cfg.prompt, "a small purple star at the bottom, orange background");
     EXPECT_EQ(cfg.seed, 12345678901234ull);
     EXPECT_EQ(w.views().precision->planText(), "vae=fp16");
+}
+
+// A ComfyUI-style FLUX.1-dev file set picked together (in any order) the way a user does: the
+// studio finds the model, VAE and text encoders, shows the set, proposes FLUX.1-dev's steps and
+// guidance, refuses a negative prompt, and runs; the same weights as a sharded diffusers folder
+// give the same pixels.
+TEST_F(StudioTest, OpensAFlux1FileSetWithItsDefaultsAndRunsItLikeTheFolder) {
+    const auto f = hs::test::writeTinyFlux1(m_dir.filePath("flux1").toStdString());
+    auto w = open();
+    pickFiles(*w, {qs(f.t5), qs(f.ae), qs(f.bfl), qs(f.clipL)});
+    ASSERT_TRUE(waitModel(*w, qs(f.bfl))) << w->views().log->toPlainText().toStdString()
+                                          << w->views().model->errorText().toStdString();
+    const LoadedModel& m = *w->studio().model();
+    EXPECT_EQ(m.files.vae, f.ae);
+    EXPECT_EQ(m.files.textEncoder, f.clipL);
+    EXPECT_EQ(m.files.textEncoder2, f.t5);
+    EXPECT_EQ(precisionRows(*w),
+              QStringList({"text_encoder", "text_encoder_2", "transformer", "vae"}));
+    auto* panel = w->views().model;
+    EXPECT_EQ(panel->findChild<QLabel*>("modelName")->text(), "flux1-tiny.safetensors");
+    const QString files = panel->findChild<QLabel*>("modelFiles")->text();
+    for (const char* line :
+         {"model: flux1-tiny.safetensors", "VAE: ae.safetensors",
+          "text encoder: clip_l.safetensors", "text encoder 2: t5xxl_tiny.safetensors"})
+        EXPECT_TRUE(files.contains(line)) << files.toStdString();
+    const QString log = w->views().log->toPlainText();
+    EXPECT_TRUE(log.contains(qs(f.ae) + " (--vae)")) << log.toStdString();  // what was detected
+
+    hs::RunConfig cfg;
+    w->views().prompt->applyTo(cfg);
+    EXPECT_EQ(cfg.steps, 28);
+    EXPECT_DOUBLE_EQ(cfg.guidance, 3.5);
+    auto* negative = w->views().prompt->findChild<QPlainTextEdit*>("negativePrompt");
+    ASSERT_NE(negative, nullptr);
+    EXPECT_FALSE(negative->isEnabled());
+    EXPECT_FALSE(negative->toolTip().isEmpty());
+
+    setTinyRun(*w, 2);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
+    const hs::RunRecord fromFiles = *w->studio().lastRun();
+    EXPECT_TRUE(fromFiles.error.empty()) << fromFiles.error;
+    ASSERT_EQ(fromFiles.steps.size(), 2u);
+    ASSERT_TRUE(fromFiles.finalImage);
+    EXPECT_GT(fromFiles.finalImage->width, 0);
+    EXPECT_TRUE(fromFiles.image.allFinite());
+    EXPECT_EQ(std::count(fromFiles.finalImage->nonFinite.begin(),
+                         fromFiles.finalImage->nonFinite.end(), 0),
+              fromFiles.finalImage->width * fromFiles.finalImage->height);
+    EXPECT_EQ(fromFiles.config.modelFiles, m.files);
+
+    w->studio().openModel(qs(f.folder));
+    ASSERT_TRUE(waitModel(*w, qs(f.folder))) << w->views().log->toPlainText().toStdString();
+    EXPECT_TRUE(w->studio().model()->files.empty());
+    EXPECT_TRUE(panel->findChild<QLabel*>("modelFiles")->isHidden());
+    EXPECT_EQ(precisionRows(*w),
+              QStringList({"text_encoder", "text_encoder_2", "transformer", "vae"}));
+    setTinyRun(*w, 2);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(w->studio().lastRun());
+    const hs::RunRecord fromFolder = *w->studio().lastRun();
+    ASSERT_TRUE(fromFolder.finalImage) << fromFolder.error;
+    EXPECT_EQ(fromFolder.finalImage->width, fromFiles.finalImage->width);
+    EXPECT_EQ(fromFolder.finalImage->height, fromFiles.finalImage->height);
+    EXPECT_TRUE(fromFolder.finalImage->rgb == fromFiles.finalImage->rgb)
+        << "the file set and the folder gave different pixels";
+
+    // Back to the demo model: it takes a negative prompt again, and its own defaults.
+    w->studio().openModel(QString::fromStdString(hs::findDemoModel()));
+    ASSERT_TRUE(waitModel(*w, QString::fromStdString(hs::findDemoModel())));
+    EXPECT_TRUE(negative->isEnabled());
+    w->views().prompt->applyTo(cfg);
+    EXPECT_EQ(cfg.steps, 20);
+}
+
+// Files that make no model: the reason in the panel's error line, the open model kept.
+TEST_F(StudioTest, AFileSetThatMakesNoModelSaysWhyAndKeepsTheModel) {
+    const auto f = hs::test::writeTinyFlux1(m_dir.filePath("flux1").toStdString());
+    auto w = open();
+    const QString before = w->studio().model()->dir;
+    auto error = [&] { return w->views().model->errorText(); };
+    auto waitError = [&] { return QTest::qWaitFor([&] { return !error().isEmpty(); }, 60000); };
+    pickFiles(*w, {qs(f.ae), qs(f.clipL)});
+    ASSERT_TRUE(waitError());
+    EXPECT_TRUE(error().contains("None of the files holds a denoiser")) << error().toStdString();
+    EXPECT_TRUE(error().contains("is still loaded")) << error().toStdString();
+
+    pickFiles(*w, {qs(f.bfl), qs(f.bflPrefixed), qs(f.ae)});
+    ASSERT_TRUE(waitError());
+    EXPECT_TRUE(
+        error().contains("flux1-tiny.safetensors and bfl-prefixed.safetensors both hold "
+                         "a denoiser"))
+        << error().toStdString();
+
+    const QString notes = m_dir.filePath("notes.safetensors");
+    {
+        QFile file(notes);
+        ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+        file.write("not a safetensors file");
+    }
+    pickFiles(*w, {qs(f.bfl), notes});
+    ASSERT_TRUE(waitError());
+    EXPECT_TRUE(error().contains("notes.safetensors is not a model file Halfscope can open"))
+        << error().toStdString();
+    EXPECT_EQ(w->studio().model()->dir, before);
+    w->studio().generate();  // still usable
+    ASSERT_TRUE(waitIdle(*w));
+    EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
+}
+
+// The studio reopens a file set at the next start, with the steps saved for it.
+TEST_F(StudioTest, AFileSetModelReopensAtTheNextStart) {
+    const auto f = hs::test::writeTinyFlux1(m_dir.filePath("flux1").toStdString());
+    {
+        auto w = open();
+        pickFiles(*w, {qs(f.bfl), qs(f.ae), qs(f.clipL), qs(f.t5)});
+        ASSERT_TRUE(waitModel(*w, qs(f.bfl))) << w->views().model->errorText().toStdString();
+        setTinyRun(*w, 3);
+        w->close();
+    }
+    MainWindow w(m_dir.filePath("history"));
+    ASSERT_TRUE(waitModel(w, qs(f.bfl))) << w.views().log->toPlainText().toStdString();
+    EXPECT_EQ(w.studio().model()->files.vae, f.ae);
+    EXPECT_EQ(w.studio().model()->files.textEncoder, f.clipL);
+    EXPECT_EQ(w.studio().model()->files.textEncoder2, f.t5);
+    hs::RunConfig cfg;
+    w.views().prompt->applyTo(cfg);
+    EXPECT_EQ(cfg.steps, 3);  // what was set for this model, not its default
 }

@@ -51,6 +51,7 @@ void expectSamePreview(const PreviewImage& a, const PreviewImage& b) {
 
 void expectSameRecord(const RunRecord& a, const RunRecord& b) {
     EXPECT_EQ(a.config.modelDir, b.config.modelDir);
+    EXPECT_TRUE(a.config.modelFiles == b.config.modelFiles);
     EXPECT_EQ(a.config.prompt, b.config.prompt);
     EXPECT_EQ(a.config.negativePrompt, b.config.negativePrompt);
     EXPECT_EQ(a.config.seed, b.config.seed);
@@ -206,7 +207,12 @@ TEST(ReportJson, SchemaHeaderAndSnakeCaseKeys) {
 }
 
 TEST(ReportJson, WriteReadRoundTrip) {
-    const Report r = test::makeComparisonReport();
+    Report r = test::makeComparisonReport();
+    // The second run opened a file set (a single-file model with its VAE and encoders).
+    r.runs[1].record.config.modelDir = "/models/flux1-dev.safetensors";
+    r.runs[1].record.config.modelFiles = {"/models/ae.safetensors", "/models/clip_l.safetensors",
+                                          "/models/t5xxl_fp16.safetensors", "",
+                                          "/models/FLUX.1-dev/tokenizer_2"};
     const std::string path = tempPath("report.json");
     writeReportJson(path, r);
     const Report back = readReportJson(path);

@@ -3,6 +3,7 @@
 
 #include <QDragEnterEvent>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMimeData>
 #include <QProgressBar>
@@ -154,6 +155,119 @@ TEST(ModelPanel, DroppingAFolderOpensIt) {
     panel.setLoading(true);
     EXPECT_FALSE(dropUrls(panel, {QUrl::fromLocalFile(dir.path())}));
     EXPECT_EQ(spy.count(), 2);
+}
+
+TEST(ModelPanel, OpenFilesAsksForModelFiles) {
+    ModelPanel panel;
+    QSignalSpy spy(&panel, &ModelPanel::openFilesRequested);
+    QSignalSpy folders(&panel, &ModelPanel::openRequested);
+    QStringList answer{"/models/flux/flux1-dev.safetensors", "/models/flux/ae.safetensors",
+                       "/models/flux/clip_l.safetensors", "/models/flux/t5xxl_fp16.safetensors"};
+    QString asked;
+    panel.setFilesChooser([&](QWidget*, const QString& start) {
+        asked = start;
+        return answer;
+    });
+    QTest::mouseClick(child<QPushButton>(panel, "openFiles"), Qt::LeftButton);
+    ASSERT_EQ(spy.count(), 1);
+    EXPECT_EQ(spy.at(0).at(0).toStringList(), answer);
+    EXPECT_FALSE(asked.isEmpty());
+    EXPECT_EQ(folders.count(), 0);
+    // The next dialog starts where the loaded model file is.
+    panel.setModel({"flux1-dev.safetensors", "/models/flux/flux1-dev.safetensors", {}});
+    answer = QStringList{"/models/other/model.safetensors"};
+    child<QPushButton>(panel, "openFiles")->click();
+    ASSERT_EQ(spy.count(), 2);
+    EXPECT_EQ(asked, "/models/flux");
+    EXPECT_EQ(spy.at(1).at(0).toStringList(), answer);
+    answer.clear();  // cancelled
+    child<QPushButton>(panel, "openFiles")->click();
+    EXPECT_EQ(spy.count(), 2);
+    panel.setLoadingFiles({"/models/other/model.safetensors"});
+    EXPECT_TRUE(panel.isLoading());
+    EXPECT_FALSE(child<QPushButton>(panel, "openFiles")->isEnabled());
+    EXPECT_FALSE(child<QPushButton>(panel, "openFolder")->isEnabled());
+    EXPECT_TRUE(child<QLabel>(panel, "modelStatus")->text().contains("model.safetensors"));
+    answer = QStringList{"/models/again.safetensors"};
+    child<QPushButton>(panel, "openFiles")->click();  // disabled while loading
+    EXPECT_EQ(spy.count(), 2);
+}
+
+TEST(ModelPanel, DroppingSafetensorsFilesOpensThemTogether) {
+    QTemporaryDir dir;
+    auto touch = [&](const QString& name) {
+        QFile f(dir.filePath(name));
+        EXPECT_TRUE(f.open(QIODevice::WriteOnly));
+        return QFileInfo(f).absoluteFilePath();
+    };
+    const QString model = touch("flux1-dev.safetensors"), ae = touch("ae.safetensors"),
+                  clip = touch("clip_l.SAFETENSORS"), t5 = touch("t5xxl_fp16.safetensors"),
+                  notes = touch("notes.txt");
+    ModelPanel panel;
+    QSignalSpy spy(&panel, &ModelPanel::openFilesRequested);
+    QSignalSpy folders(&panel, &ModelPanel::openRequested);
+    bool entered = false;
+    EXPECT_TRUE(dropUrls(panel,
+                         {QUrl::fromLocalFile(ae), QUrl::fromLocalFile(model),
+                          QUrl::fromLocalFile(clip), QUrl::fromLocalFile(t5)},
+                         &entered));
+    EXPECT_TRUE(entered);
+    ASSERT_EQ(spy.count(), 1);
+    EXPECT_EQ(spy.at(0).at(0).toStringList(), QStringList({ae, model, clip, t5}));
+
+    // One checkpoint alone.
+    EXPECT_TRUE(dropUrls(panel, {QUrl::fromLocalFile(model)}));
+    ASSERT_EQ(spy.count(), 2);
+    EXPECT_EQ(spy.at(1).at(0).toStringList(), QStringList({model}));
+
+    // Anything but .safetensors files in the drop: refused at the door.
+    EXPECT_FALSE(
+        dropUrls(panel, {QUrl::fromLocalFile(model), QUrl::fromLocalFile(notes)}, &entered));
+    EXPECT_FALSE(entered);
+    EXPECT_FALSE(dropUrls(panel, {QUrl::fromLocalFile(model), QUrl::fromLocalFile(dir.path())}));
+    EXPECT_FALSE(dropUrls(panel, {QUrl::fromLocalFile(dir.filePath("gone.safetensors"))}));
+    EXPECT_FALSE(dropUrls(panel, {QUrl("https://example.com/flux1-dev.safetensors")}));
+    panel.setLoading(true);
+    EXPECT_FALSE(dropUrls(panel, {QUrl::fromLocalFile(model)}));
+    EXPECT_EQ(spy.count(), 2);
+    EXPECT_EQ(folders.count(), 0);
+
+    // A folder still opens as a folder.
+    panel.setLoading(false);
+    EXPECT_TRUE(dropUrls(panel, {QUrl::fromLocalFile(dir.path())}));
+    ASSERT_EQ(folders.count(), 1);
+    EXPECT_EQ(spy.count(), 2);
+}
+
+TEST(ModelPanel, ShowsTheFilesOfAFileSetWithTheirParts) {
+    ModelPanel panel;
+    ModelSummary set = demo("/models/flux/flux1-dev.safetensors");
+    set.name = "flux1-dev.safetensors";
+    set.files = {{"model", "/models/flux/flux1-dev.safetensors"},
+                 {"vae", "/models/flux/ae.safetensors"},
+                 {"text_encoder", "/models/flux/clip_l.safetensors"},
+                 {"text_encoder_2", "/models/flux/t5xxl_fp16.safetensors"}};
+    panel.setModel(set);
+    EXPECT_EQ(child<QLabel>(panel, "modelName")->text(), "flux1-dev.safetensors");
+    auto* files = child<QLabel>(panel, "modelFiles");
+    EXPECT_FALSE(files->isHidden());
+    EXPECT_EQ(files->text(),
+              "model: flux1-dev.safetensors\nVAE: ae.safetensors\ntext encoder: "
+              "clip_l.safetensors\ntext encoder 2: t5xxl_fp16.safetensors");
+    EXPECT_TRUE(files->toolTip().contains("/models/flux/t5xxl_fp16.safetensors"));
+
+    // A set that makes no model: the error names the files, the set stays loaded.
+    panel.setLoadingFiles({"/models/x/ae.safetensors", "/models/x/clip_l.safetensors"});
+    panel.setError("None of the files holds a denoiser.");
+    const QString error = panel.errorText();
+    EXPECT_TRUE(
+        error.contains("The model files ae.safetensors, clip_l.safetensors could not be "
+                       "opened. None of the files holds a denoiser."))
+        << error.toStdString();
+    EXPECT_TRUE(error.contains("flux1-dev.safetensors is still loaded")) << error.toStdString();
+
+    panel.setModel(demo("/models/halfscope-demo"));  // a folder lists no files
+    EXPECT_TRUE(files->isHidden());
 }
 
 }  // namespace

@@ -20,12 +20,14 @@ ModelPanel::ModelPanel(QWidget* parent)
     : QWidget(parent),
       m_name(new QLabel(this)),
       m_folder(new QLabel(this)),
+      m_files(new QLabel(this)),
       m_components(new QTreeWidget(this)),
       m_total(new QLabel(this)),
       m_status(new QLabel(this)),
       m_busy(new QProgressBar(this)),
       m_error(new QLabel(this)),
-      m_open(new QPushButton(tr("Open folder\u2026"), this)) {
+      m_open(new QPushButton(tr("Open folder\u2026"), this)),
+      m_openFiles(new QPushButton(tr("Open files\u2026"), this)) {
     setAcceptDrops(true);
     setAttribute(Qt::WA_StyledBackground);  // so the drop highlight border is painted
     setObjectName("modelPanel");
@@ -40,6 +42,11 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_folder->setWordWrap(true);
     m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
     ctl::setSubtle(m_folder);
+    m_files->setObjectName("modelFiles");
+    m_files->setTextFormat(Qt::PlainText);
+    m_files->setWordWrap(true);
+    m_files->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_files->hide();
     m_components->setObjectName("components");
     m_components->setColumnCount(4);
     m_components->setHeaderLabels({tr("Component"), tr("Class"), tr("Stored"), tr("Parameters")});
@@ -69,13 +76,21 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_open->setToolTip(
         tr("Open a diffusers pipeline folder (with model_index.json). You can also "
            "drop a folder onto this panel."));
+    m_openFiles->setObjectName("openFiles");
+    m_openFiles->setToolTip(
+        tr("Open a single-file checkpoint (flux1-dev.safetensors), or pick a set of files "
+           "together: the model, its VAE (ae.safetensors) and text encoders (clip_l, t5xxl). "
+           "Which file is which is found from what each holds. You can also drop the files "
+           "onto this panel."));
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_open);
+    buttons->addWidget(m_openFiles);
     buttons->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_name);
     layout->addWidget(m_folder);
+    layout->addWidget(m_files);
     layout->addWidget(m_components, 1);
     layout->addWidget(m_total);
     layout->addWidget(m_status);
@@ -84,11 +99,17 @@ ModelPanel::ModelPanel(QWidget* parent)
     layout->addLayout(buttons);
 
     connect(m_open, &QPushButton::clicked, this, &ModelPanel::chooseFolder);
+    connect(m_openFiles, &QPushButton::clicked, this, &ModelPanel::chooseFiles);
     m_chooser = [](QWidget* parent, const QString& start) {
         return QFileDialog::getExistingDirectory(parent, tr("Open a model folder"), start);
     };
+    m_filesChooser = [](QWidget* parent, const QString& start) {
+        return QFileDialog::getOpenFileNames(parent, tr("Open model files"), start,
+                                             tr("Model files (*.safetensors)"));
+    };
     m_name->setText(tr("No model loaded"));
-    m_folder->setText(tr("Open a diffusers pipeline folder, or drop one here."));
+    m_folder->setText(
+        tr("Open a diffusers pipeline folder or model files (.safetensors), or drop them here."));
     m_total->hide();
 }
 
@@ -105,6 +126,14 @@ void ModelPanel::setModel(const ModelSummary& model) {
     m_name->setText(model.name.isEmpty() ? QFileInfo(model.folder).fileName() : model.name);
     m_folder->setText(QDir::toNativeSeparators(model.folder));
     m_folder->setToolTip(QDir::toNativeSeparators(model.folder));
+    QStringList lines, paths;
+    for (const auto& f : model.files) {
+        lines << tr("%1: %2").arg(roleText(f.role), QFileInfo(f.path).fileName());
+        paths << tr("%1: %2").arg(roleText(f.role), QDir::toNativeSeparators(f.path));
+    }
+    m_files->setText(lines.join('\n'));
+    m_files->setToolTip(paths.join('\n'));
+    m_files->setVisible(!lines.isEmpty());
     m_components->clear();
     qint64 total = 0;
     for (const auto& c : model.components) {
@@ -125,10 +154,29 @@ void ModelPanel::setModel(const ModelSummary& model) {
     clearError();
 }
 
+QString ModelPanel::roleText(const QString& role) const {
+    if (role == QLatin1String("model")) return tr("model");
+    if (role == QLatin1String("vae")) return tr("VAE");
+    if (role == QLatin1String("text_encoder")) return tr("text encoder");
+    if (role == QLatin1String("text_encoder_2")) return tr("text encoder 2");
+    if (role == QLatin1String("tokenizer")) return tr("tokenizer");
+    if (role == QLatin1String("tokenizer_2")) return tr("tokenizer 2");
+    return role;
+}
+
+void ModelPanel::setLoadingFiles(const QStringList& files) {
+    QStringList names;
+    for (const auto& f : files) names << QFileInfo(f).fileName();
+    setLoading(true, names.join(", "));
+    m_loadingFiles = files;
+}
+
 void ModelPanel::setLoading(bool loading, const QString& folder) {
     m_loading = loading;
     m_loadingFolder = loading ? folder : QString();
+    m_loadingFiles.clear();
     m_open->setEnabled(!loading);
+    m_openFiles->setEnabled(!loading);
     m_busy->setVisible(loading);
     if (loading) {
         m_status->setText(folder.isEmpty()
@@ -144,11 +192,12 @@ void ModelPanel::setLoading(bool loading, const QString& folder) {
 
 void ModelPanel::setError(const QString& message) {
     const QString folder = m_loadingFolder;
+    const bool files = !m_loadingFiles.isEmpty();
     setLoading(false);
     QString text =
-        folder.isEmpty()
-            ? tr("The model could not be opened.")
-            : tr("The model in %1 could not be opened.").arg(QDir::toNativeSeparators(folder));
+        folder.isEmpty() ? tr("The model could not be opened.")
+        : files          ? tr("The model files %1 could not be opened.").arg(folder)
+                : tr("The model in %1 could not be opened.").arg(QDir::toNativeSeparators(folder));
     if (!message.trimmed().isEmpty()) text += ' ' + message.trimmed();
     if (m_hasModel) text += ' ' + tr("%1 is still loaded.").arg(m_name->text());
     m_error->setText(text);
@@ -171,6 +220,31 @@ void ModelPanel::chooseFolder() {
     if (!dir.isEmpty()) emit openRequested(QDir(dir).absolutePath());
 }
 
+void ModelPanel::chooseFiles() {
+    if (m_loading || !m_filesChooser) return;
+    const QString start = m_hasModel ? QFileInfo(m_model.folder).absolutePath() : QDir::homePath();
+    QStringList files;
+    for (const auto& f : m_filesChooser(this, start)) files << QFileInfo(f).absoluteFilePath();
+    if (!files.isEmpty()) emit openFilesRequested(files);
+}
+
+QStringList ModelPanel::filesOf(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls() || mime->urls().isEmpty()) return {};
+    QStringList files;
+    for (const QUrl& url : mime->urls()) {
+        if (!url.isLocalFile()) return {};
+        const QFileInfo info(url.toLocalFile());
+        if (!info.isFile() || info.suffix().compare("safetensors", Qt::CaseInsensitive) != 0)
+            return {};
+        if (!files.contains(info.absoluteFilePath())) files << info.absoluteFilePath();
+    }
+    return files;
+}
+
+bool ModelPanel::acceptsDrop(const QMimeData* mime) const {
+    return !m_loading && (!folderOf(mime).isEmpty() || !filesOf(mime).isEmpty());
+}
+
 QString ModelPanel::folderOf(const QMimeData* mime) {
     if (!mime || !mime->hasUrls() || mime->urls().size() != 1) return QString();
     const QUrl url = mime->urls().first();
@@ -187,7 +261,7 @@ void ModelPanel::setDropHighlight(bool on) {
 }
 
 void ModelPanel::dragEnterEvent(QDragEnterEvent* event) {
-    if (!m_loading && !folderOf(event->mimeData()).isEmpty()) {
+    if (acceptsDrop(event->mimeData())) {
         event->acceptProposedAction();
         setDropHighlight(true);
     } else {
@@ -196,7 +270,7 @@ void ModelPanel::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void ModelPanel::dragMoveEvent(QDragMoveEvent* event) {
-    if (!m_loading && !folderOf(event->mimeData()).isEmpty())
+    if (acceptsDrop(event->mimeData()))
         event->acceptProposedAction();
     else
         event->ignore();
@@ -208,11 +282,14 @@ void ModelPanel::dragLeaveEvent(QDragLeaveEvent*) {
 
 void ModelPanel::dropEvent(QDropEvent* event) {
     setDropHighlight(false);
-    const QString dir = folderOf(event->mimeData());
-    if (m_loading || dir.isEmpty()) {
+    if (!acceptsDrop(event->mimeData())) {
         event->ignore();
         return;
     }
     event->acceptProposedAction();
-    emit openRequested(dir);
+    const QString dir = folderOf(event->mimeData());
+    if (!dir.isEmpty())
+        emit openRequested(dir);
+    else
+        emit openFilesRequested(filesOf(event->mimeData()));
 }

@@ -1,9 +1,13 @@
 #pragma once
-// The loaded model: name, folder, and its components (class, stored dtype, parameters), with an
-// "Open folder…" button and drag-and-drop of a folder onto the panel. The panel only asks for a
-// model (openRequested); the app loads it and answers with setModel() or setError(). An error is
-// shown under the previous model, which stays visible (and loaded).
+// The loaded model: name, folder or file, the files of a file set with their parts, and its
+// components (class, stored dtype, parameters), with "Open folder…" and "Open files…" buttons
+// and drag-and-drop of a folder or of .safetensors files onto the panel. The panel only asks for
+// a model (openRequested, openFilesRequested): the app finds which file is the model and which
+// the VAE and the text encoders, loads them and answers with setModel() or setError(). An error
+// is shown under the previous model, which stays visible (and loaded).
 #include <QString>
+#include <QStringList>
+#include <QVector>
 #include <QWidget>
 #include <functional>
 #include <vector>
@@ -16,10 +20,18 @@ class QProgressBar;
 class QPushButton;
 class QTreeWidget;
 
+// One file of a model opened from files, with its part: "model" (the checkpoint holding the
+// denoiser), or the slot it gives: "vae", "text_encoder", "text_encoder_2", "tokenizer" ...
+struct ModelFileRole {
+    QString role;
+    QString path;
+};
+
 struct ModelSummary {
     QString name;    // e.g. the folder's name or model_index.json's _name_or_path
-    QString folder;  // absolute path of the pipeline folder
+    QString folder;  // absolute path of the pipeline folder, or of the model file
     std::vector<hs::ComponentInfo> components;
+    QVector<ModelFileRole> files = {};  // a file set's files, the model first; empty otherwise
 };
 
 class ModelPanel : public QWidget {
@@ -32,8 +44,10 @@ public:
     bool hasModel() const { return m_hasModel; }
     const ModelSummary& model() const { return m_model; }
 
-    // While loading: the button and drops are disabled and "Loading <folder>…" is shown.
+    // While loading: the buttons and drops are disabled and "Loading <folder>…" is shown.
     void setLoading(bool loading, const QString& folder = QString());
+    // As setLoading(true), for files picked or dropped together.
+    void setLoadingFiles(const QStringList& files);
     bool isLoading() const { return m_loading; }
     // Ends loading and shows why the folder could not be opened; the previous model stays.
     void setError(const QString& message);
@@ -44,15 +58,25 @@ public:
     // returns the chosen folder or an empty string when cancelled.
     using DirectoryChooser = std::function<QString(QWidget* parent, const QString& start)>;
     void setDirectoryChooser(DirectoryChooser chooser) { m_chooser = std::move(chooser); }
+    // Replaces the files dialog (QFileDialog::getOpenFileNames for *.safetensors): returns the
+    // chosen files, none when cancelled.
+    using FilesChooser = std::function<QStringList(QWidget* parent, const QString& start)>;
+    void setFilesChooser(FilesChooser chooser) { m_filesChooser = std::move(chooser); }
 
     // The folder a drop of `mime` would open: one local folder, or the folder of a dropped
     // model_index.json; empty when the drop is not a model folder.
     static QString folderOf(const QMimeData* mime);
+    // The files a drop of `mime` would open: one or more local .safetensors files (absolute
+    // paths, in the order dropped); empty when anything else is in the drop.
+    static QStringList filesOf(const QMimeData* mime);
     // "950", "12.3 K", "9.88 M", "1.20 B"
     static QString parameterText(qint64 n);
 
 signals:
     void openRequested(const QString& dir);
+    // Model files picked or dropped together (absolute paths): a checkpoint alone, or a set of
+    // the model, its VAE and text encoders in any order.
+    void openFilesRequested(const QStringList& files);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -62,20 +86,27 @@ protected:
 
 private:
     void chooseFolder();
+    void chooseFiles();
+    bool acceptsDrop(const QMimeData* mime) const;
+    QString roleText(const QString& role) const;
     void setDropHighlight(bool on);
 
     ModelSummary m_model;
     bool m_hasModel = false;
     bool m_loading = false;
     QString m_loadingFolder;
+    QStringList m_loadingFiles;
     DirectoryChooser m_chooser;
+    FilesChooser m_filesChooser;
 
     QLabel* m_name;
     QLabel* m_folder;
+    QLabel* m_files;
     QTreeWidget* m_components;
     QLabel* m_total;
     QLabel* m_status;
     QProgressBar* m_busy;
     QLabel* m_error;
     QPushButton* m_open;
+    QPushButton* m_openFiles;
 };

@@ -173,7 +173,8 @@ void PromptPanel::requestGenerate() {
 
 void PromptPanel::applyTo(hs::RunConfig& c) const {
     c.prompt = m_prompt->toPlainText().toStdString();
-    c.negativePrompt = m_negative->toPlainText().toStdString();
+    c.negativePrompt =
+        m_negativeSupported ? m_negative->toPlainText().toStdString() : std::string();
     c.seed = m_seed->value();
     c.steps = m_steps->value();
     c.guidance = m_guidance->value();
@@ -189,7 +190,10 @@ void PromptPanel::applyTo(hs::RunConfig& c) const {
 
 void PromptPanel::setFrom(const hs::RunConfig& c) {
     m_prompt->setPlainText(QString::fromStdString(c.prompt));
-    m_negative->setPlainText(QString::fromStdString(c.negativePrompt));
+    if (m_negativeSupported)
+        m_negative->setPlainText(QString::fromStdString(c.negativePrompt));
+    else if (!c.negativePrompt.empty())
+        m_negativeKept = QString::fromStdString(c.negativePrompt);
     m_seed->setValue(c.seed);
     m_steps->setValue(c.steps);
     m_guidance->setValue(c.guidance);
@@ -200,6 +204,26 @@ void PromptPanel::setFrom(const hs::RunConfig& c) {
     m_decodeEvery->setValue(c.decodeEvery);
     const int i = m_probeLevel->findData(int(c.probeLevel));
     if (i >= 0) m_probeLevel->setCurrentIndex(i);
+}
+
+void PromptPanel::setNegativePromptSupported(bool supported, const QString& why) {
+    if (supported == m_negativeSupported) {
+        if (!supported) m_negative->setToolTip(why);
+        return;
+    }
+    m_negativeSupported = supported;
+    if (supported) {
+        m_negative->setPlainText(m_negativeKept);
+        m_negativeKept.clear();
+        m_negative->setPlaceholderText(tr("Negative prompt (used when guidance > 1)"));
+        m_negative->setToolTip(QString());
+    } else {
+        m_negativeKept = m_negative->toPlainText();
+        m_negative->clear();
+        m_negative->setPlaceholderText(tr("This model takes no negative prompt"));
+        m_negative->setToolTip(why);
+    }
+    m_negative->setEnabled(supported);
 }
 
 void PromptPanel::setSizeConstraints(int multiple, int minSize, int maxSize) {

@@ -36,6 +36,11 @@ public:
     // only `maxTokens` tokens and cuts off the rest. Defaults: 2000 characters, 77 tokens.
     void setPromptLimits(int noteAboveChars, int maxTokens);
     bool truncationNoteShown() const;
+    // A model that takes no negative prompt (FLUX.1): the field is emptied and disabled, with
+    // `why` as its tooltip, and applyTo() writes an empty negative prompt. The text is kept and
+    // comes back when a model that takes one is loaded.
+    void setNegativePromptSupported(bool supported, const QString& why = QString());
+    bool negativePromptSupported() const { return m_negativeSupported; }
 
     bool isRunning() const { return m_running; }
 
@@ -73,6 +78,8 @@ private:
     QPushButton* m_stop;
     QProgressBar* m_progress;
     bool m_running = false;
+    bool m_negativeSupported = true;
+    QString m_negativeKept;  // the text while the model takes no negative prompt
     int m_noteAboveChars = 2000;
     int m_maxTokens = 77;
     int m_lastStep = 0, m_lastSteps = 0;
