@@ -10,8 +10,6 @@
 // "   space   " -> [628, 3, 1] with the fast T5 v1.1 tokenizer, [628, 1] with the slow one).
 #include "text/t5_tokenizer.h"
 
-#include <sentencepiece_processor.h>
-
 #include <algorithm>
 #include <array>
 #include <bitset>
@@ -21,6 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "text/sentencepiece_model.h"
 #include "text/tokenizer_files.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
@@ -80,7 +79,7 @@ char32_t codepointAt(std::string_view text, size_t i, size_t& len) {
 }  // namespace
 
 struct T5Tokenizer::Impl {
-    sentencepiece::SentencePieceProcessor sp;
+    std::unique_ptr<SentencePieceModel> sp;
     T5SpecialTokens specials;
     int pieceCount = 0;  // the model's pieces; extra ids follow
     int eos = 0, pad = 0, unk = 0;
@@ -97,10 +96,8 @@ struct T5Tokenizer::Impl {
 
     Impl(const std::string& modelBytes, T5SpecialTokens s, const std::string& source)
         : specials(std::move(s)) {
-        const auto status = sp.LoadFromSerializedProto(modelBytes);
-        if (!status.ok())
-            throw TokenizerError(source + ": SentencePiece cannot load it: " + status.ToString());
-        pieceCount = sp.GetPieceSize();
+        sp = std::make_unique<SentencePieceModel>(modelBytes, source);
+        pieceCount = sp->pieceSize();
         if (specials.extraIds < 0 || specials.extraIds > 100000)
             throw TokenizerError(source + ": extra_ids must be in [0, 100000]");
         if (specials.modelMaxLength < 1)
@@ -127,9 +124,8 @@ struct T5Tokenizer::Impl {
         for (char32_t c : kGlueCandidates) {
             std::string g;
             appendUtf8(g, c);
-            const auto spt = sp.EncodeAsImmutableProto(g);
-            if (unknownAlone(c) && spt.pieces_size() > 0 &&
-                spt.pieces(spt.pieces_size() - 1).piece() == g) {
+            const auto spt = sp->encode(g);
+            if (unknownAlone(c) && !spt.empty() && spt.back().piece == g) {
                 glue = g;
                 break;
             }
@@ -141,11 +137,11 @@ struct T5Tokenizer::Impl {
         std::string s;
         appendUtf8(s, cp);
         bool unknown = false;
-        const auto spt = sp.EncodeAsImmutableProto(s);  // the pieces point into it
-        for (const auto& p : spt.pieces()) {
-            if (int(p.id()) == sp.unk_id())
+        const auto spt = sp->encode(s);  // the pieces point into it
+        for (const auto& p : spt) {
+            if (int(p.id) == sp->unkId())
                 unknown = true;
-            else if (p.piece() != kSpacePiece)
+            else if (p.piece != kSpacePiece)
                 return false;
         }
         return unknown;
@@ -166,8 +162,8 @@ struct T5Tokenizer::Impl {
                 if (k < specials.extraIds) return pieceCount + specials.extraIds - 1 - k;
             }
         }
-        const int id = sp.PieceToId(tok);  // the model's unk id for a piece it does not have
-        if (id == sp.unk_id() && tok != sp.IdToPiece(id)) return -1;
+        const int id = sp->pieceToId(tok);  // the model's unk id for a piece it does not have
+        if (id == sp->unkId() && tok != sp->idToPiece(id)) return -1;
         return id;
     }
 
@@ -212,7 +208,7 @@ struct T5Tokenizer::Impl {
         probe.append(rest);
         probe += 'a';
         std::string joined;
-        for (const auto& p : sp.EncodeAsPieces(probe)) joined += p;
+        for (const auto& p : sp->encode(probe)) joined += p.piece;
         if (joined.compare(0, kSpacePiece.size(), kSpacePiece) == 0)
             joined.erase(0, kSpacePiece.size());  // the dummy prefix
         return joined.find(kSpacePiece) != std::string::npos;
@@ -233,14 +229,14 @@ struct T5Tokenizer::Impl {
             input = buffer;
             skip = glue.size();
         }
-        const auto spt = sp.EncodeAsImmutableProto(input);
+        const auto spt = sp->encode(input);
         size_t end = skip;
-        for (const auto& p : spt.pieces()) {
-            end = std::max<size_t>(end, p.end());
-            if (p.begin() >= skip) {
-                out.push(int(p.id()), p.piece());
-            } else if (p.end() > skip && out.pieces && !out.pieces->empty()) {
-                const std::string& piece = p.piece();
+        for (const auto& p : spt) {
+            end = std::max<size_t>(end, p.end);
+            if (p.begin >= skip) {
+                out.push(int(p.id), p.piece);
+            } else if (p.end > skip && out.pieces && !out.pieces->empty()) {
+                const std::string& piece = p.piece;
                 const size_t at = piece.find(glue);
                 if (at != std::string::npos) out.pieces->back() += piece.substr(at + glue.size());
             }
@@ -448,7 +444,7 @@ std::optional<int> T5Tokenizer::idOf(const std::string& piece) const {
 
 std::string T5Tokenizer::pieceOf(int id) const {
     if (id < 0) return {};
-    if (id < m_impl->pieceCount) return m_impl->sp.IdToPiece(id);
+    if (id < m_impl->pieceCount) return m_impl->sp->idToPiece(id);
     const int k = m_impl->pieceCount + m_impl->specials.extraIds - 1 - id;
     if (k >= 0) return "<extra_id_" + std::to_string(k) + ">";
     return {};
