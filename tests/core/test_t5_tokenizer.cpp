@@ -161,7 +161,9 @@ protected:
         }
         return ids;
     }
-    static std::vector<int> spmIds(const std::string& line) { return spmIds({line}).at(0); }
+    static std::vector<int> spmIds(const std::string& line) {
+        return spmIds(std::vector<std::string>{line}).at(0);
+    }
     static std::vector<int> withEos(std::vector<int> ids) {
         ids.push_back(1);
         return ids;
