@@ -1,5 +1,6 @@
 #include "models/registry.h"
 
+#include <set>
 #include <stdexcept>
 
 #include "models/common/config.h"
@@ -52,9 +53,40 @@ std::vector<std::string> FamilyRegistry::classNames() const {
     return out;
 }
 
+namespace {
+
+// The streamed load: the blocks' parameters go to a WeightStream (placeholders until a block
+// runs), every other tensor is converted now, its mapped pages dropped once copied.
+void loadStreamed(Component& c, StreamedBlocks& hook, const Family& family,
+                  const ComponentSource& source, const PrecisionPolicy& policy,
+                  const std::string& component, const std::vector<std::string>& ignored) {
+    checkWeights(c.module(), source.weights, ignored);
+    auto stream =
+        std::make_shared<WeightStream>(c.module(), source.weights, component, policy,
+                                       blockPrefixesOf(source.weights, family.blockStems));
+    auto load = [&](const std::string& key, torch::Tensor& dst, bool floating) {
+        const torch::Tensor& stored = source.weights.at(key);
+        dst.set_data(convertWeight(stored, dst.scalar_type(), floating, component, key, policy));
+        WeightStream::dropMappedPages(stored);
+    };
+    std::set<std::string> streamed;
+    for (const auto& prefix : stream->blocks())
+        for (auto& p : c.module().named_parameters(true))
+            if (p.key().compare(0, prefix.size(), prefix) == 0) streamed.insert(p.key());
+    for (auto& p : c.module().named_parameters(true))
+        if (!streamed.count(p.key())) load(p.key(), p.value(), true);
+    // Buffers as loadWeights takes them: floating ones, and others the checkpoint holds.
+    for (auto& b : c.module().named_buffers(true))
+        if (source.weights.count(b.key()) || b.value().is_floating_point())
+            load(b.key(), b.value(), b.value().is_floating_point());
+    hook.setWeightStream(std::move(stream));
+}
+
+}  // namespace
+
 std::shared_ptr<Component> loadComponent(const Family& family, const ComponentSource& source,
                                          const PrecisionPolicy& policy,
-                                         const std::string& component) {
+                                         const std::string& component, LoadMode mode) {
     const std::vector<std::string> ignored =
         family.ignoredKeys ? family.ignoredKeys(source) : std::vector<std::string>{};
     try {
@@ -64,7 +96,14 @@ std::shared_ptr<Component> loadComponent(const Family& family, const ComponentSo
         }
         torch::NoGradGuard noGrad;
         auto c = family.build(source, component);
-        loadWeights(c->module(), source.weights, component, policy, ignored);
+        if (mode == LoadMode::Streamed) {
+            StreamedBlocks* hook = c->streamedBlocks();
+            if (!hook || family.blockStems.empty())
+                throw std::invalid_argument(family.name + " cannot be loaded block by block");
+            loadStreamed(*c, *hook, family, source, policy, component, ignored);
+        } else {
+            loadWeights(c->module(), source.weights, component, policy, ignored);
+        }
         for (auto& p : c->module().parameters()) p.set_requires_grad(false);
         c->module().eval();
         return c;
@@ -103,9 +142,10 @@ Format storedFormatOf(const WeightMap& weights, std::string* dtypeName) {
                      : best == torch::kBFloat16 ? Format::BF16
                                                 : Format::FP32;
     if (dtypeName)
-        *dtypeName = best == torch::kFloat64 ? "F64" : f == Format::FP16 ? "F16"
-                                                   : f == Format::BF16   ? "BF16"
-                                                                         : "F32";
+        *dtypeName = best == torch::kFloat64 ? "F64"
+                     : f == Format::FP16     ? "F16"
+                     : f == Format::BF16     ? "BF16"
+                                             : "F32";
     return f;
 }
 

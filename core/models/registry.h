@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/common/named_tensors.h"
+#include "models/common/weight_stream.h"
 #include "models/common/weights.h"
 #include "numerics/probe.h"
 #include "records/run_types.h"
@@ -27,6 +28,14 @@ public:
     // The family's "in.*" tensors -> its "out.*" tensors (float32), as `run-module` and the
     // golden files name them. Throws InputError naming the key and the expected shape.
     virtual NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) = 0;
+    // The model's stream hook when its family can stream (Family::blockStems), else null.
+    virtual StreamedBlocks* streamedBlocks() { return nullptr; }
+    // Streamed when loaded with LoadMode::Streamed (its blocks' weights then live in a
+    // WeightStream), else Full.
+    LoadMode loadMode() {
+        StreamedBlocks* s = streamedBlocks();
+        return s && s->weightStream() ? LoadMode::Streamed : LoadMode::Full;
+    }
 };
 
 // What a component is loaded from.
@@ -51,6 +60,9 @@ struct Family {
         build;
     // Checkpoint keys the model does not hold, skipped when loading (globs allowed).
     std::function<std::vector<std::string>(const ComponentSource& source)> ignoredKeys;
+    // Key stems of the repeated blocks ("transformer_blocks.", "encoder.block."): a family that
+    // names them (and whose components return streamedBlocks()) can load LoadMode::Streamed.
+    std::vector<std::string> blockStems;
 };
 
 class FamilyRegistry {
@@ -79,9 +91,14 @@ void registerBuiltinFamilies(FamilyRegistry& registry);
 // Checks `source.weights` against `family`'s model built on the meta device, then builds it and
 // loads the weights in `policy`'s formats, in eval mode, without autograd. Throws ConfigError or
 // WeightError, their messages prefixed with `source.dir`.
+// LoadMode::Streamed loads the non-block weights and leaves the blocks' (Family::blockStems) in
+// `source.weights`, converted block by block while the model runs (models/common/weight_stream.h):
+// the mapped file must outlive the component (its views in the stream keep it alive). Throws
+// std::invalid_argument when the family cannot stream.
 std::shared_ptr<Component> loadComponent(const Family& family, const ComponentSource& source,
                                          const PrecisionPolicy& policy,
-                                         const std::string& component);
+                                         const std::string& component,
+                                         LoadMode mode = LoadMode::Full);
 
 // The most common floating dtype among a component's weights: the format it runs in when the
 // plan says nothing about it. `dtypeName` gets its safetensors name ("BF16").

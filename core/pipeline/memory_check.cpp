@@ -1,7 +1,9 @@
 #include "pipeline/memory_check.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <numeric>
 #include <sstream>
 
 #include "io/safetensors.h"
@@ -24,14 +26,30 @@ std::string human(uint64_t bytes) {
 
 }  // namespace
 
+uint64_t tensorBytes(const WeightMap& weights, const std::string& component,
+                     const PrecisionPolicy& policy, const std::string& prefix) {
+    uint64_t total = 0;
+    for (auto it = weights.lower_bound(prefix); it != weights.end(); ++it) {
+        if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+        const Format f = policy.plan().resolve(component + "." + it->first, Format::FP32);
+        const bool twoBytes = f != Format::FP32 && policy.executionOf(f) == Execution::Native;
+        total += uint64_t(it->second.numel()) * (twoBytes ? 2 : 4);
+    }
+    return total;
+}
+
+uint64_t storedBytes(const WeightMap& weights, const std::string& prefix) {
+    uint64_t total = 0;
+    for (auto it = weights.lower_bound(prefix); it != weights.end(); ++it) {
+        if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+        total += uint64_t(it->second.numel()) * it->second.element_size();
+    }
+    return total;
+}
+
 uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const PrecisionPolicy& policy) {
     uint64_t total = 0;
-    for (const auto& part : parts)
-        for (const auto& [name, tensor] : *part.weights) {
-            const Format f = policy.plan().resolve(part.name + "." + name, Format::FP32);
-            const bool twoBytes = f != Format::FP32 && policy.executionOf(f) == Execution::Native;
-            total += uint64_t(tensor.numel()) * (twoBytes ? 2 : 4);
-        }
+    for (const auto& part : parts) total += tensorBytes(*part.weights, part.name, policy);
     return total;
 }
 
@@ -73,6 +91,106 @@ void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>
                 : ". On the CPU fp16 and bf16 are emulated in fp32 tensors, so neither saves "
                   "memory here; native bf16 holds 2 bytes a weight (--cpu-bf16 native, fast only "
                   "on a CPU with bf16 instructions), or free memory.");
+    throw PipelineError(msg.str());
+}
+
+namespace {
+
+// What one part needs whole and streamed (its non-block weights plus its largest block).
+struct PartNeed {
+    uint64_t whole = 0, streamed = 0, stored = 0, largestBlock = 0;
+    bool streamable = false;
+};
+
+PartNeed needOf(const ComponentWeights& part, const PrecisionPolicy& policy) {
+    PartNeed n;
+    n.whole = tensorBytes(*part.weights, part.name, policy);
+    n.stored = storedBytes(*part.weights);
+    uint64_t blocks = 0;
+    for (const auto& prefix : blockPrefixesOf(*part.weights, part.blockStems)) {
+        const uint64_t b = tensorBytes(*part.weights, part.name, policy, prefix);
+        blocks += b;
+        n.largestBlock = std::max(n.largestBlock, b);
+        n.streamable = true;
+    }
+    n.streamed = n.whole - blocks + n.largestBlock;
+    return n;
+}
+
+// "fp32", "bf16", or "fp32 (emulated fp16)": what a block's weights are held in.
+std::string heldIn(const std::string& component, const PrecisionPolicy& policy) {
+    const Format f = policy.plan().resolve(component, Format::FP32);
+    if (f == Format::FP32) return "fp32";
+    if (policy.executionOf(f) == Execution::Native) return formatName(f);
+    return "fp32 (emulated " + formatName(f) + ")";
+}
+
+bool fits(uint64_t need, uint64_t budget) {
+    return need + need / 4 <= budget;
+}
+
+std::string budgetText(uint64_t budget) {
+    return human(budget) + (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB")
+                                ? " (HALFSCOPE_MEMORY_LIMIT_MB)"
+                                : " available");
+}
+
+}  // namespace
+
+LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<ComponentWeights>& parts,
+                               const PrecisionPolicy& policy) {
+    LoadModeChoice r;
+    r.modes.assign(parts.size(), LoadMode::Full);
+    std::vector<PartNeed> needs;
+    uint64_t total = 0;
+    for (const auto& part : parts) {
+        needs.push_back(needOf(part, policy));
+        total += needs.back().whole;
+    }
+    const auto budget = memoryBudget(policy.device());
+    if (!budget || fits(total, *budget)) {
+        r.description = "all components loaded whole: " + human(total) + " in this plan; budget " +
+                        (budget ? budgetText(*budget) : "unknown");
+        return r;
+    }
+    // Stream the largest streamable parts first: each one saves the most.
+    std::vector<size_t> order(parts.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return needs[a].whole > needs[b].whole; });
+    for (size_t i : order) {
+        if (!needs[i].streamable) continue;
+        r.modes[i] = LoadMode::Streamed;
+        total -= needs[i].whole - needs[i].streamed;
+        if (!fits(total, *budget)) continue;
+        std::ostringstream d;
+        std::string whole;
+        uint64_t wholeBytes = 0;
+        for (size_t j = 0; j < parts.size(); ++j) {
+            if (r.modes[j] == LoadMode::Full) {
+                whole += (whole.empty() ? "" : ", ") + parts[j].name;
+                wholeBytes += needs[j].whole;
+                continue;
+            }
+            d << (d.tellp() > 0 ? ", " : "") << parts[j].name
+              << " streamed block by block: " << human(needs[j].stored) << " stored, "
+              << human(needs[j].largestBlock) << " per block in " << heldIn(parts[j].name, policy);
+        }
+        if (!whole.empty()) d << "; " << whole << " loaded whole (" << human(wholeBytes) << ")";
+        d << "; budget " << budgetText(*budget);
+        r.description = d.str();
+        return r;
+    }
+    std::ostringstream msg;
+    msg << dir << ": the weights do not fit in memory even streamed block by block: ";
+    for (size_t i = 0; i < parts.size(); ++i) {
+        msg << (i ? ", " : "") << parts[i].name << " " << human(needs[i].whole) << " whole";
+        if (needs[i].streamable)
+            msg << " or " << human(needs[i].streamed) << " streamed ("
+                << human(needs[i].largestBlock) << " per block)";
+    }
+    msg << ", plus a quarter for activations, but the budget is " << budgetText(*budget)
+        << ". Use a smaller plan (bf16 held natively takes 2 bytes a weight), or free memory.";
     throw PipelineError(msg.str());
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/weight_stream.h"
 #include "models/common/weights.h"
 #include "numerics/precision_policy.h"
 
@@ -17,6 +18,8 @@ namespace hs {
 struct ComponentWeights {
     std::string name;  // plan prefix: "transformer", "vae", ...
     const WeightMap* weights = nullptr;
+    // The family's Family::blockStems when it can stream; empty: it loads whole.
+    std::vector<std::string> blockStems;
 };
 
 // Bytes the weights take once loaded: per tensor, its elements times the size of the dtype the
@@ -32,5 +35,28 @@ std::optional<uint64_t> memoryBudget(const c10::Device& device);
 // quarter for activations exceed the budget.
 void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>& parts,
                      const PrecisionPolicy& policy);
+
+// Bytes of the tensors of `weights` whose keys start with `prefix` ("" for all), stored as they
+// are (`stored`) or in the formats `policy` gives them under `component`.
+uint64_t tensorBytes(const WeightMap& weights, const std::string& component,
+                     const PrecisionPolicy& policy, const std::string& prefix = "");
+uint64_t storedBytes(const WeightMap& weights, const std::string& prefix = "");
+
+struct LoadModeChoice {
+    std::vector<LoadMode> modes;  // per part, in the order given
+    // One line for the log and the run record: "all loaded whole: 3.4 GB in this plan; budget
+    // 24 GB", "transformer streamed block by block: 12.1 GB stored, 0.67 GB per block in fp32;
+    // budget 24 GB".
+    std::string description;
+};
+
+// The load mode of each part. Full for all when the weights plus a quarter for activations fit
+// the budget (or the budget is unknown), as checkWeightsFit accepts. Else the largest parts that
+// can stream (blockStems) switch to Streamed, one at a time, until the need fits, a streamed part
+// needing its non-block weights plus its largest block in the plan's formats (the mapped file's
+// pages are dropped after each conversion). Throws PipelineError naming each part's need whole
+// and streamed, the budget, and that even streaming does not fit.
+LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<ComponentWeights>& parts,
+                               const PrecisionPolicy& policy);
 
 }  // namespace hs

@@ -64,23 +64,29 @@ void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std:
                  const PrecisionPolicy& policy, const std::vector<std::string>& ignoredKeys) {
     checkWeights(module, weights, ignoredKeys);
     torch::NoGradGuard noGrad;
-    const torch::Device device = policy.device();
     forEachStored(module, weights, [&](const std::string& key, torch::Tensor& dst, bool floating) {
-        const torch::Tensor& src = weights.at(key);
-        torch::Tensor v;
-        if (floating && src.is_floating_point()) {
-            const auto& info = policy.info(modulePathOf(component, key));
-            v = src.to(device, policy.computeTypeOf(info.format), /*non_blocking=*/false,
-                       /*copy=*/true);
-            // Emulated: fp32 storage of values the format holds (already so when stored in it).
-            if (info.execution == Execution::Emulated &&
-                src.scalar_type() != scalarTypeOf(info.format))
-                v = roundTo(v, info.format);
-        } else {
-            v = src.to(device, dst.scalar_type(), false, true);
-        }
-        dst.set_data(v.contiguous());
+        dst.set_data(
+            convertWeight(weights.at(key), dst.scalar_type(), floating, component, key, policy));
     });
+}
+
+torch::Tensor convertWeight(const torch::Tensor& src, torch::ScalarType dstType, bool floating,
+                            const std::string& component, const std::string& key,
+                            const PrecisionPolicy& policy) {
+    torch::NoGradGuard noGrad;
+    const torch::Device device = policy.device();
+    torch::Tensor v;
+    if (floating && src.is_floating_point()) {
+        const auto& info = policy.info(modulePathOf(component, key));
+        v = src.to(device, policy.computeTypeOf(info.format), /*non_blocking=*/false,
+                   /*copy=*/true);
+        // Emulated: fp32 storage of values the format holds (already so when stored in it).
+        if (info.execution == Execution::Emulated && src.scalar_type() != scalarTypeOf(info.format))
+            v = roundTo(v, info.format);
+    } else {
+        v = src.to(device, dstType, false, true);
+    }
+    return v.contiguous();
 }
 
 WeightMap stateOf(torch::nn::Module& module) {

@@ -39,6 +39,15 @@ void checkWeights(torch::nn::Module& module, const WeightMap& weights,
 void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std::string& component,
                  const PrecisionPolicy& policy, const std::vector<std::string>& ignoredKeys = {});
 
+// One stored tensor as loadWeights puts it into a parameter or buffer of dtype `dstType`:
+// floating tensors (`floating`: the destination is floating too) in the format `policy` gives
+// the module of `key` under `component`, emulated formats as fp32 holding values rounded to
+// them; others cast to `dstType`. Always a fresh contiguous tensor on the policy's device, never
+// a view of `stored` (which may be a mapped file whose pages are dropped afterwards).
+torch::Tensor convertWeight(const torch::Tensor& stored, torch::ScalarType dstType, bool floating,
+                            const std::string& component, const std::string& key,
+                            const PrecisionPolicy& policy);
+
 // Checkpoint-style state of a module: every parameter and persistent buffer by key.
 WeightMap stateOf(torch::nn::Module& module);
 

@@ -17,6 +17,7 @@ Family fluxTransformerFamily() {
     f.io =
         "in.hidden_states, in.encoder_hidden_states, in.pooled_projections, in.timestep, "
         "in.guidance, in.img_ids, in.txt_ids -> out.sample";
+    f.blockStems = {"transformer_blocks.", "single_transformer_blocks."};
     f.build = [](const ComponentSource& s, const std::string& component) {
         return std::make_shared<FluxTransformerComponent>(
             FluxTransformer(FluxConfig::fromJson(s.config), component));

@@ -11,6 +11,7 @@ public:
     explicit FluxTransformerComponent(FluxTransformer m) : model(std::move(m)) {}
     torch::nn::Module& module() override { return *model; }
     NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+    StreamedBlocks* streamedBlocks() override { return model.get(); }
 
     FluxTransformer model;
 };

@@ -51,10 +51,16 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
     rope.cos = rope.cos.to(x.device());
     rope.sin = rope.sin.to(x.device());
 
-    for (auto& b : blocks) std::tie(c, x) = b->forward(x, c, temb, rope, probes);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        auto held = holdBlock("transformer_blocks." + std::to_string(i) + ".");
+        std::tie(c, x) = blocks[i]->forward(x, c, temb, rope, probes);  // [B, L_txt|L_img, D]
+    }
     const int64_t lt = c.size(1), li = x.size(1);
     auto s = torch::cat({asTypeOf(c, x), x}, 1);  // [B, L_txt + L_img, D]
-    for (auto& b : singleBlocks) s = b->forward(s, temb, rope, probes);
+    for (size_t i = 0; i < singleBlocks.size(); ++i) {
+        auto held = holdBlock("single_transformer_blocks." + std::to_string(i) + ".");
+        s = singleBlocks[i]->forward(s, temb, rope, probes);  // [B, L_txt + L_img, D]
+    }
     x = s.narrow(1, lt, li);                               // [B, L_img, D]
     x = norm_out->forward(x, temb, probes);                // [B, L_img, D]
     return probes.point(m_projOut, proj_out->forward(x));  // [B, L_img, p*p*C]

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/weight_stream.h"
 #include "models/common/weights.h"
 #include "models/flux/flux_blocks.h"
 #include "models/flux/flux_config.h"
@@ -32,7 +33,9 @@ struct FluxInputs {
     torch::Tensor txtIds;               // [L_txt, n_axes]
 };
 
-class FluxTransformerImpl : public torch::nn::Module {
+// With a weight stream (LoadMode::Streamed) each block's weights are held only while it runs:
+// prefixes "transformer_blocks.N." and "single_transformer_blocks.N.".
+class FluxTransformerImpl : public torch::nn::Module, public StreamedBlocks {
 public:
     explicit FluxTransformerImpl(const FluxConfig& config,
                                  const std::string& component = "transformer");

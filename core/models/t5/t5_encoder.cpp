@@ -186,6 +186,8 @@ torch::Tensor T5EncoderModelImpl::forward(const torch::Tensor& ids, const torch:
 
     // Shared by every block, as transformers passes block 0's bias on: [1 or B, H, L, L].
     T5Attention& first = m_blocks.front()->attention();
+    // The bucket table is block 0's weight: hold block 0 from here through its run.
+    WeightStream::Scope held0 = holdBlock("encoder.block.0.");
     torch::Tensor bias = first->positionBias(L, ids.device(), probes);
     if (mask.defined()) {
         // (1 - mask) * finfo(model dtype).min on the keys, added to the bias: [B, 1, 1, L].
@@ -194,7 +196,11 @@ torch::Tensor T5EncoderModelImpl::forward(const torch::Tensor& ids, const torch:
         auto keys = (1 - mask.to(bias.scalar_type())).mul(lowest).view({B, 1, 1, L});
         bias = bias + keys;
     }
-    for (auto& block : m_blocks) s = block->forward(s, bias, probes);
+    for (size_t i = 0; i < m_blocks.size(); ++i) {
+        WeightStream::Scope held =
+            i == 0 ? std::move(held0) : holdBlock("encoder.block." + std::to_string(i) + ".");
+        s = m_blocks[i]->forward(s, bias, probes);  // [B, L, D]
+    }
     return probes.point(m_nFinalNorm, m_finalNorm->forward(s.x));  // [B, L, D]
 }
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "models/common/layers.h"
+#include "models/common/weight_stream.h"
 #include "models/t5/t5_config.h"
 #include "numerics/probe.h"
 
@@ -91,7 +92,10 @@ private:
 };
 TORCH_MODULE(T5Block);
 
-class T5EncoderModelImpl : public torch::nn::Module {
+// With a weight stream (LoadMode::Streamed) each block's weights are held only while it runs:
+// prefixes "encoder.block.N.". Block 0's relative attention bias is needed before the blocks
+// run (it is shared by all of them), so it is held for the position bias too.
+class T5EncoderModelImpl : public torch::nn::Module, public StreamedBlocks {
 public:
     explicit T5EncoderModelImpl(T5Config cfg, const std::string& component = "text_encoder_2");
     // ids [B, L] int64 (ids < vocab_size: runT5Encoder checks); mask [B, L] (1 = token, 0 =

@@ -50,6 +50,7 @@ Family t5EncoderFamily() {
     f.role = Role::TextEncoder2;
     f.defaultComponent = "text_encoder_2";
     f.io = "in.input_ids [, in.attention_mask] -> out.last_hidden_state";
+    f.blockStems = {"encoder.block."};
     f.build = [](const ComponentSource& s, const std::string& component) {
         return std::make_shared<T5EncoderComponent>(
             T5EncoderModel(t5ConfigFromJson(s.config), component));

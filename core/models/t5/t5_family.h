@@ -16,6 +16,7 @@ public:
     // Without a mask, as FluxPipeline encodes its padded prompt; no pooled output.
     TextEncoding encode(const torch::Tensor& ids, ProbeContext& probes) override;
     int64_t width() const override { return model->config().dModel; }
+    StreamedBlocks* streamedBlocks() override { return model.get(); }
 
     T5EncoderModel model;
 };

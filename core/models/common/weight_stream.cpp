@@ -1,0 +1,206 @@
+#include "models/common/weight_stream.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+
+namespace hs {
+
+const char* loadModeName(LoadMode mode) {
+    return mode == LoadMode::Streamed ? "streamed" : "full";
+}
+
+std::vector<std::string> blockPrefixesOf(const WeightMap& weights,
+                                         const std::vector<std::string>& stems) {
+    std::vector<std::string> out;
+    for (const auto& stem : stems) {
+        std::map<long, std::string> numbered;  // by block number, not by text ("10" < "2")
+        for (const auto& kv : weights) {
+            const std::string& key = kv.first;
+            if (key.compare(0, stem.size(), stem) != 0) continue;
+            size_t end = stem.size();
+            while (end < key.size() && std::isdigit(static_cast<unsigned char>(key[end]))) ++end;
+            if (end == stem.size() || end >= key.size() || key[end] != '.') continue;
+            numbered.emplace(std::stol(key.substr(stem.size(), end - stem.size())),
+                             key.substr(0, end + 1));
+        }
+        for (auto& kv : numbered) out.push_back(kv.second);
+    }
+    return out;
+}
+
+namespace {
+
+// Whether [p, p + n) lies in a private read-only file mapping of this process (the safetensors
+// reader maps files so). Heap memory must never see MADV_DONTNEED: it would read back as zeros.
+bool inReadOnlyFileMapping(const void* p, size_t n) {
+    const auto lo = reinterpret_cast<uintptr_t>(p), hi = lo + n;
+    FILE* f = std::fopen("/proc/self/maps", "r");
+    if (!f) return false;
+    char line[512];
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, f)) {
+        unsigned long a = 0, b = 0, inode = 0;
+        char perms[8] = {0};
+        if (std::sscanf(line, "%lx-%lx %7s %*s %*s %lu", &a, &b, perms, &inode) != 4) continue;
+        found = lo >= a && hi <= b && perms[0] == 'r' && perms[1] == '-' && inode != 0;
+    }
+    std::fclose(f);
+    return found;
+}
+
+// Returns freed heap pages to the system, so that resident memory falls when a block's weights
+// are released: tcmalloc (linked into the executables when found) keeps freed spans otherwise;
+// glibc unmaps large chunks itself and trims the rest here.
+void releaseFreedMemory() {
+    using Fn = void (*)();
+    static const Fn tcmallocRelease =
+        reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, "MallocExtension_ReleaseFreeMemory"));
+    if (tcmallocRelease)
+        tcmallocRelease();
+    else
+        ::malloc_trim(0);
+}
+
+}  // namespace
+
+void WeightStream::dropMappedPages(const torch::Tensor& stored) {
+    if (!stored.defined() || !stored.device().is_cpu() || stored.numel() == 0) return;
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<uintptr_t>(stored.data_ptr());
+    const auto end = begin + size_t(stored.numel()) * stored.element_size();
+    // Only whole pages inside the tensor: its neighbours' bytes may share the edge pages.
+    const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+    if (last <= first) return;
+    if (!inReadOnlyFileMapping(reinterpret_cast<void*>(first), last - first)) return;
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+WeightStream::WeightStream(torch::nn::Module& module, const WeightMap& weights,
+                           const std::string& component, const PrecisionPolicy& policy,
+                           const std::vector<std::string>& blockPrefixes)
+    : m_component(component), m_policy(policy), m_prefixes(blockPrefixes) {
+    torch::NoGradGuard noGrad;
+    m_blocks.resize(m_prefixes.size());
+    for (size_t i = 0; i < m_prefixes.size(); ++i) m_index[m_prefixes[i]] = i;
+    for (auto& p : module.named_parameters(true)) {
+        size_t block = m_prefixes.size();
+        for (size_t i = 0; i < m_prefixes.size() && block == m_prefixes.size(); ++i)
+            if (p.key().compare(0, m_prefixes[i].size(), m_prefixes[i]) == 0) block = i;
+        if (block == m_prefixes.size()) continue;
+        Param q;
+        q.key = p.key();
+        q.param = p.value();
+        q.stored = weights.at(p.key());
+        q.floating = true;  // as loadWeights treats every parameter
+        // The dtype the conversion gives it (converting no elements), so code reading the
+        // parameter's dtype between blocks sees what a full load holds.
+        const auto dtype =
+            convertWeight(q.stored.reshape(-1).narrow(0, 0, 0), q.param.scalar_type(), q.floating,
+                          component, q.key, policy)
+                .scalar_type();
+        auto opts = torch::TensorOptions().dtype(dtype).device(policy.device());
+        const double fill = q.floating ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+        q.placeholder = torch::full({}, fill, opts).expand(q.param.sizes());
+        q.param.set_data(q.placeholder);
+        m_blocks[block].params.push_back(std::move(q));
+    }
+    releaseFreedMemory();  // the uninitialised block parameters the module was built with
+}
+
+WeightStream::~WeightStream() = default;
+
+WeightStream::Scope WeightStream::materialise(const std::string& prefix) {
+    auto it = m_index.find(prefix);
+    if (it == m_index.end())
+        throw std::out_of_range("'" + prefix + "' is not a streamed block of " + m_component);
+    acquire(it->second);
+    return Scope(this, it->second);
+}
+
+void WeightStream::acquire(size_t b) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    Block& block = m_blocks[b];
+    if (block.holds++ > 0) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    torch::NoGradGuard noGrad;
+    for (Param& p : block.params) {
+        p.param.set_data(convertWeight(p.stored, p.param.scalar_type(), p.floating, m_component,
+                                       p.key, m_policy));
+        dropMappedPages(p.stored);  // the converted copy is what runs; the file keeps the bytes
+    }
+    ++m_materialisations;
+    m_materialiseMs +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void WeightStream::release(size_t b) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    Block& block = m_blocks[b];
+    if (--block.holds > 0) return;
+    for (Param& p : block.params) {
+        p.param.set_data(p.placeholder);
+        dropMappedPages(p.stored);
+    }
+    releaseFreedMemory();
+}
+
+bool WeightStream::isMaterialised(const std::string& prefix) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_index.find(prefix);
+    return it != m_index.end() && m_blocks[it->second].holds > 0;
+}
+
+size_t WeightStream::materialisedBlocks() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return size_t(std::count_if(m_blocks.begin(), m_blocks.end(),
+                                [](const Block& b) { return b.holds > 0; }));
+}
+
+uint64_t WeightStream::storedBytes(const std::string& prefix) const {
+    uint64_t n = 0;
+    for (size_t i = 0; i < m_blocks.size(); ++i) {
+        if (!prefix.empty() && m_prefixes[i] != prefix) continue;
+        for (const Param& p : m_blocks[i].params)
+            n += uint64_t(p.stored.numel()) * p.stored.element_size();
+    }
+    return n;
+}
+
+uint64_t WeightStream::largestBlockBytes() const {
+    uint64_t most = 0;
+    for (const Block& b : m_blocks) {
+        uint64_t n = 0;
+        for (const Param& p : b.params)
+            n += uint64_t(p.param.numel()) * p.placeholder.element_size();
+        most = std::max(most, n);
+    }
+    return most;
+}
+
+WeightStream::Scope::Scope(Scope&& o) noexcept : m_stream(o.m_stream), m_block(o.m_block) {
+    o.m_stream = nullptr;
+}
+
+WeightStream::Scope& WeightStream::Scope::operator=(Scope&& o) noexcept {
+    if (this != &o) {
+        if (m_stream) m_stream->release(m_block);
+        m_stream = o.m_stream;
+        m_block = o.m_block;
+        o.m_stream = nullptr;
+    }
+    return *this;
+}
+
+WeightStream::Scope::~Scope() {
+    if (m_stream) m_stream->release(m_block);
+}
+
+}  // namespace hs
