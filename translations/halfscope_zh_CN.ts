@@ -2030,13 +2030,13 @@
     <name>Studio</name>
     <message>
         <location filename="../app/gui/studio.cpp" line="+21"/>
-        <location line="+340"/>
+        <location line="+341"/>
         <location filename="../app/gui/studio_records.cpp" line="+81"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-309"/>
+        <location line="-310"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -2116,7 +2116,12 @@
         <translation>计划 %1：重新转换了 %2，其余组件保持不变</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+3"/>
+        <source>Memory: %1</source>
+        <translation>内存：%1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <location line="+209"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>

@@ -28,7 +28,8 @@ void printSummary(const RunRecord& rec, const std::string& out) {
     std::cout << "plan " << rec.effectivePlan << "\n";
     for (const auto& c : rec.components)
         std::cout << "  " << c.name << ": " << formatName(c.format) << " ("
-                  << executionName(c.execution) << "), stored " << c.storedDtype << "\n";
+                  << executionName(c.execution) << "), stored " << c.storedDtype
+                  << (c.streamed ? ", streamed block by block" : "") << "\n";
     std::cout << "image: " << rec.verdict << " (" << rec.verdictExplanation << ")\n";
     if (const auto f = findFirstFailure(rec)) std::cout << f->summary() << "\n";
     std::cout << "wrote " << out << " in " << rec.seconds << " s\n";
@@ -41,6 +42,7 @@ int runGenerate(const Args& args) {
     auto pipeline =
         Pipeline::load(cfg.modelDir, cfg.modelFiles, cfg.plan, torch::Device(cfg.device));
     for (const auto& line : pipeline->detected()) std::cerr << line << "\n";
+    std::cerr << "memory: " << pipeline->memoryPlan() << "\n";
     applyModelDefaults(args, pipeline->defaults(), cfg);
     StderrProgress progress;
     progress.steps = cfg.steps;

@@ -14,6 +14,7 @@ struct LoadedModel {
     QString dir;           // the pipeline folder or the model file
     hs::ModelFiles files;  // the files that complete a model file (a file set); empty for a folder
     QStringList detected;  // what was found in each single file, one line each
+    QString memoryPlan;    // how the weights are held (whole, or streamed block by block)
     QString effectivePlan;
     std::vector<hs::ComponentInfo> components;
     int sizeMultiple = 16;  // width and height must be multiples of this

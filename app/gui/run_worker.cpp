@@ -112,6 +112,7 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
     m.dir = dir;
     m.files = cfg.modelFiles;
     for (const auto& line : m_pipeline->detected()) m.detected << QString::fromStdString(line);
+    m.memoryPlan = QString::fromStdString(m_pipeline->memoryPlan());
     const hs::RunDefaults defaults = m_pipeline->defaults();
     m.defaultSteps = defaults.steps;
     m.defaultGuidance = defaults.guidance;

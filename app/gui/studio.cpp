@@ -181,6 +181,7 @@ void Studio::onLoaded(const LoadedModel& m) {
         m_v.log->info(tr("Plan %1: converted %2 again, kept the other components")
                           .arg(m.effectivePlan, m.reloaded.join(", ")),
                       "load");
+    m_v.log->info(tr("Memory: %1").arg(m.memoryPlan), "load");
     emit modelLoaded(m);
 }
 

@@ -70,6 +70,22 @@ std::optional<uint64_t> memoryBudget(const c10::Device& device) {
     return std::nullopt;
 }
 
+namespace {
+
+// What would make the weights smaller on this device.
+const char* adviceFor(const PrecisionPolicy& policy) {
+    if (!policy.device().is_cpu())
+        return "Run the large components in bf16 or fp16, or free memory.";
+    if (policy.bf16Execution() == Execution::Native)
+        return "Run the large components in bf16 (fp16 is emulated in fp32 tensors on the CPU, so "
+               "it saves nothing), or free memory.";
+    return "On the CPU fp16 and bf16 are emulated in fp32 tensors, so neither saves memory here; "
+           "native bf16 holds 2 bytes a weight (--cpu-bf16 native, fast only on a CPU with bf16 "
+           "instructions), or free memory.";
+}
+
+}  // namespace
+
 void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>& parts,
                      const PrecisionPolicy& policy) {
     const auto& device = policy.device();
@@ -84,13 +100,7 @@ void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>
     msg << "), plus room for activations, but only " << human(*budget)
         << (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") ? " is allowed (HALFSCOPE_MEMORY_LIMIT_MB)"
                                                      : " of memory is available")
-        << (!device.is_cpu() ? ". Run the large components in bf16 or fp16, or free memory."
-            : policy.bf16Execution() == Execution::Native
-                ? ". Run the large components in bf16 (fp16 is emulated in fp32 tensors on the "
-                  "CPU, so it saves nothing), or free memory."
-                : ". On the CPU fp16 and bf16 are emulated in fp32 tensors, so neither saves "
-                  "memory here; native bf16 holds 2 bytes a weight (--cpu-bf16 native, fast only "
-                  "on a CPU with bf16 instructions), or free memory.");
+        << ". " << adviceFor(policy);
     throw PipelineError(msg.str());
 }
 
@@ -189,8 +199,8 @@ LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<Compone
             msg << " or " << human(needs[i].streamed) << " streamed ("
                 << human(needs[i].largestBlock) << " per block)";
     }
-    msg << ", plus a quarter for activations, but the budget is " << budgetText(*budget)
-        << ". Use a smaller plan (bf16 held natively takes 2 bytes a weight), or free memory.";
+    msg << ", plus a quarter for activations, but the budget is " << budgetText(*budget) << ". "
+        << adviceFor(policy);
     throw PipelineError(msg.str());
 }
 

@@ -65,6 +65,13 @@ std::vector<float> valuesOf(const torch::Tensor& latents) {
     return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
 }
 
+int64_t storedParameterCount(const ComponentSource& source) {
+    int64_t n = 0;
+    for (const auto& kv : source.weights)
+        if (kv.second.is_floating_point()) n += kv.second.numel();
+    return n;
+}
+
 std::string slotList(const std::vector<ComponentSlot>& slots) {
     std::string s;
     for (size_t i = 0; i < slots.size(); ++i)
@@ -121,8 +128,12 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& model, const ModelFi
     }
     p->m_plan = p->planFor(userPlan);
     p->m_policy.emplace(p->m_plan, device);
-    p->checkFits(p->m_plan);
-    for (auto& part : p->m_parts) p->loadPart(part, *p->m_policy);
+    const LoadModeChoice choice = p->chooseModes(p->m_plan);
+    for (size_t i = 0; i < p->m_parts.size(); ++i) {
+        p->m_parts[i].mode = choice.modes[i];
+        p->loadPart(p->m_parts[i], *p->m_policy);
+    }
+    p->m_memoryPlan = p->memoryPlanOf(choice);
     p->attach();
     return p;
 }
@@ -138,17 +149,45 @@ PrecisionPlan Pipeline::planFor(const PrecisionPlan& userPlan) const {
     return hs::effectivePlan(stored, userPlan);
 }
 
-void Pipeline::checkFits(const PrecisionPlan& plan) const {
+LoadModeChoice Pipeline::chooseModes(const PrecisionPlan& plan) const {
     std::vector<ComponentWeights> weights;
     for (const auto& part : m_parts)
-        weights.push_back({part.slot.name, &part.opened.source.weights});
+        weights.push_back({part.slot.name, &part.opened.source.weights, part.family->blockStems});
     const Execution bf16 = m_policy ? m_policy->bf16Execution() : cpuBf16Execution();
-    checkWeightsFit(m_dir, weights, PrecisionPolicy(plan, m_device, bf16));
+    return chooseLoadModes(m_dir, weights, PrecisionPolicy(plan, m_device, bf16));
+}
+
+std::string Pipeline::memoryPlanOf(const LoadModeChoice& choice) const {
+    return choice.description +
+           (streams() ? "; text encoders freed after each prompt is encoded" : "");
+}
+
+bool Pipeline::streams() const {
+    for (const auto& part : m_parts)
+        if (part.mode == LoadMode::Streamed) return true;
+    return false;
 }
 
 void Pipeline::loadPart(Part& part, const PrecisionPolicy& policy) {
     part.component.reset();  // free the old weights before loading the new ones
-    part.component = loadComponent(*part.family, part.opened.source, policy, part.slot.name);
+    part.component =
+        loadComponent(*part.family, part.opened.source, policy, part.slot.name, part.mode);
+}
+
+void Pipeline::reloadFreedParts() {
+    bool any = false;
+    for (auto& part : m_parts)
+        if (!part.component) {
+            loadPart(part, *m_policy);
+            any = true;
+        }
+    if (any) attach();
+}
+
+void Pipeline::freeTextEncoders() {
+    for (auto& part : m_parts)
+        if (part.slot.role == Role::TextEncoder || part.slot.role == Role::TextEncoder2)
+            part.component.reset();
 }
 
 void Pipeline::attach() {
@@ -171,7 +210,10 @@ void Pipeline::describe() {
         c.role = part.slot.role;
         c.className = part.opened.className;
         storedFormatOf(part.opened.source.weights, &c.storedDtype);
-        c.parameters = parameterCount(part.component->module());
+        // A streamed component's blocks hold placeholders: count the checkpoint's tensors.
+        c.parameters = part.mode == LoadMode::Streamed ? storedParameterCount(part.opened.source)
+                                                       : parameterCount(part.component->module());
+        c.streamed = part.mode == LoadMode::Streamed;
         c.format = m_plan.resolve(c.name, Format::FP32);
         c.execution = m_policy->executionOf(c.format);
         m_infos.push_back(c);
@@ -180,27 +222,33 @@ void Pipeline::describe() {
 
 std::vector<std::string> Pipeline::setPlan(const PrecisionPlan& userPlan) {
     const PrecisionPlan plan = planFor(userPlan);
-    checkFits(plan);
+    const LoadModeChoice choice = chooseModes(plan);
     const PrecisionPolicy policy(plan, m_device, m_policy->bf16Execution());
     std::vector<std::string> reloaded;
-    for (auto& part : m_parts) {
-        // A component keeps its weights when every parameter's module is stored as before.
-        bool same = true;
-        for (const auto& kv : part.component->module().named_parameters(true)) {
-            const auto dot = kv.key().rfind('.');
-            const std::string path =
-                part.slot.name + (dot == std::string::npos ? "" : "." + kv.key().substr(0, dot));
-            const auto& a = m_policy->info(path);
-            const auto& b = policy.info(path);
-            if (a.format != b.format || a.execution != b.execution) {
-                same = false;
-                break;
+    for (size_t i = 0; i < m_parts.size(); ++i) {
+        Part& part = m_parts[i];
+        // A component keeps its weights when it is held the same way and every parameter's
+        // module is stored as before.
+        bool same = part.component && part.mode == choice.modes[i];
+        if (same)
+            for (const auto& kv : part.component->module().named_parameters(true)) {
+                const auto dot = kv.key().rfind('.');
+                const std::string path =
+                    part.slot.name +
+                    (dot == std::string::npos ? "" : "." + kv.key().substr(0, dot));
+                const auto& a = m_policy->info(path);
+                const auto& b = policy.info(path);
+                if (a.format != b.format || a.execution != b.execution) {
+                    same = false;
+                    break;
+                }
             }
-        }
         if (same) continue;
+        part.mode = choice.modes[i];
         loadPart(part, policy);
         reloaded.push_back(part.slot.name);
     }
+    m_memoryPlan = memoryPlanOf(choice);
     m_plan = plan;
     m_policy.emplace(policy);
     attach();
@@ -334,11 +382,14 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
         rec.seconds = secondsSince(t0);
         return rec;
     };
+    reloadFreedParts();
     auto denoising = m_strategy->start(cfg, m_device);
 
     recorder.stage("text encoder");
     rec.textEmbedding = computeStats(denoising->encodePrompt(probes));
     recorder.collect();
+    // A model too large for memory gives the denoiser the encoders' memory.
+    if (streams()) freeTextEncoders();
     if (isCancelled()) return stop();
 
     recorder.stage("denoising");

@@ -15,6 +15,7 @@
 #include "io/model_folder.h"
 #include "models/opened_component.h"
 #include "models/roles.h"
+#include "pipeline/memory_check.h"
 #include "pipeline/pipeline_error.h"
 #include "records/run_types.h"
 
@@ -39,6 +40,10 @@ public:
     const std::vector<std::string>& detected() const { return m_detected; }
     // The steps, guidance and size the model is meant to run with.
     RunDefaults defaults() const;
+    // How the weights are held, one line: "all loaded whole: ...", or which components stream
+    // block by block (their weights mapped in the stored dtype, each block converted to the
+    // plan's formats only while it runs; text encoders freed after encoding).
+    const std::string& memoryPlan() const { return m_memoryPlan; }
     // Stored-dtype defaults followed by the user's rules.
     const PrecisionPlan& effectivePlan() const { return m_plan; }
     const std::vector<ComponentInfo>& components() const { return m_infos; }
@@ -73,17 +78,25 @@ private:
         ComponentSlot slot;
         OpenedComponent opened;
         std::shared_ptr<const Family> family;
-        std::shared_ptr<Component> component;
+        std::shared_ptr<Component> component;  // null while a streaming run has freed it
+        LoadMode mode = LoadMode::Full;
     };
     void loadPart(Part& part, const PrecisionPolicy& policy);
     void attach();
     void describe();
-    void checkFits(const PrecisionPlan& plan) const;
+    // The load mode of each part for `plan` (in m_parts' order); throws when nothing fits.
+    LoadModeChoice chooseModes(const PrecisionPlan& plan) const;
+    bool streams() const;
+    std::string memoryPlanOf(const LoadModeChoice& choice) const;  // after the parts' modes
+    // Text encoders are freed after encoding when the pipeline streams, and read again here.
+    void reloadFreedParts();
+    void freeTextEncoders();
     PrecisionPlan planFor(const PrecisionPlan& userPlan) const;
 
     std::string m_dir;
     ModelFiles m_files;
     std::vector<std::string> m_detected;
+    std::string m_memoryPlan;
     torch::Device m_device{torch::kCPU};
     PipelineFolder m_folder;
     PrecisionPlan m_plan;

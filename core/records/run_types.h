@@ -90,6 +90,9 @@ struct ComponentInfo {
     int64_t parameters = 0;
     Format format = Format::FP32;  // what it runs in for this run
     Execution execution = Execution::Native;
+    // Held mapped in its stored dtype, each block converted only while it runs (a model larger
+    // than memory; pipeline/memory_check.h).
+    bool streamed = false;
 };
 
 struct RunRecord {

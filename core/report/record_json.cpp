@@ -191,7 +191,8 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                               {"stored_dtype", x.storedDtype},
                               {"parameters", x.parameters},
                               {"format", formatName(x.format)},
-                              {"execution", executionName(x.execution)}});
+                              {"execution", executionName(x.execution)},
+                              {"streamed", x.streamed}});
     ordered_json steps = ordered_json::array();
     for (const auto& s : r.steps) {
         ordered_json js{{"step", s.step},
@@ -284,6 +285,7 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
         ci.parameters = x["parameters"].integer();
         ci.format = formatFrom(x["format"]);
         ci.execution = executionFrom(x["execution"]);
+        ci.streamed = x.has("streamed") && x["streamed"].boolean();
         r.components.push_back(ci);
     }
     const Node steps = n["steps"];

@@ -134,6 +134,45 @@ TEST_F(Flux1Pipeline, DevAndSchnellRunAsDiffusersDoes) {
     EXPECT_EQ(schnell->run(other).savedImage->rgb, s.savedImage->rgb);
 }
 
+// A budget below the weights: the pipeline streams the transformer (and T5) block by block,
+// frees the text encoders after encoding, and gives the same image as the whole load.
+TEST_F(Flux1Pipeline, AModelLargerThanTheBudgetStreamsAndGivesTheSameImage) {
+    auto whole = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
+    EXPECT_NE(whole->memoryPlan().find("whole"), std::string::npos) << whole->memoryPlan();
+    const RunRecord ref = whole->run(config());
+    whole.reset();
+
+    // The largest budget (in steps of 2% of the weights) that no longer holds them whole.
+    uint64_t bytes = 0;
+    for (const auto& e : fs::recursive_directory_iterator(s_dev.folder))
+        if (e.path().extension() == ".safetensors") bytes += e.file_size();
+    std::unique_ptr<Pipeline> p;
+    for (int pct = 124; pct > 10 && !p; pct -= 2) {
+        test::ScopedMemoryLimit limit(std::to_string(bytes * pct / 100 / 1e6));
+        try {
+            auto q = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
+            if (q->memoryPlan().find("streamed") != std::string::npos) p = std::move(q);
+        } catch (const PipelineError& e) {
+            ADD_FAILURE() << "refused at " << pct << "% before streaming: " << e.what();
+            break;
+        }
+    }
+    ASSERT_TRUE(p) << "no budget made the pipeline stream";
+    bool transformerStreamed = false;
+    for (const auto& c : p->components())
+        if (c.name == "transformer") transformerStreamed = c.streamed;
+    EXPECT_TRUE(transformerStreamed) << p->memoryPlan();
+    expectSameRun(ref, p->run(config()), "streamed");
+    // The encoders freed after the first run's encoding are read again for the next.
+    expectSameRun(ref, p->run(config()), "streamed, second run");
+
+    // Far below: refused, saying that even streaming does not fit.
+    test::ScopedMemoryLimit tiny(std::to_string(bytes / 50 / 1e6));
+    const std::string m =
+        errorOf<PipelineError>([&] { Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu); });
+    EXPECT_NE(m.find("stream"), std::string::npos) << m;
+}
+
 TEST_F(Flux1Pipeline, RefusesWhatFlux1CannotRun) {
     auto p = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
     RunConfig c = config(1);

@@ -11,14 +11,7 @@
 
 using namespace hs;
 
-namespace {
-
-struct ScopedLimit {
-    explicit ScopedLimit(const char* mb) { setenv("HALFSCOPE_MEMORY_LIMIT_MB", mb, 1); }
-    ~ScopedLimit() { unsetenv("HALFSCOPE_MEMORY_LIMIT_MB"); }
-};
-
-}  // namespace
+using ScopedLimit = test::ScopedMemoryLimit;
 
 TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
     const std::string demo = findDemoModel();
@@ -51,28 +44,39 @@ TEST(MemoryCheck, WeightBytesFollowThePlanFormats) {
               uint64_t(elements) * 2 + uint64_t(block0) * 2);
 }
 
-TEST(MemoryCheck, APipelineThatDoesNotFitIsRefusedBeforeLoading) {
+TEST(MemoryCheck, APipelineThatDoesNotFitStreamsOrIsRefusedBeforeLoading) {
     const std::string demo = findDemoModel();
     const torch::Device cpu(torch::kCPU);
-    // The demo model: ~17 MB in native bf16, ~34 MB in fp32 (and in emulated bf16); 30 MB takes
-    // one and not the other.
-    ScopedLimit limit("30");
-    try {
-        Pipeline::load(demo, PrecisionPlan(), cpu);
-        FAIL() << "an emulated bf16 load past the limit was accepted";
-    } catch (const PipelineError& e) {
-        EXPECT_NE(std::string(e.what()).find("--cpu-bf16 native"), std::string::npos) << e.what();
+    // The demo model: ~17 MB in native bf16, ~34 MB in fp32 (and in emulated bf16), its
+    // transformer 23.7 MB of it in fp32. 30 MB holds native bf16 whole; emulated, the
+    // transformer streams block by block.
+    {
+        ScopedLimit limit("30");
+        {
+            test::ScopedCpuBf16 emulated(CpuBf16::Emulated);
+            auto p = Pipeline::load(demo, PrecisionPlan(), cpu);
+            EXPECT_NE(p->memoryPlan().find("transformer streamed block by block"),
+                      std::string::npos)
+                << p->memoryPlan();
+        }
+        test::ScopedCpuBf16 native(CpuBf16::Native);
+        auto p = Pipeline::load(demo, PrecisionPlan(), cpu);
+        EXPECT_NE(p->memoryPlan().find("all components loaded whole"), std::string::npos)
+            << p->memoryPlan();
     }
-    test::ScopedCpuBf16 native(CpuBf16::Native);
-    EXPECT_NO_THROW(Pipeline::load(demo, PrecisionPlan(), cpu));
+    // 6 MB holds not even the encoders and the VAE: refused, naming each part's need.
+    ScopedLimit limit("6");
+    test::ScopedCpuBf16 emulated(CpuBf16::Emulated);
     try {
         Pipeline::load(demo, PrecisionPlan::parse("text_encoder=fp32,transformer=fp32,vae=fp32"),
                        cpu);
         FAIL() << "an fp32 load past the limit was accepted";
     } catch (const PipelineError& e) {
         const std::string m = e.what();
-        EXPECT_NE(m.find("transformer 23.7 MB"), std::string::npos) << m;
+        EXPECT_NE(m.find("even streamed"), std::string::npos) << m;
+        EXPECT_NE(m.find("transformer 23.7 MB whole"), std::string::npos) << m;
         EXPECT_NE(m.find("HALFSCOPE_MEMORY_LIMIT_MB"), std::string::npos) << m;
+        EXPECT_NE(m.find("--cpu-bf16 native"), std::string::npos) << m;
     }
 }
 

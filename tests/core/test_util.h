@@ -2,6 +2,7 @@
 // Shared helpers for the engine tests.
 #include <torch/torch.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,16 @@ inline const char* noBf16InstructionsReason() {
            "not the fast, GPU-like mode here, so there is nothing to compare the emulated mode "
            "with";
 }
+
+// Sets $HALFSCOPE_MEMORY_LIMIT_MB (decimal megabytes) for a scope.
+struct ScopedMemoryLimit {
+    explicit ScopedMemoryLimit(const std::string& mb) {
+        setenv("HALFSCOPE_MEMORY_LIMIT_MB", mb.c_str(), 1);
+    }
+    ~ScopedMemoryLimit() { unsetenv("HALFSCOPE_MEMORY_LIMIT_MB"); }
+    ScopedMemoryLimit(const ScopedMemoryLimit&) = delete;
+    ScopedMemoryLimit& operator=(const ScopedMemoryLimit&) = delete;
+};
 
 inline std::string dataPath(const std::string& rel) {
     return std::string(HALFSCOPE_TEST_DATA) + "/" + rel;

@@ -25,12 +25,7 @@
 namespace hs {
 namespace {
 
-struct ScopedLimit {
-    explicit ScopedLimit(const std::string& mb) {
-        setenv("HALFSCOPE_MEMORY_LIMIT_MB", mb.c_str(), 1);
-    }
-    ~ScopedLimit() { unsetenv("HALFSCOPE_MEMORY_LIMIT_MB"); }
-};
+using ScopedLimit = test::ScopedMemoryLimit;
 
 nlohmann::json fluxConfig(int width = 32, int doubles = 2, int singles = 3) {
     return {{"_class_name", "FluxTransformer2DModel"},
