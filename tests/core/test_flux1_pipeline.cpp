@@ -8,6 +8,7 @@
 
 #include "flux1_fixture.h"
 #include "io/safetensors.h"
+#include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
@@ -360,6 +361,90 @@ TEST_F(Flux1Pipeline, RunModuleTakesSingleFiles) {
                      status);
     EXPECT_EQ(status, 2) << c;
     EXPECT_NE(c.find("no 'vae' part"), std::string::npos) << c;
+}
+
+}  // namespace
+}  // namespace hs
+
+namespace hs {
+namespace {
+
+// A tensor of `shape` that takes no memory (one element, expanded): enough for layout detection,
+// config inference and the memory check, which read names and shapes only.
+torch::Tensor shaped(std::vector<int64_t> shape) {
+    return torch::zeros({1}, torch::kBFloat16).expand(shape);
+}
+
+// FLUX.1-dev in the Black Forest Labs layout at its real shapes (11.9 B parameters).
+WeightMap flux1DevShapes() {
+    const int64_t D = 3072, mlp = 4 * D;
+    WeightMap w;
+    auto linear = [&](const std::string& p, int64_t out, int64_t in) {
+        w[p + ".weight"] = shaped({out, in});
+        w[p + ".bias"] = shaped({out});
+    };
+    for (const char* e : {"time_in", "guidance_in"}) {
+        linear(std::string(e) + ".in_layer", D, 256);
+        linear(std::string(e) + ".out_layer", D, D);
+    }
+    linear("vector_in.in_layer", D, 768);
+    linear("vector_in.out_layer", D, D);
+    linear("img_in", D, 64);
+    linear("txt_in", D, 4096);
+    for (int i = 0; i < 19; ++i) {
+        const std::string b = "double_blocks." + std::to_string(i) + ".";
+        for (const char* s : {"img", "txt"}) {
+            const std::string p = b + s;
+            linear(p + "_attn.qkv", 3 * D, D);
+            w[p + "_attn.norm.query_norm.scale"] = shaped({128});
+            w[p + "_attn.norm.key_norm.scale"] = shaped({128});
+            linear(p + "_attn.proj", D, D);
+            linear(p + "_mlp.0", mlp, D);
+            linear(p + "_mlp.2", D, mlp);
+            linear(p + "_mod.lin", 6 * D, D);
+        }
+    }
+    for (int i = 0; i < 38; ++i) {
+        const std::string b = "single_blocks." + std::to_string(i) + ".";
+        linear(b + "linear1", 3 * D + mlp, D);
+        linear(b + "linear2", D, D + mlp);
+        linear(b + "modulation.lin", 3 * D, D);
+        w[b + "norm.query_norm.scale"] = shaped({128});
+        w[b + "norm.key_norm.scale"] = shaped({128});
+    }
+    linear("final_layer.linear", 64, D);
+    linear("final_layer.adaLN_modulation.1", 2 * D, D);
+    return w;
+}
+
+TEST(Flux1RealShapes, Flux1DevIsNamedAndStreamsInto24Gb) {
+    const SingleFileContents f = convertSingleFile(flux1DevShapes(), "flux1-dev.safetensors");
+    ASSERT_EQ(f.components.size(), 1u);
+    const ConvertedComponent& c = f.components[0];
+    EXPECT_EQ(c.description.rfind("FLUX.1-dev transformer, Black Forest Labs layout, 19 double + "
+                                  "38 single blocks, bf16",
+                                  0),
+              0u)
+        << c.description;
+    EXPECT_EQ(c.config["num_attention_heads"], 24);
+    EXPECT_EQ(c.config["attention_head_dim"], 128);
+    EXPECT_EQ(c.config["axes_dims_rope"], nlohmann::json({16, 56, 56}));
+    EXPECT_EQ(c.config["guidance_embeds"], true);
+
+    // 23.8 GB stored; emulated fp16 holds fp32, 47.6 GB: a 24 GB machine streams it, needing
+    // its non-block weights plus one double block (1.36 GB).
+    int64_t n = 0;
+    for (const auto& kv : c.weights) n += kv.second.numel();
+    EXPECT_NEAR(double(n), 11.9e9, 0.05e9);
+    const auto family = FamilyRegistry::global().require(c.className, "test");
+    test::ScopedMemoryLimit limit("24000");
+    const LoadModeChoice choice = chooseLoadModes(
+        "flux1-dev.safetensors", {{"transformer", &c.weights, family->blockStems}},
+        PrecisionPolicy(PrecisionPlan::parse("transformer=fp16"), kCpu));
+    ASSERT_EQ(choice.modes.size(), 1u);
+    EXPECT_EQ(choice.modes[0], LoadMode::Streamed);
+    EXPECT_NE(choice.description.find("1.36 GB per block"), std::string::npos)
+        << choice.description;
 }
 
 }  // namespace
