@@ -178,6 +178,8 @@ TEST(RunHistory, AVersionOneHistoryIsUpgradedInPlace) {
         ASSERT_TRUE(db.open());
         QSqlQuery q(db);
         ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN role"));
+        ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN streamed"));
+        ASSERT_TRUE(q.exec("ALTER TABLE runs DROP COLUMN model_files"));
         ASSERT_TRUE(q.exec("PRAGMA user_version = 1"));
         db.close();
     }
@@ -192,6 +194,52 @@ TEST(RunHistory, AVersionOneHistoryIsUpgradedInPlace) {
     // New runs store their roles again.
     const qint64 next = writeSteps(h, 1);
     EXPECT_EQ(h.load(next)->components[1].role, hs::Role::Denoiser);
+}
+
+// A run of a file set (a single-file model with its VAE and encoders) and a streamed component
+// come back as they were; a format-2 history gains the columns, its runs read as folders loaded
+// whole.
+TEST(RunHistory, FileSetsAndStreamingComeBackAndFormatTwoIsUpgraded) {
+    QTemporaryDir dir;
+    hs::RunConfig cfg = testrec::config("a fox");
+    cfg.modelDir = "/models/flux1-dev.safetensors";
+    cfg.modelFiles = {"/models/ae.safetensors", "/models/clip_l.safetensors",
+                      "/models/t5xxl_fp16.safetensors", "", "/models/FLUX.1-dev/tokenizer_2"};
+    auto components = testrec::components();
+    components[1].streamed = true;
+    qint64 old = 0, id = 0;
+    {
+        RunHistory h(dir.path());
+        old = writeSteps(h, 1);
+        id = h.beginRun(cfg, "flux", components);
+        ASSERT_GT(id, 0);
+        auto back = h.load(id);
+        ASSERT_TRUE(back.has_value());
+        EXPECT_TRUE(back->config.modelFiles == cfg.modelFiles);
+        EXPECT_TRUE(back->components[1].streamed);
+        EXPECT_FALSE(back->components[0].streamed);
+    }
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade2");
+        db.setDatabaseName(dir.filePath("history.sqlite"));
+        ASSERT_TRUE(db.open());
+        QSqlQuery q(db);
+        ASSERT_TRUE(q.exec("DELETE FROM runs WHERE id = " + QString::number(id)));
+        ASSERT_TRUE(q.exec("DELETE FROM components WHERE run_id = " + QString::number(id)));
+        ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN streamed"));
+        ASSERT_TRUE(q.exec("ALTER TABLE runs DROP COLUMN model_files"));
+        ASSERT_TRUE(q.exec("PRAGMA user_version = 2"));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("downgrade2");
+    RunHistory h(dir.path());
+    ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
+    auto back = h.load(old);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_TRUE(back->config.modelFiles.empty());
+    EXPECT_FALSE(back->components[1].streamed);
+    const qint64 again = h.beginRun(cfg, "flux again", components);
+    EXPECT_TRUE(h.load(again)->config.modelFiles == cfg.modelFiles);
 }
 
 TEST(RunHistory, UnsetStatisticsStayNaN) {

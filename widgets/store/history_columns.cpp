@@ -1,5 +1,7 @@
 #include "history_columns.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSqlQuery>
 #include <cmath>
 #include <cstring>
@@ -105,17 +107,49 @@ hs::ProbeRecord readProbe(const QSqlQuery& q, int& col) {
     return p;
 }
 
+namespace {
+
+// The files of a file set as a JSON object; NULL for a folder.
+const std::vector<std::pair<const char*, std::string hs::ModelFiles::*>>& modelFileKeys() {
+    static const std::vector<std::pair<const char*, std::string hs::ModelFiles::*>> keys{
+        {"vae", &hs::ModelFiles::vae},
+        {"text_encoder", &hs::ModelFiles::textEncoder},
+        {"text_encoder_2", &hs::ModelFiles::textEncoder2},
+        {"tokenizer", &hs::ModelFiles::tokenizer},
+        {"tokenizer_2", &hs::ModelFiles::tokenizer2}};
+    return keys;
+}
+
+QVariant modelFilesValue(const hs::ModelFiles& f) {
+    if (f.empty()) return QVariant(QMetaType::fromType<QString>());
+    QJsonObject o;
+    for (const auto& [key, member] : modelFileKeys())
+        o.insert(key, QString::fromStdString(f.*member));
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+hs::ModelFiles modelFilesFrom(const QVariant& v) {
+    hs::ModelFiles f;
+    if (v.isNull()) return f;
+    const QJsonObject o = QJsonDocument::fromJson(v.toString().toUtf8()).object();
+    for (const auto& [key, member] : modelFileKeys())
+        f.*member = o.value(key).toString().toStdString();
+    return f;
+}
+
+}  // namespace
+
 QStringList configColumns() {
-    return {"model_dir", "prompt",      "negative_prompt", "seed",        "steps",
-            "guidance",  "width",       "height",          "shift",       "plan",
-            "device",    "probe_level", "decode_every",    "keep_latents"};
+    return {"model_dir", "prompt",      "negative_prompt", "seed",         "steps",
+            "guidance",  "width",       "height",          "shift",        "plan",
+            "device",    "probe_level", "decode_every",    "keep_latents", "model_files"};
 }
 
 QString configColumnDefs() {
     return QStringLiteral(
         "model_dir TEXT, prompt TEXT, negative_prompt TEXT, seed INTEGER, steps INTEGER, "
         "guidance REAL, width INTEGER, height INTEGER, shift REAL, plan TEXT, device TEXT, "
-        "probe_level TEXT, decode_every INTEGER, keep_latents INTEGER");
+        "probe_level TEXT, decode_every INTEGER, keep_latents INTEGER, model_files TEXT");
 }
 
 void appendConfig(QVariantList& values, const hs::RunConfig& c) {
@@ -126,7 +160,7 @@ void appendConfig(QVariantList& values, const hs::RunConfig& c) {
            << (c.shift ? realValue(*c.shift) : QVariant(QMetaType::fromType<double>()))
            << QString::fromStdString(c.plan.toString()) << QString::fromStdString(c.device)
            << QString::fromStdString(hs::probeLevelName(c.probeLevel)) << c.decodeEvery
-           << int(c.keepLatents);
+           << int(c.keepLatents) << modelFilesValue(c.modelFiles);
 }
 
 hs::RunConfig readConfig(const QSqlQuery& q, int& col, QString* planError) {
@@ -151,6 +185,7 @@ hs::RunConfig readConfig(const QSqlQuery& q, int& col, QString* planError) {
     c.probeLevel = probeLevelFrom(q.value(col++).toString());
     c.decodeEvery = q.value(col++).toInt();
     c.keepLatents = q.value(col++).toInt() != 0;
+    c.modelFiles = modelFilesFrom(q.value(col++));
     return c;
 }
 

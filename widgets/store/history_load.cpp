@@ -89,7 +89,7 @@ void readComponents(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& 
     QSqlQuery q = selectRun(
         db,
         QStringLiteral("SELECT name, class_name, stored_dtype, parameters, format, execution, "
-                       "role FROM components WHERE run_id = ? ORDER BY idx"),
+                       "role, streamed FROM components WHERE run_id = ? ORDER BY idx"),
         id, problems);
     while (q.next()) {
         hs::ComponentInfo c;
@@ -101,6 +101,7 @@ void readComponents(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& 
         c.execution = executionFrom(q.value(5).toString());
         const auto role = hs::parseRole(q.value(6).toString().toStdString());
         c.role = role ? *role : hs::legacyRoleOf(c.name);  // rows written before version 2
+        c.streamed = q.value(7).toInt() != 0;              // NULL before version 3: whole
         r.components.push_back(std::move(c));
     }
 }

@@ -22,7 +22,8 @@ QStringList createStatements() {
             statsColumnDefs("te_") + ", " + statsColumnDefs("img_") + ")",
         QStringLiteral("CREATE TABLE components (run_id INTEGER NOT NULL, idx INTEGER NOT NULL, "
                        "name TEXT, class_name TEXT, stored_dtype TEXT, parameters INTEGER, "
-                       "format TEXT, execution TEXT, role TEXT, PRIMARY KEY (run_id, idx))"),
+                       "format TEXT, execution TEXT, role TEXT, streamed INTEGER, "
+                       "PRIMARY KEY (run_id, idx))"),
         QStringLiteral("CREATE TABLE steps (run_id INTEGER NOT NULL, seq INTEGER NOT NULL, ") +
             stepColumnDefs() + QStringLiteral(", PRIMARY KEY (run_id, seq))"),
         QStringLiteral("CREATE TABLE probes (run_id INTEGER NOT NULL, seq INTEGER NOT NULL, ") +
@@ -98,12 +99,15 @@ bool prepareSchema(QSqlDatabase& db, QString* error) {
         return false;
     }
     // A new file gets every table; version 1 gains the components' role (its older rows keep
-    // NULL, read back by the component's name).
+    // NULL, read back by the component's name), versions 1 and 2 the file set and the
+    // components' streaming (NULL: a folder, loaded whole).
     QStringList statements;
     if (version == 0) statements = createStatements();
-    if (version == 1)
-        statements = {QStringLiteral("ALTER TABLE components ADD COLUMN role TEXT"),
-                      QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion)};
+    if (version == 1) statements << QStringLiteral("ALTER TABLE components ADD COLUMN role TEXT");
+    if (version == 1 || version == 2)
+        statements << QStringLiteral("ALTER TABLE runs ADD COLUMN model_files TEXT")
+                   << QStringLiteral("ALTER TABLE components ADD COLUMN streamed INTEGER")
+                   << QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion);
     for (const QString& sql : statements) {
         if (!exec(db, sql, &sqlError)) {
             exec(db, QStringLiteral("ROLLBACK"), &sqlError);

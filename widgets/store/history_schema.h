@@ -16,7 +16,8 @@ class QSqlQuery;
 
 namespace history {
 
-constexpr int kSchemaVersion = 2;  // 2: components.role
+// 2: components.role; 3: runs.model_files (a file set, JSON), components.streamed
+constexpr int kSchemaVersion = 3;
 
 // Creates the tables in an empty database; accepts a database of this version; refuses a file
 // that holds other tables or a newer version. False and `error` (plain words) otherwise.

@@ -268,7 +268,7 @@ bool RunHistory::insertComponents(qint64 id, const std::vector<hs::ComponentInfo
     QSqlDatabase db = QSqlDatabase::database(m_connection, false);
     QSqlQuery q(db);
     q.prepare(insertSql("components", {"run_id", "idx", "name", "class_name", "stored_dtype",
-                                       "parameters", "format", "execution", "role"}));
+                                       "parameters", "format", "execution", "role", "streamed"}));
     for (size_t i = 0; i < components.size(); ++i) {
         const auto& c = components[i];
         QVariantList v{id,
@@ -279,7 +279,8 @@ bool RunHistory::insertComponents(qint64 id, const std::vector<hs::ComponentInfo
                        qlonglong(c.parameters),
                        QString::fromStdString(hs::formatName(c.format)),
                        QString::fromStdString(hs::executionName(c.execution)),
-                       QString::fromStdString(hs::roleName(c.role))};
+                       QString::fromStdString(hs::roleName(c.role)),
+                       int(c.streamed)};
         if (!execBound(q, v, error)) return false;
     }
     return true;
