@@ -112,14 +112,9 @@ void makeFolder(ModelSources& s, const std::string& model, const ModelFiles& wit
     if (f.className.empty())
         throw PipelineError(model + ": no pipeline runs a single-file " + denoiserClass);
     for (const auto& [slot, c] : s.components) {
-        const bool diffusers = c.className.find("Model") != std::string::npos &&
-                               c.className.rfind("CLIP", 0) != 0 && c.className.rfind("T5", 0) != 0;
-        f.components.push_back({slot,
-                                diffusers ? "diffusers" : "transformers",
-                                c.className,
-                                c.source.dir,
-                                ComponentKind::Model,
-                                {}});
+        const bool encoder = slot.rfind("text_encoder", 0) == 0;  // transformers' classes
+        f.components.push_back({slot, encoder ? "transformers" : "diffusers", c.className,
+                                c.source.dir, ComponentKind::Model, {}});
     }
 
     // Tokenizers: given, else beside the files (a tokenizer/ or tokenizer_2/ folder, as in a
