@@ -136,13 +136,7 @@ QVector<FileRole> fileRoles(const QString& model, const hs::ModelFiles& with) {
     QVector<FileRole> roles;
     if (with.empty()) return roles;
     roles.push_back({"model", model});
-    const std::pair<const char*, const std::string*> parts[] = {
-        {"vae", &with.vae},
-        {"text_encoder", &with.textEncoder},
-        {"text_encoder_2", &with.textEncoder2},
-        {"tokenizer", &with.tokenizer},
-        {"tokenizer_2", &with.tokenizer2}};
-    for (const auto& [role, path] : parts)
-        if (!path->empty()) roles.push_back({role, QString::fromStdString(*path)});
+    for (const auto& [slot, path] : hs::modelFileSlots())
+        if (!(with.*path).empty()) roles.push_back({slot, QString::fromStdString(with.*path)});
     return roles;
 }

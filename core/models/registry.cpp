@@ -64,10 +64,11 @@ void loadStreamed(Component& c, StreamedBlocks& hook, const Family& family,
     auto stream =
         std::make_shared<WeightStream>(c.module(), source.weights, component, policy,
                                        blockPrefixesOf(source.weights, family.blockStems));
+    const FileMappings mappings;
     auto load = [&](const std::string& key, torch::Tensor& dst, bool floating) {
         const torch::Tensor& stored = source.weights.at(key);
         dst.set_data(convertWeight(stored, dst.scalar_type(), floating, component, key, policy));
-        WeightStream::dropMappedPages(stored);
+        mappings.pagesOf(stored).drop();
     };
     std::set<std::string> streamed;
     for (const auto& prefix : stream->blocks())

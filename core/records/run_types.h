@@ -31,6 +31,21 @@ struct ModelFiles {
     bool operator!=(const ModelFiles& o) const { return !(*this == o); }
 };
 
+// The files of a set by the slot (model_index.json key) each fills, in the order records,
+// reports and the run history list them.
+struct ModelFileSlot {
+    const char* slot;  // "vae", "text_encoder", "text_encoder_2", "tokenizer", "tokenizer_2"
+    std::string ModelFiles::*path;
+};
+inline const std::vector<ModelFileSlot>& modelFileSlots() {
+    static const std::vector<ModelFileSlot> table{{"vae", &ModelFiles::vae},
+                                                  {"text_encoder", &ModelFiles::textEncoder},
+                                                  {"text_encoder_2", &ModelFiles::textEncoder2},
+                                                  {"tokenizer", &ModelFiles::tokenizer},
+                                                  {"tokenizer_2", &ModelFiles::tokenizer2}};
+    return table;
+}
+
 struct RunConfig {
     std::string modelDir;   // diffusers pipeline folder, or a single-file checkpoint
     ModelFiles modelFiles;  // the rest of a file set

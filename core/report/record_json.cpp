@@ -175,14 +175,9 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"probe_level", probeLevelName(c.probeLevel)},
                         {"decode_every", c.decodeEvery},
                         {"keep_latents", c.keepLatents}};
-    if (!c.modelFiles.empty()) {
-        const ModelFiles& f = c.modelFiles;
-        config["model_files"] = {{"vae", f.vae},
-                                 {"text_encoder", f.textEncoder},
-                                 {"text_encoder_2", f.textEncoder2},
-                                 {"tokenizer", f.tokenizer},
-                                 {"tokenizer_2", f.tokenizer2}};
-    }
+    if (!c.modelFiles.empty())
+        for (const auto& [slot, path] : modelFileSlots())
+            config["model_files"][slot] = c.modelFiles.*path;
     ordered_json components = ordered_json::array();
     for (const auto& x : r.components)
         components.push_back({{"name", x.name},
@@ -250,12 +245,9 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     const Node c = n["config"];
     RunConfig& cfg = r.config;
     cfg.modelDir = c["model_dir"].string();
-    if (c.has("model_files")) {
-        const Node f = c["model_files"];
-        cfg.modelFiles = {f["vae"].string(), f["text_encoder"].string(),
-                          f["text_encoder_2"].string(), f["tokenizer"].string(),
-                          f["tokenizer_2"].string()};
-    }
+    if (c.has("model_files"))
+        for (const auto& [slot, path] : modelFileSlots())
+            cfg.modelFiles.*path = c["model_files"][slot].string();
     cfg.prompt = c["prompt"].string();
     cfg.negativePrompt = c["negative_prompt"].string();
     cfg.seed = c["seed"].unsignedInteger();

@@ -110,20 +110,10 @@ hs::ProbeRecord readProbe(const QSqlQuery& q, int& col) {
 namespace {
 
 // The files of a file set as a JSON object; NULL for a folder.
-const std::vector<std::pair<const char*, std::string hs::ModelFiles::*>>& modelFileKeys() {
-    static const std::vector<std::pair<const char*, std::string hs::ModelFiles::*>> keys{
-        {"vae", &hs::ModelFiles::vae},
-        {"text_encoder", &hs::ModelFiles::textEncoder},
-        {"text_encoder_2", &hs::ModelFiles::textEncoder2},
-        {"tokenizer", &hs::ModelFiles::tokenizer},
-        {"tokenizer_2", &hs::ModelFiles::tokenizer2}};
-    return keys;
-}
-
 QVariant modelFilesValue(const hs::ModelFiles& f) {
     if (f.empty()) return QVariant(QMetaType::fromType<QString>());
     QJsonObject o;
-    for (const auto& [key, member] : modelFileKeys())
+    for (const auto& [key, member] : hs::modelFileSlots())
         o.insert(key, QString::fromStdString(f.*member));
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
@@ -132,7 +122,7 @@ hs::ModelFiles modelFilesFrom(const QVariant& v) {
     hs::ModelFiles f;
     if (v.isNull()) return f;
     const QJsonObject o = QJsonDocument::fromJson(v.toString().toUtf8()).object();
-    for (const auto& [key, member] : modelFileKeys())
+    for (const auto& [key, member] : hs::modelFileSlots())
         f.*member = o.value(key).toString().toStdString();
     return f;
 }

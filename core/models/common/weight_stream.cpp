@@ -38,24 +38,6 @@ std::vector<std::string> blockPrefixesOf(const WeightMap& weights,
 
 namespace {
 
-// Whether [p, p + n) lies in a private read-only file mapping of this process (the safetensors
-// reader maps files so). Heap memory must never see MADV_DONTNEED: it would read back as zeros.
-bool inReadOnlyFileMapping(const void* p, size_t n) {
-    const auto lo = reinterpret_cast<uintptr_t>(p), hi = lo + n;
-    FILE* f = std::fopen("/proc/self/maps", "r");
-    if (!f) return false;
-    char line[512];
-    bool found = false;
-    while (!found && std::fgets(line, sizeof line, f)) {
-        unsigned long a = 0, b = 0, inode = 0;
-        char perms[8] = {0};
-        if (std::sscanf(line, "%lx-%lx %7s %*s %*s %lu", &a, &b, perms, &inode) != 4) continue;
-        found = lo >= a && hi <= b && perms[0] == 'r' && perms[1] == '-' && inode != 0;
-    }
-    std::fclose(f);
-    return found;
-}
-
 // Returns freed heap pages to the system, so that resident memory falls when a block's weights
 // are released: tcmalloc (linked into the executables when found) keeps freed spans otherwise;
 // glibc unmaps large chunks itself and trims the rest here.
@@ -71,16 +53,34 @@ void releaseFreedMemory() {
 
 }  // namespace
 
-void WeightStream::dropMappedPages(const torch::Tensor& stored) {
-    if (!stored.defined() || !stored.device().is_cpu() || stored.numel() == 0) return;
+FileMappings::FileMappings() {
+    FILE* f = std::fopen("/proc/self/maps", "r");
+    if (!f) return;
+    char line[512];
+    while (std::fgets(line, sizeof line, f)) {
+        unsigned long a = 0, b = 0, inode = 0;
+        char perms[8] = {0};
+        if (std::sscanf(line, "%lx-%lx %7s %*s %*s %lu", &a, &b, perms, &inode) == 4 &&
+            perms[0] == 'r' && perms[1] == '-' && inode != 0)
+            m_ranges.emplace_back(a, b);
+    }
+    std::fclose(f);
+}
+
+MappedPages FileMappings::pagesOf(const torch::Tensor& stored) const {
+    if (!stored.defined() || !stored.device().is_cpu() || stored.numel() == 0) return {};
     const size_t page = size_t(::sysconf(_SC_PAGESIZE));
     const auto begin = reinterpret_cast<uintptr_t>(stored.data_ptr());
     const auto end = begin + size_t(stored.numel()) * stored.element_size();
-    // Only whole pages inside the tensor: its neighbours' bytes may share the edge pages.
     const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
-    if (last <= first) return;
-    if (!inReadOnlyFileMapping(reinterpret_cast<void*>(first), last - first)) return;
-    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    if (last <= first) return {};
+    for (const auto& [a, b] : m_ranges)
+        if (first >= a && last <= b) return {first, last};
+    return {};
+}
+
+void MappedPages::drop() const {
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 WeightStream::WeightStream(torch::nn::Module& module, const WeightMap& weights,
@@ -90,6 +90,7 @@ WeightStream::WeightStream(torch::nn::Module& module, const WeightMap& weights,
     torch::NoGradGuard noGrad;
     m_blocks.resize(m_prefixes.size());
     for (size_t i = 0; i < m_prefixes.size(); ++i) m_index[m_prefixes[i]] = i;
+    const FileMappings mappings;
     for (auto& p : module.named_parameters(true)) {
         size_t block = m_prefixes.size();
         for (size_t i = 0; i < m_prefixes.size() && block == m_prefixes.size(); ++i)
@@ -99,6 +100,7 @@ WeightStream::WeightStream(torch::nn::Module& module, const WeightMap& weights,
         q.key = p.key();
         q.param = p.value();
         q.stored = weights.at(p.key());
+        q.pages = mappings.pagesOf(q.stored);
         q.floating = true;  // as loadWeights treats every parameter
         // The dtype the conversion gives it (converting no elements), so code reading the
         // parameter's dtype between blocks sees what a full load holds.
@@ -134,7 +136,7 @@ void WeightStream::acquire(size_t b) {
     for (Param& p : block.params) {
         p.param.set_data(convertWeight(p.stored, p.param.scalar_type(), p.floating, m_component,
                                        p.key, m_policy));
-        dropMappedPages(p.stored);  // the converted copy is what runs; the file keeps the bytes
+        p.pages.drop();  // the converted copy is what runs; the file keeps the bytes
     }
     ++m_materialisations;
     m_materialiseMs +=
@@ -147,7 +149,7 @@ void WeightStream::release(size_t b) {
     if (--block.holds > 0) return;
     for (Param& p : block.params) {
         p.param.set_data(p.placeholder);
-        dropMappedPages(p.stored);
+        p.pages.drop();
     }
     releaseFreedMemory();
 }

@@ -33,6 +33,26 @@ const char* loadModeName(LoadMode mode);  // "full", "streamed"
 std::vector<std::string> blockPrefixesOf(const WeightMap& weights,
                                          const std::vector<std::string>& stems);
 
+// The whole pages of a tensor's bytes that lie in a read-only file mapping (a view into a
+// mapped checkpoint; the pages at its edges may hold its neighbours' bytes). Dropping them frees
+// their memory; the file keeps the bytes. Empty for any other tensor: heap memory must never be
+// dropped, it would read back as zeros.
+struct MappedPages {
+    uintptr_t first = 0, last = 0;
+    void drop() const;  // madvise(MADV_DONTNEED); nothing when empty
+};
+
+// The process's read-only file mappings, read once from /proc/self/maps for a whole load (not
+// per tensor, nor per block run).
+class FileMappings {
+public:
+    FileMappings();
+    MappedPages pagesOf(const torch::Tensor& stored) const;
+
+private:
+    std::vector<std::pair<uintptr_t, uintptr_t>> m_ranges;
+};
+
 class WeightStream {
 public:
     // Keeps the block parameters of `module` (keys starting with one of `blockPrefixes`) as
@@ -75,16 +95,13 @@ public:
     int64_t materialisations() const { return m_materialisations; }
     double materialiseMs() const { return m_materialiseMs; }
 
-    // Drops the mapped file pages that lie wholly inside `stored`'s bytes from the process (a
-    // no-op for tensors that are not views into a mapped file). Exposed for the loader.
-    static void dropMappedPages(const torch::Tensor& stored);
-
 private:
     struct Param {
         std::string key;
         torch::Tensor param;   // the module's parameter (its data is swapped)
         torch::Tensor stored;  // the checkpoint tensor (a view into the mapping)
         torch::Tensor placeholder;
+        MappedPages pages;  // `stored`'s pages in the mapped file, found once
         bool floating = true;
     };
     struct Block {
