@@ -30,6 +30,7 @@ void printSummary(const RunRecord& rec, const std::string& out) {
         std::cout << "  " << c.name << ": " << formatName(c.format) << " ("
                   << executionName(c.execution) << "), stored " << c.storedDtype
                   << (c.streamed ? ", streamed block by block" : "") << "\n";
+    for (const auto& note : rec.notes) std::cout << "note: " << note << "\n";
     std::cout << "image: " << rec.verdict << " (" << rec.verdictExplanation << ")\n";
     if (const auto f = findFirstFailure(rec)) std::cout << f->summary() << "\n";
     std::cout << "wrote " << out << " in " << rec.seconds << " s\n";

@@ -8,7 +8,8 @@ const std::vector<std::string>& runOptionNames() {
     static const std::vector<std::string> n = {
         "prompt", "negative",     "seed",           "steps",     "guidance",   "width",
         "height", "device",       "probe-level",    "model",     "shift",      "plan",
-        "vae",    "text-encoder", "text-encoder-2", "tokenizer", "tokenizer-2"};
+        "vae",    "text-encoder", "text-encoder-2", "tokenizer", "tokenizer-2", "scheduler",
+        "prediction-type"};
     return n;
 }
 
@@ -38,6 +39,12 @@ RunConfig runConfigFrom(const Args& args) {
     if (cfg.device != "cpu" && cfg.device.rfind("cuda", 0) != 0)
         throw UsageError("--device must be cpu or cuda:N, got '" + cfg.device + "'");
     if (args.has("shift")) cfg.shift = args.getDouble("shift", 1.0);
+    cfg.scheduler = args.get("scheduler").value_or("");
+    cfg.predictionType = args.get("prediction-type").value_or("");
+    if (!cfg.predictionType.empty() && cfg.predictionType != "epsilon" &&
+        cfg.predictionType != "v_prediction" && cfg.predictionType != "sample")
+        throw UsageError("--prediction-type must be epsilon, v_prediction or sample, got '" +
+                         cfg.predictionType + "'");
     const auto level = parseProbeLevel(args.get("probe-level").value_or("layer"));
     if (!level) throw UsageError("--probe-level must be off, module, layer or op");
     cfg.probeLevel = *level;

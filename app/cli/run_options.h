@@ -18,12 +18,16 @@ const std::vector<std::string>& runOptionNames();
     "  --negative TEXT    negative prompt (used when --guidance > 1)\n"                            \
     "  --seed N           noise seed (default 0); the same seed gives the same noise anywhere\n"   \
     "  --steps N          sampling steps (default: the model's; 20 for the demo, 28 FLUX.1-dev,\n" \
-    "                     4 schnell)\n"                                                            \
+    "                     4 schnell, 50 SD / SDXL)\n"                                              \
     "  --guidance G       guidance scale (default: the model's; 4 for the demo, where <= 1\n"      \
     "                     turns classifier-free guidance off; FLUX.1-dev 3.5 into its guidance\n"  \
-    "                     embedding; schnell ignores it)\n"                                        \
+    "                     embedding; schnell ignores it; 7.5 SD, 5 SDXL)\n"                        \
     "  --width W, --height H   image size (default 64 x 64, the demo model's size)\n"              \
-    "  --shift S          scheduler shift override\n"                                              \
+    "  --shift S          scheduler shift override (flow-matching models)\n"                       \
+    "  --scheduler NAME   sampler for SD / SDXL models: euler, euler_a, ddim, dpmpp_2m,\n"         \
+    "                     dpmpp_2m_karras (default: the model's own scheduler)\n"                  \
+    "  --prediction-type T  epsilon, v_prediction or sample in place of the model's (an SD 2.x\n" \
+    "                     single file is taken as v_prediction, as diffusers does)\n"             \
     "  --model DIR|FILE   diffusers pipeline folder, or a single-file checkpoint such as\n"        \
     "                     flux1-dev.safetensors (default: the embedded demo model)\n"              \
     "  --vae FILE, --text-encoder FILE, --text-encoder-2 FILE\n"                                   \

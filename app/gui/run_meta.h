@@ -25,6 +25,9 @@ struct LoadedModel {
     int defaultSteps = 20;
     double defaultGuidance = 4.0;
     bool negativePrompt = true;
+    // Samplers a run may pick (RunConfig::scheduler ids and their labels); empty: the model's
+    // own scheduler only.
+    QStringList samplerIds, samplerLabels;
     // Empty for a fresh load; after a plan change on the loaded model, the components whose
     // weights it converted again (the others were kept as they were).
     bool planChange = false;

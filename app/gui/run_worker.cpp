@@ -117,6 +117,10 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
     m.defaultSteps = defaults.steps;
     m.defaultGuidance = defaults.guidance;
     m.negativePrompt = defaults.negativePrompt;
+    for (const auto& [id, label] : defaults.samplers) {
+        m.samplerIds << QString::fromStdString(id);
+        m.samplerLabels << QString::fromStdString(label);
+    }
     m.effectivePlan = QString::fromStdString(m_pipeline->effectivePlan().toString());
     m.components = m_pipeline->components();
     m.sizeMultiple = m_pipeline->sizeMultiple();

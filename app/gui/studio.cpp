@@ -149,6 +149,7 @@ void Studio::onLoaded(const LoadedModel& m) {
     m_v.model->setModel(s);
     m_v.precision->setComponents(m.components);
     m_v.prompt->setSizeConstraints(m.sizeMultiple, m.sizeMultiple, 2048);
+    m_v.prompt->setSamplers(m.samplerIds, m.samplerLabels);
     if (!m.planChange && otherModel) {
         // What the model is meant to run with; a plan change or a reload keeps what is set.
         hs::RunConfig cfg;
@@ -294,6 +295,7 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
                                          : tr("done in %1 s").arg(r.seconds, 0, 'f', 2));
         m_lastRun = r;
     }
+    for (const auto& note : r.notes) m_v.log->info(tr("Run %1: %2").arg(id).arg(qs(note)), "run");
     if (r.cancelled)
         m_v.log->warning(tr("Run %1 stopped after %2 steps").arg(id).arg(r.steps.size()), "run");
     else

@@ -1,5 +1,7 @@
 #include "denoising/flux_strategy.h"
 
+#include "denoising/clip_tokenizers.h"
+
 #include <optional>
 
 #include "models/clip/clip_family.h"
@@ -185,8 +187,7 @@ public:
         if (fc.inChannels != 4 * m_vae->latentChannels())
             throw PipelineError(folder.dir + ": transformer in_channels " + dims(fc.inChannels) +
                                 " != 4 x VAE latent_channels " + dims(m_vae->latentChannels()));
-        m_tokenizer = ClipTokenizer::fromFolder(folder.find("tokenizer")->dir);
-        checkClipTokenizer(folder);
+        m_tokenizer = clipTokenizerFor(folder, "tokenizer", m_textEncoder, "text_encoder");
         m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
     }
 
@@ -230,25 +231,6 @@ public:
     }
 
 private:
-    // Ids past the embedding would index out of it: a tokenizer of another CLIP (the bundled
-    // CLIP-L one for a file set whose encoder is not CLIP-L) is refused.
-    void checkClipTokenizer(const PipelineFolder& folder) const {
-        const auto* clip = dynamic_cast<ClipTextComponent*>(m_textEncoder);
-        if (!clip) return;
-        const auto& cc = clip->model->config();
-        const std::string dir = folder.find("tokenizer")->dir;
-        if (m_tokenizer->vocabSize() > size_t(cc.vocabSize))
-            throw PipelineError(folder.dir + ": the CLIP tokenizer (" + dir + ") has " +
-                                dims(int64_t(m_tokenizer->vocabSize())) +
-                                " ids but text_encoder embeds only " + dims(cc.vocabSize) +
-                                " (vocab_size): give its own tokenizer with --tokenizer DIR");
-        if (m_tokenizer->modelMaxLength() > cc.maxPositionEmbeddings)
-            throw PipelineError(folder.dir + ": the CLIP tokenizer (" + dir + ") pads to " +
-                                dims(m_tokenizer->modelMaxLength()) +
-                                " tokens but text_encoder has " + dims(cc.maxPositionEmbeddings) +
-                                " positions");
-    }
-
     void attachT5(const PipelineFolder& folder) {
         const PipelineComponent* tok = folder.find("tokenizer_2");
         if (!tok)

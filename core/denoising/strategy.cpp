@@ -36,11 +36,14 @@ std::unique_ptr<DenoisingStrategy> StrategyRegistry::make(const std::string& pip
                         "' is not supported (supported: " + list + ")");
 }
 
-std::string StrategyRegistry::pipelineClassFor(const std::string& denoiserClass) const {
+std::string StrategyRegistry::pipelineClassFor(const std::string& denoiserClass,
+                                               const nlohmann::json& denoiserConfig) const {
     std::lock_guard<std::mutex> lock(m_mutex);
     for (const auto& s : m_strategies)
         for (const auto& c : s.denoiserClasses)
-            if (c == denoiserClass && !s.pipelineClasses.empty()) return s.pipelineClasses[0];
+            if (c == denoiserClass && !s.pipelineClasses.empty() &&
+                (!s.runsDenoiser || s.runsDenoiser(denoiserConfig)))
+                return s.pipelineClasses[0];
     return {};
 }
 

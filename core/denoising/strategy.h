@@ -53,6 +53,9 @@ public:
     virtual DenoiseStep step(int i, ProbeContext& probes) = 0;
     // The latents reached so far, [1, C, h, w] in diffusion space (before the VAE's unscale).
     virtual torch::Tensor latents() const = 0;
+    // What the run did otherwise than the model's files say (a sampler substituted, a
+    // prediction type overridden), one sentence each, for the record.
+    virtual std::vector<std::string> notes() const { return {}; }
 };
 
 // What a model is meant to run with: the studio proposes these when it opens the model, and
@@ -61,6 +64,9 @@ struct RunDefaults {
     int steps = 20;
     double guidance = 4.0;
     bool negativePrompt = true;  // whether the model takes a negative prompt
+    // Samplers a run may pick (RunConfig::scheduler), as (id, label); empty: the model's own
+    // scheduler only.
+    std::vector<std::pair<std::string, std::string>> samplers = {};
 };
 
 class DenoisingStrategy {
@@ -95,6 +101,9 @@ struct StrategyInfo {
     std::function<std::unique_ptr<DenoisingStrategy>()> make;
     // Denoiser classes whose single-file checkpoints this strategy runs, as pipelineClasses[0].
     std::vector<std::string> denoiserClasses = {};
+    // Whether a single-file denoiser of one of those classes is this shape's, from its converted
+    // config (SD and SDXL share the UNet class); null: every one is.
+    std::function<bool(const nlohmann::json& denoiserConfig)> runsDenoiser = {};
 };
 
 class StrategyRegistry {
@@ -105,8 +114,10 @@ public:
     // The strategy for a pipeline class; throws PipelineError listing the supported ones.
     std::unique_ptr<DenoisingStrategy> make(const std::string& pipelineClass,
                                             const std::string& where) const;
-    // The pipeline class that runs a single-file `denoiserClass`; "" when none does.
-    std::string pipelineClassFor(const std::string& denoiserClass) const;
+    // The pipeline class that runs a single-file `denoiserClass` of config `denoiserConfig`; ""
+    // when none does.
+    std::string pipelineClassFor(const std::string& denoiserClass,
+                                 const nlohmann::json& denoiserConfig) const;
 
 private:
     mutable std::mutex m_mutex;

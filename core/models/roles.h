@@ -13,6 +13,8 @@ namespace hs {
 struct TextEncoding {
     torch::Tensor lastHiddenState;            // [B, L, D]
     torch::Tensor pooled;                     // [B, D] (undefined when the encoder has none)
+    torch::Tensor projected;                  // [B, P] the pooled vector through the encoder's
+                                              // projection (CLIP's text_embeds), if it has one
     std::vector<torch::Tensor> hiddenStates;  // every layer's output, embeddings first
 };
 
@@ -42,6 +44,9 @@ public:
     // The linear latent-to-RGB map for fast previews: [C + 1, 3] float32 (last row the bias), or
     // undefined when the config gives none.
     virtual torch::Tensor rgbFactors() const { return {}; }
+    // The config's force_upcast: diffusers' pipelines decode this VAE in fp32 when it is fp16
+    // (SD / SDXL VAEs overflow fp16).
+    virtual bool forceUpcast() const { return false; }
 };
 
 }  // namespace hs

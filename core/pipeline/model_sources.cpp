@@ -23,7 +23,7 @@ const std::vector<FileOption>& fileOptions() {
     static const std::vector<FileOption> options{
         {"--vae", "vae", "VAE", &ModelFiles::vae},
         {"--text-encoder", "text_encoder", "first text encoder (CLIP)", &ModelFiles::textEncoder},
-        {"--text-encoder-2", "text_encoder_2", "second text encoder (T5)",
+        {"--text-encoder-2", "text_encoder_2", "second text encoder (T5, or SDXL's OpenCLIP-bigG)",
          &ModelFiles::textEncoder2},
     };
     return options;
@@ -95,9 +95,13 @@ void addTokenizer(PipelineFolder& f, const std::string& slot, const std::string&
 // The pipeline folder single files stand in.
 void makeFolder(ModelSources& s, const std::string& model, const ModelFiles& with) {
     std::string denoiserClass;
+    nlohmann::json denoiserConfig;
     for (const auto& [slot, c] : s.components) {
         const auto family = FamilyRegistry::global().find(c.className);
-        if (family && family->role == Role::Denoiser) denoiserClass = c.className;
+        if (family && family->role == Role::Denoiser) {
+            denoiserClass = c.className;
+            denoiserConfig = c.source.config;
+        }
     }
     std::string held;
     for (const auto& d : s.detected) held += "\n  " + d;
@@ -108,7 +112,7 @@ void makeFolder(ModelSources& s, const std::string& model, const ModelFiles& wit
                             "one with --vae, --text-encoder or --text-encoder-2.");
     PipelineFolder& f = s.folder;
     f.dir = model;
-    f.className = StrategyRegistry::global().pipelineClassFor(denoiserClass);
+    f.className = StrategyRegistry::global().pipelineClassFor(denoiserClass, denoiserConfig);
     if (f.className.empty())
         throw PipelineError(model + ": no pipeline runs a single-file " + denoiserClass);
     for (const auto& [slot, c] : s.components) {
@@ -120,24 +124,40 @@ void makeFolder(ModelSources& s, const std::string& model, const ModelFiles& wit
     // Tokenizers: given, else beside the files (a tokenizer/ or tokenizer_2/ folder, as in a
     // diffusers repository, or the tokenizer's files themselves), else the bundled CLIP-L one.
     const fs::path modelDir = fs::path(model).parent_path();
-    std::vector<fs::path> clip{modelDir / "tokenizer"}, t5{modelDir / "tokenizer_2"};
+    std::vector<fs::path> clip{modelDir / "tokenizer"}, second{modelDir / "tokenizer_2"};
     if (!with.textEncoder.empty()) {
         const fs::path d = fs::path(with.textEncoder).parent_path();
         clip.insert(clip.begin(), {d / "tokenizer", d});
     }
     if (!with.textEncoder2.empty()) {
         const fs::path d = fs::path(with.textEncoder2).parent_path();
-        t5.insert(t5.begin(), {d / "tokenizer_2", d});
+        second.insert(second.begin(), {d / "tokenizer_2", d});
     }
-    auto te = s.components.find("text_encoder");
-    if (te != s.components.end() && te->second.className.rfind("CLIPTextModel", 0) == 0) {
-        std::string dir = tokenizerDir(with.tokenizer, clip, "vocab.json");
-        if (dir.empty()) dir = findBundledTokenizer("clip-l");
-        addTokenizer(f, "tokenizer", "CLIPTokenizer", dir);
-    }
-    if (s.components.count("text_encoder_2"))
+    auto clipEncoder = [&](const char* slot) -> const OpenedComponent* {
+        auto it = s.components.find(slot);
+        return it != s.components.end() && it->second.className.rfind("CLIPTextModel", 0) == 0
+                   ? &it->second
+                   : nullptr;
+    };
+    // OpenCLIP's tokenizer (SD 2.x, SDXL's second) is CLIP's vocabulary padding with "!".
+    auto addClip = [&](const char* slot, const OpenedComponent& encoder, const std::string& given,
+                       const std::vector<fs::path>& candidates) {
+        std::string dir = tokenizerDir(given, candidates, "vocab.json");
+        const bool bundled = dir.empty();
+        if (bundled) dir = findBundledTokenizer("clip-l");
+        addTokenizer(f, slot, "CLIPTokenizer", dir);
+        const bool openClip = encoder.source.config.value("hidden_act", "") == "gelu";
+        if (bundled && openClip)
+            for (auto& c : f.components)
+                if (c.name == slot) c.config = {{"pad_token", "!"}};
+    };
+    if (const OpenedComponent* te = clipEncoder("text_encoder"))
+        addClip("tokenizer", *te, with.tokenizer, clip);
+    if (const OpenedComponent* te2 = clipEncoder("text_encoder_2"))
+        addClip("tokenizer_2", *te2, with.tokenizer2, second);
+    else if (s.components.count("text_encoder_2"))
         addTokenizer(f, "tokenizer_2", "T5TokenizerFast",
-                     tokenizerDir(with.tokenizer2, t5, "spiece.model"));
+                     tokenizerDir(with.tokenizer2, second, "spiece.model"));
 }
 
 }  // namespace

@@ -384,6 +384,14 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
     };
     reloadFreedParts();
     auto denoising = m_strategy->start(cfg, m_device);
+    rec.notes = denoising->notes();
+    if (m_vae->forceUpcast())
+        for (const ComponentInfo& c : m_infos)
+            if (c.role == Role::Vae && c.format == Format::FP16)
+                rec.notes.push_back(
+                    "the VAE config sets force_upcast: diffusers' pipelines would decode this "
+                    "fp16 VAE in fp32; this run decodes in fp16, as A1111, ComfyUI and a VAE "
+                    "cast by hand do");
 
     recorder.stage("text encoder");
     rec.textEmbedding = computeStats(denoising->encodePrompt(probes));

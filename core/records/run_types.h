@@ -57,6 +57,12 @@ struct RunConfig {
     int width = 64;
     int height = 64;
     std::optional<double> shift;  // scheduler shift override
+    // The sampler, one of the model's scheduler choices ("euler", "dpmpp_2m_karras", ...); empty:
+    // the model's own scheduler.
+    std::string scheduler;
+    // "epsilon", "v_prediction" or "sample" in place of the scheduler config's; empty: the
+    // config's.
+    std::string predictionType;
     PrecisionPlan plan;           // user rules; components without a rule keep their stored dtype
     std::string device = "cpu";   // "cpu" or "cuda:N"
     ProbeLevel probeLevel = ProbeLevel::Layer;
@@ -121,6 +127,9 @@ struct RunRecord {
     TensorStats image;                       // the decoded image before clamping, [-1, 1] nominal
     std::optional<PreviewImage> finalImage;  // NaN pixels magenta, Inf cyan
     std::optional<PreviewImage> savedImage;  // as a pipeline saves it: NaN -> 0, i.e. black
+    // What the run did otherwise than the model's files say, or what a reference pipeline would
+    // have done differently (diffusers decodes an fp16 VAE with force_upcast in fp32).
+    std::vector<std::string> notes;
     std::string verdict;                     // "ok", "nan/inf", "black", "flat"
     std::string verdictExplanation;
     std::vector<PreviewImage> previews;

@@ -170,6 +170,8 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"width", c.width},
                         {"height", c.height},
                         {"shift", c.shift ? numberOrNull(*c.shift) : ordered_json(nullptr)},
+                        {"scheduler", c.scheduler},
+                        {"prediction_type", c.predictionType},
                         {"plan", c.plan.toString()},
                         {"device", c.device},
                         {"probe_level", probeLevelName(c.probeLevel)},
@@ -231,6 +233,7 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"image", statsToJson(r.image)},
                         {"final_image", optImage(r.finalImage)},
                         {"saved_image", optImage(r.savedImage)},
+                        {"notes", r.notes},
                         {"verdict", r.verdict},
                         {"verdict_explanation", r.verdictExplanation},
                         {"previews", previews},
@@ -256,6 +259,8 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     cfg.width = c["width"].intValue();
     cfg.height = c["height"].intValue();
     if (c.has("shift")) cfg.shift = c["shift"].number();
+    if (c.has("scheduler")) cfg.scheduler = c["scheduler"].string();
+    if (c.has("prediction_type")) cfg.predictionType = c["prediction_type"].string();
     try {
         cfg.plan = PrecisionPlan::parse(c["plan"].string());
     } catch (const PlanParseError& e) {
@@ -315,6 +320,10 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     r.image = statsFrom(n["image"]);
     r.finalImage = optionalPreview(n, "final_image");
     r.savedImage = optionalPreview(n, "saved_image");
+    if (n.has("notes")) {
+        const Node notes = n["notes"];
+        for (size_t i = 0; i < notes.size(); ++i) r.notes.push_back(notes.at(i).string());
+    }
     r.verdict = n["verdict"].string();
     r.verdictExplanation = n["verdict_explanation"].string();
     const Node previews = n["previews"];

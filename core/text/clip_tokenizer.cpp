@@ -55,7 +55,7 @@ size_t matchLiteral(const std::u32string& t, size_t i, const char* lit) {
 struct ClipTokenizer::Impl {
     std::unordered_map<std::string, int> vocab;
     std::unordered_map<int, std::string> tokens;
-    ClipBpe bpe;
+    std::shared_ptr<ClipBpe> bpe;  // shared by copies with other special tokens
     std::vector<int> symbolId;  // BPE symbol -> vocab id (unk when absent)
     ClipSpecialTokens specials;
     std::vector<std::u32string> splitTokens;  // distinct special strings, longest first
@@ -65,8 +65,14 @@ struct ClipTokenizer::Impl {
     Impl(std::unordered_map<std::string, int> v,
          const std::vector<std::pair<std::string, std::string>>& merges, ClipSpecialTokens s,
          int maxLen)
-        : vocab(std::move(v)), bpe(merges), specials(std::move(s)), maxLength(maxLen) {
+        : vocab(std::move(v)), bpe(std::make_shared<ClipBpe>(merges)), maxLength(maxLen) {
         for (const auto& kv : vocab) tokens.emplace(kv.second, kv.first);
+        if (maxLength < 2) throw TokenizerError("model_max_length must be at least 2");
+        setSpecials(std::move(s));
+    }
+
+    void setSpecials(ClipSpecialTokens s) {
+        specials = std::move(s);
         auto need = [&](const std::string& tok, const char* what) {
             auto it = vocab.find(tok);
             if (it == vocab.end())
@@ -78,14 +84,10 @@ struct ClipTokenizer::Impl {
         eos = need(specials.eos, "eos");
         pad = need(specials.pad, "pad");
         unk = need(specials.unk, "unk");
-        if (maxLength < 2) throw TokenizerError("model_max_length must be at least 2");
-        symbolId.resize(bpe.symbolCount());
-        for (size_t s = 0; s < symbolId.size(); ++s) {
-            auto it = vocab.find(bpe.symbol(int(s)));
-            symbolId[s] = it == vocab.end() ? unk : it->second;
-        }
         // transformers splits the text on every special token before cleaning it (its added
         // tokens trie), so a pad token "!" is split out too (diffusers issue #4153).
+        splitTokens.clear();
+        splitIds.clear();
         for (const std::string* t : {&specials.bos, &specials.eos, &specials.unk, &specials.pad}) {
             std::u32string u = decodeUtf8(*t);
             if (u.empty() ||
@@ -93,6 +95,12 @@ struct ClipTokenizer::Impl {
                 continue;
             splitTokens.push_back(u);
             splitIds.push_back(vocab.at(*t));
+        }
+        // BPE symbols missing from the vocabulary map to unk.
+        symbolId.resize(bpe->symbolCount());
+        for (size_t i = 0; i < symbolId.size(); ++i) {
+            auto it = vocab.find(bpe->symbol(int(i)));
+            symbolId[i] = it == vocab.end() ? unk : it->second;
         }
     }
 
@@ -145,8 +153,8 @@ struct ClipTokenizer::Impl {
                     if (!emit(idOfPiece(bytes), bytes)) return false;
                     continue;
                 }
-                for (int s : bpe.apply(bytes))
-                    if (!emit(symbolId[s], bpe.symbol(s))) return false;
+                for (int s : bpe->apply(bytes))
+                    if (!emit(symbolId[s], bpe->symbol(s))) return false;
             }
             return true;
         };
@@ -298,6 +306,14 @@ int ClipTokenizer::modelMaxLength() const {
 size_t ClipTokenizer::vocabSize() const {
     return m_impl->vocab.size();
 }
+ClipTokenizer ClipTokenizer::withSpecialTokens(ClipSpecialTokens specials) const {
+    auto impl = std::make_shared<Impl>(*m_impl);
+    impl->setSpecials(std::move(specials));
+    ClipTokenizer t(*this);
+    t.m_impl = std::move(impl);
+    return t;
+}
+
 const ClipSpecialTokens& ClipTokenizer::specialTokens() const {
     return m_impl->specials;
 }

@@ -62,6 +62,9 @@ public:
     int modelMaxLength() const;
     size_t vocabSize() const;
     const ClipSpecialTokens& specialTokens() const;
+    // The same vocabulary with other special tokens (SD 2.x's and SDXL's second tokenizer pad
+    // with "!"). Throws TokenizerError when one is not in the vocabulary.
+    ClipTokenizer withSpecialTokens(ClipSpecialTokens specials) const;
     std::optional<int> idOf(const std::string& token) const;
     // The vocabulary entry of `id` (empty when there is none).
     std::string tokenOf(int id) const;

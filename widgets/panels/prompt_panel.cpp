@@ -53,6 +53,8 @@ PromptPanel::PromptPanel(QWidget* parent)
       m_width(new SnapSpinBox(this)),
       m_height(new SnapSpinBox(this)),
       m_sizeHint(new QLabel(this)),
+      m_sampler(new QComboBox(this)),
+      m_samplerLabel(new QLabel(tr("Sampler"), this)),
       m_shiftOn(new QCheckBox(tr("Override"), this)),
       m_shift(new QDoubleSpinBox(this)),
       m_decodeEvery(new QSpinBox(this)),
@@ -83,6 +85,11 @@ PromptPanel::PromptPanel(QWidget* parent)
     setSizeConstraints(16, 16, 2048);
     m_width->setValue(64);
     m_height->setValue(64);
+    m_sampler->setObjectName("sampler");
+    m_sampler->setToolTip(
+        tr("The scheduler of the run. The model's own is what its files name; the others keep "
+           "its training schedule and prediction type, as diffusers' from_config does."));
+    setSamplers({}, {});
     m_shiftOn->setObjectName("shiftOverride");
     m_shiftOn->setToolTip(tr("Replace the scheduler's shift from the model's configuration"));
     m_shift->setObjectName("shift");
@@ -133,6 +140,7 @@ PromptPanel::PromptPanel(QWidget* parent)
     form->addRow(tr("Guidance"), m_guidance);
     form->addRow(tr("Size"), size);
     form->addRow(QString(), m_sizeHint);
+    form->addRow(m_samplerLabel, m_sampler);
     form->addRow(tr("Shift"), shift);
     form->addRow(tr("Full decode"), m_decodeEvery);
     form->addRow(tr("Probes"), m_probeLevel);
@@ -180,6 +188,7 @@ void PromptPanel::applyTo(hs::RunConfig& c) const {
     c.guidance = m_guidance->value();
     c.width = m_width->snapped(m_width->value());
     c.height = m_height->snapped(m_height->value());
+    c.scheduler = m_sampler->currentData().toString().toStdString();
     if (m_shiftOn->isChecked())
         c.shift = m_shift->value();
     else
@@ -199,6 +208,8 @@ void PromptPanel::setFrom(const hs::RunConfig& c) {
     m_guidance->setValue(c.guidance);
     m_width->setValue(m_width->snapped(c.width));
     m_height->setValue(m_height->snapped(c.height));
+    const int sampler = m_sampler->findData(QString::fromStdString(c.scheduler));
+    m_sampler->setCurrentIndex(sampler >= 0 ? sampler : 0);
     m_shiftOn->setChecked(c.shift.has_value());
     if (c.shift) m_shift->setValue(*c.shift);
     m_decodeEvery->setValue(c.decodeEvery);
@@ -224,6 +235,18 @@ void PromptPanel::setNegativePromptSupported(bool supported, const QString& why)
         m_negative->setToolTip(why);
     }
     m_negative->setEnabled(supported);
+}
+
+void PromptPanel::setSamplers(const QStringList& ids, const QStringList& labels) {
+    const QString current = m_sampler->currentData().toString();
+    m_sampler->clear();
+    m_sampler->addItem(tr("The model's own"), QString());
+    for (int i = 0; i < ids.size(); ++i)
+        m_sampler->addItem(i < labels.size() ? labels[i] : ids[i], ids[i]);
+    const int kept = m_sampler->findData(current);
+    m_sampler->setCurrentIndex(kept >= 0 ? kept : 0);
+    m_sampler->setVisible(!ids.isEmpty());
+    m_samplerLabel->setVisible(!ids.isEmpty());
 }
 
 void PromptPanel::setSizeConstraints(int multiple, int minSize, int maxSize) {

@@ -1,8 +1,9 @@
 #pragma once
-// What to generate: prompt, negative prompt, seed, steps, guidance, size, scheduler shift,
+// What to generate: prompt, negative prompt, seed, steps, guidance, size, sampler, scheduler shift,
 // preview decoding and probe detail, the Generate / Stop buttons and the progress of a run.
 // The panel edits only its own fields of a RunConfig: model folder, precision plan, device and
 // keepLatents belong to other panels and are left as they are by applyTo().
+#include <QStringList>
 #include <QWidget>
 
 #include "records/run_types.h"
@@ -23,8 +24,8 @@ class PromptPanel : public QWidget {
 public:
     explicit PromptPanel(QWidget* parent = nullptr);
 
-    // Writes prompt, negativePrompt, seed, steps, guidance, width, height (snapped), shift,
-    // decodeEvery and probeLevel into `config`.
+    // Writes prompt, negativePrompt, seed, steps, guidance, width, height (snapped), scheduler,
+    // shift, decodeEvery and probeLevel into `config`.
     void applyTo(hs::RunConfig& config) const;
     // Shows those fields of `config` (sizes snapped to the current constraints).
     void setFrom(const hs::RunConfig& config);
@@ -41,6 +42,9 @@ public:
     // comes back when a model that takes one is loaded.
     void setNegativePromptSupported(bool supported, const QString& why = QString());
     bool negativePromptSupported() const { return m_negativeSupported; }
+    // The samplers the model lets a run pick (RunConfig::scheduler ids, with labels), after "the
+    // model's own". Empty lists hide the choice. The current pick is kept when still offered.
+    void setSamplers(const QStringList& ids, const QStringList& labels);
 
     bool isRunning() const { return m_running; }
 
@@ -70,6 +74,8 @@ private:
     SnapSpinBox* m_width;
     SnapSpinBox* m_height;
     QLabel* m_sizeHint;
+    QComboBox* m_sampler;
+    QLabel* m_samplerLabel;
     QCheckBox* m_shiftOn;
     QDoubleSpinBox* m_shift;
     QSpinBox* m_decodeEvery;

@@ -10,7 +10,7 @@ NamedTensors ClipTextComponent::run(const NamedTensors& inputs, ProbeContext& pr
 
 TextEncoding ClipTextComponent::encode(const torch::Tensor& ids, ProbeContext& probes) {
     ClipTextOutput o = model->forward(ids, probes);
-    return {o.lastHiddenState, o.poolerOutput, std::move(o.hiddenStates)};
+    return {o.lastHiddenState, o.poolerOutput, o.textEmbeds, std::move(o.hiddenStates)};
 }
 
 Family clipTextFamily() {

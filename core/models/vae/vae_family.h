@@ -17,6 +17,7 @@ public:
     torch::Tensor decode(const torch::Tensor& z, ProbeContext& probes) override;
     VaeMoments encode(const torch::Tensor& image, ProbeContext& probes) override;
     torch::Tensor rgbFactors() const override { return m_rgbFactors; }
+    bool forceUpcast() const override { return model->config().forceUpcast; }
 
     AutoencoderKL model;
 

@@ -1,0 +1,39 @@
+#include "denoising/clip_tokenizers.h"
+
+#include "models/clip/clip_family.h"
+#include "pipeline/pipeline_error.h"
+
+namespace hs {
+
+ClipTokenizer clipTokenizerFor(const PipelineFolder& folder, const std::string& slot,
+                               TextEncoderComponent* encoder, const std::string& encoderSlot) {
+    const std::string option = slot == "tokenizer" ? "--tokenizer" : "--tokenizer-2";
+    const PipelineComponent* c = folder.find(slot);
+    if (!c)
+        throw PipelineError(folder.dir + ": no " + slot + " for " + encoderSlot +
+                            "; give its folder with " + option + " DIR (vocab.json + merges.txt)");
+    ClipTokenizer tokenizer = ClipTokenizer::fromFolder(c->dir);
+    if (c->config.is_object() && c->config.contains("pad_token")) {
+        ClipSpecialTokens s = tokenizer.specialTokens();
+        s.pad = c->config["pad_token"].get<std::string>();
+        tokenizer = tokenizer.withSpecialTokens(s);
+    }
+    // Ids past the embedding would index out of it: a tokenizer of another CLIP (the bundled
+    // CLIP-L one for a file set whose encoder is not CLIP-L) is refused.
+    const auto* clip = dynamic_cast<ClipTextComponent*>(encoder);
+    if (!clip) return tokenizer;
+    const auto& cc = clip->model->config();
+    if (tokenizer.vocabSize() > size_t(cc.vocabSize))
+        throw PipelineError(folder.dir + ": the CLIP tokenizer (" + c->dir + ") has " +
+                            std::to_string(tokenizer.vocabSize()) + " ids but " + encoderSlot +
+                            " embeds only " + std::to_string(cc.vocabSize) +
+                            " (vocab_size): give its own tokenizer with " + option + " DIR");
+    if (tokenizer.modelMaxLength() > cc.maxPositionEmbeddings)
+        throw PipelineError(folder.dir + ": the CLIP tokenizer (" + c->dir + ") pads to " +
+                            std::to_string(tokenizer.modelMaxLength()) + " tokens but " +
+                            encoderSlot + " has " + std::to_string(cc.maxPositionEmbeddings) +
+                            " positions");
+    return tokenizer;
+}
+
+}  // namespace hs
