@@ -3,6 +3,7 @@
 #include "models/flux/flux_family.h"
 #include "models/registry.h"
 #include "models/t5/t5_family.h"
+#include "models/unet/unet_family.h"
 #include "models/vae/vae_family.h"
 
 namespace hs {
@@ -12,6 +13,7 @@ void registerBuiltinFamilies(FamilyRegistry& r) {
     r.add(fluxTransformerFamily());
     r.add(autoencoderKLFamily());
     r.add(t5EncoderFamily());
+    r.add(unet2DConditionFamily());
 }
 
 }  // namespace hs
