@@ -1,0 +1,42 @@
+#include "sampling/flow_match_scheduler.h"
+
+#include <stdexcept>
+
+#include "sampling/scheduler_util.h"
+
+namespace hs {
+
+namespace {
+const char* kCls = "FlowMatchEulerDiscreteScheduler";
+}
+
+void FlowMatchEulerDiscreteAdapter::setTimesteps(int numSteps, const ScheduleOptions& o) {
+    if (o.sigmas) {
+        const int n = int(o.sigmas->size());
+        if (numSteps != 0 && numSteps != n)
+            throw std::invalid_argument(std::string(kCls) + ": " + std::to_string(n) +
+                                        " sigmas for " + std::to_string(numSteps) +
+                                        " steps (they must be as many)");
+        sched::checkNumSteps(kCls, n);
+        m_s.setSigmas(*o.sigmas, o.mu);
+        return;
+    }
+    sched::checkNumSteps(kCls, numSteps);
+    m_s.setTimesteps(numSteps, o.mu);
+}
+
+torch::Tensor FlowMatchEulerDiscreteAdapter::scaleModelInput(const torch::Tensor& sample,
+                                                             int i) const {
+    sched::checkStepIndex(kCls, i, numSteps());
+    return sample;
+}
+
+SchedulerStep FlowMatchEulerDiscreteAdapter::step(const torch::Tensor& modelOutput, int i,
+                                                  const torch::Tensor& sample, const torch::Tensor&,
+                                                  c10::optional<at::Generator>) {
+    sched::checkStepIndex(kCls, i, numSteps());
+    sched::checkShapes(kCls, modelOutput, sample);
+    return {m_s.step(modelOutput, i, sample), m_s.denoised(modelOutput, i, sample)};
+}
+
+}  // namespace hs

@@ -1,0 +1,28 @@
+#pragma once
+// Small checks and conversions the scheduler ports share (not part of the public interface).
+#include <torch/types.h>
+
+#include <string>
+#include <vector>
+
+namespace hs::sched {
+
+// The most inference steps a schedule takes (far above any sampler setting; a larger value is a
+// mistake, not a request).
+constexpr int kMaxSteps = 10000;
+
+// Throws std::invalid_argument unless 1 <= n <= kMaxSteps.
+void checkNumSteps(const std::string& cls, int n);
+// Throws std::invalid_argument unless a schedule is set and 0 <= i < n.
+void checkStepIndex(const std::string& cls, int i, int n);
+// Throws std::invalid_argument unless model output and sample have the same shape.
+void checkShapes(const std::string& cls, const torch::Tensor& modelOutput,
+                 const torch::Tensor& sample);
+// The caller's noise (checked against `like`'s shape), or randn of `like`'s shape in `dtype`
+// drawn from `generator` (on its device, then moved to `like`'s), as diffusers' randn_tensor.
+torch::Tensor noiseFor(const std::string& cls, const torch::Tensor& like, c10::ScalarType dtype,
+                       const torch::Tensor& noise, c10::optional<at::Generator> generator);
+
+torch::Tensor floatTensor(const std::vector<float>& v);  // [n] float32
+
+}  // namespace hs::sched
