@@ -14,7 +14,7 @@ namespace {
 
 int runModule(const Args& args) {
     args.allowOnly({"model", "inputs", "output", "precision", "plan", "repeat", "device",
-                    "probe-level", "json", "part"});
+                    "probe-level", "json", "part", "component"});
     const std::string modelDir = args.require("model");
     const std::string inputPath = args.require("inputs");
     const std::string outputPath = args.require("output");
@@ -25,7 +25,10 @@ int runModule(const Args& args) {
     if (!level) throw UsageError("--probe-level must be off, module, layer or op");
     o.level = *level;
     o.device = torch::Device(args.get("device").value_or("cpu"));
-    o.part = args.get("part").value_or("");
+    // --component is the documented name, --part the older one.
+    o.part = args.get("component").value_or(args.get("part").value_or(""));
+    if (args.has("component") && args.has("part") && *args.get("part") != o.part)
+        throw UsageError("--component and --part name the same option; give one");
     if (auto p = args.get("precision")) {
         o.precision = parseFormat(*p);
         if (!o.precision)
@@ -33,11 +36,29 @@ int runModule(const Args& args) {
     }
     if (auto p = args.get("plan")) o.rules = PrecisionPlan::parse(*p);
 
+    // With a part named, an io file holding several parts' tensors ("in.unet.sample",
+    // "in.vae.z") gives that part's in.<part>.* as in.*, and its outputs are written as
+    // out.<part>.*; otherwise the in.* tensors are taken as they are.
     const TensorSet inputSet = TensorSet::open(inputPath);
-    NamedTensors inputs;
+    const std::string partInputs = o.part.empty() ? "" : "in." + o.part + ".";
+    bool prefixed = false;
     for (const auto& name : inputSet.names())
-        if (name.rfind("in.", 0) == 0) inputs[name] = inputSet.tensor(name);
-    const ComponentRun r = runComponentFolder(modelDir, inputs, o);
+        prefixed |= !partInputs.empty() && name.rfind(partInputs, 0) == 0;
+    NamedTensors inputs;
+    for (const auto& name : inputSet.names()) {
+        if (prefixed && name.rfind(partInputs, 0) == 0)
+            inputs["in." + name.substr(partInputs.size())] = inputSet.tensor(name);
+        else if (!prefixed && name.rfind("in.", 0) == 0)
+            inputs[name] = inputSet.tensor(name);
+    }
+    ComponentRun r = runComponentFolder(modelDir, inputs, o);
+    if (prefixed) {
+        NamedTensors renamed;
+        for (auto& kv : r.outputs)
+            renamed[kv.first.rfind("out.", 0) == 0 ? "out." + o.part + "." + kv.first.substr(4)
+                                                   : kv.first] = kv.second;
+        r.outputs = std::move(renamed);
+    }
     std::vector<std::pair<std::string, torch::Tensor>> list(r.outputs.begin(), r.outputs.end());
     writeSafetensors(outputPath, list, {{"halfscope.plan", r.plan.toString()}});
 
@@ -110,12 +131,15 @@ std::string usage() {
            "[--repeat N]\n"
            "                                [--probe-level off|module|layer|op] [--device "
            "cpu|cuda:N]\n"
-           "                                [--part transformer|vae|text_encoder|...]\n\n"
+           "                                [--component unet|vae|text_encoder|text_encoder_2|"
+           "...]\n\n"
            "Runs the component in DIR (its family comes from config.json), or in a single-file\n"
            "checkpoint FILE (flux1-dev.safetensors, ae.safetensors, clip_l.safetensors,\n"
-           "t5xxl_fp16.safetensors: its layout is detected and converted; --part picks one part\n"
-           "of a file holding several), on the in.* tensors of IN.safetensors and writes the\n"
-           "out.* tensors:\n" +
+           "t5xxl_fp16.safetensors, an SD 1.x/2.x/SDXL checkpoint: its layout is detected and\n"
+           "converted; --component (or --part) picks one part of a file holding several), on the\n"
+           "in.* tensors of IN.safetensors and writes the out.* tensors. With --component X, an\n"
+           "inputs file holding in.X.* tensors gives those (as in.*) and the outputs are written\n"
+           "as out.X.*. The keys each family takes and gives:\n" +
            families +
            "Other keys are ignored. Without --precision the component runs in its stored dtype;\n"
            "--plan adds finer rules (e.g. 'vae.decoder.up_blocks.0=fp32'). --repeat N times N\n"

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "io/inspect_headline.h"
 #include "io/model_folder.h"
 #include "models/single_file.h"
 
@@ -208,6 +209,7 @@ SingleFileSummary summariseSingleFile(const std::string& path) {
             s.components.push_back({c.slot, c.className, c.description});
         s.notConverted = f.notConverted;
         s.ignored = f.ignored;
+        s.headline = singleFileHeadline(f, all);
     } catch (const std::exception& e) {
         s.error = e.what();
     }

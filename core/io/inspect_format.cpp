@@ -100,6 +100,7 @@ nlohmann::json singleFileJson(const SingleFileSummary& s) {
         j["components"].push_back(
             {{"slot", c.slot}, {"class", c.className}, {"description", c.description}});
     if (!s.error.empty()) j["error"] = s.error;
+    if (!s.headline.empty()) j["headline"] = s.headline;
     return j;
 }
 
@@ -162,6 +163,7 @@ std::string formatReport(const InspectReport& r) {
     os << r.path << ": " << r.kind;
     if (!r.className.empty()) os << " " << r.className;
     os << "\n";
+    if (!r.singleFile.headline.empty()) os << "Single file: " << r.singleFile.headline << "\n";
     bool anyModel = false;
     for (const auto& c : r.components) anyModel |= c.kind == "model";
     if (anyModel)

@@ -3,8 +3,10 @@
 #include <set>
 
 #include "models/clip/clip_single_file.h"
+#include "models/clip/openclip_layout.h"
 #include "models/flux/flux_bfl_layout.h"
 #include "models/t5/t5_single_file.h"
+#include "models/unet/unet_ldm_layout.h"
 #include "models/vae/vae_ldm_layout.h"
 
 namespace hs {
@@ -45,15 +47,11 @@ std::vector<SingleFileLayout> makeLayouts() {
         recognisedOnly("SD3 MMDiT", dit, "joint_blocks.0.context_block.adaLN_modulation.1.bias",
                        noFamily),
         fluxBflLayout(),
-        recognisedOnly("Stable Diffusion UNet (LDM layout)", {"model.diffusion_model."},
-                       "input_blocks.0.0.weight", "no UNet family yet"),
+        unetLdmLayout(),
+        unetLdmEmaOnlyLayout(),
         vaeLdmLayout(),
         clipSingleFileLayout(),
-        recognisedOnly("OpenCLIP text encoder (SD 2.x / SDXL layout)",
-                       {"cond_stage_model.model.", "conditioner.embedders.1.model.",
-                        "conditioner.embedders.0.model."},
-                       "token_embedding.weight",
-                       "its keys (transformer.resblocks.N) are not converted yet"),
+        openClipLayout(),
         t5SingleFileLayout(),
     };
 }

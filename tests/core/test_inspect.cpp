@@ -184,18 +184,20 @@ TEST(InspectTest, SingleFileLayouts) {
         << text;
     EXPECT_EQ(hs::toJson(bfl)["single_file"]["components"][0]["slot"], "transformer");
 
-    // An LDM checkpoint: two parts convert, the UNet is named as not converted.
+    // An LDM checkpoint: its three parts convert, and one line names it.
     const auto sd = hs::inspectPath(hs::test::dataPath("golden/sd15_single.safetensors"));
-    ASSERT_EQ(sd.singleFile.components.size(), 2u);
+    ASSERT_EQ(sd.singleFile.components.size(), 3u);
     const std::string sdText = hs::formatReport(sd);
     EXPECT_NE(sdText.find("  vae: AutoencoderKL - AutoencoderKL, LDM layout under "
                           "first_stage_model."),
               std::string::npos)
         << sdText;
     EXPECT_NE(sdText.find("  text_encoder: CLIPTextModel - CLIP text encoder"), std::string::npos);
-    EXPECT_NE(sdText.find("  Stable Diffusion UNet (LDM layout) (model.diffusion_model.*, 684 "
-                          "tensors): not converted"),
+    EXPECT_NE(sdText.find("  unet: UNet2DConditionModel - UNet2DConditionModel, LDM layout "
+                          "under model.diffusion_model.: SD 1.x-style"),
               std::string::npos)
+        << sdText;
+    EXPECT_NE(sdText.find("Single file: SD 1.x-style, LDM layout: UNet "), std::string::npos)
         << sdText;
 
     // A diffusers weights file: inspected as before, no layout recognised.
