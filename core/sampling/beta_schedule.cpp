@@ -51,8 +51,12 @@ BetaSchedule BetaSchedule::read(const SchedulerConfigReader& r) {
     if (b.trainedBetas.empty())
         b.betaSchedule = r.getChoice("beta_schedule", b.betaSchedule,
                                      {"linear", "scaled_linear", "squaredcos_cap_v2"});
-    else
+    else if (!r.has("num_train_timesteps"))
         b.numTrainTimesteps = int(b.trainedBetas.size());
+    else if (size_t(b.numTrainTimesteps) != b.trainedBetas.size())
+        throw ConfigError(
+            r.className() + ": 'trained_betas' holds " + std::to_string(b.trainedBetas.size()) +
+            " values, 'num_train_timesteps' is " + std::to_string(b.numTrainTimesteps));
     b.rescaleBetasZeroSnr = r.getBool("rescale_betas_zero_snr", false);
     return b;
 }

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -50,8 +51,10 @@ void EulerAncestralDiscreteScheduler::setTimesteps(int numSteps, const ScheduleO
 }
 
 double EulerAncestralDiscreteScheduler::initNoiseSigma() const {
-    if (!m_sigmas.defined()) return 1.0;
-    const float m = m_sigmas.max().item<float>();
+    // Before set_timesteps diffusers' sigmas are the training ones (and 0).
+    const float m = m_sigmas.defined()
+                        ? m_sigmas.max().item<float>()
+                        : *std::max_element(m_trainSigmas.begin(), m_trainSigmas.end());
     if (m_config.spacing != Spacing::Leading) return m;
     return std::sqrt(m * m + 1.0f);
 }

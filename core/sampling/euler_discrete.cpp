@@ -86,8 +86,10 @@ void EulerDiscreteScheduler::setTimesteps(int numSteps, const ScheduleOptions& o
 }
 
 double EulerDiscreteScheduler::initNoiseSigma() const {
-    if (!m_sigmas.defined()) return 1.0;
-    const float m = m_sigmas.max().item<float>();
+    // Before set_timesteps diffusers' sigmas are the training ones (and 0).
+    const float m = m_sigmas.defined()
+                        ? m_sigmas.max().item<float>()
+                        : *std::max_element(m_trainSigmas.begin(), m_trainSigmas.end());
     if (m_config.spacing != Spacing::Leading) return m;
     return std::sqrt(m * m + 1.0f);  // (max_sigma**2 + 1) ** 0.5 in float32
 }
