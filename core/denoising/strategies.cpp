@@ -1,6 +1,7 @@
 // The pipeline shapes that ship with Halfscope: adding one is a strategy in this folder and a
 // line here.
 #include "denoising/flux_strategy.h"
+#include "denoising/sd_strategy.h"
 #include "denoising/strategy.h"
 
 namespace hs {
@@ -10,6 +11,16 @@ void registerBuiltinStrategies(StrategyRegistry& r) {
            {"FluxPipeline", "HalfscopeDemoPipeline"},
            makeFluxStrategy,
            {"FluxTransformer2DModel"}});
+    r.add({"Stable Diffusion",
+           {"StableDiffusionPipeline"},
+           makeStableDiffusionStrategy,
+           {"UNet2DConditionModel"},
+           [](const nlohmann::json& unet) { return !isSdxlUNetConfig(unet); }});
+    r.add({"Stable Diffusion XL",
+           {"StableDiffusionXLPipeline"},
+           makeStableDiffusionXLStrategy,
+           {"UNet2DConditionModel"},
+           isSdxlUNetConfig});
 }
 
 }  // namespace hs

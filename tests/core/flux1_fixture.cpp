@@ -128,15 +128,9 @@ void writeSharded(const std::string& dir, const std::string& stem, const WeightM
         << nlohmann::json{{"metadata", {{"total_size", 0}}}, {"weight_map", map}}.dump(2);
 }
 
-namespace {
-
-void writeJson(const std::string& path, const nlohmann::json& j) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path) << j.dump(2);
-}
-
 // Random weights for `config` through its family, as a trainer starts.
-WeightMap randomWeights(const nlohmann::json& config, const std::string& className, uint64_t seed) {
+WeightMap randomWeightsOf(const nlohmann::json& config, const std::string& className,
+                          uint64_t seed) {
     torch::manual_seed(seed);
     const auto family = FamilyRegistry::global().require(className, "fixture");
     auto c = family->build(ComponentSource{"fixture", config, {}}, "fixture");
@@ -144,6 +138,13 @@ WeightMap randomWeights(const nlohmann::json& config, const std::string& classNa
     WeightMap w;
     for (auto& kv : stateOf(c->module())) w.emplace(kv.first, kv.second.detach().clone());
     return w;
+}
+
+namespace {
+
+void writeJson(const std::string& path, const nlohmann::json& j) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path) << j.dump(2);
 }
 
 // The sizes: CLIP as wide as the transformer's pooled projection, T5 as its joint attention
@@ -247,10 +248,10 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev) {
     f.root = root;
     f.folder = root + "/folder";
     const auto tc = transformerConfig(dev);
-    const WeightMap transformer = randomWeights(tc, "FluxTransformer2DModel", 1);
-    const WeightMap clip = randomWeights(clipConfig(), "CLIPTextModel", 2);
-    const WeightMap t5 = randomWeights(t5Config(), "T5EncoderModel", 3);
-    const WeightMap vae = randomWeights(vaeConfig(), "AutoencoderKL", 4);
+    const WeightMap transformer = randomWeightsOf(tc, "FluxTransformer2DModel", 1);
+    const WeightMap clip = randomWeightsOf(clipConfig(), "CLIPTextModel", 2);
+    const WeightMap t5 = randomWeightsOf(t5Config(), "T5EncoderModel", 3);
+    const WeightMap vae = randomWeightsOf(vaeConfig(), "AutoencoderKL", 4);
 
     writeJson(f.folder + "/model_index.json",
               {{"_class_name", "FluxPipeline"},

@@ -26,6 +26,10 @@ struct Flux1Files {
 // `dev`: a guidance embedding (FLUX.1-dev); otherwise none (schnell). Writes under `root`.
 Flux1Files writeTinyFlux1(const std::string& root, bool dev = true);
 
+// Random weights for `config` through its family, as a trainer starts.
+WeightMap randomWeightsOf(const nlohmann::json& config, const std::string& className,
+                          uint64_t seed);
+
 // Layout rewrites shared with the single-file tests, written independently of the converters.
 // diffusers FluxTransformer2DModel keys -> Black Forest Labs keys.
 WeightMap fluxToBfl(const WeightMap& diffusers, int doubles, int singles);

@@ -1,0 +1,155 @@
+#include "sd_fixture.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "flux1_fixture.h"
+#include "io/safetensors.h"
+#include "test_util.h"
+
+namespace hs::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void writeJson(const std::string& path, const nlohmann::json& j) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path) << j.dump(2);
+}
+
+void writeWeights(const std::string& path, const WeightMap& w) {
+    std::vector<std::pair<std::string, torch::Tensor>> list(w.begin(), w.end());
+    writeSafetensors(path, list);
+}
+
+// The demo model's tokenizer (607 ids, 32 tokens) feeds both encoders.
+nlohmann::json clipConfig(bool openClip) {
+    nlohmann::json j{
+        {"architectures", {openClip ? "CLIPTextModelWithProjection" : "CLIPTextModel"}},
+        {"model_type", "clip_text_model"},
+        {"vocab_size", 607},
+        {"hidden_size", openClip ? 32 : 24},
+        {"intermediate_size", openClip ? 64 : 48},
+        {"num_hidden_layers", 3},
+        {"num_attention_heads", 4},
+        {"max_position_embeddings", 77},
+        {"hidden_act", openClip ? "gelu" : "quick_gelu"},
+        {"layer_norm_eps", 1e-5},
+        {"bos_token_id", 605},
+        {"eos_token_id", 606},
+        {"pad_token_id", 1}};
+    if (openClip) j["projection_dim"] = 16;
+    return j;
+}
+
+// SD 1.x: conv projections, 8 heads; SDXL: linear projections, [1, 2] transformer layers, text_time
+// conditioning of 6 time ids x 8 + the 16-wide projection.
+nlohmann::json unetConfig(bool xl) {
+    nlohmann::json j{{"_class_name", "UNet2DConditionModel"},
+                     {"in_channels", 4},
+                     {"out_channels", 4},
+                     {"sample_size", 8},
+                     {"block_out_channels", {32, 64}},
+                     {"layers_per_block", 1},
+                     {"norm_num_groups", 32},
+                     {"flip_sin_to_cos", true},
+                     {"freq_shift", 0}};
+    if (!xl) {
+        j["down_block_types"] = {"CrossAttnDownBlock2D", "DownBlock2D"};
+        j["up_block_types"] = {"UpBlock2D", "CrossAttnUpBlock2D"};
+        j["attention_head_dim"] = 8;
+        j["cross_attention_dim"] = 24;
+        return j;
+    }
+    j["down_block_types"] = {"DownBlock2D", "CrossAttnDownBlock2D"};
+    j["up_block_types"] = {"CrossAttnUpBlock2D", "UpBlock2D"};
+    j["attention_head_dim"] = {2, 4};
+    j["transformer_layers_per_block"] = {1, 2};
+    j["use_linear_projection"] = true;
+    j["cross_attention_dim"] = 56;  // CLIP-L 24 + OpenCLIP 32
+    j["addition_embed_type"] = "text_time";
+    j["addition_time_embed_dim"] = 8;
+    j["projection_class_embeddings_input_dim"] = 6 * 8 + 16;
+    return j;
+}
+
+nlohmann::json vaeConfig(bool xl) {
+    return {{"_class_name", "AutoencoderKL"},
+            {"in_channels", 3},
+            {"out_channels", 3},
+            {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D"}},
+            {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D"}},
+            {"block_out_channels", {32, 32}},
+            {"layers_per_block", 1},
+            {"act_fn", "silu"},
+            {"latent_channels", 4},
+            {"norm_num_groups", 32},
+            {"scaling_factor", xl ? 0.13025 : 0.18215},
+            {"force_upcast", true}};
+}
+
+}  // namespace
+
+nlohmann::json sdEulerConfig() {
+    return {{"_class_name", "EulerDiscreteScheduler"},
+            {"num_train_timesteps", 1000},
+            {"beta_start", 0.00085},
+            {"beta_end", 0.012},
+            {"beta_schedule", "scaled_linear"},
+            {"interpolation_type", "linear"},
+            {"prediction_type", "epsilon"},
+            {"steps_offset", 1},
+            {"timestep_spacing", "leading"},
+            {"use_karras_sigmas", false}};
+}
+
+SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& scheduler) {
+    SdFiles f;
+    f.folder = root + "/folder";
+    f.unetConfig = unetConfig(xl);
+    f.vaeConfig = vaeConfig(xl);
+    f.textEncoderConfig = clipConfig(false);
+    f.unet = randomWeightsOf(f.unetConfig, "UNet2DConditionModel", 11);
+    f.vae = randomWeightsOf(f.vaeConfig, "AutoencoderKL", 12);
+    f.textEncoder = randomWeightsOf(f.textEncoderConfig, "CLIPTextModel", 13);
+    nlohmann::json index{
+        {"_class_name", xl ? "StableDiffusionXLPipeline" : "StableDiffusionPipeline"},
+        {"scheduler", {"diffusers", scheduler["_class_name"]}},
+        {"text_encoder", {"transformers", "CLIPTextModel"}},
+        {"tokenizer", {"transformers", "CLIPTokenizer"}},
+        {"unet", {"diffusers", "UNet2DConditionModel"}},
+        {"vae", {"diffusers", "AutoencoderKL"}}};
+    const std::string tokenizer = dataPath("../../resources/demo-model/tokenizer");
+    auto copyTokenizer = [&](const std::string& to, bool padBang) {
+        fs::create_directories(to);
+        fs::copy(tokenizer, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+        if (padBang)  // OpenCLIP's tokenizer pads with "!"
+            writeJson(to + "/special_tokens_map.json", {{"bos_token", "<|startoftext|>"},
+                                                        {"eos_token", "<|endoftext|>"},
+                                                        {"pad_token", "!"},
+                                                        {"unk_token", "<|endoftext|>"}});
+    };
+    copyTokenizer(f.folder + "/tokenizer", false);
+    if (xl) {
+        f.textEncoder2Config = clipConfig(true);
+        f.textEncoder2 = randomWeightsOf(f.textEncoder2Config, "CLIPTextModelWithProjection", 14);
+        index["text_encoder_2"] = {"transformers", "CLIPTextModelWithProjection"};
+        index["tokenizer_2"] = {"transformers", "CLIPTokenizer"};
+        index["force_zeros_for_empty_prompt"] = true;
+        writeJson(f.folder + "/text_encoder_2/config.json", f.textEncoder2Config);
+        writeWeights(f.folder + "/text_encoder_2/model.safetensors", f.textEncoder2);
+        copyTokenizer(f.folder + "/tokenizer_2", true);
+    }
+    writeJson(f.folder + "/model_index.json", index);
+    writeJson(f.folder + "/unet/config.json", f.unetConfig);
+    writeWeights(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
+    writeJson(f.folder + "/vae/config.json", f.vaeConfig);
+    writeWeights(f.folder + "/vae/diffusion_pytorch_model.safetensors", f.vae);
+    writeJson(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
+    writeWeights(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
+    writeJson(f.folder + "/scheduler/scheduler_config.json", scheduler);
+    return f;
+}
+
+}  // namespace hs::test

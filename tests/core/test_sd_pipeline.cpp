@@ -1,0 +1,279 @@
+// Stable Diffusion 1.x and SDXL as diffusers runs them: tiny pipelines built here run end to end,
+// step for step equal to the reference loop written out by hand from the components
+// (StableDiffusionPipeline / StableDiffusionXLPipeline.__call__), and refuse what they cannot run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "io/model_folder.h"
+#include "io/safetensors.h"
+#include "models/opened_component.h"
+#include "models/roles.h"
+#include "models/unet/unet_family.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/precision_search.h"
+#include "sampling/scheduler.h"
+#include "sd_fixture.h"
+#include "single_file_helpers.h"
+#include "test_util.h"
+#include "text/clip_tokenizer.h"
+
+namespace hs {
+namespace {
+
+namespace fs = std::filesystem;
+using test::errorOf;
+
+const torch::Device kCpu(torch::kCPU);
+
+class SdPipeline : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_root = test::tempDir("sd_pipeline");
+        s_sd = test::writeTinySd(s_root + "/sd", false, test::sdEulerConfig());
+        s_xl = test::writeTinySd(s_root + "/xl", true, test::sdEulerConfig());
+    }
+    static void TearDownTestSuite() {
+        std::error_code ec;
+        fs::remove_all(s_root, ec);
+    }
+
+    static RunConfig config(const std::string& model) {
+        RunConfig c;
+        c.modelDir = model;
+        c.prompt = "a lighthouse on a cliff at dusk, oil painting";
+        c.negativePrompt = "blurry";
+        c.seed = 3;
+        c.steps = 3;
+        c.guidance = 6.0;
+        c.width = 24;
+        c.height = 16;
+        c.keepLatents = true;
+        c.probeLevel = ProbeLevel::Off;
+        return c;
+    }
+
+    static std::string s_root;
+    static test::SdFiles s_sd, s_xl;
+};
+
+std::string SdPipeline::s_root;
+test::SdFiles SdPipeline::s_sd, SdPipeline::s_xl;
+
+std::shared_ptr<Component> load(const std::string& dir) {
+    OpenedComponent c = openFolderComponent(dir);
+    PrecisionPolicy policy(PrecisionPlan{}, kCpu);
+    return loadComponent(*FamilyRegistry::global().require(c.className, dir), c.source, policy,
+                         fs::path(dir).filename().string());
+}
+
+torch::Tensor ids(const std::string& tokenizerDir, const std::vector<std::string>& texts) {
+    const ClipTokenizer t = ClipTokenizer::fromFolder(tokenizerDir);
+    std::vector<int64_t> v;
+    for (const auto& s : texts) {
+        auto p = t.encodePadded(s, 0);
+        v.insert(v.end(), p.begin(), p.end());
+    }
+    return torch::tensor(v).view({int64_t(texts.size()), -1});
+}
+
+torch::Tensor latentsOf(const StepRecord& s) {
+    return torch::from_blob(const_cast<float*>(s.latentValues.data()),
+                            {1, s.latentChannels, s.latentHeight, s.latentWidth})
+        .clone();
+}
+
+// __call__ written out: noise * init_noise_sigma, then per step scale_model_input on the
+// doubled batch, the UNet, uncond + g (cond - uncond), scheduler.step.
+std::vector<torch::Tensor> referenceLoop(const RunConfig& cfg, UNet2DConditionComponent& unet,
+                                         const UNetInputs& conditioning, int h, int w) {
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpu), ProbeLevel::Off);
+    auto scheduler = makeScheduler(test::sdEulerConfig());
+    scheduler->setTimesteps(cfg.steps);
+    auto gen = at::detail::createCPUGenerator(cfg.seed);
+    auto x = torch::randn({1, 4, h, w}, gen, torch::kFloat32) * scheduler->initNoiseSigma();
+    std::vector<torch::Tensor> out;
+    for (int i = 0; i < cfg.steps; ++i) {
+        UNetInputs in = conditioning;
+        in.sample = scheduler->scaleModelInput(torch::cat({x, x}), i);
+        in.timestep = torch::full({2}, scheduler->timestep(i));
+        auto eps = unet.model->forward(in, probes).chunk(2);
+        auto guided = eps[0] + cfg.guidance * (eps[1] - eps[0]);
+        x = scheduler->step(guided, i, x, {}, gen).prevSample;
+        out.push_back(x);
+    }
+    return out;
+}
+
+void expectSteps(const RunRecord& rec, const std::vector<torch::Tensor>& reference) {
+    ASSERT_EQ(rec.steps.size(), reference.size());
+    for (size_t i = 0; i < reference.size(); ++i)
+        EXPECT_LT(test::relErr(latentsOf(rec.steps[i]), reference[i]), 1e-5) << "step " << i;
+}
+
+TEST_F(SdPipeline, Sd1RunsTheReferenceLoop) {
+    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpu);
+    const RunConfig cfg = config(s_sd.folder);
+    const RunRecord rec = pipeline->run(cfg);
+    ASSERT_TRUE(rec.error.empty()) << rec.error;
+
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpu), ProbeLevel::Off);
+    auto te = std::dynamic_pointer_cast<TextEncoderComponent>(load(s_sd.folder + "/text_encoder"));
+    auto unet = std::dynamic_pointer_cast<UNet2DConditionComponent>(load(s_sd.folder + "/unet"));
+    UNetInputs c;
+    // [uncond, cond]: the negative prompt's last hidden state first.
+    c.encoderHiddenStates =
+        te->encode(ids(s_sd.folder + "/tokenizer", {cfg.negativePrompt, cfg.prompt}), probes)
+            .lastHiddenState;
+    expectSteps(rec, referenceLoop(cfg, *unet, c, 8, 12));
+    EXPECT_EQ(rec.verdict, "ok") << rec.verdictExplanation;
+    EXPECT_EQ(pipeline->defaults().steps, 50);
+    EXPECT_DOUBLE_EQ(pipeline->defaults().guidance, 7.5);
+}
+
+TEST_F(SdPipeline, SdxlRunsTheReferenceLoop) {
+    auto pipeline = Pipeline::load(s_xl.folder, {}, PrecisionPlan{}, kCpu);
+    RunConfig cfg = config(s_xl.folder);
+    cfg.negativePrompt.clear();  // force_zeros_for_empty_prompt: zeros, not the encoding of ""
+    const RunRecord rec = pipeline->run(cfg);
+    ASSERT_TRUE(rec.error.empty()) << rec.error;
+
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpu), ProbeLevel::Off);
+    auto te = std::dynamic_pointer_cast<TextEncoderComponent>(load(s_xl.folder + "/text_encoder"));
+    auto te2 =
+        std::dynamic_pointer_cast<TextEncoderComponent>(load(s_xl.folder + "/text_encoder_2"));
+    auto unet = std::dynamic_pointer_cast<UNet2DConditionComponent>(load(s_xl.folder + "/unet"));
+    TextEncoding a = te->encode(ids(s_xl.folder + "/tokenizer", {cfg.prompt}), probes);
+    TextEncoding b = te2->encode(ids(s_xl.folder + "/tokenizer_2", {cfg.prompt}), probes);
+    // hidden_states[-2] of both, concatenated; text_embeds of the second.
+    auto seq = torch::cat(
+        {a.hiddenStates[a.hiddenStates.size() - 2], b.hiddenStates[b.hiddenStates.size() - 2]},
+        -1);  // [1, 32, 56]
+    ASSERT_EQ(seq.size(2), 56);
+    UNetInputs c;
+    c.encoderHiddenStates = torch::cat({torch::zeros_like(seq), seq});
+    c.textEmbeds = torch::cat({torch::zeros_like(b.projected), b.projected});  // [2, 16]
+    // original (h, w), crop (0, 0), target (h, w)
+    c.timeIds = torch::tensor({16.f, 24.f, 0.f, 0.f, 16.f, 24.f}).view({1, 6}).repeat({2, 1});
+    expectSteps(rec, referenceLoop(cfg, *unet, c, 8, 12));
+    EXPECT_DOUBLE_EQ(pipeline->defaults().guidance, 5.0);
+    EXPECT_FALSE(pipeline->defaults().samplers.empty());
+}
+
+TEST_F(SdPipeline, SamplersAndPredictionTypesAreTheRunsToPick) {
+    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpu);
+    RunConfig cfg = config(s_sd.folder);
+    std::map<std::string, RunRecord> runs;
+    for (const std::string s : {"", "euler", "euler_a", "ddim", "dpmpp_2m", "dpmpp_2m_karras"}) {
+        cfg.scheduler = s;
+        runs[s] = pipeline->run(cfg);
+        EXPECT_EQ(runs[s].steps.size(), 3u) << s;
+        EXPECT_TRUE(std::isfinite(runs[s].image.mean)) << s;
+    }
+    // The model's own is Euler; the others step differently.
+    EXPECT_EQ(runs[""].steps.back().latentValues, runs["euler"].steps.back().latentValues);
+    EXPECT_NE(runs["euler"].steps.back().latentValues, runs["ddim"].steps.back().latentValues);
+    EXPECT_NE(runs["dpmpp_2m"].steps.back().latentValues,
+              runs["dpmpp_2m_karras"].steps.back().latentValues);
+
+    cfg.scheduler = "plms";
+    EXPECT_NE(errorOf<PipelineError>([&] { pipeline->validate(cfg); }).find("plms"), std::string::npos);
+    cfg.scheduler.clear();
+    cfg.predictionType = "v_prediction";
+    const RunRecord v = pipeline->run(cfg);
+    ASSERT_FALSE(v.notes.empty());
+    EXPECT_NE(v.notes[0].find("epsilon"), std::string::npos) << v.notes[0];
+    EXPECT_NE(v.steps.back().latentValues, runs[""].steps.back().latentValues);
+}
+
+TEST_F(SdPipeline, AnUnimplementedSchedulerRunsEulerAndSaysSo) {
+    const std::string root = s_root + "/pndm";
+    nlohmann::json pndm = test::sdEulerConfig();
+    pndm["_class_name"] = "PNDMScheduler";
+    pndm["skip_prk_steps"] = true;
+    const auto f = test::writeTinySd(root, false, pndm);
+    auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu);
+    const RunRecord rec = pipeline->run(config(f.folder));
+    ASSERT_FALSE(rec.notes.empty());
+    EXPECT_NE(rec.notes[0].find("PNDMScheduler"), std::string::npos) << rec.notes[0];
+    EXPECT_NE(rec.notes[0].find("EulerDiscreteScheduler"), std::string::npos) << rec.notes[0];
+}
+
+TEST_F(SdPipeline, SizesFollowTheUNetsDownsampling) {
+    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpu);
+    RunConfig cfg = config(s_sd.folder);
+    cfg.width = 22;  // latent 11: not a multiple of the UNet's 2
+    const std::string e = errorOf<PipelineError>([&] { pipeline->validate(cfg); });
+    EXPECT_NE(e.find("multiples of 4"), std::string::npos) << e;
+}
+
+TEST_F(SdPipeline, PartsThatDoNotFitAreRefused) {
+    // An SDXL UNet in an SD folder, and an SD folder's text encoder too narrow for the UNet.
+    const std::string root = s_root + "/mixed";
+    const auto f = test::writeTinySd(root, false, test::sdEulerConfig());
+    fs::remove_all(f.folder + "/unet");
+    fs::copy(s_xl.folder + "/unet", f.folder + "/unet");
+    std::string e = errorOf<PipelineError>([&] { Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu); });
+    EXPECT_NE(e.find("StableDiffusionXLPipeline"), std::string::npos) << e;
+
+    const auto g = test::writeTinySd(root + "2", true, test::sdEulerConfig());
+    fs::remove_all(g.folder + "/text_encoder_2");
+    fs::copy(s_xl.folder + "/text_encoder", g.folder + "/text_encoder_2");
+    e = errorOf<PipelineError>([&] { Pipeline::load(g.folder, {}, PrecisionPlan{}, kCpu); });
+    EXPECT_NE(e.find("cross_attention_dim"), std::string::npos) << e;
+}
+
+// SDXL's VAE in fp16: decoder activations past 65504 that the group norm after them would have
+// brought back, as in the real SDXL VAE (sdxl-vae-fp16-fix rescales exactly these).
+TEST_F(SdPipeline, TheSdxlVaeFailureIsReproducedLocatedAndFixed) {
+    const std::string root = s_root + "/vae_overflow";
+    auto f = test::writeTinySd(root, true, test::sdEulerConfig());
+    WeightMap vae = f.vae;
+    for (const char* p : {"weight", "bias"}) {
+        const std::string k = std::string("decoder.up_blocks.0.resnets.0.conv1.") + p;
+        vae[k] = vae[k] * 1e6;  // outputs ~1e5..1e6: finite in fp32 and bf16, Inf in fp16
+    }
+    std::vector<std::pair<std::string, torch::Tensor>> list(vae.begin(), vae.end());
+    writeSafetensors(f.folder + "/vae/diffusion_pytorch_model.safetensors", list);
+
+    RunConfig cfg = config(f.folder);
+    cfg.steps = 2;
+    cfg.probeLevel = ProbeLevel::Layer;
+    cfg.plan = PrecisionPlan::parse("vae=fp16");
+    auto pipeline = Pipeline::load(f.folder, {}, cfg.plan, kCpu);
+    const RunRecord bad = pipeline->run(cfg);
+    EXPECT_EQ(bad.verdict, "nan/inf") << bad.verdictExplanation;
+    ASSERT_TRUE(bad.firstNonFinite.has_value());
+    EXPECT_EQ(bad.firstNonFinite->at.name.rfind("vae.decoder.up_blocks.0", 0), 0u)
+        << bad.firstNonFinite->at.name;
+    // The latents were fine: only the decode failed.
+    for (const auto& s : bad.steps) EXPECT_EQ(s.latent.finite, s.latent.count);
+    bool upcastNote = false;
+    for (const auto& n : bad.notes) upcastNote |= n.find("force_upcast") != std::string::npos;
+    EXPECT_TRUE(upcastNote);
+
+    for (const char* fix : {"vae=fp32", "vae=bf16"}) {
+        cfg.plan = PrecisionPlan::parse(fix);
+        pipeline->setPlan(cfg.plan);
+        const RunRecord good = pipeline->run(cfg);
+        EXPECT_FALSE(good.firstNonFinite.has_value()) << fix;
+        EXPECT_NE(good.verdict, "nan/inf") << fix;
+    }
+
+    cfg.plan = PrecisionPlan::parse("vae=fp16");
+    PrecisionSearchOptions o;
+    o.safeFormat = Format::FP32;
+    const PrecisionSearch search = searchPrecision(cfg, o);
+    EXPECT_TRUE(search.planFails);
+    ASSERT_TRUE(search.result.found) << search.result.message;
+    // The block that overflows must leave fp16; the encoder, unused here, stays.
+    bool upBlock = false;
+    for (const auto& b : search.result.keptBlocks) {
+        upBlock |= b.rfind("vae.decoder.up_blocks.0", 0) == 0;
+        EXPECT_EQ(b.find("vae.encoder"), std::string::npos) << b;
+    }
+    EXPECT_TRUE(upBlock) << search.result.planText;
+}
+
+}  // namespace
+}  // namespace hs
