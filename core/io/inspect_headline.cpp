@@ -11,7 +11,7 @@ namespace {
 
 std::string countText(int64_t n) {
     char buf[32];
-    if (n >= 1000000000)
+    if (n >= 100000000)  // 0.86 B for SD 1.x's UNet
         std::snprintf(buf, sizeof buf, "%.2f B", n / 1e9);
     else if (n >= 1000000)
         std::snprintf(buf, sizeof buf, "%.2f M", n / 1e6);

@@ -154,7 +154,7 @@ std::string listText(const std::vector<int64_t>& v) {
 
 std::string countText(int64_t n) {
     char buf[32];
-    if (n >= 1000000000)
+    if (n >= 100000000)  // 0.86 B for SD 1.x's UNet
         std::snprintf(buf, sizeof buf, "%.2f B", n / 1e9);
     else if (n >= 1000000)
         std::snprintf(buf, sizeof buf, "%.2f M", n / 1e6);
@@ -318,7 +318,7 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
             throw ConfigError(k.where() + "width " + num(c) +
                               " is not a multiple of the 32 norm groups of LDM's UNets");
     const int64_t timeDim = rows(k, "time_embed.0.weight", 2);  // [4 C0, C0]
-    const int64_t outChannels = rows(k, "out.2.weight", 4);  // [out, C0, k, k]
+    const int64_t outChannels = rows(k, "out.2.weight", 4);     // [out, C0, k, k]
     const int64_t outKernel = k.peek("out.2.weight").size(2);
     const torch::Tensor toK = k.peek("middle_block.1.transformer_blocks.0.attn2.to_k.weight");
     if (toK.dim() != 2)
@@ -426,7 +426,8 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
       << model;
     if (inpainting) d << " (9 input channels: latents, mask, masked image)";
     d << ", " << countText(parameters) << " parameters, " << n << " levels " << listText(ch) << ", "
-      << s.layersPerBlock << " layers per block, transformer depth " << depths.dump()
+      << s.layersPerBlock << " layers per block, transformer depth "
+      << (depths.is_array() ? listText(depths.get<std::vector<int64_t>>()) : depths.dump())
       << ", context " << context << ", " << (linear ? "linear" : "convolution") << " projections, "
       << k.dtypeName() << "; assumed: " << headRule << ", 32 norm groups";
     if (s.addEmbedding) d << ", addition_time_embed_dim 256";
@@ -448,7 +449,10 @@ SingleFileLayout unetLdmLayout() {
     SingleFileLayout l;
     l.name = "Stable Diffusion UNet (LDM layout)";
     l.prefixes = {"model.diffusion_model.", ""};
-    l.roots = {""};  // everything under the prefix is the UNet's: an unknown key is an error
+    // LDM's UNetModel parts; an unknown key among them is an error, anything else under the
+    // prefix is not the UNet's.
+    l.roots = {"input_blocks.", "middle_block.", "output_blocks.",
+               "time_embed.",   "label_emb.",    "out."};
     l.detect = [](const WeightMap& all, const std::string& p) {
         return all.count(p + "input_blocks.0.0.weight") && all.count(p + "time_embed.0.weight");
     };
