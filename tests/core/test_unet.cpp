@@ -441,22 +441,25 @@ TEST(Unet, ProbesRecordCheckpointPaths) {
     for (const auto& r : ops.records()) EXPECT_TRUE(r.stats.allFinite()) << r.name;
 }
 
-// Scores above kUNetMaxScoreElements are computed in query chunks: same numbers.
-TEST(Unet, ChunkedAttentionMatchesOneChunk) {
+// Scores above kUNetMaxScoreElements are computed in query chunks: the same numbers, and the
+// score points recorded once per chunk.
+TEST(Unet, ChunkedAttentionMatchesAPlainComputation) {
     torch::manual_seed(4);
-    ProbeContext probes = contextFor("");
+    ProbeContext probes = contextFor("", ProbeLevel::Op);
     UNetAttention a(8, 0, 2, 4, false, "attn");
     nn::initialiseForTraining(*a);
     torch::NoGradGuard noGrad;
-    const int64_t tokens = 1500;  // 2 x 2 heads x 1500^2 = 9e6 scores: 3 chunks
+    const int64_t tokens = 2500;  // 2 x 2 heads x 2500^2 = 2.5e7 scores: 2 chunks
+    ASSERT_GT(4 * tokens * tokens, kUNetMaxScoreElements);
     auto x = torch::randn({2, tokens, 8});
-    auto y = a->forward(x, torch::Tensor(), probes);
-    ASSERT_EQ(y.sizes(), (std::vector<int64_t>{2, tokens, 8}));
-    // A plain computation of the same attention.
+    auto y = a->forward(x, torch::Tensor(), probes);  // [2, 2500, 8]
+    int scorePoints = 0;
+    for (const auto& r : probes.records()) scorePoints += r.name == "attn.scores";
+    EXPECT_EQ(scorePoints, 2);
     auto q = a->to_q->forward(x).view({2, tokens, 2, 4}).transpose(1, 2);
     auto k = a->to_k->forward(x).view({2, tokens, 2, 4}).transpose(1, 2);
     auto v = a->to_v->forward(x).view({2, tokens, 2, 4}).transpose(1, 2);
-    auto p = torch::softmax(torch::matmul(q, k.transpose(-1, -2)) / 2.0, -1);
+    auto p = torch::softmax(torch::matmul(q, k.transpose(-1, -2)) / 2.0, -1);  // d = 4
     auto o = torch::matmul(p, v).transpose(1, 2).reshape({2, tokens, 8});
     EXPECT_LT(relErr(y, a->to_out0->forward(o)), 1e-5);
 }

@@ -51,8 +51,9 @@ torch::Tensor UNetAttentionImpl::attend(const torch::Tensor& q, const torch::Ten
         auto scores =
             m_upcast ? probes.pointAs(m_nScores, Format::FP32, buf) : probes.point(m_nScores, buf);
         torch::Tensor probs;
-        if (scores.scalar_type() == torch::kFloat && scores.is_contiguous())
-            probs = at::_softmax_out(scores, scores, -1, false);  // in place
+        if (scores.scalar_type() == torch::kFloat && scores.is_contiguous() &&
+            scores.device().is_cpu())
+            probs = at::_softmax_out(scores, scores, -1, false);  // in place, row by row
         else  // half types: softmax in float32, stored in the scores' type (as CUDA's kernel)
             probs = torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
         probs = probes.point(m_nProbs, asTypeOf(probs, v));  // attention_probs.to(dtype)

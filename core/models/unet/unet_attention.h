@@ -21,7 +21,9 @@
 
 namespace hs {
 
-constexpr int64_t kUNetMaxScoreElements = int64_t(1) << 22;  // 16 MiB of float32 scores
+// 64 MiB of float32 scores: a chunk of SD 1.5's 4096-token self-attention at 512 x 512 (16 of
+// them) ran 2x faster than the whole score matrix at once, and faster than smaller chunks.
+constexpr int64_t kUNetMaxScoreElements = int64_t(1) << 24;
 
 class UNetAttentionImpl : public torch::nn::Module {
 public:
