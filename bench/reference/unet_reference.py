@@ -183,11 +183,16 @@ def downsample(w, p, x, padding):
     return conv(w, p + ".conv", x, stride=2, padding=padding)
 
 
-def upsample(w, p, x):
+def upsample(w, p, x, size=None):
+    """Nearest 2x, or to `size` (forward_upsample_size: a latent size the down path halved
+    unevenly upsamples to the skip's size)."""
     dtype = x.dtype  # diffusers upsamples bfloat16 in float32 on torch < 2.1
     if dtype == torch.bfloat16:
         x = x.float()
-    x = F.interpolate(x, scale_factor=2.0, mode="nearest")
+    if size is None:
+        x = F.interpolate(x, scale_factor=2.0, mode="nearest")
+    else:
+        x = F.interpolate(x, size=size, mode="nearest")
     return conv(w, p + ".conv", x.to(dtype))
 
 
@@ -243,7 +248,8 @@ def forward(w, cfg, inp):
             if kind == "CrossAttnUpBlock2D":
                 x = transformer_2d(w, f"{p}.attentions.{j}", x, ctx, rheads[i], c["up_tl"][i][j], c)
         if i < n - 1:
-            x = upsample(w, f"{p}.upsamplers.0", x)
+            uneven = any(d % 2 ** (n - 1) for d in sample.shape[-2:])
+            x = upsample(w, f"{p}.upsamplers.0", x, tuple(skips[-1].shape[2:]) if uneven else None)
     x = F.silu(group_norm(w, "conv_norm_out", x, c["groups"], c["eps"]))
     return conv(w, "conv_out", x)
 

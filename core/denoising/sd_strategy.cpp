@@ -141,14 +141,9 @@ public:
 
     int sizeMultiple() const override { return m_vae->downFactor(); }
 
+    // Latent sizes that are not multiples of the UNet's downsampling upsample to the skips'
+    // sizes, as diffusers does (forward_upsample_size): any multiple of the VAE's factor runs.
     void validate(const RunConfig& cfg) const override {
-        const int f = m_vae->downFactor();
-        const int u = m_unet->model->config().downFactor();
-        if ((cfg.width / f) % u || (cfg.height / f) % u)
-            throw PipelineError("width and height must be multiples of " + num(f * u) +
-                                " for this UNet (" + num(u) + " x its latent downsampling, " +
-                                num(f) + " x the VAE's); got " + num(cfg.width) + " x " +
-                                num(cfg.height));
         try {
             scheduler(cfg, nullptr);  // an unknown sampler or prediction type
         } catch (const ConfigError& e) {
@@ -164,7 +159,7 @@ public:
                                        m_vae->downFactor(), std::move(s), std::move(notes));
     }
 
-    // The scheduler configs of the reference repositories: SD 1.5's PNDM (run as Euler here),
+    // The scheduler configs of the reference repositories: SD 1.5's PNDM (PLMS steps),
     // SD 2.1's DDIM with v-prediction (768-v; SD 2.x-base is epsilon and the weights cannot
     // tell: --prediction-type epsilon), SDXL's Euler. All share SD's training schedule.
     nlohmann::json singleFileSchedulerConfig(
@@ -204,7 +199,7 @@ public:
 
 private:
     // The run's scheduler: the model's config with the run's prediction type, switched to the
-    // run's sampler. A model whose own scheduler is not implemented (SD 1.5's PNDM) runs Euler
+    // run's sampler. A model whose own scheduler is not implemented (LMSDiscrete, say) runs Euler
     // with its training schedule, and says so in `notes`.
     std::unique_ptr<Scheduler> scheduler(const RunConfig& cfg,
                                          std::vector<std::string>* notes) const {

@@ -4,6 +4,7 @@
 // clang-format off
 #include "torch_include.h"
 #include "flux1_fixture.h"
+#include "sd_fixture.h"
 // clang-format on
 
 #include <gtest/gtest.h>
@@ -486,4 +487,39 @@ TEST_F(StudioTest, AFileSetModelReopensAtTheNextStart) {
     hs::RunConfig cfg;
     w.views().prompt->applyTo(cfg);
     EXPECT_EQ(cfg.steps, 3);  // what was set for this model, not its default
+}
+
+// An SDXL checkpoint as one SGM file: its four components in the precision panel, SDXL's defaults,
+// and the sampler the user picks is the run's.
+TEST_F(StudioTest, OpensAnSdxlFileAndRunsTheSamplerPicked) {
+    const std::string root = m_dir.filePath("sdxl").toStdString();
+    const auto f = hs::test::writeTinySd(root, true, hs::test::sdEulerConfig());
+    const std::string file =
+        hs::test::writeSdSingleFile(f, root + "/files/sdxl-tiny.safetensors", true);
+    auto w = open();
+    auto* sampler = w->views().prompt->findChild<QComboBox*>("sampler");
+    ASSERT_NE(sampler, nullptr);
+    EXPECT_TRUE(sampler->isHidden());  // the demo model has its own scheduler only
+    pickFiles(*w, {qs(file)});
+    ASSERT_TRUE(waitModel(*w, qs(file))) << w->views().log->toPlainText().toStdString()
+                                         << w->views().model->errorText().toStdString();
+    EXPECT_EQ(precisionRows(*w), QStringList({"text_encoder", "text_encoder_2", "unet", "vae"}));
+    EXPECT_FALSE(sampler->isHidden());
+    hs::RunConfig cfg;
+    w->views().prompt->applyTo(cfg);
+    EXPECT_EQ(cfg.steps, 50);
+    EXPECT_DOUBLE_EQ(cfg.guidance, 5.0);
+    EXPECT_EQ(cfg.scheduler, "");  // the model's own until the user picks one
+    const int karras = sampler->findData(QString("dpmpp_2m_karras"));
+    ASSERT_GE(karras, 0);
+    sampler->setCurrentIndex(karras);
+    setTinyRun(*w, 2);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
+    const hs::RunRecord r = *w->studio().lastRun();
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(r.config.scheduler, "dpmpp_2m_karras");
+    ASSERT_EQ(r.steps.size(), 2u);
+    EXPECT_TRUE(r.image.allFinite());
 }

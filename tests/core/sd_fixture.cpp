@@ -5,6 +5,7 @@
 
 #include "flux1_fixture.h"
 #include "io/safetensors.h"
+#include "sd_single_fixture.h"
 #include "test_util.h"
 
 namespace hs::test {
@@ -64,7 +65,7 @@ nlohmann::json unetConfig(bool xl) {
     }
     j["down_block_types"] = {"DownBlock2D", "CrossAttnDownBlock2D"};
     j["up_block_types"] = {"CrossAttnUpBlock2D", "UpBlock2D"};
-    j["attention_head_dim"] = {2, 4};
+    j["attention_head_dim"] = {4, 8};  // 8-wide heads: what a single file of these widths reads as
     j["transformer_layers_per_block"] = {1, 2};
     j["use_linear_projection"] = true;
     j["cross_attention_dim"] = 56;  // CLIP-L 24 + OpenCLIP 32
@@ -150,6 +151,34 @@ SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& sche
     writeWeights(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
     writeJson(f.folder + "/scheduler/scheduler_config.json", scheduler);
     return f;
+}
+
+}  // namespace hs::test
+
+namespace hs::test {
+
+std::string writeSdSingleFile(const SdFiles& f, const std::string& path, bool xl,
+                              bool withSecondEncoder) {
+    WeightMap all = unetToLdm(f.unet, f.unetConfig);
+    for (const auto& [k, t] : vaeToLdm(f.vae, 2)) all["first_stage_model." + k] = t;
+    const std::string clip =
+        xl ? "conditioner.embedders.0.transformer." : "cond_stage_model.transformer.";
+    for (const auto& [k, t] : f.textEncoder) all[clip + k] = t;
+    if (xl && withSecondEncoder) {
+        const int layers = f.textEncoder2Config["num_hidden_layers"].get<int>();
+        for (auto& kv : clipToOpenClip(f.textEncoder2, layers, "conditioner.embedders.1.model.",
+                                       f.textEncoder2.at("text_projection.weight")))
+            all.insert(kv);
+    }
+    fs::create_directories(fs::path(path).parent_path());
+    writeWeights(path, all);
+    // The tokenizers beside the file, as a user keeps them with a checkpoint of this vocabulary.
+    const fs::path dir = fs::path(path).parent_path();
+    for (const char* t : {"tokenizer", "tokenizer_2"})
+        if (fs::exists(f.folder + "/" + t))
+            fs::copy(f.folder + "/" + t, dir / t,
+                     fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    return path;
 }
 
 }  // namespace hs::test

@@ -19,6 +19,12 @@ struct SdFiles {
 // Writes `<root>/folder`. `scheduler` is the folder's scheduler_config.json.
 SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& scheduler);
 
+// The same weights as one LDM (SD) or SGM (SDXL) checkpoint at `path` (model.diffusion_model.*,
+// first_stage_model.*, cond_stage_model.transformer.* or conditioner.embedders.0/1.*), with the
+// folder's tokenizers copied beside it. Returns `path`.
+std::string writeSdSingleFile(const SdFiles& f, const std::string& path, bool xl,
+                              bool withSecondEncoder = true);
+
 // SD's training schedule with an EulerDiscreteScheduler, as SDXL's scheduler_config.json has it.
 nlohmann::json sdEulerConfig();
 

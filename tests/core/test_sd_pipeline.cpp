@@ -160,6 +160,42 @@ TEST_F(SdPipeline, SdxlRunsTheReferenceLoop) {
     EXPECT_FALSE(pipeline->defaults().samplers.empty());
 }
 
+// One LDM / SGM checkpoint holding the folder's weights: the same latents at every step.
+TEST_F(SdPipeline, ASingleFileGivesTheFoldersImage) {
+    for (const bool xl : {false, true}) {
+        const test::SdFiles& f = xl ? s_xl : s_sd;
+        const std::string file = test::writeSdSingleFile(
+            f, s_root + (xl ? "/files/sdxl-tiny.safetensors" : "/files/sd15-tiny.safetensors"), xl);
+        RunConfig cfg = config(f.folder);
+        cfg.scheduler = "euler";  // the folder's; a single file gets the reference repository's
+        auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu);
+        const RunRecord a = folder->run(cfg);
+        auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpu);
+        std::vector<std::string> slots;
+        for (const auto& c : single->components()) slots.push_back(c.name);
+        const std::vector<std::string> expected =
+            xl ? std::vector<std::string>{"text_encoder", "text_encoder_2", "unet", "vae"}
+               : std::vector<std::string>{"text_encoder", "unet", "vae"};
+        EXPECT_EQ(slots, expected);
+        cfg.modelDir = file;
+        const RunRecord b = single->run(cfg);
+        ASSERT_EQ(a.steps.size(), b.steps.size());
+        for (size_t i = 0; i < a.steps.size(); ++i)
+            EXPECT_LT(test::relErr(latentsOf(b.steps[i]), latentsOf(a.steps[i])), 1e-6)
+                << (xl ? "SDXL" : "SD") << " step " << i;
+        EXPECT_NEAR(a.image.mean, b.image.mean, 1e-5);
+    }
+}
+
+TEST_F(SdPipeline, AnSdxlFileWithoutItsSecondEncoderSaysWhatToGive) {
+    const std::string file =
+        test::writeSdSingleFile(s_xl, s_root + "/no_bigg/sdxl.safetensors", true, false);
+    const std::string e =
+        errorOf<PipelineError>([&] { Pipeline::load(file, {}, PrecisionPlan{}, kCpu); });
+    EXPECT_NE(e.find("text_encoder_2"), std::string::npos) << e;
+    EXPECT_NE(e.find("--text-encoder-2"), std::string::npos) << e;
+}
+
 TEST_F(SdPipeline, SamplersAndPredictionTypesAreTheRunsToPick) {
     auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpu);
     RunConfig cfg = config(s_sd.folder);
@@ -177,7 +213,8 @@ TEST_F(SdPipeline, SamplersAndPredictionTypesAreTheRunsToPick) {
               runs["dpmpp_2m_karras"].steps.back().latentValues);
 
     cfg.scheduler = "plms";
-    EXPECT_NE(errorOf<PipelineError>([&] { pipeline->validate(cfg); }).find("plms"), std::string::npos);
+    EXPECT_NE(errorOf<PipelineError>([&] { pipeline->validate(cfg); }).find("plms"),
+              std::string::npos);
     cfg.scheduler.clear();
     cfg.predictionType = "v_prediction";
     const RunRecord v = pipeline->run(cfg);
@@ -187,24 +224,32 @@ TEST_F(SdPipeline, SamplersAndPredictionTypesAreTheRunsToPick) {
 }
 
 TEST_F(SdPipeline, AnUnimplementedSchedulerRunsEulerAndSaysSo) {
-    const std::string root = s_root + "/pndm";
-    nlohmann::json pndm = test::sdEulerConfig();
-    pndm["_class_name"] = "PNDMScheduler";
-    pndm["skip_prk_steps"] = true;
-    const auto f = test::writeTinySd(root, false, pndm);
+    const std::string root = s_root + "/lms";
+    nlohmann::json lms = test::sdEulerConfig();
+    lms["_class_name"] = "LMSDiscreteScheduler";
+    const auto f = test::writeTinySd(root, false, lms);
     auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu);
     const RunRecord rec = pipeline->run(config(f.folder));
     ASSERT_FALSE(rec.notes.empty());
-    EXPECT_NE(rec.notes[0].find("PNDMScheduler"), std::string::npos) << rec.notes[0];
+    EXPECT_NE(rec.notes[0].find("LMSDiscreteScheduler"), std::string::npos) << rec.notes[0];
     EXPECT_NE(rec.notes[0].find("EulerDiscreteScheduler"), std::string::npos) << rec.notes[0];
 }
 
-TEST_F(SdPipeline, SizesFollowTheUNetsDownsampling) {
+// Any multiple of the VAE's factor: an odd latent size is halved up (ceil) and upsampled back to
+// the skip's size, as diffusers' forward_upsample_size does.
+TEST_F(SdPipeline, SizesAreMultiplesOfTheVaeFactor) {
     auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpu);
     RunConfig cfg = config(s_sd.folder);
-    cfg.width = 22;  // latent 11: not a multiple of the UNet's 2
+    cfg.width = 22;  // latent 11, 6 after the UNet's downsampling, 11 again on the way up
+    const RunRecord rec = pipeline->run(cfg);
+    ASSERT_EQ(rec.steps.size(), 3u);
+    EXPECT_EQ(rec.steps[0].latentWidth, 11);
+    EXPECT_TRUE(rec.image.allFinite());
+    ASSERT_TRUE(rec.finalImage);
+    EXPECT_EQ(rec.finalImage->width, 22);
+    cfg.width = 23;
     const std::string e = errorOf<PipelineError>([&] { pipeline->validate(cfg); });
-    EXPECT_NE(e.find("multiples of 4"), std::string::npos) << e;
+    EXPECT_NE(e.find("multiples of 2"), std::string::npos) << e;
 }
 
 TEST_F(SdPipeline, PartsThatDoNotFitAreRefused) {
@@ -213,7 +258,8 @@ TEST_F(SdPipeline, PartsThatDoNotFitAreRefused) {
     const auto f = test::writeTinySd(root, false, test::sdEulerConfig());
     fs::remove_all(f.folder + "/unet");
     fs::copy(s_xl.folder + "/unet", f.folder + "/unet");
-    std::string e = errorOf<PipelineError>([&] { Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu); });
+    std::string e =
+        errorOf<PipelineError>([&] { Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu); });
     EXPECT_NE(e.find("StableDiffusionXLPipeline"), std::string::npos) << e;
 
     const auto g = test::writeTinySd(root + "2", true, test::sdEulerConfig());

@@ -119,7 +119,9 @@ torch::Tensor UNetUpBlockImpl::forward(const torch::Tensor& x, const torch::Tens
         h = m_resnetList[j]->forward(h, temb, probes);  // [B, Cout, H, W]
         if (!m_attentionList.empty()) h = m_attentionList[j]->forward(h, context, probes);
     }
-    if (m_up) h = m_up->forward(h, probes);  // [B, Cout, 2H, 2W]
+    // To the next skip's size: 2H, or 2H - 1 where the down path halved an odd size (a 3x3
+    // stride-2 conv with padding 1 gives ceil(H / 2)).
+    if (m_up) h = m_up->forward(h, {skips.back().size(2), skips.back().size(3)}, probes);
     return probes.point(m_name, h);
 }
 

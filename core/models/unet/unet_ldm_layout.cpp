@@ -247,6 +247,21 @@ UnetLdmStructure readStructure(const LayoutKeys& k) {
     return s;
 }
 
+// SGM's text_time conditioning: label_emb reads [pooled projection | time ids x embed dim]. The
+// pooled width is the OpenCLIP projection's (embedders.1 in a base file, embedders.0 in a
+// refiner, which conditions on 5 time ids instead of 6); without it, or when the widths do not
+// divide, SDXL's 256.
+int64_t additionTimeEmbedDim(const WeightMap& all, int64_t addIn) {
+    const bool base = all.count(
+                          "conditioner.embedders.0.transformer.text_model.embeddings."
+                          "token_embedding.weight") > 0;
+    const auto it = all.find(std::string("conditioner.embedders.") + (base ? "1" : "0") +
+                             ".model.text_projection");
+    if (it == all.end() || it->second.dim() != 2) return 256;
+    const int64_t rest = addIn - it->second.size(1), ids = base ? 6 : 5;
+    return rest > 0 && rest % ids == 0 ? rest / ids : 256;
+}
+
 // diffusers' attention_head_dim (the head count): see the header.
 nlohmann::json headsFor(const LayoutKeys& k, const std::vector<int64_t>& ch, bool linear,
                         std::string& rule) {
@@ -327,6 +342,7 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
     const int64_t context = toK.size(1);
     const bool linear = k.peek("middle_block.1.proj_in.weight").dim() == 2;
     const int64_t addIn = s.addEmbedding ? k.peek("label_emb.0.0.weight").size(-1) : 0;
+    const int64_t timeEmbedDim = s.addEmbedding ? additionTimeEmbedDim(all, addIn) : 0;
 
     WeightMap w;
     int64_t parameters = 0;
@@ -375,7 +391,7 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
         {"act_fn", "silu"},
         {"addition_embed_type", s.addEmbedding ? nlohmann::json("text_time") : null},
         {"addition_embed_type_num_heads", 64},
-        {"addition_time_embed_dim", s.addEmbedding ? nlohmann::json(256) : null},
+        {"addition_time_embed_dim", s.addEmbedding ? nlohmann::json(timeEmbedDim) : null},
         {"attention_head_dim", heads},
         {"attention_type", "default"},
         {"block_out_channels", ch},
@@ -430,7 +446,7 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
       << (depths.is_array() ? listText(depths.get<std::vector<int64_t>>()) : depths.dump())
       << ", context " << context << ", " << (linear ? "linear" : "convolution") << " projections, "
       << k.dtypeName() << "; assumed: " << headRule << ", 32 norm groups";
-    if (s.addEmbedding) d << ", addition_time_embed_dim 256";
+    if (s.addEmbedding) d << ", addition_time_embed_dim " << timeEmbedDim;
     if (upcast)
         d << ", v-prediction at 768 px with upcast_attention (diffusers takes SD 2.1's config for "
              "any 2.x file; a 2.x-base file is epsilon at 512 px)";

@@ -27,15 +27,11 @@ torch::Tensor onDeviceOf(const torch::Tensor& x, const torch::Tensor& w) {
 }  // namespace
 
 void checkUNetInputs(const UNetConfig& c, const UNetInputs& in) {
-    const std::string f = std::to_string(c.downFactor());
     const std::string sampleShape =
-        "a floating tensor of shape [B, " + std::to_string(c.inChannels) +
-        ", h, w] with h and w multiples of " + f + " (" + std::to_string(c.levels() - 1) +
-        " downsamplings; diffusers' odd-size upsampling is not supported)";
+        "a floating tensor of shape [B, " + std::to_string(c.inChannels) + ", h, w]";
     const auto& s = in.sample;
     if (!s.defined() || s.dim() != 4 || !s.is_floating_point() || s.size(0) < 1 ||
-        s.size(1) != c.inChannels || s.size(2) < 1 || s.size(3) < 1 ||
-        s.size(2) % c.downFactor() != 0 || s.size(3) % c.downFactor() != 0)
+        s.size(1) != c.inChannels || s.size(2) < 1 || s.size(3) < 1)
         badInput("in.sample", sampleShape, s);
     const int64_t B = s.size(0);
     const std::string b = std::to_string(B);

@@ -72,11 +72,12 @@ UNetUpsample2DImpl::UNetUpsample2DImpl(int channels, const std::string& path)
     m_conv = register_module("conv", nn::Conv2d(channels, channels, 3, 1, 1));
 }
 
-torch::Tensor UNetUpsample2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
+torch::Tensor UNetUpsample2DImpl::forward(const torch::Tensor& x, std::array<int64_t, 2> size,
+                                          ProbeContext& probes) {
     // Nearest copies values, so it needs no rounding point (diffusers' fp32 detour for bf16 on
     // torch < 2.1 changes no value either).
     auto in = asTypeOf(x, m_conv->weight);
-    auto up = torch::upsample_nearest2d(in, {in.size(2) * 2, in.size(3) * 2});  // [B, C, 2H, 2W]
+    auto up = torch::upsample_nearest2d(in, {size[0], size[1]});  // [B, C, ~2H, ~2W]
     return probes.point(m_name, m_conv->forward(up));
 }
 

@@ -7,6 +7,7 @@
 // different formats.
 #include <torch/torch.h>
 
+#include <array>
 #include <string>
 
 #include "models/common/layers.h"
@@ -50,11 +51,14 @@ private:
 };
 TORCH_MODULE(UNetDownsample2D);
 
-// diffusers Upsample2D(use_conv=True): nearest 2x, then a 3x3 conv "conv".
+// diffusers Upsample2D(use_conv=True): nearest to `size` (2x, or the skip's size after an odd
+// one was halved: diffusers' forward_upsample_size), then a 3x3 conv "conv".
 class UNetUpsample2DImpl : public torch::nn::Module {
 public:
     UNetUpsample2DImpl(int channels, const std::string& path);
-    torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);  // -> [B, C, 2H, 2W]
+    // x [B, C, H, W] -> [B, C, size[0], size[1]]
+    torch::Tensor forward(const torch::Tensor& x, std::array<int64_t, 2> size,
+                          ProbeContext& probes);
 
 private:
     nn::Conv2d m_conv{nullptr};
