@@ -153,7 +153,8 @@ int runScheduler(const Args& args) {
     std::vector<std::pair<std::string, torch::Tensor>> out;
     const std::string pre = "out." + name + ".";
     out.emplace_back(pre + "timesteps", scheduler->timesteps());
-    if (scheduler->className() != "DDIMScheduler")  // diffusers' DDIM has no sigmas
+    // diffusers' DDIM and PNDM have no sigmas
+    if (scheduler->className() != "DDIMScheduler" && scheduler->className() != "PNDMScheduler")
         out.emplace_back(pre + "sigmas", scheduler->sigmas());
     torch::Tensor x = x0 * scheduler->initNoiseSigma();
     bool nonFinite = false;
@@ -198,14 +199,17 @@ const Registrar reg(
      "           [--case NAME] [--mu M] [--sigmas a,b,...] [--eta E] [--seed S] [--json]\n\n"
      "Builds the scheduler of a diffusers scheduler_config.json (by its _class_name:\n"
      "EulerDiscreteScheduler, EulerAncestralDiscreteScheduler, DDIMScheduler,\n"
-     "DPMSolverMultistepScheduler, FlowMatchEulerDiscreteScheduler), or of a golden manifest\n"
-     "case {\"class\", \"config\", \"num_inference_steps\", \"set_timesteps_kwargs\"} (which then\n"
-     "gives the default steps, mu and sigmas), calls set_timesteps(N) and runs:\n"
+     "DPMSolverMultistepScheduler, PNDMScheduler, FlowMatchEulerDiscreteScheduler), or of a\n"
+     "golden manifest case {\"class\", \"config\", \"num_inference_steps\",\n"
+     "\"set_timesteps_kwargs\"} (which then gives the default steps, mu and sigmas), calls\n"
+     "set_timesteps(N) and runs:\n"
      "  x_0 = in.x0 * init_noise_sigma\n"
      "  out.NAME.scaled_input.i = scale_model_input(x_i, t_i)\n"
      "  out.NAME.prev_sample.i  = x_{i+1} = step(in.model_output.i, t_i, x_i)\n"
      "  out.NAME.pred_original_sample.i = the step's x0 estimate\n"
-     "plus out.NAME.timesteps and out.NAME.sigmas (not for DDIM, which has none in diffusers).\n"
+     "plus out.NAME.timesteps and out.NAME.sigmas (not for DDIM and PNDM, which have none in\n"
+     "diffusers). PNDM steps once per model call: N + 1 steps with skip_prk_steps, N + 9\n"
+     "without.\n"
      "NAME is --case, or the config file's name without extension.\n\n"
      "  --mu M            flow matching with use_dynamic_shifting\n"
      "  --sigmas a,b,...  a caller-given schedule (FlowMatch: n sigmas; Euler: n + 1, the last\n"

@@ -1,5 +1,5 @@
 """A plain numpy/PyTorch port of diffusers' classic schedulers (EulerDiscreteScheduler,
-EulerAncestralDiscreteScheduler, DDIMScheduler, DPMSolverMultistepScheduler), for reference numbers
+EulerAncestralDiscreteScheduler, DDIMScheduler, DPMSolverMultistepScheduler, PNDMScheduler), for reference numbers
 on configurations the golden file does not cover.
 
 diffusers cannot be installed on this machine (no PyPI); this port follows the schedulers of
@@ -31,7 +31,7 @@ import safetensors_io  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
-# The training schedule shared by the four classes
+# The training schedule shared by the classes
 
 
 def betas_for_alpha_bar(n, max_beta=0.999):
@@ -515,8 +515,127 @@ class DPM:
         return prev.to(model_output.dtype), model_output
 
 
+# ---------------------------------------------------------------------------------------------
+# PNDMScheduler (PLMS steps, and the Runge-Kutta warm-up of F-PNDM when skip_prk_steps is false).
+# step(i) passes self.timesteps[i] as the pipeline does; counter, ets and cur_sample as diffusers.
+
+PNDM_DEFAULTS = dict(num_train_timesteps=1000, beta_start=0.0001, beta_end=0.02, beta_schedule="linear",
+                     trained_betas=None, skip_prk_steps=False, set_alpha_to_one=False,
+                     prediction_type="epsilon", timestep_spacing="leading", steps_offset=0)
+
+
+class PNDM:
+    init_noise_sigma = 1.0
+    pndm_order = 4
+
+    def __init__(self, **kw):
+        self.c = dict(PNDM_DEFAULTS, **kw)
+        self.alphas_cumprod = alphas_cumprod_of(self.c, zero_snr_fix=False)
+        self.final_alpha_cumprod = torch.tensor(1.0) if self.c["set_alpha_to_one"] else self.alphas_cumprod[0]
+
+    def set_timesteps(self, n):
+        c = self.c
+        N = c["num_train_timesteps"]
+        self.n = n
+        sp = c["timestep_spacing"]
+        if sp == "linspace":
+            ts = np.linspace(0, N - 1, n).round().astype(np.int64)
+        elif sp == "leading":
+            ratio = N // n
+            ts = (np.arange(0, n) * ratio).round()
+            ts += c["steps_offset"]
+        elif sp == "trailing":
+            ratio = N / n
+            ts = np.round(np.arange(N, 0, -ratio))[::-1].astype(np.int64)
+            ts -= 1
+        if c["skip_prk_steps"]:
+            self.prk_timesteps = np.array([])
+            self.plms_timesteps = np.concatenate([ts[:-1], ts[-2:-1], ts[-1:]])[::-1].copy()
+        else:
+            prk = np.array(ts[-self.pndm_order:]).repeat(2) + np.tile(np.array([0, N // n // 2]), self.pndm_order)
+            self.prk_timesteps = (prk[:-1].repeat(2)[1:-1])[::-1].copy()
+            self.plms_timesteps = ts[:-3][::-1].copy()
+        self.timesteps = torch.from_numpy(np.concatenate([self.prk_timesteps, self.plms_timesteps]).astype(np.int64))
+        self.sigmas = None  # diffusers' PNDMScheduler has none
+        self.ets = []
+        self.counter = 0
+        self.cur_model_output = 0
+        self.cur_sample = None
+
+    def scale_model_input(self, sample, i):
+        return sample
+
+    def step(self, model_output, i, sample, noise=None):
+        timestep = self.timesteps[i]
+        if self.counter < len(self.prk_timesteps) and not self.c["skip_prk_steps"]:
+            return self.step_prk(model_output, timestep, sample), None
+        return self.step_plms(model_output, timestep, sample), None
+
+    def step_prk(self, model_output, timestep, sample):
+        N = self.c["num_train_timesteps"]
+        diff_to_prev = 0 if self.counter % 2 else N // self.n // 2
+        prev_timestep = timestep - diff_to_prev
+        timestep = self.prk_timesteps[self.counter // 4 * 4]
+        if self.counter % 4 == 0:
+            self.cur_model_output += 1 / 6 * model_output
+            self.ets.append(model_output)
+            self.cur_sample = sample
+        elif (self.counter - 1) % 4 == 0:
+            self.cur_model_output += 1 / 3 * model_output
+        elif (self.counter - 2) % 4 == 0:
+            self.cur_model_output += 1 / 3 * model_output
+        elif (self.counter - 3) % 4 == 0:
+            model_output = self.cur_model_output + 1 / 6 * model_output
+            self.cur_model_output = 0
+        cur_sample = self.cur_sample if self.cur_sample is not None else sample
+        prev = self.prev_sample(cur_sample, timestep, prev_timestep, model_output)
+        self.counter += 1
+        return prev
+
+    def step_plms(self, model_output, timestep, sample):
+        N = self.c["num_train_timesteps"]
+        if not self.c["skip_prk_steps"] and len(self.ets) < 3:
+            raise ValueError("plms before 12 prk steps")
+        prev_timestep = timestep - N // self.n
+        if self.counter != 1:
+            self.ets = self.ets[-3:]
+            self.ets.append(model_output)
+        else:
+            prev_timestep = timestep
+            timestep = timestep + N // self.n
+        if len(self.ets) == 1 and self.counter == 0:
+            self.cur_sample = sample
+        elif len(self.ets) == 1 and self.counter == 1:
+            model_output = (model_output + self.ets[-1]) / 2
+            sample = self.cur_sample
+            self.cur_sample = None
+        elif len(self.ets) == 2:
+            model_output = (3 * self.ets[-1] - self.ets[-2]) / 2
+        elif len(self.ets) == 3:
+            model_output = (23 * self.ets[-1] - 16 * self.ets[-2] + 5 * self.ets[-3]) / 12
+        else:
+            model_output = (1 / 24) * (55 * self.ets[-1] - 59 * self.ets[-2] + 37 * self.ets[-3] - 9 * self.ets[-4])
+        prev = self.prev_sample(sample, timestep, prev_timestep, model_output)
+        self.counter += 1
+        return prev
+
+    def prev_sample(self, sample, timestep, prev_timestep, model_output):
+        a_t = self.alphas_cumprod[timestep]
+        a_prev = self.alphas_cumprod[prev_timestep] if prev_timestep >= 0 else self.final_alpha_cumprod
+        b_t = 1 - a_t
+        b_prev = 1 - a_prev
+        if self.c["prediction_type"] == "v_prediction":
+            model_output = (a_t**0.5) * model_output + (b_t**0.5) * sample
+        elif self.c["prediction_type"] != "epsilon":
+            raise ValueError(self.c["prediction_type"])
+        sample_coeff = (a_prev / a_t) ** (0.5)
+        denom = a_t * b_prev ** (0.5) + (a_t * b_t * a_prev) ** (0.5)
+        return sample_coeff * sample - (a_prev - a_t) * model_output / denom
+
+
 CLASSES = {"EulerDiscreteScheduler": Euler, "EulerAncestralDiscreteScheduler": EulerAncestral,
-           "DDIMScheduler": DDIM, "DPMSolverMultistepScheduler": DPM}
+           "DDIMScheduler": DDIM, "DPMSolverMultistepScheduler": DPM,
+           "PNDMScheduler": PNDM}
 
 
 def build(cls_name, config, eta=0.0):
@@ -524,7 +643,8 @@ def build(cls_name, config, eta=0.0):
           if not k.startswith("_") and k not in config.get("_use_default_values", [])}
     cls = CLASSES[cls_name]
     allowed = {"EulerDiscreteScheduler": EULER_DEFAULTS, "EulerAncestralDiscreteScheduler": ANCESTRAL_DEFAULTS,
-               "DDIMScheduler": DDIM_DEFAULTS, "DPMSolverMultistepScheduler": DPM_DEFAULTS}[cls_name]
+               "DDIMScheduler": DDIM_DEFAULTS, "DPMSolverMultistepScheduler": DPM_DEFAULTS,
+               "PNDMScheduler": PNDM_DEFAULTS}[cls_name]
     kw = {k: v for k, v in kw.items() if k in allowed}
     return cls(eta=eta, **kw) if cls is DDIM else cls(**kw)
 
@@ -637,6 +757,19 @@ CASES = {
                                                                      prediction_type="v_prediction",
                                                                      timestep_spacing="trailing",
                                                                      final_sigmas_type="zero"), 8, {}),
+    # SD 1.5's scheduler_config.json (runwayml/stable-diffusion-v1-5): PLMS, n + 1 model calls
+    "pndm_sd15": ("PNDMScheduler", dict(SD, set_alpha_to_one=False, skip_prk_steps=True, steps_offset=1,
+                                        trained_betas=None, clip_sample=False), 5, {}),
+    "pndm_sd15_20": ("PNDMScheduler", dict(SD, set_alpha_to_one=False, skip_prk_steps=True, steps_offset=1,
+                                           trained_betas=None, clip_sample=False), 20, {}),
+    "pndm_v_trailing": ("PNDMScheduler", dict(SD, skip_prk_steps=True, prediction_type="v_prediction",
+                                              timestep_spacing="trailing"), 7, {}),
+    "pndm_linspace_alpha_one": ("PNDMScheduler", dict(SD, skip_prk_steps=True, set_alpha_to_one=True,
+                                                      timestep_spacing="linspace"), 6, {}),
+    # skip_prk_steps false (the default): 12 Runge-Kutta calls, then n - 3 PLMS ones
+    "pndm_prk": ("PNDMScheduler", dict(SD, set_alpha_to_one=False, steps_offset=1), 6, {}),
+    "pndm_prk_linear_v_4": ("PNDMScheduler", dict(prediction_type="v_prediction", timestep_spacing="trailing"),
+                            4, {}),
 }
 
 

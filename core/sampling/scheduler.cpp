@@ -11,6 +11,7 @@
 #include "sampling/euler_ancestral.h"
 #include "sampling/euler_discrete.h"
 #include "sampling/flow_match_scheduler.h"
+#include "sampling/pndm.h"
 #include "sampling/scheduler_config.h"
 
 namespace hs {
@@ -27,7 +28,7 @@ namespace {
 
 const char* kSupported =
     "EulerDiscreteScheduler, EulerAncestralDiscreteScheduler, DDIMScheduler, "
-    "DPMSolverMultistepScheduler, FlowMatchEulerDiscreteScheduler";
+    "DPMSolverMultistepScheduler, PNDMScheduler, FlowMatchEulerDiscreteScheduler";
 
 std::string classOf(const nlohmann::json& config) {
     if (!config.is_object()) throw ConfigError("scheduler_config.json: must be a JSON object");
@@ -51,6 +52,8 @@ std::unique_ptr<Scheduler> makeScheduler(const nlohmann::json& config) {
         return std::make_unique<DdimScheduler>(DdimConfig::fromJson(config));
     if (cls == "DPMSolverMultistepScheduler")
         return std::make_unique<DpmSolverMultistepScheduler>(DpmSolverConfig::fromJson(config));
+    if (cls == "PNDMScheduler")
+        return std::make_unique<PndmScheduler>(PndmConfig::fromJson(config));
     if (cls == "FlowMatchEulerDiscreteScheduler") {
         const SchedulerConfigReader r(config, cls);  // drops _use_default_values keys
         return std::make_unique<FlowMatchEulerDiscreteAdapter>(
@@ -67,6 +70,7 @@ const std::vector<SchedulerChoice>& schedulerChoices() {
         {"ddim", "DDIM"},
         {"dpmpp_2m", "DPM++ 2M"},
         {"dpmpp_2m_karras", "DPM++ 2M Karras"},
+        {"pndm", "PNDM (PLMS)"},
     };
     return choices;
 }
@@ -93,13 +97,17 @@ nlohmann::json switchScheduler(const nlohmann::json& base, const std::string& id
         overrides = {{"_class_name", "EulerAncestralDiscreteScheduler"}};
     } else if (id == "ddim") {
         overrides = {{"_class_name", "DDIMScheduler"}};
+    } else if (id == "pndm") {
+        // PLMS steps only, as SD 1.x ships it (the class's default would add 12 Runge-Kutta
+        // calls; a model's own PNDM config with skip_prk_steps false runs with id "").
+        overrides = {{"_class_name", "PNDMScheduler"}, {"skip_prk_steps", true}};
     } else {
         overrides = {{"_class_name", "DPMSolverMultistepScheduler"},
                      {"algorithm_type", "dpmsolver++"},
                      {"solver_order", 2},
                      {"use_karras_sigmas", id == "dpmpp_2m_karras"}};
     }
-    if (id != "euler_a" && id != "ddim")
+    if (id == "euler" || id == "dpmpp_2m" || id == "dpmpp_2m_karras")
         for (const char* k : {"use_exponential_sigmas", "use_beta_sigmas", "use_lu_lambdas"})
             if (base.contains(k)) overrides[k] = false;
     nlohmann::json out = base;

@@ -241,8 +241,8 @@ void expectConfigError(const nlohmann::json& cfg, const std::string& needle) {
 }
 
 TEST(Schedulers, UnsupportedClassesAndOptionsAreNamed) {
-    expectConfigError(sd("PNDMScheduler"), "PNDMScheduler");
-    expectConfigError(sd("PNDMScheduler"), "DPMSolverMultistepScheduler");  // lists supported
+    expectConfigError(sd("LMSDiscreteScheduler"), "LMSDiscreteScheduler");
+    expectConfigError(sd("LMSDiscreteScheduler"), "PNDMScheduler");  // lists supported
     expectConfigError(nlohmann::json{{"beta_start", 0.1}}, "_class_name");
     auto ddim = sd("DDIMScheduler");
     ddim["thresholding"] = true;
@@ -321,13 +321,14 @@ nlohmann::json sd15Pndm() {
 TEST(Schedulers, SwitchingKeepsTheTrainingScheduleAndSetsTheSampler) {
     const auto base = sd15Pndm();
     EXPECT_EQ(switchScheduler(base, ""), base);
-    ASSERT_EQ(schedulerChoices().size(), 5u);
+    ASSERT_EQ(schedulerChoices().size(), 6u);
     const std::map<std::string, std::string> cls = {
         {"euler", "EulerDiscreteScheduler"},
         {"euler_a", "EulerAncestralDiscreteScheduler"},
         {"ddim", "DDIMScheduler"},
         {"dpmpp_2m", "DPMSolverMultistepScheduler"},
-        {"dpmpp_2m_karras", "DPMSolverMultistepScheduler"}};
+        {"dpmpp_2m_karras", "DPMSolverMultistepScheduler"},
+        {"pndm", "PNDMScheduler"}};
     for (const auto& c : schedulerChoices()) {
         SCOPED_TRACE(c.id);
         const auto j = switchScheduler(base, c.id);
@@ -337,7 +338,7 @@ TEST(Schedulers, SwitchingKeepsTheTrainingScheduleAndSetsTheSampler) {
         auto s = makeScheduler(j);
         EXPECT_EQ(s->className(), cls.at(c.id));
         s->setTimesteps(10);
-        EXPECT_EQ(s->numSteps(), 10);
+        EXPECT_EQ(s->numSteps(), c.id == "pndm" ? 11 : 10);  // PLMS: one call more
     }
     const auto k = switchScheduler(base, "dpmpp_2m_karras");
     EXPECT_EQ(k["use_karras_sigmas"], true);
