@@ -14,10 +14,11 @@ struct StderrProgress : RunObserver {
         std::fprintf(stderr, "%s%s...\n", prefix.c_str(), s.c_str());
     }
     void onStep(const StepRecord& s, const std::vector<ProbeRecord>&) override {
-        std::fprintf(
-            stderr, "%sstep %d/%d  sigma %.4f  latent |max| %.4g  NaN %lld  Inf %lld  %.0f ms\n",
-            prefix.c_str(), s.step + 1, steps, s.sigma, s.latent.absMax, (long long)s.latent.nan,
-            (long long)(s.latent.posInf + s.latent.negInf), s.seconds * 1000);
+        std::fprintf(stderr,
+                     "%sstep %d/%d  sigma %.4f  latent |max| %.4g  NaN %lld  Inf %lld  %.0f ms\n",
+                     prefix.c_str(), s.step + 1, s.scheduleSteps > 0 ? s.scheduleSteps : steps,
+                     s.sigma, s.latent.absMax, (long long)s.latent.nan,
+                     (long long)(s.latent.posInf + s.latent.negInf), s.seconds * 1000);
     }
     void onFirstNonFinite(const FirstNonFinite& f) override {
         std::fprintf(stderr, "%sfirst non-finite value: %s at step %d\n", prefix.c_str(),

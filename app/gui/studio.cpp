@@ -248,6 +248,17 @@ void Studio::onStep(int id, const hs::StepRecord& s, const std::vector<hs::Probe
     auto it = m_jobs.find(id);
     if (it == m_jobs.end()) return;
     Job& job = *it;
+    // A schedule longer than the steps asked for (PNDM's PLMS makes one more) widens the views.
+    if (s.scheduleSteps > job.config.steps) {
+        job.config.steps = s.scheduleSteps;
+        if (job.compareIndex >= 0) {
+            m_v.compare->setStepCount(s.scheduleSteps);
+        } else if (id == m_viewJob) {
+            m_v.plot->setStepCount(s.scheduleSteps);
+            m_v.previews->setStepCount(s.scheduleSteps);
+            m_v.layers->setStepCount(s.scheduleSteps);
+        }
+    }
     if (job.compareIndex >= 0) {
         m_v.compare->addStep(job.compareIndex, s);
     } else if (id == m_viewJob) {

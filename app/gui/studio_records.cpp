@@ -1,6 +1,7 @@
 // Studio: runs from the history back into the views, and reports of what the views show.
 #include <QDir>
 #include <QFileInfo>
+#include <algorithm>
 
 #include "compare_view.h"
 #include "history_browser.h"
@@ -31,16 +32,18 @@ QString runLabel(const RunSummary& s) {
 }  // namespace
 
 void Studio::showRecord(const hs::RunRecord& r) {
+    // A PLMS schedule makes one step more than asked.
+    const int steps = std::max(r.config.steps, int(r.steps.size()));
     m_v.plot->clear();
     m_v.plot->setRunLabels({planLabel(r.config.plan)});
-    m_v.plot->setStepCount(r.config.steps);
+    m_v.plot->setStepCount(steps);
     for (const auto& s : r.steps) m_v.plot->addStep(0, s);
     m_v.plot->flush();  // a whole record at once: draw it now, not at the next tick
     m_v.previews->clear();
-    m_v.previews->setStepCount(r.config.steps);
+    m_v.previews->setStepCount(steps);
     for (const auto& p : r.previews) m_v.previews->addPreview(p);
     m_v.layers->clear();
-    m_v.layers->setStepCount(r.config.steps);
+    m_v.layers->setStepCount(steps);
     m_v.layers->setComponents(r.components);
     m_v.layers->addProbes(r.probes);
     if (r.firstNonFinite) m_v.layers->setFirstNonFinite(*r.firstNonFinite);
@@ -82,7 +85,7 @@ void Studio::compareHistoryRuns(const QVector<qint64>& ids) {
     }
     m_v.compare->setRuns(labels, plans);
     int steps = 0;
-    for (const auto& r : runs) steps = std::max(steps, r.config.steps);
+    for (const auto& r : runs) steps = std::max({steps, r.config.steps, int(r.steps.size())});
     m_v.compare->setStepCount(steps);
     for (int i = 0; i < runs.size(); ++i) {
         for (const auto& s : runs[i].steps) m_v.compare->addStep(i, s);

@@ -407,6 +407,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
         const auto stepStart = Clock::now();
         const DenoiseStep d = denoising->step(i, probes);
         StepRecord s = stepRecordOf(d, i, cfg.keepLatents);
+        s.scheduleSteps = denoising->numSteps();
         s.seconds = secondsSince(stepStart);
         recorder.step(std::move(s));
         auto proj = projectLatents(d.denoised);

@@ -73,6 +73,9 @@ struct RunConfig {
 
 struct StepRecord {
     int step = 0;
+    // Model steps in the run's schedule, for progress (PNDM's PLMS makes one more than asked;
+    // not saved: a record's steps are counted).
+    int scheduleSteps = 0;
     double sigma = 0;
     double timestep = 0;
     TensorStats latent;    // x after the step
