@@ -1340,12 +1340,17 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+170"/>
+        <location line="+181"/>
         <source>Negative prompt (used when guidance &gt; 1)</source>
         <translation>负面提示词（引导系数 &gt; 1 时使用）</translation>
     </message>
     <message>
-        <location line="-162"/>
+        <location line="-172"/>
+        <source>Sampler</source>
+        <translation>采样器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Override</source>
         <translation>覆盖</translation>
     </message>
@@ -1365,7 +1370,12 @@
         <translation>无分类器引导（CFG）系数。小于或等于 1 时关闭引导：每步只进行一次模型前向计算，且不使用负面提示词。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
+        <source>The scheduler of the run. The model&apos;s own is what its files name; the others keep its training schedule and prediction type, as diffusers&apos; from_config does.</source>
+        <translation>本次运行使用的调度器。“模型自带”即模型文件中指定的调度器；其他选项沿用模型的训练噪声表和预测类型，与 diffusers 的 from_config 相同。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Replace the scheduler&apos;s shift from the model&apos;s configuration</source>
         <translation>替换模型配置中调度器的偏移量（shift）</translation>
     </message>
@@ -1421,12 +1431,12 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+158"/>
+        <location line="+174"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-148"/>
+        <location line="-164"/>
         <source>Seed</source>
         <translation>种子</translation>
     </message>
@@ -1446,7 +1456,7 @@
         <translation>尺寸</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Shift</source>
         <translation>偏移</translation>
     </message>
@@ -1471,12 +1481,17 @@
         <translation>负面提示词</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+80"/>
         <source>This model takes no negative prompt</source>
         <translation>此模型不接受负面提示词</translation>
     </message>
     <message>
         <location line="+9"/>
+        <source>The model&apos;s own</source>
+        <translation>模型自带</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>multiples of %1, from %2 to %3 pixels</source>
         <translation>须为 %1 的倍数，范围 %2 到 %3 像素</translation>
     </message>
@@ -1525,7 +1540,7 @@
         <translation>无法保存探针记录</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="+304"/>
+        <location filename="../widgets/store/run_history.cpp" line="+305"/>
         <source>Cannot save the final image</source>
         <translation>无法保存最终图像</translation>
     </message>
@@ -1561,9 +1576,9 @@
         <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_load.cpp" line="+192"/>
+        <location filename="../widgets/store/history_load.cpp" line="+193"/>
         <location line="+18"/>
-        <location filename="../widgets/store/run_history.cpp" line="-105"/>
+        <location filename="../widgets/store/run_history.cpp" line="-106"/>
         <source>Cannot read the run history</source>
         <translation>无法读取运行历史记录</translation>
     </message>
@@ -1571,7 +1586,7 @@
         <location line="+4"/>
         <location line="+22"/>
         <location filename="../widgets/store/run_history.cpp" line="+1"/>
-        <location line="+212"/>
+        <location line="+213"/>
         <source>There is no run %1 in the history.</source>
         <translation>历史记录中没有运行 %1。</translation>
     </message>
@@ -1591,7 +1606,7 @@
         <translation>读取运行 %1 时出现问题：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_schema.cpp" line="+73"/>
+        <location filename="../widgets/store/history_schema.cpp" line="+74"/>
         <source>it was written by a newer version of Halfscope (history format %1, this version reads format %2)</source>
         <translation>它由更新版本的 Halfscope 写入（历史记录格式 %1，当前版本读取格式 %2）</translation>
     </message>
@@ -1601,12 +1616,12 @@
         <translation>它是其他程序的 SQLite 数据库（包含 %1 张表，但没有 Halfscope 历史记录）</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+21"/>
         <source>the tables could not be created: %1</source>
         <translation>无法创建数据表：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="-337"/>
+        <location filename="../widgets/store/run_history.cpp" line="-338"/>
         <source>Cannot create the run history folder %1. Check that the path is a folder you may write to.</source>
         <translation>无法创建运行历史记录文件夹 %1。请检查该路径是否为你有写入权限的文件夹。</translation>
     </message>
@@ -1681,7 +1696,7 @@
         <translation>无法保存第 %1 步的探针记录</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+53"/>
         <source>The preview image of step %1 is inconsistent (%2 x %3 pixels, %4 bytes)</source>
         <translation>第 %1 步的预览图像数据不一致（%2 x %3 像素，%4 字节）</translation>
     </message>
@@ -2030,13 +2045,13 @@
     <name>Studio</name>
     <message>
         <location filename="../app/gui/studio.cpp" line="+21"/>
-        <location line="+341"/>
-        <location filename="../app/gui/studio_records.cpp" line="+81"/>
+        <location line="+354"/>
+        <location filename="../app/gui/studio_records.cpp" line="+84"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-310"/>
+        <location line="-323"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -2086,7 +2101,7 @@
         <translation>Halfscope 演示模型</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>This model takes no negative prompt: FLUX.1 is guidance-distilled, each step is one pass with the prompt alone and the guidance value is an input of the model.</source>
         <translation>此模型不接受负面提示词：FLUX.1 经过引导蒸馏，每步只用提示词进行一次前向计算，引导系数是模型的一个输入。</translation>
     </message>
@@ -2122,12 +2137,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+209"/>
+        <location line="+221"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
     <message>
-        <location line="-205"/>
+        <location line="-217"/>
         <source>The precision plan does not parse: %1</source>
         <translation>精度方案无法解析：%1</translation>
     </message>
@@ -2142,7 +2157,7 @@
         <translation>运行 %1 已开始：%2，种子 %3，%4 步</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+33"/>
         <source>Step %1: the latents hold %2 NaN and %3 Inf values</source>
         <translation>第 %1 步：潜变量中有 %2 个 NaN 值和 %3 个 Inf 值</translation>
     </message>
@@ -2157,7 +2172,12 @@
         <translation>完成，用时 %1 秒</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
+        <source>Run %1: %2</source>
+        <translation>运行 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Run %1 stopped after %2 steps</source>
         <translation>运行 %1 在 %2 步后停止</translation>
     </message>
@@ -2212,7 +2232,7 @@
         <translation>已应用精度方案 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_records.cpp" line="-54"/>
+        <location filename="../app/gui/studio_records.cpp" line="-56"/>
         <source>Run %1 (stored dtypes)</source>
         <translation>运行 %1（存储精度）</translation>
     </message>
@@ -2222,7 +2242,7 @@
         <translation>运行 %1（%2）</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+31"/>
         <location line="+18"/>
         <source>Could not open run %1: %2</source>
         <translation>无法打开运行 %1：%2</translation>
