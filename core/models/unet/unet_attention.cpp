@@ -50,12 +50,15 @@ torch::Tensor UNetAttentionImpl::attend(const torch::Tensor& q, const torch::Ten
         // Upcast scores are float32 whatever the block's format: recorded as such, not rounded.
         auto scores =
             m_upcast ? probes.pointAs(m_nScores, Format::FP32, buf) : probes.point(m_nScores, buf);
+        // Softmax kernels accumulate in float32 and round once for half types (LibTorch's bf16
+        // CPU kernel gives the float32 result rounded, bit for bit); on the CPU in place.
         torch::Tensor probs;
-        if (scores.scalar_type() == torch::kFloat && scores.is_contiguous() &&
+        const auto st = scores.scalar_type();
+        if ((st == torch::kFloat || st == torch::kBFloat16) && scores.is_contiguous() &&
             scores.device().is_cpu())
-            probs = at::_softmax_out(scores, scores, -1, false);  // in place, row by row
-        else  // half types: softmax in float32, stored in the scores' type (as CUDA's kernel)
-            probs = torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
+            probs = at::_softmax_out(scores, scores, -1, false);  // row by row
+        else
+            probs = torch::softmax(scores, -1);
         probs = probes.point(m_nProbs, asTypeOf(probs, v));  // attention_probs.to(dtype)
         parts.push_back(torch::bmm(probs, v));               // [BH, n, d]
     }
