@@ -133,10 +133,11 @@ public:
         parts.encoder2 = roleOf<TextEncoderComponent>(c, "text_encoder_2", "a text encoder");
         m_text = SdText::attach(parts, folder, uc, m_xl);
         m_schedulerConfig = schedulerConfigOf(*folder.find("scheduler"));
-        m_forceZeros = folder.modelIndex.is_object()
-                           ? folder.modelIndex.value("force_zeros_for_empty_prompt", true)
-                           : true;
-        m_text->setForceZerosForEmptyPrompt(m_xl && m_forceZeros);
+        // StableDiffusionXLPipeline registers force_zeros_for_empty_prompt, true by default.
+        const bool forceZeros = folder.modelIndex.is_object()
+                                    ? folder.modelIndex.value("force_zeros_for_empty_prompt", true)
+                                    : true;
+        m_text->setForceZerosForEmptyPrompt(m_xl && forceZeros);
     }
 
     int sizeMultiple() const override { return m_vae->downFactor(); }
@@ -230,7 +231,6 @@ private:
     VaeComponent* m_vae = nullptr;
     std::optional<SdText> m_text;
     nlohmann::json m_schedulerConfig;
-    bool m_forceZeros = true;
 };
 
 }  // namespace

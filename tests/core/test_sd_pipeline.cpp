@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
+#include "flux1_fixture.h"
 #include "io/model_folder.h"
 #include "io/safetensors.h"
 #include "models/opened_component.h"
@@ -267,6 +269,17 @@ TEST_F(SdPipeline, PartsThatDoNotFitAreRefused) {
     fs::copy(s_xl.folder + "/text_encoder", g.folder + "/text_encoder_2");
     e = errorOf<PipelineError>([&] { Pipeline::load(g.folder, {}, PrecisionPlan{}, kCpu); });
     EXPECT_NE(e.find("cross_attention_dim"), std::string::npos) << e;
+
+    // An inpainting UNet (latents + mask + masked image) needs more than a prompt.
+    const auto h = test::writeTinySd(root + "3", false, test::sdEulerConfig());
+    nlohmann::json inpaint = h.unetConfig;
+    inpaint["in_channels"] = 9;
+    const WeightMap w = test::randomWeightsOf(inpaint, "UNet2DConditionModel", 5);
+    std::ofstream(h.folder + "/unet/config.json") << inpaint.dump();
+    writeSafetensors(h.folder + "/unet/diffusion_pytorch_model.safetensors",
+                     std::vector<std::pair<std::string, torch::Tensor>>(w.begin(), w.end()));
+    e = errorOf<PipelineError>([&] { Pipeline::load(h.folder, {}, PrecisionPlan{}, kCpu); });
+    EXPECT_NE(e.find("inpainting"), std::string::npos) << e;
 }
 
 // SDXL's VAE in fp16: decoder activations past 65504 that the group norm after them would have
