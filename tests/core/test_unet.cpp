@@ -187,6 +187,7 @@ TEST(UnetConfig, UnsupportedOptionsNameTheField) {
     expectError("up_block_types", {"CrossAttnUpBlock2D", "UpBlock2D"}, "up_block_types");
     expectError("block_out_channels", {8, 18, 16}, "block_out_channels[1]");
     expectError("attention_head_dim", {1, 3, 2}, "attention_head_dim[1]");
+    expectError("num_attention_heads", {1, 2, 3}, "num_attention_heads[2]");
     expectError("cross_attention_dim", {24, 24, 32}, "cross_attention_dim[2]");
     expectError("layers_per_block", {1, 1}, "layers_per_block");
     expectError("layers_per_block", 100000, "layers_per_block");

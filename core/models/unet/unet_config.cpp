@@ -261,10 +261,12 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     // Every cross-attention block reads the same encoder_hidden_states: one width, and heads
     // that divide the block's channels.
     const int ctx = c.contextDim();
+    const char* headsKey =
+        isNull(j, "num_attention_heads") ? "attention_head_dim" : "num_attention_heads";
     auto checkAttn = [&](size_t i, const std::string& where) {
         const int ch = c.blockOutChannels[i], heads = c.numAttentionHeads[i];
         if (ch % heads != 0)
-            bad("attention_head_dim[" + std::to_string(i) + "]",
+            bad(std::string(headsKey) + "[" + std::to_string(i) + "]",
                 "gives " + std::to_string(heads) + " heads (" + where + "), which do not divide " +
                     std::to_string(ch) + " channels");
         if (c.crossAttentionDim[i] != ctx)
