@@ -1,6 +1,6 @@
 """A plain numpy/PyTorch port of diffusers' classic schedulers (EulerDiscreteScheduler,
-EulerAncestralDiscreteScheduler, DDIMScheduler, DPMSolverMultistepScheduler, PNDMScheduler), for reference numbers
-on configurations the golden file does not cover.
+EulerAncestralDiscreteScheduler, DDIMScheduler, DPMSolverMultistepScheduler, PNDMScheduler), for
+reference numbers on configurations the golden file does not cover.
 
 diffusers cannot be installed on this machine (no PyPI); this port follows the schedulers of
 src/diffusers/schedulers/ (diffusers 0.40.0.dev0) line by line: the float32 torch tensors
@@ -13,10 +13,16 @@ current diffusers install; the difference is ~1e-7 relative in a Karras timestep
 
 `check` reproduces the golden cases first (out.<case>.* of sched_io.safetensors, the golden
 convention: x_0 = in.x0 * init_noise_sigma; x_{i+1} = step(in.model_output.i, t_i, x_i)); `make`
-writes tests/data/sched/cases.json and tests/data/sched/sched_ref.safetensors.
+writes tests/data/sched/cases.json and tests/data/sched/sched_ref.safetensors. The golden file
+has no PNDM case: `check-pndm` runs diffusers' own scheduling_pndm.py (its ConfigMixin and
+SchedulerMixin bases stubbed; numpy and torch only) on the PNDM cases of a `make` directory and
+requires the port's numbers bit for bit.
 
   /usr/bin/python3 bench/reference/scheduler_reference.py check tests/data/golden
   /usr/bin/python3 bench/reference/scheduler_reference.py make tests/data/sched
+  git -C DIFFUSERS show HEAD:src/diffusers/schedulers/scheduling_pndm.py > /tmp/scheduling_pndm.py
+  /usr/bin/python3 bench/reference/scheduler_reference.py check-pndm tests/data/sched \\
+      /tmp/scheduling_pndm.py
 """
 import json
 import math
@@ -806,10 +812,67 @@ def make(out_dir):
     safetensors_io.save(os.path.join(out_dir, "sched_ref.safetensors"), tensors)
 
 
+def diffusers_pndm_class(source_path):
+    """PNDMScheduler from diffusers' scheduling_pndm.py, with minimal stand-ins for its bases."""
+    import functools
+    import inspect
+    import types
+
+    src = open(source_path).read()
+    for line in ("from ..configuration_utils import ConfigMixin, register_to_config",
+                 "from .scheduling_utils import KarrasDiffusionSchedulers, SchedulerMixin, SchedulerOutput"):
+        assert line in src, f"{source_path}: expected '{line}'"
+        src = src.replace(line, "")
+
+    def register_to_config(init):  # self.config: the arguments with their defaults
+        params = inspect.signature(init).parameters
+
+        @functools.wraps(init)
+        def wrapped(self, **kw):
+            values = {k: p.default for k, p in params.items() if k != "self"}
+            values.update(kw)
+            self.config = types.SimpleNamespace(**values)
+            init(self, **kw)
+        return wrapped
+
+    class SchedulerOutput(types.SimpleNamespace):
+        pass
+
+    ns = dict(ConfigMixin=type("ConfigMixin", (), {}), SchedulerMixin=type("SchedulerMixin", (), {}),
+              SchedulerOutput=SchedulerOutput, register_to_config=register_to_config,
+              KarrasDiffusionSchedulers=[], __name__="diffusers_scheduling_pndm")
+    exec(compile(src, source_path, "exec"), ns)
+    return ns["PNDMScheduler"]
+
+
+def check_pndm(data_dir, source_path):
+    """diffusers' own PNDMScheduler on the PNDM cases of data_dir; the worst difference."""
+    cls = diffusers_pndm_class(source_path)
+    cases = json.load(open(os.path.join(data_dir, "cases.json")))["cases"]
+    io = safetensors_io.load(os.path.join(data_dir, "sched_ref.safetensors"))
+    worst_all = 0.0
+    for name, case in cases.items():
+        if case["class"] != "PNDMScheduler":
+            continue
+        s = cls(**{k: v for k, v in case["config"].items() if k in PNDM_DEFAULTS})
+        s.set_timesteps(case["num_inference_steps"])
+        worst = 0.0 if torch.equal(s.timesteps.float(), io[f"out.{name}.timesteps"]) else float("inf")
+        x = io["in.x0"] * s.init_noise_sigma
+        for i, t in enumerate(s.timesteps):  # as the pipeline calls it: the tensor timestep
+            x = s.step(io[f"in.model_output.{i}"], t, s.scale_model_input(x, t)).prev_sample
+            worst = max(worst, rel(x, io[f"out.{name}.prev_sample.{i}"]))
+        print(f"{name:26s} {len(s.timesteps):2d} calls, diffusers' PNDMScheduler vs the data: {worst:.2e}")
+        worst_all = max(worst_all, worst)
+    return worst_all
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("check", "make"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("check", "make", "check-pndm") or (
+            sys.argv[1] == "check-pndm" and len(sys.argv) < 4):
         print(__doc__)
         sys.exit(2)
     if sys.argv[1] == "check":
         sys.exit(0 if check(sys.argv[2]) < 1e-6 else 1)
+    if sys.argv[1] == "check-pndm":
+        sys.exit(0 if check_pndm(sys.argv[2], sys.argv[3]) == 0 else 1)
     make(sys.argv[2])

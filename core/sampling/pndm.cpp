@@ -56,17 +56,17 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     std::reverse(ts.begin(), ts.end());
     const size_t k = ts.size();
     std::vector<int64_t> out;
+    int numPrk = 0;
     if (m_config.skipPrkSteps) {
         // concatenate([ts[:-1], ts[-2:-1], ts[-1:]])[::-1]: the second-to-last entry twice.
         out.assign(ts.begin(), ts.end() - 1);
         if (k >= 2) out.push_back(ts[k - 2]);
         out.push_back(ts[k - 1]);
         std::reverse(out.begin(), out.end());
-        m_numPrk = 0;
     } else {
-        // PRK: the last four timesteps each with its half step above (t, t + d/2), the top half
-        // step dropped, each value repeated (stage 2 and 3 share t + d/2), the ends trimmed:
-        // 12 calls, descending. PLMS: ts[:-3] descending.
+        // PRK (d = N // n): the last four timesteps each with its half step above (t, t + d/2), the
+        // top half step dropped, each value repeated (stage 2 and 3 share t + d/2), the ends
+        // trimmed: 12 calls, descending. PLMS: ts[:-3] descending.
         const int64_t half = n / numSteps / 2;
         std::vector<int64_t> pairs;
         for (size_t i = k - kPndmOrder; i < k; ++i) {
@@ -78,7 +78,7 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
         for (int64_t v : pairs) rep.insert(rep.end(), {v, v});
         out.assign(rep.begin() + 1, rep.end() - 1);
         std::reverse(out.begin(), out.end());
-        m_numPrk = int(out.size());
+        numPrk = int(out.size());
         for (size_t i = k - 3; i-- > 0;) out.push_back(ts[i]);
     }
     for (int64_t t : out)
@@ -87,6 +87,7 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
                                         " outside the training schedule (steps_offset " +
                                         std::to_string(m_config.stepsOffset) + ")");
     m_timesteps = std::move(out);
+    m_numPrk = numPrk;
     m_numInferenceSteps = numSteps;
     m_counter = 0;
     m_ets.clear();

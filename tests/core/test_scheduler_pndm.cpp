@@ -13,7 +13,9 @@
 #include "io/safetensors.h"
 #include "models/common/config.h"
 #include "models/common/named_tensors.h"
+#include "pipeline/pipeline.h"
 #include "sampling/scheduler.h"
+#include "sd_fixture.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -298,6 +300,33 @@ TEST(Schedulers, PndmThroughRunSchedulerCli) {
     runCliAndCompare(
         dir, "--config " + dir.writeJson("prk.json", ref().cases["pndm_prk"]) + " --case prk",
         "prk", "pndm_prk");
+}
+
+// An SD 1.x folder whose own scheduler_config.json is SD 1.5's PNDM runs it (no substitute): one
+// model call more than the steps asked, at PLMS's timesteps.
+TEST(Schedulers, PndmIsTheOwnSchedulerOfAnSd15Folder) {
+    const ScopedDir dir;
+    const auto f = test::writeTinySd(dir.path, false, sd15());
+    auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, torch::Device(torch::kCPU));
+    RunConfig cfg;
+    cfg.modelDir = f.folder;
+    cfg.prompt = "a lighthouse";
+    cfg.seed = 3;
+    cfg.steps = 3;
+    cfg.guidance = 6.0;
+    cfg.width = 16;
+    cfg.height = 16;
+    cfg.probeLevel = ProbeLevel::Off;
+    const RunRecord rec = pipeline->run(cfg);
+    EXPECT_TRUE(rec.notes.empty()) << rec.notes[0];
+    ASSERT_EQ(rec.steps.size(), 4u);
+    const std::vector<double> expect = {667, 334, 334, 1};
+    for (size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(rec.steps[i].timestep, expect[i]) << i;
+        EXPECT_EQ(rec.steps[i].latent.nonFinite(), 0) << i;
+        EXPECT_EQ(rec.steps[i].denoised.nonFinite(), 0) << i;
+    }
+    EXPECT_TRUE(std::isfinite(rec.image.mean));
 }
 
 }  // namespace
