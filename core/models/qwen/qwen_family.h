@@ -1,0 +1,36 @@
+#pragma once
+// The Qwen text encoder family: transformers Qwen3Model / Qwen3ForCausalLM (Anima's text
+// encoder) and Qwen2Model / Qwen2ForCausalLM / the language model of
+// Qwen2_5_VLForConditionalGeneration (Qwen-Image's text encoder; its visual tower and every
+// lm_head are not loaded).
+#include "models/qwen/qwen_text_model.h"
+#include "models/roles.h"
+
+namespace hs {
+
+class QwenTextComponent : public TextEncoderComponent {
+public:
+    explicit QwenTextComponent(QwenTextModel m) : model(std::move(m)) {}
+    torch::nn::Module& module() override { return *model; }
+    // in.input_ids [B, L] integer, optional in.attention_mask [B, L] (1 token, 0 padding)
+    // -> out.last_hidden_state [B, L, D], out.hidden_states.N (N = 0 .. num_hidden_layers)
+    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+    // Every token attended (causally); no pooled output.
+    TextEncoding encode(const torch::Tensor& ids, ProbeContext& probes) override;
+    // As encode(), with the padding mask [B, L] (1 token, 0 padding) that the Anima and
+    // Qwen-Image pipelines pass.
+    TextEncoding encode(const torch::Tensor& ids, const torch::Tensor& mask, ProbeContext& probes);
+    int64_t width() const override { return model->config().hiddenSize; }
+    StreamedBlocks* streamedBlocks() override { return model.get(); }
+
+    QwenTextModel model;
+};
+
+// The key prefix of the decoder in `weights`: "" (Qwen3Model, Qwen2Model), "model."
+// (*ForCausalLM, Qwen2.5-VL as released) or "model.language_model." (Qwen2.5-VL saved by
+// transformers >= 4.52); found by its embed_tokens.weight, else the class's usual one.
+std::string qwenKeyPrefix(const WeightMap& weights, const nlohmann::json& config);
+
+Family qwenTextFamily();
+
+}  // namespace hs

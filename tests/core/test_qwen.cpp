@@ -1,0 +1,349 @@
+// transformers Qwen3Model and Qwen2Model as text encoders: golden parity (last hidden state and
+// every hidden state, right padding), run-module, other configurations against the plain-PyTorch
+// port in bench/reference/qwen_reference.py, the checkpoint layouts (*ForCausalLM, Qwen2.5-VL),
+// config, weight and input errors, and an fp16 overflow named inside the model.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "io/safetensors.h"
+#include "models/qwen/qwen_family.h"
+#include "models/registry.h"
+#include "test_util.h"
+
+namespace hs {
+namespace {
+
+using test::dataPath;
+using test::relErr;
+
+nlohmann::json readJson(const std::string& path) {
+    std::ifstream in(path);
+    EXPECT_TRUE(in.good()) << path;
+    return nlohmann::json::parse(in);
+}
+
+NamedTensors readTensors(const std::string& path) {
+    NamedTensors r;
+    const TensorSet set = TensorSet::open(path);
+    for (const auto& n : set.names()) r[n] = set.tensor(n);
+    return r;
+}
+
+struct Case {
+    nlohmann::json config;
+    WeightMap weights;
+    NamedTensors io;
+};
+
+// "qwen3" or "qwen2": the golden folder and its io file.
+const Case& golden(const std::string& name) {
+    static std::map<std::string, Case> cases;
+    auto it = cases.find(name);
+    if (it != cases.end()) return it->second;
+    Case c;
+    c.config = readJson(dataPath("golden/" + name + "/config.json"));
+    c.weights = weightMapOf(TensorSet::open(dataPath("golden/" + name + "/model.safetensors")));
+    c.io = readTensors(dataPath("golden/" + name + "_io.safetensors"));
+    return cases.emplace(name, std::move(c)).first->second;
+}
+
+std::shared_ptr<QwenTextComponent> load(const nlohmann::json& config, const WeightMap& weights,
+                                        const PrecisionPolicy& policy) {
+    const auto archs = config.at("architectures");
+    const auto family = FamilyRegistry::global().require(archs[0].get<std::string>(), "test");
+    auto c = loadComponent(*family, {"test", config, weights}, policy, "text_encoder");
+    return std::dynamic_pointer_cast<QwenTextComponent>(c);
+}
+
+ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
+    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
+}
+
+NamedTensors run(const Case& c, const std::string& plan = "", ProbeContext* probesOut = nullptr,
+                 const NamedTensors* inputs = nullptr) {
+    ProbeContext local = contextFor(plan);
+    ProbeContext& probes = probesOut ? *probesOut : local;
+    NamedTensors in = inputs ? *inputs : c.io;
+    for (auto it = in.begin(); it != in.end();)
+        it = it->first.rfind("out.", 0) == 0 ? in.erase(it) : std::next(it);
+    return load(c.config, c.weights, probes.policy())->run(in, probes);
+}
+
+// The worst relative error over out.last_hidden_state and every out.hidden_states.N.
+double worstError(const NamedTensors& got, const NamedTensors& ref) {
+    double worst = 0;
+    size_t compared = 0;
+    for (const auto& kv : ref) {
+        if (kv.first.rfind("out.", 0) != 0) continue;
+        EXPECT_TRUE(got.count(kv.first)) << kv.first;
+        if (!got.count(kv.first)) continue;
+        EXPECT_EQ(got.at(kv.first).sizes(), kv.second.sizes()) << kv.first;
+        worst = std::max(worst, relErr(got.at(kv.first), kv.second));
+        ++compared;
+    }
+    EXPECT_EQ(compared, got.size());
+    return worst;
+}
+
+TEST(QwenConfig, ReadsBothVariants) {
+    QwenConfig c = qwenConfigFromJson(golden("qwen3").config);
+    EXPECT_EQ(c.variant, QwenVariant::Qwen3);
+    EXPECT_TRUE(c.qkNorm);
+    EXPECT_FALSE(c.qkvBias);
+    EXPECT_EQ(c.headDim, 16);
+    EXPECT_EQ(c.qWidth(), 64);  // wider than hidden_size 48: head_dim is explicit
+    EXPECT_EQ(c.numKeyValueHeads, 2);
+    EXPECT_DOUBLE_EQ(c.ropeTheta, 1e6);
+    c = qwenConfigFromJson(golden("qwen2").config);
+    EXPECT_EQ(c.variant, QwenVariant::Qwen2);
+    EXPECT_FALSE(c.qkNorm);
+    EXPECT_TRUE(c.qkvBias);
+    EXPECT_FALSE(c.oBias);
+    EXPECT_EQ(c.headDim, 12);
+    EXPECT_FALSE(c.maskedPositions);
+    // Qwen2.5-VL: the text fields in text_config, mrope accepted.
+    nlohmann::json vl = {{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
+                         {"text_config", golden("qwen2").config}};
+    vl["text_config"]["rope_scaling"] = {{"type", "mrope"}, {"mrope_section", {2, 2, 2}}};
+    c = qwenConfigFromJson(vl);
+    EXPECT_EQ(c.variant, QwenVariant::Qwen2);
+    EXPECT_EQ(c.hiddenSize, 48);
+    EXPECT_TRUE(c.maskedPositions);
+}
+
+TEST(QwenConfig, ErrorsNameTheField) {
+    auto expectError = [](const std::function<void(nlohmann::json&)>& edit,
+                          const std::string& needle) {
+        nlohmann::json j = golden("qwen3").config;
+        edit(j);
+        try {
+            qwenConfigFromJson(j);
+            ADD_FAILURE() << "no error for " << needle;
+        } catch (const ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    expectError([](auto& j) { j["num_hidden_layers"] = 1 << 30; }, "num_hidden_layers");
+    expectError([](auto& j) { j["num_key_value_heads"] = 3; }, "num_key_value_heads");
+    expectError([](auto& j) { j["head_dim"] = 15; }, "head_dim");
+    expectError([](auto& j) { j["hidden_act"] = "gelu"; }, "hidden_act");
+    expectError([](auto& j) { j["use_sliding_window"] = true; }, "use_sliding_window");
+    expectError([](auto& j) { j["rope_scaling"] = {{"rope_type", "yarn"}}; }, "rope_scaling");
+    expectError([](auto& j) { j["rms_norm_eps"] = 0; }, "rms_norm_eps");
+    expectError([](auto& j) { j["architectures"] = {"LlamaModel"}; }, "architectures");
+}
+
+TEST(QwenText, Qwen3MatchesTransformersGolden) {
+    const Case& c = golden("qwen3");
+    const NamedTensors out = run(c, "text_encoder=fp32");
+    ASSERT_EQ(out.size(), 5u);  // last_hidden_state + hidden_states.0 .. 3
+    const double e = worstError(out, c.io);
+    std::cout << "[ qwen3 golden ] worst relative error " << e << "\n";
+    EXPECT_LE(e, 1e-5);
+    // The last hidden state is the normed one, as transformers returns it.
+    EXPECT_TRUE(torch::equal(out.at("out.hidden_states.3"), out.at("out.last_hidden_state")));
+}
+
+TEST(QwenText, Qwen2MatchesTransformersGolden) {
+    const Case& c = golden("qwen2");
+    const NamedTensors out = run(c, "text_encoder=fp32");
+    ASSERT_EQ(out.size(), 5u);
+    const double e = worstError(out, c.io);
+    std::cout << "[ qwen2 golden ] worst relative error " << e << "\n";
+    EXPECT_LE(e, 1e-5);
+}
+
+TEST(QwenText, PaddingMasksKeysNotEarlierTokens) {
+    // Right padding changes nothing before the padding (causal attention) and the padded
+    // positions' outputs do change: the mask reaches the attention.
+    const Case& c = golden("qwen3");
+    NamedTensors in{{"in.input_ids", c.io.at("in.input_ids")}};
+    const NamedTensors open = run(c, "", nullptr, &in);
+    const NamedTensors masked = run(c);
+    const auto& a = open.at("out.last_hidden_state");
+    const auto& b = masked.at("out.last_hidden_state");
+    EXPECT_TRUE(torch::allclose(a[0], b[0], 1e-5, 1e-6));
+    EXPECT_TRUE(torch::allclose(a[1].narrow(0, 0, 9), b[1].narrow(0, 0, 9), 1e-5, 1e-6));
+    EXPECT_GT((a[1].narrow(0, 9, 3) - b[1].narrow(0, 9, 3)).abs().max().item<double>(), 1e-3);
+    // encode() without a mask is the unmasked run.
+    ProbeContext probes = contextFor("");
+    auto comp = load(c.config, c.weights, probes.policy());
+    const TextEncoding e = comp->encode(c.io.at("in.input_ids"), probes);
+    EXPECT_TRUE(torch::allclose(e.lastHiddenState, a, 1e-6, 1e-6));
+    EXPECT_EQ(e.hiddenStates.size(), 4u);
+    EXPECT_EQ(comp->width(), 48);
+}
+
+TEST(QwenText, RunModuleReproducesTheGolden) {
+    for (const std::string name : {"qwen3", "qwen2"}) {
+        const std::string out = test::tempDir("qwen-run-module") + "/out.safetensors";
+        int status = -1;
+        const std::string printed = test::runCli(
+            "run-module --model '" + dataPath("golden/" + name) + "' --inputs '" +
+                dataPath("golden/" + name + "_io.safetensors") + "' --output '" + out + "'",
+            status);
+        ASSERT_EQ(status, 0) << printed;
+        EXPECT_NE(printed.find("as 'text_encoder'"), std::string::npos) << printed;
+        EXPECT_LE(worstError(readTensors(out), golden(name).io), 1e-5) << name;
+    }
+}
+
+// The golden weights under another key prefix (and with the keys the family ignores).
+WeightMap prefixed(const WeightMap& w, const std::string& prefix) {
+    WeightMap r;
+    for (const auto& kv : w) r[prefix + kv.first] = kv.second;
+    return r;
+}
+
+TEST(QwenText, LoadsCausalLmAndQwen25VlLayouts) {
+    const Case& c = golden("qwen2");
+    const auto ref = c.io.at("out.last_hidden_state");
+    NamedTensors in{{"in.input_ids", c.io.at("in.input_ids")},
+                    {"in.attention_mask", c.io.at("in.attention_mask")}};
+    auto runWith = [&](const nlohmann::json& config, const WeightMap& w) {
+        ProbeContext probes = contextFor("");
+        auto comp = load(config, w, probes.policy());
+        return comp->run(in, probes).at("out.last_hidden_state");
+    };
+    // Qwen2ForCausalLM: model.* plus lm_head.
+    auto causal = c.config;
+    causal["architectures"] = {"Qwen2ForCausalLM"};
+    WeightMap w = prefixed(c.weights, "model.");
+    w["lm_head.weight"] = torch::zeros({200, 48});
+    EXPECT_LE(relErr(runWith(causal, w), ref), 1e-5);
+    // Qwen2.5-VL as released (model.*, visual.*) and as transformers >= 4.52 saves it
+    // (model.language_model.*, model.visual.*). Right padding: its mask-derived positions equal
+    // 0 .. L-1 on every real token.
+    nlohmann::json vl = {{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
+                         {"text_config", c.config}};
+    w["visual.blocks.0.attn.qkv.weight"] = torch::zeros({3, 3});
+    const auto released = runWith(vl, w);
+    EXPECT_LE(relErr(released.narrow(1, 0, 9), ref.narrow(1, 0, 9)), 1e-5);
+    EXPECT_LE(relErr(released[0], ref[0]), 1e-5);
+    w = prefixed(c.weights, "model.language_model.");
+    w["model.visual.merger.mlp.0.weight"] = torch::zeros({3, 3});
+    EXPECT_TRUE(torch::equal(runWith(vl, w), released));
+}
+
+void expectWeightError(const Case& c, const WeightMap& w, const std::string& needle) {
+    try {
+        load(c.config, w, PrecisionPolicy(PrecisionPlan(), torch::kCPU));
+        ADD_FAILURE() << "no error for " << needle;
+    } catch (const WeightError& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+TEST(QwenText, LoadingErrorsNameTheTensor) {
+    const Case& q3 = golden("qwen3");
+    WeightMap w = q3.weights;
+    w.erase("layers.1.self_attn.k_norm.weight");
+    expectWeightError(q3, w, "layers.1.self_attn.k_norm.weight");
+    w = q3.weights;
+    w["layers.0.self_attn.k_proj.weight"] = torch::zeros({64, 48});  // no grouped-query heads
+    expectWeightError(q3, w, "layers.0.self_attn.k_proj.weight");
+    // A Qwen2 checkpoint under a Qwen3 config: the biases are not Qwen3's, the q/k norms missing.
+    expectWeightError(q3, golden("qwen2").weights, "self_attn");
+    const Case& q2 = golden("qwen2");
+    w = q2.weights;
+    w.erase("layers.2.self_attn.v_proj.bias");
+    expectWeightError(q2, w, "layers.2.self_attn.v_proj.bias");
+}
+
+TEST(QwenText, InputErrorsNameTheKey) {
+    const Case& c = golden("qwen3");
+    auto expectInputError = [&](const NamedTensors& in, const std::string& needle) {
+        try {
+            run(c, "", nullptr, &in);
+            ADD_FAILURE() << "no error for " << needle;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    expectInputError({}, "in.input_ids");
+    expectInputError({{"in.input_ids", torch::zeros({4}, torch::kInt64)}}, "in.input_ids");
+    expectInputError({{"in.input_ids", torch::zeros({1, 4})}}, "integer");
+    expectInputError({{"in.input_ids", torch::tensor({{3, 200}})}}, "id 200");
+    expectInputError({{"in.input_ids", torch::zeros({1, 129}, torch::kInt64)}}, "L <= 128");
+    expectInputError(
+        {{"in.input_ids", torch::tensor({{3, 4}})}, {"in.attention_mask", torch::ones({1, 3})}},
+        "in.attention_mask");
+    expectInputError(
+        {{"in.input_ids", torch::tensor({{3, 4}})}, {"in.attention_mask", torch::tensor({{1, 2}})}},
+        "0 (padding) or 1");
+    expectInputError({{"in.input_ids", torch::tensor({{3, 4}})}, {"in.mask", torch::ones({1, 2})}},
+                     "unexpected input 'in.mask'");
+}
+
+// The golden Qwen3 with layer 1's feed-forward scaled past fp16's range through its weights
+// (x200 on up_proj, x4000 on down_proj, all still far inside fp16): finite in fp32, where the
+// next norms bring it back.
+WeightMap overflowingWeights() {
+    WeightMap w = golden("qwen3").weights;
+    for (const char* k : {"layers.1.mlp.up_proj.weight", "layers.1.mlp.down_proj.weight"})
+        w[k] = w.at(k) * (std::string(k).find("up") != std::string::npos ? 200 : 4000);
+    return w;
+}
+
+TEST(QwenText, Fp16FeedForwardOverflowIsNamed) {
+    Case c = golden("qwen3");
+    c.weights = overflowingWeights();
+    ProbeContext fp32 = contextFor("text_encoder=fp32", ProbeLevel::Op);
+    run(c, "", &fp32);
+    EXPECT_FALSE(fp32.firstNonFinite().has_value());
+    double peak = 0;
+    for (const auto& r : fp32.records())
+        if (r.name == "text_encoder.layers.1.mlp") peak = r.stats.absMax;
+    std::cout << "[ qwen3 fp16 ] layer 1 feed-forward peaks at " << peak << " in fp32\n";
+    EXPECT_GT(peak, kFp16Max);
+    for (const auto& kv : c.weights)
+        EXPECT_LT(kv.second.abs().max().item<double>(), 1000) << kv.first;
+    EXPECT_TRUE(torch::isfinite(run(c, "text_encoder=fp32").at("out.last_hidden_state"))
+                    .all()
+                    .item<bool>());
+    for (ProbeLevel level : {ProbeLevel::Layer, ProbeLevel::Op}) {
+        ProbeContext fp16 = contextFor("text_encoder=fp16", level);
+        const auto out = run(c, "", &fp16).at("out.last_hidden_state");
+        ASSERT_TRUE(fp16.firstNonFinite().has_value());
+        EXPECT_EQ(fp16.firstNonFinite()->at.name, "text_encoder.layers.1.mlp");
+        EXPECT_EQ(fp16.firstNonFinite()->at.format, Format::FP16);
+        EXPECT_FALSE(torch::isfinite(out).all().item<bool>());
+    }
+    // The unscaled model in fp16 stays close to fp32.
+    const auto ref = run(golden("qwen3"), "text_encoder=fp32").at("out.last_hidden_state");
+    const auto half = run(golden("qwen3"), "text_encoder=fp16").at("out.last_hidden_state");
+    const double e = relErr(half, ref);
+    std::cout << "[ qwen3 fp16 ] relative error vs fp32 " << e << "\n";
+    EXPECT_GT(e, 0.0);
+    EXPECT_LE(e, 1e-2);
+}
+
+TEST(QwenText, ProbePointsAtEachLevel) {
+    std::map<ProbeLevel, std::set<std::string>> names;
+    for (ProbeLevel level : {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op}) {
+        ProbeContext probes = contextFor("text_encoder=fp32", level);
+        run(golden("qwen3"), "", &probes);
+        for (const auto& r : probes.records()) names[level].insert(r.name);
+    }
+    const std::string l0 = "text_encoder.layers.0";
+    EXPECT_EQ(names[ProbeLevel::Module],
+              (std::set<std::string>{l0, "text_encoder.layers.1", "text_encoder.layers.2"}));
+    EXPECT_EQ(names[ProbeLevel::Layer].size(), 3u + 2u + 3u * 4u);
+    for (const std::string& n :
+         {l0 + ".self_attn", l0 + ".mlp", l0 + ".input_layernorm", std::string("text_encoder.norm"),
+          std::string("text_encoder.embed_tokens")})
+        EXPECT_TRUE(names[ProbeLevel::Layer].count(n)) << n;
+    for (const std::string& n :
+         {l0 + ".self_attn.q_norm", l0 + ".self_attn.k_rope", l0 + ".self_attn.scores",
+          l0 + ".self_attn.weights", l0 + ".mlp.gate", l0 + ".attn_residual",
+          std::string("text_encoder.rotary_emb.cos")})
+        EXPECT_TRUE(names[ProbeLevel::Op].count(n)) << n;
+    // Op: embed, cos, sin, norm + per layer 4 layer-level + 1 module + 10 attention + 4 mlp +
+    // attn_residual.
+    EXPECT_EQ(names[ProbeLevel::Op].size(), 4u + 3u * (4u + 1u + 10u + 4u + 1u));
+}
+
+}  // namespace
+}  // namespace hs
