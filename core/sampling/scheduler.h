@@ -53,14 +53,14 @@ public:
 };
 
 // By "_class_name" (EulerDiscreteScheduler, EulerAncestralDiscreteScheduler, DDIMScheduler,
-// DPMSolverMultistepScheduler, FlowMatchEulerDiscreteScheduler); ConfigError listing the
+// DPMSolverMultistepScheduler, PNDMScheduler, FlowMatchEulerDiscreteScheduler); ConfigError listing the
 // supported ones otherwise. Keys named in "_use_default_values" take the class's defaults, and
 // keys the class does not take are ignored, as diffusers' from_config does; an option the class
 // takes but this port does not implement is a ConfigError naming it.
 std::unique_ptr<Scheduler> makeScheduler(const nlohmann::json& config);
 
 // The samplers a user can pick for an SD-style model, as diffusers' from_config(...) switches
-// them. ids: "euler", "euler_a", "ddim", "dpmpp_2m", "dpmpp_2m_karras".
+// them. ids: "euler", "euler_a", "ddim", "dpmpp_2m", "dpmpp_2m_karras", "pndm".
 struct SchedulerChoice {
     std::string id;
     std::string label;
