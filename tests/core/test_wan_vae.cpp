@@ -1,0 +1,325 @@
+// diffusers AutoencoderKLQwenImage / AutoencoderKLWan for images (one frame): config, golden
+// parity through the family, another configuration of the Wan class against the plain-PyTorch
+// port, the VaeComponent role, probes, fp16 overflow, and errors naming the field, key or input.
+//
+// tests/data/wan_vae/wan21_tiny* were made with
+//   /usr/bin/python3 bench/reference/wan_vae_reference.py make-wan tests/data/wan_vae/wan21_tiny
+// (the port reproduces diffusers' golden outputs to 1e-6: its `check` command).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "io/safetensors.h"
+#include "models/registry.h"
+#include "models/wan_vae/wan_vae_family.h"
+#include "test_util.h"
+
+namespace hs {
+namespace {
+
+using test::dataPath;
+using test::relErr;
+
+nlohmann::json readJson(const std::string& path) {
+    std::ifstream in(path);
+    EXPECT_TRUE(in.good()) << path;
+    return nlohmann::json::parse(in);
+}
+
+ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
+    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
+}
+
+struct Case {
+    nlohmann::json config;
+    WeightMap weights;
+    NamedTensors io;
+};
+
+Case openCase(const std::string& dir, const std::string& io) {
+    Case c;
+    c.config = readJson(dataPath(dir + "/config.json"));
+    auto set = TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors"));
+    for (auto& kv : weightMapOf(set)) c.weights.emplace(kv.first, kv.second.clone());
+    auto ioSet = TensorSet::open(dataPath(io));
+    for (const auto& n : ioSet.names()) c.io.emplace(n, ioSet.tensor(n).clone());
+    return c;
+}
+
+std::shared_ptr<WanVaeComponent> loadThroughFamily(const Case& c, const PrecisionPolicy& policy,
+                                                   const std::string& component = "vae") {
+    const auto family =
+        FamilyRegistry::global().require(c.config["_class_name"].get<std::string>(), "test");
+    auto comp = loadComponent(*family, {"test", c.config, c.weights}, policy, component);
+    auto wan = std::dynamic_pointer_cast<WanVaeComponent>(comp);
+    EXPECT_TRUE(wan) << "the family must build a WanVaeComponent";
+    return wan;
+}
+
+// Runs every in.* of the case through run() and compares every out.* with the reference.
+void expectParity(const Case& c, double tol) {
+    ProbeContext probes = contextFor("");
+    auto vae = loadThroughFamily(c, probes.policy());
+    NamedTensors inputs;
+    for (const auto& kv : c.io)
+        if (kv.first.rfind("in.", 0) == 0) inputs.emplace(kv.first, kv.second);
+    auto out = vae->run(inputs, probes);
+    int compared = 0;
+    for (const auto& kv : c.io) {
+        if (kv.first.rfind("out.", 0) != 0) continue;
+        ASSERT_TRUE(out.count(kv.first)) << "no output " << kv.first;
+        ASSERT_EQ(out.at(kv.first).sizes(), kv.second.sizes()) << kv.first;
+        const double err = relErr(out.at(kv.first), kv.second);
+        std::printf("  %-20s rel err %.3e (max |ref| %.3f)\n", kv.first.c_str(), err,
+                    kv.second.abs().max().item<double>());
+        EXPECT_LE(err, tol) << kv.first;
+        ++compared;
+    }
+    EXPECT_EQ(compared, 3);
+}
+
+std::set<std::string> recordedNames(ProbeContext& probes) {
+    std::set<std::string> names;
+    for (const auto& r : probes.records()) names.insert(r.name);
+    return names;
+}
+
+TEST(WanVaeConfig, ReadsBothClassNames) {
+    auto q = WanVaeConfig::fromJson(readJson(dataPath("golden/qwen_vae/config.json")));
+    EXPECT_EQ(q.className, "AutoencoderKLQwenImage");
+    EXPECT_EQ(q.zDim, 8);
+    EXPECT_EQ(q.dimMult, (std::vector<int>{1, 2, 2}));
+    EXPECT_EQ(q.downFactor(), 4);
+    EXPECT_EQ(q.encoderDims(), (std::vector<int>{16, 16, 32, 32}));
+    EXPECT_EQ(q.decoderDims(), (std::vector<int>{32, 32, 32, 16}));
+    EXPECT_EQ(q.temperalDownsample, (std::vector<bool>{false, true}));
+
+    auto w = WanVaeConfig::fromJson(readJson(dataPath("wan_vae/wan21_tiny/config.json")));
+    EXPECT_EQ(w.className, "AutoencoderKLWan");
+    EXPECT_EQ(w.zDim, 16);
+    EXPECT_EQ(w.downFactor(), 8);
+    EXPECT_EQ(w.decoderBaseDim, 12);
+    EXPECT_EQ(w.attnScales, (std::vector<double>{0.5}));
+
+    // Defaults are diffusers' (Wan 2.1 / Qwen-Image): 16 channels with their mean and std.
+    auto d = WanVaeConfig::fromJson({{"_class_name", "AutoencoderKLQwenImage"}});
+    EXPECT_EQ(d.baseDim, 96);
+    EXPECT_EQ(d.downFactor(), 8);
+    ASSERT_EQ(d.latentsStd.size(), 16u);
+    EXPECT_DOUBLE_EQ(d.latentsMean[7], 1.5508);
+    EXPECT_DOUBLE_EQ(d.latentsStd[8], 3.2687);
+
+    // unscale = latents / (1 / std) + mean, per channel; scale inverts it.
+    auto lat = torch::randn({2, 8, 3, 3});
+    auto z = wanUnscaleLatents(lat, q);
+    for (int c : {0, 3, 7}) {
+        const double mean = q.latentsMean[c], stdv = q.latentsStd[c];
+        EXPECT_TRUE(torch::allclose(z.select(1, c), lat.select(1, c) * stdv + mean, 1e-5, 1e-6))
+            << c;
+    }
+    EXPECT_TRUE(torch::allclose(wanScaleLatents(z, q), lat, 1e-5, 1e-5));
+}
+
+TEST(WanVaeConfig, ErrorsNameTheField) {
+    const auto base = readJson(dataPath("wan_vae/wan21_tiny/config.json"));
+    auto expectError = [](const nlohmann::json& j, const std::string& needle) {
+        try {
+            WanVaeConfig::fromJson(j);
+            ADD_FAILURE() << "no ConfigError for " << needle;
+        } catch (const ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    auto j = base;
+    j["is_residual"] = true;
+    expectError(j, "is_residual");
+    j = base;
+    j["patch_size"] = 2;
+    expectError(j, "patch_size");
+    j = base;
+    j["temperal_downsample"] = {false, true};
+    expectError(j, "temperal_downsample");
+    j = base;
+    j["latents_std"] = {1.0, 2.0};
+    expectError(j, "latents_std");
+    j = base;
+    j["z_dim"] = 4;
+    j.erase("latents_mean");
+    expectError(j, "latents_mean");
+    j = base;
+    j["base_dim"] = "8";
+    expectError(j, "base_dim");
+    j = base;
+    j["dim_mult"] = {1, 2, 100000};
+    expectError(j, "dim_mult[2]");
+    j = base;
+    j["_class_name"] = "AutoencoderKLHunyuanVideo";
+    expectError(j, "_class_name");
+}
+
+TEST(WanVae, GoldenParityThroughTheFamily) {
+    expectParity(openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors"), 1e-4);
+}
+
+// AutoencoderKLWan at other widths: 16 latent channels, four levels, two resnets per level, a
+// wider decoder (decoder_base_dim), encoder attention at scale 1/2, batch 2, a non-square image.
+TEST(WanVae, WanClassOtherWidthsMatchThePort) {
+    auto c = openCase("wan_vae/wan21_tiny", "wan_vae/wan21_tiny_io.safetensors");
+    EXPECT_TRUE(c.weights.count("encoder.down_blocks.4.to_qkv.weight"));  // attention entry
+    EXPECT_TRUE(c.weights.count("decoder.up_blocks.1.upsamplers.0.time_conv.weight"));
+    expectParity(c, 1e-4);
+}
+
+TEST(WanVae, VaeRoleDecodesAndEncodesImages) {
+    auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
+    ProbeContext probes = contextFor("");
+    auto vae = loadThroughFamily(c, probes.policy());
+    VaeComponent& role = *vae;
+    EXPECT_EQ(role.latentChannels(), 8);
+    EXPECT_EQ(role.downFactor(), 4);
+    EXPECT_FALSE(role.forceUpcast());
+    torch::NoGradGuard g;
+    auto image = role.decode(c.io.at("in.z").squeeze(2), probes);  // [1, 3, 16, 16]
+    EXPECT_EQ(image.sizes(), (std::vector<int64_t>{1, 3, 16, 16}));
+    EXPECT_LE(relErr(image, c.io.at("out.decode.sample").squeeze(2)), 1e-4);
+    auto m = role.encode(c.io.at("in.x").squeeze(2), probes);
+    EXPECT_LE(relErr(m.mean, c.io.at("out.encode.mean").squeeze(2)), 1e-4);
+    EXPECT_LE(relErr(m.logvar, c.io.at("out.encode.logvar").squeeze(2)), 1e-4);
+    // The pipeline's unscale feeds decode: z = latents * std + mean.
+    auto lat = torch::randn({1, 8, 4, 4});
+    auto z = role.unscale(lat);
+    EXPECT_TRUE(torch::allclose(z.select(1, 5), lat.select(1, 5) * 1.5 + 0.5, 1e-5, 1e-6));
+}
+
+TEST(WanVae, InputErrorsNameKeyAndShape) {
+    auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
+    ProbeContext probes = contextFor("");
+    auto vae = loadThroughFamily(c, probes.policy());
+    auto expectError = [&](const NamedTensors& in, const std::string& a, const std::string& b) {
+        try {
+            vae->run(in, probes);
+            ADD_FAILURE() << "no InputError for " << a;
+        } catch (const InputError& e) {
+            const std::string msg = e.what();
+            EXPECT_NE(msg.find(a), std::string::npos) << msg;
+            EXPECT_NE(msg.find(b), std::string::npos) << msg;
+        }
+    };
+    expectError({{"in.z", torch::zeros({1, 8, 3, 4, 4})}}, "in.z", "3 frames");
+    expectError({{"in.z", torch::zeros({1, 8, 4, 4})}}, "in.z", "[B, 8, 1, h, w]");
+    expectError({{"in.z", torch::zeros({1, 16, 1, 4, 4})}}, "in.z", "[B, 8, 1, h, w]");
+    expectError({{"in.x", torch::zeros({1, 3, 1, 16, 18})}}, "in.x", "multiples of 4");
+    expectError({{"in.sample", torch::zeros({1})}}, "in.sample", "in.z");
+    expectError({{"out.decode.sample", torch::zeros({1})}}, "in.z", "in.x");
+}
+
+TEST(WanVae, WeightErrorsNameTheKey) {
+    auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
+    ProbeContext probes = contextFor("");
+    auto expectError = [&](const WeightMap& w, const std::string& key) {
+        try {
+            loadWanVae(c.config, w, probes.policy());
+            ADD_FAILURE() << "no WeightError for " << key;
+        } catch (const WeightError& e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+        }
+    };
+    auto w = c.weights;
+    w.erase("decoder.up_blocks.0.upsamplers.0.time_conv.weight");  // unused, still required
+    expectError(w, "decoder.up_blocks.0.upsamplers.0.time_conv.weight");
+    w = c.weights;
+    w["decoder.norm_out.gamma"] = torch::ones({16});
+    expectError(w, "decoder.norm_out.gamma");
+    w = c.weights;
+    w["decoder.up_blocks.1.upsamplers.0.time_conv.weight"] = torch::zeros({64, 32, 3, 1, 1});
+    expectError(w, "decoder.up_blocks.1.upsamplers.0.time_conv.weight");  // 2d mode has none
+}
+
+TEST(WanVae, ProbesRecordCheckpointPaths) {
+    auto c = openCase("wan_vae/wan21_tiny", "wan_vae/wan21_tiny_io.safetensors");
+    ProbeContext layer = contextFor("", ProbeLevel::Layer);
+    auto vae = loadThroughFamily(c, layer.policy());
+    torch::NoGradGuard g;
+    vae->decode(torch::randn({1, 16, 2, 3}), layer);
+    auto names = recordedNames(layer);
+    for (const char* n : {"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
+                          "vae.decoder.mid_block.resnets.0", "vae.decoder.mid_block.attentions.0",
+                          "vae.decoder.up_blocks.0", "vae.decoder.up_blocks.0.resnets.2",
+                          "vae.decoder.up_blocks.2.upsamplers.0", "vae.decoder.up_blocks.3",
+                          "vae.decoder.norm_out", "vae.decoder.conv_out"})
+        EXPECT_TRUE(names.count(n)) << n;
+    EXPECT_FALSE(names.count("vae.decoder.up_blocks.3.upsamplers.0"));     // the last has none
+    EXPECT_FALSE(names.count("vae.decoder.up_blocks.0.resnets.0.conv1"));  // Op granularity
+    EXPECT_EQ(layer.records().front().name, "vae.post_quant_conv");
+    EXPECT_EQ(layer.records().back().name, "vae.decoder.conv_out");
+
+    ProbeContext ops = contextFor("", ProbeLevel::Op);
+    auto enc = loadThroughFamily(c, ops.policy(), "first_stage");
+    enc->encode(torch::rand({1, 3, 16, 16}), ops);
+    names = recordedNames(ops);
+    for (const char* n :
+         {"first_stage.encoder.conv_in", "first_stage.encoder.down_blocks.0.norm1",
+          "first_stage.encoder.down_blocks.3.conv_shortcut", "first_stage.encoder.down_blocks.2",
+          "first_stage.encoder.down_blocks.4.to_qkv", "first_stage.encoder.down_blocks.4.sdpa",
+          "first_stage.encoder.mid_block.attentions.0.proj", "first_stage.encoder.conv_act",
+          "first_stage.quant_conv"})
+        EXPECT_TRUE(names.count(n)) << n;
+    for (const auto& n : names) EXPECT_EQ(n.rfind("first_stage.", 0), 0u) << n;
+}
+
+// fp16 emulated on the CPU: one decoder conv scaled past 65504 is the first non-finite point,
+// named at block and op level, while bf16 (and fp32) stay finite.
+TEST(WanVae, Fp16OverflowIsNamedAtTheBlock) {
+    auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
+    const std::string key = "decoder.up_blocks.1.resnets.0.conv2.weight";
+    c.weights[key] = c.weights[key] * 1e6;
+    const auto z = c.io.at("in.z").squeeze(2);
+    torch::NoGradGuard g;
+
+    ProbeContext p32 = contextFor("", ProbeLevel::Layer);
+    loadThroughFamily(c, p32.policy())->decode(z, p32);
+    EXPECT_FALSE(p32.firstNonFinite().has_value()) << "fp32 must stay finite";
+    bool over = false;
+    for (const auto& r : p32.records())
+        if (r.name == "vae.decoder.up_blocks.1.resnets.0") over = r.stats.overFp16 > 0;
+    EXPECT_TRUE(over) << "the scaled block must exceed 65504 in fp32";
+
+    ProbeContext pm = contextFor("vae=fp16", ProbeLevel::Module);
+    auto m16 = loadThroughFamily(c, pm.policy());
+    m16->decode(z, pm);
+    ASSERT_TRUE(pm.firstNonFinite().has_value());
+    EXPECT_EQ(pm.firstNonFinite()->at.name, "vae.decoder.up_blocks.1");
+    EXPECT_EQ(pm.firstNonFinite()->at.execution, Execution::Emulated);
+
+    ProbeContext po = contextFor("vae=fp16", ProbeLevel::Op);
+    m16->decode(z, po);
+    ASSERT_TRUE(po.firstNonFinite().has_value());
+    EXPECT_EQ(po.firstNonFinite()->at.name, "vae.decoder.up_blocks.1.resnets.0.conv2");
+    EXPECT_EQ(po.firstNonFinite()->at.format, Format::FP16);
+
+    test::ScopedCpuBf16 emulated(CpuBf16::Emulated);
+    ProbeContext pb = contextFor("vae=bf16", ProbeLevel::Module);
+    loadThroughFamily(c, pb.policy())->decode(z, pb);
+    EXPECT_FALSE(pb.firstNonFinite().has_value()) << "bf16 has fp32's range";
+}
+
+// bf16 (emulated, and native where the CPU has bf16 instructions) stays near fp32.
+TEST(WanVae, Bf16AgreesWithFp32) {
+    auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
+    NamedTensors in{{"in.z", c.io.at("in.z")}, {"in.x", c.io.at("in.x")}};
+    for (CpuBf16 mode : test::bf16ModesHere()) {
+        test::ScopedCpuBf16 scoped(mode);
+        ProbeContext pbf = contextFor("vae=bf16");
+        auto out = loadThroughFamily(c, pbf.policy())->run(in, pbf);
+        for (const char* k : {"out.decode.sample", "out.encode.mean", "out.encode.logvar"}) {
+            const double err = relErr(out.at(k), c.io.at(k));
+            std::printf("  bf16 %-8s %-20s rel err %.3e\n", cpuBf16Name(mode).c_str(), k, err);
+            EXPECT_LT(err, 5e-2) << k;  // 8 bits, ~25 ops deep; outputs of magnitude <= 1
+            EXPECT_GT(err, 0.0) << k;   // bf16 really ran
+        }
+    }
+}
+
+}  // namespace
+}  // namespace hs
