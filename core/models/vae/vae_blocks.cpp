@@ -100,7 +100,9 @@ torch::Tensor VaeAttentionImpl::forward(const torch::Tensor& x, ProbeContext& pr
     for (int64_t s = 0; s < L; s += rows) {
         const int64_t n = std::min(rows, L - s);
         auto qc = n == L ? qs : qs.narrow(1, s, n);  // [B, n, C]
-        auto scores = torch::baddbmm(torch::empty({B, n, L}, qs.options()), qc, kt,
+        // A zeroed input: LibTorch 1.13's CPU baddbmm read an uninitialised one despite beta 0
+        // in small products (NaN about one call in five at a few hundred multiply-adds).
+        auto scores = torch::baddbmm(torch::zeros({B, n, L}, qs.options()), qc, kt,
                                      /*beta=*/0.0, /*alpha=*/m_scale);  // [B, n, L]
         auto probs = torch::softmax(scores, -1);                        // [B, n, L]
         parts.push_back(torch::bmm(asTypeOf(probs, v), v));             // [B, n, C]
