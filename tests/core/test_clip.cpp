@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/clip/clip_run.h"
 #include "models/clip/clip_text_model.h"
@@ -14,18 +15,10 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
 using test::dataPath;
+using test::readJson;
 using test::relErr;
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
-}
 
 struct Golden {
     nlohmann::json config;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/flux/flux_latents.h"
 #include "models/flux/flux_run.h"
@@ -14,18 +15,10 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
 using test::dataPath;
+using test::readJson;
 using test::relErr;
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
-}
 
 NamedTensors goldenIo() {
     auto io = TensorSet::open(dataPath("golden/flux_io.safetensors"));

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/registry.h"
 #include "models/t5/t5_family.h"
@@ -15,16 +16,12 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
 using test::dataPath;
+using test::readJson;
 using test::relErr;
 
 const std::string kWo0 = "encoder.block.0.layer.1.DenseReluDense.wo.weight";
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
 
 struct Golden {
     nlohmann::json config;
@@ -59,10 +56,6 @@ NamedTensors run(const std::string& plan, ProbeContext* probesOut = nullptr,
     ProbeContext local(PrecisionPlan::parse(plan), torch::kCPU, ProbeLevel::Off);
     ProbeContext& probes = probesOut ? *probesOut : local;
     return load(config, weights, probes.policy())->run(inputs, probes);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
 }
 
 // T5 v1.0 style: relu, one wi, 3 layers, 3 heads of 6 over a 20-wide model, other buckets.

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "diagnosis/blocks.h"
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/run_component.h"
 #include "models/unet/unet_family.h"
@@ -24,25 +25,11 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
 using test::dataPath;
+using test::readIo;
+using test::readJson;
 using test::relErr;
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
-}
-
-NamedTensors readIo(const std::string& rel) {
-    auto io = TensorSet::open(dataPath(rel));
-    NamedTensors t;
-    for (const auto& n : io.names()) t.emplace(n, io.tensor(n));
-    return t;
-}
 
 // A case of tests/data/unet: its config, its weights (copied out of the mapped file) and io.
 struct Case {

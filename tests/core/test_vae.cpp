@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/vae/autoencoder_kl.h"
 #include "models/vae/vae_io.h"
@@ -12,18 +13,10 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
 using test::dataPath;
+using test::readJson;
 using test::relErr;
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
-}
 
 // A config that shares nothing with the golden one: 16 latent channels, 3 levels, 8 groups,
 // no mid-block attention, no quant_conv.
