@@ -9,17 +9,6 @@ namespace hs {
 
 namespace {
 
-std::string countText(int64_t n) {
-    char buf[32];
-    if (n >= 100000000)  // 0.86 B for SD 1.x's UNet
-        std::snprintf(buf, sizeof buf, "%.2f B", n / 1e9);
-    else if (n >= 1000000)
-        std::snprintf(buf, sizeof buf, "%.2f M", n / 1e6);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f k", n / 1e3);
-    return buf;
-}
-
 int64_t parametersOf(const ConvertedComponent& c) {
     int64_t n = 0;
     for (const auto& kv : c.weights) n += kv.second.numel();
@@ -65,7 +54,7 @@ std::string sdHeadline(const SingleFileContents& f, const WeightMap& all, const 
         vae |= c.slot == "vae";
     }
     std::string s = model + ", " + (sgm ? "SGM" : "LDM") + " layout: UNet " +
-                    countText(parametersOf(unet)) + ", ";
+                    parameterCountText(parametersOf(unet)) + ", ";
     if (encoders.size() >= 2)
         s += "two text encoders";
     else if (encoders.size() == 1)
@@ -91,7 +80,7 @@ std::string singleFileHeadline(const SingleFileContents& f, const WeightMap& all
         if (c.slot == "unet" && !model.empty()) return sdHeadline(f, all, model, c);
     std::string s;
     for (const auto& c : f.components)
-        s += (s.empty() ? "" : ", ") + c.className + " " + countText(parametersOf(c));
+        s += (s.empty() ? "" : ", ") + c.className + " " + parameterCountText(parametersOf(c));
     return s.empty() ? s : s + "; " + dtypeText(all);
 }
 

@@ -1,5 +1,6 @@
 #include "models/single_file_support.h"
 
+#include <cstdio>
 #include <map>
 
 namespace hs {
@@ -96,6 +97,17 @@ void LayoutKeys::finish() const {
     }
     if (m_keys.size() > 5) list += " and " + std::to_string(m_keys.size() - 5) + " more";
     fail(std::to_string(m_keys.size()) + " tensor(s) this layout does not know: " + list);
+}
+
+std::string parameterCountText(int64_t n) {
+    char buf[32];
+    if (n >= 100000000)  // 0.86 B for SD 1.x's UNet
+        std::snprintf(buf, sizeof buf, "%.2f B", n / 1e9);
+    else if (n >= 1000000)
+        std::snprintf(buf, sizeof buf, "%.2f M", n / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f k", n / 1e3);
+    return buf;
 }
 
 }  // namespace hs

@@ -59,6 +59,10 @@ private:
     std::string m_prefix, m_layout, m_path, m_dtype;
 };
 
+// A parameter count as inspect and the conversions' descriptions write it: "0.86 B", "2.45 M",
+// "54.9 k".
+std::string parameterCountText(int64_t n);
+
 // "bf16" for kBFloat16, "fp16", "fp32", "fp64", else the ScalarType's name.
 std::string dtypeShortName(c10::ScalarType t);
 

@@ -70,11 +70,7 @@ torch::Tensor DdimScheduler::alphaProdPrev(int64_t prev) const {
 }
 
 torch::Tensor DdimScheduler::sigmas() const {
-    std::vector<torch::Tensor> a;
-    for (int64_t t : m_timesteps) a.push_back(m_alphasCumprod[t]);
-    a.push_back(m_finalAlphaCumprod);
-    auto acp = torch::stack(a);         // [n + 1]
-    return ((1 - acp) / acp).pow(0.5);  // [n + 1] float32
+    return sched::sigmasOfAlphas(m_alphasCumprod, m_timesteps, m_finalAlphaCumprod);
 }
 
 torch::Tensor DdimScheduler::scaleModelInput(const torch::Tensor& sample, int i) const {

@@ -100,11 +100,7 @@ torch::Tensor PndmScheduler::timesteps() const {
 }
 
 torch::Tensor PndmScheduler::sigmas() const {
-    std::vector<torch::Tensor> a;
-    for (int64_t t : m_timesteps) a.push_back(m_alphasCumprod[t]);
-    a.push_back(m_finalAlphaCumprod);
-    auto acp = torch::stack(a);         // [calls + 1]
-    return ((1 - acp) / acp).pow(0.5);  // [calls + 1] float32
+    return sched::sigmasOfAlphas(m_alphasCumprod, m_timesteps, m_finalAlphaCumprod);  // [calls + 1]
 }
 
 torch::Tensor PndmScheduler::scaleModelInput(const torch::Tensor& sample, int i) const {

@@ -58,4 +58,14 @@ torch::Tensor floatTensor(const std::vector<float>& v) {
         .clone();
 }
 
+torch::Tensor sigmasOfAlphas(const torch::Tensor& alphasCumprod,
+                             const std::vector<int64_t>& timesteps,
+                             const torch::Tensor& finalAlphaCumprod) {
+    std::vector<torch::Tensor> a;
+    for (int64_t t : timesteps) a.push_back(alphasCumprod[t]);
+    a.push_back(finalAlphaCumprod);
+    auto acp = torch::stack(a);         // [n + 1]
+    return ((1 - acp) / acp).pow(0.5);  // [n + 1] float32
+}
+
 }  // namespace hs::sched

@@ -25,4 +25,10 @@ torch::Tensor noiseFor(const std::string& cls, const torch::Tensor& like, c10::S
 
 torch::Tensor floatTensor(const std::vector<float>& v);  // [n] float32
 
+// sqrt((1 - acp) / acp) at each timestep and at the final alpha: the sigmas of a scheduler that
+// has none in diffusers (DDIM, PNDM), for plots. [timesteps + 1] float32
+torch::Tensor sigmasOfAlphas(const torch::Tensor& alphasCumprod,
+                             const std::vector<int64_t>& timesteps,
+                             const torch::Tensor& finalAlphaCumprod);
+
 }  // namespace hs::sched

@@ -152,17 +152,6 @@ std::string listText(const std::vector<int64_t>& v) {
     return s + "]";
 }
 
-std::string countText(int64_t n) {
-    char buf[32];
-    if (n >= 100000000)  // 0.86 B for SD 1.x's UNet
-        std::snprintf(buf, sizeof buf, "%.2f B", n / 1e9);
-    else if (n >= 1000000)
-        std::snprintf(buf, sizeof buf, "%.2f M", n / 1e6);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f k", n / 1e3);
-    return buf;
-}
-
 int64_t rows(const LayoutKeys& k, const std::string& key, int64_t dims) {
     const torch::Tensor& t = k.peek(key);
     if (t.dim() != dims)
@@ -441,8 +430,8 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
     d << c.className << ", LDM layout" << (k.prefix().empty() ? "" : " under " + k.prefix()) << ": "
       << model;
     if (inpainting) d << " (9 input channels: latents, mask, masked image)";
-    d << ", " << countText(parameters) << " parameters, " << n << " levels " << listText(ch) << ", "
-      << s.layersPerBlock << " layers per block, transformer depth "
+    d << ", " << parameterCountText(parameters) << " parameters, " << n << " levels "
+      << listText(ch) << ", " << s.layersPerBlock << " layers per block, transformer depth "
       << (depths.is_array() ? listText(depths.get<std::vector<int64_t>>()) : depths.dump())
       << ", context " << context << ", " << (linear ? "linear" : "convolution") << " projections, "
       << k.dtypeName() << "; assumed: " << headRule << ", 32 norm groups";
