@@ -227,6 +227,51 @@ TEST(QwenText, LoadsCausalLmAndQwen25VlLayouts) {
     EXPECT_TRUE(torch::equal(runWith(vl, w), released));
 }
 
+// Cases made by bench/reference/qwen_reference.py (checked on the golden files first):
+//   /usr/bin/python3 bench/reference/qwen_reference.py cases tests/data/qwen
+// qwen3_mqa: Qwen3ForCausalLM keys (model.*), attention_bias, 5 query heads on 1 key/value head,
+// head_dim 12 over a 40-wide model, rope_theta 1e4; prompts full, right- and left-padded (the
+// left-padded one's first queries see only padding).
+// qwen25vl_text: Qwen2_5_VLForConditionalGeneration with text_config, mrope, visual.* and lm_head
+// beside model.*, 6 heads without grouping, left and right padding (positions from the mask).
+Case portCase(const std::string& name) {
+    Case c;
+    c.config = readJson(dataPath("qwen/" + name + "/config.json"));
+    c.weights = weightMapOf(TensorSet::open(dataPath("qwen/" + name + "/model.safetensors")));
+    c.io = readTensors(dataPath("qwen/" + name + "_io.safetensors"));
+    return c;
+}
+
+TEST(QwenText, OtherConfigsMatchThePort) {
+    for (const std::string name : {"qwen3_mqa", "qwen25vl_text"}) {
+        const Case c = portCase(name);
+        const NamedTensors out = run(c, "text_encoder=fp32");
+        const double e = worstError(out, c.io);
+        std::cout << "[ qwen " << name << " ] worst relative error against the port " << e << "\n";
+        EXPECT_LE(e, 1e-5) << name;
+    }
+    // The left-padded Qwen3 prompt: its first 3 queries attend to padding only, and eager
+    // attention spreads them evenly over all keys (a plain causal softmax would not).
+    const Case c = portCase("qwen3_mqa");
+    NamedTensors in = c.io;
+    in.erase("in.attention_mask");
+    const auto open = run(c, "", nullptr, &in).at("out.last_hidden_state");
+    const auto& masked = c.io.at("out.last_hidden_state");
+    EXPECT_GT((open[2].narrow(0, 0, 3) - masked[2].narrow(0, 0, 3)).abs().max().item<double>(),
+              1e-3);
+    // Qwen2.5-VL's positions follow the mask: the same weights as a Qwen2Model (positions
+    // 0 .. L-1 whatever the mask) agree on every real token (RoPE is relative, padded keys are
+    // masked) and differ at the right-padded prompt's padding queries (position 1 there).
+    Case vl = portCase("qwen25vl_text");
+    const auto& ref = vl.io.at("out.last_hidden_state");
+    vl.config["architectures"] = {"Qwen2Model"};
+    const auto plain = run(vl).at("out.last_hidden_state");
+    EXPECT_TRUE(torch::allclose(plain[0], ref[0], 1e-5, 1e-5));
+    EXPECT_TRUE(torch::allclose(plain[1], ref[1], 1e-5, 1e-5));
+    EXPECT_TRUE(torch::allclose(plain[2].narrow(0, 0, 6), ref[2].narrow(0, 0, 6), 1e-5, 1e-5));
+    EXPECT_GT((plain[2].narrow(0, 6, 3) - ref[2].narrow(0, 6, 3)).abs().max().item<double>(), 1e-3);
+}
+
 void expectWeightError(const Case& c, const WeightMap& w, const std::string& needle) {
     try {
         load(c.config, w, PrecisionPolicy(PrecisionPlan(), torch::kCPU));
