@@ -9,6 +9,7 @@ reference cases for configurations the golden file does not cover:
 
   /usr/bin/python3 bench/reference/wan_vae_reference.py check tests/data/golden/qwen_vae tests/data/golden/qwen_vae_io.safetensors
   /usr/bin/python3 bench/reference/wan_vae_reference.py make-wan tests/data/wan_vae/wan21_tiny
+  /usr/bin/python3 bench/reference/wan_vae_reference.py original tests/data/golden/qwen_vae tests/data/wan_vae/qwen_vae_original.safetensors
   /usr/bin/python3 bench/reference/wan_vae_reference.py make DIR          # Qwen-Image widths, 1 x 16 x 1 x 32 x 32 latent
   /usr/bin/python3 bench/reference/wan_vae_reference.py time DIR INPUTS [fp32|bf16] [repeat]
 """
@@ -256,6 +257,49 @@ def make_weights(cfg, seed=0):
     return w
 
 
+# ---- the original Wan single-file layout (ComfyUI's wan_2.1_vae / qwen_image_vae files) ---------
+
+def _res_original(key):
+    for a, b in ((".norm1.gamma", ".residual.0.gamma"), (".conv1.", ".residual.2."),
+                 (".norm2.gamma", ".residual.3.gamma"), (".conv2.", ".residual.6."),
+                 (".conv_shortcut.", ".shortcut.")):
+        key = key.replace(a, b)
+    return key
+
+
+def to_original(w, cfg):
+    """diffusers keys -> the Wan repository's vae.py keys (what convert_wan_vae_to_diffusers
+    reads): conv1/conv2 for quant convs, middle.0-2, head.0/2, flat downsamples/upsamples."""
+    a = arch(cfg)
+    _, blocks = decoder_layout(a)
+    flat, n = {}, 0
+    for i, (_, _, mode) in enumerate(blocks):
+        for j in range(a["nres"] + 1):
+            flat[f"decoder.up_blocks.{i}.resnets.{j}."] = f"decoder.upsamples.{n}."
+            n += 1
+        if mode:
+            flat[f"decoder.up_blocks.{i}.upsamplers.0."] = f"decoder.upsamples.{n}."
+            n += 1
+    out = {}
+    for k, v in w.items():
+        o = _res_original(k)  # inside residual blocks first: conv_in becomes conv1 below
+        for side in ("encoder", "decoder"):
+            o = o.replace(f"{side}.conv_in.", f"{side}.conv1.")
+            o = o.replace(f"{side}.norm_out.", f"{side}.head.0.").replace(f"{side}.conv_out.", f"{side}.head.2.")
+            o = o.replace(f"{side}.mid_block.resnets.0.", f"{side}.middle.0.")
+            o = o.replace(f"{side}.mid_block.attentions.0.", f"{side}.middle.1.")
+            o = o.replace(f"{side}.mid_block.resnets.1.", f"{side}.middle.2.")
+        o = o.replace("encoder.down_blocks.", "encoder.downsamples.")
+        for a_, b_ in flat.items():
+            o = o.replace(a_, b_)
+        if o.startswith("quant_conv."):
+            o = "conv1." + o[len("quant_conv."):]
+        if o.startswith("post_quant_conv."):
+            o = "conv2." + o[len("post_quant_conv."):]
+        out[o] = v
+    return out
+
+
 # ---- commands ---------------------------------------------------------------------------------
 
 def load_folder(d, dtype=torch.float32):
@@ -289,6 +333,12 @@ def main():
             worst = max(worst, e)
             print(f"{k}: relative error against diffusers' output {e:.2e}")
         sys.exit(0 if worst < 1e-5 else 1)
+    if cmd == "original":
+        # DIR's weights in the original Wan layout, written to OUT (a single file)
+        cfg, w = load_folder(sys.argv[2])
+        safetensors_io.save(sys.argv[3], to_original(w, cfg))
+        print(f"wrote {sys.argv[3]}")
+        return
     if cmd == "make-wan":
         # AutoencoderKLWan at other widths than the golden file: 16 latent channels, four levels
         # (f = 8), two resnets per level, a decoder wider than the encoder, encoder attention at

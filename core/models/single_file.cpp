@@ -8,6 +8,7 @@
 #include "models/t5/t5_single_file.h"
 #include "models/unet/unet_ldm_layout.h"
 #include "models/vae/vae_ldm_layout.h"
+#include "models/wan_vae/wan_vae_original_layout.h"
 
 namespace hs {
 
@@ -50,6 +51,7 @@ std::vector<SingleFileLayout> makeLayouts() {
         unetLdmLayout(),
         unetLdmEmaOnlyLayout(),
         vaeLdmLayout(),
+        wanVaeOriginalLayout(),
         clipSingleFileLayout(),
         openClipLayout(),
         t5SingleFileLayout(),

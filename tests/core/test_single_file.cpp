@@ -74,7 +74,7 @@ TEST(SingleFile, AFileMatchingNothingListsTheLayoutsAndItsFirstKeys) {
               "odd.safetensors: no single-file layout Halfscope knows matches this file (known: "
               "Flux.2 transformer, Chroma transformer, HunyuanVideo transformer, SD3 MMDiT, Black "
               "Forest Labs Flux transformer, Stable Diffusion UNet (LDM layout), Stable Diffusion "
-              "UNet EMA copies, LDM VAE, CLIP "
+              "UNet EMA copies, LDM VAE, Wan VAE, CLIP "
               "text encoder (transformers keys), OpenCLIP text encoder (SD 2.x / SDXL layout), T5 "
               "encoder (transformers keys)). It holds 2 tensors, beginning 'net.0.bias' [4], "
               "'net.0.weight' [4, 2].");

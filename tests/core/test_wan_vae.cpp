@@ -4,7 +4,11 @@
 //
 // tests/data/wan_vae/wan21_tiny* were made with
 //   /usr/bin/python3 bench/reference/wan_vae_reference.py make-wan tests/data/wan_vae/wan21_tiny
-// (the port reproduces diffusers' golden outputs to 1e-6: its `check` command).
+// (the port reproduces diffusers' golden outputs to 1e-6: its `check` command), and
+// tests/data/wan_vae/qwen_vae_original.safetensors (the golden weights in the original Wan
+// layout, keys as diffusers' convert_wan_vae_to_diffusers reads them) with
+//   /usr/bin/python3 bench/reference/wan_vae_reference.py original tests/data/golden/qwen_vae \
+//       tests/data/wan_vae/qwen_vae_original.safetensors
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,6 +16,7 @@
 
 #include "io/safetensors.h"
 #include "models/registry.h"
+#include "models/single_file.h"
 #include "models/wan_vae/wan_vae_family.h"
 #include "test_util.h"
 
@@ -318,6 +323,54 @@ TEST(WanVae, Bf16AgreesWithFp32) {
             EXPECT_LT(err, 5e-2) << k;  // 8 bits, ~25 ops deep; outputs of magnitude <= 1
             EXPECT_GT(err, 0.0) << k;   // bf16 really ran
         }
+    }
+}
+
+// The original Wan layout (ComfyUI's qwen_image_vae / wan_2.1_vae files): detected, converted
+// with a config inferred from the shapes, and reproducing diffusers' golden outputs.
+TEST(WanVae, OriginalLayoutSingleFile) {
+    const std::string path = dataPath("wan_vae/qwen_vae_original.safetensors");
+    auto contents = readSingleFile(path);
+    ASSERT_EQ(contents.components.size(), 1u);
+    EXPECT_TRUE(contents.notConverted.empty());
+    EXPECT_TRUE(contents.ignored.empty());
+    const auto& c = contents.components.front();
+    EXPECT_EQ(c.slot, "vae");
+    EXPECT_EQ(c.className, "AutoencoderKLWan");
+    EXPECT_NE(c.description.find("latents_mean/std assumed"), std::string::npos) << c.description;
+    EXPECT_EQ(c.config["base_dim"], 16);
+    EXPECT_EQ(c.config["dim_mult"], nlohmann::json({1, 2, 2}));
+    EXPECT_EQ(c.config["num_res_blocks"], 1);
+    EXPECT_EQ(c.config["temperal_downsample"], nlohmann::json({false, true}));
+
+    // The file has 8 latent channels and no statistics: the config names the missing field.
+    EXPECT_THROW(
+        {
+            try {
+                WanVaeConfig::fromJson(c.config);
+            } catch (const ConfigError& e) {
+                EXPECT_NE(std::string(e.what()).find("latents_mean"), std::string::npos);
+                throw;
+            }
+        },
+        ConfigError);
+    Case golden = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
+    Case converted{c.config, c.weights, golden.io};
+    converted.config["latents_mean"] = golden.config["latents_mean"];
+    converted.config["latents_std"] = golden.config["latents_std"];
+    EXPECT_EQ(converted.weights.size(), golden.weights.size());
+    expectParity(converted, 1e-4);
+
+    // A missing tensor is named as the file spells it.
+    auto all = weightMapOf(TensorSet::open(path));
+    all.erase("decoder.upsamples.2.time_conv.bias");
+    try {
+        convertSingleFile(all, "qwen_vae_original.safetensors");
+        ADD_FAILURE() << "no error for a missing tensor";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("decoder.upsamples.2.time_conv.bias"),
+                  std::string::npos)
+            << e.what();
     }
 }
 
