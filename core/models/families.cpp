@@ -1,5 +1,6 @@
 // The families that ship with Halfscope: adding one is a folder under models/ and a line here.
 #include "models/clip/clip_family.h"
+#include "models/cosmos/cosmos_family.h"
 #include "models/flux/flux_family.h"
 #include "models/qwen/qwen_family.h"
 #include "models/registry.h"
@@ -13,6 +14,7 @@ namespace hs {
 void registerBuiltinFamilies(FamilyRegistry& r) {
     r.add(clipTextFamily());
     r.add(fluxTransformerFamily());
+    r.add(cosmosTransformerFamily());
     r.add(autoencoderKLFamily());
     r.add(t5EncoderFamily());
     r.add(qwenTextFamily());

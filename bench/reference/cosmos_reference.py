@@ -1,0 +1,247 @@
+"""A plain-PyTorch port of diffusers' CosmosTransformer3DModel forward (Cosmos-Predict2 text to
+image: concat_padding_mask, no extra positional embedding, 3-axis RoPE with NTK-scaled thetas,
+AdaLN-LoRA modulation, self- and cross-attention with RMS q/k norms, GELU MLP, final AdaLN and
+unpatchify), for reference numbers and timing. diffusers cannot be installed here; the port is
+checked against the golden output diffusers produced (tests/data/golden/cosmos).
+
+  /usr/bin/python3 bench/reference/cosmos_reference.py check DIR IO.safetensors
+  /usr/bin/python3 bench/reference/cosmos_reference.py case OUT_DIR   # tests/data/cosmos cases
+
+`case` writes small configurations that the golden file does not cover (other head counts and
+head width, MLP ratio, LoRA width, rope_scale, patch sizes (2, 2, 2) over 2 frames, a padding
+mask at another size, a batch of 2 with per-sample timesteps): for each a config, seeded
+weights and io (in.* / out.sample) for tests/core/test_cosmos.cpp.
+"""
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+import safetensors_io  # noqa: E402
+
+
+def rms_norm(x, weight, eps):
+    # diffusers RMSNorm: variance in fp32, half weights cast the normalised value
+    variance = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+    x = x * torch.rsqrt(variance + eps)
+    if weight.dtype in (torch.float16, torch.bfloat16):
+        x = x.to(weight.dtype)
+    return x * weight
+
+
+def timestep_proj(t, dim):
+    # Timesteps(dim, flip_sin_to_cos=True, downscale_freq_shift=0)
+    half = dim // 2
+    exponent = -math.log(10000) * torch.arange(0, half, dtype=torch.float32) / half
+    emb = t[:, None].float() * torch.exp(exponent)[None, :]
+    emb = torch.cat([torch.cos(emb), torch.sin(emb)], dim=-1)
+    if dim % 2 == 1:
+        emb = F.pad(emb, (0, 1))
+    return emb
+
+
+def rope(cfg, T, H, W):
+    # CosmosRotaryPosEmbed.forward with fps None (images)
+    hd = cfg["attention_head_dim"]
+    pt, ph, pw = cfg["patch_size"]
+    max_size = [s // p for s, p in zip(cfg["max_size"], cfg["patch_size"])]
+    dim_h = hd // 6 * 2
+    dim_w = hd // 6 * 2
+    dim_t = hd - dim_h - dim_w
+    rs = cfg["rope_scale"]
+    h_theta = 10000.0 * rs[1] ** (dim_h / (dim_h - 2))
+    w_theta = 10000.0 * rs[2] ** (dim_w / (dim_w - 2))
+    t_theta = 10000.0 * rs[0] ** (dim_t / (dim_t - 2))
+    pe = [T // pt, H // ph, W // pw]
+    seq = torch.arange(max(max_size), dtype=torch.float32)
+    rng = lambda d: torch.arange(0, d, 2, dtype=torch.float32)[: d // 2] / d  # noqa: E731
+    hf = 1.0 / (h_theta ** rng(dim_h))
+    wf = 1.0 / (w_theta ** rng(dim_w))
+    tf = 1.0 / (t_theta ** rng(dim_t))
+    emb_h = torch.outer(seq[: pe[1]], hf)[None, :, None, :].repeat(pe[0], 1, pe[2], 1)
+    emb_w = torch.outer(seq[: pe[2]], wf)[None, None, :, :].repeat(pe[0], pe[1], 1, 1)
+    emb_t = torch.outer(seq[: pe[0]], tf)[:, None, None, :].repeat(1, pe[1], pe[2], 1)
+    freqs = torch.cat([emb_t, emb_h, emb_w] * 2, dim=-1).flatten(0, 2).float()
+    return torch.cos(freqs), torch.sin(freqs)
+
+
+def apply_rope(x, cs):  # x [B, H, S, D], use_real_unbind_dim=-2
+    cos, sin = cs
+    re, im = x.reshape(*x.shape[:-1], 2, -1).unbind(-2)
+    rot = torch.cat([-im, re], dim=-1)
+    return (x.float() * cos[None, None] + rot.float() * sin[None, None]).to(x.dtype)
+
+
+def attention(w, p, x, ctx, heads, cs):
+    # Attention(qk_norm="rms_norm", eps=1e-5, no biases) with CosmosAttnProcessor2_0
+    ctx = x if ctx is None else ctx
+    q = F.linear(x, w[p + ".to_q.weight"])
+    k = F.linear(ctx, w[p + ".to_k.weight"])
+    v = F.linear(ctx, w[p + ".to_v.weight"])
+    q, k, v = (t.unflatten(2, (heads, -1)).transpose(1, 2) for t in (q, k, v))
+    q = rms_norm(q, w[p + ".norm_q.weight"], 1e-5)
+    k = rms_norm(k, w[p + ".norm_k.weight"], 1e-5)
+    if cs is not None:
+        q = apply_rope(q, cs)
+        k = apply_rope(k, cs)
+    s = (q.float() @ k.float().transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    o = torch.softmax(s, -1).to(v.dtype) @ v  # [B, H, S, D]
+    o = o.transpose(1, 2).flatten(2, 3).type_as(q)
+    return F.linear(o, w[p + ".to_out.0.weight"])
+
+
+def ada_norm(w, p, x, emb, temb, chunks):
+    # CosmosAdaLayerNormZero (chunks 3) / CosmosAdaLayerNorm (chunks 2, temb[..., :2D])
+    e = F.linear(F.linear(F.silu(emb), w[p + ".linear_1.weight"]), w[p + ".linear_2.weight"])
+    e = e + temb[..., : e.shape[-1]]
+    parts = e.chunk(chunks, dim=-1)
+    h = F.layer_norm(x, (x.shape[-1],), eps=1e-6)
+    if e.ndim == 2:
+        parts = [t.unsqueeze(1) for t in parts]
+    h = h * (1 + parts[1]) + parts[0]
+    return h, (parts[2] if chunks == 3 else None)
+
+
+def block(w, p, x, text, emb, temb, cs, heads):
+    h, g = ada_norm(w, p + ".norm1", x, emb, temb, 3)
+    x = x + g * attention(w, p + ".attn1", h, None, heads, cs)
+    h, g = ada_norm(w, p + ".norm2", x, emb, temb, 3)
+    x = x + g * attention(w, p + ".attn2", h, text, heads, None)
+    h, g = ada_norm(w, p + ".norm3", x, emb, temb, 3)
+    f = F.linear(F.gelu(F.linear(h, w[p + ".ff.net.0.proj.weight"])), w[p + ".ff.net.2.weight"])
+    return x + g * f
+
+
+def forward(w, cfg, inp):
+    x = inp["in.hidden_states"]
+    t = inp["in.timestep"]
+    text = inp["in.encoder_hidden_states"]
+    B, C, T, H, W = x.shape
+    pt, ph, pw = cfg["patch_size"]
+    heads = cfg["num_attention_heads"]
+    if cfg.get("concat_padding_mask", True):
+        pm = inp["in.padding_mask"]
+        pm = F.interpolate(pm, size=[H, W], mode="nearest")  # torchvision resize NEAREST
+        x = torch.cat([x, pm.unsqueeze(2).repeat(B, 1, T, 1, 1)], dim=1)
+    cs = rope(cfg, T, H, W)
+    Tp, Hp, Wp = T // pt, H // ph, W // pw
+    x = x.reshape(B, x.shape[1], Tp, pt, Hp, ph, Wp, pw).permute(0, 2, 4, 6, 1, 3, 5, 7).flatten(4, 7)
+    x = F.linear(x, w["patch_embed.proj.weight"]).flatten(1, 3)  # [B, THW, D]
+    dim = x.shape[-1]
+    tp = timestep_proj(t, dim).type_as(x)
+    temb = F.linear(F.silu(F.linear(tp, w["time_embed.t_embedder.linear_1.weight"])),
+                    w["time_embed.t_embedder.linear_2.weight"])
+    emb = rms_norm(tp, w["time_embed.norm.weight"], 1e-6)
+    for i in range(cfg["num_layers"]):
+        x = block(w, f"transformer_blocks.{i}", x, text, emb, temb, cs, heads)
+    x, _ = ada_norm(w, "norm_out", x, emb, temb, 2)
+    x = F.linear(x, w["proj_out.weight"])
+    x = x.unflatten(2, (ph, pw, pt, -1)).unflatten(1, (Tp, Hp, Wp))
+    x = x.permute(0, 7, 1, 6, 2, 4, 3, 5).flatten(6, 7).flatten(4, 5).flatten(2, 3)
+    return x
+
+
+def load_folder(d, dtype=torch.float32):
+    cfg = json.load(open(os.path.join(d, "config.json")))
+    w = safetensors_io.load(os.path.join(d, "diffusion_pytorch_model.safetensors"))
+    return cfg, {k: v.to(dtype) for k, v in w.items()}
+
+
+def base_config(**kw):
+    cfg = {"_class_name": "CosmosTransformer3DModel", "in_channels": 4, "out_channels": 4,
+           "num_attention_heads": 2, "attention_head_dim": 16, "num_layers": 2, "mlp_ratio": 2.0,
+           "text_embed_dim": 24, "adaln_lora_dim": 8, "max_size": [4, 16, 16],
+           "patch_size": [1, 2, 2], "rope_scale": [1.0, 4.0, 4.0], "concat_padding_mask": True,
+           "extra_pos_embed_type": None}
+    cfg.update(kw)
+    return cfg
+
+
+def random_weights(cfg, seed):
+    g = torch.Generator().manual_seed(seed)
+    rn = lambda *s: torch.randn(*s, generator=g)  # noqa: E731
+    hd, nh = cfg["attention_head_dim"], cfg["num_attention_heads"]
+    d = hd * nh
+    lora = cfg["adaln_lora_dim"]
+    pt, ph, pw = cfg["patch_size"]
+    cin = cfg["in_channels"] + (1 if cfg["concat_padding_mask"] else 0)
+    w = {}
+
+    def lin(p, i, o):
+        w[p + ".weight"] = rn(o, i) / math.sqrt(i)
+    lin("patch_embed.proj", cin * pt * ph * pw, d)
+    lin("time_embed.t_embedder.linear_1", d, d)
+    lin("time_embed.t_embedder.linear_2", d, 3 * d)
+    w["time_embed.norm.weight"] = 1 + 0.1 * rn(d)
+    ff = int(d * cfg["mlp_ratio"])
+    for i in range(cfg["num_layers"]):
+        p = f"transformer_blocks.{i}"
+        for n in ("norm1", "norm2", "norm3"):
+            lin(f"{p}.{n}.linear_1", d, lora)
+            lin(f"{p}.{n}.linear_2", lora, 3 * d)
+        for a, kv in (("attn1", d), ("attn2", cfg["text_embed_dim"])):
+            lin(f"{p}.{a}.to_q", d, d)
+            lin(f"{p}.{a}.to_k", kv, d)
+            lin(f"{p}.{a}.to_v", kv, d)
+            lin(f"{p}.{a}.to_out.0", d, d)
+            w[f"{p}.{a}.norm_q.weight"] = 1 + 0.1 * rn(hd)
+            w[f"{p}.{a}.norm_k.weight"] = 1 + 0.1 * rn(hd)
+        lin(f"{p}.ff.net.0.proj", d, ff)
+        lin(f"{p}.ff.net.2", ff, d)
+    lin("norm_out.linear_1", d, lora)
+    lin("norm_out.linear_2", lora, 2 * d)
+    lin("proj_out", d, pt * ph * pw * cfg["out_channels"])
+    return w
+
+
+def make_case(out, name, cfg, shape, text_len, mask_hw, timestep, seed):
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
+    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
+    w = random_weights(cfg, seed)
+    safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+    g = torch.Generator().manual_seed(seed + 1)
+    inp = {"in.hidden_states": torch.randn(*shape, generator=g),
+           "in.timestep": torch.tensor(timestep, dtype=torch.float32),
+           "in.encoder_hidden_states": torch.randn(shape[0], text_len, cfg["text_embed_dim"], generator=g)}
+    if cfg["concat_padding_mask"]:
+        inp["in.padding_mask"] = (torch.rand(1, 1, *mask_hw, generator=g) > 0.7).float()
+    inp["out.sample"] = forward(w, cfg, inp)
+    safetensors_io.save(os.path.join(out, name + "_io.safetensors"), inp)
+
+
+def main():
+    torch.set_grad_enabled(False)
+    cmd = sys.argv[1]
+    if cmd == "check":
+        cfg, w = load_folder(sys.argv[2])
+        io = safetensors_io.load(sys.argv[3])
+        out = forward(w, cfg, io)
+        ref = io["out.sample"]
+        err = ((out - ref).abs().max() / ref.abs().max()).item()
+        print(f"relative error against diffusers' output: {err:.2e}")
+        sys.exit(0 if err < 1e-4 else 1)
+    if cmd == "case":
+        out = sys.argv[2]
+        # 3 heads of 24 (rope dims t 8, h 8, w 8), mlp 3.0, LoRA 4, rope_scale (2, 1, 3),
+        # 2 frames patched (2, 2, 2), a batch of 2 at two timesteps, a 4 x 6 mask upsampled to 8 x 12.
+        make_case(out, "heads3_t2", base_config(
+            num_attention_heads=3, attention_head_dim=24, num_layers=3, mlp_ratio=3.0,
+            adaln_lora_dim=4, rope_scale=[2.0, 1.0, 3.0], patch_size=[2, 2, 2], in_channels=3,
+            out_channels=5, text_embed_dim=20, max_size=[8, 32, 32]),
+            [2, 3, 2, 8, 12], 9, [4, 6], [0.3, 0.75], 7100)
+        # No padding-mask channel, one head of 12 (rope dims t 4, h 4, w 4), patch (1, 1, 1).
+        make_case(out, "nomask_p1", base_config(
+            num_attention_heads=1, attention_head_dim=12, num_layers=1, concat_padding_mask=False,
+            patch_size=[1, 1, 1], max_size=[2, 8, 8]),
+            [1, 4, 1, 5, 7], 3, None, [0.5], 7200)
+        return
+    raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

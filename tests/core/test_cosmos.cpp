@@ -1,0 +1,355 @@
+// diffusers CosmosTransformer3DModel (Cosmos-Predict2 text to image): golden parity directly and
+// through the family registry, other configurations against the plain-PyTorch port, probe names,
+// config / weight / input errors, and the fp16 overflow of the residual stream named where it
+// happens.
+//
+// tests/data/cosmos was written by
+//   /usr/bin/python3 bench/reference/cosmos_reference.py case tests/data/cosmos
+// after `cosmos_reference.py check` reproduced the golden output (relative error 0).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "io/safetensors.h"
+#include "models/cosmos/cosmos_family.h"
+#include "models/cosmos/cosmos_transformer.h"
+#include "test_util.h"
+
+namespace hs {
+namespace {
+
+using test::dataPath;
+using test::relErr;
+
+nlohmann::json readJson(const std::string& path) {
+    std::ifstream in(path);
+    EXPECT_TRUE(in.good()) << path;
+    return nlohmann::json::parse(in);
+}
+
+ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
+    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
+}
+
+NamedTensors readIo(const std::string& rel) {
+    auto io = TensorSet::open(dataPath(rel));
+    NamedTensors t;
+    for (const auto& n : io.names()) t.emplace(n, io.tensor(n));
+    return t;
+}
+
+struct Case {
+    nlohmann::json config;
+    WeightMap weights;
+    NamedTensors io;
+};
+
+Case loadCase(const std::string& dir, const std::string& io) {
+    Case c;
+    c.config = readJson(dataPath(dir + "/config.json"));
+    c.weights =
+        weightMapOf(TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors")));
+    c.io = readIo(io);
+    return c;
+}
+
+Case golden() {
+    return loadCase("golden/cosmos", "golden/cosmos_io.safetensors");
+}
+
+std::set<std::string> keysOf(const WeightMap& m) {
+    std::set<std::string> k;
+    for (const auto& kv : m) k.insert(kv.first);
+    return k;
+}
+
+double compare(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
+    const auto& got = out.at("out.sample");
+    const auto& ref = io.at("out.sample");
+    EXPECT_EQ(got.sizes(), ref.sizes()) << label;
+    EXPECT_EQ(got.scalar_type(), torch::kFloat) << label;
+    if (got.sizes() != ref.sizes()) return 1.0;
+    const double err = relErr(got, ref);
+    std::printf("  cosmos %-28s rel err %.3e (max |ref| %.3f)\n", label.c_str(), err,
+                ref.abs().max().item<double>());
+    return err;
+}
+
+template <class E>
+void expectThrowsWith(const std::function<void()>& f, const std::vector<std::string>& needles) {
+    try {
+        f();
+        ADD_FAILURE() << "no exception for " << needles[0];
+    } catch (const E& e) {
+        for (const auto& n : needles)
+            EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
+    }
+}
+
+TEST(CosmosConfig, ReadsGoldenConfigAndNamesBadFields) {
+    const auto j = readJson(dataPath("golden/cosmos/config.json"));
+    auto c = CosmosConfig::fromJson(j);
+    EXPECT_EQ(c.innerDim(), 32);
+    EXPECT_EQ(c.ffDim(), 64);
+    EXPECT_EQ(c.patchInDim(), 20);  // (4 + mask) * 1 * 2 * 2
+    EXPECT_EQ(c.maxPatchedPositions(), 8);
+    EXPECT_EQ(c.ropeScale[1], 4.0);
+    auto bad = [&](const char* key, nlohmann::json value, const std::string& needle) {
+        auto k = j;
+        if (value.is_discarded())
+            k.erase(key);
+        else
+            k[key] = value;
+        expectThrowsWith<ConfigError>([&] { CosmosConfig::fromJson(k); }, {needle});
+    };
+    bad("extra_pos_embed_type", "learnable", "extra_pos_embed_type");
+    bad("extra_pos_embed_type", nlohmann::json::value_t::discarded, "extra_pos_embed_type");
+    bad("attention_head_dim", 10, "attention_head_dim");
+    bad("num_layers", 100000, "num_layers");
+    bad("rope_scale", {1.0, 4.0}, "rope_scale");
+    bad("patch_size", {1, 2}, "patch_size");
+    bad("mlp_ratio", -1.0, "mlp_ratio");
+    bad("use_crossattn_projection", true, "use_crossattn_projection");
+    bad("img_context_dim_in", 1152, "img_context_dim_in");
+    bad("controlnet_block_every_n", 7, "controlnet_block_every_n");
+    bad("num_attention_heads", "2", "num_attention_heads");
+}
+
+TEST(Cosmos, GoldenParity) {
+    const Case g = golden();
+    for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
+        ProbeContext probes = contextFor("", level);
+        auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
+        EXPECT_EQ(keysOf(stateOf(*model)), keysOf(g.weights));  // keys are diffusers' own
+        const double err = compare(runCosmosTransformer(model, g.io, probes), g.io,
+                                   "golden (probes " + probeLevelName(level) + ")");
+        EXPECT_LE(err, 1e-4);
+    }
+}
+
+TEST(Cosmos, GoldenParityThroughTheFamily) {
+    const Case g = golden();
+    auto family = FamilyRegistry::global().require("CosmosTransformer3DModel", "test");
+    EXPECT_EQ(family->role, Role::Denoiser);
+    EXPECT_EQ(family->defaultComponent, "transformer");
+    EXPECT_NE(family->io.find("in.padding_mask"), std::string::npos);
+    ProbeContext probes = contextFor("", ProbeLevel::Layer);
+    auto c = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "transformer");
+    EXPECT_LE(compare(c->run(g.io, probes), g.io, "golden via family"), 1e-4);
+    // A zero mask is what the pipelines pass; leaving it out means the same.
+    NamedTensors in = g.io;
+    in["in.padding_mask"] = torch::zeros({1, 1, 8, 8});
+    auto zero = c->run(in, probes).at("out.sample");
+    in.erase("in.padding_mask");
+    EXPECT_TRUE(torch::equal(c->run(in, probes).at("out.sample"), zero));
+    // A mask that is not all zero reaches the output (the golden one is zero).
+    in["in.padding_mask"] = (torch::arange(16).reshape({1, 1, 4, 4}) % 3 == 0).to(torch::kFloat);
+    EXPECT_GT(relErr(c->run(in, probes).at("out.sample"), zero), 1e-3);
+}
+
+// Other head counts and widths, MLP ratio, LoRA width, rope_scale, patch (2, 2, 2) over two
+// frames, a batch of 2 with two timesteps, a mask resized from 4 x 6, no mask channel.
+TEST(Cosmos, OtherConfigsMatchTheReferencePort) {
+    for (const char* name : {"heads3_t2", "nomask_p1"}) {
+        const Case c = loadCase(std::string("cosmos/") + name,
+                                std::string("cosmos/") + name + "_io.safetensors");
+        ProbeContext probes = contextFor("");
+        auto model = loadCosmosTransformer(c.config, c.weights, probes.policy());
+        EXPECT_LE(compare(runCosmosTransformer(model, c.io, probes), c.io, name), 1e-4) << name;
+    }
+}
+
+TEST(Cosmos, ReducedPrecisionAgreesWithFp32) {
+    const Case c = loadCase("cosmos/heads3_t2", "cosmos/heads3_t2_io.safetensors");
+    ProbeContext p32 = contextFor("");
+    auto m32 = loadCosmosTransformer(c.config, c.weights, p32.policy());
+    auto o32 = runCosmosTransformer(m32, c.io, p32).at("out.sample");
+    for (CpuBf16 mode : test::bf16ModesHere()) {
+        test::ScopedCpuBf16 scoped(mode);
+        for (auto [plan, tol] :
+             {std::pair<const char*, double>{"transformer=bf16", 5e-2},
+              {"transformer=fp16", 1e-2},
+              {"transformer=fp16,transformer.transformer_blocks.1=fp32", 1e-2}}) {
+            ProbeContext p = contextFor(plan);
+            auto m = loadCosmosTransformer(c.config, c.weights, p.policy());
+            const double err = relErr(runCosmosTransformer(m, c.io, p).at("out.sample"), o32);
+            std::printf("  bf16 %-8s %-52s vs fp32: rel err %.3e\n", cpuBf16Name(mode).c_str(),
+                        plan, err);
+            EXPECT_LT(err, tol) << plan;
+            EXPECT_GT(err, 0.0) << plan;  // the reduced format really ran
+        }
+    }
+}
+
+TEST(Cosmos, ProbeNamesAndGranularity) {
+    const Case g = golden();
+    ProbeContext probes = contextFor("", ProbeLevel::Op);
+    auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
+    runCosmosTransformer(model, g.io, probes);
+    std::map<std::string, ProbeLevel> got;
+    for (const auto& r : probes.records()) got.emplace(r.name, r.granularity);
+    const std::string b = "transformer.transformer_blocks.1";
+    const std::map<std::string, ProbeLevel> expected{
+        {b, ProbeLevel::Module},
+        {"transformer.proj_out", ProbeLevel::Module},
+        {"transformer.patch_embed", ProbeLevel::Layer},
+        {"transformer.time_embed.t_embedder", ProbeLevel::Layer},
+        {"transformer.time_embed.norm", ProbeLevel::Layer},
+        {"transformer.norm_out", ProbeLevel::Layer},
+        {b + ".norm1", ProbeLevel::Layer},
+        {b + ".norm3", ProbeLevel::Layer},
+        {b + ".attn1", ProbeLevel::Layer},
+        {b + ".attn2", ProbeLevel::Layer},
+        {b + ".ff", ProbeLevel::Layer},
+        {b + ".attn1_residual", ProbeLevel::Layer},
+        {b + ".attn2_residual", ProbeLevel::Layer},
+        {b + ".attn1_gated", ProbeLevel::Op},
+        {b + ".ff_gated", ProbeLevel::Op},
+        {b + ".attn1.rope_q", ProbeLevel::Op},
+        {b + ".attn2.norm_k", ProbeLevel::Op},
+        {b + ".attn2.sdpa", ProbeLevel::Op},
+        {b + ".norm2.linear_1", ProbeLevel::Op},
+        {b + ".norm2.temb_sum", ProbeLevel::Op},
+        {b + ".ff.net.0", ProbeLevel::Op},
+        {"transformer.time_embed.time_proj", ProbeLevel::Op}};
+    for (const auto& kv : expected) {
+        ASSERT_TRUE(got.count(kv.first)) << "no probe point " << kv.first;
+        EXPECT_EQ(got.at(kv.first), kv.second) << kv.first;
+    }
+    EXPECT_FALSE(got.count(b + ".attn2.rope_q"));  // no RoPE on the text
+    ProbeContext layer = contextFor("", ProbeLevel::Layer);
+    runCosmosTransformer(model, g.io, layer);
+    std::set<std::string> seen;
+    for (const auto& r : layer.records()) {
+        EXPECT_LE(int(r.granularity), int(ProbeLevel::Layer)) << r.name;
+        EXPECT_TRUE(seen.insert(r.name).second) << "recorded twice: " << r.name;
+        EXPECT_TRUE(r.stats.allFinite()) << r.name;
+    }
+    EXPECT_EQ(seen.size(), 3u + 2 * 9u + 2u);  // embeddings, 2 blocks, norm_out + proj_out
+}
+
+TEST(Cosmos, LoadErrorsNameTheKey) {
+    const Case g = golden();
+    ProbeContext probes = contextFor("");
+    auto expectError = [&](const WeightMap& w, const std::string& key) {
+        expectThrowsWith<WeightError>([&] { loadCosmosTransformer(g.config, w, probes.policy()); },
+                                      {key});
+    };
+    auto w = g.weights;
+    w.erase("transformer_blocks.1.attn2.norm_k.weight");
+    expectError(w, "transformer_blocks.1.attn2.norm_k.weight");
+    w = g.weights;
+    w["patch_embed.proj.weight"] = torch::zeros({32, 16});  // a model without the mask channel
+    expectError(w, "patch_embed.proj.weight");
+    w = g.weights;
+    w["learnable_pos_embed.pos_emb_t"] = torch::zeros({4, 32});
+    expectError(w, "learnable_pos_embed.pos_emb_t");
+}
+
+TEST(Cosmos, InputErrorsNameTheKeyAndShape) {
+    const Case g = golden();
+    ProbeContext probes = contextFor("");
+    auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
+    auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
+        expectThrowsWith<InputError>([&] { runCosmosTransformer(model, in, probes); }, needles);
+    };
+    auto in = g.io;
+    in["in.hidden_states"] = torch::zeros({1, 4, 8, 8});
+    expectError(in, {"in.hidden_states", "[B, 4, T, H, W]"});
+    in = g.io;
+    in["in.hidden_states"] = torch::zeros({1, 4, 1, 7, 8});
+    expectError(in, {"in.hidden_states", "H a multiple of 2"});
+    in = g.io;
+    in["in.hidden_states"] = torch::zeros({1, 4, 1, 8, 18});  // 9 patches > 16 / 2
+    expectError(in, {"in.hidden_states", "at most 16"});
+    in = g.io;
+    in["in.encoder_hidden_states"] = torch::zeros({1, 12, 32});
+    expectError(in, {"in.encoder_hidden_states", "[1, L_txt, 24]"});
+    in = g.io;
+    in["in.timestep"] = torch::zeros({3});
+    expectError(in, {"in.timestep", "[1] or [1]"});
+    in = g.io;
+    in.erase("in.timestep");
+    expectError(in, {"missing input 'in.timestep'"});
+    in = g.io;
+    in["in.padding_mask"] = torch::zeros({1, 8, 8});
+    expectError(in, {"in.padding_mask", "[1, 1, h, w]"});
+    in = g.io;
+    in["in.fps"] = torch::zeros({1});
+    expectError(in, {"in.fps"});
+}
+
+// The real failure (bf16-trained Cosmos / Anima run in fp16): the residual stream passes 65504
+// while every layer's own output is still finite. The sum is its own probe point, so it is named
+// at every probe level that records it, and the block at Module level.
+TEST(Cosmos, Fp16ResidualOverflowIsNamed) {
+    // Two samples of 48 tokens, 72 channels: enough elements for a same-signed update.
+    Case g = loadCase("cosmos/heads3_t2", "cosmos/heads3_t2_io.safetensors");
+    const std::string block = "transformer.transformer_blocks.0";
+    auto absMax = [](ProbeContext& p, const std::string& name) {
+        double m = -1;
+        for (const auto& r : p.records())
+            if (r.name == name) m = r.stats.absMax;
+        return m;
+    };
+    // Scale the stream entering block 0 to 6.5e4, and its self-attention so that the attention
+    // and its gated output stay below 6e4: layer norms make everything between them scale-free,
+    // so only these grow, each still finite in fp16. Of the two signs of the attention's scale,
+    // the one whose residual sum grows more is kept: the sum then passes 65504.
+    ProbeContext p0 = contextFor("", ProbeLevel::Op);
+    auto m0 = loadCosmosTransformer(g.config, g.weights, p0.policy());
+    runCosmosTransformer(m0, g.io, p0);
+    // (The weights are views of a read-only mapped file: scale copies.)
+    const WeightMap original = g.weights;
+    auto scaled = [&](double attnSign) {
+        WeightMap w = original;
+        w["patch_embed.proj.weight"] =
+            w["patch_embed.proj.weight"] * 6.5e4 / absMax(p0, "transformer.patch_embed");
+        const std::string key = "transformer_blocks.0.attn1.to_out.0.weight";
+        w[key] = w[key] * attnSign * 6e4 /
+                 std::max(absMax(p0, block + ".attn1"), absMax(p0, block + ".attn1_gated"));
+        return w;
+    };
+    auto fp32Run = [&](const WeightMap& w) {
+        auto p = std::make_unique<ProbeContext>(contextFor("", ProbeLevel::Op));
+        auto m = loadCosmosTransformer(g.config, w, p->policy());
+        EXPECT_TRUE(
+            torch::isfinite(runCosmosTransformer(m, g.io, *p).at("out.sample")).all().item<bool>());
+        return p;
+    };
+    auto plus = fp32Run(scaled(1)), minus = fp32Run(scaled(-1));
+    const bool usePlus =
+        absMax(*plus, block + ".attn1_residual") >= absMax(*minus, block + ".attn1_residual");
+    g.weights = scaled(usePlus ? 1 : -1);
+    ProbeContext& p32 = usePlus ? *plus : *minus;
+    const double stream = absMax(p32, "transformer.patch_embed"),
+                 attn = absMax(p32, block + ".attn1"), gated = absMax(p32, block + ".attn1_gated"),
+                 sum = absMax(p32, block + ".attn1_residual");
+    std::printf(
+        "  fp32: |patch_embed| %.4g, |attn1| %.4g, |attn1_gated| %.4g, |attn1_residual| "
+        "%.4g\n",
+        stream, attn, gated, sum);
+    ASSERT_LT(stream, kFp16Max);
+    ASSERT_LT(attn, kFp16Max);
+    ASSERT_LT(gated, kFp16Max);
+    ASSERT_GT(sum, 65520.0);  // rounds to Inf in fp16
+
+    for (ProbeLevel level : {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module}) {
+        ProbeContext p16 = contextFor("transformer=fp16", level);
+        auto m16 = loadCosmosTransformer(g.config, g.weights, p16.policy());
+        for (const auto& kv : m16->named_parameters())
+            ASSERT_TRUE(torch::isfinite(kv.value()).all().item<bool>()) << kv.key();
+        runCosmosTransformer(m16, g.io, p16);
+        const auto& first = p16.firstNonFinite();
+        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
+        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
+                    first->at.name.c_str());
+        EXPECT_EQ(first->at.name, level == ProbeLevel::Module ? block : block + ".attn1_residual");
+        EXPECT_EQ(first->at.execution, Execution::Emulated);
+    }
+}
+
+}  // namespace
+}  // namespace hs
