@@ -12,11 +12,14 @@ reference cases for configurations the golden file does not cover:
   /usr/bin/python3 bench/reference/wan_vae_reference.py original tests/data/golden/qwen_vae tests/data/wan_vae/qwen_vae_original.safetensors
   /usr/bin/python3 bench/reference/wan_vae_reference.py make DIR          # Qwen-Image widths, 1 x 16 x 1 x 32 x 32 latent
   /usr/bin/python3 bench/reference/wan_vae_reference.py time DIR INPUTS [fp32|bf16] [repeat]
+  /usr/bin/python3 bench/reference/wan_vae_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
+  /usr/bin/python3 bench/reference/wan_vae_reference.py serve DIR INPUTS [fp32|bf16]   (for bench_wan_vae)
 """
 import json
 import math
 import os
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -320,6 +323,23 @@ def write_folder(d, cfg, inputs, seed=0):
     return w
 
 
+def decode_only(w, cfg, inp):
+    return forward(w, cfg, {"in.z": inp["in.z"]})["out.decode.sample"]
+
+
+def serve(argv):
+    """Loads once, then times one decode per line read (wall and process CPU ms)."""
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[argv[4] if len(argv) > 4 else "fp32"]
+    cfg, w = load_folder(argv[2], dtype)
+    inp = safetensors_io.load(argv[3])
+    decode_only(w, cfg, inp)  # warm-up
+    print(f"ready {torch.get_num_threads()}", flush=True)
+    while sys.stdin.readline():
+        c0, t0 = time.process_time(), time.perf_counter()
+        decode_only(w, cfg, inp)
+        print(f"{(time.perf_counter() - t0) * 1e3:.3f} {(time.process_time() - c0) * 1e3:.3f}", flush=True)
+
+
 def main():
     torch.set_grad_enabled(False)
     cmd = sys.argv[1]
@@ -367,13 +387,27 @@ def main():
                "temperal_downsample": [False, True, True], "dropout": 0.0, "input_channels": 3,
                "latents_mean": DEFAULT_MEAN, "latents_std": DEFAULT_STD}
         w = write_folder(d, cfg, None)
+        torch.manual_seed(1)
         safetensors_io.save(os.path.join(d, "inputs.safetensors"), {"in.z": torch.randn(1, 16, 1, 32, 32)})
         print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
         return
     if cmd == "time":
         import timing  # noqa: E402
-        timing.time_command(sys.argv, load_folder, lambda w, cfg, inp: forward(w, cfg, {"in.z": inp["in.z"]})["out.decode.sample"])
+        timing.time_command(sys.argv, load_folder, decode_only)
         return
+    if cmd == "serve":
+        serve(sys.argv)
+        return
+    if cmd == "compare":
+        cfg, w = load_folder(sys.argv[2])
+        out = decode_only(w, cfg, safetensors_io.load(sys.argv[3]))
+        cpp = safetensors_io.load(sys.argv[4])["out.decode.sample"]
+        if tuple(cpp.shape) != tuple(out.shape):
+            print(f"shape mismatch: C++ {tuple(cpp.shape)}, Python {tuple(out.shape)}")
+            sys.exit(1)
+        err = rel_err(cpp, out)
+        print(f"out.decode.sample: relative error C++ vs Python: {err:.2e}")
+        sys.exit(0 if err < 1e-4 else 1)
     sys.exit(f"unknown command {cmd!r}; see the module docstring")
 
 
