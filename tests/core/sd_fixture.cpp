@@ -153,9 +153,28 @@ SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& sche
     return f;
 }
 
-}  // namespace hs::test
-
-namespace hs::test {
+// SD 2.x in small: an OpenCLIP-style encoder (exact GELU, no projection) whose tokenizer pads with
+// "!", linear projections, 8-wide heads.
+SdFiles writeTinySd2(const std::string& root, const nlohmann::json& scheduler) {
+    SdFiles f = writeTinySd(root, false, scheduler);
+    f.textEncoderConfig = clipConfig(true);
+    f.textEncoderConfig["architectures"] = {"CLIPTextModel"};
+    f.textEncoderConfig.erase("projection_dim");
+    f.textEncoder = randomWeightsOf(f.textEncoderConfig, "CLIPTextModel", 15);
+    f.unetConfig["use_linear_projection"] = true;
+    f.unetConfig["attention_head_dim"] = {4, 8};
+    f.unetConfig["cross_attention_dim"] = 32;
+    f.unet = randomWeightsOf(f.unetConfig, "UNet2DConditionModel", 16);
+    writeJson(f.folder + "/unet/config.json", f.unetConfig);
+    writeWeights(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
+    writeJson(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
+    writeWeights(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
+    writeJson(f.folder + "/tokenizer/special_tokens_map.json", {{"bos_token", "<|startoftext|>"},
+                                                                {"eos_token", "<|endoftext|>"},
+                                                                {"pad_token", "!"},
+                                                                {"unk_token", "<|endoftext|>"}});
+    return f;
+}
 
 std::string writeSdSingleFile(const SdFiles& f, const std::string& path, bool xl,
                               bool withSecondEncoder) {
@@ -163,7 +182,16 @@ std::string writeSdSingleFile(const SdFiles& f, const std::string& path, bool xl
     for (const auto& [k, t] : vaeToLdm(f.vae, 2)) all["first_stage_model." + k] = t;
     const std::string clip =
         xl ? "conditioner.embedders.0.transformer." : "cond_stage_model.transformer.";
-    for (const auto& [k, t] : f.textEncoder) all[clip + k] = t;
+    if (f.textEncoderConfig.value("hidden_act", "") == "gelu") {
+        // SD 2.x: OpenCLIP keys, one more resblock than the text encoder (the conversion drops
+        // the last, which SD 2.x never uses).
+        const int layers = f.textEncoderConfig["num_hidden_layers"].get<int>();
+        for (auto& kv :
+             clipToOpenClip(f.textEncoder, layers, "cond_stage_model.model.", torch::Tensor(), 1))
+            all.insert(kv);
+    } else {
+        for (const auto& [k, t] : f.textEncoder) all[clip + k] = t;
+    }
     if (xl && withSecondEncoder) {
         const int layers = f.textEncoder2Config["num_hidden_layers"].get<int>();
         for (auto& kv : clipToOpenClip(f.textEncoder2, layers, "conditioner.embedders.1.model.",

@@ -19,6 +19,9 @@ struct SdFiles {
 // Writes `<root>/folder`. `scheduler` is the folder's scheduler_config.json.
 SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& scheduler);
 
+// SD 2.x's shape: an OpenCLIP-style text encoder padding with "!", linear projections.
+SdFiles writeTinySd2(const std::string& root, const nlohmann::json& scheduler);
+
 // The same weights as one LDM (SD) or SGM (SDXL) checkpoint at `path` (model.diffusion_model.*,
 // first_stage_model.*, cond_stage_model.transformer.* or conditioner.embedders.0/1.*), with the
 // folder's tokenizers copied beside it. Returns `path`.

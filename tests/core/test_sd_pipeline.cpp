@@ -189,6 +189,41 @@ TEST_F(SdPipeline, ASingleFileGivesTheFoldersImage) {
     }
 }
 
+// SD 2.x: OpenCLIP-H's layout (in_proj, one layer more than used) and v-prediction, from a
+// folder and from the LDM file.
+TEST_F(SdPipeline, AnSd2FileGivesTheFoldersImageWithVPrediction) {
+    nlohmann::json ddim = test::sdEulerConfig();
+    ddim["_class_name"] = "DDIMScheduler";
+    ddim["prediction_type"] = "v_prediction";
+    ddim["clip_sample"] = false;
+    ddim["set_alpha_to_one"] = false;
+    const auto f = test::writeTinySd2(s_root + "/sd2", ddim);
+    const std::string file =
+        test::writeSdSingleFile(f, s_root + "/sd2/files/sd21-tiny.safetensors", false);
+    RunConfig cfg = config(f.folder);
+    cfg.scheduler = "euler";
+    cfg.predictionType = "v_prediction";  // the folder's; the file is taken as epsilon here
+    auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu);
+    const RunRecord a = folder->run(cfg);
+    EXPECT_TRUE(a.notes.empty());
+    auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpu);
+    cfg.modelDir = file;
+    const RunRecord b = single->run(cfg);
+    ASSERT_EQ(a.steps.size(), b.steps.size());
+    for (size_t i = 0; i < a.steps.size(); ++i)
+        EXPECT_LT(test::relErr(latentsOf(b.steps[i]), latentsOf(a.steps[i])), 1e-6) << i;
+    // Its own scheduler: DDIM with v-prediction, against epsilon.
+    cfg.scheduler.clear();
+    cfg.predictionType.clear();
+    cfg.modelDir = f.folder;
+    const RunRecord own = folder->run(cfg);
+    cfg.predictionType = "epsilon";
+    const RunRecord asEpsilon = folder->run(cfg);
+    ASSERT_FALSE(asEpsilon.notes.empty());
+    EXPECT_NE(asEpsilon.notes[0].find("v_prediction"), std::string::npos) << asEpsilon.notes[0];
+    EXPECT_GT(test::relErr(latentsOf(asEpsilon.steps.back()), latentsOf(own.steps.back())), 1e-3);
+}
+
 TEST_F(SdPipeline, AnSdxlFileWithoutItsSecondEncoderSaysWhatToGive) {
     const std::string file =
         test::writeSdSingleFile(s_xl, s_root + "/no_bigg/sdxl.safetensors", true, false);
