@@ -6,11 +6,20 @@ checked against the golden output diffusers produced (tests/data/golden/cosmos).
 
   /usr/bin/python3 bench/reference/cosmos_reference.py check DIR IO.safetensors
   /usr/bin/python3 bench/reference/cosmos_reference.py case OUT_DIR   # tests/data/cosmos cases
+  /usr/bin/python3 bench/reference/cosmos_reference.py anima-check DIR IO.safetensors
+  /usr/bin/python3 bench/reference/cosmos_reference.py anima-case OUT_DIR
 
 `case` writes small configurations that the golden file does not cover (other head counts and
 head width, MLP ratio, LoRA width, rope_scale, patch sizes (2, 2, 2) over 2 frames, a padding
 mask at another size, a batch of 2 with per-sample timesteps): for each a config, seeded
 weights and io (in.* / out.sample) for tests/core/test_cosmos.cpp.
+
+The `anima-*` commands do the same for diffusers' AnimaTextConditioner (Anima's LLM adapter:
+learned T5-token embeddings that self-attend and cross-attend to Qwen3 hidden states, RoPE on
+both, RMS or layer norms, GELU MLP, out_proj + RMSNorm, the target mask applied and the output
+padded to min_sequence_length), for tests/core/test_anima_adapter.cpp: `anima-case` writes a
+configuration with model_dim == target_dim (no in_proj), layer norms, no self-attention, 2 heads
+and a batch of 2 with padded source and target masks.
 """
 import json
 import math
@@ -214,6 +223,118 @@ def make_case(out, name, cfg, shape, text_len, mask_hw, timestep, seed):
     safetensors_io.save(os.path.join(out, name + "_io.safetensors"), inp)
 
 
+# ---- AnimaTextConditioner ----
+
+def torch_rms_norm(x, weight, eps=1e-6):
+    # torch.nn.RMSNorm
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+
+def anima_norm(w, p, x, cfg):
+    if cfg.get("use_layer_norm", False):
+        return F.layer_norm(x, (x.shape[-1],), w[p + ".weight"], w[p + ".bias"], eps=1e-5)
+    return torch_rms_norm(x, w[p + ".weight"])
+
+
+def anima_rope(n, hd, dtype):
+    inv = 1.0 / (10000.0 ** (torch.arange(0, hd, 2, dtype=torch.int64).float() / hd))
+    freqs = torch.outer(torch.arange(n).float(), inv)
+    emb = torch.cat([freqs, freqs], -1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)  # [n, hd]
+
+
+def rotate(x, cs):  # x [B, L, H, D]
+    cos, sin = cs
+    h = x.shape[-1] // 2
+    rot = torch.cat([-x[..., h:], x[..., :h]], -1)
+    return x * cos[None, :, None] + rot * sin[None, :, None]
+
+
+def anima_attention(w, p, x, ctx, mask, heads, cs_q, cs_k):
+    B, L, _ = x.shape
+    S = ctx.shape[1]
+    q = F.linear(x, w[p + ".q_proj.weight"]).view(B, L, heads, -1)
+    k = F.linear(ctx, w[p + ".k_proj.weight"]).view(B, S, heads, -1)
+    v = F.linear(ctx, w[p + ".v_proj.weight"]).view(B, S, heads, -1)
+    q = torch_rms_norm(q, w[p + ".q_norm.weight"])
+    k = torch_rms_norm(k, w[p + ".k_norm.weight"])
+    q, k = rotate(q, cs_q), rotate(k, cs_k)
+    s = q.transpose(1, 2) @ k.transpose(1, 2).transpose(-1, -2) / math.sqrt(q.shape[-1])  # [B, H, L, S]
+    if mask is not None:
+        s = s.masked_fill(~mask.bool()[:, None, None, :], float("-inf"))
+    o = torch.softmax(s, -1) @ v.transpose(1, 2)  # [B, H, L, D]
+    return F.linear(o.transpose(1, 2).flatten(2, 3), w[p + ".o_proj.weight"])
+
+
+def anima_forward(w, cfg, inp):
+    src = inp["in.source_hidden_states"]
+    ids = inp["in.target_input_ids"]
+    tmask = inp.get("in.target_attention_mask")
+    smask = inp.get("in.source_attention_mask")
+    heads = cfg["num_attention_heads"]
+    hd = cfg["model_dim"] // heads
+    x = F.embedding(ids, w["embed.weight"]).to(src.dtype)
+    if "in_proj.weight" in w:
+        x = F.linear(x, w["in_proj.weight"], w["in_proj.bias"])
+    cs_t = anima_rope(x.shape[1], hd, x.dtype)
+    cs_s = anima_rope(src.shape[1], hd, x.dtype)
+    for i in range(cfg["num_layers"]):
+        p = f"blocks.{i}"
+        if cfg.get("use_self_attention", True):
+            h = anima_norm(w, p + ".norm_self_attn", x, cfg)
+            x = x + anima_attention(w, p + ".self_attn", h, h, tmask, heads, cs_t, cs_t)
+        h = anima_norm(w, p + ".norm_cross_attn", x, cfg)
+        x = x + anima_attention(w, p + ".cross_attn", h, src, smask, heads, cs_t, cs_s)
+        h = anima_norm(w, p + ".norm_mlp", x, cfg)
+        h = F.linear(F.gelu(F.linear(h, w[p + ".mlp.0.weight"], w[p + ".mlp.0.bias"])),
+                     w[p + ".mlp.2.weight"], w[p + ".mlp.2.bias"])
+        x = x + h
+    x = torch_rms_norm(F.linear(x, w["out_proj.weight"], w["out_proj.bias"]), w["norm.weight"])
+    if tmask is not None:
+        x = x * tmask.to(x)[..., None]
+    if x.shape[1] < cfg["min_sequence_length"]:
+        x = F.pad(x, (0, 0, 0, cfg["min_sequence_length"] - x.shape[1]))
+    return x
+
+
+def anima_weights(cfg, seed):
+    g = torch.Generator().manual_seed(seed)
+    rn = lambda *s: torch.randn(*s, generator=g)  # noqa: E731
+    d, td, sd = cfg["model_dim"], cfg["target_dim"], cfg["source_dim"]
+    hd = d // cfg["num_attention_heads"]
+    mlp = int(d * cfg["mlp_ratio"])
+    w = {"embed.weight": rn(cfg["target_vocab_size"], td)}
+
+    def lin(p, i, o, bias=True):
+        w[p + ".weight"] = rn(o, i) / math.sqrt(i)
+        if bias:
+            w[p + ".bias"] = 0.05 * rn(o)
+
+    def norm(p, dim):
+        w[p + ".weight"] = 1 + 0.1 * rn(dim)
+        if cfg.get("use_layer_norm", False):
+            w[p + ".bias"] = 0.05 * rn(dim)
+    if d != td:
+        lin("in_proj", td, d)
+    for i in range(cfg["num_layers"]):
+        p = f"blocks.{i}"
+        attns = (("self_attn", d), ("cross_attn", sd)) if cfg.get("use_self_attention", True) else (("cross_attn", sd),)
+        for a, kv in attns:
+            norm(f"{p}.norm_{a}", d)
+            lin(f"{p}.{a}.q_proj", d, d, False)
+            lin(f"{p}.{a}.k_proj", kv, d, False)
+            lin(f"{p}.{a}.v_proj", kv, d, False)
+            lin(f"{p}.{a}.o_proj", d, d, False)
+            w[f"{p}.{a}.q_norm.weight"] = 1 + 0.1 * rn(hd)
+            w[f"{p}.{a}.k_norm.weight"] = 1 + 0.1 * rn(hd)
+        norm(f"{p}.norm_mlp", d)
+        lin(f"{p}.mlp.0", d, mlp)
+        lin(f"{p}.mlp.2", mlp, d)
+    lin("out_proj", d, td)
+    w["norm.weight"] = 1 + 0.1 * rn(td)
+    return w
+
+
 def main():
     torch.set_grad_enabled(False)
     cmd = sys.argv[1]
@@ -225,6 +346,33 @@ def main():
         err = ((out - ref).abs().max() / ref.abs().max()).item()
         print(f"relative error against diffusers' output: {err:.2e}")
         sys.exit(0 if err < 1e-4 else 1)
+    if cmd == "anima-check":
+        cfg, w = load_folder(sys.argv[2])
+        io = safetensors_io.load(sys.argv[3])
+        out = anima_forward(w, cfg, io)
+        ref = io["out.text_embeds"]
+        err = ((out - ref).abs().max() / ref.abs().max()).item()
+        print(f"relative error against diffusers' output: {err:.2e}")
+        sys.exit(0 if err < 1e-4 else 1)
+    if cmd == "anima-case":
+        out = sys.argv[2]
+        cfg = {"_class_name": "AnimaTextConditioner", "source_dim": 20, "target_dim": 16,
+               "model_dim": 16, "num_layers": 2, "num_attention_heads": 2, "mlp_ratio": 3.0,
+               "target_vocab_size": 50, "use_self_attention": False, "use_layer_norm": True,
+               "min_sequence_length": 12}
+        d = os.path.join(out, "anima_ln")
+        os.makedirs(d, exist_ok=True)
+        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
+        w = anima_weights(cfg, 7300)
+        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+        g = torch.Generator().manual_seed(7301)
+        inp = {"in.source_hidden_states": torch.randn(2, 9, 20, generator=g),
+               "in.target_input_ids": torch.randint(0, 50, (2, 7), generator=g),
+               "in.target_attention_mask": torch.tensor([[1] * 7, [1] * 4 + [0] * 3]),
+               "in.source_attention_mask": torch.tensor([[1] * 6 + [0] * 3, [1] * 9])}
+        inp["out.text_embeds"] = anima_forward(w, cfg, inp)
+        safetensors_io.save(os.path.join(out, "anima_ln_io.safetensors"), inp)
+        return
     if cmd == "case":
         out = sys.argv[2]
         # 3 heads of 24 (rope dims t 8, h 8, w 8), mlp 3.0, LoRA 4, rope_scale (2, 1, 3),

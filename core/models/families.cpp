@@ -1,4 +1,5 @@
 // The families that ship with Halfscope: adding one is a folder under models/ and a line here.
+#include "models/anima/anima_family.h"
 #include "models/clip/clip_family.h"
 #include "models/cosmos/cosmos_family.h"
 #include "models/flux/flux_family.h"
@@ -15,6 +16,7 @@ void registerBuiltinFamilies(FamilyRegistry& r) {
     r.add(clipTextFamily());
     r.add(fluxTransformerFamily());
     r.add(cosmosTransformerFamily());
+    r.add(animaTextConditionerFamily());
     r.add(autoencoderKLFamily());
     r.add(t5EncoderFamily());
     r.add(qwenTextFamily());

@@ -1,0 +1,88 @@
+#include "models/anima/anima_family.h"
+
+namespace hs {
+
+namespace {
+
+// An optional [B, n] mask: integer, bool or floating; every sample keeps at least one token.
+torch::Tensor optionalMask(const NamedTensors& inputs, const std::string& key, int64_t B,
+                           int64_t n) {
+    auto it = inputs.find(key);
+    if (it == inputs.end()) return {};
+    const std::string expected = "[" + std::to_string(B) + ", " + std::to_string(n) + "]";
+    torch::Tensor m = checkInput(key, it->second, {B, n}, expected);
+    auto kept = (m != 0).sum(1);  // [B]
+    for (int64_t b = 0; b < B; ++b)
+        if (kept[b].item<int64_t>() == 0)
+            throw InputError("input '" + key + "' masks every token of sample " +
+                             std::to_string(b) + " (attention over nothing is NaN)");
+    return m;
+}
+
+}  // namespace
+
+AnimaAdapterInputs animaInputsFrom(const AnimaAdapterConfig& c, const NamedTensors& inputs,
+                                   const torch::Device& device) {
+    checkInputKeys(inputs,
+                   {"in.source_hidden_states", "in.target_input_ids", "in.target_attention_mask",
+                    "in.source_attention_mask"},
+                   "AnimaTextConditioner");
+    AnimaAdapterInputs in;
+    in.sourceHiddenStates = requireInput(inputs, "in.source_hidden_states", {-1, -1, c.sourceDim},
+                                         "[B, S, " + std::to_string(c.sourceDim) + "]");
+    const int64_t B = in.sourceHiddenStates.size(0), S = in.sourceHiddenStates.size(1);
+    const std::string b = std::to_string(B);
+    if (S < 1) throw InputError("input 'in.source_hidden_states' has no tokens");
+    in.targetInputIds = requireInput(inputs, "in.target_input_ids", {B, -1}, "[" + b + ", L]");
+    const int64_t L = in.targetInputIds.size(1);
+    if (in.targetInputIds.is_floating_point() || L < 1)
+        throw InputError("input 'in.target_input_ids' must be [" + b +
+                         ", L] integer token ids, L >= 1");
+    if (in.targetInputIds.numel() > 0) {
+        const int64_t lo = in.targetInputIds.min().item<int64_t>(),
+                      hi = in.targetInputIds.max().item<int64_t>();
+        if (lo < 0 || hi >= c.targetVocabSize)
+            throw InputError("input 'in.target_input_ids' holds ids " + std::to_string(lo) + ".." +
+                             std::to_string(hi) + ", outside 0.." +
+                             std::to_string(c.targetVocabSize - 1) + " (target_vocab_size)");
+    }
+    in.targetInputIds = in.targetInputIds.to(torch::kInt64);
+    in.targetAttentionMask = optionalMask(inputs, "in.target_attention_mask", B, L);
+    in.sourceAttentionMask = optionalMask(inputs, "in.source_attention_mask", B, S);
+    for (torch::Tensor* t : {&in.sourceHiddenStates, &in.targetInputIds, &in.targetAttentionMask,
+                             &in.sourceAttentionMask}) {
+        if (t->defined()) *t = t->to(device);
+    }
+    return in;
+}
+
+NamedTensors runAnimaTextConditioner(AnimaTextConditioner& model, const NamedTensors& inputs,
+                                     ProbeContext& probes) {
+    torch::NoGradGuard noGrad;
+    AnimaAdapterInputs in = animaInputsFrom(model->config(), inputs, probes.device());
+    NamedTensors out;
+    out["out.text_embeds"] = model->forward(in, probes).to(torch::kFloat32);
+    return out;
+}
+
+NamedTensors AnimaTextConditionerComponent::run(const NamedTensors& inputs, ProbeContext& probes) {
+    return runAnimaTextConditioner(model, inputs, probes);
+}
+
+Family animaTextConditionerFamily() {
+    Family f;
+    f.name = "Anima text conditioner";
+    f.classNames = {"AnimaTextConditioner"};
+    f.role = Role::Adapter;
+    f.defaultComponent = "text_conditioner";
+    f.io =
+        "in.source_hidden_states, in.target_input_ids, in.target_attention_mask, "
+        "in.source_attention_mask -> out.text_embeds";
+    f.build = [](const ComponentSource& s, const std::string& component) {
+        return std::make_shared<AnimaTextConditionerComponent>(
+            AnimaTextConditioner(AnimaAdapterConfig::fromJson(s.config), component));
+    };
+    return f;
+}
+
+}  // namespace hs

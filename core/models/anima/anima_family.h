@@ -1,0 +1,36 @@
+#pragma once
+// The Anima text conditioner family: diffusers AnimaTextConditioner (Anima's LLM adapter, which
+// turns Qwen3 hidden states and T5 token ids into the Cosmos transformer's text embeddings).
+// Its role is Role::Adapter: it runs once per prompt, between the text encoder and the
+// denoising loop.
+#include "models/anima/anima_adapter.h"
+#include "models/common/named_tensors.h"
+#include "models/registry.h"
+
+namespace hs {
+
+class AnimaTextConditionerComponent : public Component {
+public:
+    explicit AnimaTextConditionerComponent(AnimaTextConditioner m) : model(std::move(m)) {}
+    torch::nn::Module& module() override { return *model; }
+    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+
+    AnimaTextConditioner model;
+};
+
+// Inputs (keys not starting with "in." are ignored):
+//   in.source_hidden_states   [B, S, source_dim]  Qwen3 hidden states
+//   in.target_input_ids       [B, L] integer ids in [0, target_vocab_size)  T5 token ids
+//   in.target_attention_mask  [B, L] (optional; nonzero = a real token)
+//   in.source_attention_mask  [B, S] (optional)
+// Output: out.text_embeds [B, max(L, min_sequence_length), target_dim], float32. Throws
+// InputError naming the key and the expected shape, also for a mask that leaves a sample with
+// no token to attend to (the reference would give NaN).
+NamedTensors runAnimaTextConditioner(AnimaTextConditioner& model, const NamedTensors& inputs,
+                                     ProbeContext& probes);
+AnimaAdapterInputs animaInputsFrom(const AnimaAdapterConfig& config, const NamedTensors& inputs,
+                                   const torch::Device& device);
+
+Family animaTextConditionerFamily();
+
+}  // namespace hs
