@@ -130,6 +130,11 @@ TEST(QwenConfig, ErrorsNameTheField) {
     expectError([](auto& j) { j["head_dim"] = 15; }, "head_dim");
     expectError([](auto& j) { j["hidden_act"] = "gelu"; }, "hidden_act");
     expectError([](auto& j) { j["use_sliding_window"] = true; }, "use_sliding_window");
+    expectError(
+        [](auto& j) {
+            j["layer_types"] = {"full_attention", "sliding_attention"};
+        },
+        "layer_types");
     expectError([](auto& j) { j["rope_scaling"] = {{"rope_type", "yarn"}}; }, "rope_scaling");
     expectError([](auto& j) { j["rms_norm_eps"] = 0; }, "rms_norm_eps");
     expectError([](auto& j) { j["architectures"] = {"LlamaModel"}; }, "architectures");
@@ -363,6 +368,51 @@ TEST(QwenText, Fp16FeedForwardOverflowIsNamed) {
     std::cout << "[ qwen3 fp16 ] relative error vs fp32 " << e << "\n";
     EXPECT_GT(e, 0.0);
     EXPECT_LE(e, 1e-2);
+}
+
+TEST(QwenText, StreamedLayersEqualTheFullLoad) {
+    // Layer by layer from the mapped file (LoadMode::Streamed), bare and "model." keys alike.
+    for (const Case& c : {golden("qwen3"), portCase("qwen3_mqa")}) {
+        const auto archs = c.config.at("architectures");
+        const auto family = FamilyRegistry::global().require(archs[0].get<std::string>(), "test");
+        for (const std::string fmt : {"fp32", "fp16"}) {
+            ProbeContext pf = contextFor("text_encoder=" + fmt, ProbeLevel::Layer);
+            ProbeContext ps = contextFor("text_encoder=" + fmt, ProbeLevel::Layer);
+            const ComponentSource source{"test", c.config, c.weights};
+            auto full = loadComponent(*family, source, pf.policy(), "text_encoder");
+            auto streamed =
+                loadComponent(*family, source, ps.policy(), "text_encoder", LoadMode::Streamed);
+            ASSERT_EQ(streamed->loadMode(), LoadMode::Streamed);
+            const auto& stream = *streamed->streamedBlocks()->weightStream();
+            EXPECT_EQ(stream.blocks().size(), size_t(c.config.at("num_hidden_layers").get<int>()));
+            NamedTensors in = c.io;
+            for (auto it = in.begin(); it != in.end();)
+                it = it->first.rfind("out.", 0) == 0 ? in.erase(it) : std::next(it);
+            const auto a = full->run(in, pf).at("out.last_hidden_state");
+            const auto b = streamed->run(in, ps).at("out.last_hidden_state");
+            EXPECT_TRUE(torch::equal(a, b)) << fmt;
+            EXPECT_EQ(size_t(stream.materialisations()), stream.blocks().size());
+            EXPECT_EQ(stream.materialisedBlocks(), 0u);
+        }
+    }
+}
+
+TEST(QwenText, Bf16StaysWithinBf16Tolerance) {
+    const auto fp = run(golden("qwen2"), "text_encoder=fp32").at("out.last_hidden_state");
+    for (CpuBf16 mode : test::bf16ModesHere()) {
+        test::ScopedCpuBf16 scoped(mode);
+        ProbeContext probes = contextFor("text_encoder=bf16", ProbeLevel::Layer);
+        const auto bf = run(golden("qwen2"), "", &probes).at("out.last_hidden_state");
+        const double e = relErr(bf, fp);
+        std::cout << "[ qwen2 bf16 " << cpuBf16Name(mode) << " ] relative error vs fp32 " << e
+                  << "\n";
+        EXPECT_LE(e, 3e-2);
+        EXPECT_GT(e, 0.0);
+        EXPECT_FALSE(probes.firstNonFinite().has_value());
+        ASSERT_FALSE(probes.records().empty());
+        EXPECT_EQ(probes.records().back().execution,
+                  mode == CpuBf16::Native ? Execution::Native : Execution::Emulated);
+    }
 }
 
 TEST(QwenText, ProbePointsAtEachLevel) {

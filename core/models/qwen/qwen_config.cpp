@@ -86,6 +86,9 @@ QwenConfig qwenConfigFromJson(const nlohmann::json& top) {
                "'hidden_act' \"" + act + "\" is not supported (silu)");
     cfgRequire(!cfgBool(j, "use_sliding_window", false),
                "'use_sliding_window' true is not supported (full attention only)");
+    for (const auto& t : cfgStringList(j, "layer_types", {}))
+        cfgRequire(t == "full_attention",
+                   "'layer_types' holds \"" + t + "\": only full_attention is supported");
     if (c.variant == QwenVariant::Qwen3) {
         c.qkNorm = true;
         c.qkvBias = c.oBias = cfgBool(j, "attention_bias", false);
