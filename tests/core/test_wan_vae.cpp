@@ -16,6 +16,7 @@
 
 #include "io/safetensors.h"
 #include "models/registry.h"
+#include "models/run_component.h"
 #include "models/single_file.h"
 #include "models/wan_vae/wan_vae_family.h"
 #include "test_util.h"
@@ -165,6 +166,48 @@ TEST(WanVaeConfig, ErrorsNameTheField) {
 
 TEST(WanVae, GoldenParityThroughTheFamily) {
     expectParity(openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors"), 1e-4);
+}
+
+// run-module's code path: the folder's config picks the family by _class_name.
+TEST(WanVae, RunModulePathReproducesTheGolden) {
+    auto io = TensorSet::open(dataPath("golden/qwen_vae_io.safetensors"));
+    NamedTensors inputs;
+    for (const auto& n : io.names())
+        if (n.rfind("in.", 0) == 0) inputs.emplace(n, io.tensor(n));
+    auto run = runComponentFolder(dataPath("golden/qwen_vae"), inputs, ComponentRunOptions{});
+    EXPECT_EQ(run.className, "AutoencoderKLQwenImage");
+    EXPECT_EQ(run.component, "vae");
+    for (const char* k : {"out.decode.sample", "out.encode.mean", "out.encode.logvar"}) {
+        ASSERT_TRUE(run.outputs.count(k)) << k;
+        EXPECT_LE(relErr(run.outputs.at(k), io.tensor(k)), 1e-4) << k;
+    }
+}
+
+// A plan that splits the model: bf16 overall, one up block in fp32.
+TEST(WanVae, MixedPlanKeepsEachBlocksFormat) {
+    auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
+    test::ScopedCpuBf16 emulated(CpuBf16::Emulated);
+    ProbeContext mix = contextFor("vae=bf16,vae.decoder.up_blocks.1=fp32", ProbeLevel::Layer);
+    auto vae = loadThroughFamily(c, mix.policy());
+    auto params = vae->module().named_parameters();
+    const auto& up1 = params["decoder.up_blocks.1.resnets.0.conv1.weight"];
+    const auto& up0 = params["decoder.up_blocks.0.resnets.0.conv1.weight"];
+    EXPECT_TRUE(torch::equal(up0, roundTo(up0, Format::BF16)));
+    EXPECT_FALSE(torch::equal(up1, roundTo(up1, Format::BF16)));  // fp32 values kept
+    auto out = vae->run({{"in.z", c.io.at("in.z")}}, mix);
+    EXPECT_LT(relErr(out.at("out.decode.sample"), c.io.at("out.decode.sample")), 5e-2);
+    int seen = 0;
+    for (const auto& r : mix.records()) {
+        if (r.name == "vae.decoder.up_blocks.1.resnets.0") {
+            EXPECT_EQ(r.format, Format::FP32);
+            ++seen;
+        }
+        if (r.name == "vae.decoder.up_blocks.0.resnets.0") {
+            EXPECT_EQ(r.format, Format::BF16);
+            ++seen;
+        }
+    }
+    EXPECT_EQ(seen, 2);
 }
 
 // AutoencoderKLWan at other widths: 16 latent channels, four levels, two resnets per level, a
