@@ -360,6 +360,15 @@ TEST(QwenText, Fp16FeedForwardOverflowIsNamed) {
         EXPECT_EQ(fp16.firstNonFinite()->at.name, "text_encoder.layers.1.mlp");
         EXPECT_EQ(fp16.firstNonFinite()->at.format, Format::FP16);
         EXPECT_FALSE(torch::isfinite(out).all().item<bool>());
+        // Scores stay fp32, as the fused attention kernels keep them; q, k and the weights are
+        // stored in fp16.
+        for (const auto& r : fp16.records()) {
+            if (r.name == "text_encoder.layers.0.self_attn.scores")
+                EXPECT_EQ(r.format, Format::FP32);
+            if (r.name == "text_encoder.layers.0.self_attn.weights" ||
+                r.name == "text_encoder.layers.0.self_attn.k_rope")
+                EXPECT_EQ(r.format, Format::FP16) << r.name;
+        }
     }
     // The unscaled model in fp16 stays close to fp32.
     const auto ref = run(golden("qwen3"), "text_encoder=fp32").at("out.last_hidden_state");

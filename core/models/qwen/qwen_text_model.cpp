@@ -96,13 +96,13 @@ torch::Tensor QwenAttentionImpl::forward(const torch::Tensor& x, const torch::Te
     k = repeat(k);
     v = repeat(v);
     const double scale = 1.0 / std::sqrt(double(Dh));
-    auto scores = probes.point(m_nScores, torch::matmul(q, k.transpose(-2, -1)) * scale);
-    // Eager attention adds finfo(dtype).min at masked keys: a masked key gets weight 0, and a row
-    // with every key masked (a prompt of padding only) gets equal weights over all keys, as
-    // min + score == min in the model's dtype.
+    auto scores = torch::matmul(q.to(torch::kFloat32), k.to(torch::kFloat32).transpose(-2, -1));
+    scores = probes.pointAs(m_nScores, Format::FP32, scores.mul_(scale));  // [B, H, L, L]
+    // finfo.min at masked keys: weight 0 there, and equal weights over every key in a row whose
+    // keys are all masked (min + score == min in fp32).
     const double lowest = double(std::numeric_limits<float>::lowest());
-    auto masked = scores.to(torch::kFloat32).masked_fill(allowed.logical_not(), lowest);
-    auto weights = torch::softmax(masked, -1).to(scores.scalar_type());  // [B, H, L, L]
+    scores.masked_fill_(allowed.logical_not(), lowest);
+    auto weights = torch::softmax(scores, -1).to(v.scalar_type());  // [B, H, L, L]
     weights = probes.point(m_nWeights, weights);
     auto ctx = torch::matmul(weights, v).transpose(1, 2).reshape({B, L, H * Dh});
     ctx = probes.point(m_nContext, ctx);               // [B, L, H * Dh]

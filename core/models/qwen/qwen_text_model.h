@@ -16,8 +16,12 @@
 //   Op:     P.rotary_emb.{cos,sin} (stored in the model's format, as transformers casts them),
 //           B.self_attn.{q_proj,k_proj,v_proj,q_norm,k_norm,q_rope,k_rope,scores,weights,context},
 //           B.attn_residual, B.mlp.{gate_proj,act,up_proj,gate}
-// Attention is transformers' eager path: q·kᵀ·head_dim^-0.5 stored in the model's format, the
-// causal mask combined with the padding mask, softmax in fp32, probabilities stored back.
+// Attention: the causal mask combined with the padding mask, as transformers builds it. Scores
+// q·kᵀ·head_dim^-0.5 and the softmax in fp32 (the scores point records them as fp32, unrounded),
+// probabilities stored in the model's format before the product with v: what transformers'
+// default sdpa path does on a GPU (its fused kernels keep the scores in fp32), and in fp32 the
+// same numbers as the eager path. A query whose keys are all masked (left padding, a prompt of
+// padding only) attends evenly to every key, as eager attention's finfo.min mask makes it.
 #include <torch/torch.h>
 
 #include <string>
