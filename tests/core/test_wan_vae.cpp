@@ -417,5 +417,71 @@ TEST(WanVae, OriginalLayoutSingleFile) {
     }
 }
 
+// diffusers keys -> the original Wan layout, for a config with `levels` levels of `resnets`
+// residual blocks (the inverse of what the layout converts; bench/reference's to_original does
+// the same in Python).
+WeightMap toOriginalLayout(const WeightMap& w, int levels, int resnets) {
+    auto replace = [](std::string& s, const std::string& a, const std::string& b) {
+        const auto at = s.find(a);
+        if (at != std::string::npos) s.replace(at, a.size(), b);
+    };
+    std::vector<std::pair<std::string, std::string>> flat;
+    for (int i = 0, n = 0; i < levels; ++i) {
+        for (int j = 0; j <= resnets; ++j, ++n)
+            flat.emplace_back(
+                "decoder.up_blocks." + std::to_string(i) + ".resnets." + std::to_string(j) + ".",
+                "decoder.upsamples." + std::to_string(n) + ".");
+        if (i + 1 < levels)
+            flat.emplace_back("decoder.up_blocks." + std::to_string(i) + ".upsamplers.0.",
+                              "decoder.upsamples." + std::to_string(n++) + ".");
+    }
+    WeightMap out;
+    for (const auto& kv : w) {
+        std::string k = kv.first;
+        for (auto [a, b] :
+             {std::pair<const char*, const char*>{".norm1.gamma", ".residual.0.gamma"},
+              {".conv1.", ".residual.2."},
+              {".norm2.gamma", ".residual.3.gamma"},
+              {".conv2.", ".residual.6."},
+              {".conv_shortcut.", ".shortcut."}})
+            replace(k, a, b);
+        for (const std::string side : {"encoder", "decoder"}) {
+            replace(k, side + ".conv_in.", side + ".conv1.");
+            replace(k, side + ".norm_out.", side + ".head.0.");
+            replace(k, side + ".conv_out.", side + ".head.2.");
+            replace(k, side + ".mid_block.resnets.0.", side + ".middle.0.");
+            replace(k, side + ".mid_block.attentions.0.", side + ".middle.1.");
+            replace(k, side + ".mid_block.resnets.1.", side + ".middle.2.");
+        }
+        replace(k, "encoder.down_blocks.", "encoder.downsamples.");
+        for (const auto& [a, b] : flat) replace(k, a, b);
+        if (k.rfind("quant_conv.", 0) == 0) k = "conv1." + k.substr(11);
+        if (k.rfind("post_quant_conv.", 0) == 0) k = "conv2." + k.substr(16);
+        out.emplace(k, kv.second);
+    }
+    return out;
+}
+
+// A 16-channel Wan file with encoder attention and a wider decoder: the layout infers
+// attn_scales and decoder_base_dim, and diffusers' default latents statistics apply.
+TEST(WanVae, OriginalLayoutInfersAttentionAndDecoderWidth) {
+    auto c = openCase("wan_vae/wan21_tiny", "wan_vae/wan21_tiny_io.safetensors");
+    const auto original = toOriginalLayout(c.weights, 4, 2);
+    EXPECT_TRUE(original.count("encoder.downsamples.4.to_qkv.weight"));  // attention entry
+    WeightMap prefixed;
+    for (const auto& kv : original) prefixed.emplace("vae." + kv.first, kv.second);
+    auto contents = convertSingleFile(prefixed, "wan_2.1_vae.safetensors");
+    ASSERT_EQ(contents.components.size(), 1u);
+    const auto& conv = contents.components.front();
+    EXPECT_NE(conv.description.find("under vae."), std::string::npos) << conv.description;
+    EXPECT_EQ(conv.config["decoder_base_dim"], 12);
+    EXPECT_EQ(conv.config["attn_scales"], nlohmann::json({0.5}));
+    EXPECT_EQ(conv.config["num_res_blocks"], 2);
+    EXPECT_EQ(conv.config["dim_mult"], nlohmann::json({1, 2, 3, 3}));
+    const auto cfg = WanVaeConfig::fromJson(conv.config);
+    EXPECT_DOUBLE_EQ(cfg.latentsStd[0], 2.8184);  // diffusers' default, assumed
+    expectParity(Case{conv.config, conv.weights, c.io}, 1e-4);
+}
+
 }  // namespace
 }  // namespace hs
