@@ -6,6 +6,9 @@ checked against the golden output diffusers produced (tests/data/golden/cosmos).
 
   /usr/bin/python3 bench/reference/cosmos_reference.py check DIR IO.safetensors
   /usr/bin/python3 bench/reference/cosmos_reference.py case OUT_DIR   # tests/data/cosmos cases
+  /usr/bin/python3 bench/reference/cosmos_reference.py make DIR     # bench_cosmos's folder + inputs
+  /usr/bin/python3 bench/reference/cosmos_reference.py serve DIR INPUTS [fp32|bf16]
+  /usr/bin/python3 bench/reference/cosmos_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
   /usr/bin/python3 bench/reference/cosmos_reference.py anima-check DIR IO.safetensors
   /usr/bin/python3 bench/reference/cosmos_reference.py anima-case OUT_DIR
 
@@ -13,6 +16,12 @@ checked against the golden output diffusers produced (tests/data/golden/cosmos).
 head width, MLP ratio, LoRA width, rope_scale, patch sizes (2, 2, 2) over 2 frames, a padding
 mask at another size, a batch of 2 with per-sample timesteps): for each a config, seeded
 weights and io (in.* / out.sample) for tests/core/test_cosmos.cpp.
+
+`make` writes Cosmos-Predict2-2B's width (16 heads of 128, MLP ratio 4, AdaLN-LoRA 256, text
+width 1024, max_size (128, 240, 240), rope_scale (1, 4, 4)) with 2 of its 28 blocks, and inputs
+for a 512 x 512 image (a 16 x 1 x 64 x 64 latent: 1024 tokens after 2 x 2 patches) with 512 text
+tokens and the zero padding mask the pipeline passes. `serve` answers bench/bench_cosmos.cpp as
+t5_reference.py does for bench_t5 ("ready THREADS", then "WALL_MS CPU_MS" per stdin line).
 
 The `anima-*` commands do the same for diffusers' AnimaTextConditioner (Anima's LLM adapter:
 learned T5-token embeddings that self-attend and cross-attend to Qwen3 hidden states, RoPE on
@@ -25,6 +34,7 @@ import json
 import math
 import os
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -345,6 +355,46 @@ def main():
         ref = io["out.sample"]
         err = ((out - ref).abs().max() / ref.abs().max()).item()
         print(f"relative error against diffusers' output: {err:.2e}")
+        sys.exit(0 if err < 1e-4 else 1)
+    if cmd == "make":
+        d = sys.argv[2]
+        os.makedirs(d, exist_ok=True)
+        cfg = base_config(in_channels=16, out_channels=16, num_attention_heads=16,
+                          attention_head_dim=128, num_layers=2, mlp_ratio=4.0,
+                          text_embed_dim=1024, adaln_lora_dim=256, max_size=[128, 240, 240])
+        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
+        w = random_weights(cfg, 0)
+        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+        g = torch.Generator().manual_seed(1)
+        safetensors_io.save(os.path.join(d, "inputs.safetensors"), {
+            "in.hidden_states": torch.randn(1, 16, 1, 64, 64, generator=g),
+            "in.timestep": torch.tensor([0.6]),
+            "in.encoder_hidden_states": torch.randn(1, 512, 1024, generator=g),
+            "in.padding_mask": torch.zeros(1, 1, 512, 512)})
+        print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
+        return
+    if cmd == "serve":
+        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[sys.argv[4] if len(sys.argv) > 4 else "fp32"]
+        cfg, w = load_folder(sys.argv[2], dtype)
+        inp = {k: (v.to(dtype) if v.is_floating_point() else v)
+               for k, v in safetensors_io.load(sys.argv[3]).items()}
+        forward(w, cfg, inp)  # warm-up
+        print(f"ready {torch.get_num_threads()}", flush=True)
+        while sys.stdin.readline():
+            c0, t0 = time.process_time(), time.perf_counter()
+            forward(w, cfg, inp)
+            print(f"{(time.perf_counter() - t0) * 1e3:.3f} {(time.process_time() - c0) * 1e3:.3f}",
+                  flush=True)
+        return
+    if cmd == "compare":
+        cfg, w = load_folder(sys.argv[2])
+        out = forward(w, cfg, safetensors_io.load(sys.argv[3]))
+        cpp = safetensors_io.load(sys.argv[4])["out.sample"]
+        if tuple(cpp.shape) != tuple(out.shape):
+            print(f"out.sample: shape mismatch: C++ {tuple(cpp.shape)}, Python {tuple(out.shape)}")
+            sys.exit(1)
+        err = ((cpp - out).abs().max() / out.abs().max()).item()
+        print(f"out.sample: relative error C++ vs Python: {err:.2e}")
         sys.exit(0 if err < 1e-4 else 1)
     if cmd == "anima-check":
         cfg, w = load_folder(sys.argv[2])
