@@ -137,7 +137,13 @@ TEST(Cosmos, GoldenParityThroughTheFamily) {
     EXPECT_NE(family->io.find("in.padding_mask"), std::string::npos);
     ProbeContext probes = contextFor("", ProbeLevel::Layer);
     auto c = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "transformer");
-    EXPECT_LE(compare(c->run(g.io, probes), g.io, "golden via family"), 1e-4);
+    const auto whole = c->run(g.io, probes).at("out.sample");
+    EXPECT_LE(compare({{"out.sample", whole}}, g.io, "golden via family"), 1e-4);
+    // Streamed (blocks converted one at a time, as for a model larger than memory): the same.
+    auto streamed = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(),
+                                  "transformer", LoadMode::Streamed);
+    EXPECT_EQ(streamed->loadMode(), LoadMode::Streamed);
+    EXPECT_TRUE(torch::equal(streamed->run(g.io, probes).at("out.sample"), whole));
     // A zero mask is what the pipelines pass; leaving it out means the same.
     NamedTensors in = g.io;
     in["in.padding_mask"] = torch::zeros({1, 1, 8, 8});
@@ -228,6 +234,47 @@ TEST(Cosmos, ProbeNamesAndGranularity) {
         EXPECT_TRUE(r.stats.allFinite()) << r.name;
     }
     EXPECT_EQ(seen.size(), 3u + 2 * 9u + 2u);  // embeddings, 2 blocks, norm_out + proj_out
+}
+
+// Cosmos-Predict2's released configs (2B and 14B text to image) build on the meta device (no
+// memory) with the parameter counts their names give, and the real head width splits RoPE into
+// t 44, h 42, w 42.
+TEST(Cosmos, RealConfigsBuildOnTheMetaDevice) {
+    nlohmann::json j = {{"_class_name", "CosmosTransformer3DModel"},
+                        {"in_channels", 16},
+                        {"out_channels", 16},
+                        {"num_attention_heads", 16},
+                        {"attention_head_dim", 128},
+                        {"num_layers", 28},
+                        {"mlp_ratio", 4.0},
+                        {"text_embed_dim", 1024},
+                        {"adaln_lora_dim", 256},
+                        {"max_size", {128, 240, 240}},
+                        {"patch_size", {1, 2, 2}},
+                        {"rope_scale", {1.0, 4.0, 4.0}},
+                        {"concat_padding_mask", true},
+                        {"extra_pos_embed_type", nullptr}};
+    auto count = [](const nlohmann::json& config) {
+        nn::MetaConstruction meta;
+        CosmosTransformer m(CosmosConfig::fromJson(config));
+        EXPECT_TRUE(m->proj_out->weight.is_meta());
+        return parameterCount(*m);
+    };
+    const int64_t n2b = count(j);
+    j["num_attention_heads"] = 40;
+    j["num_layers"] = 36;
+    const int64_t n14b = count(j);
+    std::printf("  Cosmos-Predict2 2B: %.3f B parameters, 14B: %.3f B\n", n2b / 1e9, n14b / 1e9);
+    EXPECT_GT(n2b, 1.9e9);
+    EXPECT_LT(n2b, 2.1e9);
+    EXPECT_GT(n14b, 13.5e9);
+    EXPECT_LT(n14b, 14.5e9);
+    auto c = CosmosConfig::fromJson(j);
+    auto rope = cosmosRope(c, 1, 2, 3, torch::kCPU);
+    ASSERT_EQ(rope.cos.sizes(), (std::vector<int64_t>{6, 128}));
+    // Token (t 0, h 1, w 2): the t part (first 22 of each half) is at position 0, so cos 1.
+    EXPECT_EQ(rope.cos[5].narrow(0, 0, 22).min().item<float>(), 1.f);
+    EXPECT_LT(rope.cos[5].narrow(0, 22, 21).min().item<float>(), 1.f);
 }
 
 TEST(Cosmos, LoadErrorsNameTheKey) {
