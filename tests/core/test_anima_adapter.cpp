@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/anima/anima_family.h"
 #include "test_util.h"
@@ -19,18 +20,11 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
+using test::readJson;
+
 using test::dataPath;
 using test::relErr;
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
-}
 
 struct Case {
     nlohmann::json config;

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/cosmos/cosmos_family.h"
 #include "models/cosmos/cosmos_transformer.h"
@@ -20,25 +21,12 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
+using test::readIo;
+using test::readJson;
+
 using test::dataPath;
 using test::relErr;
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
-}
-
-NamedTensors readIo(const std::string& rel) {
-    auto io = TensorSet::open(dataPath(rel));
-    NamedTensors t;
-    for (const auto& n : io.names()) t.emplace(n, io.tensor(n));
-    return t;
-}
 
 struct Case {
     nlohmann::json config;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/qwen/qwen_family.h"
 #include "models/registry.h"
@@ -15,14 +16,11 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
+using test::readJson;
+
 using test::dataPath;
 using test::relErr;
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
 
 NamedTensors readTensors(const std::string& path) {
     NamedTensors r;
@@ -55,10 +53,6 @@ std::shared_ptr<QwenTextComponent> load(const nlohmann::json& config, const Weig
     const auto family = FamilyRegistry::global().require(archs[0].get<std::string>(), "test");
     auto c = loadComponent(*family, {"test", config, weights}, policy, "text_encoder");
     return std::dynamic_pointer_cast<QwenTextComponent>(c);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
 }
 
 NamedTensors run(const Case& c, const std::string& plan = "", ProbeContext* probesOut = nullptr,

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <set>
 
+#include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/registry.h"
 #include "models/run_component.h"
@@ -24,18 +25,11 @@
 namespace hs {
 namespace {
 
+using test::contextFor;
+using test::readJson;
+
 using test::dataPath;
 using test::relErr;
-
-nlohmann::json readJson(const std::string& path) {
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    return nlohmann::json::parse(in);
-}
-
-ProbeContext contextFor(const std::string& plan, ProbeLevel level = ProbeLevel::Off) {
-    return ProbeContext(PrecisionPlan::parse(plan), torch::kCPU, level);
-}
 
 struct Case {
     nlohmann::json config;
