@@ -224,6 +224,40 @@ TEST_F(SdPipeline, AnSd2FileGivesTheFoldersImageWithVPrediction) {
     EXPECT_GT(test::relErr(latentsOf(asEpsilon.steps.back()), latentsOf(own.steps.back())), 1e-3);
 }
 
+// A standalone VAE file (sdxl_vae.safetensors, sdxl-vae-fp16-fix) in place of the checkpoint's:
+// the one given decodes, so two VAEs compare on the same latents.
+TEST_F(SdPipeline, AVaeFileReplacesTheCheckpointsVae) {
+    const std::string file =
+        test::writeSdSingleFile(s_xl, s_root + "/vae_swap/sdxl.safetensors", true);
+    WeightMap vae = s_xl.vae;
+    for (const char* p : {"weight", "bias"}) {
+        const std::string k = std::string("decoder.up_blocks.0.resnets.0.conv1.") + p;
+        vae[k] = vae[k] * 1e6;  // overflows fp16, harmless in fp32 (a group norm follows)
+    }
+    const std::string vaeFile = s_root + "/vae_swap/sdxl_vae.safetensors";
+    const WeightMap ldm = test::vaeToLdm(vae, 2);
+    writeSafetensors(vaeFile,
+                     std::vector<std::pair<std::string, torch::Tensor>>(ldm.begin(), ldm.end()));
+    RunConfig cfg = config(file);
+    cfg.steps = 2;
+    cfg.plan = PrecisionPlan::parse("vae=fp16");
+    ModelFiles with;
+    with.vae = vaeFile;
+    auto own = Pipeline::load(file, {}, cfg.plan, kCpu);
+    auto swapped = Pipeline::load(file, with, cfg.plan, kCpu);
+    bool named = false;
+    for (const auto& line : swapped->detected()) named |= line.find("(--vae)") != std::string::npos;
+    EXPECT_TRUE(named);
+    cfg.modelFiles = with;
+    const RunRecord b = swapped->run(cfg);
+    cfg.modelFiles = {};
+    const RunRecord a = own->run(cfg);
+    EXPECT_NE(a.verdict, "nan/inf") << a.verdictExplanation;
+    EXPECT_EQ(b.verdict, "nan/inf") << b.verdictExplanation;
+    // The same latents: only the decoder differs.
+    EXPECT_EQ(a.steps.back().latentValues, b.steps.back().latentValues);
+}
+
 TEST_F(SdPipeline, AnSdxlFileWithoutItsSecondEncoderSaysWhatToGive) {
     const std::string file =
         test::writeSdSingleFile(s_xl, s_root + "/no_bigg/sdxl.safetensors", true, false);
