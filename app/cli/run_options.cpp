@@ -6,10 +6,10 @@ namespace hs::cli {
 
 const std::vector<std::string>& runOptionNames() {
     static const std::vector<std::string> n = {
-        "prompt", "negative",     "seed",           "steps",     "guidance",   "width",
-        "height", "device",       "probe-level",    "model",     "shift",      "plan",
-        "vae",    "text-encoder", "text-encoder-2", "tokenizer", "tokenizer-2", "scheduler",
-        "prediction-type"};
+        "prompt",    "negative",    "seed",      "steps",          "guidance",
+        "width",     "height",      "device",    "probe-level",    "model",
+        "shift",     "plan",        "vae",       "text-encoder",   "text-encoder-2",
+        "tokenizer", "tokenizer-2", "scheduler", "prediction-type"};
     return n;
 }
 

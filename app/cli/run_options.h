@@ -26,8 +26,8 @@ const std::vector<std::string>& runOptionNames();
     "  --shift S          scheduler shift override (flow-matching models)\n"                       \
     "  --scheduler NAME   sampler for SD / SDXL models: euler, euler_a, ddim, dpmpp_2m,\n"         \
     "                     dpmpp_2m_karras, pndm (default: the model's own scheduler)\n"            \
-    "  --prediction-type T  epsilon, v_prediction or sample in place of the model's (an SD 2.x\n" \
-    "                     single file is taken as v_prediction, as diffusers does)\n"             \
+    "  --prediction-type T  epsilon, v_prediction or sample in place of the model's (an SD 2.x\n"  \
+    "                     single file is taken as v_prediction, as diffusers does)\n"              \
     "  --model DIR|FILE   diffusers pipeline folder, or a single-file checkpoint such as\n"        \
     "                     flux1-dev.safetensors (default: the embedded demo model)\n"              \
     "  --vae FILE, --text-encoder FILE, --text-encoder-2 FILE\n"                                   \

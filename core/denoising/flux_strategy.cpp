@@ -1,9 +1,8 @@
 #include "denoising/flux_strategy.h"
 
-#include "denoising/clip_tokenizers.h"
-
 #include <optional>
 
+#include "denoising/clip_tokenizers.h"
 #include "models/clip/clip_family.h"
 #include "models/flux/flux_family.h"
 #include "models/flux/flux_latents.h"

@@ -117,8 +117,12 @@ void makeFolder(ModelSources& s, const std::string& model, const ModelFiles& wit
         throw PipelineError(model + ": no pipeline runs a single-file " + denoiserClass);
     for (const auto& [slot, c] : s.components) {
         const bool encoder = slot.rfind("text_encoder", 0) == 0;  // transformers' classes
-        f.components.push_back({slot, encoder ? "transformers" : "diffusers", c.className,
-                                c.source.dir, ComponentKind::Model, {}});
+        f.components.push_back({slot,
+                                encoder ? "transformers" : "diffusers",
+                                c.className,
+                                c.source.dir,
+                                ComponentKind::Model,
+                                {}});
     }
 
     // Tokenizers: given, else beside the files (a tokenizer/ or tokenizer_2/ folder, as in a

@@ -63,8 +63,8 @@ struct RunConfig {
     // "epsilon", "v_prediction" or "sample" in place of the scheduler config's; empty: the
     // config's.
     std::string predictionType;
-    PrecisionPlan plan;           // user rules; components without a rule keep their stored dtype
-    std::string device = "cpu";   // "cpu" or "cuda:N"
+    PrecisionPlan plan;          // user rules; components without a rule keep their stored dtype
+    std::string device = "cpu";  // "cpu" or "cuda:N"
     ProbeLevel probeLevel = ProbeLevel::Layer;
     int decodeEvery = 0;       // full VAE decode of the denoised estimate every k steps (0: never)
     bool keepLatents = false;  // copy each step's latents into StepRecord::latentValues and
@@ -133,7 +133,7 @@ struct RunRecord {
     // What the run did otherwise than the model's files say, or what a reference pipeline would
     // have done differently (diffusers decodes an fp16 VAE with force_upcast in fp32).
     std::vector<std::string> notes;
-    std::string verdict;                     // "ok", "nan/inf", "black", "flat"
+    std::string verdict;  // "ok", "nan/inf", "black", "flat"
     std::string verdictExplanation;
     std::vector<PreviewImage> previews;
     double seconds = 0;

@@ -53,8 +53,8 @@ public:
 };
 
 // By "_class_name" (EulerDiscreteScheduler, EulerAncestralDiscreteScheduler, DDIMScheduler,
-// DPMSolverMultistepScheduler, PNDMScheduler, FlowMatchEulerDiscreteScheduler); ConfigError listing the
-// supported ones otherwise. Keys named in "_use_default_values" take the class's defaults, and
+// DPMSolverMultistepScheduler, PNDMScheduler, FlowMatchEulerDiscreteScheduler); ConfigError listing
+// the supported ones otherwise. Keys named in "_use_default_values" take the class's defaults, and
 // keys the class does not take are ignored, as diffusers' from_config does; an option the class
 // takes but this port does not implement is a ConfigError naming it.
 std::unique_ptr<Scheduler> makeScheduler(const nlohmann::json& config);

@@ -56,7 +56,7 @@ struct ClipTokenizer::Impl {
     std::unordered_map<std::string, int> vocab;
     std::unordered_map<int, std::string> tokens;
     std::shared_ptr<ClipBpe> bpe;  // shared by copies with other special tokens
-    std::vector<int> symbolId;  // BPE symbol -> vocab id (unk when absent)
+    std::vector<int> symbolId;     // BPE symbol -> vocab id (unk when absent)
     ClipSpecialTokens specials;
     std::vector<std::u32string> splitTokens;  // distinct special strings, longest first
     std::vector<int> splitIds;
