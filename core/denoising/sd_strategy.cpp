@@ -39,6 +39,7 @@ public:
           m_gen(at::detail::createCPUGenerator(cfg.seed)),
           m_notes(std::move(notes)) {
         m_scheduler->setTimesteps(cfg.steps);
+        m_sigmas = m_scheduler->sigmas();  // for the records; DDIM and PNDM compute theirs
         // prepare_latents: noise from the run's own generator times init_noise_sigma.
         auto noise =
             torch::randn({1, latentChannels, cfg.height / downFactor, cfg.width / downFactor},
@@ -69,8 +70,7 @@ public:
         }
         SchedulerStep st = m_scheduler->step(out, i, m_x, {}, m_gen);
         DenoiseStep s;
-        const torch::Tensor sigmas = m_scheduler->sigmas();
-        s.sigma = sigmas.defined() && i < sigmas.size(0) ? sigmas[i].item<double>() : 0.0;
+        s.sigma = m_sigmas.defined() && i < m_sigmas.size(0) ? m_sigmas[i].item<double>() : 0.0;
         s.timestep = t;
         s.modelOutput = out;
         s.denoised = st.predOriginal.to(torch::kFloat32);
@@ -92,7 +92,8 @@ private:
     at::Generator m_gen;
     std::vector<std::string> m_notes;
     SdConditioning m_cond;
-    torch::Tensor m_x;  // [1, 4, h, w] float32
+    torch::Tensor m_sigmas;  // [steps + 1] float32, or undefined
+    torch::Tensor m_x;       // [1, 4, h, w] float32
 };
 
 class SdStrategy : public DenoisingStrategy {

@@ -21,6 +21,8 @@ namespace hs {
 namespace {
 
 using test::contextFor;
+using test::expectThrowNaming;
+using test::keysOf;
 using test::readJson;
 
 using test::dataPath;
@@ -49,33 +51,8 @@ Case layerNormCase() {
     return loadCase("cosmos/anima_ln", "cosmos/anima_ln_io.safetensors");
 }
 
-std::set<std::string> keysOf(const WeightMap& m) {
-    std::set<std::string> k;
-    for (const auto& kv : m) k.insert(kv.first);
-    return k;
-}
-
 double compare(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
-    const auto& got = out.at("out.text_embeds");
-    const auto& ref = io.at("out.text_embeds");
-    EXPECT_EQ(got.sizes(), ref.sizes()) << label;
-    EXPECT_EQ(got.scalar_type(), torch::kFloat) << label;
-    if (got.sizes() != ref.sizes()) return 1.0;
-    const double err = relErr(got, ref);
-    std::printf("  anima adapter %-24s rel err %.3e (max |ref| %.3f)\n", label.c_str(), err,
-                ref.abs().max().item<double>());
-    return err;
-}
-
-template <class E>
-void expectThrowsWith(const std::function<void()>& f, const std::vector<std::string>& needles) {
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << needles[0];
-    } catch (const E& e) {
-        for (const auto& n : needles)
-            EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
-    }
+    return test::compareOutput(out, io, "out.text_embeds", "anima adapter " + label);
 }
 
 TEST(AnimaAdapterConfig, ReadsGoldenConfigAndNamesBadFields) {
@@ -88,7 +65,7 @@ TEST(AnimaAdapterConfig, ReadsGoldenConfigAndNamesBadFields) {
     auto bad = [&](const char* key, nlohmann::json value, const std::string& needle) {
         auto k = j;
         k[key] = value;
-        expectThrowsWith<ConfigError>([&] { AnimaAdapterConfig::fromJson(k); }, {needle});
+        expectThrowNaming<ConfigError>([&] { AnimaAdapterConfig::fromJson(k); }, {needle});
     };
     bad("num_attention_heads", 3, "model_dim");
     bad("num_attention_heads", 32, "even head width");  // heads of width 1
@@ -210,8 +187,8 @@ TEST(AnimaAdapter, LoadErrorsNameTheKey) {
     ProbeContext probes = contextFor("");
     auto expectError = [&](const nlohmann::json& config, const WeightMap& w,
                            const std::string& key) {
-        expectThrowsWith<WeightError>([&] { loadAnimaTextConditioner(config, w, probes.policy()); },
-                                      {key});
+        expectThrowNaming<WeightError>(
+            [&] { loadAnimaTextConditioner(config, w, probes.policy()); }, {key});
     };
     auto w = g.weights;
     w.erase("blocks.0.self_attn.k_norm.weight");
@@ -229,7 +206,7 @@ TEST(AnimaAdapter, InputErrorsNameTheKeyAndShape) {
     ProbeContext probes = contextFor("");
     auto model = loadAnimaTextConditioner(g.config, g.weights, probes.policy());
     auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
-        expectThrowsWith<InputError>([&] { runAnimaTextConditioner(model, in, probes); }, needles);
+        expectThrowNaming<InputError>([&] { runAnimaTextConditioner(model, in, probes); }, needles);
     };
     auto in = g.io;
     in["in.source_hidden_states"] = torch::zeros({1, 7, 32});

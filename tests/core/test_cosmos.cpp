@@ -22,6 +22,8 @@ namespace hs {
 namespace {
 
 using test::contextFor;
+using test::expectThrowNaming;
+using test::keysOf;
 using test::readIo;
 using test::readJson;
 
@@ -47,33 +49,8 @@ Case golden() {
     return loadCase("golden/cosmos", "golden/cosmos_io.safetensors");
 }
 
-std::set<std::string> keysOf(const WeightMap& m) {
-    std::set<std::string> k;
-    for (const auto& kv : m) k.insert(kv.first);
-    return k;
-}
-
 double compare(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
-    const auto& got = out.at("out.sample");
-    const auto& ref = io.at("out.sample");
-    EXPECT_EQ(got.sizes(), ref.sizes()) << label;
-    EXPECT_EQ(got.scalar_type(), torch::kFloat) << label;
-    if (got.sizes() != ref.sizes()) return 1.0;
-    const double err = relErr(got, ref);
-    std::printf("  cosmos %-28s rel err %.3e (max |ref| %.3f)\n", label.c_str(), err,
-                ref.abs().max().item<double>());
-    return err;
-}
-
-template <class E>
-void expectThrowsWith(const std::function<void()>& f, const std::vector<std::string>& needles) {
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << needles[0];
-    } catch (const E& e) {
-        for (const auto& n : needles)
-            EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
-    }
+    return test::compareOutput(out, io, "out.sample", "cosmos " + label);
 }
 
 TEST(CosmosConfig, ReadsGoldenConfigAndNamesBadFields) {
@@ -90,7 +67,7 @@ TEST(CosmosConfig, ReadsGoldenConfigAndNamesBadFields) {
             k.erase(key);
         else
             k[key] = value;
-        expectThrowsWith<ConfigError>([&] { CosmosConfig::fromJson(k); }, {needle});
+        expectThrowNaming<ConfigError>([&] { CosmosConfig::fromJson(k); }, {needle});
     };
     bad("extra_pos_embed_type", "learnable", "extra_pos_embed_type");
     bad("extra_pos_embed_type", nlohmann::json::value_t::discarded, "extra_pos_embed_type");
@@ -269,8 +246,8 @@ TEST(Cosmos, LoadErrorsNameTheKey) {
     const Case g = golden();
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
-        expectThrowsWith<WeightError>([&] { loadCosmosTransformer(g.config, w, probes.policy()); },
-                                      {key});
+        expectThrowNaming<WeightError>([&] { loadCosmosTransformer(g.config, w, probes.policy()); },
+                                       {key});
     };
     auto w = g.weights;
     w.erase("transformer_blocks.1.attn2.norm_k.weight");
@@ -288,7 +265,7 @@ TEST(Cosmos, InputErrorsNameTheKeyAndShape) {
     ProbeContext probes = contextFor("");
     auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
     auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
-        expectThrowsWith<InputError>([&] { runCosmosTransformer(model, in, probes); }, needles);
+        expectThrowNaming<InputError>([&] { runCosmosTransformer(model, in, probes); }, needles);
     };
     auto in = g.io;
     in["in.hidden_states"] = torch::zeros({1, 4, 8, 8});

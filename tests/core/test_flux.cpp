@@ -17,6 +17,7 @@ namespace {
 
 using test::contextFor;
 using test::dataPath;
+using test::keysOf;
 using test::readJson;
 using test::relErr;
 
@@ -72,12 +73,6 @@ NamedTensors smallInputs(torch::Tensor* latents = nullptr) {
             {"in.img_ids", prepareLatentImageIds(3, 5)},
             {"in.txt_ids", prepareTextIds(7)},
             {"out.sample", torch::zeros({1})}};  // not an input: ignored
-}
-
-std::set<std::string> keysOf(const WeightMap& m) {
-    std::set<std::string> k;
-    for (const auto& kv : m) k.insert(kv.first);
-    return k;
 }
 
 TEST(FluxConfig, ReadsGoldenConfigAndNamesBadFields) {

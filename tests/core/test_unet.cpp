@@ -27,6 +27,7 @@ namespace {
 
 using test::contextFor;
 using test::dataPath;
+using test::expectThrowNaming;
 using test::readIo;
 using test::readJson;
 using test::relErr;
@@ -68,31 +69,13 @@ UNet2DConditionModel& modelOf(Component& c) {
 }
 
 double compareOut(const NamedTensors& out, const NamedTensors& io, const char* label) {
-    const auto& got = out.at("out.sample");
-    const auto& ref = io.at("out.sample");
-    EXPECT_EQ(got.sizes(), ref.sizes());
-    EXPECT_EQ(got.scalar_type(), torch::kFloat);
-    const double err = relErr(got, ref);
-    std::printf("  %-34s rel err %.3e (max |ref| %.3f)\n", label, err,
-                ref.abs().max().item<double>());
-    return err;
+    return test::compareOutput(out, io, "out.sample", label);
 }
 
 std::set<std::string> recordedNames(ProbeContext& probes) {
     std::set<std::string> names;
     for (const auto& r : probes.records()) names.insert(r.name);
     return names;
-}
-
-template <class E>
-void expectThrowNaming(const std::function<void()>& f, const std::vector<std::string>& needles) {
-    try {
-        f();
-        ADD_FAILURE() << "nothing thrown for " << needles.front();
-    } catch (const E& e) {
-        for (const auto& n : needles)
-            EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
-    }
 }
 
 // ---- config -------------------------------------------------------------------------------
