@@ -33,7 +33,6 @@ import json
 import math
 import os
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
@@ -212,18 +211,6 @@ def make(d):
     print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
 
 
-def serve(argv):
-    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[argv[4] if len(argv) > 4 else "fp32"]
-    cfg, w = load_folder(argv[2], dtype)
-    inp = safetensors_io.load(argv[3])
-    forward(w, cfg, inp)  # warm-up
-    print(f"ready {torch.get_num_threads()}", flush=True)
-    while sys.stdin.readline():
-        c0, t0 = time.process_time(), time.perf_counter()
-        forward(w, cfg, inp)
-        print(f"{(time.perf_counter() - t0) * 1e3:.3f} {(time.process_time() - c0) * 1e3:.3f}", flush=True)
-
-
 def main():
     torch.set_grad_enabled(False)
     cmd = sys.argv[1]
@@ -251,7 +238,7 @@ def main():
         timing.time_command(sys.argv, load_folder, forward)
         return
     if cmd == "serve":
-        serve(sys.argv)
+        timing.serve_command(sys.argv, load_folder, forward)
         return
     sys.exit(f"unknown command {cmd!r}; see the module docstring")
 

@@ -19,13 +19,13 @@ import json
 import math
 import os
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import safetensors_io  # noqa: E402
+import timing  # noqa: E402
 
 DEFAULT_MEAN = [-0.7571, -0.7089, -0.9113, 0.1075, -0.1745, 0.9653, -0.1517, 1.5508,
                 0.4134, -0.0715, 0.5517, -0.3632, -0.1922, -0.9497, 0.2503, -0.2921]
@@ -327,19 +327,6 @@ def decode_only(w, cfg, inp):
     return forward(w, cfg, {"in.z": inp["in.z"]})["out.decode.sample"]
 
 
-def serve(argv):
-    """Loads once, then times one decode per line read (wall and process CPU ms)."""
-    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[argv[4] if len(argv) > 4 else "fp32"]
-    cfg, w = load_folder(argv[2], dtype)
-    inp = safetensors_io.load(argv[3])
-    decode_only(w, cfg, inp)  # warm-up
-    print(f"ready {torch.get_num_threads()}", flush=True)
-    while sys.stdin.readline():
-        c0, t0 = time.process_time(), time.perf_counter()
-        decode_only(w, cfg, inp)
-        print(f"{(time.perf_counter() - t0) * 1e3:.3f} {(time.process_time() - c0) * 1e3:.3f}", flush=True)
-
-
 def main():
     torch.set_grad_enabled(False)
     cmd = sys.argv[1]
@@ -392,11 +379,10 @@ def main():
         print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
         return
     if cmd == "time":
-        import timing  # noqa: E402
         timing.time_command(sys.argv, load_folder, decode_only)
         return
     if cmd == "serve":
-        serve(sys.argv)
+        timing.serve_command(sys.argv, load_folder, decode_only)
         return
     if cmd == "compare":
         cfg, w = load_folder(sys.argv[2])
