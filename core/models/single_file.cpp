@@ -5,6 +5,7 @@
 #include "models/clip/clip_single_file.h"
 #include "models/clip/openclip_layout.h"
 #include "models/flux/flux_bfl_layout.h"
+#include "models/qwen/qwen_single_file.h"
 #include "models/t5/t5_single_file.h"
 #include "models/unet/unet_ldm_layout.h"
 #include "models/vae/vae_ldm_layout.h"
@@ -55,6 +56,7 @@ std::vector<SingleFileLayout> makeLayouts() {
         clipSingleFileLayout(),
         openClipLayout(),
         t5SingleFileLayout(),
+        qwenSingleFileLayout(),
     };
 }
 

@@ -76,8 +76,8 @@ TEST(SingleFile, AFileMatchingNothingListsTheLayoutsAndItsFirstKeys) {
               "Forest Labs Flux transformer, Stable Diffusion UNet (LDM layout), Stable Diffusion "
               "UNet EMA copies, LDM VAE, Wan VAE, CLIP "
               "text encoder (transformers keys), OpenCLIP text encoder (SD 2.x / SDXL layout), T5 "
-              "encoder (transformers keys)). It holds 2 tensors, beginning 'net.0.bias' [4], "
-              "'net.0.weight' [4, 2].");
+              "encoder (transformers keys), Qwen text encoder (transformers keys)). It holds 2 "
+              "tensors, beginning 'net.0.bias' [4], 'net.0.weight' [4, 2].");
     EXPECT_TRUE(detectSingleFile(odd).empty());
 
     // A diffusers component's own weights file: pointed at its folder instead.
