@@ -16,14 +16,6 @@ namespace hs {
 
 namespace {
 
-template <typename T>
-T& roleOf(const std::map<std::string, std::shared_ptr<Component>>& c, const std::string& slot,
-          const char* what) {
-    auto* p = dynamic_cast<T*>(c.at(slot).get());
-    if (!p) throw PipelineError("the '" + slot + "' component is not " + std::string(what));
-    return *p;
-}
-
 // FLUX.1's second text encoder and its tokenizer.
 struct T5Text {
     TextEncoderComponent* encoder = nullptr;
@@ -160,14 +152,15 @@ public:
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
                 const PipelineFolder& folder) override {
-        m_textEncoder = &roleOf<TextEncoderComponent>(c, "text_encoder", "a text encoder");
-        m_transformer = &roleOf<FluxTransformerComponent>(c, "transformer", "a Flux transformer");
-        m_vae = &roleOf<VaeComponent>(c, "vae", "a VAE");
+        m_textEncoder = componentAs<TextEncoderComponent>(c, "text_encoder", "a text encoder");
+        m_transformer =
+            componentAs<FluxTransformerComponent>(c, "transformer", "a Flux transformer");
+        m_vae = componentAs<VaeComponent>(c, "vae", "a VAE");
         const auto& fc = m_transformer->model->config();
         m_t5 = T5Text();
         if (c.count("text_encoder_2")) {
             m_t5.encoder =
-                &roleOf<TextEncoderComponent>(c, "text_encoder_2", "a text encoder (T5)");
+                componentAs<TextEncoderComponent>(c, "text_encoder_2", "a text encoder (T5)");
             attachT5(folder);
         }
         // One encoder gives both the sequence and the pooled vector; FLUX.1's CLIP gives the

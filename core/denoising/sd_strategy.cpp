@@ -15,16 +15,6 @@ std::string num(int64_t n) {
     return std::to_string(n);
 }
 
-template <typename T>
-T* roleOf(const std::map<std::string, std::shared_ptr<Component>>& c, const std::string& slot,
-          const char* what) {
-    auto it = c.find(slot);
-    if (it == c.end()) return nullptr;
-    auto* p = dynamic_cast<T*>(it->second.get());
-    if (!p) throw PipelineError("the '" + slot + "' component is not " + std::string(what));
-    return p;
-}
-
 class SdRun : public DenoisingRun {
 public:
     SdRun(const RunConfig& cfg, const torch::Device& device, SdText& text,
@@ -113,8 +103,8 @@ public:
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
                 const PipelineFolder& folder) override {
-        m_unet = roleOf<UNet2DConditionComponent>(c, "unet", "a UNet2DConditionModel");
-        m_vae = roleOf<VaeComponent>(c, "vae", "a VAE");
+        m_unet = componentAs<UNet2DConditionComponent>(c, "unet", "a UNet2DConditionModel");
+        m_vae = componentAs<VaeComponent>(c, "vae", "a VAE");
         const UNetConfig& uc = m_unet->model->config();
         if (m_xl != (uc.additionEmbedType == "text_time"))
             throw PipelineError(folder.dir + ": " +
@@ -130,8 +120,8 @@ public:
                                       "Halfscope runs text-to-image)"
                                     : ""));
         SdTextParts parts;
-        parts.encoder = roleOf<TextEncoderComponent>(c, "text_encoder", "a text encoder");
-        parts.encoder2 = roleOf<TextEncoderComponent>(c, "text_encoder_2", "a text encoder");
+        parts.encoder = componentAs<TextEncoderComponent>(c, "text_encoder", "a text encoder");
+        parts.encoder2 = componentAs<TextEncoderComponent>(c, "text_encoder_2", "a text encoder");
         m_text = SdText::attach(parts, folder, uc, m_xl);
         m_schedulerConfig = schedulerConfigOf(*folder.find("scheduler"));
         // StableDiffusionXLPipeline registers force_zeros_for_empty_prompt, true by default.

@@ -95,6 +95,18 @@ public:
     virtual RunDefaults defaults() const { return {}; }
 };
 
+// The component in `slot` as role or family type T, for attach(): null when the slot is empty,
+// PipelineError "the 'slot' component is not <what>" when it is another kind.
+template <typename T>
+T* componentAs(const std::map<std::string, std::shared_ptr<Component>>& components,
+               const std::string& slot, const char* what) {
+    auto it = components.find(slot);
+    if (it == components.end()) return nullptr;
+    auto* p = dynamic_cast<T*>(it->second.get());
+    if (!p) throw PipelineError("the '" + slot + "' component is not " + std::string(what));
+    return p;
+}
+
 struct StrategyInfo {
     std::string name;                          // "Flux", for messages
     std::vector<std::string> pipelineClasses;  // model_index.json "_class_name" values
