@@ -11,6 +11,7 @@ checked against the golden output diffusers produced (tests/data/golden/cosmos).
   /usr/bin/python3 bench/reference/cosmos_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
   /usr/bin/python3 bench/reference/cosmos_reference.py anima-check DIR IO.safetensors
   /usr/bin/python3 bench/reference/cosmos_reference.py anima-case OUT_DIR
+  /usr/bin/python3 bench/reference/cosmos_reference.py to-original OUT.safetensors [COSMOS ANIMA]
 
 `case` writes small configurations that the golden file does not cover (other head counts and
 head width, MLP ratio, LoRA width, rope_scale, patch sizes (2, 2, 2) over 2 frames, a padding
@@ -29,10 +30,21 @@ both, RMS or layer norms, GELU MLP, out_proj + RMSNorm, the target mask applied 
 padded to min_sequence_length), for tests/core/test_anima_adapter.cpp: `anima-case` writes a
 configuration with model_dim == target_dim (no in_proj), layer norms, no self-attention, 2 heads
 and a batch of 2 with padded source and target masks.
+
+`to-original` writes the golden diffusers weights (tests/data/golden/cosmos and anima_adapter,
+or the two folders given) back into ComfyUI's single-file Anima layout: the DiT under "net." with
+NVIDIA's keys, by the inverse of diffusers' own TRANSFORMER_KEYS_RENAME_DICT_COSMOS_2_0 (read
+from scripts/convert_cosmos_to_diffusers.py in the diffusers mirror when it can be, else the
+transcription below), the adapter under "net.llm_adapter." with its keys unchanged (what
+scripts/convert_anima_to_diffusers.py's split_anima_transformer_checkpoint removes), and a few of
+the buffers the conversion drops (pos_embedder.*, accum_iteration, an _extra_state), for
+tests/core/test_single_file_anima.cpp.
 """
+import ast
 import json
 import math
 import os
+import subprocess
 import sys
 import time
 
@@ -345,6 +357,90 @@ def anima_weights(cfg, seed):
     return w
 
 
+DIFFUSERS_MIRROR = "/work/.mirror/huggingface+diffusers/repo"
+
+# Transcribed from diffusers' scripts/convert_cosmos_to_diffusers.py
+# (TRANSFORMER_KEYS_RENAME_DICT_COSMOS_2_0), used when the mirror cannot be read. Order matters:
+# the script applies each str.replace in turn.
+RENAME_COSMOS_2_0 = [
+    ("t_embedder.1", "time_embed.t_embedder"),
+    ("t_embedding_norm", "time_embed.norm"),
+    ("blocks", "transformer_blocks"),
+    ("adaln_modulation_self_attn.1", "norm1.linear_1"),
+    ("adaln_modulation_self_attn.2", "norm1.linear_2"),
+    ("adaln_modulation_cross_attn.1", "norm2.linear_1"),
+    ("adaln_modulation_cross_attn.2", "norm2.linear_2"),
+    ("adaln_modulation_mlp.1", "norm3.linear_1"),
+    ("adaln_modulation_mlp.2", "norm3.linear_2"),
+    ("self_attn", "attn1"),
+    ("cross_attn", "attn2"),
+    ("q_proj", "to_q"),
+    ("k_proj", "to_k"),
+    ("v_proj", "to_v"),
+    ("output_proj", "to_out.0"),
+    ("q_norm", "norm_q"),
+    ("k_norm", "norm_k"),
+    ("mlp.layer1", "ff.net.0.proj"),
+    ("mlp.layer2", "ff.net.2"),
+    ("x_embedder.proj.1", "patch_embed.proj"),
+    ("final_layer.adaln_modulation.1", "norm_out.linear_1"),
+    ("final_layer.adaln_modulation.2", "norm_out.linear_2"),
+    ("final_layer.linear", "proj_out"),
+]
+
+
+def cosmos_rename_table():
+    """The script's own table from the mirror, else the transcription; and where it came from."""
+    try:
+        text = subprocess.run(
+            ["git", "-C", DIFFUSERS_MIRROR, "show", "HEAD:scripts/convert_cosmos_to_diffusers.py"],
+            capture_output=True, text=True, check=True).stdout
+        for node in ast.parse(text).body:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and getattr(node.targets[0], "id", "") == "TRANSFORMER_KEYS_RENAME_DICT_COSMOS_2_0"):
+                return list(ast.literal_eval(node.value).items()), "the diffusers mirror"
+    except (OSError, subprocess.CalledProcessError, SyntaxError, ValueError):
+        pass
+    return RENAME_COSMOS_2_0, "the transcription"
+
+
+def to_diffusers_key(table, key):
+    # convert_transformer: remove "net.", then every replacement in order
+    key = key[len("net."):] if key.startswith("net.") else key
+    for old, new in table:
+        key = key.replace(old, new)
+    return key
+
+
+def to_original_key(table, key):
+    for old, new in reversed(table):
+        key = key.replace(new, old)
+    return "net." + key
+
+
+def to_original(out_path, cosmos_dir, anima_dir):
+    table, source = cosmos_rename_table()
+    _, dit = load_folder(cosmos_dir)
+    _, adapter = load_folder(anima_dir)
+    out = {}
+    for key, t in dit.items():
+        orig = to_original_key(table, key)
+        # the inverse must be exact: the script's own forward renames give the key back
+        assert to_diffusers_key(table, orig) == key, (key, orig)
+        out[orig] = t
+    for key, t in adapter.items():
+        out["net.llm_adapter." + key] = t
+    cfg = json.load(open(os.path.join(cosmos_dir, "config.json")))
+    d = cfg["attention_head_dim"]
+    # buffers the conversion drops (TRANSFORMER_SPECIAL_KEYS_REMAP_COSMOS_2_0)
+    out["net.pos_embedder.seq"] = torch.arange(max(cfg["max_size"]), dtype=torch.float32)
+    out["net.pos_embedder.dim_spatial_range"] = torch.arange(0, d // 6 * 2, 2).float()
+    out["net.accum_iteration"] = torch.tensor([1000], dtype=torch.int64)
+    out["net.blocks.0.self_attn.q_norm._extra_state"] = torch.zeros(1, dtype=torch.int32)
+    safetensors_io.save(out_path, dict(sorted(out.items())))
+    print(f"wrote {out_path}: {len(out)} tensors, renames from {source}")
+
+
 def main():
     torch.set_grad_enabled(False)
     cmd = sys.argv[1]
@@ -422,6 +518,12 @@ def main():
                "in.source_attention_mask": torch.tensor([[1] * 6 + [0] * 3, [1] * 9])}
         inp["out.text_embeds"] = anima_forward(w, cfg, inp)
         safetensors_io.save(os.path.join(out, "anima_ln_io.safetensors"), inp)
+        return
+    if cmd == "to-original":
+        here = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "golden")
+        cosmos = sys.argv[3] if len(sys.argv) > 4 else os.path.join(here, "cosmos")
+        anima = sys.argv[4] if len(sys.argv) > 4 else os.path.join(here, "anima_adapter")
+        to_original(sys.argv[2], cosmos, anima)
         return
     if cmd == "case":
         out = sys.argv[2]

@@ -4,6 +4,7 @@
 
 #include "models/clip/clip_single_file.h"
 #include "models/clip/openclip_layout.h"
+#include "models/cosmos/cosmos_original_layout.h"
 #include "models/flux/flux_bfl_layout.h"
 #include "models/qwen/qwen_single_file.h"
 #include "models/t5/t5_single_file.h"
@@ -49,6 +50,8 @@ std::vector<SingleFileLayout> makeLayouts() {
         recognisedOnly("SD3 MMDiT", dit, "joint_blocks.0.context_block.adaLN_modulation.1.bias",
                        noFamily),
         fluxBflLayout(),
+        cosmosOriginalLayout(),
+        animaAdapterOriginalLayout(),
         unetLdmLayout(),
         unetLdmEmaOnlyLayout(),
         vaeLdmLayout(),
