@@ -227,8 +227,9 @@ SingleFileLayout cosmosOriginalLayout() {
     l.prefixes = kPrefixes;
     l.roots = {"x_embedder.",   "t_embedder.", "t_embedding_norm.", "blocks.", "final_layer.",
                "pos_embedder.", "accum_"};
-    // ComfyUI's cosmos_predict2 detection: x_embedder.proj.1.weight; t_embedder.1 and the final
-    // layer also find a file whose block 0 is missing, so the error can say so.
+    // ComfyUI's model_detection.py marks Cosmos-Predict2 / Anima by blocks.0.mlp.layer1.weight
+    // (Anima when llm_adapter.blocks.0.cross_attn.q_proj.weight is there too); the embedders and
+    // the final layer also find a file whose block 0 is missing, so the error can say so.
     l.detect = [](const WeightMap& all, const std::string& p) {
         return all.count(p + "x_embedder.proj.1.weight") &&
                all.count(p + "t_embedder.1.linear_1.weight") &&
