@@ -4,6 +4,7 @@
 #include "models/cosmos/cosmos_family.h"
 #include "models/flux/flux_family.h"
 #include "models/qwen/qwen_family.h"
+#include "models/qwenimage/qwenimage_family.h"
 #include "models/registry.h"
 #include "models/t5/t5_family.h"
 #include "models/unet/unet_family.h"
@@ -20,6 +21,7 @@ void registerBuiltinFamilies(FamilyRegistry& r) {
     r.add(autoencoderKLFamily());
     r.add(t5EncoderFamily());
     r.add(qwenTextFamily());
+    r.add(qwenImageTransformerFamily());
     r.add(unet2DConditionFamily());
     r.add(wanVaeFamily());
 }

@@ -1,0 +1,309 @@
+"""A plain-PyTorch port of diffusers' QwenImageTransformer2DModel forward (Qwen-Image's MMDiT:
+txt_norm RMSNorm + txt_in / img_in, the sinusoidal timestep embedding scaled by 1000, the 3-axis
+RoPE of QwenEmbedRope with scale_rope (image rows and columns centred, text positions after the
+image's largest half side), double-stream blocks with img_mod / txt_mod (SiLU + Linear 6*dim),
+joint [text | image] attention with RMS q/k norms on both streams and the text mask, tanh-GELU
+feed-forwards, gated residuals clipped to +-65504 in fp16, AdaLayerNormContinuous and proj_out),
+for reference numbers and timing. diffusers cannot be installed here; the port is checked against
+the golden output diffusers produced (tests/data/golden/qwenimage).
+
+  /usr/bin/python3 bench/reference/qwenimage_reference.py check DIR IO.safetensors
+  /usr/bin/python3 bench/reference/qwenimage_reference.py case OUT_DIR   # tests/data/qwenimage
+  /usr/bin/python3 bench/reference/qwenimage_reference.py make DIR       # bench_qwenimage's folder
+  /usr/bin/python3 bench/reference/qwenimage_reference.py serve DIR INPUTS [fp32|bf16]
+  /usr/bin/python3 bench/reference/qwenimage_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
+
+`case` writes configurations the golden file does not cover (other head counts and head widths,
+axes_dims_rope, depth, out_channels, odd packed heights and widths, two frames, a batch of 2 with
+per-sample timesteps and masks, a mask with a hole in the middle): for each a config, seeded
+weights and io (in.* / out.sample) for tests/core/test_qwenimage.cpp.
+
+`make` writes Qwen-Image's width (24 heads of 128, axes_dims_rope (16, 56, 56), text width 3584,
+64 packed input channels) with 2 of its 60 blocks, and inputs for a 512 x 512 image (a 32 x 32
+packed latent: 1024 tokens) with 256 text tokens. `serve` answers bench/bench_qwenimage.cpp as
+t5_reference.py does for bench_t5 ("ready THREADS", then "WALL_MS CPU_MS" per stdin line).
+"""
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+import safetensors_io  # noqa: E402
+
+
+def rms_norm(x, weight, eps=1e-6):
+    # diffusers RMSNorm: variance in fp32, half weights cast the normalised value
+    variance = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+    x = x * torch.rsqrt(variance + eps)
+    if weight.dtype in (torch.float16, torch.bfloat16):
+        x = x.to(weight.dtype)
+    return x * weight
+
+
+def timestep_proj(t, dim=256):
+    # Timesteps(256, flip_sin_to_cos=True, downscale_freq_shift=0, scale=1000): the scale
+    # multiplies the arguments, after t * freqs
+    half = dim // 2
+    exponent = -math.log(10000) * torch.arange(0, half, dtype=torch.float32) / half
+    emb = t[:, None].float() * torch.exp(exponent)[None, :]
+    emb = 1000 * emb
+    return torch.cat([torch.cos(emb), torch.sin(emb)], dim=-1)
+
+
+def rope_angles(positions, dim, theta=10000):
+    # QwenEmbedRope.rope_params without the complex polar form: angles [n, dim / 2] float32
+    inv = 1.0 / torch.pow(theta, torch.arange(0, dim, 2).to(torch.float32).div(dim))
+    return torch.outer(positions.to(torch.float32), inv)
+
+
+def qwen_rope(axes, frames, h, w, text_len):
+    # QwenEmbedRope.forward with scale_rope=True for one image: frame index 0..F-1, rows
+    # -(h - h//2)..h//2-1, columns likewise; text at max(h//2, w//2) + j on all three axes.
+    f_pos = torch.arange(frames)
+    h_pos = torch.cat([torch.arange(-(h - h // 2), 0), torch.arange(h // 2)])
+    w_pos = torch.cat([torch.arange(-(w - w // 2), 0), torch.arange(w // 2)])
+    fa = rope_angles(f_pos, axes[0])[:, None, None, :].expand(frames, h, w, -1)
+    ha = rope_angles(h_pos, axes[1])[None, :, None, :].expand(frames, h, w, -1)
+    wa = rope_angles(w_pos, axes[2])[None, None, :, :].expand(frames, h, w, -1)
+    img = torch.cat([fa, ha, wa], dim=-1).reshape(frames * h * w, -1)
+    t_pos = torch.arange(text_len) + max(h // 2, w // 2)
+    txt = torch.cat([rope_angles(t_pos, a) for a in axes], dim=-1)
+    return img, txt
+
+
+def apply_rope(x, angles):
+    # apply_rotary_emb_qwen(use_real=False): pairs (2k, 2k+1) as complex numbers times e^(i a)
+    # x [B, S, H, D], angles [S, D / 2]
+    xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+    f = torch.polar(torch.ones_like(angles), angles)[None, :, None, :]
+    return torch.view_as_real(xc * f).flatten(3).type_as(x)
+
+
+def linear(w, p, x):
+    return F.linear(x, w[p + ".weight"], w.get(p + ".bias"))
+
+
+def modulate(x, params):
+    shift, scale, gate = params.chunk(3, dim=-1)
+    return x * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1), gate.unsqueeze(1)
+
+
+def feed_forward(w, p, x):
+    return linear(w, p + ".net.2", F.gelu(linear(w, p + ".net.0.proj", x), approximate="tanh"))
+
+
+def attention(w, p, img, txt, mask, heads, img_angles, txt_angles):
+    # QwenDoubleStreamAttnProcessor2_0: joint [text | image] attention
+    def qkv(x, q, k, v, nq, nk, angles):
+        qs = linear(w, p + q, x).unflatten(-1, (heads, -1))
+        ks = linear(w, p + k, x).unflatten(-1, (heads, -1))
+        vs = linear(w, p + v, x).unflatten(-1, (heads, -1))
+        qs = apply_rope(rms_norm(qs, w[p + nq + ".weight"]), angles)
+        ks = apply_rope(rms_norm(ks, w[p + nk + ".weight"]), angles)
+        return qs, ks, vs
+    iq, ik, iv = qkv(img, ".to_q", ".to_k", ".to_v", ".norm_q", ".norm_k", img_angles)
+    tq, tk, tv = qkv(txt, ".add_q_proj", ".add_k_proj", ".add_v_proj", ".norm_added_q",
+                     ".norm_added_k", txt_angles)
+    q = torch.cat([tq, iq], 1).transpose(1, 2)  # [B, H, S, D]
+    k = torch.cat([tk, ik], 1).transpose(1, 2)
+    v = torch.cat([tv, iv], 1).transpose(1, 2)
+    s = (q.float() @ k.float().transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        keys = torch.cat([mask, torch.ones(img.shape[0], img.shape[1], dtype=torch.bool)], 1)
+        s = s.masked_fill(~keys[:, None, None, :], float("-inf"))
+    o = (torch.softmax(s, -1).to(v.dtype) @ v).transpose(1, 2).flatten(2, 3).to(q.dtype)
+    lt = txt.shape[1]
+    return linear(w, p + ".to_out.0", o[:, lt:]), linear(w, p + ".to_add_out", o[:, :lt])
+
+
+def block(w, p, img, txt, temb, mask, heads, img_angles, txt_angles):
+    img_mod = linear(w, p + ".img_mod.1", F.silu(temb))  # [B, 6D]
+    txt_mod = linear(w, p + ".txt_mod.1", F.silu(temb))
+    img_mod1, img_mod2 = img_mod.chunk(2, dim=-1)
+    txt_mod1, txt_mod2 = txt_mod.chunk(2, dim=-1)
+    ln = lambda x: F.layer_norm(x, (x.shape[-1],), eps=1e-6)  # noqa: E731
+    im, ig1 = modulate(ln(img), img_mod1)
+    tm, tg1 = modulate(ln(txt), txt_mod1)
+    ia, ta = attention(w, p + ".attn", im, tm, mask, heads, img_angles, txt_angles)
+    img = img + ig1 * ia
+    txt = txt + tg1 * ta
+    im, ig2 = modulate(ln(img), img_mod2)
+    img = img + ig2 * feed_forward(w, p + ".img_mlp", im)
+    tm, tg2 = modulate(ln(txt), txt_mod2)
+    txt = txt + tg2 * feed_forward(w, p + ".txt_mlp", tm)
+    if txt.dtype == torch.float16:
+        txt = txt.clip(-65504, 65504)
+    if img.dtype == torch.float16:
+        img = img.clip(-65504, 65504)
+    return img, txt
+
+
+def forward(w, cfg, inp):
+    x = inp["in.hidden_states"]
+    txt = inp["in.encoder_hidden_states"]
+    mask = inp.get("in.encoder_hidden_states_mask")
+    frames, h, wd = (int(v) for v in inp["in.img_shapes"][0])
+    heads = cfg["num_attention_heads"]
+    axes = cfg.get("axes_dims_rope", [16, 56, 56])
+    x = linear(w, "img_in", x)
+    t = inp["in.timestep"].to(x.dtype)
+    txt = linear(w, "txt_in", rms_norm(txt, w["txt_norm.weight"]))
+    if mask is not None:
+        mask = mask.to(torch.bool)
+    tp = timestep_proj(t).to(x.dtype)
+    temb = linear(w, "time_text_embed.timestep_embedder.linear_2",
+                  F.silu(linear(w, "time_text_embed.timestep_embedder.linear_1", tp)))
+    img_angles, txt_angles = qwen_rope(axes, frames, h, wd, txt.shape[1])
+    for i in range(cfg["num_layers"]):
+        x, txt = block(w, f"transformer_blocks.{i}", x, txt, temb, mask, heads, img_angles,
+                       txt_angles)
+    e = linear(w, "norm_out.linear", F.silu(temb))
+    scale, shift = e.chunk(2, dim=-1)
+    x = F.layer_norm(x, (x.shape[-1],), eps=1e-6) * (1 + scale[:, None]) + shift[:, None]
+    return linear(w, "proj_out", x)
+
+
+def load_folder(d, dtype=torch.float32):
+    cfg = json.load(open(os.path.join(d, "config.json")))
+    w = safetensors_io.load(os.path.join(d, "diffusion_pytorch_model.safetensors"))
+    return cfg, {k: v.to(dtype) for k, v in w.items()}
+
+
+def base_config(**kw):
+    cfg = {"_class_name": "QwenImageTransformer2DModel", "patch_size": 2, "in_channels": 16,
+           "out_channels": 4, "num_layers": 2, "attention_head_dim": 16,
+           "num_attention_heads": 2, "joint_attention_dim": 24, "guidance_embeds": False,
+           "axes_dims_rope": [4, 6, 6], "zero_cond_t": False, "use_additional_t_cond": False,
+           "use_layer3d_rope": False}
+    cfg.update(kw)
+    return cfg
+
+
+def random_weights(cfg, seed):
+    g = torch.Generator().manual_seed(seed)
+    rn = lambda *s: torch.randn(*s, generator=g)  # noqa: E731
+    hd, nh = cfg["attention_head_dim"], cfg["num_attention_heads"]
+    d = hd * nh
+    w = {}
+
+    def lin(p, i, o):
+        w[p + ".weight"] = rn(o, i) / math.sqrt(i)
+        w[p + ".bias"] = 0.1 * rn(o)
+    lin("img_in", cfg["in_channels"], d)
+    lin("txt_in", cfg["joint_attention_dim"], d)
+    w["txt_norm.weight"] = 1 + 0.1 * rn(cfg["joint_attention_dim"])
+    lin("time_text_embed.timestep_embedder.linear_1", 256, d)
+    lin("time_text_embed.timestep_embedder.linear_2", d, d)
+    for i in range(cfg["num_layers"]):
+        p = f"transformer_blocks.{i}"
+        lin(p + ".img_mod.1", d, 6 * d)
+        lin(p + ".txt_mod.1", d, 6 * d)
+        for n in ("to_q", "to_k", "to_v", "add_q_proj", "add_k_proj", "add_v_proj",
+                  "to_out.0", "to_add_out"):
+            lin(f"{p}.attn.{n}", d, d)
+        for n in ("norm_q", "norm_k", "norm_added_q", "norm_added_k"):
+            w[f"{p}.attn.{n}.weight"] = 1 + 0.1 * rn(hd)
+        for m in ("img_mlp", "txt_mlp"):
+            lin(f"{p}.{m}.net.0.proj", d, 4 * d)
+            lin(f"{p}.{m}.net.2", 4 * d, d)
+    lin("norm_out.linear", d, 2 * d)
+    out = cfg.get("out_channels") or cfg["in_channels"]
+    lin("proj_out", d, cfg["patch_size"] ** 2 * out)
+    return w
+
+
+def make_inputs(cfg, seed, batch, shape, text_len, mask, timestep):
+    g = torch.Generator().manual_seed(seed)
+    frames, h, w = shape
+    return {"in.hidden_states": torch.randn(batch, frames * h * w, cfg["in_channels"], generator=g),
+            "in.encoder_hidden_states": torch.randn(batch, text_len, cfg["joint_attention_dim"],
+                                                    generator=g),
+            "in.encoder_hidden_states_mask": torch.tensor(mask, dtype=torch.int64),
+            "in.timestep": torch.tensor(timestep, dtype=torch.float32),
+            "in.img_shapes": torch.tensor([shape] * batch, dtype=torch.int64)}
+
+
+def make_case(out, name, cfg, seed, batch, shape, text_len, mask, timestep):
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
+    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
+    w = random_weights(cfg, seed)
+    safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+    inp = make_inputs(cfg, seed + 1, batch, shape, text_len, mask, timestep)
+    inp["out.sample"] = forward(w, cfg, inp)
+    safetensors_io.save(os.path.join(out, name + "_io.safetensors"), inp)
+    print(f"wrote {d}: |out| max {inp['out.sample'].abs().max():.3f}")
+
+
+def main():
+    torch.set_grad_enabled(False)
+    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
+    if cmd == "check":
+        cfg, w = load_folder(sys.argv[2])
+        io = safetensors_io.load(sys.argv[3])
+        out = forward(w, cfg, io)
+        ref = io["out.sample"]
+        err = ((out - ref).abs().max() / ref.abs().max()).item()
+        print(f"relative error against diffusers' output: {err:.2e}")
+        sys.exit(0 if err < 1e-4 else 1)
+    if cmd == "case":
+        out = sys.argv[2]
+        # 3 heads of 12 (rope 4, 4, 4), 3 layers, out_channels 5 (20 outputs), odd packed
+        # height and width (5 x 3), a batch of 2 at two timesteps with two masks (one with a hole).
+        make_case(out, "heads3_odd", base_config(
+            num_attention_heads=3, attention_head_dim=12, axes_dims_rope=[4, 4, 4], num_layers=3,
+            out_channels=5, in_channels=12, joint_attention_dim=20),
+            8100, 2, [1, 5, 3], 7, [[1, 1, 1, 1, 1, 0, 0], [1, 1, 0, 1, 1, 1, 0]], [0.3, 0.85])
+        # 1 head of 32 (rope 8, 12, 12), 1 layer, out_channels null (= in_channels), two frames
+        # of 3 x 4, every text token valid.
+        make_case(out, "head1_frames2", base_config(
+            num_attention_heads=1, attention_head_dim=32, axes_dims_rope=[8, 12, 12],
+            num_layers=1, out_channels=None, in_channels=8, joint_attention_dim=16, patch_size=1),
+            8200, 1, [2, 3, 4], 5, [[1] * 5], [0.5])
+        return
+    if cmd == "make":
+        d = sys.argv[2]
+        os.makedirs(d, exist_ok=True)
+        cfg = base_config(in_channels=64, out_channels=16, num_layers=2, attention_head_dim=128,
+                          num_attention_heads=24, joint_attention_dim=3584,
+                          axes_dims_rope=[16, 56, 56])
+        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
+        w = random_weights(cfg, 0)
+        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+        inp = make_inputs(cfg, 1, 1, [1, 32, 32], 256, [[1] * 200 + [0] * 56], [0.6])
+        safetensors_io.save(os.path.join(d, "inputs.safetensors"), inp)
+        print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
+        return
+    if cmd == "serve":
+        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[sys.argv[4] if len(sys.argv) > 4 else "fp32"]
+        cfg, w = load_folder(sys.argv[2], dtype)
+        inp = {k: (v.to(dtype) if v.is_floating_point() else v)
+               for k, v in safetensors_io.load(sys.argv[3]).items()}
+        forward(w, cfg, inp)  # warm-up
+        print(f"ready {torch.get_num_threads()}", flush=True)
+        while sys.stdin.readline():
+            c0, t0 = time.process_time(), time.perf_counter()
+            forward(w, cfg, inp)
+            print(f"{(time.perf_counter() - t0) * 1e3:.3f} {(time.process_time() - c0) * 1e3:.3f}",
+                  flush=True)
+        return
+    if cmd == "compare":
+        cfg, w = load_folder(sys.argv[2])
+        out = forward(w, cfg, safetensors_io.load(sys.argv[3]))
+        cpp = safetensors_io.load(sys.argv[4])["out.sample"]
+        if tuple(cpp.shape) != tuple(out.shape):
+            print(f"out.sample: shape mismatch: C++ {tuple(cpp.shape)}, Python {tuple(out.shape)}")
+            sys.exit(1)
+        err = ((cpp - out).abs().max() / out.abs().max()).item()
+        print(f"out.sample: relative error C++ vs Python: {err:.2e}")
+        sys.exit(0 if err < 1e-4 else 1)
+    raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+#include "models/qwenimage/qwenimage_comfy_layout.h"
+
+namespace hs {
+
+namespace {
+
+const torch::Tensor& matrix(const LayoutKeys& k, const std::string& key) {
+    const torch::Tensor& t = k.peek(key);
+    if (t.dim() != 2)
+        k.fail("tensor '" + k.fileKey(key) + "' has shape " + shapeText(t.sizes()) +
+               ", expected a matrix");
+    return t;
+}
+
+int64_t divided(const LayoutKeys& k, int64_t n, int64_t by, const std::string& what,
+                const std::string& key) {
+    if (by < 1 || n % by != 0)
+        k.fail(what + " " + std::to_string(n) + " (from '" + k.fileKey(key) +
+               "') is not a multiple of " + std::to_string(by));
+    return n / by;
+}
+
+ConvertedComponent convertQwenImage(LayoutKeys& k, const WeightMap&) {
+    const torch::Tensor& imgIn = matrix(k, "img_in.weight");  // [D, in_channels]
+    const int64_t hidden = imgIn.size(0), inChannels = imgIn.size(1);
+    const int64_t jointDim = matrix(k, "txt_in.weight").size(1);  // [D, joint_attention_dim]
+    const int numLayers = k.countBlocks("transformer_blocks.", "block");
+    const std::string normKey = "transformer_blocks.0.attn.norm_q.weight";
+    const int64_t headDim = k.peek(normKey).numel();  // RMSNorm over one head: [head_dim]
+    const int64_t heads = divided(k, hidden, headDim, "hidden size", "img_in.weight");
+    // Not in the file: Qwen-Image's patch_size 2 (2 x 2-packed latents) and its RoPE split.
+    const int64_t patch = 2;
+    const int64_t outChannels = divided(k, matrix(k, "proj_out.weight").size(0), patch * patch,
+                                        "output width (out_channels x 4)", "proj_out.weight");
+    if (headDim != 128)
+        throw ConfigError(k.where() + "head width " + std::to_string(headDim) + " (from '" +
+                          k.fileKey(normKey) +
+                          "'): 'axes_dims_rope' is not in the file and is only known for "
+                          "Qwen-Image's 128 ([16, 56, 56])");
+
+    WeightMap w;
+    for (const std::string& key : k.keys()) w[key] = k.take(key);
+
+    ConvertedComponent c;
+    c.slot = "transformer";
+    c.className = "QwenImageTransformer2DModel";
+    c.config = {{"_class_name", c.className},   {"patch_size", patch},
+                {"in_channels", inChannels},    {"out_channels", outChannels},
+                {"num_layers", numLayers},      {"attention_head_dim", headDim},
+                {"num_attention_heads", heads}, {"joint_attention_dim", jointDim},
+                {"guidance_embeds", false},     {"axes_dims_rope", {16, 56, 56}}};
+    const bool real = hidden == 3072 && numLayers == 60 && inChannels == 64;
+    c.description = std::string(real ? "Qwen-Image transformer (20 B)" : "Qwen-Image transformer") +
+                    ", ComfyUI layout" +
+                    (k.prefix().empty() ? std::string() : " under " + k.prefix()) + ", " +
+                    std::to_string(numLayers) + " blocks, " + k.dtypeName() + "; " +
+                    std::to_string(heads) + " heads x " + std::to_string(headDim) +
+                    ", text width " + std::to_string(jointDim) + ", " + std::to_string(inChannels) +
+                    " input channels; patch_size 2 and "
+                    "axes_dims_rope [16, 56, 56] assumed as Qwen-Image has them (not in the file)";
+    c.weights = std::move(w);
+    return c;
+}
+
+}  // namespace
+
+SingleFileLayout qwenImageComfyLayout() {
+    SingleFileLayout l;
+    l.name = "Qwen-Image transformer (ComfyUI)";
+    l.prefixes = {"model.diffusion_model.", ""};
+    l.roots = {"img_in.",   "txt_in.",  "txt_norm.", "time_text_embed.", "transformer_blocks.",
+               "norm_out.", "proj_out."};
+    l.detect = [](const WeightMap& all, const std::string& p) {
+        return all.count(p + "txt_norm.weight") && all.count(p + "img_in.weight") &&
+               all.count(p + "transformer_blocks.0.img_mod.1.weight");
+    };
+    l.convert = convertQwenImage;
+    return l;
+}
+
+}  // namespace hs

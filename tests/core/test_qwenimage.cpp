@@ -1,0 +1,392 @@
+// diffusers QwenImageTransformer2DModel (Qwen-Image's MMDiT): golden parity directly and through
+// the family registry (whole and streamed), other configurations against the plain-PyTorch port,
+// probe names, config / weight / input errors, reduced formats, Qwen-Image's real size on the
+// meta device, and the fp16 overflow of the residual stream named where it happens while
+// diffusers' clip keeps the output finite.
+//
+// tests/data/qwenimage was written by
+//   /usr/bin/python3 bench/reference/qwenimage_reference.py case tests/data/qwenimage
+// after `qwenimage_reference.py check tests/data/golden/qwenimage
+// tests/data/golden/qwenimage_io.safetensors` reproduced the golden output (relative error 0).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "golden_helpers.h"
+#include "io/safetensors.h"
+#include "models/qwenimage/qwenimage_family.h"
+#include "models/qwenimage/qwenimage_transformer.h"
+#include "test_util.h"
+
+namespace hs {
+namespace {
+
+using test::contextFor;
+using test::dataPath;
+using test::expectThrowNaming;
+using test::keysOf;
+using test::readIo;
+using test::readJson;
+using test::relErr;
+
+struct Case {
+    nlohmann::json config;
+    WeightMap weights;
+    NamedTensors io;
+};
+
+Case loadCase(const std::string& dir, const std::string& io) {
+    Case c;
+    c.config = readJson(dataPath(dir + "/config.json"));
+    c.weights =
+        weightMapOf(TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors")));
+    c.io = readIo(io);
+    return c;
+}
+
+Case golden() {
+    return loadCase("golden/qwenimage", "golden/qwenimage_io.safetensors");
+}
+
+double compare(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
+    return test::compareOutput(out, io, "out.sample", "qwenimage " + label);
+}
+
+double absMaxOf(ProbeContext& p, const std::string& name) {
+    double m = -1;
+    for (const auto& r : p.records())
+        if (r.name == name) m = std::max(m, r.stats.absMax);
+    return m;
+}
+
+TEST(QwenImageConfig, ReadsGoldenConfigAndNamesBadFields) {
+    const auto j = readJson(dataPath("golden/qwenimage/config.json"));
+    auto c = QwenImageConfig::fromJson(j);
+    EXPECT_EQ(c.innerDim(), 32);
+    EXPECT_EQ(c.outDim(), 16);  // 2 x 2 x 4
+    EXPECT_EQ(c.axesDimsRope, (std::vector<int>{4, 6, 6}));
+    auto k = j;
+    k["out_channels"] = nullptr;  // null: in_channels
+    EXPECT_EQ(QwenImageConfig::fromJson(k).outChannels, 16);
+    auto bad = [&](const char* key, nlohmann::json value, const std::string& needle) {
+        auto b = j;
+        b[key] = value;
+        expectThrowNaming<ConfigError>([&] { QwenImageConfig::fromJson(b); }, {needle});
+    };
+    bad("zero_cond_t", true, "zero_cond_t");
+    bad("use_additional_t_cond", true, "use_additional_t_cond");
+    bad("use_layer3d_rope", true, "use_layer3d_rope");
+    bad("axes_dims_rope", {4, 6, 8}, "axes_dims_rope");
+    bad("axes_dims_rope", {8, 8}, "axes_dims_rope");
+    bad("axes_dims_rope", {3, 7, 6}, "axes_dims_rope");
+    bad("num_layers", 100000, "num_layers");
+    bad("num_attention_heads", "2", "num_attention_heads");
+    bad("attention_head_dim", 1 << 20, "attention_head_dim");
+    bad("patch_size", 0, "patch_size");
+    bad("guidance_embeds", "yes", "guidance_embeds");
+}
+
+TEST(QwenImage, GoldenParity) {
+    const Case g = golden();
+    for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
+        ProbeContext probes = contextFor("", level);
+        auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
+        EXPECT_EQ(keysOf(stateOf(*model)), keysOf(g.weights));  // keys are diffusers' own
+        const double err = compare(runQwenImageTransformer(model, g.io, probes), g.io,
+                                   "golden (probes " + probeLevelName(level) + ")");
+        EXPECT_LE(err, 1e-4);
+    }
+}
+
+TEST(QwenImage, GoldenParityThroughTheFamily) {
+    const Case g = golden();
+    auto family = FamilyRegistry::global().require("QwenImageTransformer2DModel", "test");
+    EXPECT_EQ(family->role, Role::Denoiser);
+    EXPECT_EQ(family->defaultComponent, "transformer");
+    for (const char* key : {"in.hidden_states", "in.encoder_hidden_states_mask", "in.img_shapes",
+                            "in.timestep", "out.sample"})
+        EXPECT_NE(family->io.find(key), std::string::npos) << key;
+    ProbeContext probes = contextFor("", ProbeLevel::Layer);
+    auto c = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "transformer");
+    const auto whole = c->run(g.io, probes).at("out.sample");
+    EXPECT_LE(compare({{"out.sample", whole}}, g.io, "golden via family"), 1e-4);
+    // Streamed (blocks converted one at a time, as for a model larger than memory): the same.
+    auto streamed = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(),
+                                  "transformer", LoadMode::Streamed);
+    EXPECT_EQ(streamed->loadMode(), LoadMode::Streamed);
+    EXPECT_TRUE(torch::equal(streamed->run(g.io, probes).at("out.sample"), whole));
+    // The golden mask leaves 2 of 10 text tokens out: without it the output moves.
+    NamedTensors in = g.io;
+    in.erase("in.encoder_hidden_states_mask");
+    EXPECT_GT(relErr(c->run(in, probes).at("out.sample"), whole), 1e-3);
+    // A mask of ones is no mask; the padded tokens' values do not matter under the mask.
+    auto noMask = c->run(in, probes).at("out.sample");
+    in["in.encoder_hidden_states_mask"] = torch::ones({1, 10}, torch::kInt64);
+    EXPECT_TRUE(torch::equal(c->run(in, probes).at("out.sample"), noMask));
+    in = g.io;
+    auto text = in.at("in.encoder_hidden_states").clone();
+    text.narrow(1, 8, 2).fill_(7.0f);
+    in["in.encoder_hidden_states"] = text;
+    EXPECT_LE(relErr(c->run(in, probes).at("out.sample"), whole), 1e-6);
+}
+
+// 3 heads of 12 with rope (4, 4, 4), 3 layers, out_channels 5, odd packed sizes 5 x 3, a batch
+// of 2 with two timesteps and masks (one with a hole); 1 head of 32 with rope (8, 12, 12),
+// out_channels null, patch 1, two frames of 3 x 4.
+TEST(QwenImage, OtherConfigsMatchTheReferencePort) {
+    for (const char* name : {"heads3_odd", "head1_frames2"}) {
+        const Case c = loadCase(std::string("qwenimage/") + name,
+                                std::string("qwenimage/") + name + "_io.safetensors");
+        ProbeContext probes = contextFor("");
+        auto model = loadQwenImageTransformer(c.config, c.weights, probes.policy());
+        EXPECT_LE(compare(runQwenImageTransformer(model, c.io, probes), c.io, name), 1e-4) << name;
+    }
+}
+
+// diffusers casts the timestep (t / 1000) to the model's dtype before time_proj multiplies it by
+// 1000: in bf16 the case's 0.3 becomes 0.30078125, a timestep of 300.78 instead of 300, which
+// moves the output far more than the format's rounding does (rel err 0.22 against fp32). The
+// comparison therefore runs at timesteps every format holds exactly.
+TEST(QwenImage, ReducedPrecisionAgreesWithFp32) {
+    Case c = loadCase("qwenimage/heads3_odd", "qwenimage/heads3_odd_io.safetensors");
+    c.io["in.timestep"] = torch::tensor({0.5f, 0.75f});
+    ProbeContext p32 = contextFor("");
+    auto m32 = loadQwenImageTransformer(c.config, c.weights, p32.policy());
+    auto o32 = runQwenImageTransformer(m32, c.io, p32).at("out.sample");
+    test::ScopedCpuBf16 scoped(CpuBf16::Emulated);  // tiny either way; native bf16 is slow here
+    for (auto [plan, tol] : {std::pair<const char*, double>{"transformer=bf16", 2e-2},
+                             {"transformer=fp16", 3e-3},
+                             {"transformer=fp16,transformer.transformer_blocks.1=fp32", 3e-3}}) {
+        ProbeContext p = contextFor(plan);
+        auto m = loadQwenImageTransformer(c.config, c.weights, p.policy());
+        const double err = relErr(runQwenImageTransformer(m, c.io, p).at("out.sample"), o32);
+        std::printf("  %-56s vs fp32: rel err %.3e\n", plan, err);
+        EXPECT_LT(err, tol) << plan;
+        EXPECT_GT(err, 0.0) << plan;  // the reduced format really ran
+    }
+}
+
+TEST(QwenImage, ProbeNamesAndGranularity) {
+    const Case g = golden();
+    ProbeContext probes = contextFor("", ProbeLevel::Op);
+    auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
+    runQwenImageTransformer(model, g.io, probes);
+    std::map<std::string, ProbeLevel> got;
+    for (const auto& r : probes.records()) got.emplace(r.name, r.granularity);
+    const std::string b = "transformer.transformer_blocks.1";
+    const std::map<std::string, ProbeLevel> expected{
+        {b, ProbeLevel::Module},
+        {b + ".context", ProbeLevel::Module},
+        {"transformer.proj_out", ProbeLevel::Module},
+        {"transformer.img_in", ProbeLevel::Layer},
+        {"transformer.txt_norm", ProbeLevel::Layer},
+        {"transformer.txt_in", ProbeLevel::Layer},
+        {"transformer.time_text_embed", ProbeLevel::Layer},
+        {"transformer.norm_out", ProbeLevel::Layer},
+        {b + ".img_modulated", ProbeLevel::Layer},
+        {b + ".txt_modulated", ProbeLevel::Layer},
+        {b + ".attn", ProbeLevel::Layer},
+        {b + ".attn.to_add_out", ProbeLevel::Layer},
+        {b + ".attn_residual", ProbeLevel::Layer},
+        {b + ".context_attn_residual", ProbeLevel::Layer},
+        {b + ".img_mlp", ProbeLevel::Layer},
+        {b + ".txt_mlp", ProbeLevel::Layer},
+        {b + ".img_mod.1", ProbeLevel::Op},
+        {b + ".txt_mod.0", ProbeLevel::Op},
+        {b + ".img_norm1", ProbeLevel::Op},
+        {b + ".txt_norm2", ProbeLevel::Op},
+        {b + ".img_modulated2", ProbeLevel::Op},
+        {b + ".attn_gated", ProbeLevel::Op},
+        {b + ".txt_mlp_gated", ProbeLevel::Op},
+        {b + ".attn.norm_added_k", ProbeLevel::Op},
+        {b + ".attn.rope_q", ProbeLevel::Op},
+        {b + ".attn.sdpa", ProbeLevel::Op},
+        {b + ".img_mlp.net.0", ProbeLevel::Op},
+        {"transformer.time_text_embed.time_proj", ProbeLevel::Op},
+        {"transformer.time_text_embed.timestep_embedder.linear_2", ProbeLevel::Op}};
+    for (const auto& kv : expected) {
+        ASSERT_TRUE(got.count(kv.first)) << "no probe point " << kv.first;
+        EXPECT_EQ(got.at(kv.first), kv.second) << kv.first;
+    }
+    ProbeContext layer = contextFor("", ProbeLevel::Layer);
+    runQwenImageTransformer(model, g.io, layer);
+    std::set<std::string> seen;
+    for (const auto& r : layer.records()) {
+        EXPECT_LE(int(r.granularity), int(ProbeLevel::Layer)) << r.name;
+        EXPECT_TRUE(seen.insert(r.name).second) << "recorded twice: " << r.name;
+        EXPECT_TRUE(r.stats.allFinite()) << r.name;
+    }
+    // img_in, txt_norm, txt_in, time_text_embed; per block 2 outputs + 8 layers; norm_out,
+    // proj_out
+    EXPECT_EQ(seen.size(), 4u + 2 * 10u + 2u);
+}
+
+// Qwen-Image's released transformer config (60 blocks of 24 heads x 128, text width 3584,
+// 64 packed channels) builds on the meta device (no memory) with its 20 B parameters.
+TEST(QwenImage, RealConfigBuildsOnTheMetaDevice) {
+    const nlohmann::json j = {{"_class_name", "QwenImageTransformer2DModel"},
+                              {"attention_head_dim", 128},
+                              {"axes_dims_rope", {16, 56, 56}},
+                              {"guidance_embeds", false},
+                              {"in_channels", 64},
+                              {"joint_attention_dim", 3584},
+                              {"num_attention_heads", 24},
+                              {"num_layers", 60},
+                              {"out_channels", 16},
+                              {"patch_size", 2}};
+    nn::MetaConstruction meta;
+    QwenImageTransformer m(QwenImageConfig::fromJson(j));
+    EXPECT_TRUE(m->proj_out->weight.is_meta());
+    const int64_t n = parameterCount(*m);
+    std::printf("  Qwen-Image transformer: %.3f B parameters\n", n / 1e9);
+    EXPECT_GT(n, 20.0e9);
+    EXPECT_LT(n, 20.6e9);
+    EXPECT_EQ(m->proj_out->weight.size(0), 64);
+}
+
+TEST(QwenImage, RopeCentresTheImageAndPlacesTextAfterIt) {
+    // One frame of 3 x 4: rows -2..0, columns -2..1; text from max(1, 2) = 2 on.
+    auto rope = qwenImageRope({2, 2, 2}, {1, 3, 4}, 2, torch::kCPU);
+    ASSERT_EQ(rope.cos.sizes(), (std::vector<int64_t>{2 + 12, 6}));
+    // Each axis here has one frequency (1.0): the angle is the position itself.
+    auto angle = [&](int64_t token, int axis) {
+        return std::atan2(rope.sin[token][2 * axis].item<double>(),
+                          rope.cos[token][2 * axis].item<double>());
+    };
+    EXPECT_NEAR(angle(0, 0), 2.0, 1e-6);       // text 0 at position 2 on every axis
+    EXPECT_NEAR(angle(1, 2), 3.0, 1e-6);       // text 1 at 3
+    EXPECT_NEAR(angle(2, 1), -2.0, 1e-6);      // image (0, 0, 0): row -2
+    EXPECT_NEAR(angle(2, 2), -2.0, 1e-6);      // column -2
+    EXPECT_NEAR(angle(2 + 11, 1), 0.0, 1e-6);  // image (0, 2, 3): row 0
+    EXPECT_NEAR(angle(2 + 11, 2), 1.0, 1e-6);  // column 1
+    EXPECT_EQ(rope.cos[0][0].item<float>(), rope.cos[0][1].item<float>());  // pairs share angles
+}
+
+TEST(QwenImage, LoadErrorsNameTheKey) {
+    const Case g = golden();
+    ProbeContext probes = contextFor("");
+    auto expectError = [&](const WeightMap& w, const std::string& key) {
+        expectThrowNaming<WeightError>(
+            [&] { loadQwenImageTransformer(g.config, w, probes.policy()); }, {key});
+    };
+    auto w = g.weights;
+    w.erase("transformer_blocks.1.attn.norm_added_k.weight");
+    expectError(w, "transformer_blocks.1.attn.norm_added_k.weight");
+    w = g.weights;
+    w["img_in.weight"] = torch::zeros({32, 64});  // a model with another packing
+    expectError(w, "img_in.weight");
+    w = g.weights;
+    w["time_text_embed.addition_t_embedding.weight"] = torch::zeros({2, 32});  // Layered
+    expectError(w, "time_text_embed.addition_t_embedding.weight");
+    auto big = g.config;
+    big["num_layers"] = 3;  // a block the file does not have
+    expectThrowNaming<WeightError>(
+        [&] { loadQwenImageTransformer(big, g.weights, probes.policy()); },
+        {"transformer_blocks.2."});
+}
+
+TEST(QwenImage, InputErrorsNameTheKeyAndShape) {
+    const Case g = golden();
+    ProbeContext probes = contextFor("");
+    auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
+    auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
+        expectThrowNaming<InputError>([&] { runQwenImageTransformer(model, in, probes); }, needles);
+    };
+    auto in = g.io;
+    in["in.hidden_states"] = torch::zeros({1, 16, 64});
+    expectError(in, {"in.hidden_states", "[B, frames * hp * wp, 16]"});
+    in = g.io;
+    in["in.encoder_hidden_states"] = torch::zeros({1, 10, 32});
+    expectError(in, {"in.encoder_hidden_states", "[1, L_txt, 24]"});
+    in = g.io;
+    in["in.encoder_hidden_states_mask"] = torch::ones({1, 9}, torch::kInt64);
+    expectError(in, {"in.encoder_hidden_states_mask", "[1, 10]"});
+    in = g.io;
+    in["in.img_shapes"] = torch::tensor({{1, 4, 5}}, torch::kInt64);
+    expectError(in, {"in.img_shapes", "16 tokens"});
+    in = g.io;
+    in["in.img_shapes"] = torch::tensor({1, 4, 4}, torch::kInt64);
+    expectError(in, {"in.img_shapes", "[1, 3] or [1, 3]"});
+    in = g.io;
+    in["in.img_shapes"] = torch::tensor({{1.0, 4.5, 4.0}});
+    expectError(in, {"in.img_shapes", "whole numbers"});
+    in = g.io;
+    in.erase("in.img_shapes");
+    expectError(in, {"missing input 'in.img_shapes'"});
+    in = g.io;
+    in["in.timestep"] = torch::zeros({3});
+    expectError(in, {"in.timestep", "[1] or [1]"});
+    in = g.io;
+    in["in.encoder_hidden_states"] = torch::zeros({1, 4095, 24});
+    in["in.encoder_hidden_states_mask"] = torch::ones({1, 4095}, torch::kInt64);
+    expectError(in, {"in.encoder_hidden_states", "4096"});
+    in = g.io;
+    in["in.guidance"] = torch::ones({1});
+    expectError(in, {"in.guidance"});
+    // Batch 2 with two different image sizes: diffusers would use the first for both.
+    in = g.io;
+    in["in.hidden_states"] = torch::zeros({2, 16, 16});
+    in["in.encoder_hidden_states"] = torch::zeros({2, 10, 24});
+    in["in.encoder_hidden_states_mask"] = torch::ones({2, 10}, torch::kInt64);
+    in["in.img_shapes"] = torch::tensor({{1, 4, 4}, {1, 2, 8}}, torch::kInt64);
+    expectError(in, {"in.img_shapes", "different image sizes"});
+}
+
+// Qwen-Image in fp16: the last block's gated MLP update pushes the image stream past 65504 while
+// the MLP and its gate are finite. The block's Module point records the stream before diffusers'
+// fp16 clip, so the overflow is named there, while the clip (as in diffusers) turns it into 65504
+// and the output stays finite: the silent failure the studio exists to show. In fp32 nothing is
+// clipped or overflows.
+TEST(QwenImage, Fp16OverflowIsNamedAtTheBlockWhileTheClipKeepsTheOutputFinite) {
+    Case g = golden();
+    const std::string block = "transformer.transformer_blocks.1";
+    ProbeContext p0 = contextFor("", ProbeLevel::Op);
+    auto m0 = loadQwenImageTransformer(g.config, g.weights, p0.policy());
+    runQwenImageTransformer(m0, g.io, p0);
+    // Scale the MLP's output layer and the rows of img_mod.1 that make its gate (chunk 6 of 6)
+    // by f each, so the gated update grows by f^2 to ~2e5 while every weight, the MLP output
+    // and the gate stay well inside fp16. (The weights are views of a read-only mapped file:
+    // scale copies.)
+    const double f = std::sqrt(2e5 / absMaxOf(p0, block + ".img_mlp_gated"));
+    for (const char* k :
+         {"transformer_blocks.1.img_mlp.net.2.weight", "transformer_blocks.1.img_mlp.net.2.bias"})
+        g.weights[k] = g.weights.at(k) * f;
+    for (const char* k :
+         {"transformer_blocks.1.img_mod.1.weight", "transformer_blocks.1.img_mod.1.bias"}) {
+        auto w = g.weights.at(k).clone();
+        w.narrow(0, 5 * 32, 32).mul_(f);  // gate_mlp rows of [6 x 32, ...]
+        g.weights[k] = w;
+    }
+
+    ProbeContext p32 = contextFor("", ProbeLevel::Op);
+    auto m32 = loadQwenImageTransformer(g.config, g.weights, p32.policy());
+    auto o32 = runQwenImageTransformer(m32, g.io, p32).at("out.sample");
+    EXPECT_TRUE(torch::isfinite(o32).all().item<bool>());
+    EXPECT_FALSE(p32.firstNonFinite().has_value());
+    std::printf("  fp32: |img_mod.1| %.4g, |img_mlp| %.4g, |img_mlp_gated| %.4g, |block| %.4g\n",
+                absMaxOf(p32, block + ".img_mod.1"), absMaxOf(p32, block + ".img_mlp"),
+                absMaxOf(p32, block + ".img_mlp_gated"), absMaxOf(p32, block));
+    ASSERT_LT(absMaxOf(p32, block + ".img_mod.1"), 6e4);
+    ASSERT_LT(absMaxOf(p32, block + ".img_mlp"), 6e4);
+    ASSERT_GT(absMaxOf(p32, block), 65520.0);  // rounds to Inf in fp16
+
+    for (ProbeLevel level : {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op}) {
+        ProbeContext p16 = contextFor("transformer=fp16", level);
+        auto m16 = loadQwenImageTransformer(g.config, g.weights, p16.policy());
+        for (const auto& kv : m16->named_parameters())
+            ASSERT_TRUE(torch::isfinite(kv.value()).all().item<bool>()) << kv.key();
+        auto o16 = runQwenImageTransformer(m16, g.io, p16).at("out.sample");
+        EXPECT_TRUE(torch::isfinite(o16).all().item<bool>()) << "the fp16 clip keeps it finite";
+        const auto& first = p16.firstNonFinite();
+        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
+        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
+                    first->at.name.c_str());
+        EXPECT_EQ(first->at.name, level == ProbeLevel::Op ? block + ".img_mlp_gated" : block);
+        EXPECT_EQ(first->at.execution, Execution::Emulated);
+    }
+}
+
+}  // namespace
+}  // namespace hs
