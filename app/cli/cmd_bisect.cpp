@@ -13,11 +13,12 @@ namespace hs::cli {
 namespace {
 
 int runBisect(const Args& args) {
-    args.allowOnly(
-        withRunOptions({"safe", "trial-steps", "max-iterations", "tolerance", "report", "json"}));
+    args.allowOnly(withRunOptions(
+        {"safe", "trial-steps", "max-iterations", "tolerance", "report", "json", "advise-for"}));
     if (!args.has("plan"))
         throw UsageError("give the failing plan, e.g. --plan 'transformer=fp16'");
     const RunConfig cfg = runConfigFrom(args);
+    const DeviceInfo adviceDevice = adviceDeviceFor(args, cfg.device);
     PrecisionSearchOptions o;
     const auto safe = parseFormat(args.get("safe").value_or("bf16"));
     if (!safe || *safe == Format::FP16) throw UsageError("--safe must be bf16 or fp32");
@@ -34,7 +35,7 @@ int runBisect(const Args& args) {
                      t.passed ? "pass" : "fail", t.planText.c_str());
     };
     const PrecisionSearch s = searchPrecision(cfg, o);
-    if (auto path = args.get("report")) {
+    if (args.has("report") || args.has("advise-for")) {
         std::vector<ReportRun> runs;
         if (!s.referenceRun.steps.empty())
             runs.push_back(makeReportRun("reference " + s.referencePlan, s.referenceRun));
@@ -42,7 +43,7 @@ int runBisect(const Args& args) {
         Report report = makeReport(std::move(runs), reportEnvironment(cfg.device));
         report.title = "Halfscope precision bisection: " + cfg.plan.toString();
         report.bisection = s.result;
-        writeReportBeside(*path, std::move(report), cfg.device);
+        finishReport(args, std::move(report), adviceDevice);
     }
     if (args.has("json")) {
         std::cout << bisectionToJson(s.result).dump(2) << "\n";
@@ -59,7 +60,7 @@ const Registrar reg(
      "find the fewest blocks that must leave fp16 for a failing plan to work",
      "usage: halfscope-cli bisect --plan FAILING [--safe bf16|fp32] [--trial-steps N]\n"
      "                            [--max-iterations N] [--tolerance T] [run options]\n"
-     "                            [--report FILE.html] [--json]\n\n"
+     "                            [--report FILE.html] [--advise-for GPU] [--json]\n\n"
      "Runs the failing plan and a reference (its fp16 components in the safe format, bf16 by\n"
      "default), then bisects over the blocks of the fp16 components as Polygraphy does (how\n"
      "many blocks from the start, or from the end, must run in the safe format), and shrinks\n"
@@ -68,7 +69,7 @@ const Registrar reg(
      "goes to stderr; the resulting plan goes to stdout. --trial-steps runs the trials with\n"
      "fewer sampling steps (default: --steps); --max-iterations bounds the trials (default 32).\n\n"
      "exit status: 0 a fixing plan was found (or the plan does not fail), 1 none was found,\n"
-     "2 usage or input error\n\n" HS_RUN_OPTIONS_HELP,
+     "2 usage or input error\n\n" HS_ADVISE_FOR_HELP HS_RUN_OPTIONS_HELP,
      runBisect,
      {"json"}});
 

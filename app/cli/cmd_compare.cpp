@@ -16,13 +16,14 @@ namespace hs::cli {
 namespace {
 
 int runCompare(const Args& args) {
-    args.allowOnly(withRunOptions({"report", "json"}));
+    args.allowOnly(withRunOptions({"report", "json", "advise-for"}));
     const std::vector<std::string> plans = args.all("plan");
     if (plans.size() < 2 || plans.size() > 4)
         throw UsageError(
             "give two to four --plan options (e.g. --plan 'transformer=bf16' "
             "--plan 'transformer=fp16')");
     const RunConfig base = runConfigFrom(args);
+    const DeviceInfo adviceDevice = adviceDeviceFor(args, base.device);
     std::vector<ReportRun> runs;
     int status = kExitOk;
     for (const auto& text : plans) {
@@ -60,11 +61,11 @@ int runCompare(const Args& args) {
         }
         j.push_back(e);
     }
-    if (auto path = args.get("report")) {
+    if (args.has("report") || args.has("advise-for")) {
         Report report = makeReport(runs, reportEnvironment(base.device));
         report.title =
             "Halfscope comparison: " + (base.prompt.empty() ? "(empty prompt)" : base.prompt);
-        writeReportBeside(*path, std::move(report), base.device);
+        finishReport(args, std::move(report), adviceDevice);
     }
     if (args.has("json")) {
         std::cout << j.dump(2) << "\n";
@@ -83,18 +84,20 @@ int runCompare(const Args& args) {
     return status;
 }
 
-const Registrar reg({"compare",
-                     "run two to four precision plans on the same prompt and seed",
-                     "usage: halfscope-cli compare --plan A --plan B [--plan C [--plan D]]\n"
-                     "                             [run options] [--report FILE.html] [--json]\n\n"
-                     "Runs each plan with the same prompt, seed and settings, one after another,\n"
-                     "and prints each verdict, the first failure, the mean image difference to\n"
-                     "the first run and the per-step divergence of the latents (--json). With\n"
-                     "--report, one report shows the runs side by side.\n\n"
-                     "exit status: 0 every run clean, 1 some run holds NaN/Inf or is black,\n"
-                     "2 usage or input error\n\n" HS_RUN_OPTIONS_HELP,
-                     runCompare,
-                     {"json"}});
+const Registrar reg(
+    {"compare",
+     "run two to four precision plans on the same prompt and seed",
+     "usage: halfscope-cli compare --plan A --plan B [--plan C [--plan D]]\n"
+     "                             [run options] [--report FILE.html] [--advise-for GPU]\n"
+     "                             [--json]\n\n"
+     "Runs each plan with the same prompt, seed and settings, one after another,\n"
+     "and prints each verdict, the first failure, the mean image difference to\n"
+     "the first run and the per-step divergence of the latents (--json). With\n"
+     "--report, one report shows the runs side by side.\n\n"
+     "exit status: 0 every run clean, 1 some run holds NaN/Inf or is black,\n"
+     "2 usage or input error\n\n" HS_ADVISE_FOR_HELP HS_RUN_OPTIONS_HELP,
+     runCompare,
+     {"json"}});
 
 }  // namespace
 }  // namespace hs::cli

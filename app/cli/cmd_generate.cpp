@@ -37,8 +37,9 @@ void printSummary(const RunRecord& rec, const std::string& out) {
 }
 
 int runGenerate(const Args& args) {
-    args.allowOnly(withRunOptions({"out", "report", "json"}));
+    args.allowOnly(withRunOptions({"out", "report", "json", "advise-for"}));
     RunConfig cfg = runConfigFrom(args);
+    const DeviceInfo adviceDevice = adviceDeviceFor(args, cfg.device);
     const std::string out = args.require("out");
     auto pipeline =
         Pipeline::load(cfg.modelDir, cfg.modelFiles, cfg.plan, torch::Device(cfg.device));
@@ -49,11 +50,12 @@ int runGenerate(const Args& args) {
     progress.steps = cfg.steps;
     const RunRecord rec = pipeline->run(cfg, &progress);
     writeSaved(rec, out);
-    if (auto r = args.get("report")) {
+    if (!args.has("json")) printSummary(rec, out);
+    if (args.has("report") || args.has("advise-for")) {
         const std::string label = cfg.plan.empty() ? "stored dtypes" : cfg.plan.toString();
         Report report = makeReport({makeReportRun(label, rec)}, reportEnvironment(cfg.device));
         report.title = "Halfscope run: " + (cfg.prompt.empty() ? "(empty prompt)" : cfg.prompt);
-        writeReportBeside(*r, std::move(report), cfg.device);
+        finishReport(args, std::move(report), adviceDevice);
     }
     if (args.has("json")) {
         RecordJsonOptions o;
@@ -62,8 +64,6 @@ int runGenerate(const Args& args) {
         j["output"] = out;
         if (const auto f = findFirstFailure(rec)) j["first_failure_summary"] = f->summary();
         std::cout << j.dump(2) << "\n";
-    } else {
-        printSummary(rec, out);
     }
     return exitStatusOf(rec);
 }
@@ -72,7 +72,7 @@ const Registrar reg(
     {"generate",
      "one text-to-image run with probes (demo model by default)",
      "usage: halfscope-cli generate --out IMG.png [run options] [--plan RULES]\n"
-     "                              [--report FILE.html] [--json]\n\n"
+     "                              [--report FILE.html] [--advise-for GPU] [--json]\n\n"
      "Runs the pipeline (the embedded demo model when --model is not given). Without --plan\n"
      "each component runs in its stored dtype; rules name components as model_index.json\n"
      "does, e.g. --plan 'transformer=fp16' or 'vae=fp16,vae.decoder.up_blocks.0=bf16'.\n"
@@ -81,7 +81,7 @@ const Registrar reg(
      "the per-step and per-layer statistics as CSV. Progress on stderr; --json prints the\n"
      "run record on stdout.\n\n"
      "exit status: 0 a clean picture, 1 NaN/Inf or a black image, 2 usage or input "
-     "error\n\n" HS_RUN_OPTIONS_HELP,
+     "error\n\n" HS_ADVISE_FOR_HELP HS_RUN_OPTIONS_HELP,
      runGenerate,
      {"json"}});
 

@@ -1,6 +1,7 @@
 // halfscope-cli report: re-renders a saved report (its JSON) as HTML and CSV.
 #include <cstdio>
 
+#include "cli/cli_report.h"
 #include "cli/command.h"
 #include "report/report_bundle.h"
 #include "report/report_json.h"
@@ -9,11 +10,12 @@ namespace hs::cli {
 namespace {
 
 int runReport(const Args& args) {
-    args.allowOnly({"out"});
+    args.allowOnly({"out", "advise-for"});
     if (args.positional().size() != 1)
         throw UsageError(
             "give one saved report, e.g. halfscope-cli report run.json --out run.html");
-    const Report r = readReportJson(args.positional()[0]);
+    Report r = readReportJson(args.positional()[0]);
+    if (args.has("advise-for")) addAdvice(r, adviceDeviceFor(args, "cpu"));
     std::string base = args.get("out").value_or(args.positional()[0]);
     for (const char* ext : {".html", ".json"})
         if (base.size() > 5 && base.compare(base.size() - 5, 5, ext) == 0)
@@ -24,16 +26,18 @@ int runReport(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg({"report",
-                     "re-render a saved report (JSON) as HTML and CSV",
-                     "usage: halfscope-cli report SAVED.json [--out FILE.html]\n\n"
-                     "Reads a report written by generate, compare or bisect --report (or by the\n"
-                     "studio) and writes the HTML, JSON and CSV files again, with this version's\n"
-                     "analysis of the saved records. Without --out the files replace SAVED's.\n\n"
-                     "exit status: 0 written, 2 usage or input error (a malformed file: the\n"
-                     "message names the key)\n",
-                     runReport,
-                     {}});
+const Registrar reg(
+    {"report",
+     "re-render a saved report (JSON) as HTML and CSV",
+     "usage: halfscope-cli report SAVED.json [--out FILE.html] [--advise-for GPU]\n\n"
+     "Reads a report written by generate, compare or bisect --report (or by the\n"
+     "studio) and writes the HTML, JSON and CSV files again, with this version's\n"
+     "analysis of the saved records. Without --out the files replace SAVED's.\n"
+     "--advise-for GPU (t4, v100, 7.5, ...) redoes the advice for that GPU.\n\n"
+     "exit status: 0 written, 2 usage or input error (a malformed file: the\n"
+     "message names the key)\n",
+     runReport,
+     {}});
 
 }  // namespace
 }  // namespace hs::cli

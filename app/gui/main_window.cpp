@@ -266,7 +266,8 @@ const std::pair<const char*, std::string hs::ModelFiles::*> kSavedFiles[] = {
 
 bool isModel(const QString& path) {
     const QFileInfo info(path);
-    return info.isFile() || QFileInfo::exists(path + "/model_index.json");
+    return info.isFile() || QFileInfo::exists(path + "/model_index.json") ||
+           QFileInfo::exists(path + "/modular_model_index.json");
 }
 
 }  // namespace

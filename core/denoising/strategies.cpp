@@ -1,5 +1,6 @@
 // The pipeline shapes that ship with Halfscope: adding one is a strategy in this folder and a
 // line here.
+#include "denoising/anima_strategy.h"
 #include "denoising/flux_strategy.h"
 #include "denoising/sd_strategy.h"
 #include "denoising/strategy.h"
@@ -21,6 +22,7 @@ void registerBuiltinStrategies(StrategyRegistry& r) {
            makeStableDiffusionXLStrategy,
            {"UNet2DConditionModel"},
            isSdxlUNetConfig});
+    r.add({"Anima", {"AnimaModularPipeline"}, makeAnimaStrategy, {"CosmosTransformer3DModel"}});
 }
 
 }  // namespace hs

@@ -30,6 +30,8 @@ struct ComponentSlot {
     Role role = Role::Other;
     bool required = true;
     bool model = true;
+    // Said when the slot is missing from single files, after which option gives it.
+    std::string whereFound = {};
 };
 
 // What one step produced, in the image latent layout [1, C, h, w], float32.

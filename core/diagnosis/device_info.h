@@ -37,4 +37,10 @@ struct DeviceInfo {
     std::string shortName() const;       // "this GPU (compute capability 7.5)" / "this CPU"
 };
 
+// A GPU to advise for, other than the one a run used (a diagnosis made on the CPU for the T4 the
+// model will run on): a known name ("t4", "v100", "p100", "rtx20", "gtx16", "a100", "rtx30",
+// "a10", "l4", "rtx40", "h100"; any case), a compute capability "7.5", or "NAME=7.5". Throws
+// std::invalid_argument naming the accepted forms.
+DeviceInfo targetGpu(const std::string& spec);
+
 }  // namespace hs

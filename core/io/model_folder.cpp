@@ -184,8 +184,57 @@ const PipelineComponent* PipelineFolder::find(const std::string& name) const {
     return nullptr;
 }
 
+namespace {
+
+// The [library, class] of a model_index.json entry, or of a modular_model_index.json entry
+// [library, class, {"type_hint": [library, class], "subfolder": ..., ...}] (the class may be
+// null there for a component not loaded when the pipeline was saved: its type_hint names it).
+// Sets `subfolder` from the spec. False for an entry left out ([null, null]).
+bool readIndexEntry(const std::string& indexPath, const std::string& name, const nlohmann::json& v,
+                    bool modular, PipelineComponent& c, std::string& subfolder) {
+    const bool withSpec = modular && v.size() == 3 && (v[2].is_object() || v[2].is_null());
+    if (v.size() != 2 && !withSpec)
+        throw FileError(indexPath, "entry '" + name + "' must be [library, class]" +
+                                       (modular ? " or [library, class, {spec}]" : ""));
+    nlohmann::json lib = v[0], cls = v[1];
+    subfolder = name;
+    if (withSpec && v[2].is_object()) {
+        const auto& spec = v[2];
+        auto hint = spec.find("type_hint");
+        if (cls.is_null() && hint != spec.end() && hint->is_array() && hint->size() == 2) {
+            lib = (*hint)[0];
+            cls = (*hint)[1];
+        }
+        if (auto sub = spec.find("subfolder"); sub != spec.end() && sub->is_string())
+            subfolder = sub->get<std::string>();
+    }
+    if (lib.is_null() && cls.is_null()) return false;
+    if (withSpec && v[2].is_null()) return false;  // made from a config at run time: no folder
+    if (!lib.is_string() || !cls.is_string())
+        throw FileError(indexPath, "entry '" + name + "' must be [library, class] strings");
+    c.name = name;
+    c.library = lib.get<std::string>();
+    c.className = cls.get<std::string>();
+    return true;
+}
+
+ComponentKind kindOf(const fs::path& d, const std::string& className) {
+    if (isFile(d / "scheduler_config.json")) return ComponentKind::Scheduler;
+    if ((isFile(d / "vocab.json") && isFile(d / "merges.txt")) || isFile(d / "tokenizer.json") ||
+        isFile(d / "spiece.model") || className.find("Tokenizer") != std::string::npos)
+        return ComponentKind::Tokenizer;
+    if (isFile(d / "config.json")) return ComponentKind::Model;
+    return ComponentKind::Other;
+}
+
+}  // namespace
+
 PipelineFolder openPipeline(const std::string& dir) {
-    const std::string indexPath = (fs::path(dir) / "model_index.json").string();
+    // Modular pipelines (diffusers' ModularPipeline.save_pretrained: Anima) write
+    // modular_model_index.json instead; its components live in sub-folders the same way.
+    std::string indexPath = (fs::path(dir) / "model_index.json").string();
+    const bool modular = !isFile(indexPath) && isFile(fs::path(dir) / "modular_model_index.json");
+    if (modular) indexPath = (fs::path(dir) / "modular_model_index.json").string();
     if (!isFile(indexPath))
         throw FileError(indexPath, "missing model_index.json: not a diffusers pipeline folder");
     PipelineFolder p;
@@ -201,37 +250,34 @@ PipelineFolder openPipeline(const std::string& dir) {
         // "_class_name", "_diffusers_version", ... are about the pipeline; plain values such as
         // "requires_safety_checker": true are pipeline options, not components.
         if (name.empty() || name[0] == '_' || !v.is_array()) continue;
-        if (v.size() != 2)
-            throw FileError(indexPath, "entry '" + name + "' must be [library, class]");
-        if (v[0].is_null() && v[1].is_null()) continue;  // component left out: [null, null]
-        if (!v[0].is_string() || !v[1].is_string())
-            throw FileError(indexPath, "entry '" + name + "' must be [library, class] strings");
         PipelineComponent c;
-        c.name = name;
-        c.library = v[0].get<std::string>();
-        c.className = v[1].get<std::string>();
-        c.dir = (fs::path(dir) / name).string();
+        std::string subfolder;
+        if (!readIndexEntry(indexPath, name, v, modular, c, subfolder)) continue;
+        c.dir = (fs::path(dir) / subfolder).string();
         std::error_code ec;
-        if (!fs::is_directory(c.dir, ec))
+        if (subfolder.empty() || !fs::is_directory(c.dir, ec)) {
+            // A modular index may point a component at another repository: only what the
+            // folder holds can be opened here.
+            std::string elsewhere;
+            if (modular && v.size() == 3 && v[2].is_object() &&
+                v[2].contains("pretrained_model_name_or_path") &&
+                v[2]["pretrained_model_name_or_path"].is_string())
+                elsewhere = " (the index points at " +
+                            v[2]["pretrained_model_name_or_path"].get<std::string>() +
+                            "; download it into this folder)";
             throw FileError(indexPath, "component '" + name + "' (" + c.className +
-                                           ") is listed but its folder " + c.dir + " is missing");
-        const fs::path d(c.dir);
-        if (isFile(d / "scheduler_config.json")) {
-            c.kind = ComponentKind::Scheduler;
-        } else if ((isFile(d / "vocab.json") && isFile(d / "merges.txt")) ||
-                   isFile(d / "tokenizer.json") || isFile(d / "spiece.model") ||
-                   c.className.find("Tokenizer") != std::string::npos) {
-            c.kind = ComponentKind::Tokenizer;
-        } else if (isFile(d / "config.json")) {
-            c.kind = ComponentKind::Model;
+                                           ") is listed but its folder " + c.dir + " is missing" +
+                                           elsewhere);
         }
+        c.kind = kindOf(c.dir, c.className);
         p.components.push_back(std::move(c));
     }
     return p;
 }
 
 bool isPipelineFolder(const std::string& dir) {
-    return isFile(fs::path(dir) / "model_index.json");
+    return isFile(fs::path(dir) / "model_index.json") ||
+           isFile(fs::path(dir) / "modular_model_index.json");
 }
 
 bool isComponentFolder(const std::string& dir) {

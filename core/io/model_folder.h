@@ -54,11 +54,13 @@ struct PipelineFolder {
     const PipelineComponent* find(const std::string& name) const;
 };
 
-// Reads model_index.json and checks that every listed component folder exists. Weights are not
-// opened here (openComponent(component.dir) does that on demand). Throws FileError.
+// Reads model_index.json (or modular_model_index.json) and checks that every listed component
+// folder exists. Weights are not opened here (openComponent(component.dir) does that on demand).
+// Throws FileError.
 PipelineFolder openPipeline(const std::string& dir);
 
-bool isPipelineFolder(const std::string& dir);   // has model_index.json
+// Has model_index.json, or modular_model_index.json (diffusers' modular pipelines: Anima).
+bool isPipelineFolder(const std::string& dir);
 bool isComponentFolder(const std::string& dir);  // has config.json and no model_index.json
 
 // A scheduler component's config: its inline config, else <dir>/scheduler_config.json.

@@ -22,7 +22,8 @@ struct FileOption {
 const std::vector<FileOption>& fileOptions() {
     static const std::vector<FileOption> options{
         {"--vae", "vae", "VAE", &ModelFiles::vae},
-        {"--text-encoder", "text_encoder", "first text encoder (CLIP)", &ModelFiles::textEncoder},
+        {"--text-encoder", "text_encoder", "first text encoder (CLIP; Anima's Qwen3)",
+         &ModelFiles::textEncoder},
         {"--text-encoder-2", "text_encoder_2", "second text encoder (T5, or SDXL's OpenCLIP-bigG)",
          &ModelFiles::textEncoder2},
     };
@@ -162,6 +163,20 @@ void makeFolder(ModelSources& s, const std::string& model, const ModelFiles& wit
     else if (s.components.count("text_encoder_2"))
         addTokenizer(f, "tokenizer_2", "T5TokenizerFast",
                      tokenizerDir(with.tokenizer2, second, "spiece.model"));
+
+    // Anima: a Qwen tokenizer for its Qwen3 encoder (--tokenizer), and the T5 tokenizer whose ids
+    // its text conditioner embeds (--tokenizer-2), each given or found beside the files.
+    auto te = s.components.find("text_encoder");
+    if (te != s.components.end() && te->second.className.rfind("Qwen", 0) == 0) {
+        std::string dir = tokenizerDir(with.tokenizer, clip, "merges.txt");
+        if (dir.empty()) dir = tokenizerDir({}, clip, "tokenizer.json");
+        addTokenizer(f, "tokenizer", "Qwen2Tokenizer", dir);
+    }
+    if (denoiserClass == "CosmosTransformer3DModel") {
+        std::vector<fs::path> t5{modelDir / "t5_tokenizer", modelDir / "tokenizer_2", modelDir};
+        addTokenizer(f, "t5_tokenizer", "T5TokenizerFast",
+                     tokenizerDir(with.tokenizer2, t5, "spiece.model"));
+    }
 }
 
 }  // namespace
@@ -170,7 +185,7 @@ std::string optionForSlot(const std::string& slot) {
     for (const auto& o : fileOptions())
         if (slot == o.slot) return o.option;
     if (slot == "tokenizer") return "--tokenizer";
-    if (slot == "tokenizer_2") return "--tokenizer-2";
+    if (slot == "tokenizer_2" || slot == "t5_tokenizer") return "--tokenizer-2";
     return "--model";
 }
 
@@ -197,7 +212,8 @@ ModelSources openModelSources(const std::string& model, const ModelFiles& with) 
         makeFolder(s, model, with);
     } else {
         addTokenizer(s.folder, "tokenizer", "CLIPTokenizer", with.tokenizer);
-        addTokenizer(s.folder, "tokenizer_2", "T5TokenizerFast", with.tokenizer2);
+        addTokenizer(s.folder, s.folder.find("t5_tokenizer") ? "t5_tokenizer" : "tokenizer_2",
+                     "T5TokenizerFast", with.tokenizer2);
     }
     return s;
 }

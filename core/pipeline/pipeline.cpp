@@ -110,12 +110,13 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& model, const ModelFi
         auto given = sources.components.find(slot.name);
         const PipelineComponent* c = p->m_folder.find(slot.name);
         if (!c && given == sources.components.end() && slot.required)
-            throw PipelineError(sources.singleFile ? model + ": no " + slot.name +
-                                                         " in the files given; give it with " +
-                                                         optionForSlot(slot.name) + " FILE"
-                                                   : model + "/model_index.json: no '" + slot.name +
-                                                         "' component; this pipeline type needs " +
-                                                         slotList(wanted));
+            throw PipelineError(
+                sources.singleFile
+                    ? model + ": no " + slot.name + " in the files given; give it with " +
+                          optionForSlot(slot.name) + (slot.model ? " FILE" : " DIR") +
+                          (slot.whereFound.empty() ? "" : " (" + slot.whereFound + ")")
+                    : model + "/model_index.json: no '" + slot.name +
+                          "' component; this pipeline type needs " + slotList(wanted));
         if (!slot.model || (!c && given == sources.components.end())) continue;
         Part part;
         part.slot = slot;

@@ -19,14 +19,19 @@ CosmosRope animaRope(int64_t n, int64_t headDim, const torch::Device& device) {
 
 // softmax(q k^T / sqrt(D) masked) v: q [B, H, L, D], k and v [B, H, S, D], keyMask [B, S] bool
 // (true: attend) or undefined. Scores and softmax in float32, probabilities cast to v's dtype.
+// A sample whose mask keeps no key attends to nothing and gets zeros, as PyTorch's SDPA does
+// since 2.5 (its "safe softmax"): the Anima pipeline's empty negative prompt is one Qwen token
+// with mask 0.
 torch::Tensor maskedAttention(const torch::Tensor& q, const torch::Tensor& k,
                               const torch::Tensor& v, const torch::Tensor& keyMask) {
     auto s = torch::matmul(q.to(torch::kFloat32), k.to(torch::kFloat32).transpose(-2, -1));
     s.mul_(1.0 / std::sqrt(double(q.size(-1))));  // [B, H, L, S]
-    if (keyMask.defined())
-        s.masked_fill_(keyMask.logical_not().view({keyMask.size(0), 1, 1, keyMask.size(1)}),
-                       -std::numeric_limits<float>::infinity());
-    return torch::matmul(torch::softmax(s, -1).to(v.scalar_type()), v);  // [B, H, L, D]
+    if (!keyMask.defined()) return torch::matmul(torch::softmax(s, -1).to(v.scalar_type()), v);
+    const int64_t B = keyMask.size(0);
+    s.masked_fill_(keyMask.logical_not().view({B, 1, 1, keyMask.size(1)}),
+                   -std::numeric_limits<float>::infinity());
+    auto p = torch::softmax(s, -1).masked_fill(keyMask.logical_not().all(1).view({B, 1, 1, 1}), 0);
+    return torch::matmul(p.to(v.scalar_type()), v);  // [B, H, L, D]
 }
 
 }  // namespace

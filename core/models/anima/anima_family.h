@@ -22,10 +22,10 @@ public:
 //   in.source_hidden_states   [B, S, source_dim]  Qwen3 hidden states
 //   in.target_input_ids       [B, L] integer ids in [0, target_vocab_size)  T5 token ids
 //   in.target_attention_mask  [B, L] (optional; nonzero = a real token)
-//   in.source_attention_mask  [B, S] (optional)
+//   in.source_attention_mask  [B, S] (optional; a sample masked whole attends to nothing and
+//                             gets zeros from that attention, as PyTorch >= 2.5's SDPA gives)
 // Output: out.text_embeds [B, max(L, min_sequence_length), target_dim], float32. Throws
-// InputError naming the key and the expected shape, also for a mask that leaves a sample with
-// no token to attend to (the reference would give NaN).
+// InputError naming the key and the expected shape.
 NamedTensors runAnimaTextConditioner(AnimaTextConditioner& model, const NamedTensors& inputs,
                                      ProbeContext& probes);
 AnimaAdapterInputs animaInputsFrom(const AnimaAdapterConfig& config, const NamedTensors& inputs,

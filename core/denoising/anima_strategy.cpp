@@ -1,0 +1,194 @@
+#include "denoising/anima_strategy.h"
+
+#include <optional>
+
+#include "denoising/anima_text.h"
+#include "models/anima/anima_family.h"
+#include "models/cosmos/cosmos_family.h"
+#include "models/qwen/qwen_family.h"
+#include "models/wan_vae/wan_vae_family.h"
+#include "sampling/flow_match.h"
+#include "text/qwen_tokenizer.h"
+#include "text/t5_tokenizer.h"
+
+namespace hs {
+
+namespace {
+
+class AnimaRun : public DenoisingRun {
+public:
+    AnimaRun(const RunConfig& cfg, const torch::Device& device, const AnimaText& text,
+             CosmosTransformerComponent& transformer, VaeComponent& vae, FlowMatchConfig scheduler)
+        : m_cfg(cfg),
+          m_device(device),
+          m_text(text),
+          m_transformer(transformer),
+          m_guided(cfg.guidance > 1.0) {
+        // Noise from the run's own generator: the same seed gives the same image anywhere.
+        auto gen = at::detail::createCPUGenerator(cfg.seed);
+        m_x = torch::randn({1, vae.latentChannels(), cfg.height / vae.downFactor(),
+                            cfg.width / vae.downFactor()},
+                           gen, torch::kFloat32)
+                  .to(device);  // [1, C, h, w]; the model sees [1, C, 1, h, w]
+        if (cfg.shift) scheduler.shift = *cfg.shift;
+        m_scheduler = FlowMatchEulerScheduler(scheduler);
+        m_scheduler.setSigmas(fluxPipelineSigmas(cfg.steps));  // linspace(1, 1/N, N)
+    }
+
+    torch::Tensor encodePrompt(ProbeContext& probes) override {
+        m_cond = animaPromptEmbeds(m_text, m_cfg.prompt, m_device, probes);
+        if (m_guided) m_uncond = animaPromptEmbeds(m_text, m_cfg.negativePrompt, m_device, probes);
+        return m_cond;
+    }
+
+    int numSteps() const override { return m_scheduler.numSteps(); }
+
+    DenoiseStep step(int i, ProbeContext& probes) override {
+        CosmosInputs in;
+        in.hiddenStates = m_x.unsqueeze(2);  // [1, C, 1, h, w]
+        in.timestep = torch::full({1}, m_scheduler.modelTime(i),
+                                  torch::TensorOptions().device(m_device));  // t / 1000
+        in.encoderHiddenStates = m_cond;
+        auto v = m_transformer.model->forward(in, probes).to(torch::kFloat32).squeeze(2);
+        if (m_guided) {
+            in.encoderHiddenStates = m_uncond;
+            auto u = m_transformer.model->forward(in, probes).to(torch::kFloat32).squeeze(2);
+            v = u + m_cfg.guidance * (v - u);  // diffusers' ClassifierFreeGuidance
+        }
+        DenoiseStep s;
+        s.sigma = m_scheduler.sigma(i);
+        s.timestep = m_scheduler.timestep(i);
+        s.modelOutput = v;
+        s.denoised = m_scheduler.denoised(v, i, m_x);
+        s.next = m_scheduler.step(v, i, m_x);
+        m_x = s.next;
+        return s;
+    }
+
+    torch::Tensor latents() const override { return m_x; }
+
+private:
+    RunConfig m_cfg;
+    torch::Device m_device;
+    AnimaText m_text;
+    CosmosTransformerComponent& m_transformer;
+    bool m_guided;
+    torch::Tensor m_x, m_cond, m_uncond;  // latents [1, C, h, w]; text embeds [1, L, D]
+    FlowMatchEulerScheduler m_scheduler;
+};
+
+std::string num(int64_t n) {
+    return std::to_string(n);
+}
+
+class AnimaStrategy : public DenoisingStrategy {
+public:
+    std::vector<ComponentSlot> componentSlots() const override {
+        return {{"text_encoder", Role::TextEncoder, true, true},
+                {"tokenizer", Role::Other, true, false},
+                {"t5_tokenizer", Role::Other, true, false},
+                {"text_conditioner", Role::Adapter, true, true,
+                 "Anima's DiT file holds it as net.llm_adapter.*; this one was saved without "
+                 "it: open the whole anima-*.safetensors, or the diffusers folder"},
+                {"transformer", Role::Denoiser, true, true},
+                {"vae", Role::Vae, true, true},
+                {"scheduler", Role::Other, true, false}};
+    }
+
+    void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
+                const PipelineFolder& folder) override {
+        m_text.encoder = componentAs<QwenTextComponent>(c, "text_encoder", "a Qwen3 text encoder");
+        m_text.conditioner = componentAs<AnimaTextConditionerComponent>(
+            c, "text_conditioner", "an Anima text conditioner (AnimaTextConditioner)");
+        m_transformer = componentAs<CosmosTransformerComponent>(
+            c, "transformer", "a Cosmos transformer (CosmosTransformer3DModel)");
+        m_vae = componentAs<WanVaeComponent>(
+            c, "vae",
+            "the Qwen-Image / Wan VAE (AutoencoderKLQwenImage or AutoencoderKLWan) whose latents "
+            "Anima denoises");
+        const auto& ac = m_text.conditioner->model->config();
+        const auto& tc = m_transformer->model->config();
+        const int64_t qwenWidth = m_text.encoder->width();
+        if (ac.sourceDim != qwenWidth)
+            throw PipelineError(folder.dir + ": the text conditioner reads Qwen3 states of width " +
+                                num(ac.sourceDim) + " (source_dim), text_encoder gives " +
+                                num(qwenWidth) + " (hidden_size): they are not a pair");
+        if (ac.targetDim != tc.textEmbedDim)
+            throw PipelineError(folder.dir + ": the transformer takes text features of width " +
+                                num(tc.textEmbedDim) + " (text_embed_dim), the text conditioner " +
+                                "gives " + num(ac.targetDim) + " (target_dim)");
+        if (tc.inChannels != m_vae->latentChannels())
+            throw PipelineError(folder.dir + ": transformer in_channels " + num(tc.inChannels) +
+                                " != VAE z_dim " + num(m_vae->latentChannels()));
+        attachTokenizers(folder);
+        m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
+    }
+
+    // The VAE's factor, times the transformer's patch (the pipeline checks vae_scale_factor * 2).
+    int sizeMultiple() const override {
+        return m_vae->downFactor() * int(m_transformer->model->config().patchSize[1]);
+    }
+
+    std::unique_ptr<DenoisingRun> start(const RunConfig& cfg,
+                                        const torch::Device& device) override {
+        return std::make_unique<AnimaRun>(cfg, device, m_text, *m_transformer, *m_vae, m_scheduler);
+    }
+
+    // Anima's diffusers scheduler: FlowMatchEulerDiscreteScheduler(shift=3.0).
+    nlohmann::json singleFileSchedulerConfig(
+        const std::map<std::string, nlohmann::json>&) const override {
+        return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
+                {"num_train_timesteps", 1000},
+                {"shift", 3.0},
+                {"use_dynamic_shifting", false}};
+    }
+
+    // The modular pipeline's defaults: 50 steps, guidance 4.0, a negative prompt.
+    RunDefaults defaults() const override { return {50, 4.0, true}; }
+
+private:
+    void attachTokenizers(const PipelineFolder& folder) {
+        const PipelineComponent* qwen = folder.find("tokenizer");
+        const PipelineComponent* t5 = folder.find("t5_tokenizer");
+        if (!qwen)
+            throw PipelineError(folder.dir +
+                                ": no Qwen tokenizer (vocab.json + merges.txt, or tokenizer.json) "
+                                "for the Qwen3 text encoder; give its folder with --tokenizer DIR");
+        if (!t5)
+            throw PipelineError(folder.dir +
+                                ": no T5 tokenizer (spiece.model) for the text conditioner's "
+                                "target ids; give its folder with --tokenizer-2 DIR, or put "
+                                "spiece.model beside the model file");
+        m_qwenTokenizer = QwenTokenizer::fromFolder(qwen->dir);
+        m_t5Tokenizer = T5Tokenizer::fromFolder(t5->dir);
+        const auto& ac = m_text.conditioner->model->config();
+        if (m_t5Tokenizer->vocabSize() > size_t(ac.targetVocabSize))
+            throw PipelineError(folder.dir + ": the T5 tokenizer (" + t5->dir + ") has " +
+                                num(int64_t(m_t5Tokenizer->vocabSize())) +
+                                " ids but the text conditioner embeds only " +
+                                num(ac.targetVocabSize) + " (target_vocab_size)");
+        const int64_t qwenVocab = m_text.encoder->model->config().vocabSize;
+        if (m_qwenTokenizer->vocabSize() > size_t(qwenVocab))
+            throw PipelineError(folder.dir + ": the Qwen tokenizer (" + qwen->dir + ") has " +
+                                num(int64_t(m_qwenTokenizer->vocabSize())) +
+                                " ids but text_encoder embeds only " + num(qwenVocab) +
+                                " (vocab_size): they are not a pair");
+        m_text.tokenizer = &*m_qwenTokenizer;
+        m_text.t5Tokenizer = &*m_t5Tokenizer;
+    }
+
+    AnimaText m_text;
+    CosmosTransformerComponent* m_transformer = nullptr;
+    WanVaeComponent* m_vae = nullptr;
+    std::optional<QwenTokenizer> m_qwenTokenizer;
+    std::optional<T5Tokenizer> m_t5Tokenizer;
+    FlowMatchConfig m_scheduler;
+};
+
+}  // namespace
+
+std::unique_ptr<DenoisingStrategy> makeAnimaStrategy() {
+    return std::make_unique<AnimaStrategy>();
+}
+
+}  // namespace hs

@@ -1,0 +1,45 @@
+#pragma once
+// A tiny Anima-shaped pipeline (Qwen3 text encoder, Anima text conditioner, Cosmos-Predict2 DiT
+// with the padding-mask channel, the Qwen-Image VAE), random weights, in the two layouts users
+// have:
+//   folder/      the diffusers repository as ModularPipeline.save_pretrained writes it:
+//                modular_model_index.json, text_encoder/, tokenizer/ (a byte-level BPE),
+//                t5_tokenizer/, text_conditioner/, transformer/, vae/, scheduler/ (shift 3);
+//   anima-tiny.safetensors   ComfyUI's DiT file: NVIDIA's keys under "net.", the adapter as
+//                net.llm_adapter.*; qwen_3_06b_base.safetensors (the Qwen3 under "model.");
+//                qwen_image_vae.safetensors (original Wan keys, 16 latent channels so that
+//                diffusers' latents_mean / latents_std apply); tokenizer/ and t5_tokenizer/
+//                beside them.
+// The same weights in both, so both must give the same image. The DiT's configuration is what
+// the single file's conversion assumes (patch [1, 2, 2], rope_scale [1, 4, 4], max_size
+// [128, 240, 240]) and the adapter's min_sequence_length is 512, as there.
+#include <string>
+
+#include "models/common/weights.h"
+
+namespace hs::test {
+
+struct AnimaFiles {
+    std::string root;
+    std::string folder;
+    std::string dit, qwen, vae;          // the ComfyUI set
+    std::string tokenizer, t5Tokenizer;  // beside the set
+    WeightMap transformer;               // the DiT's diffusers weights as written
+};
+
+// `residualScale` multiplies every writer into the DiT's residual stream (patch embedding,
+// attention outputs, MLP outputs): the function is the same (every reader normalises first),
+// the activations that many times larger, as a bf16-trained model's massive activations are.
+AnimaFiles writeTinyAnima(const std::string& root, double residualScale = 1.0);
+
+// A Qwen3Model component folder like the fixture's text encoder but `hidden` wide.
+std::string writeTinyQwen3(const std::string& dir, int hidden);
+
+// The DiT's diffusers keys -> NVIDIA's (ComfyUI's anima file, before the "net." prefix).
+WeightMap cosmosToOriginal(const WeightMap& diffusers, int layers);
+
+// AutoencoderKLWan / QwenImage keys -> the original Wan VAE's (qwen_image_vae.safetensors), for
+// `resnets` = num_res_blocks.
+WeightMap wanVaeToOriginal(const WeightMap& diffusers, int resnets);
+
+}  // namespace hs::test

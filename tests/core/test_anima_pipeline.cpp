@@ -1,0 +1,188 @@
+// Anima as users have it: a tiny Anima-shaped pipeline (Qwen3 + text conditioner + Cosmos DiT +
+// Qwen-Image VAE) as a diffusers modular folder and as ComfyUI's file set, run end to end; the
+// T4 post-mortem's failure (NaN latents from the first step with the transformer in fp16)
+// reproduced on a model whose residual stream is scaled past fp16's range.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "anima_fixture.h"
+#include "io/safetensors.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/precision_search.h"
+#include "records/report_types.h"
+#include "report/report_bundle.h"
+#include "single_file_helpers.h"
+#include "test_util.h"
+
+namespace hs {
+namespace {
+
+namespace fs = std::filesystem;
+using test::errorOf;
+
+const torch::Device kCpu(torch::kCPU);
+
+class AnimaPipeline : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_root = test::tempDir("anima");
+        s_files = test::writeTinyAnima(s_root + "/plain");
+    }
+    static void TearDownTestSuite() {
+        std::error_code ec;
+        fs::remove_all(s_root, ec);
+    }
+
+    // ComfyUI's set: the DiT file opened, the Qwen3 and the VAE given; tokenizers beside.
+    static ModelFiles comfySet(const test::AnimaFiles& f) {
+        ModelFiles m;
+        m.textEncoder = f.qwen;
+        m.vae = f.vae;
+        return m;
+    }
+
+    static RunConfig config(int steps = 2) {
+        RunConfig c;
+        c.prompt = "masterpiece, best quality, 1girl, solo, city lights";
+        c.seed = 42;
+        c.steps = steps;
+        c.guidance = 4.0;
+        c.width = 32;
+        c.height = 16;
+        c.keepLatents = true;
+        return c;
+    }
+
+    static std::string s_root;
+    static test::AnimaFiles s_files;
+};
+
+std::string AnimaPipeline::s_root;
+test::AnimaFiles AnimaPipeline::s_files;
+
+float maxDifference(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return INFINITY;
+    float d = 0;
+    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+    return d;
+}
+
+TEST_F(AnimaPipeline, TheFolderAndTheComfyUiSetGiveTheSameImage) {
+    auto folder = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    std::vector<std::string> names;
+    for (const auto& c : folder->components()) names.push_back(c.name);
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"text_encoder", "text_conditioner", "transformer", "vae"}));
+    EXPECT_EQ(folder->sizeMultiple(), 4);  // the tiny VAE's factor 2 x the 2 x 2 patches
+    EXPECT_EQ(folder->defaults().steps, 50);
+    EXPECT_EQ(folder->defaults().guidance, 4.0);
+    EXPECT_TRUE(folder->defaults().negativePrompt);
+    const RunRecord ref = folder->run(config());
+    EXPECT_EQ(ref.verdict, "ok") << ref.verdictExplanation;
+    EXPECT_GT(ref.image.std, 0.0);
+    // The conditioner pads its output to min_sequence_length 512 tokens of width 24.
+    EXPECT_EQ(ref.textEmbedding.count, 512 * 24);
+
+    auto set = Pipeline::load(s_files.dit, comfySet(s_files), PrecisionPlan(), kCpu);
+    ASSERT_GE(set->detected().size(), 4u);
+    EXPECT_NE(set->detected()[0].find("(Anima)"), std::string::npos) << set->detected()[0];
+    const RunRecord same = set->run(config());
+    ASSERT_EQ(same.steps.size(), ref.steps.size());
+    for (size_t i = 0; i < ref.steps.size(); ++i)
+        EXPECT_EQ(maxDifference(same.steps[i].latentValues, ref.steps[i].latentValues), 0.f)
+            << "step " << i;
+    ASSERT_TRUE(ref.savedImage && same.savedImage);
+    EXPECT_TRUE(ref.savedImage->rgb == same.savedImage->rgb);
+}
+
+// diffusers' Anima loop: sigmas linspace(1, 1/N, N) shifted by 3 (sigma' = 3s / (1 + 2s)), the
+// model called at t / 1000 = sigma', Euler steps x += (sigma'_{i+1} - sigma'_i) v.
+TEST_F(AnimaPipeline, TheScheduleIsShiftedAndGuidanceUsesTheNegativePrompt) {
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    const RunRecord a = p->run(config(4));
+    ASSERT_EQ(a.steps.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+        const double s = 1.0 - i * (1.0 - 0.25) / 3.0;  // linspace(1, 1/4, 4)
+        EXPECT_NEAR(a.steps[size_t(i)].sigma, 3 * s / (1 + 2 * s), 1e-6) << i;
+        EXPECT_NEAR(a.steps[size_t(i)].timestep, 1000 * a.steps[size_t(i)].sigma, 1e-3) << i;
+    }
+    RunConfig c = config();
+    const RunRecord empty = p->run(c);
+    c.negativePrompt = "lowres, bad anatomy";
+    const RunRecord negative = p->run(c);
+    EXPECT_GT(maxDifference(empty.steps[0].latentValues, negative.steps[0].latentValues), 1e-4f);
+    // Guidance 1 runs the prompt alone: the negative prompt changes nothing.
+    c.guidance = 1.0;
+    const RunRecord unguided = p->run(c);
+    c.negativePrompt.clear();
+    EXPECT_EQ(maxDifference(unguided.steps[0].latentValues, p->run(c).steps[0].latentValues), 0.f);
+    // The prompt matters (the conditioner's cross-attention reads the Qwen3 states).
+    c.prompt = "the sea at dawn";
+    EXPECT_GT(maxDifference(unguided.steps[0].latentValues, p->run(c).steps[0].latentValues),
+              1e-5f);
+}
+
+TEST_F(AnimaPipeline, EmptyAndHugePromptsRun) {
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    RunConfig c = config(1);
+    c.prompt.clear();
+    EXPECT_EQ(p->run(c).verdict, "ok");
+    c.prompt = std::string(200000, 'a') + " the end";  // cut to 512 tokens by both tokenizers
+    const RunRecord r = p->run(c);
+    EXPECT_EQ(r.verdict, "ok") << r.error;
+    EXPECT_EQ(r.textEmbedding.count, 512 * 24);
+}
+
+TEST_F(AnimaPipeline, PartsThatDoNotFitAreRefusedByName) {
+    const std::string root = s_root + "/bad";
+    auto f = test::writeTinyAnima(root);
+
+    // The DiT file without its adapter: the text conditioner is missing.
+    {
+        WeightMap dit;
+        for (auto& [k, t] : test::openWeights(f.dit))
+            if (k.rfind("net.llm_adapter.", 0) != 0) dit.emplace(k, t);
+        const std::string path = test::writeWeights(root, "dit-only.safetensors", dit);
+        fs::copy(f.tokenizer, root + "/tokenizer", fs::copy_options::recursive);
+        fs::copy(f.t5Tokenizer, root + "/t5_tokenizer", fs::copy_options::recursive);
+        const std::string e = errorOf<PipelineError>(
+            [&] { Pipeline::load(path, comfySet(f), PrecisionPlan(), kCpu); });
+        EXPECT_NE(e.find("text_conditioner"), std::string::npos) << e;
+    }
+    // A Qwen3 narrower than the conditioner's source width.
+    {
+        const std::string narrow = test::writeTinyQwen3(root + "/narrow_qwen", 16);
+        ModelFiles m;
+        m.textEncoder = narrow;
+        const std::string e =
+            errorOf<PipelineError>([&] { Pipeline::load(f.folder, m, PrecisionPlan(), kCpu); });
+        EXPECT_NE(e.find("source_dim"), std::string::npos) << e;
+        EXPECT_NE(e.find("32"), std::string::npos) << e;
+        EXPECT_NE(e.find("16"), std::string::npos) << e;
+    }
+    // A VAE of another family (an SD-style AutoencoderKL).
+    {
+        ModelFiles m = comfySet(f);
+        m.vae = test::dataPath("golden/vae");
+        const std::string e =
+            errorOf<PipelineError>([&] { Pipeline::load(f.dit, m, PrecisionPlan(), kCpu); });
+        EXPECT_NE(e.find("AutoencoderKLQwenImage"), std::string::npos) << e;
+    }
+    // No T5 tokenizer anywhere near the set.
+    {
+        const std::string lone = root + "/lone";
+        fs::create_directories(lone);
+        fs::copy_file(f.dit, lone + "/anima.safetensors");
+        fs::copy(f.tokenizer, lone + "/tokenizer", fs::copy_options::recursive);
+        const std::string e = errorOf<PipelineError>([&] {
+            Pipeline::load(lone + "/anima.safetensors", comfySet(f), PrecisionPlan(), kCpu);
+        });
+        EXPECT_NE(e.find("--tokenizer-2"), std::string::npos) << e;
+    }
+}
+
+}  // namespace
+}  // namespace hs
