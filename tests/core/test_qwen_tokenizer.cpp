@@ -247,6 +247,7 @@ TEST(QwenTokenizer, DecodeReplacesInvalidUtf8) {
 }
 
 TEST(QwenTokenizer, HugeInputsAreBounded) {
+    qwen2();  // loaded outside the timings
     auto t0 = std::chrono::steady_clock::now();
     const auto run = qwen2().encode(std::string(100000, 'a'));
     const double runMs = msSince(t0);
@@ -264,6 +265,20 @@ TEST(QwenTokenizer, HugeInputsAreBounded) {
               << ids.size() << " ids); first 512 of it: " << cutMs << " ms\n";
     EXPECT_LT(runMs, 10000.0);  // generous: the machine is shared
     EXPECT_LT(mbMs, 20000.0);
+    // One megabyte-long pre-token of each other kind: spaces, symbols (4-byte emoji), line
+    // breaks, digits.
+    for (const std::string& unit :
+         {std::string(" "), std::string("\xf0\x9f\xa6\x99"), std::string("\n"), std::string("7")}) {
+        std::string big;
+        while (big.size() < (size_t(1) << 20)) big += unit;
+        t0 = std::chrono::steady_clock::now();
+        const auto bigIds = qwen2().encode(big);
+        const double ms = msSince(t0);
+        EXPECT_LT(ms, 20000.0);
+        EXPECT_EQ(qwen2().decode(bigIds), big);
+        std::cout << "[ qwen tokenizer ] 1 MB of U+" << std::hex << decodeUtf8(unit)[0] << std::dec
+                  << ": " << ms << " ms\n";
+    }
     ASSERT_EQ(first.length, 512);
     EXPECT_EQ(first.ids[0], std::vector<int>(ids.begin(), ids.begin() + 512));
 }
@@ -318,6 +333,62 @@ TEST(QwenTokenizer, LoadsTokenizerJsonWithEitherMergeFormat) {
         EXPECT_EQ(tok.padId(), 300);
         fs::remove_all(dir);
     }
+}
+
+// The real vocabulary as a tokenizers >= 0.20 tokenizer.json (merges as pairs), the form a
+// folder without vocab.json / merges.txt has: the same ids for every llama.cpp case.
+TEST(QwenTokenizer, RealVocabularyFromTokenizerJson) {
+    const std::string dir = test::tempDir("qwen-tokenizer-real-json");
+    {
+        nlohmann::json vocab =
+            nlohmann::json::parse(readFile(dataPath("qwen_tokenizer/vocab.json")));
+        nlohmann::json merges = nlohmann::json::array();
+        std::istringstream lines(readFile(dataPath("qwen_tokenizer/merges.txt")));
+        std::string line;
+        std::getline(lines, line);  // #version: 0.2
+        while (std::getline(lines, line)) {
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            const size_t sp = line.find(' ');
+            if (sp != std::string::npos)
+                merges.push_back({line.substr(0, sp), line.substr(sp + 1)});
+        }
+        nlohmann::json added = nlohmann::json::array();
+        for (const auto& t : qwen2().addedTokens())
+            added.push_back({{"id", t.id}, {"content", t.content}, {"special", t.special}});
+        nlohmann::json j = {{"added_tokens", added},
+                            {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}}};
+        std::ofstream(dir + "/tokenizer.json") << j.dump();
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto tok = QwenTokenizer::fromFolder(dir);
+    std::cout << "[ qwen tokenizer ] loading the real tokenizer.json: " << msSince(t0) << " ms\n";
+    EXPECT_EQ(tok.vocabSize(), 151646u);
+    EXPECT_EQ(tok.padId(), 151643);
+    for (const auto& [text, ids] : llamaCppCases()) EXPECT_EQ(tok.encode(text), ids) << text;
+    fs::remove_all(dir);
+}
+
+TEST(QwenTokenizer, VocabJsonEscapesAndIgnoreMerges) {
+    const std::string dir = test::tempDir("qwen-tokenizer-escapes");
+    // ensure_ascii: every non-ASCII byte symbol written as \uXXXX.
+    nlohmann::json v = nlohmann::json::object();
+    for (const auto& [k, id] : tinyVocab()) v[k] = id;
+    v["<|endoftext|>"] = 300;
+    std::ofstream(dir + "/vocab.json") << v.dump(1, '\t', true);
+    std::ofstream(dir + "/merges.txt") << "#version: 0.2\nc a\r\nca  t\n\n";
+    const auto tok = QwenTokenizer::fromFolder(dir);
+    EXPECT_EQ(tok.encode("a cat\n"), (std::vector<int>{'a', ' ', 257, '\n'}));
+    EXPECT_EQ(tok.vocabSize(), 259u);
+    fs::remove_all(dir);
+    // tokenizers' ignore_merges: a pre-token that is a vocabulary entry is that entry.
+    auto vocab = tinyVocab();
+    vocab.emplace("ct", 258);
+    const std::vector<std::pair<std::string, std::string>> merges = {{"c", "a"}};
+    const QwenTokenizer plain(vocab, merges, {{"<|endoftext|>", 300, true}});
+    const QwenTokenizer ignoring(vocab, merges, {{"<|endoftext|>", 300, true}}, "<|endoftext|>",
+                                 32768, "test", true);
+    EXPECT_EQ(plain.encode("ct"), (std::vector<int>{'c', 't'}));
+    EXPECT_EQ(ignoring.encode("ct"), (std::vector<int>{258}));
 }
 
 TEST(QwenTokenizer, FolderErrorsNameWhatIsMissing) {
