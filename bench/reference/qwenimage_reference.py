@@ -9,6 +9,7 @@ the golden output diffusers produced (tests/data/golden/qwenimage).
 
   /usr/bin/python3 bench/reference/qwenimage_reference.py check DIR IO.safetensors
   /usr/bin/python3 bench/reference/qwenimage_reference.py case OUT_DIR   # tests/data/qwenimage
+  /usr/bin/python3 bench/reference/qwenimage_reference.py comfy OUT_DIR  # a ComfyUI-style file
   /usr/bin/python3 bench/reference/qwenimage_reference.py make DIR       # bench_qwenimage's folder
   /usr/bin/python3 bench/reference/qwenimage_reference.py serve DIR INPUTS [fp32|bf16]
   /usr/bin/python3 bench/reference/qwenimage_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
@@ -17,6 +18,11 @@ the golden output diffusers produced (tests/data/golden/qwenimage).
 axes_dims_rope, depth, out_channels, odd packed heights and widths, two frames, a batch of 2 with
 per-sample timesteps and masks, a mask with a hole in the middle): for each a config, seeded
 weights and io (in.* / out.sample) for tests/core/test_qwenimage.cpp.
+
+`comfy` writes a one-block model at Qwen-Image's head width (1 head of 128, rope (16, 56, 56),
+which a single file does not store) as ComfyUI saves Qwen-Image: diffusers' keys under
+"model.diffusion_model.", bf16 (comfy_qwen_image.safetensors), with io computed in fp32 from the
+bf16 weights (comfy_qwen_image_io.safetensors), for tests/core/test_single_file_qwenimage.cpp.
 
 `make` writes Qwen-Image's width (24 heads of 128, axes_dims_rope (16, 56, 56), text width 3584,
 64 packed input channels) with 2 of its 60 blocks, and inputs for a 512 x 512 image (a 32 x 32
@@ -265,6 +271,18 @@ def main():
             num_attention_heads=1, attention_head_dim=32, axes_dims_rope=[8, 12, 12],
             num_layers=1, out_channels=None, in_channels=8, joint_attention_dim=16, patch_size=1),
             8200, 1, [2, 3, 4], 5, [[1] * 5], [0.5])
+        return
+    if cmd == "comfy":
+        out = sys.argv[2]
+        cfg = base_config(num_attention_heads=1, attention_head_dim=128,
+                          axes_dims_rope=[16, 56, 56], num_layers=1, joint_attention_dim=32)
+        w = {k: v.to(torch.bfloat16) for k, v in random_weights(cfg, 8300).items()}
+        safetensors_io.save(os.path.join(out, "comfy_qwen_image.safetensors"),
+                            {"model.diffusion_model." + k: v for k, v in w.items()})
+        inp = make_inputs(cfg, 8301, 1, [1, 3, 5], 6, [[1, 1, 1, 1, 0, 0]], [0.625])
+        inp["out.sample"] = forward({k: v.float() for k, v in w.items()}, cfg, inp)
+        safetensors_io.save(os.path.join(out, "comfy_qwen_image_io.safetensors"), inp)
+        print(f"wrote {out}: |out| max {inp['out.sample'].abs().max():.3f}")
         return
     if cmd == "make":
         d = sys.argv[2]

@@ -7,6 +7,7 @@
 #include "models/cosmos/cosmos_original_layout.h"
 #include "models/flux/flux_bfl_layout.h"
 #include "models/qwen/qwen_single_file.h"
+#include "models/qwenimage/qwenimage_comfy_layout.h"
 #include "models/t5/t5_single_file.h"
 #include "models/unet/unet_ldm_layout.h"
 #include "models/vae/vae_ldm_layout.h"
@@ -51,6 +52,7 @@ std::vector<SingleFileLayout> makeLayouts() {
                        noFamily),
         fluxBflLayout(),
         cosmosOriginalLayout(),
+        qwenImageComfyLayout(),
         animaAdapterOriginalLayout(),
         unetLdmLayout(),
         unetLdmEmaOnlyLayout(),

@@ -73,7 +73,8 @@ TEST(SingleFile, AFileMatchingNothingListsTheLayoutsAndItsFirstKeys) {
     EXPECT_EQ(m,
               "odd.safetensors: no single-file layout Halfscope knows matches this file (known: "
               "Flux.2 transformer, Chroma transformer, HunyuanVideo transformer, SD3 MMDiT, Black "
-              "Forest Labs Flux transformer, Cosmos-Predict2 / Anima DiT (NVIDIA layout), Anima "
+              "Forest Labs Flux transformer, Cosmos-Predict2 / Anima DiT (NVIDIA layout), "
+              "Qwen-Image transformer (ComfyUI), Anima "
               "LLM adapter, Stable Diffusion UNet (LDM layout), Stable Diffusion "
               "UNet EMA copies, LDM VAE, Wan VAE, CLIP "
               "text encoder (transformers keys), OpenCLIP text encoder (SD 2.x / SDXL layout), T5 "
