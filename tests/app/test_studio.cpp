@@ -3,6 +3,7 @@
 // LibTorch (through the tiny FLUX.1 fixture) before any Qt header: see torch_include.h.
 // clang-format off
 #include "torch_include.h"
+#include "anima_fixture.h"
 #include "flux1_fixture.h"
 #include "sd_fixture.h"
 // clang-format on
@@ -520,6 +521,30 @@ TEST_F(StudioTest, OpensAnSdxlFileAndRunsTheSamplerPicked) {
     const hs::RunRecord r = *w->studio().lastRun();
     EXPECT_TRUE(r.error.empty()) << r.error;
     EXPECT_EQ(r.config.scheduler, "dpmpp_2m_karras");
+    ASSERT_EQ(r.steps.size(), 2u);
+    EXPECT_TRUE(r.image.allFinite());
+}
+
+// Anima's diffusers folder (modular_model_index.json): its four model parts get a precision row
+// each, the text conditioner among them, and a run with the model's defaults' guidance works.
+TEST_F(StudioTest, OpensAnAnimaFolderWithItsTextConditioner) {
+    const auto f = hs::test::writeTinyAnima(m_dir.filePath("anima").toStdString());
+    auto w = open();
+    w->studio().openModel(qs(f.folder));
+    ASSERT_TRUE(waitModel(*w, qs(f.folder))) << w->views().log->toPlainText().toStdString()
+                                             << w->views().model->errorText().toStdString();
+    EXPECT_EQ(precisionRows(*w),
+              QStringList({"text_encoder", "text_conditioner", "transformer", "vae"}));
+    hs::RunConfig cfg;
+    w->views().prompt->applyTo(cfg);
+    EXPECT_EQ(cfg.steps, 50);
+    EXPECT_DOUBLE_EQ(cfg.guidance, 4.0);
+    setTinyRun(*w, 2);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
+    const hs::RunRecord r = *w->studio().lastRun();
+    EXPECT_TRUE(r.error.empty()) << r.error;
     ASSERT_EQ(r.steps.size(), 2u);
     EXPECT_TRUE(r.image.allFinite());
 }

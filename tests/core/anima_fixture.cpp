@@ -299,6 +299,11 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     WeightMap dit = randomWeights(transformerConfig(), "CosmosTransformer3DModel", 13);
     const WeightMap vae = randomWeights(vaeConfig(), "AutoencoderKLQwenImage", 14);
     for (auto& [key, t] : dit) {
+        // Modulations near identity (scale ~0, gates small), as AdaLN-zero training leaves
+        // them: random ones would multiply the stream by hundreds in every branch.
+        static const std::regex modulation(
+            R"((transformer_blocks\.\d+\.norm\d|norm_out|time_embed\.t_embedder)\.linear_2\.weight)");
+        if (std::regex_match(key, modulation)) t = t * 0.02;
         static const std::regex writers(
             R"(patch_embed\.proj\.weight|transformer_blocks\.\d+\.(attn1\.to_out\.0|attn2\.to_out\.0|ff\.net\.2)\.weight)");
         if (std::regex_match(key, writers)) t = t * residualScale;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "anima_fixture.h"
+#include "diagnosis/device_info.h"
 #include "io/safetensors.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
@@ -182,6 +183,97 @@ TEST_F(AnimaPipeline, PartsThatDoNotFitAreRefusedByName) {
         });
         EXPECT_NE(e.find("--tokenizer-2"), std::string::npos) << e;
     }
+}
+
+// The largest |x| each DiT point reached at step 0 of `r`, by probe name.
+std::map<std::string, double> ditPeaks(const RunRecord& r) {
+    std::map<std::string, double> peaks;
+    for (const auto& p : r.probes)
+        if (p.step == 0 && p.name.rfind("transformer.", 0) == 0)
+            peaks[p.name] = std::max(peaks[p.name], p.stats.absMax);
+    return peaks;
+}
+
+// The T4 post-mortem on a model scaled like the real one: every writer into the DiT's residual
+// stream is multiplied by c (the function is the same, the stream c times larger, as a
+// bf16-trained model's massive activations), c the power of two that takes the blocks' outputs
+// past 2^17 while the patch embedding stays inside fp16's range. With the transformer in fp16
+// the latents are NaN from the first step although the text embeddings are clean; the first
+// non-finite value is inside a block; bf16 for the transformer (and fp32 for the VAE, the
+// article's plan) gives the unscaled model's image; the VAE alone in fp16 is checked apart; the
+// advice for a T4 says bf16 is emulated there and offers the plan that works.
+TEST_F(AnimaPipeline, TheT4PostMortemIsReproducedLocatedAndFixed) {
+    RunConfig cfg = config(2);
+    cfg.probeLevel = ProbeLevel::Op;
+    auto plain = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    const RunRecord reference = plain->run(cfg);
+    double embed = 0, blocks = 0;
+    for (const auto& [name, peak] : ditPeaks(reference)) {
+        if (name.rfind("transformer.transformer_blocks.", 0) == 0) blocks = std::max(blocks, peak);
+        if (name == "transformer.patch_embed") embed = peak;
+    }
+    ASSERT_GT(blocks, 0.0);
+    ASSERT_GT(embed, 0.0);
+    const double c = std::exp2(std::ceil(std::log2(131072.0 / blocks)));
+    std::printf("  residual scale c = %g: patch_embed %.3g, blocks up to %.3g\n", c, embed * c,
+                blocks * c);
+    ASSERT_LT(embed * c, 65504.0) << "the stream must grow inside the blocks";
+
+    const auto scaled = test::writeTinyAnima(s_root + "/scaled", c);
+    cfg.plan = PrecisionPlan::parse("transformer=fp16");
+    auto p = Pipeline::load(scaled.folder, cfg.plan, kCpu);
+    const RunRecord bad = p->run(cfg);
+    EXPECT_EQ(bad.verdict, "nan/inf") << bad.verdictExplanation;
+    EXPECT_EQ(bad.textEmbedding.finite, bad.textEmbedding.count);  // the text path is clean
+    ASSERT_FALSE(bad.steps.empty());
+    EXPECT_GT(bad.steps[0].latent.nan, 0);  // NaN from the first step
+    ASSERT_TRUE(bad.firstNonFinite.has_value());
+    EXPECT_EQ(bad.firstNonFinite->at.name.rfind("transformer.transformer_blocks.", 0), 0u)
+        << bad.firstNonFinite->at.name;
+    ASSERT_TRUE(bad.savedImage.has_value());
+    EXPECT_EQ(*std::max_element(bad.savedImage->rgb.begin(), bad.savedImage->rgb.end()), 0)
+        << "a pure black PNG";
+
+    cfg.plan = PrecisionPlan::parse("transformer=bf16,vae=fp32");
+    p->setPlan(cfg.plan);
+    const RunRecord fixed = p->run(cfg);
+    EXPECT_EQ(fixed.verdict, "ok") << fixed.verdictExplanation;
+    EXPECT_FALSE(fixed.firstNonFinite.has_value());
+    // bf16 rounds the weights and activations; the picture stays the unscaled fp32 one.
+    ASSERT_TRUE(fixed.savedImage && reference.savedImage);
+    double diff = 0;
+    for (size_t i = 0; i < fixed.savedImage->rgb.size(); ++i)
+        diff += std::abs(int(fixed.savedImage->rgb[i]) - int(reference.savedImage->rgb[i]));
+    EXPECT_LT(diff / double(fixed.savedImage->rgb.size()), 8.0);
+
+    cfg.plan = PrecisionPlan::parse("transformer=bf16,vae=fp16");
+    p->setPlan(cfg.plan);
+    const RunRecord vae16 = p->run(cfg);
+    std::printf("  VAE alone in fp16: %s (%s)\n", vae16.verdict.c_str(),
+                vae16.verdictExplanation.c_str());
+    for (const auto& s : vae16.steps) EXPECT_EQ(s.latent.finite, s.latent.count);
+
+    Report report = makeReport({makeReportRun("transformer=fp16", bad),
+                                makeReportRun("transformer=bf16,vae=fp32", fixed)});
+    addAdvice(report, targetGpu("t4"));
+    ASSERT_TRUE(report.advice.has_value());
+    const Advice& a = *report.advice;
+    EXPECT_TRUE(a.fp16IsTheProblem);
+    ASSERT_FALSE(a.fixes.empty());
+    std::printf("  advice: %s\n", a.headline.c_str());
+    for (const auto& f : a.fixes)
+        std::printf("    %d. %s | %s | %s\n", f.rank, f.action.c_str(), f.cost.c_str(),
+                    f.planText.c_str());
+    bool emulated = false;
+    for (const auto& f : a.fixes)
+        emulated |= f.format == Format::BF16 &&
+                    f.cost.find("bf16 is emulated and slow") != std::string::npos;
+    EXPECT_TRUE(emulated);
+    // The first fix, applied, runs clean.
+    ASSERT_FALSE(a.fixes[0].planText.empty());
+    cfg.plan = PrecisionPlan::parse(a.fixes[0].planText);
+    p->setPlan(cfg.plan);
+    EXPECT_FALSE(p->run(cfg).firstNonFinite.has_value()) << a.fixes[0].planText;
 }
 
 }  // namespace
