@@ -25,9 +25,10 @@ which a single file does not store) as ComfyUI saves Qwen-Image: diffusers' keys
 bf16 weights (comfy_qwen_image_io.safetensors), for tests/core/test_single_file_qwenimage.cpp.
 
 `make` writes Qwen-Image's width (24 heads of 128, axes_dims_rope (16, 56, 56), text width 3584,
-64 packed input channels) with 2 of its 60 blocks, and inputs for a 512 x 512 image (a 32 x 32
-packed latent: 1024 tokens) with 256 text tokens. `serve` answers bench/bench_qwenimage.cpp as
-t5_reference.py does for bench_t5 ("ready THREADS", then "WALL_MS CPU_MS" per stdin line).
+64 packed input channels) with 1 of its 60 blocks (340 M parameters per block), and inputs for a
+512 x 512 image (a 32 x 32 packed latent: 1024 tokens) with 256 text tokens, the last 56 masked
+out. `serve` answers bench/bench_qwenimage.cpp as t5_reference.py does for bench_t5
+("ready THREADS", then "WALL_MS CPU_MS" per stdin line).
 """
 import json
 import math
@@ -287,7 +288,7 @@ def main():
     if cmd == "make":
         d = sys.argv[2]
         os.makedirs(d, exist_ok=True)
-        cfg = base_config(in_channels=64, out_channels=16, num_layers=2, attention_head_dim=128,
+        cfg = base_config(in_channels=64, out_channels=16, num_layers=1, attention_head_dim=128,
                           num_attention_heads=24, joint_attention_dim=3584,
                           axes_dims_rope=[16, 56, 56])
         json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)

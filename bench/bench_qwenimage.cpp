@@ -1,0 +1,43 @@
+// Qwen-Image transformer (diffusers QwenImageTransformer2DModel) against a plain-PyTorch port of
+// it (bench/reference/qwenimage_reference.py) on the same weights, dtype and threads, measured
+// side by side in one run: fp32, bf16 as oneDNN runs it (what Python's bf16 does; only where the
+// CPU has bf16 instructions) and optionally fp16 / bf16 emulated, each with probes off vs layer
+// level.
+//   /usr/bin/python3 bench/reference/qwenimage_reference.py make DIR
+//       (Qwen-Image's width with 1 of its 60 blocks; a 512 x 512 image, 256 text tokens)
+//   bench_qwenimage DIR [runs] [--inputs FILE] [--emulated] [--compare] [--no-python]
+//     runs         timed forwards of each kind per setting, after one warm-up (default 3)
+//     --inputs     default DIR/inputs.safetensors
+//     --emulated   also time fp16 and bf16 emulated (fp32 compute, every probe point rounded),
+//                  Halfscope's CPU modes; Python has no counterpart
+//     --compare    first check that the C++ fp32 output matches the port's (relative error
+//                  <= 1e-4, qwenimage_reference.py compare)
+//     --no-python  C++ timings only
+// The port runs in a second process (qwenimage_reference.py serve) and the forwards alternate:
+// ours probes off, ours layer probes, the port's; so load from other programs on a shared
+// machine hits all three alike. Medians of wall and process CPU time; ours/theirs compares
+// probes off with the port. Targets: ours/theirs <= 0.9, layer probes / off <= 1.05.
+#include <cstdio>
+#include <string>
+
+#include "port_bench.h"
+#include "runtime/runtime.h"
+
+using namespace hs;
+
+int main(int argc, char** argv) {
+    ensurePassiveOmpWait(argc, argv);
+    const int threads = configureRuntime();
+    const std::string script = bench::referenceScript("qwenimage_reference.py");
+    bench::PortBenchArgs args;
+    if (!bench::parsePortBenchArgs(argc, argv, "bench_qwenimage", script, 3, args)) return 2;
+    const bench::PortBenchModel m = bench::loadPortBenchModel(args);
+    const auto& c = m.folder.config;
+    std::printf(
+        "Qwen-Image transformer %s: %d heads x %d, %d layers, %lld image tokens, %lld text "
+        "tokens, %d threads, median of %d runs\n",
+        args.dir.c_str(), c.value("num_attention_heads", 0), c.value("attention_head_dim", 0),
+        c.value("num_layers", 0), (long long)m.in.at("in.hidden_states").size(1),
+        (long long)m.in.at("in.encoder_hidden_states").size(1), threads, args.runs);
+    return bench::runPortBench(args, m, script, "out.sample", "qwenimage", threads, true);
+}
