@@ -164,12 +164,14 @@ void makeFolder(ModelSources& s, const std::string& model, const ModelFiles& wit
         addTokenizer(f, "tokenizer_2", "T5TokenizerFast",
                      tokenizerDir(with.tokenizer2, second, "spiece.model"));
 
-    // Anima: a Qwen tokenizer for its Qwen3 encoder (--tokenizer), and the T5 tokenizer whose ids
-    // its text conditioner embeds (--tokenizer-2), each given or found beside the files.
+    // Anima: a Qwen tokenizer for its Qwen3 encoder (--tokenizer, else beside the files, else the
+    // bundled Qwen2 one), and the T5 tokenizer whose ids its text conditioner embeds
+    // (--tokenizer-2, else beside the files).
     auto te = s.components.find("text_encoder");
     if (te != s.components.end() && te->second.className.rfind("Qwen", 0) == 0) {
         std::string dir = tokenizerDir(with.tokenizer, clip, "merges.txt");
         if (dir.empty()) dir = tokenizerDir({}, clip, "tokenizer.json");
+        if (dir.empty()) dir = findBundledTokenizer("qwen2");
         addTokenizer(f, "tokenizer", "Qwen2Tokenizer", dir);
     }
     if (denoiserClass == "CosmosTransformer3DModel") {

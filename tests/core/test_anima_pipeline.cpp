@@ -183,6 +183,21 @@ TEST_F(AnimaPipeline, PartsThatDoNotFitAreRefusedByName) {
         });
         EXPECT_NE(e.find("--tokenizer-2"), std::string::npos) << e;
     }
+    // No Qwen tokenizer beside the set: the bundled Qwen2 one is taken, whose 151,646 ids the
+    // tiny Qwen3's 300 embeddings cannot take.
+    {
+        const std::string bare = root + "/bare";
+        fs::create_directories(bare);
+        fs::copy_file(f.dit, bare + "/anima.safetensors");
+        fs::copy_file(f.qwen, bare + "/qwen_3_06b_base.safetensors");
+        fs::copy(f.t5Tokenizer, bare + "/t5_tokenizer", fs::copy_options::recursive);
+        ModelFiles m = comfySet(f);
+        m.textEncoder = bare + "/qwen_3_06b_base.safetensors";
+        const std::string e = errorOf<PipelineError>(
+            [&] { Pipeline::load(bare + "/anima.safetensors", m, PrecisionPlan(), kCpu); });
+        EXPECT_NE(e.find("tokenizers/qwen2"), std::string::npos) << e;
+        EXPECT_NE(e.find("not a pair"), std::string::npos) << e;
+    }
 }
 
 // The largest |x| each DiT point reached at step 0 of `r`, by probe name.

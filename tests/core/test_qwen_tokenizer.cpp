@@ -1,5 +1,5 @@
 // Qwen2 tokenizer (Qwen2 / Qwen2.5-VL / Qwen3 text encoders): the real Qwen2 vocabulary and merges
-// (tests/data/qwen_tokenizer, from a Qwen2-1.5B-Instruct folder) against ids the Hugging Face
+// (resources/tokenizers/qwen2, from a Qwen2-1.5B-Instruct folder) against ids the Hugging Face
 // tokenizer gave for llama.cpp's tokenizer tests, pre-token splits of the regex module, special
 // tokens, NFC, digits, whitespace rules, decoding, batches, errors, and huge prompts.
 #include <gtest/gtest.h>
@@ -30,10 +30,15 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 
 double s_loadMs = 0;
 
+// The Qwen2 tokenizer Halfscope bundles for single files (resources/tokenizers/qwen2).
+std::string qwenDir() {
+    return dataPath("../../resources/tokenizers/qwen2");
+}
+
 const QwenTokenizer& qwen2() {
     static const QwenTokenizer tok = [] {
         const auto t0 = std::chrono::steady_clock::now();
-        QwenTokenizer t = QwenTokenizer::fromFolder(dataPath("qwen_tokenizer"));
+        QwenTokenizer t = QwenTokenizer::fromFolder(qwenDir());
         s_loadMs = msSince(t0);
         return t;
     }();
@@ -340,10 +345,9 @@ TEST(QwenTokenizer, LoadsTokenizerJsonWithEitherMergeFormat) {
 TEST(QwenTokenizer, RealVocabularyFromTokenizerJson) {
     const std::string dir = test::tempDir("qwen-tokenizer-real-json");
     {
-        nlohmann::json vocab =
-            nlohmann::json::parse(readFile(dataPath("qwen_tokenizer/vocab.json")));
+        nlohmann::json vocab = nlohmann::json::parse(readFile(qwenDir() + "/vocab.json"));
         nlohmann::json merges = nlohmann::json::array();
-        std::istringstream lines(readFile(dataPath("qwen_tokenizer/merges.txt")));
+        std::istringstream lines(readFile(qwenDir() + "/merges.txt"));
         std::string line;
         std::getline(lines, line);  // #version: 0.2
         while (std::getline(lines, line)) {
