@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "anima_fixture.h"
 #include "diagnosis/device_info.h"
@@ -209,32 +210,47 @@ std::map<std::string, double> ditPeaks(const RunRecord& r) {
     return peaks;
 }
 
-// The T4 post-mortem on a model scaled like the real one: every writer into the DiT's residual
-// stream is multiplied by c (the function is the same, the stream c times larger, as a
-// bf16-trained model's massive activations), c the power of two that takes the blocks' outputs
-// past 2^17 while the patch embedding stays inside fp16's range. With the transformer in fp16
-// the latents are NaN from the first step although the text embeddings are clean; the first
-// non-finite value is inside a block; bf16 for the transformer (and fp32 for the VAE, the
-// article's plan) gives the unscaled model's image; the VAE alone in fp16 is checked apart; the
-// advice for a T4 says bf16 is emulated there and offers the plan that works.
+// The tiny Anima scaled like the real one: every writer into the DiT's residual stream is
+// multiplied by c (the function is the same, the stream c times larger, as a bf16-trained
+// model's massive activations), c the power of two that takes the blocks' outputs past 2^17
+// while the patch embedding stays inside fp16's range. Written once; `reference` is the
+// unscaled model's fp32 run of `cfg`.
+const test::AnimaFiles& scaledAnima(const std::string& root, const test::AnimaFiles& plain,
+                                    const RunConfig& cfg, RunRecord* reference = nullptr) {
+    static std::optional<test::AnimaFiles> scaled;
+    static RunRecord ref;
+    if (!scaled) {
+        RunConfig c0 = cfg;
+        c0.plan = PrecisionPlan();
+        c0.probeLevel = ProbeLevel::Op;
+        ref = Pipeline::load(plain.folder, PrecisionPlan(), kCpu)->run(c0);
+        double embed = 0, blocks = 0;
+        for (const auto& [name, peak] : ditPeaks(ref)) {
+            if (name.rfind("transformer.transformer_blocks.", 0) == 0)
+                blocks = std::max(blocks, peak);
+            if (name == "transformer.patch_embed") embed = peak;
+        }
+        EXPECT_GT(blocks, 0.0);
+        const double c = std::exp2(std::ceil(std::log2(131072.0 / blocks)));
+        std::printf("  residual scale c = %g: patch_embed %.3g, blocks up to %.3g\n", c, embed * c,
+                    blocks * c);
+        EXPECT_LT(embed * c, 65504.0) << "the stream must grow inside the blocks";
+        scaled = test::writeTinyAnima(root + "/scaled", c);
+    }
+    if (reference) *reference = ref;
+    return *scaled;
+}
+
+// The T4 post-mortem: with the transformer in fp16 the latents are NaN from the first step
+// although the text embeddings are clean; the first non-finite value is inside a block; bf16
+// for the transformer (and fp32 for the VAE, the article's plan) gives the unscaled model's
+// image; the VAE alone in fp16 is checked apart; the advice for a T4 says bf16 is emulated there
+// and offers the plan that works.
 TEST_F(AnimaPipeline, TheT4PostMortemIsReproducedLocatedAndFixed) {
     RunConfig cfg = config(2);
     cfg.probeLevel = ProbeLevel::Op;
-    auto plain = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
-    const RunRecord reference = plain->run(cfg);
-    double embed = 0, blocks = 0;
-    for (const auto& [name, peak] : ditPeaks(reference)) {
-        if (name.rfind("transformer.transformer_blocks.", 0) == 0) blocks = std::max(blocks, peak);
-        if (name == "transformer.patch_embed") embed = peak;
-    }
-    ASSERT_GT(blocks, 0.0);
-    ASSERT_GT(embed, 0.0);
-    const double c = std::exp2(std::ceil(std::log2(131072.0 / blocks)));
-    std::printf("  residual scale c = %g: patch_embed %.3g, blocks up to %.3g\n", c, embed * c,
-                blocks * c);
-    ASSERT_LT(embed * c, 65504.0) << "the stream must grow inside the blocks";
-
-    const auto scaled = test::writeTinyAnima(s_root + "/scaled", c);
+    RunRecord reference;
+    const auto& scaled = scaledAnima(s_root, s_files, cfg, &reference);
     cfg.plan = PrecisionPlan::parse("transformer=fp16");
     auto p = Pipeline::load(scaled.folder, cfg.plan, kCpu);
     const RunRecord bad = p->run(cfg);
@@ -289,6 +305,33 @@ TEST_F(AnimaPipeline, TheT4PostMortemIsReproducedLocatedAndFixed) {
     cfg.plan = PrecisionPlan::parse(a.fixes[0].planText);
     p->setPlan(cfg.plan);
     EXPECT_FALSE(p->run(cfg).firstNonFinite.has_value()) << a.fixes[0].planText;
+}
+
+// The same as a user types it: ComfyUI's files, the transformer in fp16, advice for a T4;
+// then the plan the post-mortem ended with.
+TEST_F(AnimaPipeline, TheCommandLineReproducesItFromTheComfyUiFiles) {
+    const auto& f = scaledAnima(s_root, s_files, config(2));
+    const std::string out = s_root + "/cli";
+    fs::create_directories(out);
+    const std::string common = "generate --model " + f.dit + " --text-encoder " + f.qwen +
+                               " --vae " + f.vae +
+                               " --prompt 'masterpiece, best quality, 1girl, solo, city lights'"
+                               " --seed 42 --steps 2 --width 32 --height 16";
+    int status = -1;
+    std::string text = test::runCli(common + " --plan transformer=fp16 --advise-for t4 --out " +
+                                        out + "/fp16.png --report " + out + "/fp16.html",
+                                    status);
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_NE(text.find("image: nan/inf"), std::string::npos) << text;
+    EXPECT_NE(text.find("transformer.transformer_blocks."), std::string::npos) << text;
+    EXPECT_NE(text.find("advice for GPU Tesla T4 (compute capability 7.5)"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("bf16 is emulated and slow"), std::string::npos) << text;
+    EXPECT_TRUE(fs::exists(out + "/fp16.json"));
+    text = test::runCli(common + " --plan transformer=bf16,vae=fp32 --out " + out + "/bf16.png",
+                        status);
+    EXPECT_EQ(status, 0) << text;
+    EXPECT_NE(text.find("image: ok"), std::string::npos) << text;
 }
 
 }  // namespace
