@@ -40,6 +40,30 @@ const Fix* findKind(const Advice& a, const std::string& kind) {
 
 }  // namespace
 
+// --advise-for: the GPU a diagnosis made elsewhere is for, by name or compute capability.
+TEST(DeviceInfo, TargetGpusByNameOrCapability) {
+    const auto t4 = targetGpu("T4");
+    EXPECT_EQ(t4.describe(), "GPU Tesla T4 (compute capability 7.5)");
+    EXPECT_FALSE(t4.bf16Native());
+    EXPECT_EQ(targetGpu("v100").major, 7);
+    EXPECT_EQ(targetGpu("v100").minor, 0);
+    EXPECT_TRUE(targetGpu("a100").bf16Native());
+    const auto bare = targetGpu("7.5");
+    EXPECT_TRUE(bare.isCuda());
+    EXPECT_EQ(bare.capabilityText(), "7.5");
+    const auto named = targetGpu("Quadro RTX 6000=7.5");
+    EXPECT_EQ(named.name, "Quadro RTX 6000");
+    EXPECT_FALSE(named.bf16Native());
+    for (const char* bad : {"gtx1080", "75", "7.", "2.0", ""}) {
+        try {
+            targetGpu(bad);
+            ADD_FAILURE() << bad << " was taken";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("t4, "), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(DeviceInfo, FormatRules) {
     const auto t4 = DeviceInfo::cuda("Tesla T4", 7, 5);
     EXPECT_FALSE(t4.bf16Native());
