@@ -1,6 +1,7 @@
 // The pipeline shapes that ship with Halfscope: adding one is a strategy in this folder and a
 // line here.
 #include "denoising/anima_strategy.h"
+#include "denoising/cosmos2_strategy.h"
 #include "denoising/flux_strategy.h"
 #include "denoising/sd_strategy.h"
 #include "denoising/strategy.h"
@@ -23,6 +24,7 @@ void registerBuiltinStrategies(StrategyRegistry& r) {
            {"UNet2DConditionModel"},
            isSdxlUNetConfig});
     r.add({"Anima", {"AnimaModularPipeline"}, makeAnimaStrategy, {"CosmosTransformer3DModel"}});
+    r.add({"Cosmos-Predict2", {"Cosmos2TextToImagePipeline"}, makeCosmos2TextToImageStrategy});
 }
 
 }  // namespace hs

@@ -233,6 +233,15 @@ nlohmann::json transformerConfig() {
             {"use_crossattn_projection", false}};
 }
 
+// Modulations near identity (scale ~0, gates small), as AdaLN-zero training leaves them: random
+// ones would multiply the DiT's stream by hundreds in every branch.
+void tameModulation(WeightMap& dit) {
+    static const std::regex modulation(
+        R"((transformer_blocks\.\d+\.norm\d|norm_out|time_embed\.t_embedder)\.linear_2\.weight)");
+    for (auto& [key, t] : dit)
+        if (std::regex_match(key, modulation)) t = t * 0.02;
+}
+
 // The Qwen-Image VAE's shape at a tiny width: 16 latent channels (diffusers' latents_mean /
 // latents_std have 16 entries), two levels, spatial factor 2.
 nlohmann::json vaeConfig() {
@@ -283,6 +292,49 @@ void copyFolder(const std::string& from, const std::string& to) {
 
 }  // namespace
 
+std::string writeTinyCosmos2(const std::string& root) {
+    const std::string folder = root + "/cosmos2";
+    const nlohmann::json t5 = {{"architectures", {"T5EncoderModel"}},
+                               {"model_type", "t5"},
+                               {"vocab_size", 416},  // the tiny spiece.model's ids fit
+                               {"d_model", 24},      // the DiT's text_embed_dim
+                               {"d_kv", 8},
+                               {"d_ff", 48},
+                               {"num_layers", 2},
+                               {"num_heads", 3},
+                               {"relative_attention_num_buckets", 32},
+                               {"relative_attention_max_distance", 128},
+                               {"feed_forward_proj", "relu"},
+                               {"layer_norm_epsilon", 1e-6}};
+    nlohmann::json vae = vaeConfig();
+    vae["_class_name"] = "AutoencoderKLWan";
+    nlohmann::json sched = schedulerConfig();
+    sched["shift"] = 1.0;
+    sched["use_karras_sigmas"] = true;
+    writeJson(folder + "/model_index.json",
+              {{"_class_name", "Cosmos2TextToImagePipeline"},
+               {"_diffusers_version", "0.34.0"},
+               {"safety_checker", {nullptr, nullptr}},
+               {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+               {"text_encoder", {"transformers", "T5EncoderModel"}},
+               {"tokenizer", {"transformers", "T5TokenizerFast"}},
+               {"transformer", {"diffusers", "CosmosTransformer3DModel"}},
+               {"vae", {"diffusers", "AutoencoderKLWan"}}});
+    writeJson(folder + "/text_encoder/config.json", t5);
+    writeSingle(folder + "/text_encoder/model.safetensors",
+                randomWeights(t5, "T5EncoderModel", 31));
+    copyFolder(dataPath("flux1_tiny/tokenizer_2"), folder + "/tokenizer");
+    WeightMap dit = randomWeights(transformerConfig(), "CosmosTransformer3DModel", 32);
+    tameModulation(dit);
+    writeJson(folder + "/transformer/config.json", transformerConfig());
+    writeSingle(folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
+    writeJson(folder + "/vae/config.json", vae);
+    writeSingle(folder + "/vae/diffusion_pytorch_model.safetensors",
+                randomWeights(vae, "AutoencoderKLWan", 33));
+    writeJson(folder + "/scheduler/scheduler_config.json", sched);
+    return folder;
+}
+
 std::string writeTinyQwen3(const std::string& dir, int hidden) {
     writeJson(dir + "/config.json", qwenConfig(hidden));
     writeSingle(dir + "/model.safetensors", randomWeights(qwenConfig(hidden), "Qwen3Model", 21));
@@ -298,12 +350,8 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     WeightMap conditioner = randomWeights(conditionerConfig(), "AnimaTextConditioner", 12);
     WeightMap dit = randomWeights(transformerConfig(), "CosmosTransformer3DModel", 13);
     const WeightMap vae = randomWeights(vaeConfig(), "AutoencoderKLQwenImage", 14);
+    tameModulation(dit);
     for (auto& [key, t] : dit) {
-        // Modulations near identity (scale ~0, gates small), as AdaLN-zero training leaves
-        // them: random ones would multiply the stream by hundreds in every branch.
-        static const std::regex modulation(
-            R"((transformer_blocks\.\d+\.norm\d|norm_out|time_embed\.t_embedder)\.linear_2\.weight)");
-        if (std::regex_match(key, modulation)) t = t * 0.02;
         static const std::regex writers(
             R"(patch_embed\.proj\.weight|transformer_blocks\.\d+\.(attn1\.to_out\.0|attn2\.to_out\.0|ff\.net\.2)\.weight)");
         if (std::regex_match(key, writers)) t = t * residualScale;

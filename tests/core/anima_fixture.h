@@ -32,6 +32,12 @@ struct AnimaFiles {
 // the activations that many times larger, as a bf16-trained model's massive activations are.
 AnimaFiles writeTinyAnima(const std::string& root, double residualScale = 1.0);
 
+// A tiny Cosmos-Predict2-2B-Text2Image-shaped folder (model_index.json of
+// Cosmos2TextToImagePipeline): a T5 v1.0-style encoder (ReLU feed-forward) as wide as the DiT's
+// text input, the same DiT and VAE shapes as the Anima one, a Karras-sigma scheduler config as
+// scripts/convert_cosmos_to_diffusers.py writes it. Returns the folder.
+std::string writeTinyCosmos2(const std::string& root);
+
 // A Qwen3Model component folder like the fixture's text encoder but `hidden` wide.
 std::string writeTinyQwen3(const std::string& dir, int hidden);
 

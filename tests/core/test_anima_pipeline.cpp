@@ -334,5 +334,50 @@ TEST_F(AnimaPipeline, TheCommandLineReproducesItFromTheComfyUiFiles) {
     EXPECT_NE(text.find("image: ok"), std::string::npos) << text;
 }
 
+// Cosmos-Predict2-2B-Text2Image: the same DiT behind a T5 encoder, sampled as
+// Cosmos2TextToImagePipeline does (Karras sigmas 80 -> 0.002, the last step held, EDM-style
+// preconditioning, guidance cond + g (cond - uncond) on the x0 estimates).
+TEST(Cosmos2Pipeline, RunsTheReferenceLoop) {
+    test::ScopedDir dir("cosmos2");
+    const std::string folder = test::writeTinyCosmos2(dir.path);
+    auto p = Pipeline::load(folder, PrecisionPlan(), kCpu);
+    std::vector<std::string> names;
+    for (const auto& c : p->components()) names.push_back(c.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"text_encoder", "transformer", "vae"}));
+    EXPECT_EQ(p->defaults().steps, 35);
+    EXPECT_EQ(p->defaults().guidance, 7.0);
+    RunConfig c;
+    c.prompt = "a robot arm picks up a red cube";
+    c.seed = 3;
+    c.steps = 3;
+    c.guidance = 7.0;
+    c.width = 16;
+    c.height = 16;
+    c.keepLatents = true;
+    const RunRecord r = p->run(c);
+    EXPECT_EQ(r.verdict, "ok") << r.verdictExplanation << r.error;
+    ASSERT_EQ(r.steps.size(), 3u);
+    // Karras: (80^(1/7) + ramp (0.002^(1/7) - 80^(1/7)))^7 over ramp 0, 0.5, 1.
+    const double hi = std::pow(80.0, 1 / 7.0), lo = std::pow(0.002, 1 / 7.0);
+    EXPECT_NEAR(r.steps[0].sigma, 80.0, 1e-4);
+    EXPECT_NEAR(r.steps[1].sigma, std::pow(hi + 0.5 * (lo - hi), 7.0), 1e-4);
+    EXPECT_NEAR(r.steps[2].sigma, 0.002, 1e-7);
+    // The last step's sigma is held (final_sigmas_type "sigma_min"): it does not move x.
+    EXPECT_EQ(maxDifference(r.steps[2].latentValues, r.steps[1].latentValues), 0.f);
+    EXPECT_EQ(r.textEmbedding.count, 512 * 24);
+    // No negative prompt given: NVIDIA's default one guides, so an explicit empty-looking one
+    // (a single space) changes the picture.
+    RunConfig other = c;
+    other.negativePrompt = " ";
+    EXPECT_GT(maxDifference(p->run(other).steps[0].latentValues, r.steps[0].latentValues), 1e-4f);
+    // A scheduler config without Karras sigmas cannot sample this model.
+    auto sched = readJsonFile(folder + "/scheduler/scheduler_config.json");
+    sched["use_karras_sigmas"] = false;
+    std::ofstream(folder + "/scheduler/scheduler_config.json") << sched.dump();
+    const std::string e =
+        errorOf<PipelineError>([&] { Pipeline::load(folder, PrecisionPlan(), kCpu); });
+    EXPECT_NE(e.find("use_karras_sigmas"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace hs

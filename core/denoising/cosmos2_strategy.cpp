@@ -1,0 +1,198 @@
+#include "denoising/cosmos2_strategy.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "models/cosmos/cosmos_family.h"
+#include "models/t5/t5_family.h"
+#include "models/wan_vae/wan_vae_family.h"
+#include "text/t5_tokenizer.h"
+
+namespace hs {
+
+namespace {
+
+// What Cosmos2TextToImagePipeline registers into its scheduler's config.
+constexpr double kSigmaMax = 80.0, kSigmaMin = 0.002, kSigmaData = 1.0;
+constexpr int kMaxSequenceLength = 512;
+
+// The pipeline's DEFAULT_NEGATIVE_PROMPT, used when no negative prompt is given.
+const char* kDefaultNegativePrompt =
+    "The video captures a series of frames showing ugly scenes, static with no motion, motion "
+    "blur, over-saturation, shaky footage, low resolution, grainy texture, pixelated images, "
+    "poorly lit areas, underexposed and overexposed scenes, poor color balance, washed out "
+    "colors, choppy sequences, jerky movements, low frame rate, artifacting, color banding, "
+    "unnatural transitions, outdated special effects, fake elements, unconvincing visuals, poorly "
+    "edited content, jump cuts, visual noise, and flickering. Overall, the video is of poor "
+    "quality.";
+
+// FlowMatchEulerDiscreteScheduler.set_timesteps(sigmas=linspace(0, 1, n)) with
+// use_karras_sigmas, shift 1 and sigma_min / sigma_max as the pipeline registers them: Karras'
+// ramp (rho 7) in float64, then float32; a final sigma appended and set to the one before it.
+std::vector<float> karrasSigmas(int n) {
+    const double rho = 7.0, lo = std::pow(kSigmaMin, 1 / rho), hi = std::pow(kSigmaMax, 1 / rho);
+    std::vector<float> s;
+    for (int i = 0; i < n; ++i) {
+        const double ramp = n == 1 ? 0.0 : double(i) / double(n - 1);
+        s.push_back(float(std::pow(hi + ramp * (lo - hi), rho)));
+    }
+    s.push_back(s.back());  // final_sigmas_type "sigma_min": sigmas[-1] = sigmas[-2]
+    return s;
+}
+
+class Cosmos2Run : public DenoisingRun {
+public:
+    Cosmos2Run(const RunConfig& cfg, const torch::Device& device, T5EncoderComponent& encoder,
+               const T5Tokenizer& tokenizer, CosmosTransformerComponent& transformer,
+               VaeComponent& vae)
+        : m_cfg(cfg),
+          m_device(device),
+          m_encoder(encoder),
+          m_tokenizer(tokenizer),
+          m_transformer(transformer),
+          m_guided(cfg.guidance > 1.0),
+          m_sigmas(karrasSigmas(cfg.steps)) {
+        auto gen = at::detail::createCPUGenerator(cfg.seed);
+        m_x = (torch::randn({1, vae.latentChannels(), cfg.height / vae.downFactor(),
+                             cfg.width / vae.downFactor()},
+                            gen, torch::kFloat32) *
+               kSigmaMax)
+                  .to(device);  // [1, C, h, w]; the model sees [1, C, 1, h, w]
+    }
+
+    torch::Tensor encodePrompt(ProbeContext& probes) override {
+        m_cond = embed(m_cfg.prompt, probes);
+        if (m_guided)
+            m_uncond = embed(m_cfg.negativePrompt.empty() ? std::string(kDefaultNegativePrompt)
+                                                          : m_cfg.negativePrompt,
+                             probes);
+        return m_cond;
+    }
+
+    int numSteps() const override { return int(m_sigmas.size()) - 1; }
+
+    DenoiseStep step(int i, ProbeContext& probes) override {
+        const float sigma = m_sigmas[size_t(i)], next = m_sigmas[size_t(i) + 1];
+        const float t = sigma / (sigma + 1);  // c_in = c_skip = 1 - t, c_out = -t
+        CosmosInputs in;
+        in.hiddenStates = (m_x * (1 - t)).unsqueeze(2);  // [1, C, 1, h, w]
+        in.timestep = torch::full({1}, double(t), torch::TensorOptions().device(m_device));
+        auto x0 = [&](const torch::Tensor& text) {
+            in.encoderHiddenStates = text;
+            auto out = m_transformer.model->forward(in, probes).to(torch::kFloat32).squeeze(2);
+            return (1 - t) * m_x - t * out;
+        };
+        auto denoised = x0(m_cond);
+        if (m_guided) denoised = denoised + m_cfg.guidance * (denoised - x0(m_uncond));
+        const auto v = (m_x - denoised) / sigma;  // the scheduler's model output
+        DenoiseStep s;
+        s.sigma = sigma;
+        s.timestep = sigma * 1000.0;  // the scheduler's timesteps: sigmas * num_train_timesteps
+        s.modelOutput = v;
+        s.denoised = denoised;
+        s.next = m_x + (next - sigma) * v;
+        m_x = s.next;
+        return s;
+    }
+
+    // Diffusion space here is sigma_data times the VAE's normalised space (sigma_data is 1).
+    torch::Tensor latents() const override { return m_x / kSigmaData; }
+
+private:
+    // T5 over the prompt padded to 512 tokens with its mask; padded positions zeroed.
+    torch::Tensor embed(const std::string& text, ProbeContext& probes) {
+        const std::vector<int> v = m_tokenizer.encodePadded(text, kMaxSequenceLength);
+        const auto ids = torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kInt64)
+                             .view({1, kMaxSequenceLength})
+                             .to(m_device);
+        int64_t length = kMaxSequenceLength;  // through </s>, which encodePadded keeps last
+        while (length > 1 && v[size_t(length) - 1] == m_tokenizer.padId() &&
+               v[size_t(length) - 1] != m_tokenizer.eosId())
+            --length;
+        auto mask = torch::zeros({1, kMaxSequenceLength},
+                                 torch::TensorOptions().dtype(torch::kInt64).device(m_device));
+        mask.narrow(1, 0, length).fill_(1);
+        auto h = m_encoder.model->forward(ids, mask, probes).to(torch::kFloat32);
+        return h * mask.to(torch::kFloat32).unsqueeze(-1);  // [1, 512, D]
+    }
+
+    RunConfig m_cfg;
+    torch::Device m_device;
+    T5EncoderComponent& m_encoder;
+    const T5Tokenizer& m_tokenizer;
+    CosmosTransformerComponent& m_transformer;
+    bool m_guided;
+    std::vector<float> m_sigmas;          // [steps + 1]
+    torch::Tensor m_x, m_cond, m_uncond;  // latents [1, C, h, w]; text [1, 512, D]
+};
+
+std::string num(int64_t n) {
+    return std::to_string(n);
+}
+
+class Cosmos2Strategy : public DenoisingStrategy {
+public:
+    std::vector<ComponentSlot> componentSlots() const override {
+        return {{"text_encoder", Role::TextEncoder, true, true},
+                {"tokenizer", Role::Other, true, false},
+                {"transformer", Role::Denoiser, true, true},
+                {"vae", Role::Vae, true, true},
+                {"scheduler", Role::Other, true, false}};
+    }
+
+    void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
+                const PipelineFolder& folder) override {
+        m_encoder = componentAs<T5EncoderComponent>(c, "text_encoder", "a T5 encoder");
+        m_transformer = componentAs<CosmosTransformerComponent>(
+            c, "transformer", "a Cosmos transformer (CosmosTransformer3DModel)");
+        m_vae = componentAs<WanVaeComponent>(c, "vae", "the Wan VAE (AutoencoderKLWan)");
+        const auto& tc = m_transformer->model->config();
+        if (tc.textEmbedDim != m_encoder->width())
+            throw PipelineError(folder.dir + ": the transformer takes text features of width " +
+                                num(tc.textEmbedDim) + " (text_embed_dim), text_encoder gives " +
+                                num(m_encoder->width()) + " (d_model)");
+        if (tc.inChannels != m_vae->latentChannels())
+            throw PipelineError(folder.dir + ": transformer in_channels " + num(tc.inChannels) +
+                                " != VAE z_dim " + num(m_vae->latentChannels()));
+        const nlohmann::json sched = schedulerConfigOf(*folder.find("scheduler"));
+        if (!sched.value("use_karras_sigmas", false))
+            throw PipelineError(folder.dir +
+                                ": Cosmos2TextToImagePipeline samples Karras sigmas from 80 to "
+                                "0.002; its scheduler config must have use_karras_sigmas true");
+        m_tokenizer = T5Tokenizer::fromFolder(folder.find("tokenizer")->dir);
+        if (m_tokenizer->vocabSize() > size_t(m_encoder->model->config().vocabSize))
+            throw PipelineError(folder.dir + ": the tokenizer has " +
+                                num(int64_t(m_tokenizer->vocabSize())) +
+                                " ids but text_encoder embeds only " +
+                                num(m_encoder->model->config().vocabSize) + " (vocab_size)");
+    }
+
+    int sizeMultiple() const override {
+        const auto& p = m_transformer->model->config().patchSize;
+        return m_vae->downFactor() * std::max(p[1], p[2]);
+    }
+
+    std::unique_ptr<DenoisingRun> start(const RunConfig& cfg,
+                                        const torch::Device& device) override {
+        return std::make_unique<Cosmos2Run>(cfg, device, *m_encoder, *m_tokenizer, *m_transformer,
+                                            *m_vae);
+    }
+
+    // The pipeline's call defaults: 35 steps, guidance 7.0.
+    RunDefaults defaults() const override { return {35, 7.0, true}; }
+
+private:
+    T5EncoderComponent* m_encoder = nullptr;
+    CosmosTransformerComponent* m_transformer = nullptr;
+    WanVaeComponent* m_vae = nullptr;
+    std::optional<T5Tokenizer> m_tokenizer;
+};
+
+}  // namespace
+
+std::unique_ptr<DenoisingStrategy> makeCosmos2TextToImageStrategy() {
+    return std::make_unique<Cosmos2Strategy>();
+}
+
+}  // namespace hs
