@@ -100,6 +100,37 @@ TEST_F(AnimaPipeline, TheFolderAndTheComfyUiSetGiveTheSameImage) {
     EXPECT_TRUE(ref.savedImage->rgb == same.savedImage->rgb);
 }
 
+// A memory budget below the whole model streams the DiT block by block (and frees the text
+// encoder after the prompt): the same latents, bit for bit.
+TEST_F(AnimaPipeline, TheDitStreamsWhenTheModelDoesNotFit) {
+    const RunRecord ref = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu)->run(config());
+    uint64_t bytes = 0;
+    for (const auto& e : fs::recursive_directory_iterator(s_files.folder))
+        if (e.path().extension() == ".safetensors") bytes += e.file_size();
+    std::unique_ptr<Pipeline> p;
+    for (int pct = 124; pct > 10 && !p; pct -= 2) {
+        test::ScopedMemoryLimit limit(std::to_string(bytes * pct / 100 / 1e6));
+        try {
+            auto q = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+            if (q->memoryPlan().find("streamed") != std::string::npos) p = std::move(q);
+        } catch (const PipelineError& e) {
+            ADD_FAILURE() << "refused at " << pct << "% before streaming: " << e.what();
+            break;
+        }
+    }
+    ASSERT_TRUE(p) << "no budget made the pipeline stream";
+    bool streamed = false;
+    for (const auto& c : p->components()) streamed |= c.name == "transformer" && c.streamed;
+    EXPECT_TRUE(streamed) << p->memoryPlan();
+    for (int run = 0; run < 2; ++run) {  // the second re-reads the freed text encoder
+        const RunRecord r = p->run(config());
+        ASSERT_EQ(r.steps.size(), ref.steps.size());
+        for (size_t i = 0; i < r.steps.size(); ++i)
+            EXPECT_EQ(maxDifference(r.steps[i].latentValues, ref.steps[i].latentValues), 0.f)
+                << "run " << run << " step " << i;
+    }
+}
+
 // diffusers' Anima loop: sigmas linspace(1, 1/N, N) shifted by 3 (sigma' = 3s / (1 + 2s)), the
 // model called at t / 1000 = sigma', Euler steps x += (sigma'_{i+1} - sigma'_i) v.
 TEST_F(AnimaPipeline, TheScheduleIsShiftedAndGuidanceUsesTheNegativePrompt) {
