@@ -388,5 +388,64 @@ TEST(QwenImage, Fp16OverflowIsNamedAtTheBlockWhileTheClipKeepsTheOutputFinite) {
     }
 }
 
+// The failure inside a block: the image stream entering block 0 is near 65504 and the attention's
+// gated update, though finite, carries the residual sum past it. Every layer's own output is
+// finite in fp16; the sum is its own probe point (Layer level), so it is named at every level
+// that records it, and the block at Module level. Here the stream is Inf before the clip, and the
+// next LayerNorm makes NaN of it, which no clip can hide.
+TEST(QwenImage, Fp16ResidualOverflowIsNamedAtTheSum) {
+    const Case g = golden();
+    const std::string block = "transformer.transformer_blocks.0";
+    ProbeContext p0 = contextFor("", ProbeLevel::Op);
+    auto m0 = loadQwenImageTransformer(g.config, g.weights, p0.policy());
+    runQwenImageTransformer(m0, g.io, p0);
+    // img_in scaled so the stream reaches 6.5e4, the attention's to_out.0 so that it and its gated
+    // output stay below 6e4 (layer norms make everything between them scale-free). Of the two
+    // signs of the attention's scale, the one whose residual sum grows more is kept.
+    const double in = 6.5e4 / absMaxOf(p0, "transformer.img_in");
+    const double attn =
+        6e4 / std::max(absMaxOf(p0, block + ".attn"), absMaxOf(p0, block + ".attn_gated"));
+    auto scaled = [&](double sign) {
+        WeightMap w = g.weights;
+        for (const char* k : {"img_in.weight", "img_in.bias"}) w[k] = w.at(k) * in;
+        for (const char* k : {"transformer_blocks.0.attn.to_out.0.weight",
+                              "transformer_blocks.0.attn.to_out.0.bias"})
+            w[k] = w.at(k) * (sign * attn);
+        return w;
+    };
+    auto fp32Run = [&](const WeightMap& w) {
+        auto p = std::make_unique<ProbeContext>(contextFor("", ProbeLevel::Op));
+        auto m = loadQwenImageTransformer(g.config, w, p->policy());
+        runQwenImageTransformer(m, g.io, *p);
+        return p;
+    };
+    auto plus = fp32Run(scaled(1)), minus = fp32Run(scaled(-1));
+    const bool usePlus =
+        absMaxOf(*plus, block + ".attn_residual") >= absMaxOf(*minus, block + ".attn_residual");
+    const WeightMap w = scaled(usePlus ? 1 : -1);
+    ProbeContext& p32 = usePlus ? *plus : *minus;
+    std::printf("  fp32: |img_in| %.4g, |attn| %.4g, |attn_gated| %.4g, |attn_residual| %.4g\n",
+                absMaxOf(p32, "transformer.img_in"), absMaxOf(p32, block + ".attn"),
+                absMaxOf(p32, block + ".attn_gated"), absMaxOf(p32, block + ".attn_residual"));
+    ASSERT_FALSE(p32.firstNonFinite().has_value());
+    ASSERT_LT(absMaxOf(p32, "transformer.img_in"), kFp16Max);
+    ASSERT_LT(absMaxOf(p32, block + ".attn"), kFp16Max);
+    ASSERT_LT(absMaxOf(p32, block + ".attn_gated"), kFp16Max);
+    ASSERT_GT(absMaxOf(p32, block + ".attn_residual"), 65520.0);  // rounds to Inf in fp16
+
+    for (ProbeLevel level : {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module}) {
+        ProbeContext p16 = contextFor("transformer=fp16", level);
+        auto m16 = loadQwenImageTransformer(g.config, w, p16.policy());
+        for (const auto& kv : m16->named_parameters())
+            ASSERT_TRUE(torch::isfinite(kv.value()).all().item<bool>()) << kv.key();
+        runQwenImageTransformer(m16, g.io, p16);
+        const auto& first = p16.firstNonFinite();
+        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
+        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
+                    first->at.name.c_str());
+        EXPECT_EQ(first->at.name, level == ProbeLevel::Module ? block : block + ".attn_residual");
+    }
+}
+
 }  // namespace
 }  // namespace hs
