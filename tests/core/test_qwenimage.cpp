@@ -155,16 +155,20 @@ TEST(QwenImage, ReducedPrecisionAgreesWithFp32) {
     ProbeContext p32 = contextFor("");
     auto m32 = loadQwenImageTransformer(c.config, c.weights, p32.policy());
     auto o32 = runQwenImageTransformer(m32, c.io, p32).at("out.sample");
-    test::ScopedCpuBf16 scoped(CpuBf16::Emulated);  // tiny either way; native bf16 is slow here
-    for (auto [plan, tol] : {std::pair<const char*, double>{"transformer=bf16", 2e-2},
-                             {"transformer=fp16", 3e-3},
-                             {"transformer=fp16,transformer.transformer_blocks.1=fp32", 3e-3}}) {
-        ProbeContext p = contextFor(plan);
-        auto m = loadQwenImageTransformer(c.config, c.weights, p.policy());
-        const double err = relErr(runQwenImageTransformer(m, c.io, p).at("out.sample"), o32);
-        std::printf("  %-56s vs fp32: rel err %.3e\n", plan, err);
-        EXPECT_LT(err, tol) << plan;
-        EXPECT_GT(err, 0.0) << plan;  // the reduced format really ran
+    for (CpuBf16 mode : test::bf16ModesHere()) {  // native only where the CPU has bf16
+        test::ScopedCpuBf16 scoped(mode);
+        for (auto [plan, tol] :
+             {std::pair<const char*, double>{"transformer=bf16", 2e-2},
+              {"transformer=fp16", 3e-3},
+              {"transformer=fp16,transformer.transformer_blocks.1=fp32", 3e-3}}) {
+            ProbeContext p = contextFor(plan);
+            auto m = loadQwenImageTransformer(c.config, c.weights, p.policy());
+            const double err = relErr(runQwenImageTransformer(m, c.io, p).at("out.sample"), o32);
+            std::printf("  bf16 %-8s %-56s vs fp32: rel err %.3e\n", cpuBf16Name(mode).c_str(),
+                        plan, err);
+            EXPECT_LT(err, tol) << plan;
+            EXPECT_GT(err, 0.0) << plan;  // the reduced format really ran
+        }
     }
 }
 
