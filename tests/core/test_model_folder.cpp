@@ -216,3 +216,36 @@ TEST_F(ModelFolderTest, Pipeline) {
     EXPECT_HAS(errorOf([&] { hs::openPipeline(sub("bad")); }), "must be [library, class]");
     EXPECT_HAS(errorOf([&] { hs::openPipeline(sub("nothing")); }), "missing model_index.json");
 }
+
+// diffusers' modular pipelines (Anima) save modular_model_index.json: [library, class, spec],
+// the spec's subfolder naming the folder; a component not loaded at save time is [null, null,
+// spec] with its class in type_hint; one made from a config at run time has no spec.
+TEST_F(ModelFolderTest, ModularPipeline) {
+    const std::string p = sub("modular");
+    writeText(p + "/modular_model_index.json", R"({
+        "_blocks_class_name": "AnimaAutoBlocks", "_class_name": "AnimaModularPipeline",
+        "vae": ["diffusers", "AutoencoderKLQwenImage",
+                {"pretrained_model_name_or_path": "/home/me/anima", "subfolder": "vae",
+                 "type_hint": ["diffusers", "AutoencoderKLQwenImage"], "variant": null}],
+        "text_encoder": [null, null,
+                {"pretrained_model_name_or_path": "/home/me/anima", "subfolder": "te",
+                 "type_hint": ["transformers", "Qwen3Model"]}],
+        "guider": ["diffusers", "ClassifierFreeGuidance", null]})");
+    component("modular/vae", {"diffusion_pytorch_model.safetensors"});
+    component("modular/te", {"model.safetensors"});
+    EXPECT_TRUE(hs::isPipelineFolder(p));
+    auto pipe = hs::openPipeline(p);
+    EXPECT_EQ(pipe.className, "AnimaModularPipeline");
+    ASSERT_EQ(pipe.components.size(), 2u);  // the guider has no folder
+    ASSERT_NE(pipe.find("text_encoder"), nullptr);
+    EXPECT_EQ(pipe.find("text_encoder")->className, "Qwen3Model");
+    EXPECT_EQ(pipe.find("text_encoder")->dir, p + "/te");
+    EXPECT_EQ(pipe.find("vae")->kind, hs::ComponentKind::Model);
+
+    // A component that lives in another repository is named with where the index points.
+    fs::remove_all(p + "/te");
+    const std::string e = errorOf([&] { hs::openPipeline(p); });
+    EXPECT_HAS(e, "modular_model_index.json");
+    EXPECT_HAS(e, "component 'text_encoder'");
+    EXPECT_HAS(e, "/home/me/anima");
+}
