@@ -3,6 +3,7 @@
 #include "denoising/anima_strategy.h"
 #include "denoising/cosmos2_strategy.h"
 #include "denoising/flux_strategy.h"
+#include "denoising/qwenimage_strategy.h"
 #include "denoising/sd_strategy.h"
 #include "denoising/strategy.h"
 
@@ -25,6 +26,10 @@ void registerBuiltinStrategies(StrategyRegistry& r) {
            isSdxlUNetConfig});
     r.add({"Anima", {"AnimaModularPipeline"}, makeAnimaStrategy, {"CosmosTransformer3DModel"}});
     r.add({"Cosmos-Predict2", {"Cosmos2TextToImagePipeline"}, makeCosmos2TextToImageStrategy});
+    r.add({"Qwen-Image",
+           {"QwenImagePipeline"},
+           makeQwenImageStrategy,
+           {"QwenImageTransformer2DModel"}});
 }
 
 }  // namespace hs

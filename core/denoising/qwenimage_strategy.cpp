@@ -1,0 +1,261 @@
+#include "denoising/qwenimage_strategy.h"
+
+#include <optional>
+
+#include "denoising/qwenimage_text.h"
+#include "models/flux/flux_latents.h"
+#include "models/qwen/qwen_family.h"
+#include "models/qwenimage/qwenimage_family.h"
+#include "models/wan_vae/wan_vae_family.h"
+#include "sampling/flow_match.h"
+#include "text/qwen_tokenizer.h"
+
+namespace hs {
+
+namespace {
+
+std::string num(int64_t n) {
+    return std::to_string(n);
+}
+
+class QwenImageRun : public DenoisingRun {
+public:
+    QwenImageRun(const RunConfig& cfg, const torch::Device& device, const QwenImageText& text,
+                 QwenImageTransformerComponent& transformer, VaeComponent& vae,
+                 FlowMatchConfig scheduler)
+        : m_cfg(cfg),
+          m_device(device),
+          m_text(text),
+          m_transformer(transformer),
+          // do_true_cfg = true_cfg_scale > 1 and has_neg_prompt
+          m_guided(cfg.guidance > 1.0 && !cfg.negativePrompt.empty()),
+          m_h(cfg.height / vae.downFactor()),
+          m_w(cfg.width / vae.downFactor()) {
+        // randn [1, 1, C, h, w] from the run's own generator (the same numbers as [1, C, h, w]),
+        // then _pack_latents.
+        auto gen = at::detail::createCPUGenerator(cfg.seed);
+        auto noise = torch::randn({1, vae.latentChannels(), m_h, m_w}, gen, torch::kFloat32);
+        m_x = packLatents(noise).to(device);  // [1, (h/2)(w/2), 4C]
+        if (cfg.shift) scheduler.shift = *cfg.shift;
+        m_scheduler = FlowMatchEulerScheduler(scheduler);
+        // mu from the packed token count, with the scheduler config's bounds.
+        std::optional<double> mu;
+        if (scheduler.useDynamicShifting) mu = calculateShift(m_x.size(1), scheduler);
+        m_scheduler.setSigmas(fluxPipelineSigmas(cfg.steps), mu);  // linspace(1, 1/N, N)
+        makeNotes();
+    }
+
+    torch::Tensor encodePrompt(ProbeContext& probes) override {
+        m_cond = qwenImagePromptEmbeds(m_text, m_cfg.prompt, m_device, probes);
+        if (m_guided)
+            m_uncond = qwenImagePromptEmbeds(m_text, m_cfg.negativePrompt, m_device, probes);
+        return m_cond.embeds;
+    }
+
+    int numSteps() const override { return m_scheduler.numSteps(); }
+
+    DenoiseStep step(int i, ProbeContext& probes) override {
+        auto v = predict(m_cond, i, probes);  // [1, L_img, 4C]
+        if (m_guided) {
+            auto neg = predict(m_uncond, i, probes);
+            auto comb = neg + m_cfg.guidance * (v - neg);
+            // Rescale each token's guided prediction to the conditional one's norm.
+            auto condNorm = torch::norm(v, 2, {-1}, true);     // [1, L_img, 1]
+            auto combNorm = torch::norm(comb, 2, {-1}, true);  // [1, L_img, 1]
+            v = comb * (condNorm / combNorm);                  // [1, L_img, 4C]
+        }
+        DenoiseStep s;
+        s.sigma = m_scheduler.sigma(i);
+        s.timestep = m_scheduler.timestep(i);
+        s.modelOutput = unpackLatents(v, m_h, m_w);                             // [1, C, h, w]
+        s.denoised = unpackLatents(m_scheduler.denoised(v, i, m_x), m_h, m_w);  // [1, C, h, w]
+        m_x = m_scheduler.step(v, i, m_x);
+        s.next = unpackLatents(m_x, m_h, m_w);
+        return s;
+    }
+
+    torch::Tensor latents() const override { return unpackLatents(m_x, m_h, m_w); }
+
+    std::vector<std::string> notes() const override { return m_notes; }
+
+private:
+    // One transformer call: packed latents, the text and its mask, t / 1000, img_shapes
+    // [(1, h/2, w/2)]; guidance None (Qwen-Image has no guidance embedding).
+    torch::Tensor predict(const QwenImagePromptEmbeds& text, int i, ProbeContext& probes) {
+        QwenImageInputs in;
+        in.hiddenStates = m_x;                                   // [1, L_img, 4C]
+        in.encoderHiddenStates = text.embeds;                    // [1, L_txt, D]
+        if (text.mask.defined()) in.textMask = text.mask.ne(0);  // [1, L_txt] bool
+        in.timestep = torch::full({1}, m_scheduler.modelTime(i),
+                                  torch::TensorOptions().device(m_device));  // t / 1000
+        in.shape = QwenImageShape{1, m_h / 2, m_w / 2};
+        return m_transformer.model->forward(in, probes).to(torch::kFloat32);  // [1, L_img, 4C]
+    }
+
+    // What diffusers warns about, said in the record.
+    void makeNotes() {
+        const int L = m_text.maxSequenceLength;
+        auto cut = [&](const std::string& which, const std::string& text) {
+            const int64_t n = qwenImagePromptTokens(m_text, text);
+            if (n > L)
+                m_notes.push_back("the " + which + " has " + num(n) +
+                                  " tokens after the template's " + num(kQwenImageTemplateDrop) +
+                                  ", more than max_sequence_length " + num(L) +
+                                  ": cut to the first " + num(L) + ", as diffusers does");
+        };
+        cut("prompt", m_cfg.prompt);
+        if (m_guided) cut("negative prompt", m_cfg.negativePrompt);
+        if (m_cfg.guidance > 1.0 && m_cfg.negativePrompt.empty())
+            m_notes.push_back(
+                "true_cfg_scale " + std::to_string(m_cfg.guidance) +
+                " without a negative prompt: no classifier-free guidance, as QwenImagePipeline "
+                "runs it (give a negative prompt, even \" \", to turn it on)");
+        else if (m_cfg.guidance <= 1.0 && !m_cfg.negativePrompt.empty())
+            m_notes.push_back(
+                "the negative prompt is not used: classifier-free guidance needs "
+                "true_cfg_scale > 1");
+    }
+
+    RunConfig m_cfg;
+    torch::Device m_device;
+    QwenImageText m_text;
+    QwenImageTransformerComponent& m_transformer;
+    bool m_guided;
+    int64_t m_h, m_w;   // latent height and width
+    torch::Tensor m_x;  // packed latents [1, (h/2)(w/2), 4C]
+    QwenImagePromptEmbeds m_cond, m_uncond;
+    FlowMatchEulerScheduler m_scheduler;
+    std::vector<std::string> m_notes;
+};
+
+class QwenImageStrategy : public DenoisingStrategy {
+public:
+    std::vector<ComponentSlot> componentSlots() const override {
+        return {{"text_encoder", Role::TextEncoder, true, true},
+                {"tokenizer", Role::Other, true, false},
+                {"transformer", Role::Denoiser, true, true},
+                {"vae", Role::Vae, true, true},
+                {"scheduler", Role::Other, true, false}};
+    }
+
+    void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
+                const PipelineFolder& folder) override {
+        m_text.encoder = componentAs<QwenTextComponent>(
+            c, "text_encoder", "a Qwen2.5-VL text encoder (Qwen2_5_VLForConditionalGeneration)");
+        m_transformer = componentAs<QwenImageTransformerComponent>(
+            c, "transformer", "a Qwen-Image transformer (QwenImageTransformer2DModel)");
+        m_vae = componentAs<WanVaeComponent>(
+            c, "vae",
+            "the Qwen-Image VAE (AutoencoderKLQwenImage, or the Wan 2.1 one it equals, "
+            "AutoencoderKLWan)");
+        const auto& tc = m_transformer->model->config();
+        const int64_t textWidth = m_text.encoder->width();
+        if (tc.jointAttentionDim != textWidth)
+            throw PipelineError(folder.dir + ": the transformer takes text features of width " +
+                                num(tc.jointAttentionDim) + " (joint_attention_dim), " +
+                                "text_encoder gives " + num(textWidth) +
+                                " (hidden_size): they are not a pair");
+        if (tc.patchSize != 2)
+            throw PipelineError(folder.dir + ": transformer patch_size " + num(tc.patchSize) +
+                                ": QwenImagePipeline packs the latents in 2 x 2 patches");
+        const int64_t z = m_vae->latentChannels();
+        if (tc.inChannels != 4 * z)
+            throw PipelineError(folder.dir + ": transformer in_channels " + num(tc.inChannels) +
+                                " != 4 x VAE z_dim " + num(z) +
+                                " (the latents are packed in 2 x 2 patches)");
+        if (tc.outDim() != tc.inChannels)
+            throw PipelineError(folder.dir + ": transformer out_channels " + num(tc.outChannels) +
+                                " x 4 != in_channels " + num(tc.inChannels) +
+                                ": its prediction does not have the latents' shape");
+        attachTokenizer(folder);
+        m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
+    }
+
+    // vae_scale_factor * 2: the latents are packed in 2 x 2 patches.
+    int sizeMultiple() const override { return m_vae->downFactor() * 2; }
+
+    // shift_terminal stretches the schedule so that its last sigma is the terminal one: a
+    // one-step schedule has nothing to stretch (diffusers divides 0 by 0 there and samples NaN).
+    void validate(const RunConfig& cfg) const override {
+        if (m_scheduler.shiftTerminal && *m_scheduler.shiftTerminal != 0.0 && cfg.steps < 2)
+            throw PipelineError("the scheduler stretches its sigmas to end at shift_terminal " +
+                                std::to_string(*m_scheduler.shiftTerminal) +
+                                ", which needs at least 2 steps (diffusers gives NaN sigmas for "
+                                "one); run 2 or more");
+    }
+
+    std::unique_ptr<DenoisingRun> start(const RunConfig& cfg,
+                                        const torch::Device& device) override {
+        return std::make_unique<QwenImageRun>(cfg, device, m_text, *m_transformer, *m_vae,
+                                              m_scheduler);
+    }
+
+    nlohmann::json singleFileSchedulerConfig(
+        const std::map<std::string, nlohmann::json>&) const override {
+        return qwenImageSchedulerConfig();
+    }
+
+    // QwenImagePipeline.__call__: 50 steps, true_cfg_scale 4.0, a negative prompt.
+    RunDefaults defaults() const override { return {50, 4.0, true}; }
+
+private:
+    void attachTokenizer(const PipelineFolder& folder) {
+        const PipelineComponent* tok = folder.find("tokenizer");
+        if (!tok)
+            throw PipelineError(folder.dir +
+                                ": no Qwen tokenizer (vocab.json + merges.txt, or tokenizer.json) "
+                                "for the Qwen2.5-VL text encoder; give its folder with "
+                                "--tokenizer DIR");
+        m_tokenizer = QwenTokenizer::fromFolder(tok->dir);
+        const int64_t vocab = m_text.encoder->model->config().vocabSize;
+        if (m_tokenizer->vocabSize() > size_t(vocab))
+            throw PipelineError(folder.dir + ": the Qwen tokenizer (" + tok->dir + ") has " +
+                                num(int64_t(m_tokenizer->vocabSize())) +
+                                " ids but text_encoder embeds only " + num(vocab) +
+                                " (vocab_size): they are not a pair");
+        for (const char* special : {"<|im_start|>", "<|im_end|>"})
+            if (!m_tokenizer->idOf(special))
+                throw PipelineError(folder.dir + ": the Qwen tokenizer (" + tok->dir + ") has no " +
+                                    special +
+                                    " token, which Qwen-Image's prompt template is made of");
+        m_text.tokenizer = &*m_tokenizer;
+    }
+
+    QwenImageText m_text;
+    QwenImageTransformerComponent* m_transformer = nullptr;
+    WanVaeComponent* m_vae = nullptr;
+    std::optional<QwenTokenizer> m_tokenizer;
+    FlowMatchConfig m_scheduler;
+};
+
+}  // namespace
+
+// Qwen/Qwen-Image's scheduler/scheduler_config.json on the Hugging Face Hub, as training tools
+// copy it (ostris/ai-toolkit's Qwen-Image model, SimpleTuner's): dynamic shifting between
+// base_shift 0.5 at 256 tokens and max_shift 0.9 at 8192, exponential time shift, stretched so the
+// last sigma is 0.02. (diffusers' docs quote Qwen-Image-Lightning's variant, base_shift = max_shift
+// = ln 3 and no shift_terminal, in docs/source/en/api/pipelines/qwenimage.md; that one belongs with
+// its distilled LoRA.)
+nlohmann::json qwenImageSchedulerConfig() {
+    return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
+            {"base_image_seq_len", 256},
+            {"base_shift", 0.5},
+            {"invert_sigmas", false},
+            {"max_image_seq_len", 8192},
+            {"max_shift", 0.9},
+            {"num_train_timesteps", 1000},
+            {"shift", 1.0},
+            {"shift_terminal", 0.02},
+            {"stochastic_sampling", false},
+            {"time_shift_type", "exponential"},
+            {"use_beta_sigmas", false},
+            {"use_dynamic_shifting", true},
+            {"use_exponential_sigmas", false},
+            {"use_karras_sigmas", false}};
+}
+
+std::unique_ptr<DenoisingStrategy> makeQwenImageStrategy() {
+    return std::make_unique<QwenImageStrategy>();
+}
+
+}  // namespace hs

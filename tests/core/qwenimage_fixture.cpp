@@ -1,0 +1,153 @@
+#include "qwenimage_fixture.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "anima_fixture.h"
+#include "denoising/qwenimage_strategy.h"
+#include "io/safetensors.h"
+#include "models/registry.h"
+#include "runtime/demo_location.h"
+
+namespace hs::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void writeJson(const std::string& path, const nlohmann::json& j) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path) << j.dump(2);
+}
+
+void writeSingle(const std::string& path, const WeightMap& w) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::vector<std::pair<std::string, torch::Tensor>> list(w.begin(), w.end());
+    writeSafetensors(path, list);
+}
+
+// Random weights of every tensor the family's module for `config` holds: norms' scales near 1,
+// biases small, matrices at 1/sqrt(fan_in).
+WeightMap randomWeights(const nlohmann::json& config, const std::string& className, uint64_t seed) {
+    const auto family = FamilyRegistry::global().require(className, "fixture");
+    auto c = family->build(ComponentSource{"fixture", config, {}}, "fixture");
+    auto gen = at::detail::createCPUGenerator(seed);
+    WeightMap w;
+    for (auto& [key, t] : stateOf(c->module())) {
+        auto r = torch::randn(t.sizes(), gen, torch::kFloat32);
+        const bool scale =
+            key.find("norm") != std::string::npos && key.compare(key.size() - 6, 6, "weight") == 0;
+        if (scale)
+            r = 1 + 0.1 * r;
+        else if (t.dim() < 2)
+            r = 0.02 * r;
+        else
+            r = r / std::sqrt(double(t.numel() / t.size(0)));
+        w.emplace(key, r);
+    }
+    return w;
+}
+
+// The language model of Qwen2.5-VL as its config.json has it (text fields at the top level, as
+// the original release), 16 wide, over Qwen2.5-VL's vocabulary size 152064 (the tokenizer's
+// 151,646 ids fit). The values a single file does not store are the ones its conversion
+// assumes (rope_theta 1e6, rms_norm_eps 1e-6).
+nlohmann::json textEncoderConfig(int hidden = 16, int vocab = 152064) {
+    return {{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
+            {"model_type", "qwen2_5_vl"},
+            {"vocab_size", vocab},
+            {"hidden_size", hidden},
+            {"intermediate_size", 32},
+            {"num_hidden_layers", 2},
+            {"num_attention_heads", 4},
+            {"num_key_value_heads", 2},
+            {"max_position_embeddings", 128000},
+            {"rms_norm_eps", 1e-6},
+            {"rope_theta", 1000000.0},
+            {"rope_scaling", {{"type", "mrope"}, {"mrope_section", {1, 0, 1}}}},
+            {"hidden_act", "silu"},
+            {"use_sliding_window", false},
+            {"tie_word_embeddings", false}};
+}
+
+nlohmann::json transformerConfig() {
+    return {{"_class_name", "QwenImageTransformer2DModel"},
+            {"patch_size", 2},
+            {"in_channels", 64},  // 16 latent channels x 2 x 2
+            {"out_channels", 16},
+            {"num_layers", 2},
+            {"attention_head_dim", 128},
+            {"num_attention_heads", 1},
+            {"joint_attention_dim", 16},  // the text encoder's width
+            {"guidance_embeds", false},
+            {"axes_dims_rope", {16, 56, 56}}};
+}
+
+// The Qwen-Image VAE's shape at a tiny width: 16 latent channels (diffusers' latents_mean /
+// latents_std have 16 entries), two levels, spatial factor 2.
+nlohmann::json vaeConfig() {
+    return {{"_class_name", "AutoencoderKLQwenImage"},
+            {"base_dim", 8},
+            {"z_dim", 16},
+            {"dim_mult", {1, 2}},
+            {"num_res_blocks", 1},
+            {"attn_scales", nlohmann::json::array()},
+            {"temperal_downsample", {false}},
+            {"dropout", 0.0}};
+}
+
+WeightMap withVisualTensor(WeightMap w) {
+    w["visual.patch_embed.proj.weight"] = torch::zeros({8, 3, 2, 2, 2});
+    return w;
+}
+
+}  // namespace
+
+std::string writeTinyQwen25Vl(const std::string& path, int hidden, int vocab) {
+    writeSingle(path, withVisualTensor(randomWeights(textEncoderConfig(hidden, vocab),
+                                                     "Qwen2_5_VLForConditionalGeneration", 41)));
+    return path;
+}
+
+QwenImageFiles writeTinyQwenImage(const std::string& root) {
+    QwenImageFiles f;
+    f.root = root;
+    f.folder = root + "/folder";
+    // Keys under "model." (the family's names for this class): the checkpoint's.
+    const WeightMap text =
+        randomWeights(textEncoderConfig(), "Qwen2_5_VLForConditionalGeneration", 21);
+    const WeightMap dit = randomWeights(transformerConfig(), "QwenImageTransformer2DModel", 22);
+    const WeightMap vae = randomWeights(vaeConfig(), "AutoencoderKLQwenImage", 23);
+
+    writeJson(f.folder + "/model_index.json",
+              {{"_class_name", "QwenImagePipeline"},
+               {"_diffusers_version", "0.35.0.dev0"},
+               {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+               {"text_encoder", {"transformers", "Qwen2_5_VLForConditionalGeneration"}},
+               {"tokenizer", {"transformers", "Qwen2Tokenizer"}},
+               {"transformer", {"diffusers", "QwenImageTransformer2DModel"}},
+               {"vae", {"diffusers", "AutoencoderKLQwenImage"}}});
+    writeJson(f.folder + "/text_encoder/config.json", textEncoderConfig());
+    writeSingle(f.folder + "/text_encoder/model.safetensors", text);
+    fs::create_directories(f.folder + "/tokenizer");
+    fs::copy(findBundledTokenizer("qwen2"), f.folder + "/tokenizer",
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    writeJson(f.folder + "/transformer/config.json", transformerConfig());
+    writeSingle(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
+    writeJson(f.folder + "/vae/config.json", vaeConfig());
+    writeSingle(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
+    nlohmann::json sched = qwenImageSchedulerConfig();
+    sched["_diffusers_version"] = "0.35.0.dev0";
+    writeJson(f.folder + "/scheduler/scheduler_config.json", sched);
+
+    const std::string set = root + "/comfyui";
+    f.dit = set + "/qwen_image_tiny.safetensors";
+    writeSingle(f.dit, dit);
+    f.textEncoder = set + "/qwen_2.5_vl_tiny.safetensors";
+    writeSingle(f.textEncoder, withVisualTensor(text));
+    f.vae = set + "/qwen_image_vae.safetensors";
+    writeSingle(f.vae, wanVaeToOriginal(vae, 1));
+    return f;
+}
+
+}  // namespace hs::test
