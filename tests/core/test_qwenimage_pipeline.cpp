@@ -267,5 +267,23 @@ TEST_F(QwenImagePipelineTest, PartsThatDoNotFitAreRefusedByName) {
     }
 }
 
+// As a user types it: ComfyUI's three files, the bundled tokenizer, the model's defaults but
+// for the steps and the size; fp16 for the transformer is recorded as the plan.
+TEST_F(QwenImagePipelineTest, TheCommandLineRunsTheComfyUiFiles) {
+    const std::string out = s_root + "/cli";
+    fs::create_directories(out);
+    int status = -1;
+    const std::string text = test::runCli(
+        "generate --model " + s_files.dit + " --text-encoder " + s_files.textEncoder + " --vae " +
+            s_files.vae +
+            " --prompt 'A cat holding a sign that says hello world' --negative ' '"
+            " --seed 42 --steps 2 --width 32 --height 16 --plan transformer=fp16 --out " +
+            out + "/qwen.png",
+        status);
+    EXPECT_EQ(status, 0) << text;
+    EXPECT_NE(text.find("image: ok"), std::string::npos) << text;
+    EXPECT_TRUE(fs::exists(out + "/qwen.png"));
+}
+
 }  // namespace
 }  // namespace hs
