@@ -4,6 +4,7 @@
 // clang-format off
 #include "torch_include.h"
 #include "anima_fixture.h"
+#include "qwenimage_fixture.h"
 #include "flux1_fixture.h"
 #include "sd_fixture.h"
 // clang-format on
@@ -545,6 +546,34 @@ TEST_F(StudioTest, OpensAnAnimaFolderWithItsTextConditioner) {
     ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
     const hs::RunRecord r = *w->studio().lastRun();
     EXPECT_TRUE(r.error.empty()) << r.error;
+    ASSERT_EQ(r.steps.size(), 2u);
+    EXPECT_TRUE(r.image.allFinite());
+}
+
+// A Qwen-Image diffusers folder: its three model parts get a precision row each; the model's
+// defaults (50 steps, true_cfg_scale 4) are proposed, and a run with a negative prompt works.
+TEST_F(StudioTest, OpensAQwenImageFolder) {
+    const auto f = hs::test::writeTinyQwenImage(m_dir.filePath("qwenimage").toStdString());
+    auto w = open();
+    w->studio().openModel(qs(f.folder));
+    ASSERT_TRUE(waitModel(*w, qs(f.folder))) << w->views().log->toPlainText().toStdString()
+                                             << w->views().model->errorText().toStdString();
+    EXPECT_EQ(precisionRows(*w), QStringList({"text_encoder", "transformer", "vae"}));
+    hs::RunConfig cfg;
+    w->views().prompt->applyTo(cfg);
+    EXPECT_EQ(cfg.steps, 50);
+    EXPECT_DOUBLE_EQ(cfg.guidance, 4.0);
+    setTinyRun(*w, 2);
+    w->views().prompt->applyTo(cfg);
+    cfg.negativePrompt = "blurry";
+    w->views().prompt->setFrom(cfg);
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
+    const hs::RunRecord r = *w->studio().lastRun();
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(r.config.negativePrompt, "blurry");
+    EXPECT_TRUE(r.notes.empty());  // guided: no note about a missing negative prompt
     ASSERT_EQ(r.steps.size(), 2u);
     EXPECT_TRUE(r.image.allFinite());
 }
