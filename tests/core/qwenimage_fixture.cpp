@@ -2,9 +2,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "anima_fixture.h"
 #include "denoising/qwenimage_strategy.h"
+#include "flux1_fixture.h"
 #include "io/safetensors.h"
 #include "models/registry.h"
 #include "runtime/demo_location.h"
@@ -96,6 +98,22 @@ nlohmann::json vaeConfig() {
             {"dropout", 0.0}};
 }
 
+// Every writer into the two residual streams; every reader (img_norm1/2, txt_norm1/2, norm_out)
+// is a LayerNorm without affine, so scaling them all by c changes nothing but the streams' size.
+void scaleResidualWriters(WeightMap& dit, double c, double mlpGain) {
+    static const std::regex writers(
+        R"(((img|txt)_in|transformer_blocks\.\d+\.(attn\.to_out\.0|attn\.to_add_out|img_mlp\.net\.2|txt_mlp\.net\.2))\.(weight|bias))");
+    int n = 0;
+    for (auto& [key, t] : dit)
+        if (std::regex_match(key, writers)) {
+            const bool mlp = key.find("_mlp.net.2.") != std::string::npos;
+            t = t * (mlp ? c * mlpGain : c);
+            ++n;
+        }
+    const int layers = transformerConfig()["num_layers"];
+    if (n != 4 + 8 * layers) throw std::logic_error("the residual writers' keys changed");
+}
+
 WeightMap withVisualTensor(WeightMap w) {
     w["visual.patch_embed.proj.weight"] = torch::zeros({8, 3, 2, 2, 2});
     return w;
@@ -109,14 +127,16 @@ std::string writeTinyQwen25Vl(const std::string& path, int hidden, int vocab) {
     return path;
 }
 
-QwenImageFiles writeTinyQwenImage(const std::string& root) {
+QwenImageFiles writeTinyQwenImage(const std::string& root, double residualScale, double mlpGain) {
     QwenImageFiles f;
     f.root = root;
     f.folder = root + "/folder";
     // Keys under "model." (the family's names for this class): the checkpoint's.
     const WeightMap text =
         randomWeights(textEncoderConfig(), "Qwen2_5_VLForConditionalGeneration", 21);
-    const WeightMap dit = randomWeights(transformerConfig(), "QwenImageTransformer2DModel", 22);
+    WeightMap dit = randomWeights(transformerConfig(), "QwenImageTransformer2DModel", 22);
+    if (residualScale != 1.0 || mlpGain != 1.0) scaleResidualWriters(dit, residualScale, mlpGain);
+    f.transformer = dit;
     const WeightMap vae = randomWeights(vaeConfig(), "AutoencoderKLQwenImage", 23);
 
     writeJson(f.folder + "/model_index.json",
@@ -148,6 +168,15 @@ QwenImageFiles writeTinyQwenImage(const std::string& root) {
     f.vae = set + "/qwen_image_vae.safetensors";
     writeSingle(f.vae, wanVaeToOriginal(vae, 1));
     return f;
+}
+
+std::string writeShardedQwenImage(const QwenImageFiles& f, const std::string& root, int shards) {
+    const std::string folder = root + "/folder";
+    fs::create_directories(folder);
+    fs::copy(f.folder, folder, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    fs::remove(folder + "/transformer/diffusion_pytorch_model.safetensors");
+    writeSharded(folder + "/transformer", "diffusion_pytorch_model", f.transformer, shards);
+    return folder;
 }
 
 }  // namespace hs::test

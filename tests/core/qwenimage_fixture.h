@@ -23,9 +23,25 @@ struct QwenImageFiles {
     std::string root;
     std::string folder;
     std::string dit, textEncoder, vae;  // the ComfyUI set
+    WeightMap transformer;              // the DiT's weights as written
 };
 
-QwenImageFiles writeTinyQwenImage(const std::string& root);
+// `residualScale` multiplies every writer into the DiT's two residual streams (img_in, txt_in,
+// each block's attn.to_out.0, attn.to_add_out, img_mlp.net.2, txt_mlp.net.2: weights and
+// biases) by c: the function is the same, since every reader normalises first (img_norm1/2,
+// txt_norm1/2 and norm_out are LayerNorms without affine), the streams c times larger, as a
+// bf16-trained model's massive activations are. `mlpGain` multiplies the MLPs' outputs (net.2)
+// once more, in both the scaled model and its reference (scale 1): the random DiT's updates are
+// about as large as its embeddings, so its streams barely grow through the blocks; with a gain
+// they grow there, as a real DiT's massive activations do, and a scale can take the blocks past
+// fp16's range while the embeddings stay inside it. The random modulations are left as they are
+// (gates ~0.5, they do not blow the streams up).
+QwenImageFiles writeTinyQwenImage(const std::string& root, double residualScale = 1.0,
+                                  double mlpGain = 1.0);
+
+// A copy of `f.folder` under `root` whose transformer is sharded in `shards` files
+// (diffusion_pytorch_model-0000N-of-0000M.safetensors + the .index.json). Returns the folder.
+std::string writeShardedQwenImage(const QwenImageFiles& f, const std::string& root, int shards);
 
 // A ComfyUI-style Qwen2.5-VL language-model file `hidden` wide with `vocab` embeddings (keys
 // under "model.").

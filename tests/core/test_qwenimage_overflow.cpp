@@ -1,0 +1,372 @@
+// Qwen-Image's fp16 failure on the tiny Qwen-Image pipeline: a model whose residual streams are
+// scaled past fp16's range (as the real bf16-trained one's massive activations are) run with the
+// transformer in fp16, located, compared with the bf16 plan and the unscaled fp32 image; the
+// command line that reproduces it from ComfyUI's files; the real model's memory needs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "io/safetensors_header.h"
+#include "models/common/layers.h"
+#include "models/registry.h"
+#include "pipeline/memory_check.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/pipeline_error.h"
+#include "qwenimage_fixture.h"
+#include "single_file_helpers.h"
+#include "test_util.h"
+
+namespace hs {
+namespace {
+
+namespace fs = std::filesystem;
+using test::errorOf;
+
+const torch::Device kCpu(torch::kCPU);
+
+RunConfig config(int steps = 2) {
+    RunConfig c;
+    c.prompt = "A cat holding a sign that says hello world";
+    c.negativePrompt = " ";
+    c.seed = 42;
+    c.steps = steps;
+    c.guidance = 4.0;
+    c.width = 32;
+    c.height = 16;
+    c.keepLatents = true;
+    return c;
+}
+
+// The largest |x| each DiT point reached at step 0 of `r`, by probe name.
+std::map<std::string, double> ditPeaks(const RunRecord& r) {
+    std::map<std::string, double> peaks;
+    for (const auto& p : r.probes)
+        if (p.step == 0 && p.name.rfind("transformer.", 0) == 0)
+            peaks[p.name] = std::max(peaks[p.name], p.stats.absMax);
+    return peaks;
+}
+
+// The MLP outputs' gain of the reference and the scaled model (see writeTinyQwenImage).
+constexpr double kMlpGain = 16;
+
+class QwenImageOverflow : public ::testing::Test {
+protected:
+    // The unscaled model's fp32 run (Op probes) picks c as the Anima test does: the power of two
+    // that takes the blocks' stream peaks past 2^17 while img_in and txt_in stay below 65504.
+    static void SetUpTestSuite() {
+        s_root = test::tempDir("qwenimage_overflow");
+        s_plain = test::writeTinyQwenImage(s_root + "/plain", 1.0, kMlpGain);
+        RunConfig c = config();
+        c.probeLevel = ProbeLevel::Op;
+        s_reference = Pipeline::load(s_plain.folder, PrecisionPlan(), kCpu)->run(c);
+        for (const auto& [name, peak] : ditPeaks(s_reference)) {
+            if (name.rfind("transformer.transformer_blocks.", 0) == 0)
+                s_blocks = std::max(s_blocks, peak);
+            if (name == "transformer.img_in" || name == "transformer.txt_in")
+                s_embed = std::max(s_embed, peak);
+        }
+        s_c = std::exp2(std::ceil(std::log2(131072.0 / s_blocks)));
+        std::printf("  residual scale c = %g: img_in/txt_in up to %.4g, blocks up to %.4g\n", s_c,
+                    s_embed * s_c, s_blocks * s_c);
+        s_scaled = test::writeTinyQwenImage(s_root + "/scaled", s_c, kMlpGain);
+    }
+    static void TearDownTestSuite() {
+        std::error_code ec;
+        fs::remove_all(s_root, ec);
+    }
+
+    static std::string s_root;
+    static test::QwenImageFiles s_plain, s_scaled;
+    static RunRecord s_reference;
+    static double s_embed, s_blocks, s_c;
+};
+
+std::string QwenImageOverflow::s_root;
+test::QwenImageFiles QwenImageOverflow::s_plain;
+test::QwenImageFiles QwenImageOverflow::s_scaled;
+RunRecord QwenImageOverflow::s_reference;
+double QwenImageOverflow::s_embed = 0;
+double QwenImageOverflow::s_blocks = 0;
+double QwenImageOverflow::s_c = 1;
+
+// Mean |a - b| over the saved 8-bit images' values.
+double meanPixelDifference(const RunRecord& a, const RunRecord& b) {
+    if (!a.savedImage || !b.savedImage || a.savedImage->rgb.size() != b.savedImage->rgb.size())
+        return INFINITY;
+    double d = 0;
+    for (size_t i = 0; i < a.savedImage->rgb.size(); ++i)
+        d += std::abs(int(a.savedImage->rgb[i]) - int(b.savedImage->rgb[i]));
+    return d / double(a.savedImage->rgb.size());
+}
+
+// The scaled model computes the same function: in fp32 it gives the unscaled model's image.
+TEST_F(QwenImageOverflow, TheScaledModelIsTheSameFunctionWithStreamsPastFp16) {
+    EXPECT_LT(s_embed * s_c, 65504.0) << "img_in and txt_in must stay inside fp16's range";
+    EXPECT_GT(s_blocks * s_c, 131072.0);
+    EXPECT_LE(s_blocks * s_c, 262144.0);
+    RunConfig cfg = config();
+    cfg.probeLevel = ProbeLevel::Module;
+    const RunRecord r = Pipeline::load(s_scaled.folder, PrecisionPlan(), kCpu)->run(cfg);
+    EXPECT_EQ(r.verdict, "ok") << r.verdictExplanation;
+    EXPECT_LT(meanPixelDifference(r, s_reference), 0.5);
+    double blocks = 0;
+    for (const auto& [name, peak] : ditPeaks(r))
+        if (name.rfind("transformer.transformer_blocks.", 0) == 0) blocks = std::max(blocks, peak);
+    EXPECT_GT(blocks, 65520.0);
+}
+
+// The transformer in fp16: block 0's MLP output layer (img_mlp.net.2, the writer of the massive
+// activations) is the first point past 65504 and rounds to Inf; the block's own fp16 clip (its
+// Module point records the stream before it) turns block 0's Inf into +-65504, but in block 1
+// the attention's update carries the clipped image stream past 65504 again, img_norm2 makes NaN
+// of the Inf, and the latents are NaN from the first step: the clip does not save this run. The
+// bf16 plan gives the unscaled model's fp32 image; the fp16 one is all NaN (black when saved).
+TEST_F(QwenImageOverflow, Fp16IsNotRescuedByTheClipAndBf16IsClose) {
+    RunConfig cfg = config();
+    cfg.probeLevel = ProbeLevel::Op;
+    cfg.plan = PrecisionPlan::parse("transformer=fp16");
+    auto p = Pipeline::load(s_scaled.folder, cfg.plan, kCpu);
+    const RunRecord bad = p->run(cfg);
+    EXPECT_EQ(bad.verdict, "nan/inf") << bad.verdictExplanation;
+    EXPECT_EQ(bad.textEmbedding.finite, bad.textEmbedding.count);  // the text path is clean
+    ASSERT_FALSE(bad.steps.empty());
+    EXPECT_EQ(bad.steps[0].latent.nan, bad.steps[0].latent.count);  // NaN from the first step
+    ASSERT_TRUE(bad.firstNonFinite.has_value());
+    const std::string block0 = "transformer.transformer_blocks.0";
+    EXPECT_EQ(bad.firstNonFinite->at.name, block0 + ".img_mlp");
+    EXPECT_EQ(bad.firstNonFinite->at.step, 0);
+    EXPECT_GT(bad.firstNonFinite->at.stats.posInf + bad.firstNonFinite->at.stats.negInf, 0);
+    EXPECT_EQ(bad.firstNonFinite->at.stats.nan, 0);
+    // In call order: block 0's output (before its clip), block 1's residual sum after the
+    // attention (the clipped stream plus a finite update), and the first NaN.
+    std::vector<std::string> order;
+    for (const auto& q : bad.probes) {
+        if (q.step != 0 || q.name.rfind("transformer.", 0) != 0) continue;
+        const bool inf = q.stats.posInf + q.stats.negInf > 0;
+        if ((inf && (q.name == block0 || q.name.find(".attn_residual") != std::string::npos)) ||
+            (q.stats.nan > 0 && (order.empty() || order.back().rfind("NaN ", 0) != 0)))
+            order.push_back((q.stats.nan > 0 ? "NaN " : "Inf ") + q.name);
+        if (order.size() == 3) break;
+    }
+    EXPECT_EQ(order, (std::vector<std::string>{"Inf " + block0,
+                                               "Inf transformer.transformer_blocks.1.attn_residual",
+                                               "NaN transformer.transformer_blocks.1.img_norm2"}));
+    // Nothing in fp16 goes past 65504 as a finite value: it rounds to Inf.
+    for (const auto& q : bad.probes)
+        if (q.format == Format::FP16) EXPECT_EQ(q.stats.overFp16, 0) << q.name;
+    ASSERT_TRUE(bad.savedImage.has_value());
+    EXPECT_EQ(*std::max_element(bad.savedImage->rgb.begin(), bad.savedImage->rgb.end()), 0);
+
+    cfg.plan = PrecisionPlan::parse("transformer=bf16");
+    p->setPlan(cfg.plan);
+    const RunRecord fixed = p->run(cfg);
+    EXPECT_EQ(fixed.verdict, "ok") << fixed.verdictExplanation;
+    EXPECT_FALSE(fixed.firstNonFinite.has_value());
+    int64_t over = 0;  // bf16 holds the streams past 65504 as they are
+    for (const auto& q : fixed.probes)
+        if (q.name.rfind(block0, 0) == 0) over += q.stats.overFp16;
+    EXPECT_GT(over, 0);
+    const double dBf16 = meanPixelDifference(fixed, s_reference);
+    const double dFp16 = meanPixelDifference(bad, s_reference);
+    std::printf(
+        "  mean |pixel difference| to the unscaled fp32 image (0-255): bf16 %.3f, fp16 "
+        "%.3f (all NaN, saved black)\n",
+        dBf16, dFp16);
+    EXPECT_LT(dBf16, 3.0);
+    EXPECT_GT(dFp16, 50.0);
+}
+
+// As a user types it: ComfyUI's three files, the transformer in fp16, advice for a T4; then
+// the bf16 plan, clean.
+TEST_F(QwenImageOverflow, TheCommandLineReproducesItFromTheComfyUiFiles) {
+    const std::string out = s_root + "/cli";
+    fs::create_directories(out);
+    const std::string common = "generate --model " + s_scaled.dit + " --text-encoder " +
+                               s_scaled.textEncoder + " --vae " + s_scaled.vae +
+                               " --prompt 'A cat holding a sign that says hello world'"
+                               " --negative ' ' --seed 42 --steps 2 --width 32 --height 16";
+    int status = -1;
+    std::string text = test::runCli(common + " --plan transformer=fp16 --advise-for t4 --out " +
+                                        out + "/fp16.png --report " + out + "/fp16.html",
+                                    status);
+    EXPECT_EQ(status, 1) << text;
+    EXPECT_NE(text.find("image: nan/inf"), std::string::npos) << text;
+    EXPECT_NE(text.find("transformer.transformer_blocks.0"), std::string::npos) << text;
+    EXPECT_NE(text.find("advice for GPU Tesla T4 (compute capability 7.5)"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("bf16 is emulated and slow"), std::string::npos) << text;
+    EXPECT_TRUE(fs::exists(out + "/fp16.json"));
+    text = test::runCli(common + " --plan transformer=bf16 --out " + out + "/bf16.png", status);
+    EXPECT_EQ(status, 0) << text;
+    EXPECT_NE(text.find("image: ok"), std::string::npos) << text;
+    EXPECT_TRUE(fs::exists(out + "/bf16.png"));
+}
+
+// A diffusers folder whose transformer is sharded, one shard deleted: refused naming the file.
+TEST_F(QwenImageOverflow, AMissingShardIsNamed) {
+    const std::string folder = test::writeShardedQwenImage(s_plain, s_root + "/sharded", 3);
+    const std::string dir = folder + "/transformer/";
+    ASSERT_TRUE(fs::exists(dir + "diffusion_pytorch_model.safetensors.index.json"));
+    ASSERT_FALSE(fs::exists(dir + "diffusion_pytorch_model.safetensors"));
+    // Complete, it gives the single file's latents.
+    const RunRecord whole = Pipeline::load(folder, PrecisionPlan(), kCpu)->run(config());
+    const RunRecord single = Pipeline::load(s_plain.folder, PrecisionPlan(), kCpu)->run(config());
+    ASSERT_EQ(whole.steps.size(), single.steps.size());
+    EXPECT_EQ(whole.steps.back().latentValues, single.steps.back().latentValues);
+
+    fs::remove(dir + "diffusion_pytorch_model-00002-of-00003.safetensors");
+    std::string e;
+    try {
+        Pipeline::load(folder, PrecisionPlan(), kCpu);
+        ADD_FAILURE() << "loaded without a shard";
+    } catch (const FileError& x) {
+        e = x.what();
+    } catch (const PipelineError& x) {
+        e = x.what();
+    }
+    EXPECT_NE(e.find("diffusion_pytorch_model-00002-of-00003.safetensors"), std::string::npos) << e;
+    std::printf("  %s\n", e.c_str());
+}
+
+// The real Qwen-Image's components, built on the meta device from their released configs
+// (diffusers' QwenImageTransformer2DModel defaults; Qwen2.5-VL-7B-Instruct's language model;
+// AutoencoderKLQwenImage's defaults) and held as bf16 tensors, as the files store them: shapes
+// only, no memory.
+struct RealQwenImage {
+    WeightMap transformer, textEncoder, vae;
+};
+
+WeightMap metaWeights(const nlohmann::json& config, const std::string& className) {
+    const auto family = FamilyRegistry::global().require(className, "test");
+    nn::MetaConstruction meta;
+    auto c = family->build(ComponentSource{"real", config, {}}, "real");
+    WeightMap w;
+    for (auto& [key, t] : stateOf(c->module()))
+        w.emplace(key, torch::zeros({1}, torch::kBFloat16).expand(t.sizes()));
+    return w;
+}
+
+const RealQwenImage& realQwenImage() {
+    static const RealQwenImage r = [] {
+        RealQwenImage q;
+        q.transformer = metaWeights({{"_class_name", "QwenImageTransformer2DModel"},
+                                     {"attention_head_dim", 128},
+                                     {"axes_dims_rope", {16, 56, 56}},
+                                     {"guidance_embeds", false},
+                                     {"in_channels", 64},
+                                     {"joint_attention_dim", 3584},
+                                     {"num_attention_heads", 24},
+                                     {"num_layers", 60},
+                                     {"out_channels", 16},
+                                     {"patch_size", 2}},
+                                    "QwenImageTransformer2DModel");
+        q.textEncoder =
+            metaWeights({{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
+                         {"model_type", "qwen2_5_vl"},
+                         {"vocab_size", 152064},
+                         {"hidden_size", 3584},
+                         {"intermediate_size", 18944},
+                         {"num_hidden_layers", 28},
+                         {"num_attention_heads", 28},
+                         {"num_key_value_heads", 4},
+                         {"max_position_embeddings", 128000},
+                         {"rms_norm_eps", 1e-6},
+                         {"rope_theta", 1000000.0},
+                         {"rope_scaling", {{"type", "mrope"}, {"mrope_section", {16, 24, 24}}}},
+                         {"hidden_act", "silu"},
+                         {"use_sliding_window", false},
+                         {"tie_word_embeddings", false}},
+                        "Qwen2_5_VLForConditionalGeneration");
+        q.vae = metaWeights({{"_class_name", "AutoencoderKLQwenImage"},
+                             {"base_dim", 96},
+                             {"z_dim", 16},
+                             {"dim_mult", {1, 2, 4, 4}},
+                             {"num_res_blocks", 2},
+                             {"attn_scales", nlohmann::json::array()},
+                             {"temperal_downsample", {false, true, true}},
+                             {"dropout", 0.0}},
+                            "AutoencoderKLQwenImage");
+        return q;
+    }();
+    return r;
+}
+
+int64_t countOf(const WeightMap& w) {
+    int64_t n = 0;
+    for (const auto& kv : w) n += kv.second.numel();
+    return n;
+}
+
+std::string modeNames(const LoadModeChoice& c) {
+    std::string s;
+    for (LoadMode m : c.modes) s += m == LoadMode::Streamed ? "S" : "F";
+    return s;
+}
+
+// What the real model needs, and whether it streams, for GPU budgets of 16 and 24 GB (bf16 and
+// fp16 native: 2 bytes a weight) and for this machine's free memory on the CPU.
+TEST(QwenImageRealShapes, TheRealModelStreamsInto16And24Gb) {
+    const RealQwenImage& q = realQwenImage();
+    const int64_t nt = countOf(q.transformer), ne = countOf(q.textEncoder), nv = countOf(q.vae);
+    std::printf("  parameters: transformer %.3f B, text encoder %.3f B, VAE %.1f M\n", nt / 1e9,
+                ne / 1e9, nv / 1e6);
+    EXPECT_NEAR(double(nt), 20.43e9, 0.05e9);
+    // The language model without lm_head (the pipeline reads hidden states); the file's visual
+    // tower (0.67 B) and lm_head (0.55 B) are not loaded.
+    EXPECT_NEAR(double(ne), 7.07e9, 0.01e9);
+    EXPECT_GT(nv, 100e6);
+    EXPECT_LT(nv, 200e6);
+    auto part = [](const std::string& name, const WeightMap& w, const std::string& className) {
+        return ComponentWeights{name, &w,
+                                FamilyRegistry::global().require(className, "test")->blockStems};
+    };
+    const std::vector<ComponentWeights> all = {
+        part("text_encoder", q.textEncoder, "Qwen2_5_VLForConditionalGeneration"),
+        part("transformer", q.transformer, "QwenImageTransformer2DModel"),
+        part("vae", q.vae, "AutoencoderKLQwenImage")};
+    const torch::Device gpu(torch::kCUDA, 0);
+    struct Case {
+        const char* plan;
+        const char* mb;
+        const char* modes;  // text_encoder, transformer, vae: F whole, S streamed
+    };
+    const char* bf16 = "text_encoder=bf16,transformer=bf16,vae=bf16";
+    const char* fp16 = "text_encoder=bf16,transformer=fp16,vae=bf16";
+    for (const Case& k :
+         {Case{bf16, "16000", "SSF"}, Case{bf16, "24000", "FSF"}, Case{fp16, "16000", "SSF"},
+          Case{fp16, "24000", "FSF"}, Case{"", "24000", "SSF"}}) {
+        const PrecisionPolicy policy(PrecisionPlan::parse(k.plan), gpu);
+        test::ScopedMemoryLimit limit(k.mb);
+        const LoadModeChoice c = chooseLoadModes("Qwen/Qwen-Image", all, policy);
+        std::printf("  GPU %s MB, %s (%.2f GB): %s\n", k.mb, *k.plan ? k.plan : "fp32",
+                    weightBytes(all, policy) / 1e9, c.description.c_str());
+        EXPECT_EQ(modeNames(c), k.modes) << k.plan << " " << k.mb;
+    }
+    {  // 2 bytes a weight on a GPU, in both half formats
+        const PrecisionPolicy policy(PrecisionPlan::parse(bf16), gpu);
+        EXPECT_NEAR(weightBytes(all, policy) / 1e9, 55.26, 0.01);
+        test::ScopedMemoryLimit limit("16000");
+        EXPECT_NE(chooseLoadModes("Qwen/Qwen-Image", all, policy)
+                      .description.find("680 MB per block in bf16"),
+                  std::string::npos);
+    }
+    // This machine's free memory, on the CPU (fp16 and, without bf16 instructions, bf16 are held
+    // in fp32 there): streamed when the whole does not fit.
+    const auto budget = memoryBudget(kCpu);
+    ASSERT_TRUE(budget.has_value());
+    for (const char* plan : {"", bf16}) {
+        const PrecisionPolicy policy(PrecisionPlan::parse(plan), kCpu);
+        const uint64_t need = weightBytes(all, policy);
+        const LoadModeChoice c = chooseLoadModes("Qwen/Qwen-Image", all, policy);
+        std::printf("  this machine, %s (%.2f GB): %s\n", *plan ? plan : "fp32", need / 1e9,
+                    c.description.c_str());
+        EXPECT_EQ(c.modes[1] == LoadMode::Streamed, need + need / 4 > *budget);
+    }
+}
+
+}  // namespace
+}  // namespace hs
