@@ -18,10 +18,11 @@ const std::vector<std::string>& runOptionNames();
     "  --negative TEXT    negative prompt (used when --guidance > 1)\n"                            \
     "  --seed N           noise seed (default 0); the same seed gives the same noise anywhere\n"   \
     "  --steps N          sampling steps (default: the model's; 20 for the demo, 28 FLUX.1-dev,\n" \
-    "                     4 schnell, 50 SD / SDXL)\n"                                              \
+    "                     4 schnell, 50 SD / SDXL / Anima / Qwen-Image, 35 Cosmos-Predict2)\n"     \
     "  --guidance G       guidance scale (default: the model's; 4 for the demo, where <= 1\n"      \
     "                     turns classifier-free guidance off; FLUX.1-dev 3.5 into its guidance\n"  \
-    "                     embedding; schnell ignores it; 7.5 SD, 5 SDXL)\n"                        \
+    "                     embedding; schnell ignores it; 7.5 SD, 5 SDXL, 4 Anima, 7\n"             \
+    "                     Cosmos-Predict2; Qwen-Image's true_cfg_scale 4, with --negative only)\n" \
     "  --width W, --height H   image size (default 64 x 64, the demo model's size)\n"              \
     "  --shift S          scheduler shift override (flow-matching models)\n"                       \
     "  --scheduler NAME   sampler for SD / SDXL models: euler, euler_a, ddim, dpmpp_2m,\n"         \
@@ -34,8 +35,9 @@ const std::vector<std::string>& runOptionNames();
     "                     the rest of a file set (ae.safetensors, clip_l.safetensors,\n"           \
     "                     t5xxl_fp16.safetensors), or a replacement for a folder's component\n"    \
     "  --tokenizer DIR, --tokenizer-2 DIR\n"                                                       \
-    "                     tokenizer folders (CLIP vocab.json + merges.txt; T5 spiece.model);\n"    \
-    "                     single files: found beside the files, CLIP-L's is bundled\n"             \
+    "                     tokenizer folders (CLIP or Qwen vocab.json + merges.txt; T5\n"           \
+    "                     spiece.model, also Anima's); single files: found beside the files,\n"    \
+    "                     CLIP-L's and Qwen2's are bundled\n"                                      \
     "  --device D         cpu (default) or cuda:N\n"                                               \
     "  --probe-level L    off, module, layer (default) or op\n"
 
