@@ -89,28 +89,11 @@ WeightMap wanVaeToOriginal(const WeightMap& d, int resnets) {
     return o;
 }
 
-namespace {
-
-void writeJson(const std::string& path, const nlohmann::json& j) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path) << j.dump(2);
-}
-
-void writeFile(const std::string& path, const std::string& text) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
-
-void writeSingle(const std::string& path, const WeightMap& w, const std::string& prefix = "") {
-    std::vector<std::pair<std::string, torch::Tensor>> list;
-    for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
-    writeSafetensors(path, list);
-}
-
 // Random weights of every tensor the family's module for `config` holds: norms' scales near 1,
 // biases small, matrices at 1/sqrt(fan_in) (the families' own initialisers do not reach every
 // custom layer).
-WeightMap randomWeights(const nlohmann::json& config, const std::string& className, uint64_t seed) {
+WeightMap randomFixtureWeights(const nlohmann::json& config, const std::string& className,
+                               uint64_t seed) {
     const auto family = FamilyRegistry::global().require(className, "fixture");
     auto c = family->build(ComponentSource{"fixture", config, {}}, "fixture");
     auto gen = at::detail::createCPUGenerator(seed);
@@ -128,6 +111,37 @@ WeightMap randomWeights(const nlohmann::json& config, const std::string& classNa
         w.emplace(key, r);
     }
     return w;
+}
+
+// The Qwen-Image VAE's shape at a tiny width: 16 latent channels (diffusers' latents_mean /
+// latents_std have 16 entries), two levels, spatial factor 2.
+nlohmann::json tinyQwenImageVaeConfig() {
+    return {{"_class_name", "AutoencoderKLQwenImage"},
+            {"base_dim", 8},
+            {"z_dim", 16},
+            {"dim_mult", {1, 2}},
+            {"num_res_blocks", 1},
+            {"attn_scales", nlohmann::json::array()},
+            {"temperal_downsample", {false}},
+            {"dropout", 0.0}};
+}
+
+namespace {
+
+void writeJson(const std::string& path, const nlohmann::json& j) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path) << j.dump(2);
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+void writeSingle(const std::string& path, const WeightMap& w, const std::string& prefix = "") {
+    std::vector<std::pair<std::string, torch::Tensor>> list;
+    for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
+    writeSafetensors(path, list);
 }
 
 // GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the rest map to
@@ -242,19 +256,6 @@ void tameModulation(WeightMap& dit) {
         if (std::regex_match(key, modulation)) t = t * 0.02;
 }
 
-// The Qwen-Image VAE's shape at a tiny width: 16 latent channels (diffusers' latents_mean /
-// latents_std have 16 entries), two levels, spatial factor 2.
-nlohmann::json vaeConfig() {
-    return {{"_class_name", "AutoencoderKLQwenImage"},
-            {"base_dim", 8},
-            {"z_dim", 16},
-            {"dim_mult", {1, 2}},
-            {"num_res_blocks", 1},
-            {"attn_scales", nlohmann::json::array()},
-            {"temperal_downsample", {false}},
-            {"dropout", 0.0}};
-}
-
 nlohmann::json schedulerConfig() {
     return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
             {"base_image_seq_len", 256},
@@ -306,7 +307,7 @@ std::string writeTinyCosmos2(const std::string& root) {
                                {"relative_attention_max_distance", 128},
                                {"feed_forward_proj", "relu"},
                                {"layer_norm_epsilon", 1e-6}};
-    nlohmann::json vae = vaeConfig();
+    nlohmann::json vae = tinyQwenImageVaeConfig();
     vae["_class_name"] = "AutoencoderKLWan";
     nlohmann::json sched = schedulerConfig();
     sched["shift"] = 1.0;
@@ -322,22 +323,23 @@ std::string writeTinyCosmos2(const std::string& root) {
                {"vae", {"diffusers", "AutoencoderKLWan"}}});
     writeJson(folder + "/text_encoder/config.json", t5);
     writeSingle(folder + "/text_encoder/model.safetensors",
-                randomWeights(t5, "T5EncoderModel", 31));
+                randomFixtureWeights(t5, "T5EncoderModel", 31));
     copyFolder(dataPath("flux1_tiny/tokenizer_2"), folder + "/tokenizer");
-    WeightMap dit = randomWeights(transformerConfig(), "CosmosTransformer3DModel", 32);
+    WeightMap dit = randomFixtureWeights(transformerConfig(), "CosmosTransformer3DModel", 32);
     tameModulation(dit);
     writeJson(folder + "/transformer/config.json", transformerConfig());
     writeSingle(folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
     writeJson(folder + "/vae/config.json", vae);
     writeSingle(folder + "/vae/diffusion_pytorch_model.safetensors",
-                randomWeights(vae, "AutoencoderKLWan", 33));
+                randomFixtureWeights(vae, "AutoencoderKLWan", 33));
     writeJson(folder + "/scheduler/scheduler_config.json", sched);
     return folder;
 }
 
 std::string writeTinyQwen3(const std::string& dir, int hidden) {
     writeJson(dir + "/config.json", qwenConfig(hidden));
-    writeSingle(dir + "/model.safetensors", randomWeights(qwenConfig(hidden), "Qwen3Model", 21));
+    writeSingle(dir + "/model.safetensors",
+                randomFixtureWeights(qwenConfig(hidden), "Qwen3Model", 21));
     return dir;
 }
 
@@ -346,10 +348,11 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     f.root = root;
     f.folder = root + "/folder";
     const int layers = transformerConfig()["num_layers"];
-    WeightMap qwen = randomWeights(qwenConfig(), "Qwen3Model", 11);
-    WeightMap conditioner = randomWeights(conditionerConfig(), "AnimaTextConditioner", 12);
-    WeightMap dit = randomWeights(transformerConfig(), "CosmosTransformer3DModel", 13);
-    const WeightMap vae = randomWeights(vaeConfig(), "AutoencoderKLQwenImage", 14);
+    WeightMap qwen = randomFixtureWeights(qwenConfig(), "Qwen3Model", 11);
+    WeightMap conditioner = randomFixtureWeights(conditionerConfig(), "AnimaTextConditioner", 12);
+    WeightMap dit = randomFixtureWeights(transformerConfig(), "CosmosTransformer3DModel", 13);
+    const WeightMap vae =
+        randomFixtureWeights(tinyQwenImageVaeConfig(), "AutoencoderKLQwenImage", 14);
     tameModulation(dit);
     for (auto& [key, t] : dit) {
         static const std::regex writers(
@@ -380,7 +383,7 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     writeSingle(f.folder + "/text_conditioner/diffusion_pytorch_model.safetensors", conditioner);
     writeJson(f.folder + "/transformer/config.json", transformerConfig());
     writeSingle(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
-    writeJson(f.folder + "/vae/config.json", vaeConfig());
+    writeJson(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
     writeSingle(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
     writeJson(f.folder + "/scheduler/scheduler_config.json", schedulerConfig());
 

@@ -13,6 +13,7 @@
 // The same weights in both, so both must give the same image. The DiT's configuration is what
 // the single file's conversion assumes (patch [1, 2, 2], rope_scale [1, 4, 4], max_size
 // [128, 240, 240]) and the adapter's min_sequence_length is 512, as there.
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "models/common/weights.h"
@@ -40,6 +41,16 @@ std::string writeTinyCosmos2(const std::string& root);
 
 // A Qwen3Model component folder like the fixture's text encoder but `hidden` wide.
 std::string writeTinyQwen3(const std::string& dir, int hidden);
+
+// Random weights of every tensor the family's module for `config` holds: norms' scales near 1,
+// biases small, matrices at 1/sqrt(fan_in) (the families' own initialisers do not reach every
+// custom layer).
+WeightMap randomFixtureWeights(const nlohmann::json& config, const std::string& className,
+                               uint64_t seed);
+
+// The Qwen-Image VAE's shape at a tiny width: 16 latent channels (diffusers' latents_mean /
+// latents_std have 16 entries), two levels, spatial factor 2.
+nlohmann::json tinyQwenImageVaeConfig();
 
 // The DiT's diffusers keys -> NVIDIA's (ComfyUI's anima file, before the "net." prefix).
 WeightMap cosmosToOriginal(const WeightMap& diffusers, int layers);

@@ -28,28 +28,6 @@ void writeSingle(const std::string& path, const WeightMap& w) {
     writeSafetensors(path, list);
 }
 
-// Random weights of every tensor the family's module for `config` holds: norms' scales near 1,
-// biases small, matrices at 1/sqrt(fan_in).
-WeightMap randomWeights(const nlohmann::json& config, const std::string& className, uint64_t seed) {
-    const auto family = FamilyRegistry::global().require(className, "fixture");
-    auto c = family->build(ComponentSource{"fixture", config, {}}, "fixture");
-    auto gen = at::detail::createCPUGenerator(seed);
-    WeightMap w;
-    for (auto& [key, t] : stateOf(c->module())) {
-        auto r = torch::randn(t.sizes(), gen, torch::kFloat32);
-        const bool scale =
-            key.find("norm") != std::string::npos && key.compare(key.size() - 6, 6, "weight") == 0;
-        if (scale)
-            r = 1 + 0.1 * r;
-        else if (t.dim() < 2)
-            r = 0.02 * r;
-        else
-            r = r / std::sqrt(double(t.numel() / t.size(0)));
-        w.emplace(key, r);
-    }
-    return w;
-}
-
 // The language model of Qwen2.5-VL as its config.json has it (text fields at the top level, as
 // the original release), 16 wide, over Qwen2.5-VL's vocabulary size 152064 (the tokenizer's
 // 151,646 ids fit). The values a single file does not store are the ones its conversion
@@ -85,19 +63,6 @@ nlohmann::json transformerConfig() {
             {"axes_dims_rope", {16, 56, 56}}};
 }
 
-// The Qwen-Image VAE's shape at a tiny width: 16 latent channels (diffusers' latents_mean /
-// latents_std have 16 entries), two levels, spatial factor 2.
-nlohmann::json vaeConfig() {
-    return {{"_class_name", "AutoencoderKLQwenImage"},
-            {"base_dim", 8},
-            {"z_dim", 16},
-            {"dim_mult", {1, 2}},
-            {"num_res_blocks", 1},
-            {"attn_scales", nlohmann::json::array()},
-            {"temperal_downsample", {false}},
-            {"dropout", 0.0}};
-}
-
 // Every writer into the two residual streams; every reader (img_norm1/2, txt_norm1/2, norm_out)
 // is a LayerNorm without affine, so scaling them all by c changes nothing but the streams' size.
 void scaleResidualWriters(WeightMap& dit, double c, double mlpGain) {
@@ -122,8 +87,9 @@ WeightMap withVisualTensor(WeightMap w) {
 }  // namespace
 
 std::string writeTinyQwen25Vl(const std::string& path, int hidden, int vocab) {
-    writeSingle(path, withVisualTensor(randomWeights(textEncoderConfig(hidden, vocab),
-                                                     "Qwen2_5_VLForConditionalGeneration", 41)));
+    writeSingle(path,
+                withVisualTensor(randomFixtureWeights(textEncoderConfig(hidden, vocab),
+                                                      "Qwen2_5_VLForConditionalGeneration", 41)));
     return path;
 }
 
@@ -133,11 +99,12 @@ QwenImageFiles writeTinyQwenImage(const std::string& root, double residualScale,
     f.folder = root + "/folder";
     // Keys under "model." (the family's names for this class): the checkpoint's.
     const WeightMap text =
-        randomWeights(textEncoderConfig(), "Qwen2_5_VLForConditionalGeneration", 21);
-    WeightMap dit = randomWeights(transformerConfig(), "QwenImageTransformer2DModel", 22);
+        randomFixtureWeights(textEncoderConfig(), "Qwen2_5_VLForConditionalGeneration", 21);
+    WeightMap dit = randomFixtureWeights(transformerConfig(), "QwenImageTransformer2DModel", 22);
     if (residualScale != 1.0 || mlpGain != 1.0) scaleResidualWriters(dit, residualScale, mlpGain);
     f.transformer = dit;
-    const WeightMap vae = randomWeights(vaeConfig(), "AutoencoderKLQwenImage", 23);
+    const WeightMap vae =
+        randomFixtureWeights(tinyQwenImageVaeConfig(), "AutoencoderKLQwenImage", 23);
 
     writeJson(f.folder + "/model_index.json",
               {{"_class_name", "QwenImagePipeline"},
@@ -154,7 +121,7 @@ QwenImageFiles writeTinyQwenImage(const std::string& root, double residualScale,
              fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     writeJson(f.folder + "/transformer/config.json", transformerConfig());
     writeSingle(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
-    writeJson(f.folder + "/vae/config.json", vaeConfig());
+    writeJson(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
     writeSingle(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
     nlohmann::json sched = qwenImageSchedulerConfig();
     sched["_diffusers_version"] = "0.35.0.dev0";
