@@ -24,7 +24,38 @@ void trim(const std::string& s, size_t& b, size_t& e) {
     while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
 }
 
+RemedyRule parseRemedy(const std::string& pattern, const std::string& value, size_t at,
+                       size_t index) {
+    if (value == "clamp") return {pattern, Remedy::Clamp, 0};
+    if (value == "fp32-residual") return {pattern, Remedy::Fp32Residual, 0};
+    if (value.rfind("scale:", 0) == 0) {
+        const std::string k = value.substr(6);
+        const bool digits = !k.empty() && k.size() <= 2 &&
+                            std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const int bits = digits ? std::stoi(k) : 0;
+        if (bits < 1 || bits > 24)
+            throw PlanParseError("scale needs a power-of-two exponent K from 1 to 24 (scale:K "
+                                 "divides the module's values by 2^K), not '" +
+                                     k + "'",
+                                 at + 6, index);
+        return {pattern, Remedy::Scale, bits};
+    }
+    throw PlanParseError("unknown format '" + value +
+                             "' (use fp32, bf16 or fp16, or a remedy: clamp, scale:K, "
+                             "fp32-residual, keep-fp32)",
+                         at, index);
+}
+
 }  // namespace
+
+std::string remedyText(const RemedyRule& r) {
+    switch (r.kind) {
+        case Remedy::Clamp: return "clamp";
+        case Remedy::Scale: return "scale:" + std::to_string(r.scaleBits);
+        case Remedy::Fp32Residual: return "fp32-residual";
+    }
+    return "";
+}
 
 void PrecisionPlan::set(const std::string& pattern, Format f) {
     std::vector<PlanRule> kept;
@@ -60,16 +91,12 @@ PrecisionPlan PrecisionPlan::parse(const std::string& text) {
         }
         size_t fb = eq + 1, fe = e;
         trim(text, fb, fe);
-        std::string fmtText = text.substr(fb, fe - fb);
-        auto fmt = parseFormat(fmtText);
-        if (fmtText == "clamp")
-            plan.m_clamps.push_back(text.substr(pb, pe - pb));
-        else if (!fmt)
-            throw PlanParseError(
-                "unknown format '" + fmtText + "' (use fp32, bf16 or fp16, or the remedy clamp)",
-                fb, index);
+        const std::string pattern = text.substr(pb, pe - pb);
+        const std::string value = text.substr(fb, fe - fb);
+        if (auto fmt = parseFormat(value == "keep-fp32" ? "fp32" : value))
+            plan.m_rules.push_back({pattern, *fmt});
         else
-            plan.m_rules.push_back({text.substr(pb, pe - pb), *fmt});
+            plan.addRemedy(parseRemedy(pattern, value, fb, index));
         ++index;
         if (end == text.size()) break;
         start = end + 1;
@@ -83,19 +110,39 @@ std::string PrecisionPlan::toString() const {
         if (i) s += ',';
         s += m_rules[i].pattern + '=' + formatName(m_rules[i].format);
     }
-    for (const auto& c : m_clamps) s += (s.empty() ? "" : ",") + c + "=clamp";
+    for (const auto& r : m_remedies) s += (s.empty() ? "" : ",") + r.pattern + '=' + remedyText(r);
     return s;
 }
 
-void PrecisionPlan::addClamp(const std::string& pattern) {
-    if (std::find(m_clamps.begin(), m_clamps.end(), pattern) == m_clamps.end())
-        m_clamps.push_back(pattern);
+void PrecisionPlan::addRemedy(const RemedyRule& r) {
+    if (std::find(m_remedies.begin(), m_remedies.end(), r) == m_remedies.end())
+        m_remedies.push_back(r);
+}
+
+bool PrecisionPlan::anyRemedy(Remedy kind, const std::string& path) const {
+    for (const auto& r : m_remedies)
+        if (r.kind == kind && pathMatches(r.pattern, path)) return true;
+    return false;
 }
 
 bool PrecisionPlan::clamps(const std::string& path) const {
-    for (const auto& c : m_clamps)
-        if (pathMatches(c, path)) return true;
+    return anyRemedy(Remedy::Clamp, path);
+}
+
+bool PrecisionPlan::clampsOutputOf(const std::string& path) const {
+    for (const auto& r : m_remedies)
+        if (r.kind == Remedy::Clamp && globMatch(r.pattern, path)) return true;
     return false;
+}
+
+bool PrecisionPlan::keepsResidualFp32(const std::string& path) const {
+    return anyRemedy(Remedy::Fp32Residual, path);
+}
+
+int PrecisionPlan::scaleBits(const std::string& path) const {
+    for (auto it = m_remedies.rbegin(); it != m_remedies.rend(); ++it)
+        if (it->kind == Remedy::Scale && pathMatches(it->pattern, path)) return it->scaleBits;
+    return 0;
 }
 
 bool globMatch(const std::string& p, const std::string& t) {
@@ -139,7 +186,7 @@ PrecisionPlan effectivePlan(const std::vector<std::pair<std::string, Format>>& s
     PrecisionPlan p;
     for (const auto& [component, format] : storedFormats) p.add(component, format);
     for (const auto& r : user.rules()) p.set(r.pattern, r.format);
-    for (const auto& c : user.clamps()) p.addClamp(c);
+    for (const auto& r : user.remedies()) p.addRemedy(r);
     return p;
 }
 

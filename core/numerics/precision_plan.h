@@ -5,11 +5,20 @@
 // ("transformer" matches "transformer.transformer_blocks.3.ff"). '*' matches any run of
 // characters, dots included. The last matching rule wins.
 //
-// A rule may also name a remedy instead of a format: "text_encoder_2=clamp" turns on the fp16
-// clamps a model family has (transformers' T5 clamps its residual stream to +-(65504 - 1000)
-// once it holds an Inf) inside the modules the pattern matches. Remedies are off unless a rule
-// asks for them, so a plan reproduces a model's overflow first and shows what each remedy
-// changes.
+// A rule may also name a remedy instead of a format, the fixes people use in half precision.
+// Remedies are off unless a rule asks for them, so a plan reproduces a model's overflow first
+// and shows what each remedy changes. What they do to each stored value is PrecisionPolicy's
+// (precision_policy.h); every family honours them through it:
+//   PATH=clamp          the module's output and the residual stream inside it are clipped to
+//                       the format's finite range (diffusers' fp16 clip); a family's own clamp
+//                       turns on as well (transformers' T5: +-(65504 - 1000) once an Inf shows);
+//   PATH=scale:K        every value the module stores is held at 2^-K of its size and read
+//                       back times 2^K (stable-diffusion.cpp's scaled output projections);
+//                       exact in binary formats, so a no-op in fp32; K in 1..24;
+//   PATH=fp32-residual  the residual stream of the module's blocks stays fp32 while their
+//                       sub-layers run in the plan's format (ComfyUI's Cosmos/Anima);
+//   PATH=keep-fp32      another name for PATH=fp32 (transformers' _keep_in_fp32_modules: fp32
+//                       weights and outputs); it reads back as fp32.
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -25,6 +34,18 @@ struct PlanRule {
     bool operator==(const PlanRule& o) const { return pattern == o.pattern && format == o.format; }
 };
 
+enum class Remedy { Clamp, Scale, Fp32Residual };
+
+struct RemedyRule {
+    std::string pattern;
+    Remedy kind = Remedy::Clamp;
+    int scaleBits = 0;  // K of scale:K
+    bool operator==(const RemedyRule& o) const {
+        return pattern == o.pattern && kind == o.kind && scaleBits == o.scaleBits;
+    }
+};
+std::string remedyText(const RemedyRule& r);  // "clamp", "scale:5", "fp32-residual"
+
 class PlanParseError : public std::runtime_error {
 public:
     PlanParseError(const std::string& msg, size_t position, size_t ruleIndex);
@@ -38,8 +59,8 @@ private:
 class PrecisionPlan {
 public:
     PrecisionPlan() = default;
-    explicit PrecisionPlan(std::vector<PlanRule> rules, std::vector<std::string> clamps = {})
-        : m_rules(std::move(rules)), m_clamps(std::move(clamps)) {}
+    explicit PrecisionPlan(std::vector<PlanRule> rules, std::vector<RemedyRule> remedies = {})
+        : m_rules(std::move(rules)), m_remedies(std::move(remedies)) {}
 
     // Throws PlanParseError naming the position of the first malformed rule.
     static PrecisionPlan parse(const std::string& text);
@@ -50,13 +71,18 @@ public:
     // every path anyway, so the plan means the same and reads shorter.
     void set(const std::string& pattern, Format f);
     const std::vector<PlanRule>& rules() const { return m_rules; }
-    bool empty() const { return m_rules.empty() && m_clamps.empty(); }
+    bool empty() const { return m_rules.empty() && m_remedies.empty(); }
 
-    // "pattern=clamp" rules, in order.
-    void addClamp(const std::string& pattern);
-    const std::vector<std::string>& clamps() const { return m_clamps; }
+    // Remedy rules, in order; adding one that is already there changes nothing.
+    void addRemedy(const RemedyRule& r);
+    const std::vector<RemedyRule>& remedies() const { return m_remedies; }
     // True when a clamp rule matches `path` or one of its ancestors.
     bool clamps(const std::string& path) const;
+    // True when a clamp rule's pattern matches `path` itself (the module's own output).
+    bool clampsOutputOf(const std::string& path) const;
+    // K of the last scale rule matching `path` or an ancestor; 0 when none does.
+    int scaleBits(const std::string& path) const;
+    bool keepsResidualFp32(const std::string& path) const;
 
     // Format of the last rule matching `path`, or nullopt when no rule matches.
     std::optional<Format> resolve(const std::string& path) const;
@@ -65,12 +91,14 @@ public:
     }
 
     bool operator==(const PrecisionPlan& o) const {
-        return m_rules == o.m_rules && m_clamps == o.m_clamps;
+        return m_rules == o.m_rules && m_remedies == o.m_remedies;
     }
 
 private:
+    bool anyRemedy(Remedy kind, const std::string& path) const;
+
     std::vector<PlanRule> m_rules;
-    std::vector<std::string> m_clamps;
+    std::vector<RemedyRule> m_remedies;
 };
 
 // The plan a pipeline runs: one rule per component giving its stored format, then the user's

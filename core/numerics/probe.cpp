@@ -8,17 +8,21 @@ torch::Tensor ProbeContext::point(const ProbePoint& p, const torch::Tensor& x) {
     const bool record = m_recorder.records(p.level);
     if (!record && m_policy.plan().empty()) return x;
     const auto& info = m_policy.info(p.name);
-    torch::Tensor y = x;
-    if (info.execution == Execution::Emulated && x.is_floating_point()) y = roundTo(x, info.format);
-    if (record && y.is_floating_point()) m_recorder.record(p, info.format, info.execution, y);
+    torch::Tensor y = m_policy.store(p.name, x, p.residual);
+    if (record && y.is_floating_point()) {
+        if (p.residual && info.fp32Residual)
+            m_recorder.record(p, Format::FP32, Execution::Emulated, y);
+        else
+            m_recorder.record(p, info.format, info.execution, y);
+    }
     return y;
 }
 
 torch::Tensor ProbeContext::pointAs(const ProbePoint& p, Format format, const torch::Tensor& x) {
     const bool record = m_recorder.records(p.level);
+    if (p.residual && m_policy.info(p.name).fp32Residual) format = Format::FP32;
     const Execution execution = m_policy.executionOf(format);
-    torch::Tensor y = x;
-    if (execution == Execution::Emulated && x.is_floating_point()) y = roundTo(x, format);
+    torch::Tensor y = m_policy.storeAs(p.name, format, x, p.residual);
     if (record && y.is_floating_point()) m_recorder.record(p, format, execution, y);
     return y;
 }

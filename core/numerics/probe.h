@@ -22,9 +22,15 @@ namespace hs {
 struct ProbePoint {
     std::string name;  // the module path the point belongs to, e.g. "vae.decoder.conv_in"
     ProbeLevel level = ProbeLevel::Op;
+    // The point holds a block's residual stream (the running sum a block adds its sub-layers'
+    // outputs to, and the block's output): where the remedies clamp and fp32-residual act.
+    bool residual = false;
     ProbePoint() = default;
-    ProbePoint(std::string n, ProbeLevel l) : name(std::move(n)), level(l) {}
+    ProbePoint(std::string n, ProbeLevel l, bool residualStream = false)
+        : name(std::move(n)), level(l), residual(residualStream) {}
 };
+// A point on a residual stream: ProbePoint(name, level, kResidualStream).
+constexpr bool kResidualStream = true;
 
 // Statistics of the points a run passes through, one reduction each, copied off the device in
 // one transfer per step.

@@ -94,7 +94,8 @@ TEST(PrecisionPlan, ClampRulesAreRemediesBesideTheFormats) {
     const auto p = PrecisionPlan::parse(
         "text_encoder_2=fp16, text_encoder_2.encoder.block.1*=clamp,vae=fp32");
     ASSERT_EQ(p.rules().size(), 2u);
-    EXPECT_EQ(p.clamps(), (std::vector<std::string>{"text_encoder_2.encoder.block.1*"}));
+    ASSERT_EQ(p.remedies().size(), 1u);
+    EXPECT_EQ(p.remedies()[0].pattern, "text_encoder_2.encoder.block.1*");
     EXPECT_TRUE(p.clamps("text_encoder_2.encoder.block.1.layer.0"));
     EXPECT_TRUE(p.clamps("text_encoder_2.encoder.block.12"));
     EXPECT_FALSE(p.clamps("text_encoder_2.encoder.block.2"));
@@ -107,5 +108,43 @@ TEST(PrecisionPlan, ClampRulesAreRemediesBesideTheFormats) {
     const auto eff = effectivePlan({{"text_encoder_2", Format::BF16}}, p);
     EXPECT_TRUE(eff.clamps("text_encoder_2.encoder.block.1"));
     EXPECT_EQ(eff.resolve("text_encoder_2"), Format::FP16);
-    expectError("a=fp16,b=clip", 1, 9, "or the remedy clamp");
+    expectError("a=fp16,b=clip", 1, 9, "or a remedy: clamp, scale:K, fp32-residual, keep-fp32");
+}
+
+TEST(PrecisionPlan, ScaleFp32ResidualAndKeepFp32RulesParseAndComposeWithFormats) {
+    const auto p = PrecisionPlan::parse(
+        "transformer=fp16,transformer.blocks.0.ff.net.2=scale:5,transformer.blocks.*=fp32-residual,"
+        "text_encoder.encoder.block.*.wo=keep-fp32,transformer.blocks.0=scale:3");
+    // keep-fp32 is a format rule (fp32), the others are remedies beside the formats.
+    ASSERT_EQ(p.rules().size(), 2u);
+    EXPECT_EQ(p.resolve("text_encoder.encoder.block.4.wo"), Format::FP32);
+    EXPECT_EQ(p.resolve("transformer.blocks.0.ff.net.2"), Format::FP16);
+    // The last scale rule that matches a path or an ancestor wins.
+    EXPECT_EQ(p.scaleBits("transformer.blocks.0.ff.net.2"), 3);
+    EXPECT_EQ(p.scaleBits("transformer.blocks.0.attn"), 3);
+    EXPECT_EQ(p.scaleBits("transformer.blocks.1.ff.net.2"), 0);
+    EXPECT_TRUE(p.keepsResidualFp32("transformer.blocks.7"));
+    EXPECT_FALSE(p.keepsResidualFp32("transformer.proj_out"));
+    EXPECT_EQ(p.toString(),
+              "transformer=fp16,text_encoder.encoder.block.*.wo=fp32,"
+              "transformer.blocks.0.ff.net.2=scale:5,transformer.blocks.*=fp32-residual,"
+              "transformer.blocks.0=scale:3");
+    EXPECT_EQ(PrecisionPlan::parse(p.toString()), p);
+    EXPECT_FALSE(PrecisionPlan::parse("a=scale:2") == PrecisionPlan::parse("a=scale:3"));
+    // A clamp names a module's own output; the residual streams inside it follow clamps().
+    const auto c = PrecisionPlan::parse("transformer.blocks.1=clamp");
+    EXPECT_TRUE(c.clampsOutputOf("transformer.blocks.1"));
+    EXPECT_FALSE(c.clampsOutputOf("transformer.blocks.1.ff"));
+    EXPECT_TRUE(c.clamps("transformer.blocks.1.ff"));
+    // Remedies reach the pipeline's plan.
+    EXPECT_EQ(effectivePlan({{"transformer", Format::BF16}}, p).scaleBits("transformer.blocks.0"),
+              3);
+}
+
+TEST(PrecisionPlan, BadRemedyRulesAreNamed) {
+    expectError("a=fp16,b=scale:0", 1, 15, "K from 1 to 24");
+    expectError("a=scale:25", 0, 8, "K from 1 to 24");
+    expectError("a=scale:x", 0, 8, "not 'x'");
+    expectError("a=scale:", 0, 8, "K from 1 to 24");
+    expectError("a=fp32_residual", 0, 2, "fp32-residual");
 }

@@ -18,7 +18,7 @@ hs::PrecisionPlan withComponentFormat(const hs::PrecisionPlan& plan, const std::
             if (hs::pathMatches(rules[i].pattern, component)) at = i + 1;
         rules.insert(rules.begin() + long(at), hs::PlanRule{component, *format});
     }
-    return hs::PrecisionPlan(std::move(rules), plan.clamps());
+    return hs::PrecisionPlan(std::move(rules), plan.remedies());
 }
 
 std::vector<hs::PlanRule> innerRules(const hs::PrecisionPlan& plan, const std::string& component) {
