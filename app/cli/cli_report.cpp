@@ -9,13 +9,59 @@
 
 namespace hs::cli {
 
-DeviceInfo adviceDeviceFor(const Args& args, const std::string& runDevice) {
-    const auto gpu = args.get("advise-for");
-    if (!gpu) return deviceInfoFor(runDevice);
+bool wantsAdvice(const Args& args) {
+    return args.has("target") || args.has("advise-for") || args.has("target-cc");
+}
+
+namespace {
+
+// --target-memory GB: a number above 0 and at most 1024; 0 when not given.
+double targetMemory(const Args& args) {
+    const auto v = args.get("target-memory");
+    if (!v) return 0;
+    const std::string why =
+        "--target-memory: give the GPU's memory in GB, a number above 0 and at most 1024 (such "
+        "as 16 or 11), got '" +
+        *v + "'";
+    double gb = 0;
     try {
-        return targetGpu(*gpu);
+        size_t used = 0;
+        gb = std::stod(*v, &used);
+        if (used != v->size()) throw UsageError(why);
+    } catch (const std::exception&) {
+        throw UsageError(why);
+    }
+    if (!(gb > 0 && gb <= 1024)) throw UsageError(why);
+    return gb;
+}
+
+}  // namespace
+
+DeviceInfo adviceDeviceFor(const Args& args, const std::string& runDevice) {
+    if (args.has("target") && args.has("advise-for"))
+        throw UsageError("--advise-for is another name for --target: give one of them");
+    const auto named = args.has("target") ? args.get("target") : args.get("advise-for");
+    const auto cc = args.get("target-cc");
+    const char* namedOption = args.has("target") ? "--target" : "--advise-for";
+    if (named && cc)
+        throw UsageError(std::string(namedOption) +
+                         " names a known GPU and --target-cc gives one by hand: give either "
+                         "--target t4 or --target-cc 7.5 --target-memory 16");
+    const double memory = targetMemory(args);
+    if (!named && !cc) {
+        if (args.has("target-memory"))
+            throw UsageError(
+                "--target-memory sizes a target GPU: give it with --target-cc (e.g. "
+                "--target-cc 7.5 --target-memory 16) or --target");
+        return deviceInfoFor(runDevice);
+    }
+    try {
+        if (cc) return targetGpuByHand(*cc, memory);
+        DeviceInfo d = targetGpu(*named);
+        if (memory > 0) d.memoryGB = memory;
+        return d;
     } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--advise-for: ") + e.what());
+        throw UsageError(std::string(cc ? "--target-cc" : namedOption) + ": " + e.what());
     }
 }
 
@@ -35,7 +81,7 @@ void printAdvice(const Advice& a, const DeviceInfo& device) {
 
 void finishReport(const Args& args, Report report, const DeviceInfo& device) {
     addAdvice(report, device);
-    if (args.has("advise-for") && !args.has("json") && report.advice)
+    if (wantsAdvice(args) && !args.has("json") && report.advice)
         printAdvice(*report.advice, device);
     const auto htmlPath = args.get("report");
     if (!htmlPath) return;

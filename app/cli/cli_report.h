@@ -8,19 +8,33 @@
 
 namespace hs::cli {
 
-// The option that names the GPU the advice is for (--advise-for t4), and its help line.
-#define HS_ADVISE_FOR_HELP                                                                     \
-    "  --advise-for GPU   advise for this GPU instead of the device the run used: t4, v100,\n" \
-    "                     p100, rtx20, gtx16, a100, rtx30, a10, l4, rtx40, h100, a compute\n"  \
-    "                     capability such as 7.5, or NAME=7.5; prints the ranked fixes\n"
+// The options that name the GPU the advice is for, for allowOnly() lists, and their help.
+#define HS_TARGET_OPTIONS "target", "target-cc", "target-memory", "advise-for"
+#define HS_ADVISE_FOR_HELP                                                                         \
+    "  --target GPU       advise for the GPU the model will run on, not the device that ran\n"     \
+    "                     (the run stays emulated here): t4, v100, v100-32, p100, p100-16,\n"      \
+    "                     rtx2080ti, rtx20, gtx16, a100, a100-80, rtx3060, rtx3090, rtx30, a10,\n" \
+    "                     l4, rtx4090, rtx40, h100 (any case; a plain name is the smaller size,\n" \
+    "                     -32 / -16 / -80 the larger; series names have no memory size), a\n"      \
+    "                     compute capability such as 7.5, or NAME=7.5; prints the ranked fixes\n"  \
+    "                     and says whether the weights fit. --advise-for is an alias\n"            \
+    "  --target-cc X.Y    a GPU by hand: its compute capability (7.5, 8.6, ...), instead of\n"     \
+    "                     --target\n"                                                              \
+    "  --target-memory GB its memory in GB (above 0, at most 1024), with --target-cc or to\n"      \
+    "                     size a --target; e.g. --target-cc 7.5 --target-memory 11\n"
 
-// The device the advice is for: --advise-for's GPU, else the run's device. Throws UsageError
-// for an unknown GPU.
+// True when the command was asked for advice for a target GPU (--target, --advise-for,
+// --target-cc).
+bool wantsAdvice(const Args& args);
+
+// The device the advice is for: the target GPU (--target / --advise-for NAME, or --target-cc
+// with --target-memory), else the run's device. Throws UsageError naming the accepted forms for
+// an unknown GPU, a malformed capability or memory size, or options that contradict each other.
 DeviceInfo adviceDeviceFor(const Args& args, const std::string& runDevice);
 
 // Adds the advice for `device` to `report`; with --report FILE.html writes FILE.html,
-// FILE.json, FILE-steps.csv and FILE-layers.csv (where they went on stderr); with --advise-for
-// prints the advice on stdout unless --json.
+// FILE.json, FILE-steps.csv and FILE-layers.csv (where they went on stderr); with a target
+// (wantsAdvice) prints the advice on stdout unless --json.
 void finishReport(const Args& args, Report report, const DeviceInfo& device);
 
 // Exit status for a finished run: 1 when it holds NaN/Inf or is black, else 0.

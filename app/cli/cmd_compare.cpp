@@ -16,7 +16,7 @@ namespace hs::cli {
 namespace {
 
 int runCompare(const Args& args) {
-    args.allowOnly(withRunOptions({"report", "json", "advise-for"}));
+    args.allowOnly(withRunOptions({"report", "json", HS_TARGET_OPTIONS}));
     const std::vector<std::string> plans = args.all("plan");
     if (plans.size() < 2 || plans.size() > 4)
         throw UsageError(
@@ -61,7 +61,7 @@ int runCompare(const Args& args) {
         }
         j.push_back(e);
     }
-    if (args.has("report") || args.has("advise-for")) {
+    if (args.has("report") || wantsAdvice(args)) {
         Report report = makeReport(runs, reportEnvironment(base.device));
         report.title =
             "Halfscope comparison: " + (base.prompt.empty() ? "(empty prompt)" : base.prompt);
@@ -88,8 +88,8 @@ const Registrar reg(
     {"compare",
      "run two to four precision plans on the same prompt and seed",
      "usage: halfscope-cli compare --plan A --plan B [--plan C [--plan D]]\n"
-     "                             [run options] [--report FILE.html] [--advise-for GPU]\n"
-     "                             [--json]\n\n"
+     "                             [run options] [--report FILE.html] [--json]\n"
+     "                             [--target GPU | --target-cc X.Y] [--target-memory GB]\n\n"
      "Runs each plan with the same prompt, seed and settings, one after another,\n"
      "and prints each verdict, the first failure, the mean image difference to\n"
      "the first run and the per-step divergence of the latents (--json). With\n"

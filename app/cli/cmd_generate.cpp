@@ -37,7 +37,7 @@ void printSummary(const RunRecord& rec, const std::string& out) {
 }
 
 int runGenerate(const Args& args) {
-    args.allowOnly(withRunOptions({"out", "report", "json", "advise-for"}));
+    args.allowOnly(withRunOptions({"out", "report", "json", HS_TARGET_OPTIONS}));
     RunConfig cfg = runConfigFrom(args);
     const DeviceInfo adviceDevice = adviceDeviceFor(args, cfg.device);
     const std::string out = args.require("out");
@@ -51,7 +51,7 @@ int runGenerate(const Args& args) {
     const RunRecord rec = pipeline->run(cfg, &progress);
     writeSaved(rec, out);
     if (!args.has("json")) printSummary(rec, out);
-    if (args.has("report") || args.has("advise-for")) {
+    if (args.has("report") || wantsAdvice(args)) {
         const std::string label = cfg.plan.empty() ? "stored dtypes" : cfg.plan.toString();
         Report report = makeReport({makeReportRun(label, rec)}, reportEnvironment(cfg.device));
         report.title = "Halfscope run: " + (cfg.prompt.empty() ? "(empty prompt)" : cfg.prompt);
@@ -72,7 +72,8 @@ const Registrar reg(
     {"generate",
      "one text-to-image run with probes (demo model by default)",
      "usage: halfscope-cli generate --out IMG.png [run options] [--plan RULES]\n"
-     "                              [--report FILE.html] [--advise-for GPU] [--json]\n\n"
+     "                              [--report FILE.html] [--json]\n"
+     "                              [--target GPU | --target-cc X.Y] [--target-memory GB]\n\n"
      "Runs the pipeline (the embedded demo model when --model is not given). Without --plan\n"
      "each component runs in its stored dtype; rules name components as model_index.json\n"
      "does, e.g. --plan 'transformer=fp16' or 'vae=fp16,vae.decoder.up_blocks.0=bf16'.\n"

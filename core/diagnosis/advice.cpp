@@ -64,6 +64,43 @@ std::string blockWords(const std::vector<ComponentInfo>& components,
     return d;
 }
 
+double bytesPerParameter(Format f) {
+    return f == Format::FP32 ? 4.0 : 2.0;
+}
+
+// A weight total: "48.0 GB" from 10 GB up, "12.1 GB", "28.8 MB" below 1 GB.
+std::string weightText(double gb) {
+    std::ostringstream s;
+    if (gb >= 10) {
+        s.setf(std::ios::fixed);
+        s.precision(1);
+        s << gb << " GB";
+    } else {
+        s.precision(3);
+        if (gb >= 1)
+            s << gb << " GB";
+        else
+            s << gb * 1e3 << " MB";
+    }
+    return s.str();
+}
+
+// "the Tesla T4's 16 GB", "the GPU's 11 GB".
+std::string memoryOf(const DeviceInfo& d) {
+    const std::string owner = d.isCuda() ? (d.name.empty() ? "the GPU" : "the " + d.name)
+                                         : (d.name.empty() ? "the CPU" : "the " + d.name);
+    return owner + "'s " + d.memoryText();
+}
+
+// "a Tesla T4 (compute capability 7.5, 16 GB)", "a GPU of compute capability 7.5 with 11 GB".
+std::string targetWords(const DeviceInfo& d) {
+    if (d.name.empty())
+        return "a GPU of compute capability " + d.capabilityText() +
+               (d.memoryGB > 0 ? " with " + d.memoryText() : std::string());
+    return "a " + d.name + " (compute capability " + d.capabilityText() +
+           (d.memoryGB > 0 ? ", " + d.memoryText() : std::string()) + ")";
+}
+
 class Advisor {
 public:
     explicit Advisor(const AdviceInput& in) : m_in(in) {
@@ -98,12 +135,47 @@ public:
                 return d.bf16Native() ? "bf16 runs natively on this CPU (oneDNN)"
                                       : "bf16 is emulated on this CPU at fp32's speed";
             if (d.bf16Native()) return "bf16 is native on " + d.shortName();
-            return "on " + d.shortName() + " bf16 is emulated and slow";
+            return "on " + d.shortName() +
+                   " bf16 runs, slow (no bf16 tensor cores: bf16 is emulated and slow below "
+                   "compute capability 8.0)";
         }
         if (!d.isCuda()) return "as fast as fp16 on this CPU (fp16 is emulated in fp32 here)";
         if (d.fp16Fast()) return "slower than fp16 on " + d.shortName() + " (no fp16 tensor cores)";
         return "about as fast as fp16 on " + d.shortName() + " (it has no fast fp16)";
     }
+
+    // The format component `c` has under the failing plan (its run's format if the plan is
+    // silent about it).
+    Format baseFormat(const ComponentInfo& c) const {
+        return m_in.failingPlan.resolve(c.name).value_or(c.format);
+    }
+    // The whole model's weights, GB, with share moved[c] of component c in `f` and the rest in
+    // its base format; 0 when no component has a parameter count.
+    double weightGB(const std::map<std::string, double>& moved, Format f) const {
+        double bytes = 0;
+        for (const auto& c : m_in.components) {
+            const double p = double(std::max<int64_t>(c.parameters, 0));
+            const auto m = moved.find(c.name);
+            const double s = m == moved.end() ? 0.0 : std::min(1.0, m->second);
+            bytes += p * ((1 - s) * bytesPerParameter(baseFormat(c)) + s * bytesPerParameter(f));
+        }
+        return bytes / 1e9;
+    }
+    // Sets x.weightGB and x.fits, and adds the memory sentence to `cost`, where the device has
+    // a memory size.
+    void memoryCheck(Fix& x, const std::map<std::string, double>& moved,
+                     std::ostringstream& cost) const {
+        const DeviceInfo& d = m_in.device;
+        x.weightGB = weightGB(moved, x.format);
+        if (!(d.memoryGB > 0) || !(x.weightGB > 0)) return;
+        x.fits = x.weightGB <= d.memoryGB;
+        if (*x.fits)
+            cost << "; fits: " << weightText(x.weightGB) << " of weights in " << memoryOf(d);
+        else
+            cost << "; " << formatName(x.format) << " needs " << weightText(x.weightGB)
+                 << " of weights, more than " << memoryOf(d);
+    }
+    double memoryPenalty(const Fix& x) const { return x.fits && !*x.fits ? 100.0 : 0.0; }
 
     Fix componentFix(const std::string& comp, Format f) const {
         Fix x;
@@ -120,11 +192,12 @@ public:
         }
         cost << "; " << speedWords(f);
         if (f == Format::BF16) cost << "; bf16 keeps fp32's range with 8 bits of precision";
+        memoryCheck(x, {{comp, 1.0}}, cost);
         x.cost = cost.str();
         PrecisionPlan p = m_in.failingPlan;
         p.add(comp, f);  // last rule wins: overrides every finer rule for the component
         x.planText = p.toString();
-        x.score = share(comp) * (formatCost(f) + 0.1) + 0.05;
+        x.score = share(comp) * (formatCost(f) + 0.1) + 0.05 + memoryPenalty(x);
         return x;
     }
 
@@ -138,12 +211,14 @@ public:
         x.component = blocks.empty() ? "" : componentOf(blocks.front());
         std::map<std::string, int> kept;
         for (const auto& b : blocks) ++kept[componentOf(b)];
+        std::map<std::string, double> moved;  // share of each component's blocks kept
         double s = 0, mb = 0;
         int total = 0;
         for (const auto& kv : kept) {
             const auto t = totals.find(kv.first);
             const int n = t == totals.end() ? kv.second : std::max(t->second, kv.second);
             total += n;
+            moved[kv.first] = kv.second / double(n);
             s += share(kv.first) * kv.second / double(n);
             mb += params(kv.first) * kv.second / double(n) * 2.0 / 1e6;
         }
@@ -161,9 +236,10 @@ public:
             cost << "; no extra weight memory";
         }
         cost << "; " << speedWords(f);
+        memoryCheck(x, moved, cost);
         x.cost = cost.str();
         x.planText = planText;
-        x.score = s * (formatCost(f) + 0.1) + (verified ? 0.0 : 0.05);
+        x.score = s * (formatCost(f) + 0.1) + (verified ? 0.0 : 0.05) + memoryPenalty(x);
         return x;
     }
 
@@ -312,6 +388,12 @@ private:
                 "range");
         else if (!d.fp16Fast())
             a.notes.push_back(d.shortName() + " has no fp16 tensor cores: fp16 saves memory only");
+        const double failing = weightGB({}, Format::FP16);
+        if (d.memoryGB > 0 && failing > d.memoryGB)
+            a.notes.push_back("even the failing plan's weights, " + weightText(failing) +
+                              ", are more than " + memoryOf(d) +
+                              ": the model needs offloading (CPU or block by block) or a "
+                              "smaller format whatever the fix");
         for (const auto& c : comps) {
             const auto* info = component(c);
             if (!info) continue;
@@ -330,7 +412,18 @@ private:
 }  // namespace
 
 Advice adviseFixes(const AdviceInput& input) {
-    return Advisor(input).run();
+    Advice a = Advisor(input).run();
+    a.device = input.device;
+    const DeviceInfo& d = input.device;
+    if (d.target && d.isCuda()) {
+        std::string n = "advice for " + targetWords(d);
+        if (!input.runDevice.empty()) n += "; the run itself was on " + input.runDevice;
+        n += d.memoryGB > 0 ? ": ranks, costs and weight totals speak for that GPU"
+                            : ": ranks and costs speak for that GPU (its memory is unknown: "
+                              "give it to check the weights)";
+        a.notes.insert(a.notes.begin(), n);
+    }
+    return a;
 }
 
 }  // namespace hs

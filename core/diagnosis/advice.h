@@ -9,9 +9,13 @@
 // cores and doubles the weights), 0.5 elsewhere (memory only). Lower scores come first. The
 // numbers are a deliberate ordering rule, not a time measurement.
 // Memory: fp32 weights take 2 bytes per parameter more than fp16; bf16 takes the same as fp16.
-// MB means 10^6 bytes. Block fixes estimate their share as kept/total blocks of the component,
-// assuming blocks of equal size (said in the cost text).
-// No LibTorch.
+// MB means 10^6 bytes, GB 10^9. Where the device has a memory size, each fix also gets the
+// weights of the whole model under its plan (each component's parameters x 4 bytes in fp32, 2 in
+// bf16 or fp16; a component the plan leaves alone keeps the failing plan's format) and whether
+// they fit; a fix that does not fit gets 100 added to its score, so it ranks below every fix
+// that fits (weights only: activations and the CUDA context need more). Block fixes estimate their
+// share as kept/total blocks of the component, assuming blocks of equal size (said in the cost
+// text). No LibTorch.
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +35,9 @@ struct AdviceInput {
     std::optional<FirstFailure> firstFailure;
     std::optional<HeadroomReport> headroom;  // from a clean run (fp32 / bf16)
     std::optional<BisectionResult> bisection;
+    // Where the run itself was, in words ("the CPU AMD EPYC 7B13"); said in a note when the
+    // advice is for a target GPU (device.target). Empty: not said.
+    std::string runDevice;
 };
 
 struct Fix {
@@ -45,6 +52,8 @@ struct Fix {
     int blocksKept = 0;  // block fixes
     int blocksTotal = 0;
     double extraWeightMB = 0;  // weights beyond fp16, MB (10^6 bytes)
+    double weightGB = 0;       // the whole model's weights under the fix, GB; 0 unknown
+    std::optional<bool> fits;  // weightGB within the device's memory; none: size unknown
     bool verified = false;     // a bisection trial passed with this plan
     double score = 0;          // see the ranking rule above
 };
@@ -55,6 +64,9 @@ struct Advice {
     std::string headline;    // one sentence
     std::vector<std::string> notes;
     std::vector<Fix> fixes;  // ranked, best first
+    // The device the advice speaks for (a target GPU or the device that ran); none in reports
+    // written before it was stored.
+    std::optional<DeviceInfo> device;
 };
 
 Advice adviseFixes(const AdviceInput& input);

@@ -37,6 +37,43 @@ BisectionStatus statusFrom(const Node& n) {
     n.fail("unknown bisection status \"" + s + "\"");
 }
 
+// The device an advice speaks for: kind, name, compute capability, memory, whether a user named
+// it as the target, and the words a report shows.
+ordered_json deviceToJson(const DeviceInfo& d) {
+    return ordered_json{
+        {"kind", d.isCuda() ? "cuda" : "cpu"},
+        {"name", d.name},
+        {"compute_capability", d.capabilityText()},
+        {"memory_gb", d.memoryGB > 0 ? numberOrNull(d.memoryGB) : ordered_json(nullptr)},
+        {"target", d.target},
+        {"cpu_bf16", d.isCuda() ? "" : executionName(d.cpuBf16)},
+        {"description", d.describe()}};
+}
+
+DeviceInfo deviceFrom(const Node& n) {
+    const std::string kind = n["kind"].string();
+    DeviceInfo d;
+    if (kind == "cuda") {
+        const std::string cc = n["compute_capability"].string();
+        const auto dot = cc.find('.');
+        if (dot == std::string::npos || dot == 0 || dot + 1 >= cc.size() ||
+            cc.find_first_not_of("0123456789.") != std::string::npos)
+            n["compute_capability"].fail("expected MAJOR.MINOR such as \"7.5\", got \"" + cc +
+                                         "\"");
+        d = DeviceInfo::cuda(n["name"].string(), std::stoi(cc.substr(0, dot)),
+                             std::stoi(cc.substr(dot + 1)));
+    } else if (kind == "cpu") {
+        d = DeviceInfo::cpu(n["name"].string(), n["cpu_bf16"].string() == "native"
+                                                    ? Execution::Native
+                                                    : Execution::Emulated);
+    } else {
+        n["kind"].fail("expected \"cuda\" or \"cpu\", got \"" + kind + "\"");
+    }
+    if (n.has("memory_gb")) d.memoryGB = n["memory_gb"].number();
+    d.target = n["target"].boolean();
+    return d;
+}
+
 }  // namespace
 
 ordered_json firstFailureToJson(const FirstFailure& f) {
@@ -161,13 +198,16 @@ ordered_json adviceToJson(const Advice& a) {
                          {"blocks_kept", f.blocksKept},
                          {"blocks_total", f.blocksTotal},
                          {"extra_weight_mb", numberOrNull(f.extraWeightMB)},
+                         {"weight_gb", numberOrNull(f.weightGB)},
+                         {"fits", f.fits ? ordered_json(*f.fits) : ordered_json(nullptr)},
                          {"verified", f.verified},
                          {"score", numberOrNull(f.score)}});
     return ordered_json{{"fp16_is_the_problem", a.fp16IsTheProblem},
                         {"predicted", a.predicted},
                         {"headline", a.headline},
                         {"notes", strings(a.notes)},
-                        {"fixes", fixes}};
+                        {"fixes", fixes},
+                        {"device", a.device ? deviceToJson(*a.device) : ordered_json(nullptr)}};
 }
 
 ordered_json environmentToJson(const ReportEnvironment& e) {
@@ -238,10 +278,13 @@ Advice adviceFromJson(const Node& n) {
         x.blocksKept = f["blocks_kept"].intValue();
         x.blocksTotal = f["blocks_total"].intValue();
         x.extraWeightMB = f["extra_weight_mb"].number();
+        if (f.has("weight_gb")) x.weightGB = f["weight_gb"].number();
+        if (f.has("fits")) x.fits = f["fits"].boolean();
         x.verified = f["verified"].boolean();
         x.score = f["score"].number();
         a.fixes.push_back(std::move(x));
     }
+    if (n.has("device")) a.device = deviceFrom(n["device"]);  // absent in older reports
     return a;
 }
 

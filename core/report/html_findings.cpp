@@ -336,7 +336,15 @@ void advice(std::ostringstream& o, const Report& r) {
         return;
     }
     const Advice& a = *r.advice;
-    o << "<div class=\"card\"><p class=\"headline\">" << esc(a.headline) << "</p>";
+    o << "<div class=\"card\">";
+    if (a.device)
+        o << "<p class=\"target\"><b>" << (a.device->target ? "Target device" : "Device")
+          << ":</b> " << esc(a.device->describe())
+          << (a.device->target ? " (the GPU the model will run on; the run itself was on the "
+                                 "device under Environment)"
+                               : "")
+          << "</p>";
+    o << "<p class=\"headline\">" << esc(a.headline) << "</p>";
     if (!a.fixes.empty()) {
         o << "<ol class=\"fixes\">";
         for (const auto& f : a.fixes) {

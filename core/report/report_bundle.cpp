@@ -19,11 +19,24 @@ PrecisionPlan planOf(const RunRecord& r) {
     }
 }
 
+// "the CPU AMD EPYC 7B13 (fp16 emulated)", "the GPU Tesla T4 (cuda:0)"; "" when unknown.
+std::string runDeviceWords(const ReportEnvironment& e) {
+    if (e.device.empty()) return "";
+    if (e.device.rfind("cuda", 0) == 0) {
+        const auto sp = e.device.find(' ');
+        if (sp == std::string::npos) return "the GPU " + e.device;
+        return "the GPU " + e.device.substr(sp + 1) + " (" + e.device.substr(0, sp) + ")";
+    }
+    const std::string model = e.cpu.substr(0, e.cpu.find(" ("));
+    return "the CPU" + (model.empty() ? std::string() : " " + model) + " (fp16 emulated)";
+}
+
 }  // namespace
 
 AdviceInput adviceInputFor(const Report& report, const DeviceInfo& device) {
     AdviceInput in;
     in.device = device;
+    in.runDevice = runDeviceWords(report.environment);
     const ReportRun* failing = nullptr;
     const ReportRun* clean = nullptr;
     for (const auto& run : report.runs) {
