@@ -48,7 +48,8 @@ torch::ScalarType PrecisionPolicy::computeTypeOf(Format f) const {
 }
 
 torch::ScalarType PrecisionPolicy::computeTypeFor(const std::string& path) const {
-    return computeTypeOf(formatFor(path));
+    const PathInfo& i = info(path);
+    return i.execution == Execution::Native ? scalarTypeOf(i.format) : torch::kFloat32;
 }
 
 torch::Tensor PrecisionPolicy::storeWith(const PathInfo& i, Format f, const torch::Tensor& x,

@@ -1,8 +1,10 @@
 #include "pipeline/precision_search.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "diagnosis/blocks.h"
 #include "pipeline/pipeline.h"
@@ -15,6 +17,17 @@ double imageDifference(const PreviewImage& a, const PreviewImage& b) {
     double sum = 0;
     for (size_t i = 0; i < a.rgb.size(); ++i) sum += std::abs(int(a.rgb[i]) - int(b.rgb[i]));
     return sum / (255.0 * double(a.rgb.size()));
+}
+
+double imageMse(const PreviewImage& a, const PreviewImage& b) {
+    if (a.width != b.width || a.height != b.height || a.rgb.size() != b.rgb.size() || a.rgb.empty())
+        return std::numeric_limits<double>::quiet_NaN();
+    double sum = 0;
+    for (size_t i = 0; i < a.rgb.size(); ++i) {
+        const double d = int(a.rgb[i]) - int(b.rgb[i]);
+        sum += d * d;
+    }
+    return sum / double(a.rgb.size());
 }
 
 namespace {
@@ -99,30 +112,89 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
         for (const auto& c : fp16Components)
             if (componentOf(b) == c) candidates.push_back(b);
 
-    stage("bisection");
+    double lastMse = std::numeric_limits<double>::quiet_NaN();
     auto trial = [&](const PrecisionPlan& plan) {
         TrialOutcome out;
+        lastMse = std::numeric_limits<double>::quiet_NaN();
         const auto t0 = std::chrono::steady_clock::now();
         try {
             const RunRecord r = runWith(pipeline, base, plan);
             out.nonFinite = nonFiniteCount(r);
             out.allFinite = !r.firstNonFinite && out.nonFinite == 0;
             out.verdict = r.verdict;
-            if (refImage && r.savedImage)
+            if (refImage && r.savedImage) {
                 out.difference = imageDifference(*r.savedImage, *refImage);
+                lastMse = imageMse(*r.savedImage, *refImage);
+            }
         } catch (const std::exception& e) {
             out.error = e.what();
         }
         out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return out;
     };
-    BisectionOptions bo;
-    bo.safeFormat = o.safeFormat;
-    bo.tolerance = o.tolerance;
-    bo.maxIterations = o.maxIterations;
-    bo.cancel = o.cancel;
-    bo.onTrial = o.onTrial;
-    s.result = bisectPrecision(config.plan, candidates, trial, bo);
+    const bool bisect = o.remedies.empty() || std::find(o.remedies.begin(), o.remedies.end(),
+                                                        RemedyKind::Format) != o.remedies.end();
+    if (bisect) {
+        stage("bisection");
+        BisectionOptions bo;
+        bo.safeFormat = o.safeFormat;
+        bo.tolerance = o.tolerance;
+        bo.maxIterations = o.maxIterations;
+        bo.cancel = o.cancel;
+        bo.onTrial = o.onTrial;
+        s.result = bisectPrecision(config.plan, candidates, trial, bo);
+    } else {
+        s.result.candidates = candidates;
+        s.result.message = "no bisection: the remedies were tried without format changes";
+    }
+    if (o.remedies.empty() || (o.cancel && o.cancel->load())) return s;
+
+    // The blocks that must change: the bisection's, else in each fp16 component the block of
+    // its first NaN/Inf (in a later component that may be where the NaN arrived).
+    RemedyTable table;
+    table.referencePlan = s.referencePlan;
+    if (s.result.found) {
+        table.failingBlocks = s.result.keptBlocks;
+    } else {
+        std::vector<std::string> seen;
+        for (const auto& r : s.failingRun.probes) {
+            const std::string c = componentOf(r.name);
+            if (r.stats.allFinite() || std::find(seen.begin(), seen.end(), c) != seen.end() ||
+                std::find(fp16Components.begin(), fp16Components.end(), c) ==
+                    fp16Components.end())
+                continue;
+            seen.push_back(c);
+            table.failingBlocks.push_back(blockOf(r.name));
+        }
+    }
+    auto absMaxOf = [&](const std::string& module) {
+        double m = 0;
+        for (const auto& r : s.referenceRun.probes)
+            if (pathMatches(module, r.name) && std::isfinite(r.stats.absMax))
+                m = std::max(m, r.stats.absMax);
+        return m;
+    };
+    stage("remedies");
+    const int steps = std::max(1, base.steps);
+    for (RemedyCandidate& c :
+         remedyCandidates(config.plan, table.failingBlocks, o.remedies, absMaxOf)) {
+        if (o.cancel && o.cancel->load()) break;
+        RemedyRow row;
+        row.planText = c.plan.toString();
+        row.outcome = trial(c.plan);
+        row.passed = trialPasses(row.outcome, o.tolerance, &row.why);
+        row.psnr = psnrFromMse(lastMse);
+        if (std::isnan(lastMse)) row.psnr = lastMse;
+        row.secondsPerStep = row.outcome.seconds / steps;
+        row.candidate = std::move(c);
+        if (o.onRemedy) o.onRemedy(row);
+        table.rows.push_back(std::move(row));
+    }
+    auto blocksOf = [&](const std::string& component) {
+        return int(blocksInCallOrder(s.failingRun, component, /*repeatedOnly=*/true).size());
+    };
+    rankRemedies(table, o.target, s.failingRun.components, blocksOf);
+    s.remedies = std::move(table);
     return s;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "diagnosis/bisection.h"
+#include "diagnosis/remedies.h"
 #include "records/run_types.h"
 
 namespace hs {
@@ -20,6 +21,11 @@ struct PrecisionSearchOptions {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const std::string&)> onStage;  // "failing run", "reference run"
     std::function<void(const BisectionTrial&)> onTrial;
+    // Remedies to try and rank (diagnosis/remedies.h); empty: the bisection alone. Without
+    // Format the bisection is skipped and the remedies act on the first failing block.
+    std::vector<RemedyKind> remedies;
+    DeviceInfo target = DeviceInfo::cpu();  // the device the remedies' costs speak for
+    std::function<void(const RemedyRow&)> onRemedy;
 };
 
 struct PrecisionSearch {
@@ -28,6 +34,7 @@ struct PrecisionSearch {
     std::string referencePlan;
     bool planFails = false;  // the failing run held NaN/Inf or gave no usable image
     BisectionResult result;
+    std::optional<RemedyTable> remedies;  // when options.remedies named some
 };
 
 // `config.plan` is the failing plan. Throws what Pipeline::load / run throw (FileError,
@@ -36,5 +43,7 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
 
 // Mean absolute difference of two 8-bit RGB images, as levels in [0, 1]; 1 when the sizes differ.
 double imageDifference(const PreviewImage& a, const PreviewImage& b);
+// Mean squared difference of the 8-bit levels (0..255^2); NaN when the sizes differ.
+double imageMse(const PreviewImage& a, const PreviewImage& b);
 
 }  // namespace hs

@@ -12,6 +12,7 @@
 #include "diagnosis/first_failure.h"
 #include "diagnosis/headroom.h"
 #include "diagnosis/latent_divergence.h"
+#include "diagnosis/remedies.h"
 #include "records/run_types.h"
 
 namespace hs {
@@ -46,6 +47,7 @@ struct Report {
     ReportEnvironment environment;
     std::vector<ReportRun> runs;  // runs[0] is the reference of a comparison
     std::optional<BisectionResult> bisection;
+    std::optional<RemedyTable> remedies;  // the remedies tried and ranked
     std::optional<Advice> advice;
 };
 

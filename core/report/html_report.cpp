@@ -158,6 +158,8 @@ void summary(std::ostringstream& o, const Report& r) {
     o << "</div>";
     if (r.advice) {
         o << "<p class=\"headline\"><b>Diagnosis:</b> " << esc(r.advice->headline);
+        if (r.advice->device && r.advice->device->target)
+            o << "<br><b>Advice for:</b> " << esc(r.advice->device->describe());
         if (!r.advice->fixes.empty())
             o << "<br><b>Suggested fix:</b> " << esc(r.advice->fixes.front().action) << " ("
               << esc(r.advice->fixes.front().cost) << ")";

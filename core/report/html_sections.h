@@ -23,6 +23,7 @@ void firstFailures(std::ostringstream& o, const Report& r);
 void headroom(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt);
 void divergence(std::ostringstream& o, const Report& r);
 void bisection(std::ostringstream& o, const Report& r);
+void remedies(std::ostringstream& o, const Report& r);
 void advice(std::ostringstream& o, const Report& r);
 
 }  // namespace hs::html

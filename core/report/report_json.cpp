@@ -6,6 +6,7 @@
 #include "io/atomic_file.h"
 #include "io/safetensors_header.h"  // FileError
 #include "report/findings_json.h"
+#include "report/remedy_json.h"
 #include "report/json_in.h"
 
 namespace hs {
@@ -39,6 +40,7 @@ std::string reportToJson(const Report& report, const JsonReportOptions& options)
         {"comparison", {{"reference_run", 0}, {"latent_divergence", divergence}}},
         {"bisection",
          report.bisection ? bisectionToJson(*report.bisection) : ordered_json(nullptr)},
+        {"remedies", report.remedies ? remediesToJson(*report.remedies) : ordered_json(nullptr)},
         {"advice", report.advice ? adviceToJson(*report.advice) : ordered_json(nullptr)}};
     // Replace invalid UTF-8 (a prompt from a broken terminal) instead of throwing.
     return j.dump(options.indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -88,6 +90,7 @@ Report reportFromJson(const std::string& text) {
         r.runs.push_back(std::move(rr));
     }
     if (n.has("bisection")) r.bisection = bisectionFromJson(n["bisection"]);
+    if (n.has("remedies")) r.remedies = remediesFromJson(n["remedies"]);
     if (n.has("advice")) r.advice = adviceFromJson(n["advice"]);
     return r;
 }

@@ -77,9 +77,9 @@ torch::Tensor convertWeight(const torch::Tensor& src, torch::ScalarType dstType,
     const torch::Device device = policy.device();
     torch::Tensor v;
     if (floating && src.is_floating_point()) {
-        const auto& info = policy.info(modulePathOf(component, key));
-        v = src.to(device, policy.computeTypeOf(info.format), /*non_blocking=*/false,
-                   /*copy=*/true);
+        const std::string path = modulePathOf(component, key);
+        const auto& info = policy.info(path);
+        v = src.to(device, policy.computeTypeFor(path), /*non_blocking=*/false, /*copy=*/true);
         // Emulated: fp32 storage of values the format holds (already so when stored in it).
         if (info.execution == Execution::Emulated && src.scalar_type() != scalarTypeOf(info.format))
             v = roundTo(v, info.format);
