@@ -95,11 +95,11 @@ torch::Tensor AnimaNorm::forward(const torch::Tensor& x) {
 
 AnimaBlockImpl::AnimaBlockImpl(const AnimaAdapterConfig& c, const std::string& path)
     : m_path(path),
-      m_out(path, ProbeLevel::Module),
+      m_out(path, ProbeLevel::Module, kResidualStream),
       m_normSelf(path + ".norm_self_attn", ProbeLevel::Layer),
-      m_selfResidual(path + ".self_attn_residual", ProbeLevel::Layer),
+      m_selfResidual(path + ".self_attn_residual", ProbeLevel::Layer, kResidualStream),
       m_normCross(path + ".norm_cross_attn", ProbeLevel::Layer),
-      m_crossResidual(path + ".cross_attn_residual", ProbeLevel::Layer),
+      m_crossResidual(path + ".cross_attn_residual", ProbeLevel::Layer, kResidualStream),
       m_normMlp(path + ".norm_mlp", ProbeLevel::Layer),
       m_mlp0(path + ".mlp.0", ProbeLevel::Op),
       m_mlpAct(path + ".mlp.1", ProbeLevel::Op),

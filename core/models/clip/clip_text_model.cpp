@@ -88,9 +88,9 @@ torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x, ProbeContext& probes)
 }
 
 ClipEncoderLayerImpl::ClipEncoderLayerImpl(const ClipTextConfig& cfg, const std::string& path)
-    : m_output(path, ProbeLevel::Module),
+    : m_output(path, ProbeLevel::Module, kResidualStream),
       m_nLn1(path + ".layer_norm1", ProbeLevel::Layer),
-      m_nResidual(path + ".attn_residual", ProbeLevel::Op),
+      m_nResidual(path + ".attn_residual", ProbeLevel::Op, kResidualStream),
       m_nLn2(path + ".layer_norm2", ProbeLevel::Layer) {
     auto ln = [&] { return nn::LayerNorm(cfg.hiddenSize, cfg.layerNormEps); };
     m_selfAttn = register_module("self_attn", ClipAttention(cfg, path + ".self_attn"));

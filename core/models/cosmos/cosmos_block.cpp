@@ -5,11 +5,11 @@ namespace hs {
 CosmosTransformerBlockImpl::CosmosTransformerBlockImpl(const CosmosConfig& c,
                                                        const std::string& path)
     : m_path(path),
-      m_out(path, ProbeLevel::Module),
+      m_out(path, ProbeLevel::Module, kResidualStream),
       m_attn1Gated(path + ".attn1_gated", ProbeLevel::Op),
-      m_attn1Residual(path + ".attn1_residual", ProbeLevel::Layer),
+      m_attn1Residual(path + ".attn1_residual", ProbeLevel::Layer, kResidualStream),
       m_attn2Gated(path + ".attn2_gated", ProbeLevel::Op),
-      m_attn2Residual(path + ".attn2_residual", ProbeLevel::Layer),
+      m_attn2Residual(path + ".attn2_residual", ProbeLevel::Layer, kResidualStream),
       m_ffGated(path + ".ff_gated", ProbeLevel::Op) {
     const int64_t dim = c.innerDim(), lora = c.adalnLoraDim;
     const int heads = c.numAttentionHeads, hd = c.attentionHeadDim;

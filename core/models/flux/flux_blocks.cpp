@@ -16,17 +16,20 @@ FluxTransformerBlockImpl::FluxTransformerBlockImpl(int64_t dim, int heads, int h
     ff = register_module("ff", FeedForward(dim, path + ".ff"));
     ff_context = register_module("ff_context", FeedForward(dim, path + ".ff_context"));
     auto op = [&](const std::string& n) { return ProbePoint(path + n, ProbeLevel::Op); };
+    auto stream = [&](const std::string& n, ProbeLevel l) {
+        return ProbePoint(path + n, l, kResidualStream);
+    };
     m_img = {op(".attn_gated"),
-             op(".attn_residual"),
+             stream(".attn_residual", ProbeLevel::Op),
              op(".norm2"),
              op(".ff_gated"),
-             ProbePoint(path, ProbeLevel::Module),
+             stream("", ProbeLevel::Module),
              ModulatePoints(path + ".norm2", {path + ".norm2.modulated", ProbeLevel::Op})};
     m_txt = {op(".context_attn_gated"),
-             op(".context_attn_residual"),
+             stream(".context_attn_residual", ProbeLevel::Op),
              op(".norm2_context"),
              op(".context_ff_gated"),
-             ProbePoint(path + ".context", ProbeLevel::Module),
+             stream(".context", ProbeLevel::Module),
              ModulatePoints(path + ".norm2_context",
                             {path + ".norm2_context.modulated", ProbeLevel::Op})};
 }
@@ -65,7 +68,7 @@ std::pair<torch::Tensor, torch::Tensor> FluxTransformerBlockImpl::forward(
 
 FluxSingleTransformerBlockImpl::FluxSingleTransformerBlockImpl(int64_t dim, int heads, int headDim,
                                                                const std::string& path)
-    : m_out(path, ProbeLevel::Module),
+    : m_out(path, ProbeLevel::Module, kResidualStream),
       m_projMlp(path + ".proj_mlp", ProbeLevel::Op),
       m_actMlp(path + ".act_mlp", ProbeLevel::Op),
       m_projOut(path + ".proj_out", ProbeLevel::Layer),

@@ -129,9 +129,9 @@ torch::Tensor QwenMlpImpl::forward(const torch::Tensor& x, ProbeContext& probes)
 }
 
 QwenDecoderLayerImpl::QwenDecoderLayerImpl(const QwenConfig& cfg, const std::string& path)
-    : m_output(path, ProbeLevel::Module),
+    : m_output(path, ProbeLevel::Module, kResidualStream),
       m_nInputNorm(path + ".input_layernorm", ProbeLevel::Layer),
-      m_nResidual(path + ".attn_residual", ProbeLevel::Op),
+      m_nResidual(path + ".attn_residual", ProbeLevel::Op, kResidualStream),
       m_nPostNorm(path + ".post_attention_layernorm", ProbeLevel::Layer) {
     m_selfAttn = register_module("self_attn", QwenAttention(cfg, path + ".self_attn"));
     m_mlp = register_module("mlp", QwenMlp(cfg, path + ".mlp"));

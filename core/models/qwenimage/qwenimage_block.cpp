@@ -12,10 +12,11 @@ QwenImageTransformerBlockImpl::QwenImageTransformerBlockImpl(int64_t dim, int he
         p.mod = op(s + "_mod.1");
         p.norm1 = op(s + "_norm1");
         p.attnGated = op(residual + "attn_gated");
-        p.attnResidual = ProbePoint(path + "." + residual + "attn_residual", ProbeLevel::Layer);
+        p.attnResidual =
+            ProbePoint(path + "." + residual + "attn_residual", ProbeLevel::Layer, kResidualStream);
         p.norm2 = op(s + "_norm2");
         p.mlpGated = op(s + "_mlp_gated");
-        p.out = ProbePoint(out, ProbeLevel::Module);
+        p.out = ProbePoint(out, ProbeLevel::Module, kResidualStream);
         p.modulated1 = ModulatePoints(path + "." + s + "_modulated",
                                       {path + "." + s + "_modulated", ProbeLevel::Layer});
         p.modulated2 = ModulatePoints(path + "." + s + "_modulated2",

@@ -120,8 +120,8 @@ T5BlockImpl::T5BlockImpl(const T5Config& cfg, const std::string& path, bool hasR
     : m_path(path),
       m_nNorm0(path + ".layer.0.layer_norm", ProbeLevel::Layer),
       m_nNorm1(path + ".layer.1.layer_norm", ProbeLevel::Layer),
-      m_nLayer0(path + ".layer.0", ProbeLevel::Layer),
-      m_nOutput(path, ProbeLevel::Module) {
+      m_nLayer0(path + ".layer.0", ProbeLevel::Layer, kResidualStream),
+      m_nOutput(path, ProbeLevel::Module, kResidualStream) {
     auto layers = register_module("layer", torch::nn::ModuleList());
     auto selfAttention = std::make_shared<torch::nn::Module>();
     auto ff = std::make_shared<torch::nn::Module>();
@@ -139,7 +139,9 @@ T5Stream T5BlockImpl::residual(const T5Stream& s, const torch::Tensor& branch,
                                const std::string& branchPath, const ProbePoint& p,
                                ProbeContext& probes) const {
     const PrecisionPolicy& policy = probes.policy();
-    const Format f = promoted(s.format, policy.formatFor(branchPath));
+    Format f = promoted(s.format, policy.formatFor(branchPath));
+    // An fp32-residual stream is summed and held in fp32 (on a GPU too, where fp16 is native).
+    if (p.residual && policy.info(p.name).fp32Residual) f = Format::FP32;
     const auto dt = policy.computeTypeOf(f);
     torch::Tensor y = s.x.to(dt) + branch.to(dt);  // [B, L, D]
     if (f == Format::FP16 && policy.plan().clamps(m_path)) {

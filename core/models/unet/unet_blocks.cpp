@@ -17,7 +17,8 @@ UNetTransformer2D transformerFor(int channels, const UNetBlockSpec& s, int j,
 UNetDownBlockImpl::UNetDownBlockImpl(int inChannels, int outChannels, int numLayers,
                                      const UNetBlockSpec& s, bool addDownsample,
                                      int downsamplePadding, const std::string& path)
-    : m_name(path, ProbeLevel::Module) {
+    // Without a downsampler the block's output is its last resnet's (or attention's) stream.
+    : m_name(path, ProbeLevel::Module, !addDownsample) {
     const bool cross = !s.transformerLayers.empty();
     for (int j = 0; j < numLayers; ++j) {
         const std::string jj = std::to_string(j);
@@ -59,7 +60,7 @@ torch::Tensor UNetDownBlockImpl::forward(const torch::Tensor& x, const torch::Te
 
 UNetMidBlockImpl::UNetMidBlockImpl(int channels, const UNetBlockSpec& s, double outputScale,
                                    const std::string& path)
-    : m_name(path, ProbeLevel::Module) {
+    : m_name(path, ProbeLevel::Module, kResidualStream) {  // resnets.1's output stream
     m_resnet0 = UNetResnetBlock2D(channels, channels, s.tembChannels, s.groups, s.eps, outputScale,
                                   path + ".resnets.0");
     m_resnet1 = UNetResnetBlock2D(channels, channels, s.tembChannels, s.groups, s.eps, outputScale,
@@ -84,7 +85,8 @@ torch::Tensor UNetMidBlockImpl::forward(const torch::Tensor& x, const torch::Ten
 UNetUpBlockImpl::UNetUpBlockImpl(int inChannels, int prevOutputChannels, int outChannels,
                                  int numLayers, const UNetBlockSpec& s, bool addUpsample,
                                  const std::string& path)
-    : m_name(path, ProbeLevel::Module) {
+    // Without an upsampler the block's output is its last resnet's (or attention's) stream.
+    : m_name(path, ProbeLevel::Module, !addUpsample) {
     const bool cross = !s.transformerLayers.empty();
     for (int j = 0; j < numLayers; ++j) {
         const std::string jj = std::to_string(j);

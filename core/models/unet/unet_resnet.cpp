@@ -13,7 +13,7 @@ UNetResnetBlock2DImpl::UNetResnetBlock2DImpl(int inChannels, int outChannels, in
                                              int groups, double eps, double outputScale,
                                              const std::string& path)
     : m_outputScale(outputScale),
-      m_name(path, kLayer),
+      m_name(path, kLayer, kResidualStream),  // (shortcut + h) / output_scale
       m_nNorm1(path + ".norm1", kOp),
       m_nAct1(path + ".act1", kOp),
       m_nConv1(path + ".conv1", kOp),

@@ -61,11 +61,11 @@ torch::Tensor UNetFeedForwardImpl::forward(const torch::Tensor& x, ProbeContext&
 
 UNetTransformerBlockImpl::UNetTransformerBlockImpl(int dim, int heads, int headDim, int crossDim,
                                                    bool upcast, const std::string& path)
-    : m_name(path, kLayer),
+    : m_name(path, kLayer, kResidualStream),
       m_nNorm1(path + ".norm1", kOp),
-      m_nRes1(path + ".attn1_residual", kOp),
+      m_nRes1(path + ".attn1_residual", kOp, kResidualStream),
       m_nNorm2(path + ".norm2", kOp),
-      m_nRes2(path + ".attn2_residual", kOp),
+      m_nRes2(path + ".attn2_residual", kOp, kResidualStream),
       m_nNorm3(path + ".norm3", kOp) {
     m_norm1 = register_module("norm1", nn::LayerNorm(dim, 1e-5));
     m_attn1 =
@@ -97,7 +97,7 @@ torch::Tensor UNetTransformerBlockImpl::forward(const torch::Tensor& xIn,
 UNetTransformer2DImpl::UNetTransformer2DImpl(int channels, int heads, int layers, int crossDim,
                                              int groups, bool linearProjection, bool upcast,
                                              const std::string& path)
-    : m_name(path, kLayer),
+    : m_name(path, kLayer, kResidualStream),  // proj_out(...) + x
       m_nNorm(path + ".norm", kOp),
       m_nProjIn(path + ".proj_in", kOp),
       m_nProjOut(path + ".proj_out", kOp) {

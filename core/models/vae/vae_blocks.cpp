@@ -29,7 +29,7 @@ nn::GroupNorm vaeGroupNormLayer(int groups, int channels) {
 
 VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int groups,
                                            const std::string& path)
-    : m_name(path, kLayer),
+    : m_name(path, kLayer, kResidualStream),  // shortcut + h
       m_nNorm1(path + ".norm1", kOp),
       m_nAct1(path + ".act1", kOp),
       m_nConv1(path + ".conv1", kOp),
@@ -64,7 +64,7 @@ torch::Tensor VaeResnetBlock2DImpl::forward(const torch::Tensor& x, ProbeContext
 
 VaeAttentionImpl::VaeAttentionImpl(int channels, int groups, const std::string& path)
     : m_scale(1.0 / std::sqrt(static_cast<double>(channels))),
-      m_name(path, kLayer),
+      m_name(path, kLayer, kResidualStream),  // to_out(attention) + x
       m_nNorm(path + ".group_norm", kOp),
       m_nQ(path + ".to_q", kOp),
       m_nK(path + ".to_k", kOp),
@@ -145,7 +145,8 @@ torch::Tensor VaeUpsample2DImpl::forward(const torch::Tensor& x, ProbeContext& p
 VaeSamplingBlockImpl::VaeSamplingBlockImpl(Kind kind, int inChannels, int outChannels,
                                            int numLayers, int groups, bool addSampler,
                                            const std::string& path)
-    : m_name(path, kModule) {
+    // Without a sampler the block's output is its last resnet's stream.
+    : m_name(path, kModule, !addSampler) {
     for (int j = 0; j < numLayers; ++j) {
         m_resnetList.emplace_back(j == 0 ? inChannels : outChannels, outChannels, groups,
                                   path + ".resnets." + std::to_string(j));
@@ -176,7 +177,7 @@ torch::Tensor VaeSamplingBlockImpl::forward(const torch::Tensor& x, ProbeContext
 
 VaeMidBlock2DImpl::VaeMidBlock2DImpl(int channels, int groups, bool addAttention,
                                      const std::string& path)
-    : m_name(path, kModule) {
+    : m_name(path, kModule, kResidualStream) {  // resnets.1's output stream
     m_resnet0 = VaeResnetBlock2D(channels, channels, groups, path + ".resnets.0");
     m_resnet1 = VaeResnetBlock2D(channels, channels, groups, path + ".resnets.1");
     m_resnets->push_back(m_resnet0);

@@ -58,7 +58,7 @@ torch::Tensor WanRMSNormImpl::forward(const torch::Tensor& x) {
 
 WanResidualBlockImpl::WanResidualBlockImpl(int in, int out, const std::string& path,
                                            ProbeLevel level)
-    : m_name(path, level),
+    : m_name(path, level, kResidualStream),  // shortcut + h
       m_nNorm1(path + ".norm1", kOp),
       m_nAct1(path + ".act1", kOp),
       m_nConv1(path + ".conv1", kOp),
@@ -90,7 +90,7 @@ torch::Tensor WanResidualBlockImpl::forward(const torch::Tensor& x, ProbeContext
 
 WanAttentionBlockImpl::WanAttentionBlockImpl(int dim, const std::string& path, ProbeLevel level)
     : m_scale(1.0 / std::sqrt(double(dim))),
-      m_name(path, level),
+      m_name(path, level, kResidualStream),  // proj(attention) + x
       m_nNorm(path + ".norm", kOp),
       m_nQkv(path + ".to_qkv", kOp),
       m_nAttn(path + ".sdpa", kOp),
@@ -157,7 +157,7 @@ torch::Tensor WanResampleImpl::forward(const torch::Tensor& x, ProbeContext& pro
 // ---- MidBlock -----------------------------------------------------------------------------
 
 WanMidBlockImpl::WanMidBlockImpl(int dim, const std::string& path)
-    : m_name(path, ProbeLevel::Module) {
+    : m_name(path, ProbeLevel::Module, kResidualStream) {  // resnets.1's output stream
     m_resnet0 = WanResidualBlock(dim, dim, path + ".resnets.0", kLayer);
     m_resnet1 = WanResidualBlock(dim, dim, path + ".resnets.1", kLayer);
     m_attention = WanAttentionBlock(dim, path + ".attentions.0", kLayer);

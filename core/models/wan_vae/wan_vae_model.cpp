@@ -76,7 +76,8 @@ torch::Tensor WanEncoderImpl::forward(const torch::Tensor& x, ProbeContext& prob
 
 WanUpBlockImpl::WanUpBlockImpl(int in, int out, int numResBlocks, bool upsample, bool temporal,
                                const std::string& path)
-    : m_name(path, ProbeLevel::Module) {
+    // Without an upsampler the block's output is its last resnet's stream.
+    : m_name(path, ProbeLevel::Module, !upsample) {
     for (int j = 0; j <= numResBlocks; ++j) {
         m_resnetList.emplace_back(j == 0 ? in : out, out, path + ".resnets." + std::to_string(j),
                                   ProbeLevel::Layer);
