@@ -103,7 +103,9 @@ torch::Tensor PrecisionPolicy::fp16ResidualClip(const std::string& path,
                                                 const torch::Tensor& x) const {
     const PathInfo& i = info(path);
     if (i.format != Format::FP16 || i.fp32Residual) return x;
-    return x.clamp(-kFp16Max, kFp16Max);
+    // Under scale:K the stream is held at 2^-K of its size: the clip acts there.
+    const double limit = std::ldexp(kFp16Max, i.scaleBits);
+    return x.clamp(-limit, limit);
 }
 
 }  // namespace hs

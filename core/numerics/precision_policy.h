@@ -64,7 +64,7 @@ public:
     torch::Tensor enter(const std::string& path, const torch::Tensor& x,
                         const torch::Tensor& like) const;
     // x clamped to +-65504 when `path` runs in fp16 and its residual stream is not kept in fp32
-    // (NaN stays NaN, Inf becomes +-65504).
+    // (NaN stays NaN, Inf becomes +-65504); to +-65504 * 2^K under scale:K.
     torch::Tensor fp16ResidualClip(const std::string& path, const torch::Tensor& x) const;
 
     struct PathInfo {

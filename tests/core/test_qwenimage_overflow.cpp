@@ -16,6 +16,7 @@
 #include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/pipeline_error.h"
+#include "pipeline/precision_search.h"
 #include "qwenimage_fixture.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
@@ -214,6 +215,52 @@ TEST_F(QwenImageOverflow, TheCommandLineReproducesItFromTheComfyUiFiles) {
     EXPECT_EQ(status, 0) << text;
     EXPECT_NE(text.find("image: ok"), std::string::npos) << text;
     EXPECT_TRUE(fs::exists(out + "/bf16.png"));
+}
+
+// Each remedy people use, tried on the blocks the bisection keeps and on the whole transformer,
+// with its image change against the bf16 run (the "which of those remedies works").
+TEST_F(QwenImageOverflow, EachRemedyIsRunAndItsImageChangeToBf16IsReported) {
+    RunConfig cfg = config();
+    cfg.modelDir = s_scaled.folder;
+    cfg.plan = PrecisionPlan::parse("transformer=fp16");
+    PrecisionSearchOptions o;
+    o.remedies = {RemedyKind::Format, RemedyKind::Clamp, RemedyKind::Scale,
+                  RemedyKind::Fp32Residual};
+    o.target = targetGpu("t4");
+    const PrecisionSearch s = searchPrecision(cfg, o);
+    ASSERT_TRUE(s.planFails);
+    ASSERT_TRUE(s.remedies);
+    const RemedyTable& t = *s.remedies;
+    std::printf("  %s\n", t.message.c_str());
+    std::map<std::string, const RemedyRow*> byAction;
+    for (const auto& r : t.rows) {
+        std::printf("  %d %-4s diff %.4f PSNR %5.1f dB  %s\n", r.rank, r.passed ? "pass" : "fail",
+                    r.outcome.difference, r.psnr, remedyAction(r.candidate).c_str());
+        byAction[remedyKindName(r.candidate.kind) + "/" + r.candidate.scope +
+                 (r.candidate.kind == RemedyKind::Format ? formatName(r.candidate.format) : "")] =
+            &r;
+        EXPECT_TRUE(r.outcome.error.empty()) << r.outcome.error;
+        EXPECT_FALSE(std::isnan(r.outcome.difference)) << remedyAction(r.candidate);
+    }
+    ASSERT_EQ(t.rows.size(), 8u);
+    // The bisection keeps img_in with the blocks: the latents it reads grow past what fp16's
+    // img_in output holds once a step has been taken with the fp16 blocks.
+    EXPECT_NE(std::find(t.failingBlocks.begin(), t.failingBlocks.end(),
+                        "transformer.transformer_blocks.0"),
+              t.failingBlocks.end());
+    // Moving the blocks to bf16 fixes it, and so does scaling them by the headroom the bf16 run
+    // measured: the MLP output that overflowed fits in fp16 at 2^-K of its size.
+    EXPECT_TRUE(byAction.at("format/blocksbf16")->passed);
+    EXPECT_TRUE(byAction.at("scale/blocks")->passed);
+    EXPECT_TRUE(byAction.at("scale/component")->passed);
+    // Keeping the stream in fp32 does not: the MLP output itself is past 65504 before it is
+    // added to the stream. Clipping the blocks keeps the run finite but far from the bf16
+    // image; clipping only the transformer's streams leaves img_in's output to overflow.
+    EXPECT_FALSE(byAction.at("fp32-residual/component")->passed);
+    EXPECT_FALSE(byAction.at("clamp/blocks")->passed);
+    EXPECT_EQ(byAction.at("clamp/blocks")->outcome.nonFinite, 0);
+    EXPECT_FALSE(byAction.at("clamp/component")->passed);
+    EXPECT_TRUE(t.rows.front().passed);
 }
 
 // A diffusers folder whose transformer is sharded, one shard deleted: refused naming the file.
