@@ -84,6 +84,50 @@ TEST_F(CliRuns, BisectPrintsAPlanThatWorks) {
     EXPECT_EQ(status, 0);
 }
 
+// --remedies: the fixes people use, tried and ranked; the table on stdout, in --json and in the
+// report; a plan that only a remedy rule fixes runs clean from the command line.
+TEST_F(CliRuns, BisectRanksTheRemediesAndTheBestOneRuns) {
+    int status = -1;
+    const std::string out = runCli(std::string("bisect ") + kPrompt +
+                                       " --plan transformer=fp16 --trial-steps 3 --remedies "
+                                       "clamp,scale,fp32-residual --target t4 --json --report " +
+                                       path("fix.html"),
+                                   status, true);
+    ASSERT_EQ(status, 0) << out;
+    const auto j = nlohmann::json::parse(out);
+    ASSERT_TRUE(j.contains("remedies")) << out;
+    const auto& rows = j["remedies"]["rows"];
+    ASSERT_EQ(rows.size(), 6u);
+    EXPECT_EQ(j["trials"].size(), 0u);  // no format: no bisection
+    EXPECT_NE(j["remedies"]["target"].get<std::string>().find("T4"), std::string::npos);
+    EXPECT_EQ(rows[0]["rank"], 1);
+    ASSERT_TRUE(rows[0]["passed"].get<bool>()) << rows[0].dump();
+    EXPECT_TRUE(rows[0]["psnr_db"].is_number());
+    const std::string plan = rows[0]["plan"].get<std::string>();
+    EXPECT_EQ(plan.rfind("transformer=fp16,", 0), 0u) << plan;
+    const std::string remedy = rows[0]["remedy"].get<std::string>();
+    EXPECT_NE(plan.find("=" + (remedy == "scale" ? std::string("scale:") : remedy)),
+              std::string::npos)
+        << plan;
+    runCli(std::string("generate ") + kPrompt + " --steps 3 --plan '" + plan + "' --out " +
+               path("fixed.png"),
+           status);
+    EXPECT_EQ(status, 0);
+    std::ifstream html(path("fix.html"));
+    const std::string text((std::istreambuf_iterator<char>(html)), {});
+    EXPECT_NE(text.find("Remedies, ranked"), std::string::npos);
+    // The table reads back from the report's JSON.
+    runCli("report " + path("fix.json") + " --out " + path("again.html"), status);
+    EXPECT_EQ(status, 0);
+    std::ifstream again(path("again.html"));
+    EXPECT_NE(std::string((std::istreambuf_iterator<char>(again)), {}).find("Remedies, ranked"),
+              std::string::npos);
+    // A bad remedy name is a usage error naming the accepted ones.
+    const std::string bad = runCli("bisect --plan transformer=fp16 --remedies clip", status);
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(bad.find("fp32-residual"), std::string::npos) << bad;
+}
+
 TEST_F(CliRuns, BadInputExitsTwoWithAMessage) {
     int status = -1;
     std::string out =
