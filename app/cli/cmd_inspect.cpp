@@ -2,7 +2,9 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "diagnosis/weight_risk.h"
 #include "io/inspect.h"
+#include "io/weight_stats.h"
 #include "numerics/format.h"
 
 namespace hs::cli {
@@ -14,15 +16,23 @@ int runInspect(const Args& args) {
     if (args.positional().size() != 1)
         throw UsageError(
             "expected one PATH (a .safetensors file, a component or a pipeline folder)");
-    InspectReport r = inspectPath(args.positional()[0], args.get("variant").value_or(""));
+    const std::string path = args.positional()[0];
+    const std::string variant = args.get("variant").value_or("");
+    InspectReport r = inspectPath(path, variant);
+    // The fp16 check from weights; a component that cannot be read is a note there (and an
+    // error of the inspection above).
+    const WeightRiskReport risk = predictFromWeights(path, variant);
     const torch::Device cpu(torch::kCPU);
     if (args.has("json")) {
         auto j = toJson(r);
         for (auto f : {Format::FP32, Format::BF16, Format::FP16})
             j["cpu_execution"][formatName(f)] = executionName(executionFor(f, cpu));
+        j["fp16_from_weights"] = toJson(risk, 5);
         std::cout << j.dump(2) << "\n";
     } else {
-        std::cout << formatReport(r) << "\nOn this CPU: fp32 native; " << cpuBf16Description()
+        std::cout << formatReport(r) << "\n"
+                  << formatWeightRisk(risk, 5) << "\nOn this CPU: fp32 native; "
+                  << cpuBf16Description()
                   << ";\n  fp16 emulated (fp32 compute, every op output rounded to fp16).\n";
     }
     // A pipeline with an unreadable component is still reported in full, then fails.
@@ -43,8 +53,12 @@ const Registrar reg({
     "\n"
     "Prints, per component: class, tensor count, dtypes, parameters per top-level module, and\n"
     "how many stored weights would overflow to Inf, become 0, or become subnormal if stored in\n"
-    "fp16 or bf16 (counted exactly as a cast rounds). Pickle checkpoints (.bin, .ckpt) are never\n"
-    "opened: loading pickle can execute arbitrary code.\n"
+    "fp16 or bf16 (counted exactly as a cast rounds). Then the fp16 check from weights: per\n"
+    "component \"fp16 safe\", \"at risk\" or \"will overflow\" and the 5 riskiest modules with\n"
+    "their reasons (a weight past 65504 is certain; the rest estimates each layer's output\n"
+    "peak from its weights' RMS and fan-in, see diagnosis/weight_risk.h).\n"
+    "Pickle checkpoints (.bin, .ckpt) are never opened: loading pickle can execute arbitrary\n"
+    "code.\n"
     "\n"
     "For a single .safetensors file it also says which single-file layouts it holds\n"
     "(Black Forest Labs' flux1-dev, an LDM VAE such as ae.safetensors, an SD checkpoint's\n"

@@ -1,0 +1,115 @@
+#include "io/weight_stats.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "io/model_folder.h"
+
+namespace fs = std::filesystem;
+
+namespace hs {
+
+namespace {
+
+// Elements converted to fp32 at a time: 16 MiB of fp32, whatever the tensor's size.
+constexpr int64_t kChunk = int64_t(1) << 22;
+
+std::string componentName(const std::string& path, bool file) {
+    fs::path p(path);
+    if (!p.has_filename()) p = p.parent_path();
+    std::string name = file ? p.stem().string() : p.filename().string();
+    for (char& c : name)
+        if (c == '.') c = '_';
+    return name;
+}
+
+void addComponent(std::vector<WeightStats>& all, const TensorSet& set, const std::string& name,
+                  WeightRiskReport& notes) {
+    std::vector<std::string> skipped;
+    auto s = weightStatsOf(set, name, &skipped);
+    all.insert(all.end(), s.begin(), s.end());
+    if (!skipped.empty())
+        notes.notes.push_back(name + ": " + std::to_string(skipped.size()) +
+                              " tensor(s) not checked (not floating, or F8), e.g. " +
+                              skipped.front());
+}
+
+}  // namespace
+
+WeightStats tensorWeightStats(const torch::Tensor& t) {
+    WeightStats s;
+    s.shape = t.sizes().vec();
+    const torch::Tensor flat = t.reshape({-1});
+    const int64_t n = flat.numel();
+    double sumSq = 0, maxAbs = 0;
+    int64_t finite = 0;
+    for (int64_t at = 0; at < n; at += kChunk) {
+        torch::Tensor c = flat.slice(0, at, std::min(n, at + kChunk)).to(torch::kFloat);
+        const torch::Tensor ok = torch::isfinite(c);
+        const int64_t good = ok.sum().item<int64_t>();
+        if (good != c.numel()) {
+            s.nonFinite += c.numel() - good;
+            c = c.masked_fill(ok.logical_not(), 0.0);
+        }
+        finite += good;
+        if (c.numel() == 0) continue;
+        maxAbs = std::max(maxAbs, double(c.abs().max().item<float>()));
+        sumSq += c.to(torch::kDouble).square().sum().item<double>();
+    }
+    s.maxAbs = maxAbs;
+    s.rms = finite > 0 ? std::sqrt(sumSq / double(finite)) : 0.0;
+    return s;
+}
+
+std::vector<WeightStats> weightStatsOf(const TensorSet& set, const std::string& component,
+                                       std::vector<std::string>* skipped) {
+    std::vector<WeightStats> out;
+    for (const auto& name : set.names()) {
+        const StTensorInfo& info = set.info(name);
+        set.prefetch(name);
+        torch::Tensor t;
+        try {
+            t = set.tensor(name);
+        } catch (const std::exception&) {
+            if (skipped) skipped->push_back(name);
+            continue;
+        }
+        if (!t.is_floating_point()) {
+            if (skipped) skipped->push_back(name);
+            continue;
+        }
+        WeightStats s = tensorWeightStats(t);
+        s.component = component;
+        s.key = name;
+        s.dtype = stDTypeName(info.dtype);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+WeightRiskReport predictFromWeights(const std::string& path, const std::string& variant) {
+    std::vector<WeightStats> all;
+    WeightRiskReport notes;
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) {
+        addComponent(all, TensorSet::open(path), componentName(path, true), notes);
+    } else if (isPipelineFolder(path)) {
+        for (const auto& pc : openPipeline(path).components) {
+            if (pc.kind != ComponentKind::Model) continue;
+            try {
+                addComponent(all, openComponent(pc.dir, variant).weights, pc.name, notes);
+            } catch (const FileError& e) {
+                notes.notes.push_back(pc.name + " not checked: " + e.what());
+            }
+        }
+    } else {
+        addComponent(all, openComponent(path, variant).weights, componentName(path, false), notes);
+    }
+    WeightRiskReport r = assessWeights(all);
+    r.notes = notes.notes;
+    return r;
+}
+
+}  // namespace hs
