@@ -102,7 +102,11 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
     }
 
     stage("reference run");
-    s.referenceRun = runWith(pipeline, base, reference);
+    RunConfig referenceConfig = base;
+    // scale:K takes K from the largest value inside a block: record every op there.
+    if (std::find(o.remedies.begin(), o.remedies.end(), RemedyKind::Scale) != o.remedies.end())
+        referenceConfig.probeLevel = ProbeLevel::Op;
+    s.referenceRun = runWith(pipeline, referenceConfig, reference);
     const std::optional<PreviewImage> refImage = s.referenceRun.savedImage;
 
     // Every block and component-level module (embedders, norm_out, proj_out ...): with massive

@@ -3,6 +3,8 @@
 // (StableDiffusionPipeline / StableDiffusionXLPipeline.__call__), and refuse what they cannot run.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <filesystem>
 #include <fstream>
 
@@ -401,6 +403,23 @@ TEST_F(SdPipeline, TheSdxlVaeFailureIsReproducedLocatedAndFixed) {
         EXPECT_EQ(b.find("vae.encoder"), std::string::npos) << b;
     }
     EXPECT_TRUE(upBlock) << search.result.planText;
+
+    // The remedies, ranked against the fp32 run: sdxl-vae-fp16-fix's idea (scale the overflowing
+    // activations down) as scale:K, next to clipping and a higher format.
+    o.remedies = {RemedyKind::Format, RemedyKind::Clamp, RemedyKind::Scale,
+                  RemedyKind::Fp32Residual};
+    const PrecisionSearch r = searchPrecision(cfg, o);
+    ASSERT_TRUE(r.remedies);
+    std::map<std::string, const RemedyRow*> row;
+    std::printf("  %s\n", r.remedies->message.c_str());
+    for (const auto& x : r.remedies->rows) {
+        std::printf("  %d %-4s diff %.4f PSNR %5.1f dB  %s\n", x.rank, x.passed ? "pass" : "fail",
+                    x.outcome.difference, x.psnr, remedyAction(x.candidate).c_str());
+        row[remedyKindName(x.candidate.kind) + "/" + x.candidate.scope +
+            (x.candidate.kind == RemedyKind::Format ? formatName(x.candidate.format) : "")] = &x;
+    }
+    EXPECT_TRUE(row.at("format/blocksfp32")->passed);
+    EXPECT_TRUE(row.at("scale/blocks")->passed);
 }
 
 }  // namespace
