@@ -287,6 +287,7 @@ void MainWindow::restoreSettings(const QString& modelDir) {
     cfg.guidance = s.value("run/guidance", 4.0).toDouble();
     m_views->prompt->setFrom(cfg);
     m_pendingPlan = s.value("run/plan").toString();
+    m_views->precision->setTargetId(s.value("run/target").toString());
     QString dir = modelDir;
     hs::ModelFiles files;
     const QString saved = s.value("model/dir").toString();
@@ -323,6 +324,7 @@ void MainWindow::saveSettings() const {
     s.setValue("run/steps", cfg.steps);
     s.setValue("run/guidance", cfg.guidance);
     s.setValue("run/plan", m_views->precision->planText());
+    s.setValue("run/target", m_views->precision->targetId());
     if (const auto& m = m_studio->model()) {
         s.setValue("model/dir", m->dir);
         for (const auto& [key, path] : kSavedFiles) {

@@ -17,6 +17,7 @@ RunController::RunController(QObject* parent) : QObject(parent) {
     connect(m_worker, &RunWorker::firstNonFinite, this, &RunController::firstNonFinite);
     connect(m_worker, &RunWorker::decodeFailed, this, &RunController::decodeFailed);
     connect(m_worker, &RunWorker::searchTrial, this, &RunController::searchTrial);
+    connect(m_worker, &RunWorker::searchRemedy, this, &RunController::searchRemedy);
     connect(m_worker, &RunWorker::searchFinished, this,
             [this](int id, const hs::PrecisionSearch& s) {
                 emit searchFinished(id, s);

@@ -53,6 +53,7 @@ signals:
     void jobFailed(int jobId, const QString& message);
     void decodeFailed(int jobId, const QString& message);
     void searchTrial(int jobId, const hs::BisectionTrial& trial);
+    void searchRemedy(int jobId, const hs::RemedyRow& row);
     void searchFinished(int jobId, const hs::PrecisionSearch& search);
     void idle();  // the queue is empty and nothing runs
 

@@ -40,6 +40,8 @@ struct SearchSettings {
     double tolerance = 0.05;
     int maxIterations = 24;
     int trialSteps = 8;
+    std::vector<hs::RemedyKind> remedies;           // empty: the bisection alone
+    hs::DeviceInfo target = hs::DeviceInfo::cpu();  // the GPU the remedies' costs speak for
 };
 
 // One unit of work for the worker, tagged so the controller can route its events: a run (a
@@ -64,6 +66,7 @@ Q_DECLARE_METATYPE(hs::RunRecord)
 Q_DECLARE_METATYPE(hs::PrecisionPlan)
 Q_DECLARE_METATYPE(hs::BisectionTrial)
 Q_DECLARE_METATYPE(hs::PrecisionSearch)
+Q_DECLARE_METATYPE(hs::RemedyRow)
 
 // Registers the types above for queued connections; call once before connecting.
 void registerRunMetaTypes();

@@ -158,6 +158,9 @@ void RunWorker::runSearch(const RunJob& job) {
     o.cancel = m_cancel;
     o.onStage = [&](const std::string& s) { emit stage(job.id, QString::fromStdString(s)); };
     o.onTrial = [&](const hs::BisectionTrial& t) { emit searchTrial(job.id, t); };
+    o.remedies = job.search.remedies;
+    o.target = job.search.target;
+    o.onRemedy = [&](const hs::RemedyRow& r) { emit searchRemedy(job.id, r); };
     try {
         m_pipeline.reset();  // the search holds its own pipeline; free these weights meanwhile
         m_dir.clear();
@@ -193,4 +196,5 @@ void registerRunMetaTypes() {
     qRegisterMetaType<hs::PrecisionPlan>();
     qRegisterMetaType<hs::BisectionTrial>();
     qRegisterMetaType<hs::PrecisionSearch>();
+    qRegisterMetaType<hs::RemedyRow>();
 }

@@ -45,6 +45,7 @@ signals:
     void jobFailed(int jobId, const QString& message);
     void decodeFailed(int jobId, const QString& message);
     void searchTrial(int jobId, const hs::BisectionTrial& trial);
+    void searchRemedy(int jobId, const hs::RemedyRow& row);  // unranked, as it was tried
     void searchFinished(int jobId, const hs::PrecisionSearch& search);
 
 private:

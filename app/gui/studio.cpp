@@ -14,6 +14,7 @@
 #include "preview_strip.h"
 #include "prompt_panel.h"
 #include "run_history.h"
+#include "runtime/report_environment.h"
 #include "step_plot.h"
 #include "studio_text.h"
 
@@ -48,6 +49,7 @@ Studio::Studio(const StudioViews& v, RunHistory* history, QObject* parent)
     connect(m_v.history, &HistoryBrowser::compareRequested, this, &Studio::compareHistoryRuns);
     connect(m_v.fix, &FixPanel::findRequested, this, &Studio::findMinimalFix);
     connect(m_v.fix, &FixPanel::applyRequested, this, &Studio::applyPlan);
+    connect(m_v.fix, &FixPanel::compareRequested, this, &Studio::compareRemedies);
     if (m_history && !m_history->isOpen())
         m_v.log->warning(tr("The run history is not available, runs will not be saved: %1")
                              .arg(m_history->errorString()),
@@ -90,6 +92,13 @@ void Studio::connectController() {
                           .arg(qs(t.phase), t.passed ? tr("pass") : tr("fail"), qs(t.planText)),
                       "fix");
     });
+    connect(c, &RunController::searchRemedy, this, [this](int, const hs::RemedyRow& r) {
+        m_v.fix->addRemedy(r);
+        m_v.log->info(tr("Remedy %1: %2 — %3")
+                          .arg(qs(hs::remedyAction(r.candidate)),
+                               r.passed ? tr("pass") : tr("fail"), qs(r.planText)),
+                      "fix");
+    });
     connect(c, &RunController::searchFinished, this, [this](int id, const hs::PrecisionSearch& s) {
         m_jobs.remove(id);
         m_lastSearch = s;
@@ -98,7 +107,10 @@ void Studio::connectController() {
         } else {
             m_v.fix->setResult(s.result);
         }
+        if (s.remedies) m_v.fix->setRemedies(*s.remedies);
         m_v.log->info(qs(s.result.message), "fix");
+        if (s.remedies && !s.remedies->message.empty())
+            m_v.log->info(qs(s.remedies->message), "fix");
         emit busyChanged(isBusy());
     });
     connect(c, &RunController::idle, this, [this] {
@@ -412,16 +424,50 @@ void Studio::findMinimalFix(const FixSettings& s) {
         m_v.fix->setMessage(tr("Open a model first"));
         return;
     }
+    if (!m_v.precision->targetError().isEmpty()) {
+        m_v.fix->setMessage(tr("Advice for: %1").arg(m_v.precision->targetError()));
+        return;
+    }
     const hs::RunConfig cfg = configFromPanels();
     SearchSettings settings;
     settings.safeFormat = s.safeFormat;
     settings.tolerance = s.tolerance;
     settings.maxIterations = s.maxIterations;
     settings.trialSteps = s.trialSteps;
+    settings.remedies = s.remedies;
+    settings.target = adviceTarget();
     m_v.fix->setRunning(true);
     m_controller->startSearch(cfg, settings);
     m_v.log->info(tr("Searching for the cheapest fix of %1").arg(planLabel(cfg.plan)), "fix");
     emit busyChanged(true);
+}
+
+void Studio::compareRemedies(const QStringList& planTexts) {
+    if (!m_model) {
+        m_v.log->error(tr("Open a model first"), "run");
+        return;
+    }
+    QVector<hs::PrecisionPlan> plans;
+    QStringList labels;
+    try {
+        for (const auto& text : planTexts.mid(0, 4)) {
+            plans.push_back(hs::PrecisionPlan::parse(text.toStdString()));
+            labels << tr("remedy %1").arg(labels.size() + 1);
+        }
+    } catch (const std::exception& e) {
+        m_v.log->error(qs(e.what()), "fix");
+        return;
+    }
+    if (plans.size() < 2) {
+        m_v.log->warning(tr("Fewer than two passing remedies to compare"), "fix");
+        return;
+    }
+    compare(plans, labels);
+}
+
+hs::DeviceInfo Studio::adviceTarget() const {
+    if (auto t = m_v.precision->targetGpu()) return *t;
+    return hs::deviceInfoFor(m_v.precision->deviceId().toStdString());
 }
 
 void Studio::applyPlan(const QString& planText) {

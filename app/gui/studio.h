@@ -61,6 +61,11 @@ public:
     void compareOneModuleAtATime();  // stored dtypes vs each component alone in fp16
     void findMinimalFix(const FixSettings& settings);
     void applyPlan(const QString& planText);
+    // The best passing remedy plans (2-4) side by side in the compare tab.
+    void compareRemedies(const QStringList& planTexts);
+    // The GPU advice and remedy costs speak for: the precision panel's target, else the device
+    // the runs use.
+    hs::DeviceInfo adviceTarget() const;
     // The last run, or the last comparison with its search, as HTML + JSON + CSV.
     bool exportReport(const QString& htmlPath, QString* error);
     void openHistoryRun(qint64 id);

@@ -8,6 +8,7 @@
 #include "image_view.h"
 #include "layer_heatmap.h"
 #include "log_panel.h"
+#include "precision_panel.h"
 #include "preview_strip.h"
 #include "report/report_bundle.h"
 #include "run_history.h"
@@ -126,11 +127,16 @@ bool Studio::exportReport(const QString& htmlPath, QString* error) {
     const std::string prompt = report.runs.front().record.config.prompt;
     report.title = std::string(comparison ? "Halfscope comparison: " : "Halfscope run: ") +
                    (prompt.empty() ? "(empty prompt)" : prompt);
-    if (m_lastSearch && m_lastSearch->planFails) report.bisection = m_lastSearch->result;
+    if (m_lastSearch && m_lastSearch->planFails) {
+        report.bisection = m_lastSearch->result;
+        report.remedies = m_lastSearch->remedies;
+    }
     QString base = htmlPath;
     if (base.endsWith(".html", Qt::CaseInsensitive)) base.chop(5);
     try {
-        hs::addAdvice(report, hs::deviceInfoFor(device));
+        // The precision panel's target GPU, else the device the runs used.
+        const auto target = m_v.precision->targetGpu();
+        hs::addAdvice(report, target ? *target : hs::deviceInfoFor(device));
         const hs::ReportFiles f = hs::writeReportFiles(base.toStdString(), report);
         m_v.log->info(tr("Report written: %1 (with %2 and the CSV files)")
                           .arg(qs(f.html), QFileInfo(qs(f.json)).fileName()),

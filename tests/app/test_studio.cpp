@@ -17,13 +17,17 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "compare_view.h"
 #include "fix_panel.h"
@@ -295,6 +299,167 @@ TEST_F(StudioTest, ExportsAReportAndFindsAndAppliesTheMinimalFix) {
     w->studio().generate();
     ASSERT_TRUE(waitIdle(*w));
     EXPECT_EQ(w->views().image->verdict(), ImageView::Verdict::Ok);
+}
+
+namespace {
+
+hs::RemedyRow remedyRow(int rank, hs::RemedyKind kind, const std::string& plan, bool passed,
+                        double difference, const std::string& cost) {
+    hs::RemedyRow r;
+    r.rank = rank;
+    r.candidate.kind = kind;
+    r.candidate.scope = "blocks";
+    r.candidate.modules = {"transformer.transformer_blocks.1"};
+    r.candidate.scaleBits = 4;
+    r.candidate.changes = 1;
+    r.candidate.plan = hs::PrecisionPlan::parse(plan);
+    r.planText = r.candidate.plan.toString();
+    r.passed = passed;
+    r.outcome.difference = difference;
+    r.outcome.verdict = passed ? "ok" : "nan";
+    r.psnr = passed ? 40.0 : std::numeric_limits<double>::quiet_NaN();
+    r.secondsPerStep = 0.01;
+    r.cost = cost;
+    return r;
+}
+
+}  // namespace
+
+TEST(FixPanelRemedies, ShowsTheRankedRowsAndAppliesAndComparesThem) {
+    FixPanel panel;
+    panel.resize(1200, 300);
+    panel.show();
+    const FixSettings defaults = panel.settings();
+    EXPECT_EQ(defaults.remedies.size(), 4u) << "every remedy is tried by default";
+    hs::RemedyTable table;
+    table.target = "GPU Tesla T4 (compute capability 7.5) with 16 GB";
+    table.message = "2 of 3 remedies pass";
+    table.rows = {remedyRow(1, hs::RemedyKind::Clamp,
+                            "transformer=fp16,transformer.transformer_blocks.1=clamp", true, 0.01,
+                            "no extra memory, a few clip operations per block"),
+                  remedyRow(2, hs::RemedyKind::Scale,
+                            "transformer=fp16,transformer.transformer_blocks.1=scale:4", true, 0.02,
+                            "no extra memory"),
+                  remedyRow(3, hs::RemedyKind::Fp32Residual,
+                            "transformer=fp16,transformer.transformer_blocks.1=fp32-residual",
+                            false, 0.5, "fp32 residual stream")};
+    panel.setRemedies(table);
+    ASSERT_EQ(panel.remedyCount(), 3);
+    auto* view = panel.remedyTable();
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(view->item(i, 0)->text(), QString::number(i + 1));
+        EXPECT_EQ(view->item(i, 1)->text().toStdString(),
+                  hs::remedyAction(table.rows[size_t(i)].candidate));
+        EXPECT_EQ(panel.remedyPlan(i), QString::fromStdString(table.rows[size_t(i)].planText));
+    }
+    EXPECT_TRUE(view->item(0, 2)->text().startsWith("pass"));
+    EXPECT_TRUE(view->item(2, 2)->text().startsWith("fail"));
+    EXPECT_EQ(view->textElideMode(), Qt::ElideNone);
+    EXPECT_TRUE(panel.resultText().contains("Tesla T4")) << panel.resultText().toStdString();
+
+    QSignalSpy apply(&panel, &FixPanel::applyRequested);
+    ASSERT_NE(panel.remedyApplyButton(1), nullptr);
+    panel.remedyApplyButton(1)->click();
+    ASSERT_EQ(apply.count(), 1);
+    EXPECT_EQ(apply.at(0).at(0).toString(), panel.remedyPlan(1));
+    view->selectRow(2);
+    panel.findChild<QPushButton*>("applyRemedy")->click();
+    ASSERT_EQ(apply.count(), 2);
+    EXPECT_EQ(apply.at(1).at(0).toString(), panel.remedyPlan(2));
+
+    QSignalSpy compare(&panel, &FixPanel::compareRequested);
+    ASSERT_TRUE(panel.compareButton()->isEnabled());
+    panel.compareButton()->click();
+    ASSERT_EQ(compare.count(), 1);
+    EXPECT_EQ(compare.at(0).at(0).toStringList(),
+              QStringList({panel.remedyPlan(0), panel.remedyPlan(1)}))
+        << "the passing rows, best first; the failing one stays out";
+
+    table.rows[1].passed = false;  // one passing row: nothing to compare it with
+    panel.setRemedies(table);
+    EXPECT_FALSE(panel.compareButton()->isEnabled());
+}
+
+TEST(PrecisionPanelTarget, KnownGpusAndOnesGivenByHand) {
+    PrecisionPanel panel;
+    EXPECT_FALSE(panel.targetGpu().has_value()) << "this device by default";
+    auto* combo = panel.findChild<QComboBox*>("target");
+    ASSERT_NE(combo, nullptr);
+    EXPECT_EQ(combo->count(), int(hs::knownGpus().size()) + 2);
+    const int t4 = combo->findText("Tesla T4", Qt::MatchStartsWith);
+    ASSERT_GE(t4, 0);
+    combo->setCurrentIndex(t4);
+    auto gpu = panel.targetGpu();
+    ASSERT_TRUE(gpu.has_value());
+    EXPECT_EQ(gpu->major, 7);
+    EXPECT_EQ(gpu->minor, 5);
+    EXPECT_DOUBLE_EQ(gpu->memoryGB, 16.0);
+    EXPECT_TRUE(gpu->target);
+    EXPECT_EQ(panel.targetId(), "t4");
+
+    combo->setCurrentIndex(combo->count() - 1);  // by hand…
+    auto* capability = panel.findChild<QLineEdit*>("targetCapability");
+    auto* memory = panel.findChild<QLineEdit*>("targetMemory");
+    ASSERT_TRUE(capability && memory);
+    capability->setText("7.0");
+    memory->setText("32");
+    gpu = panel.targetGpu();
+    ASSERT_TRUE(gpu.has_value()) << panel.targetError().toStdString();
+    EXPECT_EQ(gpu->major, 7);
+    EXPECT_EQ(gpu->minor, 0);
+    EXPECT_DOUBLE_EQ(gpu->memoryGB, 32.0);
+    EXPECT_TRUE(panel.targetError().isEmpty());
+    const QString id = panel.targetId();
+
+    capability->setText("abc");
+    EXPECT_FALSE(panel.targetGpu().has_value());
+    EXPECT_FALSE(panel.targetError().isEmpty());
+    auto* error = panel.findChild<QLabel*>("targetError");
+    ASSERT_NE(error, nullptr);
+    EXPECT_TRUE(error->isVisibleTo(&panel));
+    EXPECT_EQ(error->text(), panel.targetError());
+    memory->setText("lots");
+    capability->setText("7.0");
+    EXPECT_FALSE(panel.targetGpu().has_value());
+    EXPECT_TRUE(panel.targetError().contains("Memory")) << panel.targetError().toStdString();
+
+    PrecisionPanel restored;  // the choice as persisted
+    ASSERT_TRUE(restored.setTargetId(id));
+    ASSERT_TRUE(restored.targetGpu().has_value());
+    EXPECT_DOUBLE_EQ(restored.targetGpu()->memoryGB, 32.0);
+    EXPECT_FALSE(restored.setTargetId("no-such-gpu"));
+}
+
+TEST_F(StudioTest, RemedySearchFillsTheRankedTableAndAppliesARow) {
+    auto w = open();
+    w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
+    ASSERT_TRUE(w->views().precision->setTargetId("t4"));
+    FixSettings s;
+    s.trialSteps = 3;
+    s.remedies = {hs::RemedyKind::Clamp, hs::RemedyKind::Scale};
+    w->studio().findMinimalFix(s);
+    ASSERT_TRUE(waitIdle(*w));
+    auto* fix = w->views().fix;
+    ASSERT_GT(fix->remedyCount(), 0) << fix->resultText().toStdString();
+    EXPECT_TRUE(fix->resultText().contains("Tesla T4")) << fix->resultText().toStdString();
+    EXPECT_EQ(fix->remedyTable()->item(0, 0)->text(), "1");
+    QStringList actions;
+    bool clamp = false, scale = false;
+    for (int i = 0; i < fix->remedyCount(); ++i) {
+        clamp |= fix->remedyPlan(i).contains("=clamp");
+        scale |= fix->remedyPlan(i).contains("=scale:");
+        actions << QString("%1 %2 (%3)")
+                       .arg(fix->remedyTable()->item(i, 0)->text(),
+                            fix->remedyTable()->item(i, 1)->text(),
+                            fix->remedyTable()->item(i, 2)->text());
+    }
+    std::printf("  remedies: %s\n", qPrintable(actions.join("; ")));
+    EXPECT_TRUE(clamp && scale) << "both kinds asked for were tried";
+    const QString plan = fix->remedyPlan(0);
+    ASSERT_FALSE(plan.isEmpty());
+    ASSERT_NE(fix->remedyApplyButton(0), nullptr);
+    fix->remedyApplyButton(0)->click();
+    EXPECT_EQ(w->views().precision->planText(), plan);
 }
 
 TEST_F(StudioTest, AnUnreadableFolderGivesAMessageAndKeepsTheModel) {

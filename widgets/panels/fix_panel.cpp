@@ -1,5 +1,6 @@
 #include "fix_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -8,9 +9,57 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
+
+namespace {
+
+enum RemedyColumn { Rank, Action, Result, Changes, Difference, Psnr, SecondsPerStep, Cost, Apply };
+
+QString remedyKindLabel(hs::RemedyKind k) {
+    switch (k) {
+        case hs::RemedyKind::Format:
+            return FixPanel::tr("format (bf16, fp32 blocks)");
+        case hs::RemedyKind::Clamp:
+            return FixPanel::tr("clamp to fp16's range");
+        case hs::RemedyKind::Scale:
+            return FixPanel::tr("scale by 2^-K");
+        case hs::RemedyKind::Fp32Residual:
+            return FixPanel::tr("fp32 residual stream");
+    }
+    return {};
+}
+
+QString remedyKindTip(hs::RemedyKind k) {
+    switch (k) {
+        case hs::RemedyKind::Format:
+            return FixPanel::tr("The failing blocks in bf16, and in fp32 (bisection first)");
+        case hs::RemedyKind::Clamp:
+            return FixPanel::tr(
+                "PATH=clamp: outputs and residual sums clipped to fp16's range, "
+                "as diffusers does");
+        case hs::RemedyKind::Scale:
+            return FixPanel::tr(
+                "PATH=scale:K: activations scaled by 2^-K inside the module, K "
+                "from the reference run's largest value there");
+        case hs::RemedyKind::Fp32Residual:
+            return FixPanel::tr(
+                "PATH=fp32-residual: the residual stream summed in fp32, as "
+                "ComfyUI does for Cosmos and Anima");
+    }
+    return {};
+}
+
+QString number(double v, int decimals) {
+    if (std::isnan(v)) return QStringLiteral("—");
+    if (std::isinf(v)) return v > 0 ? QStringLiteral("∞") : QStringLiteral("-∞");
+    return QString::number(v, 'f', decimals);
+}
+
+}  // namespace
 
 FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     qRegisterMetaType<FixSettings>();
@@ -32,7 +81,21 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     m_tolerance->setValue(0.05);
     m_tolerance->setToolTip(tr("Largest mean pixel difference to the reference run that passes"));
 
+    auto* kinds = new QHBoxLayout;
+    kinds->setSpacing(8);
+    for (hs::RemedyKind k : {hs::RemedyKind::Format, hs::RemedyKind::Clamp, hs::RemedyKind::Scale,
+                             hs::RemedyKind::Fp32Residual}) {
+        auto* box = new QCheckBox(remedyKindLabel(k), this);
+        box->setObjectName(QString::fromStdString("remedy-" + hs::remedyKindName(k)));
+        box->setToolTip(remedyKindTip(k));
+        box->setChecked(true);
+        kinds->addWidget(box);
+        m_kinds.emplace_back(k, box);
+    }
+    kinds->addStretch(1);
+
     auto* form = new QFormLayout;
+    form->addRow(tr("Remedies to try"), kinds);
     form->addRow(tr("Blocks leave fp16 for"), m_safe);
     form->addRow(tr("Steps per trial"), m_steps);
     form->addRow(tr("Most trials"), m_iterations);
@@ -55,6 +118,46 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     m_trials->horizontalHeader()->setStretchLastSection(true);
     m_trials->verticalHeader()->hide();
     m_trials->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_remedies = new QTableWidget(0, Apply + 1, this);
+    m_remedies->setObjectName("remedies");
+    m_remedies->setHorizontalHeaderLabels({tr("#"), tr("Remedy"), tr("Result"), tr("Changes"),
+                                           tr("Image difference"), tr("PSNR dB"), tr("s/step here"),
+                                           tr("Cost on the target"), QString()});
+    m_remedies->verticalHeader()->hide();
+    m_remedies->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_remedies->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_remedies->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_remedies->setWordWrap(true);
+    m_remedies->setTextElideMode(Qt::ElideNone);
+    // Every column as wide as its text; the cost, the longest, wraps within its share.
+    auto* header = m_remedies->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(Cost, QHeaderView::Stretch);
+    header->setMinimumSectionSize(24);
+    m_remedies->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_applyRow = new QPushButton(tr("Apply selected"), this);
+    m_applyRow->setObjectName("applyRemedy");
+    m_applyRow->setEnabled(false);
+    m_compare = new QPushButton(tr("Compare top rows"), this);
+    m_compare->setObjectName("compareRemedies");
+    m_compare->setToolTip(
+        tr("Run the best passing plans (2 or 3) side by side in the compare tab"));
+    m_compare->setEnabled(false);
+    auto* remedyButtons = new QHBoxLayout;
+    remedyButtons->addWidget(m_applyRow);
+    remedyButtons->addWidget(m_compare);
+    remedyButtons->addStretch(1);
+    auto* remedyPage = new QWidget(this);
+    auto* remedyLayout = new QVBoxLayout(remedyPage);
+    remedyLayout->setContentsMargins(0, 0, 0, 0);
+    remedyLayout->addWidget(m_remedies, 1);
+    remedyLayout->addLayout(remedyButtons);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->addTab(remedyPage, tr("Ranked remedies"));
+    m_tabs->addTab(m_trials, tr("Bisection trials"));
+    m_tabs->setCurrentIndex(1);
+
     m_result =
         new QLabel(tr("Run a failing plan, then find the cheapest plan that fixes it."), this);
     m_result->setWordWrap(true);
@@ -70,12 +173,26 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 2, 4, 2);
     layout->addLayout(left, 2);
-    layout->addWidget(m_trials, 3);
+    layout->addWidget(m_tabs, 3);
     m_trials->setMinimumHeight(60);
+    m_remedies->setMinimumHeight(60);
 
     connect(m_find, &QPushButton::clicked, this, [this] { emit findRequested(settings()); });
     connect(m_apply, &QPushButton::clicked, this, [this] {
         if (!m_plan.isEmpty()) emit applyRequested(m_plan);
+    });
+    connect(m_remedies, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (row >= 0 && row < int(m_rows.size())) emit applyRequested(remedyPlan(row));
+    });
+    connect(m_remedies, &QTableWidget::itemSelectionChanged, this,
+            [this] { updateRemedyButtons(); });
+    connect(m_applyRow, &QPushButton::clicked, this, [this] {
+        const int row = m_remedies->currentRow();
+        if (row >= 0 && row < int(m_rows.size())) emit applyRequested(remedyPlan(row));
+    });
+    connect(m_compare, &QPushButton::clicked, this, [this] {
+        const QStringList plans = topPassingPlans(3);
+        if (plans.size() >= 2) emit compareRequested(plans);
     });
 }
 
@@ -85,6 +202,8 @@ FixSettings FixPanel::settings() const {
     s.trialSteps = m_steps->value();
     s.maxIterations = m_iterations->value();
     s.tolerance = m_tolerance->value();
+    for (const auto& [kind, box] : m_kinds)
+        if (box->isChecked()) s.remedies.push_back(kind);
     return s;
 }
 
@@ -92,6 +211,10 @@ void FixPanel::setRunning(bool running) {
     m_find->setEnabled(!running);
     if (running) {
         m_trials->setRowCount(0);
+        m_remedies->setRowCount(0);
+        m_rows.clear();
+        updateRemedyButtons();
+        m_tabs->setCurrentIndex(1);
         m_plan.clear();
         m_apply->setEnabled(false);
         m_result->setText(tr("Searching..."));
@@ -141,4 +264,98 @@ int FixPanel::trialCount() const {
 
 QString FixPanel::resultText() const {
     return m_result->text();
+}
+
+void FixPanel::addRemedy(const hs::RemedyRow& r) {
+    const int row = m_remedies->rowCount();
+    m_remedies->insertRow(row);
+    m_rows.push_back(r);
+    showRemedyRow(row, r);
+    m_tabs->setCurrentIndex(0);
+    m_remedies->scrollToBottom();
+    updateRemedyButtons();
+}
+
+void FixPanel::setRemedies(const hs::RemedyTable& table) {
+    m_remedies->setRowCount(0);
+    m_rows = table.rows;
+    m_remedies->setRowCount(int(m_rows.size()));
+    for (int i = 0; i < int(m_rows.size()); ++i) showRemedyRow(i, m_rows[size_t(i)]);
+    if (!m_rows.empty()) m_tabs->setCurrentIndex(0);
+    m_find->setEnabled(true);
+    QString text = m_result->text();
+    if (text == tr("Searching...")) text.clear();
+    if (!table.message.empty())
+        text += (text.isEmpty() ? "" : "\n") + QString::fromStdString(table.message);
+    if (!table.target.empty())
+        text += "\n" + tr("Costs for: %1").arg(QString::fromStdString(table.target));
+    m_result->setText(text);
+    updateRemedyButtons();
+}
+
+void FixPanel::showRemedyRow(int row, const hs::RemedyRow& r) {
+    QString result = r.passed ? tr("pass") : tr("fail");
+    if (!r.outcome.error.empty())
+        result += " — " + QString::fromStdString(r.outcome.error);
+    else if (!r.outcome.verdict.empty())
+        result += " — " + QString::fromStdString(r.outcome.verdict);
+    const QString tip = QString::fromStdString(r.planText + "\n" + r.why);
+    const QStringList cells = {
+        r.rank > 0 ? QString::number(r.rank) : QStringLiteral("…"),
+        QString::fromStdString(hs::remedyAction(r.candidate)),
+        result,
+        QString::number(r.candidate.changes),
+        number(r.outcome.difference, 4),
+        number(r.psnr, 1),
+        r.secondsPerStep > 0 ? QString::number(r.secondsPerStep, 'f', 3) : QStringLiteral("—"),
+        QString::fromStdString(r.cost)};
+    for (int c = 0; c < cells.size(); ++c) {
+        auto* item = new QTableWidgetItem(cells[c]);
+        item->setToolTip(tip);
+        if (c == Result) item->setForeground(r.passed ? QColor(0, 120, 40) : QColor(190, 20, 20));
+        if (c == Rank || c == Changes || c == Difference || c == Psnr || c == SecondsPerStep)
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_remedies->setItem(row, c, item);
+    }
+    auto* apply = new QPushButton(tr("Apply"), m_remedies);
+    apply->setToolTip(tr("Set the precision plan to %1").arg(QString::fromStdString(r.planText)));
+    const QString plan = QString::fromStdString(r.planText);
+    connect(apply, &QPushButton::clicked, this, [this, plan] { emit applyRequested(plan); });
+    m_remedies->setCellWidget(row, Apply, apply);
+}
+
+void FixPanel::updateRemedyButtons() {
+    const int row = m_remedies->currentRow();
+    m_applyRow->setEnabled(row >= 0 && row < int(m_rows.size()));
+    m_compare->setEnabled(topPassingPlans(3).size() >= 2);
+}
+
+int FixPanel::remedyCount() const {
+    return m_remedies->rowCount();
+}
+
+QString FixPanel::remedyPlan(int row) const {
+    if (row < 0 || row >= int(m_rows.size())) return {};
+    return QString::fromStdString(m_rows[size_t(row)].planText);
+}
+
+QPushButton* FixPanel::remedyApplyButton(int row) const {
+    return qobject_cast<QPushButton*>(m_remedies->cellWidget(row, Apply));
+}
+
+QStringList FixPanel::topPassingPlans(int count) const {
+    // Rows as they come in are unranked: order by rank when the table has them.
+    std::vector<const hs::RemedyRow*> passing;
+    for (const auto& r : m_rows)
+        if (r.passed) passing.push_back(&r);
+    std::stable_sort(passing.begin(), passing.end(), [](const auto* a, const auto* b) {
+        return (a->rank > 0 ? a->rank : 1 << 30) < (b->rank > 0 ? b->rank : 1 << 30);
+    });
+    QStringList plans;
+    for (const auto* r : passing) {
+        const QString plan = QString::fromStdString(r->planText);
+        if (!plans.contains(plan)) plans << plan;
+        if (plans.size() == count) break;
+    }
+    return plans;
 }

@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <stdexcept>
 
 #include "ctl_plan_rules.h"
 #include "ctl_style.h"
@@ -23,6 +24,9 @@ const std::vector<hs::ComponentInfo> kDefaultComponents = {{"text_encoder", hs::
 QString formatText(hs::Format f) {
     return QString::fromStdString(hs::formatName(f));
 }
+
+// Item data of the target combo: "" this device, a knownGpus() key, kByHand.
+const QString kByHand = QStringLiteral("hand");
 
 // Item data of the per-component combo: -1 stored, else int(hs::Format).
 constexpr int kStored = -1;
@@ -52,6 +56,11 @@ QString componentTitle(const std::string& name, hs::Role role) {
 PrecisionPanel::PrecisionPanel(QWidget* parent)
     : QWidget(parent),
       m_device(new QComboBox(this)),
+      m_target(new QComboBox(this)),
+      m_targetCapability(new QLineEdit(this)),
+      m_targetMemory(new QLineEdit(this)),
+      m_targetHand(new QWidget(this)),
+      m_targetErrorLabel(new QLabel(this)),
       m_deviceNote(new QLabel(this)),
       m_rowsBox(new QWidget(this)),
       m_grid(new QGridLayout(m_rowsBox)),
@@ -94,8 +103,36 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     }
     presets->addStretch(1);
 
+    m_target->setObjectName("target");
+    m_target->setToolTip(
+        tr("The GPU the model will run on: the advice and the remedies' costs speak for it"));
+    m_target->addItem(tr("this device"), QString());
+    for (const auto& g : hs::knownGpus())
+        m_target->addItem(QString::fromStdString(g.label), QString::fromStdString(g.key));
+    m_target->addItem(tr("by hand…"), kByHand);
+    m_targetCapability->setObjectName("targetCapability");
+    m_targetCapability->setPlaceholderText(tr("e.g. 7.5"));
+    m_targetCapability->setToolTip(tr("CUDA compute capability X.Y"));
+    m_targetMemory->setObjectName("targetMemory");
+    m_targetMemory->setPlaceholderText(tr("e.g. 16"));
+    m_targetMemory->setToolTip(tr("Memory in GB; empty or 0: unknown"));
+    auto* hand = new QHBoxLayout(m_targetHand);
+    hand->setContentsMargins(0, 0, 0, 0);
+    hand->addWidget(new QLabel(tr("Capability"), m_targetHand));
+    hand->addWidget(m_targetCapability);
+    hand->addWidget(new QLabel(tr("Memory GB"), m_targetHand));
+    hand->addWidget(m_targetMemory);
+    m_targetHand->hide();
+    m_targetErrorLabel->setObjectName("targetError");
+    m_targetErrorLabel->setWordWrap(true);
+    m_targetErrorLabel->setStyleSheet("color: #b00020;");
+    m_targetErrorLabel->hide();
+
     auto* deviceRow = new QFormLayout;
     deviceRow->addRow(tr("Device"), m_device);
+    deviceRow->addRow(tr("Advice for:"), m_target);
+    deviceRow->addRow(QString(), m_targetHand);
+    deviceRow->addRow(QString(), m_targetErrorLabel);
     auto* advanced = new QGroupBox(tr("Plan (advanced)"), this);
     auto* adv = new QVBoxLayout(advanced);
     adv->addWidget(m_planEdit);
@@ -113,6 +150,15 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
         refresh();
         if (!m_updating) emit deviceChanged(deviceId());
     });
+    connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
+        updateTarget();
+        emit targetChanged();
+    });
+    for (auto* field : {m_targetCapability, m_targetMemory})
+        connect(field, &QLineEdit::textChanged, this, [this] {
+            updateTarget();
+            emit targetChanged();
+        });
     connect(m_planEdit, &QLineEdit::textEdited, this, &PrecisionPanel::onTextEdited);
     connect(m_planEdit, &QLineEdit::returnPressed, this, &PrecisionPanel::commitText);
     connect(m_planEdit, &QLineEdit::editingFinished, this, &PrecisionPanel::commitText);
@@ -348,4 +394,62 @@ void PrecisionPanel::applyTo(hs::RunConfig& config) const {
 void PrecisionPanel::setFrom(const hs::RunConfig& config) {
     setDeviceId(QString::fromStdString(config.device));
     setPlan(config.plan);
+}
+
+void PrecisionPanel::updateTarget() {
+    const bool byHand = m_target->currentData().toString() == kByHand;
+    m_targetHand->setVisible(byHand);
+    m_targetError.clear();
+    if (byHand) {
+        try {
+            (void)handTarget();
+        } catch (const std::exception& e) {
+            m_targetError = QString::fromStdString(e.what());
+        }
+    }
+    m_targetErrorLabel->setText(m_targetError);
+    m_targetErrorLabel->setVisible(!m_targetError.isEmpty());
+}
+
+std::optional<hs::DeviceInfo> PrecisionPanel::targetGpu() const {
+    const QString key = m_target->currentData().toString();
+    if (key.isEmpty()) return std::nullopt;
+    try {
+        if (key != kByHand) return hs::targetGpu(key.toStdString());
+        return handTarget();
+    } catch (const std::exception&) {
+        return std::nullopt;  // fields that do not parse: targetError() says why
+    }
+}
+
+hs::DeviceInfo PrecisionPanel::handTarget() const {
+    const QString memoryText = m_targetMemory->text().trimmed();
+    bool ok = true;
+    const double memory = memoryText.isEmpty() ? 0.0 : memoryText.toDouble(&ok);
+    if (!ok)
+        throw std::invalid_argument(
+            tr("Memory GB: \"%1\" is not a number (e.g. 16; empty or 0: unknown)")
+                .arg(memoryText)
+                .toStdString());
+    return hs::targetGpuByHand(m_targetCapability->text().trimmed().toStdString(), memory);
+}
+
+QString PrecisionPanel::targetId() const {
+    const QString key = m_target->currentData().toString();
+    if (key != kByHand) return key;
+    return QString("%1:%2:%3")
+        .arg(kByHand, m_targetCapability->text().trimmed(), m_targetMemory->text().trimmed());
+}
+
+bool PrecisionPanel::setTargetId(const QString& id) {
+    const QStringList parts = id.split(':');
+    const int i = m_target->findData(parts.front());
+    if (i < 0 || (parts.front() == kByHand && parts.size() != 3)) return false;
+    if (parts.front() == kByHand) {
+        m_targetCapability->setText(parts[1]);
+        m_targetMemory->setText(parts[2]);
+    }
+    m_target->setCurrentIndex(i);
+    updateTarget();
+    return true;
 }

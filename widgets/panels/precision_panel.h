@@ -9,9 +9,11 @@
 // the field shows the parse error and its position and plan() stays the last valid plan.
 #include <QVector>
 #include <QWidget>
+#include <optional>
 #include <vector>
 
 #include "ctl_device_choice.h"
+#include "diagnosis/device_info.h"
 #include "records/run_types.h"
 
 class QComboBox;
@@ -40,6 +42,17 @@ public:
     // Selects the device with `id` if offered; false otherwise. Emits deviceChanged on a change.
     bool setDeviceId(const QString& id);
 
+    // "Advice for:" the GPU the model will run on, for the advice and the remedies' costs:
+    // "this device" (nullopt: the caller uses the run's device), a known GPU (hs::knownGpus())
+    // or one given by hand (capability X.Y, memory GB). Hand fields that do not parse give
+    // nullopt and targetError() says why.
+    std::optional<hs::DeviceInfo> targetGpu() const;
+    QString targetError() const { return m_targetError; }
+    // The choice as text to persist: "" this device, a knownGpus() key, "hand:7.0:32".
+    QString targetId() const;
+    // Restores a targetId(); false (choice unchanged) for text it does not know.
+    bool setTargetId(const QString& id);
+
     // How `component` will run with the current plan and device: its format (plan rule, else
     // stored dtype) and native/emulated.
     hs::Format formatOf(const std::string& component) const;
@@ -58,9 +71,12 @@ public:
 signals:
     void planChanged();
     void deviceChanged(const QString& id);
+    void targetChanged();
 
 private:
     void rebuildRows();
+    void updateTarget();                // by-hand fields shown or not, the error text
+    hs::DeviceInfo handTarget() const;  // throws std::invalid_argument naming the field
     void refresh();  // combos, execution labels and the plan text from m_plan / the device
     void changePlan(const hs::PrecisionPlan& plan);
     void onTextEdited(const QString& text);
@@ -84,6 +100,12 @@ private:
     bool m_updating = false;
 
     QComboBox* m_device;
+    QComboBox* m_target;
+    QLineEdit* m_targetCapability;
+    QLineEdit* m_targetMemory;
+    QWidget* m_targetHand;
+    QLabel* m_targetErrorLabel;
+    QString m_targetError;
     QLabel* m_deviceNote;
     QWidget* m_rowsBox;
     QGridLayout* m_grid;
