@@ -148,6 +148,9 @@ void recomputeComponents(WeightRiskReport& r) {
         if (m.risk > c.risk) {
             c.risk = m.risk;
             c.reason = m.reason;
+            c.worstModule = m.module;
+            c.peak = m.estimatedPeak;
+            c.measured = m.measured;
         }
     }
 }
@@ -308,7 +311,17 @@ std::string componentLine(const WeightRiskReport& r) {
     for (const auto& c : r.components) {
         if (!out.empty()) out += "; ";
         out += c.component + " " + fp16RiskName(c.risk);
-        if (c.risk != Fp16Risk::Safe) out += " (" + c.reason + ")";
+        if (c.risk == Fp16Risk::Safe) continue;
+        std::string module = c.worstModule;
+        if (module.rfind(c.component + ".", 0) == 0) module = module.substr(c.component.size() + 1);
+        const bool stored = c.reason.find("weight would overflow") != std::string::npos ||
+                            c.reason.find("saturates") != std::string::npos ||
+                            c.reason.find("non-finite") != std::string::npos;
+        out += " (" + module + ", " +
+               (c.measured ? "clean-run peak "
+                : stored   ? "stored weight "
+                           : "estimated peak ") +
+               num(c.peak) + ")";
     }
     return out.empty() ? "no weights" : out;
 }
@@ -346,6 +359,7 @@ nlohmann::json toJson(const WeightRiskReport& r, size_t top) {
         j["components"].push_back({{"component", c.component},
                                    {"verdict", fp16RiskName(c.risk)},
                                    {"reason", c.reason},
+                                   {"worst_module", c.worstModule},
                                    {"modules", c.modules},
                                    {"at_risk", c.atRisk},
                                    {"will_overflow", c.willOverflow}});

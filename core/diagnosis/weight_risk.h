@@ -80,7 +80,10 @@ struct ModuleRisk {
 struct ComponentRisk {
     std::string component;
     Fp16Risk risk = Fp16Risk::Safe;
-    std::string reason;  // "<module>: <reason>" of the worst module; "" when safe
+    std::string reason;       // the worst module's reason; "" when safe
+    std::string worstModule;  // "" when safe
+    double peak = 0;          // the worst module's estimated (or measured) peak
+    bool measured = false;    // that peak was measured by a clean run
     int modules = 0, atRisk = 0, willOverflow = 0;
 };
 
@@ -101,7 +104,8 @@ WeightRiskReport assessWeights(const std::vector<WeightStats>& stats);
 // and the weights did not), then recomputes the components.
 void applyHeadroom(WeightRiskReport& report, const HeadroomReport& run);
 
-// "transformer at risk (transformer_blocks.0: ...); vae fp16 safe; text_encoder fp16 safe"
+// "text_encoder fp16 safe; transformer at risk (context_embedder, estimated peak 2.1e+04); vae
+// fp16 safe": one short line for a log.
 std::string componentLine(const WeightRiskReport& r);
 // Per-component verdicts and the `top` riskiest modules with reasons, for a terminal.
 std::string formatWeightRisk(const WeightRiskReport& r, size_t top = 5);

@@ -46,17 +46,21 @@ WeightStats tensorWeightStats(const torch::Tensor& t) {
     double sumSq = 0, maxAbs = 0;
     int64_t finite = 0;
     for (int64_t at = 0; at < n; at += kChunk) {
-        torch::Tensor c = flat.slice(0, at, std::min(n, at + kChunk)).to(torch::kFloat);
-        const torch::Tensor ok = torch::isfinite(c);
-        const int64_t good = ok.sum().item<int64_t>();
-        if (good != c.numel()) {
-            s.nonFinite += c.numel() - good;
-            c = c.masked_fill(ok.logical_not(), 0.0);
+        // One conversion op per chunk, then a plain loop: per-op overhead dominates otherwise
+        // (a model has hundreds of small tensors).
+        const torch::Tensor c =
+            flat.slice(0, at, std::min(n, at + kChunk)).to(torch::kFloat).contiguous();
+        const float* p = c.data_ptr<float>();
+        for (int64_t i = 0, m = c.numel(); i < m; ++i) {
+            const double v = std::fabs(double(p[i]));
+            if (!std::isfinite(v)) {
+                ++s.nonFinite;
+                continue;
+            }
+            ++finite;
+            maxAbs = std::max(maxAbs, v);
+            sumSq += v * v;
         }
-        finite += good;
-        if (c.numel() == 0) continue;
-        maxAbs = std::max(maxAbs, double(c.abs().max().item<float>()));
-        sumSq += c.to(torch::kDouble).square().sum().item<double>();
     }
     s.maxAbs = maxAbs;
     s.rms = finite > 0 ? std::sqrt(sumSq / double(finite)) : 0.0;
