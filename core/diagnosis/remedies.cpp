@@ -63,20 +63,28 @@ std::string remedyAction(const RemedyCandidate& c) {
         where = describeBlocks(c.modules);
     }
     switch (c.kind) {
-        case RemedyKind::Format: return where + " in " + formatName(c.format);
-        case RemedyKind::Clamp: return "clamp " + where;
-        case RemedyKind::Scale: return "scale " + where + " by 2^-" + std::to_string(c.scaleBits);
-        case RemedyKind::Fp32Residual: return "fp32 residual stream in " + where;
+        case RemedyKind::Format:
+            return where + " in " + formatName(c.format);
+        case RemedyKind::Clamp:
+            return "clamp " + where;
+        case RemedyKind::Scale:
+            return "scale " + where + " by 2^-" + std::to_string(c.scaleBits);
+        case RemedyKind::Fp32Residual:
+            return "fp32 residual stream in " + where;
     }
     return where;
 }
 
 std::string remedyKindName(RemedyKind k) {
     switch (k) {
-        case RemedyKind::Format: return "format";
-        case RemedyKind::Clamp: return "clamp";
-        case RemedyKind::Scale: return "scale";
-        case RemedyKind::Fp32Residual: return "fp32-residual";
+        case RemedyKind::Format:
+            return "format";
+        case RemedyKind::Clamp:
+            return "clamp";
+        case RemedyKind::Scale:
+            return "scale";
+        case RemedyKind::Fp32Residual:
+            return "fp32-residual";
     }
     return "";
 }
@@ -101,10 +109,10 @@ std::vector<RemedyKind> parseRemedyKinds(const std::string& text) {
                 known = true;
             }
         if (!known)
-            throw std::invalid_argument(
-                (item.empty() ? std::string("empty remedy name")
-                              : "unknown remedy '" + item.substr(0, 40) + "'") +
-                accepted);
+            throw std::invalid_argument((item.empty()
+                                             ? std::string("empty remedy name")
+                                             : "unknown remedy '" + item.substr(0, 40) + "'") +
+                                        accepted);
     }
     if (out.empty()) throw std::invalid_argument("no remedy named" + accepted);
     return out;
@@ -158,6 +166,7 @@ void rankRemedies(RemedyTable& t, const DeviceInfo& target,
     t.target = target.describe();
     for (RemedyRow& r : t.rows) {
         const RemedyCandidate& c = r.candidate;
+        r.fits = true;
         switch (c.kind) {
             case RemedyKind::Format:
                 if (c.format == Format::BF16) {
@@ -193,14 +202,28 @@ void rankRemedies(RemedyTable& t, const DeviceInfo& target,
                 break;
             case RemedyKind::Fp32Residual:
                 r.costScore = 0.05;
-                r.cost = "no weight memory; the residual stream's activations take twice the "
-                         "memory, a cast per sub-layer";
+                r.cost =
+                    "no weight memory; the residual stream's activations take twice the "
+                    "memory, a cast per sub-layer";
                 break;
         }
     }
+    // On a target of known memory: do the model's weights under the row's plan fit?
+    double baseBytes = 0;
+    for (const auto& comp : components)
+        baseBytes += double(comp.parameters) * (comp.format == Format::FP32 ? 4 : 2);
+    if (target.memoryGB > 0 && baseBytes > 0)
+        for (RemedyRow& r : t.rows) {
+            const double gb = (baseBytes + r.extraWeightMB * 1e6) / 1e9;
+            const bool fits = gb <= target.memoryGB;
+            r.cost += "; the model's weights: " + fixed(gb, gb < 10 ? 2 : 1) + " GB, " +
+                      (fits ? "within" : "more than") + " its " + fixed(target.memoryGB, 0) + " GB";
+            r.fits = fits;
+        }
     auto bucket = [](double d) { return std::isnan(d) ? 1e9 : std::floor(d / 0.001); };
     std::stable_sort(t.rows.begin(), t.rows.end(), [&](const RemedyRow& a, const RemedyRow& b) {
         if (a.passed != b.passed) return a.passed;
+        if (a.fits != b.fits) return a.fits;
         if (a.candidate.changes != b.candidate.changes)
             return a.candidate.changes < b.candidate.changes;
         const double da = bucket(a.outcome.difference), db = bucket(b.outcome.difference);
@@ -220,11 +243,11 @@ void rankRemedies(RemedyTable& t, const DeviceInfo& target,
                     t.referencePlan + ")";
     } else {
         const RemedyRow& best = t.rows.front();
-        t.message = remedyAction(best.candidate) + " fixes the run with the fewest changes: image " +
-                    "difference " + fixed(best.outcome.difference, 4) + " to the reference" +
-                    (std::isfinite(best.psnr) ? " (PSNR " + fixed(best.psnr, 1) + " dB)" : "") +
-                    "; " + std::to_string(passing) + " of " + std::to_string(t.rows.size()) +
-                    " remedies pass";
+        t.message =
+            remedyAction(best.candidate) + " fixes the run with the fewest changes: image " +
+            "difference " + fixed(best.outcome.difference, 4) + " to the reference" +
+            (std::isfinite(best.psnr) ? " (PSNR " + fixed(best.psnr, 1) + " dB)" : "") + "; " +
+            std::to_string(passing) + " of " + std::to_string(t.rows.size()) + " remedies pass";
     }
 }
 

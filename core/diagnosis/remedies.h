@@ -10,10 +10,13 @@
 //   scale          PATH=scale:K, K from the reference run's largest value there, one bit spare
 //                  (stable-diffusion.cpp scales output projections by 2^-5);
 //   fp32-residual  PATH=fp32-residual (ComfyUI's Cosmos/Anima).
-// Ranking: rows that pass first; then fewest plan rules added; then smallest image difference
-// to the reference (differences within 0.001 count as equal); then the cheapest on the target
-// device (costScore below). The costs speak for the target, not for the machine that ran the
-// trials: the time per step column is measured here, under emulation, and says so.
+// Ranking: rows that pass first, those whose weights fit the target's memory before those that
+// do not (known memory only); then fewest plan rules added; then smallest image difference to
+// the reference (differences within 0.001 count as equal); then the cheapest on the target
+// device: bf16 0.1 where it runs fast and 3 where it is slow (compute capability < 8.0), fp32 2
+// on a GPU with fast fp16 (tensor cores lost, twice the weights) and 0.5 elsewhere, clamp 0.01,
+// scale 0.02, fp32-residual 0.05. The costs speak for the target, not for the machine that ran
+// the trials: the time per step column is measured here, under emulation, and says so.
 // No LibTorch.
 #include <functional>
 #include <limits>
@@ -46,7 +49,8 @@ struct RemedyCandidate {
 // inside the module (0 when unknown): it sets scale's K.
 std::vector<RemedyCandidate> remedyCandidates(
     const PrecisionPlan& failing, const std::vector<std::string>& failingBlocks,
-    const std::vector<RemedyKind>& kinds, const std::function<double(const std::string&)>& absMaxOf);
+    const std::vector<RemedyKind>& kinds,
+    const std::function<double(const std::string&)>& absMaxOf);
 // What a candidate changes, in words: "clamp transformer_blocks 0-1", "the whole vae in fp32".
 std::string remedyAction(const RemedyCandidate& c);
 // K such that absMax * 2^-K stays below fp16's largest value with one bit to spare (1..24).
@@ -63,6 +67,7 @@ struct RemedyRow {
     double secondsPerStep = 0;                               // measured here
     double extraWeightMB = 0;  // weights beyond fp16 on the target, MB (10^6 bytes)
     double costScore = 0;
+    bool fits = true;  // the model's weights under the plan fit the target (true when unknown)
     std::string cost;  // for the target, in words
 };
 

@@ -186,17 +186,18 @@ TEST(Remedies, KindsParseWithClearErrors) {
     }
     EXPECT_EQ(scaleBitsFor(0), 1);
     EXPECT_EQ(scaleBitsFor(30000), 1);
-    EXPECT_EQ(scaleBitsFor(70000), 2);   // 70000 / 4 < 32752: one bit spare
-    EXPECT_EQ(scaleBitsFor(1e6), 5);     // stable-diffusion.cpp's 1/32
+    EXPECT_EQ(scaleBitsFor(70000), 2);  // 70000 / 4 < 32752: one bit spare
+    EXPECT_EQ(scaleBitsFor(1e6), 5);    // stable-diffusion.cpp's 1/32
     EXPECT_EQ(scaleBitsFor(INFINITY), 24);
 }
 
 TEST(Remedies, CandidatesAddTheirRulesToTheFailingPlan) {
     const auto failing = PrecisionPlan::parse("transformer=fp16,vae=fp16");
-    const std::vector<std::string> blocks = {"transformer.transformer_blocks.1", "vae.decoder.mid_block"};
+    const std::vector<std::string> blocks = {"transformer.transformer_blocks.1",
+                                             "vae.decoder.mid_block"};
     auto absMax = [](const std::string& m) { return m.rfind("vae", 0) == 0 ? 2e5 : 1e6; };
-    const auto c = remedyCandidates(failing, blocks,
-                                    {RemedyKind::Format, RemedyKind::Scale, RemedyKind::Clamp}, absMax);
+    const auto c = remedyCandidates(
+        failing, blocks, {RemedyKind::Format, RemedyKind::Scale, RemedyKind::Clamp}, absMax);
     ASSERT_EQ(c.size(), 6u);
     EXPECT_EQ(c[0].plan.toString(),
               "transformer=fp16,vae=fp16,transformer.transformer_blocks.1=bf16,"
@@ -226,6 +227,7 @@ TEST(Remedies, RankingIsPassingThenFewestChangesThenSmallestChangeThenCheapestOn
     std::vector<ComponentInfo> comps(1);
     comps[0].name = "transformer";
     comps[0].parameters = 12'000'000'000;
+    comps[0].format = Format::FP16;  // the failing plan's
     auto blocksOf = [](const std::string&) { return 60; };
     RemedyTable t;
     t.rows = {row(RemedyKind::Clamp, false, 1, 0.3), row(RemedyKind::Format, true, 1, 0.0102),
@@ -240,8 +242,19 @@ TEST(Remedies, RankingIsPassingThenFewestChangesThenSmallestChangeThenCheapestOn
     EXPECT_EQ(t.rows[2].candidate.kind, RemedyKind::Fp32Residual);
     EXPECT_EQ(t.rows[3].candidate.kind, RemedyKind::Scale);  // two changes
     EXPECT_FALSE(t.rows[4].passed);
+    // 12 B parameters in fp16 are 24 GB: more than a T4's 16 GB, said on every row.
+    EXPECT_NE(t.rows[0].cost.find("more than its 16 GB"), std::string::npos) << t.rows[0].cost;
     // On an A100 bf16 costs nothing: it comes first.
     rankRemedies(t, targetGpu("a100"), comps, blocksOf);
     EXPECT_EQ(t.rows[0].candidate.format, Format::BF16);
     EXPECT_EQ(t.rows[0].rank, 1);
+    EXPECT_NE(t.rows[0].cost.find("24.0 GB, within its 40 GB"), std::string::npos)
+        << t.rows[0].cost;
+    // Where only the fp32 row does not fit, it drops below the rows that do.
+    comps[0].parameters = 7'900'000'000;  // 15.8 GB in fp16; the fp32 blocks add 0.26 GB
+    rankRemedies(t, targetGpu("v100"), comps, blocksOf);
+    EXPECT_EQ(t.rows[0].candidate.format, Format::BF16);  // slow on a V100, but it fits
+    EXPECT_EQ(t.rows[3].candidate.format, Format::FP32);  // after the two-rule scale that fits
+    EXPECT_FALSE(t.rows[3].fits);
+    EXPECT_NE(t.rows[3].cost.find("more than its 16 GB"), std::string::npos) << t.rows[3].cost;
 }
