@@ -15,6 +15,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -460,6 +461,26 @@ TEST_F(StudioTest, RemedySearchFillsTheRankedTableAndAppliesARow) {
     ASSERT_NE(fix->remedyApplyButton(0), nullptr);
     fix->remedyApplyButton(0)->click();
     EXPECT_EQ(w->views().precision->planText(), plan);
+
+    // The report carries the ranked table and advises for the T4.
+    QString error;
+    ASSERT_TRUE(w->studio().exportReport(m_dir.filePath("remedies.html"), &error))
+        << error.toStdString();
+    QFile json(m_dir.filePath("remedies.json"));
+    ASSERT_TRUE(json.open(QIODevice::ReadOnly));
+    const QByteArray text = json.readAll();
+    EXPECT_TRUE(text.contains("\"remedies\"")) << "no remedy table in the report";
+    EXPECT_TRUE(text.contains("Tesla T4"));
+
+    // The two passing rows side by side in the compare tab.
+    const QStringList top = fix->topPassingPlans(3);
+    ASSERT_GE(top.size(), 2) << "the demo's clamp and scale of the whole transformer pass";
+    ASSERT_TRUE(fix->compareButton()->isEnabled());
+    fix->compareButton()->click();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_EQ(w->studio().compareRuns().size(), top.size());
+    for (int i = 0; i < top.size(); ++i)
+        EXPECT_EQ(qs(w->studio().compareRuns()[i].config.plan.toString()), top[i]);
 }
 
 TEST_F(StudioTest, AnUnreadableFolderGivesAMessageAndKeepsTheModel) {
@@ -514,6 +535,7 @@ TEST_F(StudioTest, SettingsPersistBetweenLaunches) {
         cfg.seed = 12345678901234ull;
         w->views().prompt->setFrom(cfg);
         w->views().precision->setPlan(hs::PrecisionPlan::parse("vae=fp16"));
+        ASSERT_TRUE(w->views().precision->setTargetId("hand:7.0:32"));
         w->close();
     }
     MainWindow w(m_dir.filePath("history"));
@@ -524,6 +546,7 @@ TEST_F(StudioTest, SettingsPersistBetweenLaunches) {
     EXPECT_EQ(cfg.prompt, "a small purple star at the bottom, orange background");
     EXPECT_EQ(cfg.seed, 12345678901234ull);
     EXPECT_EQ(w.views().precision->planText(), "vae=fp16");
+    EXPECT_EQ(w.views().precision->targetId(), "hand:7.0:32");
 }
 
 // A ComfyUI-style FLUX.1-dev file set picked together (in any order) the way a user does: the
