@@ -1,6 +1,4 @@
 // halfscope-cli generate: one text-to-image run with probes, on the demo model by default.
-#include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -9,9 +7,8 @@
 #include "cli/run_options.h"
 #include "cli/run_progress.h"
 #include "diagnosis/first_failure.h"
-#include "diagnosis/weight_risk.h"
 #include "io/image_io.h"
-#include "io/weight_stats.h"
+#include "io/weight_check.h"
 #include "pipeline/pipeline.h"
 #include "report/record_json.h"
 
@@ -40,42 +37,6 @@ void printSummary(const RunRecord& rec, const std::string& out) {
     std::cout << "wrote " << out << " in " << rec.seconds << " s\n";
 }
 
-// Weights read by the load-time fp16 check at most: past this the check would add more than a
-// small fraction to a run (it reads every weight once), and `inspect` gives it on demand.
-constexpr uintmax_t kWeightCheckMaxBytes = uintmax_t(256) << 20;
-
-uintmax_t safetensorsBytes(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::is_regular_file(path, ec)) return fs::file_size(path, ec);
-    uintmax_t n = 0;
-    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec) && it->path().extension() == ".safetensors")
-            n += it->file_size(ec);
-    return n;
-}
-
-// One line on stderr: the fp16 check from weights of the model just loaded.
-void printWeightCheck(const std::string& modelDir) {
-    const uintmax_t bytes = safetensorsBytes(modelDir);
-    if (bytes > kWeightCheckMaxBytes) {
-        std::cerr << "fp16 check from weights: skipped for " << (bytes >> 20)
-                  << " MiB of weights (halfscope-cli inspect runs it)\n";
-        return;
-    }
-    try {
-        const auto t0 = std::chrono::steady_clock::now();
-        const WeightRiskReport r = predictFromWeights(modelDir);
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
-        std::cerr << "fp16 check from weights (" << int(ms + 0.5) << " ms): " << componentLine(r)
-                  << "\n";
-    } catch (const std::exception& e) {
-        std::cerr << "fp16 check from weights: not available (" << e.what() << ")\n";
-    }
-}
-
 int runGenerate(const Args& args) {
     args.allowOnly(withRunOptions({"out", "report", "json", HS_TARGET_OPTIONS}));
     RunConfig cfg = runConfigFrom(args);
@@ -85,7 +46,7 @@ int runGenerate(const Args& args) {
         Pipeline::load(cfg.modelDir, cfg.modelFiles, cfg.plan, torch::Device(cfg.device));
     for (const auto& line : pipeline->detected()) std::cerr << line << "\n";
     std::cerr << "memory: " << pipeline->memoryPlan() << "\n";
-    printWeightCheck(cfg.modelDir);
+    std::cerr << loadTimeWeightCheck(cfg.modelDir) << "\n";
     applyModelDefaults(args, pipeline->defaults(), cfg);
     StderrProgress progress;
     progress.steps = cfg.steps;

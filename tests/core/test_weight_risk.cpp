@@ -184,3 +184,17 @@ TEST(WeightRisk, CliInspectPrintsTheVerdictsOfTheDemo) {
     EXPECT_EQ(j["fp16_from_weights"]["riskiest"].size(), 5u);
     EXPECT_EQ(j["fp16_from_weights"]["components"].size(), 3u);
 }
+
+TEST(WeightRisk, CliGeneratePrintsOneLineOfVerdictsAtLoad) {
+    const std::string dir = test::tempDir("weight_risk_generate");
+    int status = -1;
+    const std::string out =
+        test::runCli("generate --steps 2 --out " + dir + "/a.png --prompt 'a red circle'", status);
+    EXPECT_EQ(status, 0) << out;
+    const auto at = out.find("fp16 check from weights (");
+    ASSERT_NE(at, std::string::npos) << out;
+    const std::string line = out.substr(at, out.find('\n', at) - at);
+    EXPECT_NE(line.find("text_encoder fp16 safe"), std::string::npos) << line;
+    EXPECT_NE(line.find("transformer at risk"), std::string::npos) << line;
+    fs::remove_all(dir);
+}
