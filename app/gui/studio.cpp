@@ -7,6 +7,7 @@
 #include "file_set.h"
 #include "history_browser.h"
 #include "image_view.h"
+#include "io/weight_check.h"
 #include "layer_heatmap.h"
 #include "log_panel.h"
 #include "model_panel.h"
@@ -180,6 +181,8 @@ void Studio::onLoaded(const LoadedModel& m) {
         parts << QString("%1 %2 (%3)").arg(qs(c.name), qs(c.className), qs(c.storedDtype));
     if (!m.planChange) {
         for (const auto& line : m.detected) m_v.log->info(line, "load");
+        // Before any run: fp16 safe / at risk / will overflow per component, from the weights.
+        m_v.log->info(qs(hs::loadTimeWeightCheck(m.dir.toStdString())), "load");
         m_v.log->info(
             tr("Loaded %1 for the plan %2: %3").arg(m.dir, m.effectivePlan, parts.join(", ")),
             "load");
