@@ -145,7 +145,9 @@ void recomputeComponents(WeightRiskReport& r) {
         ++c.modules;
         if (m.risk == Fp16Risk::AtRisk) ++c.atRisk;
         if (m.risk == Fp16Risk::WillOverflow) ++c.willOverflow;
-        if (m.risk > c.risk) {
+        // The worst module: highest verdict, then highest (estimated or measured) peak.
+        if (m.risk > c.risk ||
+            (m.risk == c.risk && m.risk != Fp16Risk::Safe && m.estimatedPeak > c.peak)) {
             c.risk = m.risk;
             c.reason = m.reason;
             c.worstModule = m.module;
