@@ -5,11 +5,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "flux1_fixture.h"
 #include "io/safetensors.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/precision_search.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
 
@@ -438,13 +440,64 @@ TEST(Flux1RealShapes, Flux1DevIsNamedAndStreamsInto24Gb) {
     EXPECT_NEAR(double(n), 11.9e9, 0.05e9);
     const auto family = FamilyRegistry::global().require(c.className, "test");
     test::ScopedMemoryLimit limit("24000");
-    const LoadModeChoice choice = chooseLoadModes(
-        "flux1-dev.safetensors", {{"transformer", &c.weights, family->blockStems}},
-        PrecisionPolicy(PrecisionPlan::parse("transformer=fp16"), kCpu));
+    const LoadModeChoice choice =
+        chooseLoadModes("flux1-dev.safetensors", {{"transformer", &c.weights, family->blockStems}},
+                        PrecisionPolicy(PrecisionPlan::parse("transformer=fp16"), kCpu));
     ASSERT_EQ(choice.modes.size(), 1u);
     EXPECT_EQ(choice.modes[0], LoadMode::Streamed);
     EXPECT_NE(choice.description.find("1.36 GB per block"), std::string::npos)
         << choice.description;
+}
+
+// FLUX.1 with one MLP made to overflow fp16 (single block 0's proj_mlp times 2^16: its outputs
+// pass 65504 while its weights stay inside fp16's range): every remedy tried and ranked against the
+// bf16 run.
+TEST_F(Flux1Pipeline, EveryRemedyIsRankedAgainstBf16) {
+    const std::string root = s_root + "/overflow";
+    const auto f = test::writeTinyFlux1(root, true);
+    const std::string key = "single_transformer_blocks.0.proj_mlp.weight";
+    bool scaled = false;
+    for (const auto& e : fs::directory_iterator(f.folder + "/transformer")) {
+        if (e.path().extension() != ".safetensors") continue;
+        std::vector<std::pair<std::string, torch::Tensor>> list;
+        {
+            const auto file = SafetensorsFile::open(e.path().string());
+            if (!file->find(key)) continue;
+            for (const auto& t : file->tensors()) {
+                torch::Tensor v = file->tensor(t.name).clone();
+                if (t.name == key) v = v * 65536;
+                list.emplace_back(t.name, v);
+            }
+        }
+        writeSafetensors(e.path().string(), list);
+        scaled = true;
+    }
+    ASSERT_TRUE(scaled);
+    RunConfig cfg = config(2);
+    cfg.modelDir = f.folder;
+    cfg.plan = PrecisionPlan::parse("transformer=fp16");
+    PrecisionSearchOptions o;
+    o.remedies = {RemedyKind::Format, RemedyKind::Clamp, RemedyKind::Scale,
+                  RemedyKind::Fp32Residual};
+    o.target = targetGpu("t4");
+    const PrecisionSearch s = searchPrecision(cfg, o);
+    ASSERT_TRUE(s.planFails);
+    ASSERT_TRUE(s.remedies);
+    std::map<std::string, const RemedyRow*> row;
+    std::printf("  %s\n", s.remedies->message.c_str());
+    for (const auto& r : s.remedies->rows) {
+        std::printf("  %d %-4s diff %.4f PSNR %5.1f dB  %s\n", r.rank, r.passed ? "pass" : "fail",
+                    r.outcome.difference, r.psnr, remedyAction(r.candidate).c_str());
+        row[remedyKindName(r.candidate.kind) + "/" + r.candidate.scope +
+            (r.candidate.kind == RemedyKind::Format ? formatName(r.candidate.format) : "")] = &r;
+    }
+    ASSERT_EQ(s.remedies->rows.size(), 8u);
+    EXPECT_EQ(s.remedies->failingBlocks,
+              std::vector<std::string>{"transformer.single_transformer_blocks.0"});
+    EXPECT_TRUE(row.at("format/blocksbf16")->passed);
+    EXPECT_TRUE(row.at("scale/blocks")->passed);
+    // The overflow is inside the block's MLP, not on its residual stream.
+    EXPECT_FALSE(row.at("fp32-residual/blocks")->passed);
 }
 
 }  // namespace

@@ -3,10 +3,9 @@
 // (StableDiffusionPipeline / StableDiffusionXLPipeline.__call__), and refuse what they cannot run.
 #include <gtest/gtest.h>
 
-#include <map>
-
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "flux1_fixture.h"
 #include "io/model_folder.h"
