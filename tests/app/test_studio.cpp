@@ -349,12 +349,12 @@ TEST(FixPanelRemedies, ShowsTheRankedRowsAndAppliesAndComparesThem) {
     auto* view = panel.remedyTable();
     for (int i = 0; i < 3; ++i) {
         EXPECT_EQ(view->item(i, 0)->text(), QString::number(i + 1));
-        EXPECT_EQ(view->item(i, 1)->text().toStdString(),
+        EXPECT_EQ(view->item(i, 2)->text().toStdString(),
                   hs::remedyAction(table.rows[size_t(i)].candidate));
         EXPECT_EQ(panel.remedyPlan(i), QString::fromStdString(table.rows[size_t(i)].planText));
     }
-    EXPECT_TRUE(view->item(0, 2)->text().startsWith("pass"));
-    EXPECT_TRUE(view->item(2, 2)->text().startsWith("fail"));
+    EXPECT_TRUE(view->item(0, 3)->text().startsWith("pass"));
+    EXPECT_TRUE(view->item(2, 3)->text().startsWith("fail"));
     EXPECT_EQ(view->textElideMode(), Qt::ElideNone);
     EXPECT_TRUE(panel.resultText().contains("Tesla T4")) << panel.resultText().toStdString();
 
@@ -451,8 +451,8 @@ TEST_F(StudioTest, RemedySearchFillsTheRankedTableAndAppliesARow) {
         scale |= fix->remedyPlan(i).contains("=scale:");
         actions << QString("%1 %2 (%3)")
                        .arg(fix->remedyTable()->item(i, 0)->text(),
-                            fix->remedyTable()->item(i, 1)->text(),
-                            fix->remedyTable()->item(i, 2)->text());
+                            fix->remedyTable()->item(i, 2)->text(),
+                            fix->remedyTable()->item(i, 3)->text());
     }
     std::printf("  remedies: %s\n", qPrintable(actions.join("; ")));
     EXPECT_TRUE(clamp && scale) << "both kinds asked for were tried";

@@ -17,18 +17,19 @@
 
 namespace {
 
-enum RemedyColumn { Rank, Action, Result, Changes, Difference, Psnr, SecondsPerStep, Cost, Apply };
+// Apply comes second: it stays in view when the long cost text needs the horizontal scroll bar.
+enum RemedyColumn { Rank, Apply, Action, Result, Changes, Difference, Psnr, SecondsPerStep, Cost };
 
 QString remedyKindLabel(hs::RemedyKind k) {
     switch (k) {
         case hs::RemedyKind::Format:
-            return FixPanel::tr("format (bf16, fp32 blocks)");
+            return FixPanel::tr("format");
         case hs::RemedyKind::Clamp:
-            return FixPanel::tr("clamp to fp16's range");
+            return FixPanel::tr("clamp");
         case hs::RemedyKind::Scale:
-            return FixPanel::tr("scale by 2^-K");
+            return FixPanel::tr("scale");
         case hs::RemedyKind::Fp32Residual:
-            return FixPanel::tr("fp32 residual stream");
+            return FixPanel::tr("fp32 residual");
     }
     return {};
 }
@@ -82,7 +83,7 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     m_tolerance->setToolTip(tr("Largest mean pixel difference to the reference run that passes"));
 
     auto* kinds = new QHBoxLayout;
-    kinds->setSpacing(8);
+    kinds->setSpacing(6);
     for (hs::RemedyKind k : {hs::RemedyKind::Format, hs::RemedyKind::Clamp, hs::RemedyKind::Scale,
                              hs::RemedyKind::Fp32Residual}) {
         auto* box = new QCheckBox(remedyKindLabel(k), this);
@@ -118,21 +119,21 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
     m_trials->horizontalHeader()->setStretchLastSection(true);
     m_trials->verticalHeader()->hide();
     m_trials->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_remedies = new QTableWidget(0, Apply + 1, this);
+    m_remedies = new QTableWidget(0, Cost + 1, this);
     m_remedies->setObjectName("remedies");
-    m_remedies->setHorizontalHeaderLabels({tr("#"), tr("Remedy"), tr("Result"), tr("Changes"),
-                                           tr("Image difference"), tr("PSNR dB"), tr("s/step here"),
-                                           tr("Cost on the target"), QString()});
+    m_remedies->setHorizontalHeaderLabels({tr("#"), QString(), tr("Remedy"), tr("Result"),
+                                           tr("Changes"), tr("Image difference"), tr("PSNR dB"),
+                                           tr("s/step here"), tr("Cost on the target")});
     m_remedies->verticalHeader()->hide();
     m_remedies->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_remedies->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_remedies->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_remedies->setWordWrap(true);
+    m_remedies->setWordWrap(false);
     m_remedies->setTextElideMode(Qt::ElideNone);
-    // Every column as wide as its text; the cost, the longest, wraps within its share.
+    // Every column as wide as its text (nothing elided); a long cost scrolls sideways.
     auto* header = m_remedies->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(Cost, QHeaderView::Stretch);
+    header->setStretchLastSection(true);
     header->setMinimumSectionSize(24);
     m_remedies->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_applyRow = new QPushButton(tr("Apply selected"), this);
@@ -165,14 +166,18 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
 
     // Settings and result on the left, the trials on the right: the panel sits in a wide, short
     // dock beside the log.
-    auto* left = new QVBoxLayout;
+    // The settings keep to a column of their own width; the tables get the rest of the dock.
+    auto* settingsBox = new QWidget(this);
+    settingsBox->setMaximumWidth(440);
+    auto* left = new QVBoxLayout(settingsBox);
+    left->setContentsMargins(0, 0, 0, 0);
     left->addLayout(form);
     left->addLayout(buttons);
     left->addWidget(m_result);
     left->addStretch(1);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 2, 4, 2);
-    layout->addLayout(left, 2);
+    layout->addWidget(settingsBox, 1);
     layout->addWidget(m_tabs, 3);
     m_trials->setMinimumHeight(60);
     m_remedies->setMinimumHeight(60);
@@ -302,6 +307,7 @@ void FixPanel::showRemedyRow(int row, const hs::RemedyRow& r) {
     const QString tip = QString::fromStdString(r.planText + "\n" + r.why);
     const QStringList cells = {
         r.rank > 0 ? QString::number(r.rank) : QStringLiteral("…"),
+        QString(),
         QString::fromStdString(hs::remedyAction(r.candidate)),
         result,
         QString::number(r.candidate.changes),
