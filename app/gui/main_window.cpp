@@ -184,8 +184,13 @@ void MainWindow::buildMenus() {
         if (auto* d = findChild<QDockWidget*>("fix")) d->raise();
     });
     run->addAction(tr("&Apply the fixed plan"), this, [this] {
-        if (!m_views->fix->resultPlan().isEmpty()) m_studio->applyPlan(m_views->fix->resultPlan());
+        // The bisection's plan, else the best passing remedy.
+        QString plan = m_views->fix->resultPlan();
+        if (plan.isEmpty()) plan = m_views->fix->topPassingPlans(1).value(0);
+        if (!plan.isEmpty()) m_studio->applyPlan(plan);
     });
+    run->addAction(tr("Compare the &top remedies"), this,
+                   [this] { m_studio->compareRemedies(m_views->fix->topPassingPlans(3)); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (auto* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
