@@ -14,18 +14,17 @@ namespace hs::cli {
 namespace {
 
 void printRemedyTable(std::ostream& out, const RemedyTable& t) {
-    out << "\nremedies (costs for " << t.target << "; differences to " << t.referencePlan
-        << "):\n";
+    out << "\nremedies (costs for " << t.target << "; differences to " << t.referencePlan << "):\n";
     char line[160];
     std::snprintf(line, sizeof line, "%3s  %-6s %7s %9s %8s %9s  %s\n", "#", "result", "changes",
                   "diff", "PSNR dB", "s/step*", "remedy");
     out << line;
     for (const auto& r : t.rows) {
         std::snprintf(line, sizeof line, "%3d  %-6s %7d %9.5f %8.1f %9.3f  ", r.rank,
-                      r.passed ? "pass" : "FAIL", r.candidate.changes, r.outcome.difference,
-                      r.psnr, r.secondsPerStep);
-        out << line << remedyAction(r.candidate) << "\n" << std::string(50, ' ') << "cost: " << r.cost
-            << "\n";
+                      r.passed ? "pass" : "FAIL", r.candidate.changes, r.outcome.difference, r.psnr,
+                      r.secondsPerStep);
+        out << line << remedyAction(r.candidate) << "\n"
+            << std::string(50, ' ') << "cost: " << r.cost << "\n";
     }
     out << "* measured here, under emulation\n" << t.message << "\n";
     for (const auto& r : t.rows)
@@ -33,9 +32,8 @@ void printRemedyTable(std::ostream& out, const RemedyTable& t) {
 }
 
 int runBisect(const Args& args) {
-    args.allowOnly(withRunOptions(
-        {"safe", "trial-steps", "max-iterations", "tolerance", "report", "json", HS_TARGET_OPTIONS,
-         "remedies"}));
+    args.allowOnly(withRunOptions({"safe", "trial-steps", "max-iterations", "tolerance", "report",
+                                   "json", HS_TARGET_OPTIONS, "remedies"}));
     if (!args.has("plan"))
         throw UsageError("give the failing plan, e.g. --plan 'transformer=fp16'");
     const RunConfig cfg = runConfigFrom(args);

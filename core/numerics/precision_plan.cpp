@@ -30,17 +30,19 @@ RemedyRule parseRemedy(const std::string& pattern, const std::string& value, siz
     if (value == "fp32-residual") return {pattern, Remedy::Fp32Residual, 0};
     if (value.rfind("scale:", 0) == 0) {
         const std::string k = value.substr(6);
-        const bool digits = !k.empty() && k.size() <= 2 &&
-                            std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const bool digits =
+            !k.empty() && k.size() <= 2 &&
+            std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; });
         const int bits = digits ? std::stoi(k) : 0;
         if (bits < 1 || bits > 24)
-            throw PlanParseError("scale needs a power-of-two exponent K from 1 to 24 (scale:K "
-                                 "divides the module's values by 2^K), not '" +
-                                     k + "'",
-                                 at + 6, index);
+            throw PlanParseError(
+                "scale needs a power-of-two exponent K from 1 to 24 (scale:K "
+                "divides the module's values by 2^K), not '" +
+                    k.substr(0, 20) + "'",
+                at + 6, index);
         return {pattern, Remedy::Scale, bits};
     }
-    throw PlanParseError("unknown format '" + value +
+    throw PlanParseError("unknown format '" + value.substr(0, 40) +
                              "' (use fp32, bf16 or fp16, or a remedy: clamp, scale:K, "
                              "fp32-residual, keep-fp32)",
                          at, index);
@@ -50,9 +52,12 @@ RemedyRule parseRemedy(const std::string& pattern, const std::string& value, siz
 
 std::string remedyText(const RemedyRule& r) {
     switch (r.kind) {
-        case Remedy::Clamp: return "clamp";
-        case Remedy::Scale: return "scale:" + std::to_string(r.scaleBits);
-        case Remedy::Fp32Residual: return "fp32-residual";
+        case Remedy::Clamp:
+            return "clamp";
+        case Remedy::Scale:
+            return "scale:" + std::to_string(r.scaleBits);
+        case Remedy::Fp32Residual:
+            return "fp32-residual";
     }
     return "";
 }

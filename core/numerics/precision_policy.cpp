@@ -56,8 +56,8 @@ torch::Tensor PrecisionPolicy::storeWith(const PathInfo& i, Format f, const torc
                                          bool residual, bool output) const {
     if (!x.is_floating_point() || f == Format::FP32) return x;
     if (residual && i.fp32Residual) return x;
-    const bool emulated = f == i.format ? i.execution == Execution::Emulated
-                                        : executionOf(f) == Execution::Emulated;
+    const bool emulated =
+        f == i.format ? i.execution == Execution::Emulated : executionOf(f) == Execution::Emulated;
     double limit = limitsOf(f).maxFinite;
     torch::Tensor y = x;
     if (emulated && i.scaleBits) {

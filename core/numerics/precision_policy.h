@@ -79,8 +79,8 @@ public:
     const PathInfo& info(const std::string& path) const;
 
 private:
-    torch::Tensor storeWith(const PathInfo& i, Format format, const torch::Tensor& x,
-                            bool residual, bool output) const;
+    torch::Tensor storeWith(const PathInfo& i, Format format, const torch::Tensor& x, bool residual,
+                            bool output) const;
 
     PrecisionPlan m_plan;
     torch::Device m_device;

@@ -164,8 +164,7 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
         for (const auto& r : s.failingRun.probes) {
             const std::string c = componentOf(r.name);
             if (r.stats.allFinite() || std::find(seen.begin(), seen.end(), c) != seen.end() ||
-                std::find(fp16Components.begin(), fp16Components.end(), c) ==
-                    fp16Components.end())
+                std::find(fp16Components.begin(), fp16Components.end(), c) == fp16Components.end())
                 continue;
             seen.push_back(c);
             table.failingBlocks.push_back(blockOf(r.name));

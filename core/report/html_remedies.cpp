@@ -25,12 +25,12 @@ void remedies(std::ostringstream& o, const Report& r) {
     for (const auto& x : t.rows)
         o << "<tr" << (x.passed ? "" : " class=\"bad\"") << "><td class=\"n\">" << x.rank
           << "</td><td>" << esc(remedyAction(x.candidate)) << "</td><td class=\"nw\" title=\""
-          << esc(x.why) << "\">" << (x.passed ? "\u2713 pass" : "\u2717 fail") << "</td><td class=\"n\">"
-          << x.candidate.changes << "</td><td class=\"n\">" << count(x.outcome.nonFinite)
-          << "</td><td class=\"n\">" << num(x.outcome.difference) << "</td><td class=\"n\">"
-          << num(x.psnr) << "</td><td class=\"n\">" << num(x.secondsPerStep) << "</td><td>"
-          << esc(x.cost) << "</td><td><code class=\"plan\">" << esc(x.planText)
-          << "</code></td></tr>";
+          << esc(x.why) << "\">" << (x.passed ? "\u2713 pass" : "\u2717 fail")
+          << "</td><td class=\"n\">" << x.candidate.changes << "</td><td class=\"n\">"
+          << count(x.outcome.nonFinite) << "</td><td class=\"n\">" << num(x.outcome.difference)
+          << "</td><td class=\"n\">" << num(x.psnr) << "</td><td class=\"n\">"
+          << num(x.secondsPerStep) << "</td><td>" << esc(x.cost) << "</td><td><code class=\"plan\">"
+          << esc(x.planText) << "</code></td></tr>";
     o << "</table></div></div></section>";
 }
 

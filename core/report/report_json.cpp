@@ -6,8 +6,8 @@
 #include "io/atomic_file.h"
 #include "io/safetensors_header.h"  // FileError
 #include "report/findings_json.h"
-#include "report/remedy_json.h"
 #include "report/json_in.h"
+#include "report/remedy_json.h"
 
 namespace hs {
 

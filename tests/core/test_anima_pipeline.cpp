@@ -13,8 +13,8 @@
 #include "diagnosis/device_info.h"
 #include "io/safetensors.h"
 #include "pipeline/pipeline.h"
-#include "pipeline/precision_search.h"
 #include "records/report_types.h"
+#include "remedy_helpers.h"
 #include "report/report_bundle.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
@@ -345,29 +345,17 @@ TEST_F(AnimaPipeline, EveryRemedyIsRankedAgainstBf16) {
     const auto& scaled = scaledAnima(s_root, s_files, cfg);
     cfg.modelDir = scaled.folder;
     cfg.plan = PrecisionPlan::parse("transformer=fp16");
-    PrecisionSearchOptions o;
-    o.remedies = {RemedyKind::Format, RemedyKind::Clamp, RemedyKind::Scale,
-                  RemedyKind::Fp32Residual};
-    o.target = targetGpu("t4");
-    const PrecisionSearch s = searchPrecision(cfg, o);
-    ASSERT_TRUE(s.remedies);
-    std::map<std::string, const RemedyRow*> row;
-    std::printf("  %s\n", s.remedies->message.c_str());
-    for (const auto& r : s.remedies->rows) {
-        std::printf("  %d %-4s diff %.4f PSNR %5.1f dB  %s\n", r.rank, r.passed ? "pass" : "fail",
-                    r.outcome.difference, r.psnr, remedyAction(r.candidate).c_str());
-        row[remedyKindName(r.candidate.kind) + "/" + r.candidate.scope +
-            (r.candidate.kind == RemedyKind::Format ? formatName(r.candidate.format) : "")] = &r;
-    }
-    ASSERT_EQ(s.remedies->rows.size(), 8u);
-    EXPECT_TRUE(row.at("format/blocksbf16")->passed);
-    EXPECT_TRUE(row.at("scale/component")->passed);
+    RemedyTable t;
+    const auto row = test::rankedRemedies(cfg, Format::BF16, &t);
+    ASSERT_EQ(t.rows.size(), 8u);
+    EXPECT_TRUE(row.at("format/blocksbf16").passed);
+    EXPECT_TRUE(row.at("scale/component").passed);
     // In this two-block model every writer into the stream is scaled by c, so the attention and
     // MLP outputs are past 65504 before they reach the stream: an fp32 stream cannot help here,
     // where in the real model (28 blocks) the stream grows by accumulating moderate writes.
-    EXPECT_FALSE(row.at("fp32-residual/component")->passed);
-    EXPECT_GT(row.at("fp32-residual/component")->outcome.nonFinite, 0);
-    EXPECT_TRUE(s.remedies->rows.front().passed);
+    EXPECT_FALSE(row.at("fp32-residual/component").passed);
+    EXPECT_GT(row.at("fp32-residual/component").outcome.nonFinite, 0);
+    EXPECT_TRUE(t.rows.front().passed);
 }
 
 // The same as a user types it: ComfyUI's files, the transformer in fp16, advice for a T4;

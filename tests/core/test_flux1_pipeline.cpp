@@ -5,13 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 
 #include "flux1_fixture.h"
 #include "io/safetensors.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
-#include "pipeline/precision_search.h"
+#include "remedy_helpers.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
 
@@ -476,28 +475,14 @@ TEST_F(Flux1Pipeline, EveryRemedyIsRankedAgainstBf16) {
     RunConfig cfg = config(2);
     cfg.modelDir = f.folder;
     cfg.plan = PrecisionPlan::parse("transformer=fp16");
-    PrecisionSearchOptions o;
-    o.remedies = {RemedyKind::Format, RemedyKind::Clamp, RemedyKind::Scale,
-                  RemedyKind::Fp32Residual};
-    o.target = targetGpu("t4");
-    const PrecisionSearch s = searchPrecision(cfg, o);
-    ASSERT_TRUE(s.planFails);
-    ASSERT_TRUE(s.remedies);
-    std::map<std::string, const RemedyRow*> row;
-    std::printf("  %s\n", s.remedies->message.c_str());
-    for (const auto& r : s.remedies->rows) {
-        std::printf("  %d %-4s diff %.4f PSNR %5.1f dB  %s\n", r.rank, r.passed ? "pass" : "fail",
-                    r.outcome.difference, r.psnr, remedyAction(r.candidate).c_str());
-        row[remedyKindName(r.candidate.kind) + "/" + r.candidate.scope +
-            (r.candidate.kind == RemedyKind::Format ? formatName(r.candidate.format) : "")] = &r;
-    }
-    ASSERT_EQ(s.remedies->rows.size(), 8u);
-    EXPECT_EQ(s.remedies->failingBlocks,
-              std::vector<std::string>{"transformer.single_transformer_blocks.0"});
-    EXPECT_TRUE(row.at("format/blocksbf16")->passed);
-    EXPECT_TRUE(row.at("scale/blocks")->passed);
+    RemedyTable t;
+    const auto row = test::rankedRemedies(cfg, Format::BF16, &t);
+    ASSERT_EQ(t.rows.size(), 8u);
+    EXPECT_EQ(t.failingBlocks, std::vector<std::string>{"transformer.single_transformer_blocks.0"});
+    EXPECT_TRUE(row.at("format/blocksbf16").passed);
+    EXPECT_TRUE(row.at("scale/blocks").passed);
     // The overflow is inside the block's MLP, not on its residual stream.
-    EXPECT_FALSE(row.at("fp32-residual/blocks")->passed);
+    EXPECT_FALSE(row.at("fp32-residual/blocks").passed);
 }
 
 }  // namespace

@@ -91,8 +91,8 @@ TEST(PrecisionPlan, SetReplacesARuleOfTheSamePatternWithoutChangingTheMeaning) {
 }
 
 TEST(PrecisionPlan, ClampRulesAreRemediesBesideTheFormats) {
-    const auto p = PrecisionPlan::parse(
-        "text_encoder_2=fp16, text_encoder_2.encoder.block.1*=clamp,vae=fp32");
+    const auto p =
+        PrecisionPlan::parse("text_encoder_2=fp16, text_encoder_2.encoder.block.1*=clamp,vae=fp32");
     ASSERT_EQ(p.rules().size(), 2u);
     ASSERT_EQ(p.remedies().size(), 1u);
     EXPECT_EQ(p.remedies()[0].pattern, "text_encoder_2.encoder.block.1*");

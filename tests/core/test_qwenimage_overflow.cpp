@@ -16,8 +16,8 @@
 #include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/pipeline_error.h"
-#include "pipeline/precision_search.h"
 #include "qwenimage_fixture.h"
+#include "remedy_helpers.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
 
@@ -223,22 +223,9 @@ TEST_F(QwenImageOverflow, EachRemedyIsRunAndItsImageChangeToBf16IsReported) {
     RunConfig cfg = config();
     cfg.modelDir = s_scaled.folder;
     cfg.plan = PrecisionPlan::parse("transformer=fp16");
-    PrecisionSearchOptions o;
-    o.remedies = {RemedyKind::Format, RemedyKind::Clamp, RemedyKind::Scale,
-                  RemedyKind::Fp32Residual};
-    o.target = targetGpu("t4");
-    const PrecisionSearch s = searchPrecision(cfg, o);
-    ASSERT_TRUE(s.planFails);
-    ASSERT_TRUE(s.remedies);
-    const RemedyTable& t = *s.remedies;
-    std::printf("  %s\n", t.message.c_str());
-    std::map<std::string, const RemedyRow*> byAction;
+    RemedyTable t;
+    const auto byAction = test::rankedRemedies(cfg, Format::BF16, &t);
     for (const auto& r : t.rows) {
-        std::printf("  %d %-4s diff %.4f PSNR %5.1f dB  %s\n", r.rank, r.passed ? "pass" : "fail",
-                    r.outcome.difference, r.psnr, remedyAction(r.candidate).c_str());
-        byAction[remedyKindName(r.candidate.kind) + "/" + r.candidate.scope +
-                 (r.candidate.kind == RemedyKind::Format ? formatName(r.candidate.format) : "")] =
-            &r;
         EXPECT_TRUE(r.outcome.error.empty()) << r.outcome.error;
         EXPECT_FALSE(std::isnan(r.outcome.difference)) << remedyAction(r.candidate);
     }
@@ -250,16 +237,16 @@ TEST_F(QwenImageOverflow, EachRemedyIsRunAndItsImageChangeToBf16IsReported) {
               t.failingBlocks.end());
     // Moving the blocks to bf16 fixes it, and so does scaling them by the headroom the bf16 run
     // measured: the MLP output that overflowed fits in fp16 at 2^-K of its size.
-    EXPECT_TRUE(byAction.at("format/blocksbf16")->passed);
-    EXPECT_TRUE(byAction.at("scale/blocks")->passed);
-    EXPECT_TRUE(byAction.at("scale/component")->passed);
+    EXPECT_TRUE(byAction.at("format/blocksbf16").passed);
+    EXPECT_TRUE(byAction.at("scale/blocks").passed);
+    EXPECT_TRUE(byAction.at("scale/component").passed);
     // Keeping the stream in fp32 does not: the MLP output itself is past 65504 before it is
     // added to the stream. Clipping the blocks keeps the run finite but far from the bf16
     // image; clipping only the transformer's streams leaves img_in's output to overflow.
-    EXPECT_FALSE(byAction.at("fp32-residual/component")->passed);
-    EXPECT_FALSE(byAction.at("clamp/blocks")->passed);
-    EXPECT_EQ(byAction.at("clamp/blocks")->outcome.nonFinite, 0);
-    EXPECT_FALSE(byAction.at("clamp/component")->passed);
+    EXPECT_FALSE(byAction.at("fp32-residual/component").passed);
+    EXPECT_FALSE(byAction.at("clamp/blocks").passed);
+    EXPECT_EQ(byAction.at("clamp/blocks").outcome.nonFinite, 0);
+    EXPECT_FALSE(byAction.at("clamp/component").passed);
     EXPECT_TRUE(t.rows.front().passed);
 }
 

@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <map>
 
 #include "flux1_fixture.h"
 #include "io/model_folder.h"
@@ -15,6 +14,7 @@
 #include "models/unet/unet_family.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
+#include "remedy_helpers.h"
 #include "sampling/scheduler.h"
 #include "sd_fixture.h"
 #include "single_file_helpers.h"
@@ -405,20 +405,9 @@ TEST_F(SdPipeline, TheSdxlVaeFailureIsReproducedLocatedAndFixed) {
 
     // The remedies, ranked against the fp32 run: sdxl-vae-fp16-fix's idea (scale the overflowing
     // activations down) as scale:K, next to clipping and a higher format.
-    o.remedies = {RemedyKind::Format, RemedyKind::Clamp, RemedyKind::Scale,
-                  RemedyKind::Fp32Residual};
-    const PrecisionSearch r = searchPrecision(cfg, o);
-    ASSERT_TRUE(r.remedies);
-    std::map<std::string, const RemedyRow*> row;
-    std::printf("  %s\n", r.remedies->message.c_str());
-    for (const auto& x : r.remedies->rows) {
-        std::printf("  %d %-4s diff %.4f PSNR %5.1f dB  %s\n", x.rank, x.passed ? "pass" : "fail",
-                    x.outcome.difference, x.psnr, remedyAction(x.candidate).c_str());
-        row[remedyKindName(x.candidate.kind) + "/" + x.candidate.scope +
-            (x.candidate.kind == RemedyKind::Format ? formatName(x.candidate.format) : "")] = &x;
-    }
-    EXPECT_TRUE(row.at("format/blocksfp32")->passed);
-    EXPECT_TRUE(row.at("scale/blocks")->passed);
+    const auto row = test::rankedRemedies(cfg, Format::FP32);
+    EXPECT_TRUE(row.at("format/blocksfp32").passed);
+    EXPECT_TRUE(row.at("scale/blocks").passed);
 }
 
 }  // namespace

@@ -143,8 +143,8 @@ T5Stream T5BlockImpl::residual(const T5Stream& s, const torch::Tensor& branch,
     // An fp32-residual stream is summed and held in fp32 (on a GPU too, where fp16 is native).
     if (p.residual && policy.info(p.name).fp32Residual) f = Format::FP32;
     // The point's own dtype when the sum keeps its format (a remedy may run it emulated).
-    const auto dt = f == policy.formatFor(p.name) ? policy.computeTypeFor(p.name)
-                                                   : policy.computeTypeOf(f);
+    const auto dt =
+        f == policy.formatFor(p.name) ? policy.computeTypeFor(p.name) : policy.computeTypeOf(f);
     torch::Tensor y = s.x.to(dt) + branch.to(dt);  // [B, L, D]
     if (f == Format::FP16 && policy.plan().clamps(m_path)) {
         // transformers' T5Block: clamp_value = max - 1000 once the stream holds an Inf.
