@@ -1,0 +1,108 @@
+#include "io/bounded_read.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "io/safetensors_header.h"  // FileError
+
+namespace hs {
+
+namespace {
+
+std::string mib(uint64_t bytes) {
+    return std::to_string((bytes + (1u << 19)) >> 20) + " MB";
+}
+
+std::string kindOf(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a pipe (FIFO)";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+}  // namespace
+
+std::string readBoundedFile(const std::string& path, uint64_t maxBytes, const char* what) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        throw FileError(
+            path, std::string(what) + " is " + kindOf(st.st_mode) + ", expected a regular file");
+    if (uint64_t(st.st_size) > maxBytes)
+        throw FileError(path, std::string(what) + " is " + mib(uint64_t(st.st_size)) +
+                                  ", larger than the " + mib(maxBytes) + " accepted");
+    std::string out;
+    out.resize(size_t(st.st_size));
+    size_t got = 0;
+    while (got < out.size()) {
+        const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw FileError(path, std::string("cannot read: ") + std::strerror(errno));
+        if (n == 0) break;  // shrank while reading: take what is there, the parser judges it
+        got += size_t(n);
+    }
+    out.resize(got);
+    // A file that grew while reading is read up to its size at open: still within the cap.
+    return out;
+}
+
+std::string boundedJsonError(const nlohmann::json::exception& e) {
+    // "[json.exception.parse_error.101] parse error at line 3, column 5: ... last read: '...'"
+    // quotes the whole token it stopped in, which can be a 100 MB string.
+    std::string s = e.what();
+    constexpr size_t kMax = 240;
+    if (s.size() > kMax)
+        s = s.substr(0, kMax) + "... (" + std::to_string(s.size()) + " characters)";
+    return s;
+}
+
+void checkJsonDepth(const std::string& text, int maxDepth) {
+    int depth = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;  // the escaped character cannot end the string
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > maxDepth)
+                throw std::runtime_error("JSON nested deeper than " + std::to_string(maxDepth) +
+                                         " levels at byte " + std::to_string(i));
+        } else if (c == ']' || c == '}') {
+            if (depth > 0) --depth;  // unbalanced closers are the parser's to report
+        }
+    }
+}
+
+nlohmann::json readBoundedJson(const std::string& path, uint64_t maxBytes, const char* what,
+                               int maxDepth) {
+    const std::string text = readBoundedFile(path, maxBytes, what);
+    try {
+        checkJsonDepth(text, maxDepth);
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw FileError(path, "invalid JSON: " + boundedJsonError(e));
+    } catch (const std::runtime_error& e) {
+        throw FileError(path, std::string("invalid JSON: ") + e.what());
+    }
+}
+
+}  // namespace hs
