@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "diagnosis/blocks.h"
+#include "pipeline/cancel.h"  // Cancelled only: header-only, no engine
 
 namespace hs {
 
@@ -84,6 +85,10 @@ public:
         t.planText = plan.toString();
         try {
             t.outcome = m_trial(plan);
+        } catch (const Cancelled&) {
+            // Cancelled inside the trial's run: no outcome, the best set so far is kept.
+            m_r.status = BisectionStatus::Cancelled;
+            return std::nullopt;
         } catch (const std::exception& e) {
             t.outcome = TrialOutcome{};
             t.outcome.error = e.what();

@@ -2,9 +2,14 @@
 
 #include <torch/torch.h>
 
+#include "pipeline/cancel.h"
+
 namespace hs {
 
+// Every forward passes each block (and most layers) through a point: the cancellation check
+// here stops any family within one block (pipeline/cancel.h).
 torch::Tensor ProbeContext::point(const ProbePoint& p, const torch::Tensor& x) {
+    throwIfCancelled();
     const bool record = m_recorder.records(p.level);
     if (!record && m_policy.plan().empty()) return x;
     const auto& info = m_policy.info(p.name);
@@ -19,6 +24,7 @@ torch::Tensor ProbeContext::point(const ProbePoint& p, const torch::Tensor& x) {
 }
 
 torch::Tensor ProbeContext::pointAs(const ProbePoint& p, Format format, const torch::Tensor& x) {
+    throwIfCancelled();
     const bool record = m_recorder.records(p.level);
     if (p.residual && m_policy.info(p.name).fp32Residual) format = Format::FP32;
     const Execution execution = m_policy.executionOf(format);

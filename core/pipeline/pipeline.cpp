@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "io/image_tensor.h"
+#include "pipeline/cancel.h"
 #include "pipeline/image_assessment.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/model_sources.h"
@@ -376,60 +377,67 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
     rec.components = m_infos;
     ProbeContext probes(*m_policy, cfg.probeLevel);
     RunRecorder recorder(rec, probes, obs);
-    auto isCancelled = [&] { return cancel && cancel->load(); };
     auto stop = [&] {
         rec.cancelled = true;
+        recorder.collect();  // the points that ran before the cancel
         rec.firstNonFinite = probes.firstNonFinite();
         rec.seconds = secondsSince(t0);
         return rec;
     };
-    reloadFreedParts();
-    auto denoising = m_strategy->start(cfg, m_device);
-    rec.notes = denoising->notes();
-    if (m_vae->forceUpcast())
-        for (const ComponentInfo& c : m_infos)
-            if (c.role == Role::Vae && c.format == Format::FP16)
-                rec.notes.push_back(
-                    "the VAE config sets force_upcast: diffusers' pipelines would decode this "
-                    "fp16 VAE in fp32; this run decodes in fp16, as A1111, ComfyUI and a VAE "
-                    "cast by hand do");
+    // The flag is read at every probe point and weight conversion (pipeline/cancel.h), so a
+    // cancel takes effect within one block of the text encoder, the denoiser or the VAE.
+    CancelScope scope(cancel);
+    try {
+        reloadFreedParts();
+        auto denoising = m_strategy->start(cfg, m_device);
+        rec.notes = denoising->notes();
+        if (m_vae->forceUpcast())
+            for (const ComponentInfo& c : m_infos)
+                if (c.role == Role::Vae && c.format == Format::FP16)
+                    rec.notes.push_back(
+                        "the VAE config sets force_upcast: diffusers' pipelines would decode this "
+                        "fp16 VAE in fp32; this run decodes in fp16, as A1111, ComfyUI and a VAE "
+                        "cast by hand do");
 
-    recorder.stage("text encoder");
-    rec.textEmbedding = computeStats(denoising->encodePrompt(probes));
-    recorder.collect();
-    // A model too large for memory gives the denoiser the encoders' memory.
-    if (streams()) freeTextEncoders();
-    if (isCancelled()) return stop();
+        recorder.stage("text encoder");
+        rec.textEmbedding = computeStats(denoising->encodePrompt(probes));
+        recorder.collect();
+        // A model too large for memory gives the denoiser the encoders' memory.
+        if (streams()) freeTextEncoders();
+        throwIfCancelled();
 
-    recorder.stage("denoising");
-    for (int i = 0; i < denoising->numSteps(); ++i) {
-        if (isCancelled()) return stop();
-        probes.setStep(i);
-        const auto stepStart = Clock::now();
-        const DenoiseStep d = denoising->step(i, probes);
-        StepRecord s = stepRecordOf(d, i, cfg.keepLatents);
-        s.scheduleSteps = denoising->numSteps();
-        s.seconds = secondsSince(stepStart);
-        recorder.step(std::move(s));
-        auto proj = projectLatents(d.denoised);
-        if (proj.defined()) recorder.preview(previewOf(proj, i, false));
-        if (cfg.decodeEvery > 0 && (i + 1) % cfg.decodeEvery == 0) {
-            ProbeContext quiet(*m_policy, ProbeLevel::Off);
-            recorder.preview(previewOf(decode(d.denoised, quiet)[0], i, true));
+        recorder.stage("denoising");
+        for (int i = 0; i < denoising->numSteps(); ++i) {
+            throwIfCancelled();
+            probes.setStep(i);
+            const auto stepStart = Clock::now();
+            const DenoiseStep d = denoising->step(i, probes);
+            StepRecord s = stepRecordOf(d, i, cfg.keepLatents);
+            s.scheduleSteps = denoising->numSteps();
+            s.seconds = secondsSince(stepStart);
+            recorder.step(std::move(s));
+            auto proj = projectLatents(d.denoised);
+            if (proj.defined()) recorder.preview(previewOf(proj, i, false));
+            if (cfg.decodeEvery > 0 && (i + 1) % cfg.decodeEvery == 0) {
+                ProbeContext quiet(*m_policy, ProbeLevel::Off);
+                recorder.preview(previewOf(decode(d.denoised, quiet)[0], i, true));
+            }
         }
-    }
 
-    recorder.stage("vae decode");
-    probes.setStep(-1);
-    auto image = decode(denoising->latents(), probes);  // [1, 3, H, W]
-    recorder.collect();
-    rec.image = computeStats(image);
-    rec.finalImage = previewOf(image[0], -1, true);
-    rec.savedImage = savedImageOf(image[0], *rec.finalImage);
-    const ImageAssessment verdict = assessImage(image[0]);
-    rec.verdict = verdictName(verdict.verdict);
-    rec.verdictExplanation = verdict.explanation;
-    if (obs) obs->onPreview(*rec.finalImage);
+        recorder.stage("vae decode");
+        probes.setStep(-1);
+        auto image = decode(denoising->latents(), probes);  // [1, 3, H, W]
+        recorder.collect();
+        rec.image = computeStats(image);
+        rec.finalImage = previewOf(image[0], -1, true);
+        rec.savedImage = savedImageOf(image[0], *rec.finalImage);
+        const ImageAssessment verdict = assessImage(image[0]);
+        rec.verdict = verdictName(verdict.verdict);
+        rec.verdictExplanation = verdict.explanation;
+        if (obs) obs->onPreview(*rec.finalImage);
+    } catch (const Cancelled&) {
+        return stop();
+    }
     rec.firstNonFinite = probes.firstNonFinite();
     rec.seconds = secondsSince(t0);
     return rec;

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "diagnosis/blocks.h"
+#include "pipeline/cancel.h"
 #include "pipeline/pipeline.h"
 
 namespace hs {
@@ -33,8 +34,9 @@ double imageMse(const PreviewImage& a, const PreviewImage& b) {
 namespace {
 
 // Every trial runs on one pipeline: a new plan reloads only the components it changes.
+// Throws Cancelled when the search's cancel flag stops the load or the run.
 RunRecord runWith(std::unique_ptr<Pipeline>& pipeline, const RunConfig& base,
-                  const PrecisionPlan& plan) {
+                  const PrecisionPlan& plan, const std::atomic<bool>* cancel) {
     RunConfig cfg = base;
     cfg.plan = plan;
     try {
@@ -47,7 +49,9 @@ RunRecord runWith(std::unique_ptr<Pipeline>& pipeline, const RunConfig& base,
         pipeline.reset();  // a failed reload leaves no half-loaded pipeline for the next trial
         throw;
     }
-    return pipeline->run(cfg);
+    RunRecord r = pipeline->run(cfg, nullptr, cancel);
+    if (r.cancelled) throw Cancelled();  // not an outcome: a cut-short run has no image to judge
+    return r;
 }
 
 bool failed(const RunRecord& r) {
@@ -62,8 +66,10 @@ int64_t nonFiniteCount(const RunRecord& r) {
 
 }  // namespace
 
-PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOptions& o) {
-    PrecisionSearch s;
+namespace {
+
+PrecisionSearch search(const RunConfig& config, const PrecisionSearchOptions& o,
+                       PrecisionSearch& s) {
     RunConfig base = config;
     if (o.trialSteps > 0) base.steps = o.trialSteps;
     base.probeLevel = ProbeLevel::Layer;  // the block list comes from the failing run's probes
@@ -75,7 +81,7 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
 
     std::unique_ptr<Pipeline> pipeline;
     stage("failing run");
-    s.failingRun = runWith(pipeline, base, config.plan);
+    s.failingRun = runWith(pipeline, base, config.plan, o.cancel);
     PrecisionPlan reference = config.plan;
     std::vector<std::string> fp16Components;
     for (const auto& c : s.failingRun.components)
@@ -106,7 +112,7 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
     // scale:K takes K from the largest value inside a block: record every op there.
     if (std::find(o.remedies.begin(), o.remedies.end(), RemedyKind::Scale) != o.remedies.end())
         referenceConfig.probeLevel = ProbeLevel::Op;
-    s.referenceRun = runWith(pipeline, referenceConfig, reference);
+    s.referenceRun = runWith(pipeline, referenceConfig, reference, o.cancel);
     const std::optional<PreviewImage> refImage = s.referenceRun.savedImage;
 
     // Every block and component-level module (embedders, norm_out, proj_out ...): with massive
@@ -122,7 +128,7 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
         lastMse = std::numeric_limits<double>::quiet_NaN();
         const auto t0 = std::chrono::steady_clock::now();
         try {
-            const RunRecord r = runWith(pipeline, base, plan);
+            const RunRecord r = runWith(pipeline, base, plan, o.cancel);
             out.nonFinite = nonFiniteCount(r);
             out.allFinite = !r.firstNonFinite && out.nonFinite == 0;
             out.verdict = r.verdict;
@@ -130,6 +136,8 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
                 out.difference = imageDifference(*r.savedImage, *refImage);
                 lastMse = imageMse(*r.savedImage, *refImage);
             }
+        } catch (const Cancelled&) {
+            throw;  // the bisection and the remedy loop stop; no outcome is recorded
         } catch (const std::exception& e) {
             out.error = e.what();
         }
@@ -184,7 +192,11 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
         if (o.cancel && o.cancel->load()) break;
         RemedyRow row;
         row.planText = c.plan.toString();
-        row.outcome = trial(c.plan);
+        try {
+            row.outcome = trial(c.plan);
+        } catch (const Cancelled&) {
+            break;  // the rows tried so far are ranked
+        }
         row.passed = trialPasses(row.outcome, o.tolerance, &row.why);
         row.psnr = psnrFromMse(lastMse);
         if (std::isnan(lastMse)) row.psnr = lastMse;
@@ -199,6 +211,22 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
     rankRemedies(table, o.target, s.failingRun.components, blocksOf);
     s.remedies = std::move(table);
     return s;
+}
+
+}  // namespace
+
+PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOptions& o) {
+    PrecisionSearch s;
+    // Loads and reloads between trials stop within one tensor, runs within one block.
+    CancelScope scope(o.cancel);
+    try {
+        return search(config, o, s);
+    } catch (const Cancelled&) {
+        // Cancelled in the failing or the reference run (the bisection catches its own).
+        s.result.status = BisectionStatus::Cancelled;
+        s.result.message = "the search was cancelled before the bisection began";
+        return s;
+    }
 }
 
 }  // namespace hs

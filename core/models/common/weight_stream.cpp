@@ -133,10 +133,18 @@ void WeightStream::acquire(size_t b) {
     if (block.holds++ > 0) return;
     const auto t0 = std::chrono::steady_clock::now();
     torch::NoGradGuard noGrad;
-    for (Param& p : block.params) {
-        p.param.set_data(convertWeight(p.stored, p.param.scalar_type(), p.floating, m_component,
-                                       p.key, m_policy));
-        p.pages.drop();  // the converted copy is what runs; the file keeps the bytes
+    try {
+        for (Param& p : block.params) {
+            p.param.set_data(convertWeight(p.stored, p.param.scalar_type(), p.floating, m_component,
+                                           p.key, m_policy));
+            p.pages.drop();  // the converted copy is what runs; the file keeps the bytes
+        }
+    } catch (...) {
+        // Cancelled (or out of memory) half way: back to placeholders, so that the next run
+        // converts the whole block again instead of running on a half-converted one.
+        --block.holds;
+        for (Param& p : block.params) p.param.set_data(p.placeholder);
+        throw;
     }
     ++m_materialisations;
     m_materialiseMs +=

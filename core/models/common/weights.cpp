@@ -1,5 +1,7 @@
 #include "models/common/weights.h"
 
+#include "pipeline/cancel.h"
+
 namespace hs {
 
 WeightMap weightMapOf(const TensorSet& set) {
@@ -74,6 +76,7 @@ torch::Tensor convertWeight(const torch::Tensor& src, torch::ScalarType dstType,
                             const std::string& component, const std::string& key,
                             const PrecisionPolicy& policy) {
     torch::NoGradGuard noGrad;
+    throwIfCancelled();  // a load stops within one tensor (pipeline/cancel.h)
     const torch::Device device = policy.device();
     torch::Tensor v;
     if (floating && src.is_floating_point()) {
