@@ -105,4 +105,46 @@ nlohmann::json readBoundedJson(const std::string& path, uint64_t maxBytes, const
     }
 }
 
+namespace {
+
+std::string cut(std::string s, size_t maxChars) {
+    if (s.size() <= maxChars) return s;
+    size_t n = maxChars;
+    while (n > 0 && (uint8_t(s[n]) & 0xC0) == 0x80) --n;  // not inside a UTF-8 character
+    return s.substr(0, n) + "...";
+}
+
+std::string quoteScalar(const nlohmann::json& v, size_t maxChars) {
+    if (v.is_string()) {
+        const auto& str = v.get_ref<const std::string&>();
+        // Quote a prefix only: dump() of a 100 MB string would copy it all first.
+        const std::string head =
+            nlohmann::json(str.substr(0, maxChars + 4))
+                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return cut(head, maxChars);
+    }
+    return cut(v.dump(), maxChars);  // a number, a boolean, null: short
+}
+
+}  // namespace
+
+std::string quoteJsonValue(const nlohmann::json& v, size_t maxChars) {
+    if (v.is_object())
+        return v.empty() ? "an empty object"
+                         : "an object with " + std::to_string(v.size()) +
+                               (v.size() == 1 ? " key" : " keys");
+    if (!v.is_array()) return quoteScalar(v, maxChars);
+    for (const auto& e : v)
+        if (e.is_structured())
+            return "a list of " + std::to_string(v.size()) + (v.size() == 1 ? " item" : " items");
+    std::string s = "[";
+    for (const auto& e : v) {
+        if (s.size() > 1) s += ", ";
+        s += quoteScalar(e, maxChars);
+        if (s.size() > maxChars)
+            return cut(s, maxChars) + " (" + std::to_string(v.size()) + " items)";
+    }
+    return s + "]";
+}
+
 }  // namespace hs

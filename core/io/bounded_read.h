@@ -33,4 +33,10 @@ std::string boundedJsonError(const nlohmann::json::exception& e);
 nlohmann::json readBoundedJson(const std::string& path, uint64_t maxBytes, const char* what,
                                int maxDepth = kMaxJsonDepth);
 
+// A value as an error message may quote it: at most `maxChars` characters (plus "..."), and
+// never recursive, so a 2 MB or 64-deep value costs nothing. Numbers, booleans and null as JSON
+// writes them, a string quoted and cut, a flat list of scalars as "[1, 2, 3]" (cut), any other
+// list as "a list of N items", an object as "an object with N keys".
+std::string quoteJsonValue(const nlohmann::json& v, size_t maxChars = 40);
+
 }  // namespace hs

@@ -12,11 +12,15 @@
 #include <stb/stb_image_write.h>
 
 #include "io/atomic_file.h"
+#include "io/bounded_read.h"
 #include "io/safetensors_header.h"  // FileError
 
 namespace hs {
 
 namespace {
+
+// The largest image file read: an uncompressed 4-channel BMP of kMaxImagePixels, plus headers.
+constexpr uint64_t kMaxImageBytes = uint64_t(kMaxImagePixels) * 4 + (64ull << 20);
 
 // stb keeps its failure reason in a static (thread-local only if libstb was built so): copy it
 // at once.
@@ -58,12 +62,10 @@ Image decodeImage(const uint8_t* data, size_t size, int channels, const std::str
 }
 
 Image readImage(const std::string& path, int channels) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
-    if (in.bad()) throw FileError(path, "read error");
-    return decodeImage(bytes.data(), bytes.size(), channels, path);
+    // A regular file (a FIFO or a device is refused before any read) of at most kMaxImageBytes.
+    const std::string bytes = readBoundedFile(path, kMaxImageBytes, "image");
+    return decodeImage(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), channels,
+                       path);
 }
 
 std::vector<uint8_t> encodePng(const Image& img) {

@@ -4,10 +4,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
+
+#include "io/bounded_read.h"
 
 namespace hs {
 
@@ -22,6 +22,13 @@ const char* const kPickleExts[] = {".bin", ".ckpt", ".pt", ".pth"};
 bool isFile(const fs::path& p) {
     std::error_code ec;
     return fs::is_regular_file(p, ec);
+}
+
+// Something is there (a symlink is followed): a FIFO or a folder in place of a file is then
+// refused by the bounded reader with what it is, not reported missing.
+bool present(const fs::path& p) {
+    std::error_code ec;
+    return fs::exists(p, ec);
 }
 
 std::vector<std::string> filesIn(const std::string& dir) {
@@ -62,6 +69,12 @@ std::set<std::string> variantsIn(const std::vector<std::string>& files) {
             std::regex_match(f, m, legacy))
             out.insert(m[2].str());
     return out;
+}
+
+// A name from a file in a message: at most 60 characters, whatever the file holds.
+std::string quoted(const std::string& s, bool marks = true) {
+    const std::string t = s.size() > 60 ? s.substr(0, 57) + "..." : s;
+    return marks ? "'" + t + "'" : t;
 }
 
 std::string joinNames(const std::vector<std::string>& v) {
@@ -112,25 +125,16 @@ std::string joinNames(const std::vector<std::string>& v) {
 }  // namespace
 
 nlohmann::json readJsonFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    try {
-        return nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.what() reads "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
-        throw FileError(path, std::string("invalid JSON: ") + e.what());
-    } catch (const nlohmann::json::exception& e) {
-        throw FileError(path, std::string("invalid JSON: ") + e.what());
-    }
+    // Bounded: a regular file of at most kMaxConfigBytes, nested at most kMaxJsonDepth levels;
+    // the parser's message (line and column) is kept, cut short.
+    return readBoundedJson(path, kMaxConfigBytes, "JSON file");
 }
 
 ComponentFolder openComponent(const std::string& dir, const std::string& variant) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw FileError(dir, "not a folder");
     const fs::path cfg = fs::path(dir) / "config.json";
-    if (!isFile(cfg))
+    if (!present(cfg))
         throw FileError(cfg.string(),
                         "missing config.json: not a diffusers/transformers component folder");
     ComponentFolder c;
@@ -194,7 +198,7 @@ bool readIndexEntry(const std::string& indexPath, const std::string& name, const
                     bool modular, PipelineComponent& c, std::string& subfolder) {
     const bool withSpec = modular && v.size() == 3 && (v[2].is_object() || v[2].is_null());
     if (v.size() != 2 && !withSpec)
-        throw FileError(indexPath, "entry '" + name + "' must be [library, class]" +
+        throw FileError(indexPath, "entry " + quoted(name) + " must be [library, class]" +
                                        (modular ? " or [library, class, {spec}]" : ""));
     nlohmann::json lib = v[0], cls = v[1];
     subfolder = name;
@@ -211,11 +215,39 @@ bool readIndexEntry(const std::string& indexPath, const std::string& name, const
     if (lib.is_null() && cls.is_null()) return false;
     if (withSpec && v[2].is_null()) return false;  // made from a config at run time: no folder
     if (!lib.is_string() || !cls.is_string())
-        throw FileError(indexPath, "entry '" + name + "' must be [library, class] strings");
+        throw FileError(indexPath, "entry " + quoted(name) + " must be [library, class] strings");
     c.name = name;
     c.library = lib.get<std::string>();
     c.className = cls.get<std::string>();
     return true;
+}
+
+// A component's folder name from the index must name a folder inside the pipeline folder: a
+// hostile index could otherwise point "text_encoder" at "/etc" or "../../somewhere". Plain names
+// only; a modular spec's subfolder may hold several plain segments ("a/b"), never "." or "..".
+void checkComponentPath(const std::string& indexPath, const std::string& name,
+                        const std::string& path, bool segmentsAllowed) {
+    auto refuse = [&](const std::string& why) {
+        throw FileError(indexPath,
+                        "component " + quoted(name) +
+                            (path == name ? "" : " (subfolder " + quoted(path) + ")") +
+                            " is not a plain folder name inside the pipeline folder: " + why);
+    };
+    if (path.empty()) refuse("the name is empty");
+    if (path.find('\0') != std::string::npos) refuse("it holds a NUL character");
+    if (path.front() == '/' || path.front() == '\\') refuse("it is an absolute path");
+    if (path.find('\\') != std::string::npos) refuse("it holds a backslash");
+    size_t start = 0;
+    for (;;) {
+        const size_t slash = path.find('/', start);
+        const std::string seg =
+            path.substr(start, slash == std::string::npos ? slash : slash - start);
+        if (seg == "..") refuse("'..' leads outside the pipeline folder");
+        if (seg.empty() || seg == ".") refuse("it has an empty or '.' part");
+        if (slash == std::string::npos) break;
+        if (!segmentsAllowed) refuse("it holds a '/'");
+        start = slash + 1;
+    }
 }
 
 ComponentKind kindOf(const fs::path& d, const std::string& className) {
@@ -233,9 +265,9 @@ PipelineFolder openPipeline(const std::string& dir) {
     // Modular pipelines (diffusers' ModularPipeline.save_pretrained: Anima) write
     // modular_model_index.json instead; its components live in sub-folders the same way.
     std::string indexPath = (fs::path(dir) / "model_index.json").string();
-    const bool modular = !isFile(indexPath) && isFile(fs::path(dir) / "modular_model_index.json");
+    const bool modular = !present(indexPath) && present(fs::path(dir) / "modular_model_index.json");
     if (modular) indexPath = (fs::path(dir) / "modular_model_index.json").string();
-    if (!isFile(indexPath))
+    if (!present(indexPath))
         throw FileError(indexPath, "missing model_index.json: not a diffusers pipeline folder");
     PipelineFolder p;
     p.dir = dir;
@@ -253,6 +285,9 @@ PipelineFolder openPipeline(const std::string& dir) {
         PipelineComponent c;
         std::string subfolder;
         if (!readIndexEntry(indexPath, name, v, modular, c, subfolder)) continue;
+        checkComponentPath(indexPath, name, name, false);
+        if (subfolder != name && !subfolder.empty())
+            checkComponentPath(indexPath, name, subfolder, true);
         c.dir = (fs::path(dir) / subfolder).string();
         std::error_code ec;
         if (subfolder.empty() || !fs::is_directory(c.dir, ec)) {
@@ -263,11 +298,11 @@ PipelineFolder openPipeline(const std::string& dir) {
                 v[2].contains("pretrained_model_name_or_path") &&
                 v[2]["pretrained_model_name_or_path"].is_string())
                 elsewhere = " (the index points at " +
-                            v[2]["pretrained_model_name_or_path"].get<std::string>() +
+                            quoteJsonValue(v[2]["pretrained_model_name_or_path"], 120) +
                             "; download it into this folder)";
-            throw FileError(indexPath, "component '" + name + "' (" + c.className +
-                                           ") is listed but its folder " + c.dir + " is missing" +
-                                           elsewhere);
+            throw FileError(indexPath,
+                            "component " + quoted(name) + " (" + quoted(c.className, false) +
+                                ") is listed but its folder " + c.dir + " is missing" + elsewhere);
         }
         c.kind = kindOf(c.dir, c.className);
         p.components.push_back(std::move(c));

@@ -5,15 +5,16 @@
 #include <cstdint>
 #include <limits>
 
+#include "io/bounded_read.h"
 #include "models/common/config.h"
 
 namespace hs {
 
 namespace {
 
+// A value in a message: short and never recursive, whatever the file holds.
 std::string shown(const nlohmann::json& v) {
-    std::string s = v.dump();
-    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+    return quoteJsonValue(v);
 }
 
 }  // namespace
@@ -147,8 +148,11 @@ nlohmann::json parseSchedulerConfigText(const std::string& text, const std::stri
         if (!replaced) out += c;
     }
     try {
+        checkJsonDepth(out);
         return nlohmann::json::parse(out);
     } catch (const nlohmann::json::exception& e) {
+        throw ConfigError(source + ": not valid JSON (" + boundedJsonError(e) + ")");
+    } catch (const std::runtime_error& e) {  // nested too deep
         throw ConfigError(source + ": not valid JSON (" + e.what() + ")");
     }
 }

@@ -208,10 +208,7 @@ ClipTokenizer ClipTokenizer::fromFolder(const std::string& dir) {
     std::unordered_map<std::string, int> vocab;
     vocab.reserve(vj.size());
     for (auto it = vj.begin(); it != vj.end(); ++it) {
-        if (!it.value().is_number_integer())
-            throw TokenizerError(vocabPath.string() + ": the id of '" + it.key() +
-                                 "' is not an integer");
-        vocab.emplace(it.key(), it.value().get<int>());
+        vocab.emplace(it.key(), tokenIdOf(it.value(), it.key(), vocabPath.string()));
     }
     // merges.txt: "#version: 0.2" then "a b" lines. The reference strips the file and always
     // drops its first line; here the first line is dropped only when it is a '#' header, so a

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "io/bounded_read.h"
 #include "text/qwen_tokenizer.h"
 #include "text/tokenizer_files.h"
 #include "text/utf8.h"
@@ -145,14 +146,15 @@ std::unordered_map<std::string, int> readVocabJson(const fs::path& p) {
     const std::string text = readTokenizerFile(p);
     std::unordered_map<std::string, int> vocab;
     vocab.reserve(text.size() / 16);
-    if (parseFlatVocab(text, vocab)) return vocab;
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw TokenizerError(p.string() + ": " + e.what());
+    if (parseFlatVocab(text, vocab)) {
+        for (const auto& [token, id] : vocab)
+            if (id < 0 || id > kMaxTokenId)
+                throw TokenizerError(p.string() + ": the id of " + quoteToken(token) + " is " +
+                                     std::to_string(id) + ", outside 0.." +
+                                     std::to_string(kMaxTokenId));
+        return vocab;
     }
-    return readVocabObject(j, p.string());
+    return readVocabObject(parseTokenizerJson(text, p.string()), p.string());
 }
 
 std::unordered_map<std::string, int> readVocabObject(const nlohmann::json& v,
@@ -161,9 +163,7 @@ std::unordered_map<std::string, int> readVocabObject(const nlohmann::json& v,
     std::unordered_map<std::string, int> vocab;
     vocab.reserve(v.size());
     for (auto it = v.begin(); it != v.end(); ++it) {
-        if (!it.value().is_number_integer())
-            throw TokenizerError(where + ": the id of '" + it.key() + "' is not an integer");
-        vocab.emplace(it.key(), it.value().get<int>());
+        vocab.emplace(it.key(), tokenIdOf(it.value(), it.key(), where));
     }
     return vocab;
 }
@@ -225,7 +225,13 @@ Merges readJsonMerges(const nlohmann::json& m, const std::string& where) {
     return merges;
 }
 
+// Added tokens are searched linearly when merged; Qwen's files hold a few hundred.
+constexpr size_t kMaxAddedTokens = 1 << 14;
+
 void addToken(std::vector<QwenAddedToken>& added, QwenAddedToken t) {
+    if (added.size() >= kMaxAddedTokens)
+        throw TokenizerError("more than " + std::to_string(kMaxAddedTokens) +
+                             " added tokens: not a Qwen tokenizer");
     for (const auto& a : added)
         if (a.content == t.content) return;  // the first source that names it wins
     added.push_back(std::move(t));
@@ -240,13 +246,13 @@ void readAddedTokensDecoder(const nlohmann::json& j, const std::string& where,
         int id = -1;
         try {
             size_t used = 0;
-            id = std::stoi(it.key(), &used);
+            id = it.key().size() > 9 ? -1 : std::stoi(it.key(), &used);
             if (used != it.key().size()) id = -1;
         } catch (const std::exception&) {
         }
         if (id < 0 || !v.is_object() || !v.contains("content") || !v["content"].is_string())
-            throw TokenizerError(where + ": added_tokens_decoder['" + it.key() +
-                                 "'] must map an id to {\"content\": ...}");
+            throw TokenizerError(where + ": added_tokens_decoder[" + quoteToken(it.key()) +
+                                 "] must map an id to {\"content\": ...}");
         addToken(added, {v["content"].get<std::string>(), id, v.value("special", true)});
     }
 }
@@ -298,7 +304,7 @@ QwenTokenizer QwenTokenizer::fromFolder(const std::string& dir) {
             throw TokenizerError(where + ": no 'model' object");
         const auto& model = j["model"];
         if (model.contains("type") && model["type"] != "BPE")
-            throw TokenizerError(where + ": model.type is " + model["type"].dump() +
+            throw TokenizerError(where + ": model.type is " + quoteJsonValue(model["type"]) +
                                  ", expected \"BPE\"");
         if (!model.contains("vocab")) throw TokenizerError(where + ": no 'model.vocab'");
         if (!model.contains("merges")) throw TokenizerError(where + ": no 'model.merges'");
@@ -314,7 +320,8 @@ QwenTokenizer QwenTokenizer::fromFolder(const std::string& dir) {
                     !t.contains("content") || !t["content"].is_string())
                     throw TokenizerError(where + ": added_tokens[" + std::to_string(i) +
                                          "] needs an integer 'id' and a string 'content'");
-                addToken(added, {t["content"].get<std::string>(), t["id"].get<int>(),
+                addToken(added, {t["content"].get<std::string>(),
+                                 tokenIdOf(t["id"], t["content"].get<std::string>(), where),
                                  t.value("special", true)});
             }
         }
@@ -334,10 +341,7 @@ QwenTokenizer QwenTokenizer::fromFolder(const std::string& dir) {
         const nlohmann::json j = readTokenizerJson(addedPath);
         if (!j.is_object()) throw TokenizerError(addedPath.string() + ": expected an object");
         for (auto it = j.begin(); it != j.end(); ++it) {
-            if (!it.value().is_number_integer())
-                throw TokenizerError(addedPath.string() + ": the id of '" + it.key() +
-                                     "' is not an integer");
-            addToken(added, {it.key(), it.value().get<int>(), true});
+            addToken(added, {it.key(), tokenIdOf(it.value(), it.key(), addedPath.string()), true});
         }
     }
     readSpecials(root / "special_tokens_map.json", pad, nullptr, nullptr, nullptr);

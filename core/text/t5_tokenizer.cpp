@@ -19,6 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "io/bounded_read.h"
 #include "text/sentencepiece_model.h"
 #include "text/tokenizer_files.h"
 #include "text/unicode.h"
@@ -345,7 +346,9 @@ T5Tokenizer T5Tokenizer::fromFolder(const std::string& dir) {
     namespace fs = std::filesystem;
     const fs::path root(dir);
     const fs::path model = root / "spiece.model";
-    if (!fs::is_regular_file(model))
+    // Present but not a regular file (a FIFO, a folder): readTokenizerFile says what it is.
+    std::error_code ec;
+    if (!fs::exists(model, ec))
         throw TokenizerError(model.string() + ": missing: the T5 tokenizer needs spiece.model");
     T5SpecialTokens specials;
     for (const char* name : {"tokenizer_config.json", "special_tokens_map.json"}) {
@@ -357,9 +360,16 @@ T5Tokenizer T5Tokenizer::fromFolder(const std::string& dir) {
         readSpecialToken(j, "pad_token", specials.pad, p);
         readSpecialToken(j, "unk_token", specials.unk, p);
         if (j.contains("extra_ids")) {
-            if (!j["extra_ids"].is_number_integer())
-                throw TokenizerError(p.string() + ": 'extra_ids' must be an integer");
-            specials.extraIds = j["extra_ids"].get<int>();
+            // At most 100000 ids (checked again when built): each becomes a token of the
+            // vocabulary.
+            const auto& e = j["extra_ids"];
+            if (!e.is_number_integer() ||
+                (e.is_number_unsigned() ? e.get<uint64_t>() > 100000
+                                        : e.get<int64_t>() < 0 || e.get<int64_t>() > 100000))
+                throw TokenizerError(p.string() +
+                                     ": 'extra_ids' must be an integer in 0..100000, got " +
+                                     quoteJsonValue(e));
+            specials.extraIds = e.get<int>();
         }
         // transformers writes a huge number when the length is unset: keep T5's 512 then.
         if (j.contains("model_max_length") && j["model_max_length"].is_number()) {
@@ -368,6 +378,12 @@ T5Tokenizer T5Tokenizer::fromFolder(const std::string& dir) {
         }
         // T5's list is <extra_id_0> … <extra_id_99>, which the extra ids already are.
         if (j.contains("additional_special_tokens") && j["additional_special_tokens"].is_array()) {
+            // Searched linearly below: a bounded count keeps a hostile list from taking hours.
+            constexpr size_t kMaxAdditional = 1 << 14;
+            if (j["additional_special_tokens"].size() > kMaxAdditional)
+                throw TokenizerError(p.string() + ": 'additional_special_tokens' has " +
+                                     std::to_string(j["additional_special_tokens"].size()) +
+                                     " entries, more than " + std::to_string(kMaxAdditional));
             for (const auto& e : j["additional_special_tokens"]) {
                 std::string tok;
                 if (e.is_string())

@@ -1,26 +1,54 @@
 #include "text/tokenizer_files.h"
 
-#include <fstream>
-#include <sstream>
-
-#include "text/clip_tokenizer.h"  // TokenizerError
+#include "io/bounded_read.h"
+#include "io/safetensors_header.h"  // FileError
+#include "text/clip_tokenizer.h"    // TokenizerError
 
 namespace hs {
 
 std::string readTokenizerFile(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw TokenizerError("cannot read " + p.string());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    // Bounded: a regular file (a FIFO, a device or a folder is refused before any read) of at
+    // most kMaxTokenizerBytes. FileError's message names the path.
+    try {
+        return readBoundedFile(p.string(), kMaxTokenizerBytes, "tokenizer file");
+    } catch (const FileError& e) {
+        throw TokenizerError(std::string("cannot read ") + e.what());
+    }
+}
+
+nlohmann::json parseTokenizerJson(const std::string& text, const std::string& where) {
+    try {
+        checkJsonDepth(text);
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw TokenizerError(where + ": " + boundedJsonError(e));
+    } catch (const std::runtime_error& e) {  // checkJsonDepth
+        throw TokenizerError(where + ": " + e.what());
+    }
 }
 
 nlohmann::json readTokenizerJson(const std::filesystem::path& p) {
-    try {
-        return nlohmann::json::parse(readTokenizerFile(p));
-    } catch (const nlohmann::json::exception& e) {
-        throw TokenizerError(p.string() + ": " + e.what());
-    }
+    return parseTokenizerJson(readTokenizerFile(p), p.string());
+}
+
+std::string quoteToken(const std::string& s) {
+    constexpr size_t kMax = 40;
+    if (s.size() <= kMax) return "'" + s + "'";
+    size_t n = kMax;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // whole UTF-8 chars
+    return "'" + s.substr(0, n) + "...' (" + std::to_string(s.size()) + " bytes)";
+}
+
+int tokenIdOf(const nlohmann::json& v, const std::string& token, const std::string& where) {
+    if (!v.is_number_integer())
+        throw TokenizerError(where + ": the id of " + quoteToken(token) + " is not an integer");
+    const bool ok = v.is_number_unsigned()
+                        ? v.get<uint64_t>() <= uint64_t(kMaxTokenId)
+                        : v.get<int64_t>() >= 0 && v.get<int64_t>() <= kMaxTokenId;
+    if (!ok)
+        throw TokenizerError(where + ": the id of " + quoteToken(token) + " is " + v.dump() +
+                             ", outside 0.." + std::to_string(kMaxTokenId));
+    return int(v.get<int64_t>());
 }
 
 void readSpecialToken(const nlohmann::json& j, const char* key, std::string& dst,
@@ -33,7 +61,7 @@ void readSpecialToken(const nlohmann::json& j, const char* key, std::string& dst
         dst = v["content"].get<std::string>();
     else
         throw TokenizerError(file.string() + ": '" + key +
-                             "' must be a string or {\"content\": ...}");
+                             "' must be a string or {\"content\": ...}, got " + quoteJsonValue(v));
 }
 
 }  // namespace hs

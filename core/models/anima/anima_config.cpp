@@ -26,6 +26,9 @@ AnimaAdapterConfig AnimaAdapterConfig::fromJson(const nlohmann::json& j) {
     cfgRequire(std::isfinite(c.mlpRatio) && c.mlpRatio > 0 &&
                    double(c.modelDim) * c.mlpRatio <= double(kMaxWidth) && c.mlpDim() >= 1,
                "'mlp_ratio' must be positive with an MLP width of 1.." + std::to_string(kMaxWidth));
+    cfgRequireElements("target_vocab_size", c.targetVocabSize, "target_dim", c.targetDim);
+    cfgRequireElements("model_dim", c.modelDim, "mlp width", c.mlpDim());
+    cfgRequireElements("source_dim", c.sourceDim, "model_dim", c.modelDim);
     return c;
 }
 

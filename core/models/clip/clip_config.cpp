@@ -53,6 +53,11 @@ ClipTextConfig clipTextConfigFromJson(const nlohmann::json& config, bool hasProj
         throw ConfigError("config.json: 'hidden_size' (" + std::to_string(c.hiddenSize) +
                           ") must be divisible by 'num_attention_heads' (" +
                           std::to_string(c.numAttentionHeads) + ")");
+    cfgRequireElements("vocab_size", c.vocabSize, "hidden_size", c.hiddenSize);
+    cfgRequireElements("max_position_embeddings", c.maxPositionEmbeddings, "hidden_size",
+                       c.hiddenSize);
+    cfgRequireElements("hidden_size", c.hiddenSize, "intermediate_size", c.intermediateSize);
+    cfgRequireElements("hidden_size", c.hiddenSize, "projection_dim", c.projectionDim);
     if (!(c.layerNormEps > 0)) throw ConfigError("config.json: 'layer_norm_eps' must be positive");
 
     const auto archs = cfgStringList(config, "architectures", {});

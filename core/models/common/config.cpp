@@ -2,14 +2,15 @@
 
 #include <cstdint>
 
+#include "io/bounded_read.h"
+
 namespace hs {
 
 namespace {
 
-// A value in an error message: short, whatever the file holds.
+// A value in an error message: short and never recursive, whatever the file holds.
 std::string shown(const nlohmann::json& v) {
-    std::string s = v.dump();
-    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+    return quoteJsonValue(v);
 }
 
 [[noreturn]] void wrongType(const char* key, const char* what, const nlohmann::json& v) {
@@ -48,11 +49,27 @@ bool cfgBool(const nlohmann::json& j, const char* key, bool fallback) {
     return v.get<bool>();
 }
 
+namespace {
+
+// Config strings are names ("silu", "FluxTransformer2DModel"); messages quote them whole.
+constexpr size_t kMaxConfigString = 1024;
+
+std::string boundedString(const nlohmann::json& v, const char* key) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.size() > kMaxConfigString)
+        throw ConfigError(std::string("config.json: '") + key + "' is a string of " +
+                          std::to_string(s.size()) + " bytes (" + shown(v) + "), more than " +
+                          std::to_string(kMaxConfigString));
+    return s;
+}
+
+}  // namespace
+
 std::string cfgString(const nlohmann::json& j, const char* key, const std::string& fallback) {
     if (!j.contains(key) || j[key].is_null()) return fallback;
     const auto& v = j[key];
     if (!v.is_string()) wrongType(key, "a string", v);
-    return v.get<std::string>();
+    return boundedString(v, key);
 }
 
 std::vector<int> cfgIntList(const nlohmann::json& j, const char* key,
@@ -81,13 +98,22 @@ std::vector<std::string> cfgStringList(const nlohmann::json& j, const char* key,
     std::vector<std::string> out;
     for (const auto& e : v) {
         if (!e.is_string()) wrongType(key, "a list of strings", v);
-        out.push_back(e.get<std::string>());
+        out.push_back(boundedString(e, key));
     }
     return out;
 }
 
 void cfgRequire(bool ok, const std::string& what) {
     if (!ok) throw ConfigError("config.json: " + what);
+}
+
+void cfgRequireElements(const char* keyA, int64_t a, const char* keyB, int64_t b, int64_t limit) {
+    // Both factors are bounded ints, so the product fits in 64 bits.
+    if (a > 0 && b > 0 && a * b <= limit) return;
+    throw ConfigError(std::string("config.json: '") + keyA + "' (" + std::to_string(a) + ") x '" +
+                      keyB + "' (" + std::to_string(b) + ") is " + std::to_string(a * b) +
+                      ", more than " + std::to_string(limit) +
+                      " (one weight matrix that large is not a real model)");
 }
 
 }  // namespace hs

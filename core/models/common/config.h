@@ -3,6 +3,7 @@
 // upper bound on every size, checked before anything is built ("config.json: 'num_layers' is
 // 1000000000, more than 1024"). An integer that does not fit the field is an error, never a
 // truncation.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,10 @@ constexpr int kMaxHeads = 4096;          // attention heads, norm groups
 constexpr int kMaxVocabulary = 1 << 24;  // token ids
 constexpr int kMaxPositions = 1 << 20;   // sequence lengths, image sizes
 constexpr int kMaxPatch = 64;            // patch sizes, kernel sizes
+// Each factor can be within its bound and their product still absurd: 2^17 x 2^17 floats is
+// 64 GB in one matrix. The largest real ones (Qwen2.5-7B's embedding: 152 064 x 3584 = 5.4e8;
+// T5-XXL's 4096 x 10240) stay far below this.
+constexpr int64_t kMaxMatrixElements = int64_t(1) << 31;
 
 // An integer field in [lo, hi]; `fallback` when the field is absent or null.
 int cfgInt(const nlohmann::json& j, const char* key, int fallback, int lo, int hi);
@@ -39,5 +44,11 @@ std::vector<std::string> cfgStringList(const nlohmann::json& j, const char* key,
 
 // Throws ConfigError("config.json: " + what) unless `ok`.
 void cfgRequire(bool ok, const std::string& what);
+
+// Throws ConfigError naming both keys, their values and `limit` unless a * b is in 1..limit:
+// the size of one weight matrix (vocab x hidden, hidden x feed-forward), checked before anything
+// is allocated.
+void cfgRequireElements(const char* keyA, int64_t a, const char* keyB, int64_t b,
+                        int64_t limit = kMaxMatrixElements);
 
 }  // namespace hs

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "io/bounded_read.h"
+
 namespace hs {
 
 namespace {
@@ -21,11 +23,11 @@ std::array<double, 3> threeDoubles(const nlohmann::json& j, const char* key,
     if (!j.contains(key) || j[key].is_null()) return fallback;
     const auto& v = j[key];
     cfgRequire(v.is_array() && v.size() == 3,
-               std::string("'") + key + "' must be a list of 3 numbers, got " + v.dump());
+               std::string("'") + key + "' must be a list of 3 numbers, got " + quoteJsonValue(v));
     std::array<double, 3> out{};
     for (size_t i = 0; i < 3; ++i) {
-        cfgRequire(v[i].is_number(),
-                   std::string("'") + key + "' must be a list of 3 numbers, got " + v.dump());
+        cfgRequire(v[i].is_number(), std::string("'") + key +
+                                         "' must be a list of 3 numbers, got " + quoteJsonValue(v));
         out[i] = v[i].get<double>();
         cfgRequire(std::isfinite(out[i]) && out[i] > 0 && out[i] <= 1e6,
                    std::string("'") + key + "' entries must be positive and at most 1e6");
@@ -69,6 +71,10 @@ CosmosConfig CosmosConfig::fromJson(const nlohmann::json& j) {
                    double(c.innerDim()) * c.mlpRatio <= double(kMaxWidth) && c.ffDim() >= 1,
                "'mlp_ratio' must be positive with a feed-forward width of 1.." +
                    std::to_string(kMaxWidth));
+    cfgRequireElements("num_attention_heads x attention_head_dim", c.innerDim(),
+                       "the feed-forward width", c.ffDim());
+    cfgRequireElements("text_embed_dim", c.textEmbedDim, "num_attention_heads x attention_head_dim",
+                       c.innerDim());
     cfgRequire(int64_t(c.patchInDim()) <= kMaxWidth && int64_t(c.outDim()) <= kMaxWidth,
                "'patch_size' volume x channels is more than " + std::to_string(kMaxWidth));
     for (int i = 0; i < 3; ++i)

@@ -29,6 +29,15 @@ FluxConfig FluxConfig::fromJson(const nlohmann::json& j) {
     c.guidanceEmbeds = cfgBool(j, "guidance_embeds", c.guidanceEmbeds);
     c.axesDimsRope = cfgIntList(j, "axes_dims_rope", c.axesDimsRope, 2, kMaxWidth);
 
+    // The inner width heads x head_dim, and the feed-forward matrix (inner x 4 inner) it sizes.
+    const int64_t inner = int64_t(c.numAttentionHeads) * c.attentionHeadDim;
+    require(inner <= kMaxWidth, "'num_attention_heads' x 'attention_head_dim' is " +
+                                    std::to_string(inner) + ", more than " +
+                                    std::to_string(kMaxWidth));
+    cfgRequireElements("num_attention_heads x attention_head_dim", inner,
+                       "4 x the same (feed-forward)", 4 * inner);
+    cfgRequireElements("joint_attention_dim", c.jointAttentionDim,
+                       "num_attention_heads x attention_head_dim", inner);
     require(c.patchSize >= 1, "'patch_size' must be >= 1");
     require(c.inChannels >= 1, "'in_channels' must be >= 1");
     require(c.outChannels >= 1, "'out_channels' must be >= 1");

@@ -77,6 +77,10 @@ QwenConfig qwenConfigFromJson(const nlohmann::json& top) {
     cfgRequire(c.headDim % 2 == 0, "'head_dim' must be even (rotary embedding)");
     cfgRequire(int64_t(c.numHeads) * c.headDim <= kMaxWidth,
                "'num_attention_heads' x 'head_dim' is more than " + std::to_string(kMaxWidth));
+    cfgRequireElements("vocab_size", c.vocabSize, "hidden_size", c.hiddenSize);
+    cfgRequireElements("hidden_size", c.hiddenSize, "intermediate_size", c.intermediateSize);
+    cfgRequireElements("hidden_size", c.hiddenSize, "num_attention_heads x head_dim",
+                       int64_t(c.numHeads) * c.headDim);
     c.rmsNormEps = cfgDouble(j, "rms_norm_eps", c.rmsNormEps);
     cfgRequire(c.rmsNormEps > 0, "'rms_norm_eps' must be positive");
     readRope(j, c);

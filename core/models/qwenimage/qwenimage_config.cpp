@@ -21,6 +21,11 @@ QwenImageConfig QwenImageConfig::fromJson(const nlohmann::json& j) {
     cfgRequire(
         int64_t(c.numAttentionHeads) * c.attentionHeadDim <= kMaxWidth,
         "'num_attention_heads' x 'attention_head_dim' is more than " + std::to_string(kMaxWidth));
+    const int64_t inner = int64_t(c.numAttentionHeads) * c.attentionHeadDim;
+    cfgRequireElements("num_attention_heads x attention_head_dim", inner,
+                       "4 x the same (feed-forward)", 4 * inner);
+    cfgRequireElements("joint_attention_dim", c.jointAttentionDim,
+                       "num_attention_heads x attention_head_dim", inner);
     cfgRequire(int64_t(c.patchSize) * c.patchSize * c.outChannels <= kMaxWidth,
                "'patch_size'^2 x 'out_channels' is more than " + std::to_string(kMaxWidth));
     // QwenEmbedRope: three axes (frame, height, width), each an even width, filling the head.

@@ -19,6 +19,9 @@ T5Config t5ConfigFromJson(const nlohmann::json& j) {
     cfgRequire(c.layerNormEpsilon > 0, "'layer_norm_epsilon' must be positive");
     cfgRequire(int64_t(c.numHeads) * c.dKv <= kMaxWidth,
                "'num_heads' x 'd_kv' is more than " + std::to_string(kMaxWidth));
+    cfgRequireElements("vocab_size", c.vocabSize, "d_model", c.dModel);
+    cfgRequireElements("d_model", c.dModel, "d_ff", c.dFf);
+    cfgRequireElements("d_model", c.dModel, "num_heads x d_kv", int64_t(c.numHeads) * c.dKv);
 
     // configuration_t5.py: "gated-gelu" -> gated, gelu_new; "relu" -> plain relu; "gated-X".
     const std::string proj = cfgString(j, "feed_forward_proj", "relu");

@@ -1,5 +1,9 @@
 #include "models/unet/unet_config.h"
 
+#include <algorithm>
+
+#include "io/bounded_read.h"
+
 namespace hs {
 
 namespace {
@@ -8,9 +12,9 @@ namespace {
     throw ConfigError("config.json: '" + field + "' " + what);
 }
 
+// A value in a message: short and never recursive, whatever the file holds.
 std::string shown(const nlohmann::json& v) {
-    std::string s = v.dump();
-    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+    return quoteJsonValue(v);
 }
 
 bool isNull(const nlohmann::json& j, const char* key) {
@@ -258,6 +262,18 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
                 "is " + std::to_string(ch) + ", not a multiple of norm_num_groups (" +
                     std::to_string(c.normNumGroups) + ")");
     }
+    // Widths within their bounds can still make an absurd matrix: the widest block's GEGLU
+    // feed-forward (ch x 8 ch), its cross-attention keys (context x ch), the time embedding.
+    const int64_t widest = *std::max_element(c.blockOutChannels.begin(), c.blockOutChannels.end());
+    cfgRequireElements("block_out_channels (the largest)", widest,
+                       "8 x the same (GEGLU feed-forward)", 8 * widest);
+    for (int d : c.crossAttentionDim)
+        cfgRequireElements("cross_attention_dim", d, "block_out_channels (the largest)", widest);
+    cfgRequireElements("time embedding width", c.timeEmbedDim(), "the same", c.timeEmbedDim());
+    if (c.additionEmbedType == "text_time")
+        cfgRequireElements("projection_class_embeddings_input_dim",
+                           c.projectionClassEmbeddingsInputDim, "time embedding width",
+                           c.timeEmbedDim());
     // Every cross-attention block reads the same encoder_hidden_states: one width, and heads
     // that divide the block's channels.
     const int ctx = c.contextDim();

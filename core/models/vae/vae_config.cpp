@@ -2,6 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
+#include "io/bounded_read.h"
 #include "models/common/config.h"
 
 namespace hs {
@@ -18,12 +21,12 @@ std::optional<std::vector<double>> optDoubleList(const nlohmann::json& j, const 
     std::vector<double> out;
     if (v.is_array()) {
         for (const auto& e : v) {
-            if (!e.is_number()) bad(key, "must be a list of numbers, got " + v.dump());
+            if (!e.is_number()) bad(key, "must be a list of numbers, got " + quoteJsonValue(v));
             out.push_back(e.get<double>());
         }
         return out;
     }
-    bad(key, "must be null or a list of numbers, got " + v.dump());
+    bad(key, "must be null or a list of numbers, got " + quoteJsonValue(v));
 }
 
 void checkTypes(const std::vector<std::string>& types, const char* field,
@@ -38,7 +41,8 @@ void checkTypes(const std::vector<std::string>& types, const char* field,
 }  // namespace
 
 AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
-    if (!j.is_object()) throw ConfigError("config.json: expected a JSON object, got " + j.dump());
+    if (!j.is_object())
+        throw ConfigError("config.json: expected a JSON object, got " + quoteJsonValue(j));
     const std::string cls = cfgString(j, "_class_name", "AutoencoderKL");
     if (cls != "AutoencoderKL")
         bad("_class_name", "is \"" + cls + "\"; this loader reads AutoencoderKL configs");
@@ -87,6 +91,10 @@ AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
                 "is " + std::to_string(ch) + ", not a positive multiple of norm_num_groups (" +
                     std::to_string(c.normNumGroups) + ")");
     }
+    // A 3x3 convolution of the widest level: ch x 9 ch weights.
+    const int64_t widest = *std::max_element(c.blockOutChannels.begin(), c.blockOutChannels.end());
+    cfgRequireElements("block_out_channels (the largest)", widest, "9 x the same (3x3 convolution)",
+                       9 * widest);
     if (c.layersPerBlock < 1) bad("layers_per_block", "must be at least 1");
     if (c.inChannels < 1) bad("in_channels", "must be positive");
     if (c.outChannels < 1) bad("out_channels", "must be positive");

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "io/bounded_read.h"
+
 namespace hs {
 
 namespace {
@@ -27,10 +29,10 @@ std::vector<double> doubleList(const nlohmann::json& j, const char* key,
     if (!j.contains(key) || j[key].is_null()) return fallback;
     const auto& v = j[key];
     if (!v.is_array() || v.size() > size_t(kMaxWidth))
-        bad(key, "must be a list of numbers, got " + v.dump());
+        bad(key, "must be a list of numbers, got " + quoteJsonValue(v));
     std::vector<double> out;
     for (const auto& e : v) {
-        if (!e.is_number()) bad(key, "must be a list of numbers, got " + v.dump());
+        if (!e.is_number()) bad(key, "must be a list of numbers, got " + quoteJsonValue(v));
         out.push_back(e.get<double>());
     }
     return out;
@@ -42,10 +44,10 @@ std::vector<bool> boolList(const nlohmann::json& j, const char* key,
     const auto& v = j[key];
     if (!v.is_array() || v.size() > size_t(kMaxLevels))
         bad(key, "must be a list of at most " + std::to_string(kMaxLevels) + " booleans, got " +
-                     v.dump());
+                     quoteJsonValue(v));
     std::vector<bool> out;
     for (const auto& e : v) {
-        if (!e.is_boolean()) bad(key, "must be a list of booleans, got " + v.dump());
+        if (!e.is_boolean()) bad(key, "must be a list of booleans, got " + quoteJsonValue(v));
         out.push_back(e.get<bool>());
     }
     return out;
@@ -66,7 +68,8 @@ std::vector<int> WanVaeConfig::decoderDims() const {
 }
 
 WanVaeConfig WanVaeConfig::fromJson(const nlohmann::json& j) {
-    if (!j.is_object()) throw ConfigError("config.json: expected a JSON object, got " + j.dump());
+    if (!j.is_object())
+        throw ConfigError("config.json: expected a JSON object, got " + quoteJsonValue(j));
     WanVaeConfig c;
     c.className = cfgString(j, "_class_name", c.className);
     const bool qwen = c.className == "AutoencoderKLQwenImage";
@@ -89,7 +92,8 @@ WanVaeConfig WanVaeConfig::fromJson(const nlohmann::json& j) {
             bad("is_residual", "is true (Wan 2.2's residual up/down blocks); supported: false");
         if (j.contains("patch_size") && !j["patch_size"].is_null() &&
             cfgInt(j, "patch_size", 1, 1, kMaxPatch) != 1)
-            bad("patch_size", "is " + j["patch_size"].dump() + " (Wan 2.2); supported: null");
+            bad("patch_size",
+                "is " + quoteJsonValue(j["patch_size"]) + " (Wan 2.2); supported: null");
     }
 
     if (c.dimMult.empty() || c.levels() > kMaxLevels)
@@ -102,6 +106,12 @@ WanVaeConfig WanVaeConfig::fromJson(const nlohmann::json& j) {
                                                            " channels, more than " +
                                                            std::to_string(kMaxWidth));
     }
+    // A 3x3x3 causal convolution of the widest level: ch x 27 ch weights.
+    int64_t widest = std::max(c.baseDim, c.decoderBaseDim);
+    for (int m : c.dimMult)
+        widest = std::max(widest, int64_t(std::max(c.baseDim, c.decoderBaseDim)) * m);
+    cfgRequireElements("the widest level (base_dim x dim_mult)", widest,
+                       "27 x the same (3x3x3 convolution)", 27 * widest);
     if (c.temperalDownsample.size() != c.dimMult.size() - 1)
         bad("temperal_downsample", "has " + std::to_string(c.temperalDownsample.size()) +
                                        " entries; dim_mult's " + std::to_string(c.levels()) +
