@@ -1,12 +1,12 @@
 #include "demo/demo_export.h"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "demo/demo_config.h"
 #include "demo/massive_activations.h"
 #include "demo/residual_calibration.h"
+#include "io/atomic_file.h"
 #include "io/safetensors.h"
 
 namespace hs::demo {
@@ -15,15 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Through AtomicFile: a file or symlink planted at a temporary name is never followed.
 void writeText(const fs::path& path, const std::string& text) {
-    auto tmp = path;
-    tmp += ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out.flush()) throw std::runtime_error(path.string() + ": write failed");
-    }
-    fs::rename(tmp, path);
+    writeFileAtomically(path.string(), text.data(), text.size());
 }
 
 void writeBf16(const fs::path& path, const WeightMap& w) {

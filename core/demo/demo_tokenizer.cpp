@@ -1,10 +1,11 @@
 #include "demo/demo_tokenizer.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+
+#include "io/atomic_file.h"
 
 namespace hs::demo {
 
@@ -25,16 +26,9 @@ std::string utf8(uint32_t cp) {
     return s;
 }
 
+// Through AtomicFile: a file or symlink planted at a temporary name is never followed.
 void writeAtomic(const std::filesystem::path& path, const std::string& content) {
-    auto tmp = path;
-    tmp += ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error(tmp.string() + ": cannot write");
-        out << content;
-        if (!out.flush()) throw std::runtime_error(tmp.string() + ": write failed");
-    }
-    std::filesystem::rename(tmp, path);
+    writeFileAtomically(path.string(), content.data(), content.size());
 }
 
 }  // namespace

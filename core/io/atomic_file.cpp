@@ -26,21 +26,42 @@ std::string parentDir(const std::string& path) {
     return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// pid + a process-wide counter: two writers of the same path, in this process or another,
+// never share a temporary file.
+std::atomic<unsigned> g_counter{0};
+
+std::string tempName(const std::string& path, unsigned n) {
+    return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(n);
+}
+
 }  // namespace
 
+std::string atomicTempPath(const std::string& path, unsigned ahead) {
+    return tempName(path, g_counter.load() + ahead);
+}
+
 AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
-    // pid + a process-wide counter: two writers of the same path, in this process or another,
-    // never share a temporary file.
-    static std::atomic<unsigned> counter{0};
-    m_temp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (m_fd < 0)
-        throw FileError(path, "cannot create temporary file " + m_temp + ": " + errnoText());
+    // O_EXCL refuses any existing entry, a symlink included (whatever it points to), and
+    // O_NOFOLLOW makes sure of it on file systems where O_EXCL alone is not enough; a name that
+    // exists is skipped, never reused.
+    for (int attempt = 0; attempt < kAtomicTempAttempts; ++attempt) {
+        m_temp = tempName(path, g_counter++);
+        m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (m_fd >= 0) return;
+        if (errno != EEXIST && errno != ELOOP) break;
+    }
+    const std::string why = errno == EEXIST || errno == ELOOP
+                                ? std::to_string(kAtomicTempAttempts) +
+                                      " temporary names in a row already exist (planted files?)"
+                                : errnoText();
+    const std::string temp = m_temp;
+    m_temp.clear();  // nothing of ours to remove
+    throw FileError(path, "cannot create temporary file " + temp + ": " + why);
 }
 
 AtomicFile::~AtomicFile() {
     if (m_fd >= 0) ::close(m_fd);
-    if (!m_committed) ::unlink(m_temp.c_str());
+    if (!m_committed && !m_temp.empty()) ::unlink(m_temp.c_str());
 }
 
 void AtomicFile::write(const void* data, size_t n) {
