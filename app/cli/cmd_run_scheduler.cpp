@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "io/bounded_read.h"
 #include "io/safetensors.h"
 #include "models/common/config.h"
 #include "models/common/named_tensors.h"
@@ -34,11 +35,13 @@ struct SchedulerFile {
 // A diffusers scheduler_config.json, or a golden manifest case {"class", "config",
 // "num_inference_steps", "set_timesteps_kwargs"}.
 SchedulerFile readSchedulerFile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw UsageError("cannot read --config " + path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto j = parseSchedulerConfigText(ss.str(), path);
+    std::string text;
+    try {
+        text = readBoundedFile(path, kMaxConfigBytes, "--config");
+    } catch (const FileError& e) {
+        throw UsageError(std::string("cannot read ") + e.what());
+    }
+    const auto j = parseSchedulerConfigText(text, path);
     SchedulerFile f;
     f.kwargs = nlohmann::json::object();
     if (j.is_object() && j.contains("class") && j.contains("config") && j["config"].is_object()) {

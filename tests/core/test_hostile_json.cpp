@@ -198,6 +198,17 @@ TEST_F(HostileJsonTest, SchedulerConfigTextIsBounded) {
     EXPECT_HAS(errorOf([&] { hs::schedulerConfigOf(c); }), "is a pipe (FIFO)");
 }
 
+TEST_F(HostileJsonTest, RunSchedulerRefusesAFifoConfigAtOnce) {
+    makeFifo(sub("cli/scheduler_config.json"));
+    int status = 0;
+    const std::string out =
+        hs::test::runCli("run-scheduler --config " + sub("cli/scheduler_config.json") +
+                             " --inputs " + sub("in.st") + " --output " + sub("o.st"),
+                         status);
+    EXPECT_NE(status, 0) << out;
+    EXPECT_HAS(out, "is a pipe (FIFO), expected a regular file");
+}
+
 TEST_F(HostileJsonTest, ImagesAreRegularFilesWithinACap) {
     makeFifo(sub("img/fifo.png"));
     makeDevZero(sub("img/zero.png"));
