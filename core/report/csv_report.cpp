@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "diagnosis/blocks.h"
@@ -31,8 +32,13 @@ const char* kStatNames[] = {"count", "finite", "min",     "max",     "abs_max", 
 }  // namespace
 
 std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
+    // A text cell that a spreadsheet would read as a formula (=, +, -, @, or a tab or carriage
+    // return before one) gets a leading ' and quotes (OWASP CSV injection). Only text cells come
+    // here: labels, probe names and blocks read from models and files; numbers are written by
+    // number() and the integer columns as they are, so a negative number stays a number.
+    const bool formula = !s.empty() && std::strchr("=+-@\t\r", s[0]) != nullptr;
+    if (!formula && s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string q = formula ? "\"'" : "\"";
     for (char c : s) {
         if (c == '"') q += '"';
         q += c;

@@ -1,6 +1,7 @@
 #pragma once
 // CSV tables of a report (RFC 4180: comma-separated, fields with a comma, quote or line break
-// quoted, quotes doubled; "\n" line ends; a header row). Numbers use '.', up to 10 significant
+// quoted, quotes doubled; "\n" line ends; a header row); text cells that start like a formula
+// are neutralised (csvField). Numbers use '.', up to 10 significant
 // digits; a non-finite number is an empty field. Several runs go into one table, told apart by
 // the "run" (0-based) and "label" columns. No LibTorch.
 //
@@ -22,7 +23,9 @@ std::string layersCsv(const Report& report);
 void writeStepsCsv(const std::string& path, const Report& report);
 void writeLayersCsv(const std::string& path, const Report& report);
 
-// One field, quoted when needed (exposed for tests).
+// One text field, quoted when needed; a field starting with = + - @ tab or CR is neutralised
+// against spreadsheet formula injection: "'=cmd()" (quoted, with a leading '). Number columns do
+// not pass through it. Exposed for tests.
 std::string csvField(const std::string& s);
 
 }  // namespace hs
