@@ -11,12 +11,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "io/atomic_file.h"
+#include "io/mapped_guard.h"
+#include "io/model_folder.h"
 
 // The format is little-endian and tensors are views of the raw bytes: a big-endian host would
 // need a byte-swapping copy, which nothing here does.
@@ -95,17 +95,29 @@ struct Fd {
     }
 };
 
+std::string kindOf(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a pipe (FIFO)";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
 }  // namespace
 
 // ---- SafetensorsFile ------------------------------------------------------------------------
 
 std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
-    Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. It is
+    // cleared once the file is known to be regular (where it means nothing anyway).
+    Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
     if (fd.fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd.fd, &st) != 0)
         throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw FileError(path, "not a regular file");
+    if (!S_ISREG(st.st_mode))
+        throw FileError(path, "weights file is " + kindOf(st.st_mode) + ", not a regular file");
+    ::fcntl(fd.fd, F_SETFL, ::fcntl(fd.fd, F_GETFL) & ~O_NONBLOCK);
 
     std::shared_ptr<SafetensorsFile> f(new SafetensorsFile());
     f->m_path = path;
@@ -123,7 +135,12 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
         if (p == MAP_FAILED)
             throw FileError(path, std::string("cannot map: ") + std::strerror(errno));
         f->m_map = p;  // owned from here: the destructor unmaps, also when parsing throws
+        f->m_fd = fd.fd;
+        fd.fd = -1;
+        // Guarded before the header is read: the file may shrink while it is parsed.
+        f->m_guard = registerMapping(p, f->m_size, f->m_fd, f->m_path.c_str());
         f->m_header = parseStHeader(static_cast<const uint8_t*>(p), f->m_size, f->m_size);
+        f->checkIntact();
     } catch (const FileError&) {
         throw;
     } catch (const std::exception& e) {
@@ -136,7 +153,21 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
 }
 
 SafetensorsFile::~SafetensorsFile() {
+    unregisterMapping(m_guard);
     if (m_map) ::munmap(m_map, m_size);
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+void SafetensorsFile::checkIntact() const {
+    const std::string damage = mappingDamage(m_guard);
+    if (!damage.empty()) throw FileError(m_path, damage);
+    if (m_guard < 0 && m_fd >= 0) {  // unguarded (table full): the size check alone
+        struct stat st {};
+        if (::fstat(m_fd, &st) == 0 && uint64_t(st.st_size) < m_size)
+            throw FileError(m_path, "file shrank to " + std::to_string(st.st_size) +
+                                        " bytes after it was opened (was " +
+                                        std::to_string(m_size) + ")");
+    }
 }
 
 const StTensorInfo* SafetensorsFile::find(const std::string& name) const {
@@ -153,6 +184,7 @@ torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
                                     " is not supported yet (LibTorch 1.13 has no float8 type)");
     auto opts = torch::TensorOptions().dtype(*st);
     if (info->numel() == 0) return torch::empty(info->shape, opts);
+    checkIntact();  // a view of a file that lost its bytes would read zeros
 
     const uint8_t* data =
         static_cast<const uint8_t*>(m_map) + 8 + m_header.headerSize + info->begin;
@@ -163,12 +195,14 @@ torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
             if (data[i] > 1)
                 throw FileError(m_path, "tensor '" + name + "': BOOL byte " +
                                             std::to_string(data[i]) + " is neither 0 nor 1");
+        checkIntact();
     }
     // Headers are not padded by every writer, so data may start at any byte; LibTorch kernels
     // assume element alignment, so a misaligned tensor is copied instead of viewed.
     if (reinterpret_cast<uintptr_t>(data) % stDTypeSize(info->dtype) != 0) {
         auto t = torch::empty(info->shape, opts);
         std::memcpy(t.data_ptr(), data, bytes);
+        checkIntact();  // the copy read zeros if the file shrank meanwhile
         return t;
     }
     // The deleter holds the file, so the mapping outlives every view of it.
@@ -198,16 +232,40 @@ bool endsWith(const std::string& s, const std::string& suffix) {
            s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-nlohmann::json readIndexJson(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    try {
-        return nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::exception& e) {
-        throw FileError(path, std::string("invalid JSON: ") + e.what());
+// `s` cut to `max` bytes with control characters as \xNN: a NUL would end the message there.
+std::string visible(const std::string& s, size_t max) {
+    std::string out;
+    for (size_t i = 0; i < s.size() && i < max; ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c == 0x7f) {
+            static const char* hex = "0123456789abcdef";
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else {
+            out += char(c);
+        }
     }
+    return s.size() > max ? out + "..." : out;
+}
+
+// A shard name from an index: a file name or a relative path below the index's folder. The
+// name itself is judged, not where it leads: a shard that is a symlink inside the folder (the
+// Hugging Face cache links every file to a blob elsewhere) is fine.
+void checkShardName(const std::string& index, const std::string& tensor, const std::string& shard) {
+    auto refuse = [&](const std::string& why) {
+        throw FileError(index, "weight_map entry '" + visible(tensor, 80) + "': shard name '" +
+                                   visible(shard, 120) + "' " + why);
+    };
+    if (shard.empty()) refuse("is empty");
+    for (unsigned char c : shard)  // a NUL would cut the name short when the file is opened
+        if (c < 0x20 || c == 0x7f) refuse("holds a control character");
+    const fs::path rel(shard);
+    if (rel.is_absolute() || shard[0] == '/')
+        refuse("is absolute; it must be a relative path inside the folder");
+    for (const auto& part : rel)
+        if (part == "..")
+            refuse("climbs out with '..'; it must be a relative path inside the folder");
 }
 
 }  // namespace
@@ -222,7 +280,7 @@ TensorSet TensorSet::open(const std::string& path) {
     }
 
     // Sharded: {"metadata": {...}, "weight_map": {"tensor name": "shard file", ...}}.
-    nlohmann::json index = readIndexJson(path);
+    nlohmann::json index = readJsonFile(path);
     if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object())
         throw FileError(path, "not a sharded-checkpoint index: no \"weight_map\" object");
     const auto& wm = index["weight_map"];
@@ -233,13 +291,7 @@ TensorSet TensorSet::open(const std::string& path) {
         if (!it.value().is_string())
             throw FileError(path, "weight_map entry '" + it.key() + "' is not a file name");
         const std::string shard = it.value().get<std::string>();
-        // Shards live beside the index; an absolute or escaping path is not a checkpoint's.
-        fs::path rel(shard);
-        bool escapes = rel.is_absolute() || shard.empty();
-        for (const auto& part : rel) escapes |= part == "..";
-        if (escapes)
-            throw FileError(path,
-                            "shard name '" + shard + "' must be a relative path inside the folder");
+        checkShardName(path, it.key(), shard);
         byShard[shard].insert(it.key());
         assigned[it.key()] = shard;
     }
@@ -273,6 +325,23 @@ TensorSet TensorSet::open(const std::string& path) {
 void TensorSet::prefetch(const std::string& name) const {
     auto it = m_where.find(name);
     if (it != m_where.end()) m_files[it->second]->prefetch(name);
+}
+
+void TensorSet::checkIntact(const std::string& name) const {
+    if (name.empty()) {
+        for (const auto& f : m_files) f->checkIntact();
+        return;
+    }
+    auto it = m_where.find(name);
+    if (it != m_where.end()) m_files[it->second]->checkIntact();
+}
+
+void checkMappedTensor(const torch::Tensor& t) {
+    if (!t.defined() || !t.device().is_cpu() || t.numel() == 0) return;
+    const int slot = mappingOf(t.data_ptr());
+    if (slot < 0) return;
+    const std::string damage = mappingDamage(slot);
+    if (!damage.empty()) throw FileError(mappingPath(slot), damage);
 }
 
 std::vector<std::string> TensorSet::names() const {

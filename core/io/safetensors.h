@@ -2,16 +2,20 @@
 // safetensors files: memory-mapped reader (tensors are views into the mapping), strict header
 // validation, sharded checkpoints (*.safetensors.index.json), and an atomic writer.
 //
+// A mapped file that shrinks while it is open (another program truncates or rewrites it) cannot
+// crash the process: reads past its new end see zeros (io/mapped_guard.h), and every reader of
+// the views asks checkIntact() (or checkMappedTensor()) afterwards, which throws FileError.
+//
 // Layout: [u64 little-endian header length N][N bytes of JSON header][data area]
 // header: {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
 //          "__metadata__": {"key": "string", ...}}; offsets are relative to the data area.
+#include <torch/types.h>
+
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <torch/types.h>
 
 // The dtype table, FileError, the header structs and parseStHeader() live in a header without
 // LibTorch so that the fuzzer and other torch-free code can use them.
@@ -21,7 +25,9 @@ namespace hs {
 
 class SafetensorsFile {
 public:
-    // Maps the file read-only and validates its header. Throws FileError.
+    // Maps the file read-only and validates its header. Only a regular file is opened (a
+    // symlink to one is followed); a FIFO, a device or a folder is refused before any read can
+    // block. Throws FileError.
     static std::shared_ptr<SafetensorsFile> open(const std::string& path);
     ~SafetensorsFile();
 
@@ -32,8 +38,14 @@ public:
     const StTensorInfo* find(const std::string& name) const;
 
     // CPU tensor viewing the mapped bytes (no copy; read-only memory: cast or clone before
-    // writing). F8 dtypes throw "not supported yet". The view keeps the mapping alive.
+    // writing). F8 dtypes throw "not supported yet". The view keeps the mapping alive. Throws
+    // FileError when the file has shrunk since it was opened.
     torch::Tensor tensor(const std::string& name) const;
+
+    // Throws FileError "file shrank to N bytes after it was opened (was M)" when the file lost
+    // bytes since it was opened or a read of the mapping ran past its end (and saw zeros). Call
+    // it after reading views, before trusting what was read. One fstat.
+    void checkIntact() const;
 
     // Maps the tensor's pages in one system call (MADV_POPULATE_READ; readahead hint on kernels
     // older than 5.14) instead of one page fault per 4-64 KiB on first touch. Call it just
@@ -46,6 +58,8 @@ private:
     std::string m_path;
     uint64_t m_size = 0;
     void* m_map = nullptr;
+    int m_fd = -1;     // kept open for the size check
+    int m_guard = -1;  // io/mapped_guard.h slot
     StHeader m_header;
     std::map<std::string, size_t> m_index;
     std::weak_ptr<SafetensorsFile> m_self;
@@ -61,6 +75,8 @@ public:
     const StTensorInfo& info(const std::string& name) const;
     torch::Tensor tensor(const std::string& name) const;
     void prefetch(const std::string& name) const;  // see SafetensorsFile::prefetch
+    // SafetensorsFile::checkIntact of the file holding `name`; of every file when empty.
+    void checkIntact(const std::string& name = "") const;
     const std::vector<std::shared_ptr<SafetensorsFile>>& files() const { return m_files; }
     std::string source() const { return m_source; }  // the path it was opened from
 private:
@@ -68,6 +84,11 @@ private:
     std::vector<std::shared_ptr<SafetensorsFile>> m_files;
     std::map<std::string, size_t> m_where;  // name -> index into m_files
 };
+
+// When `t` views a mapped safetensors file that has shrunk since it was opened, throws FileError
+// naming the file; nothing for any other tensor. For code that holds views without their file
+// (a WeightMap): call it after reading them.
+void checkMappedTensor(const torch::Tensor& t);
 
 // Writes tensors (any device; copied to CPU, made contiguous) to a temporary file beside `path`
 // and renames it into place, so a crash never leaves half a file.

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "io/bounded_read.h"
+
 namespace hs {
 
 namespace {
@@ -96,7 +98,7 @@ json parseRejectingDuplicates(const char* begin, const char* end) {
     try {
         j = json::parse(begin, end, cb, /*allow_exceptions=*/true);
     } catch (const json::exception& e) {
-        fail(std::string("header is not valid JSON: ") + e.what());
+        fail("header is not valid JSON: " + boundedJsonError(e));
     }
     if (!duplicate.empty()) fail("header has the key '" + duplicate + "' more than once");
     return j;
@@ -125,6 +127,12 @@ std::string describe(const json& v) {
     return s.size() > 40 ? s.substr(0, 37) + "..." : s;
 }
 
+// shapeString, cut short: a crafted shape may list thousands of dimensions.
+std::string shortShape(const std::vector<int64_t>& shape) {
+    std::string s = shapeString(shape);
+    return s.size() > 80 ? s.substr(0, 76) + "...]" : s;
+}
+
 StTensorInfo parseEntry(const std::string& name, const json& e) {
     const std::string where = "tensor '" + name + "': ";
     if (!e.is_object()) fail(where + "entry is not a JSON object");
@@ -141,11 +149,11 @@ StTensorInfo parseEntry(const std::string& name, const json& e) {
     auto sh = e.find("shape");
     if (sh == e.end()) fail(where + "missing \"shape\"");
     if (!sh->is_array()) fail(where + "\"shape\" must be a list, got " + describe(*sh));
-    // Torch counts elements in int64 and the byte size must fit in 64 bits too. A zero
-    // dimension makes the tensor empty whatever the others say, so products are only checked
-    // (never wrapped) and the zero is tracked apart.
-    uint64_t numel = 1;
-    bool hasZero = false, overflow = false;
+    // Torch counts elements in int64 and the byte size must fit in 64 bits too. Every partial
+    // product is checked, zeros counted as one: [2^62, 4, 0] is empty, but LibTorch's own size
+    // arithmetic (and the reference's left-to-right checked product) overflows on it, so it is
+    // refused like [2^40, 2^40].
+    bool hasZero = false;
     for (size_t i = 0; i < sh->size(); ++i) {
         const json& d = (*sh)[i];
         uint64_t v = 0;
@@ -157,21 +165,18 @@ StTensorInfo parseEntry(const std::string& name, const json& e) {
         if (v > uint64_t(std::numeric_limits<int64_t>::max()))
             fail(where + "shape " + describe(*sh) + " overflows: dimension too large");
         t.shape.push_back(int64_t(v));
-        if (v == 0) {
-            hasZero = true;
-        } else if (!overflow) {
-            if (numel > std::numeric_limits<uint64_t>::max() / v)
-                overflow = true;
-            else
-                numel *= v;
-        }
+        hasZero |= v == 0;
     }
-    const uint64_t es = stDTypeSize(t.dtype);
-    if (hasZero) {
-        numel = 0;
-    } else if (overflow || numel > uint64_t(std::numeric_limits<int64_t>::max()) / es) {
-        fail(where + "shape " + describe(*sh) + " overflows: too many elements");
-    }
+    const int64_t es = int64_t(stDTypeSize(t.dtype));
+    int64_t bounded = 1, boundedBytes = 0;
+    for (int64_t d : t.shape)
+        if (__builtin_mul_overflow(bounded, std::max<int64_t>(d, 1), &bounded))
+            fail(where + "shape " + shortShape(t.shape) +
+                 " overflows: its element count does not fit in 64 bits");
+    if (__builtin_mul_overflow(bounded, es, &boundedBytes))
+        fail(where + "shape " + shortShape(t.shape) + " overflows: " + stDTypeName(t.dtype) +
+             " bytes do not fit in 64 bits");
+    const uint64_t numel = hasZero ? 0 : uint64_t(bounded);
 
     auto off = e.find("data_offsets");
     if (off == e.end()) fail(where + "missing \"data_offsets\"");
@@ -182,7 +187,7 @@ StTensorInfo parseEntry(const std::string& name, const json& e) {
     if (t.begin > t.end)
         fail(where + "data_offsets begin " + std::to_string(t.begin) + " > end " +
              std::to_string(t.end));
-    const uint64_t need = numel * es;
+    const uint64_t need = numel * uint64_t(es);
     if (t.end - t.begin != need)
         fail(where + "data_offsets span " + std::to_string(t.end - t.begin) + " bytes, but " +
              stDTypeName(t.dtype) + " " + shapeString(t.shape) + " needs " + std::to_string(need));
@@ -210,8 +215,15 @@ std::optional<StDType> parseStDType(const std::string& name) {
 }
 
 int64_t StTensorInfo::numel() const {
+    // The parser refuses shapes whose product overflows; this info may come from elsewhere, so
+    // the product is still checked, and a zero anywhere makes it 0 whatever comes before it.
+    for (auto d : shape)
+        if (d == 0) return 0;
     int64_t n = 1;
-    for (auto d : shape) n *= d;  // validated by the parser: cannot overflow
+    for (auto d : shape)
+        if (d < 0 || __builtin_mul_overflow(n, d, &n))
+            throw std::overflow_error("tensor '" + name + "': shape " + shortShape(shape) +
+                                      " has no valid element count (negative or over 64 bits)");
     return n;
 }
 
@@ -241,6 +253,13 @@ StHeader parseStHeader(const uint8_t* bytes, size_t available, uint64_t fileSize
     const size_t bad = firstInvalidUtf8(h, n);
     if (bad != std::string::npos)
         fail("header is not valid UTF-8 (byte " + std::to_string(bad) + " of the header)");
+    // Depth first: nlohmann builds one node per level, so a 100 MB "[[[[..." would take
+    // gigabytes (and its recursive destructor the stack) before any other check ran.
+    try {
+        checkJsonDepth(std::string(reinterpret_cast<const char*>(h), n));
+    } catch (const std::runtime_error& e) {
+        fail(std::string("header: ") + e.what());
+    }
     json j = parseRejectingDuplicates(reinterpret_cast<const char*>(h),
                                       reinterpret_cast<const char*>(h + n));
     if (!j.is_object()) fail("header is not a JSON object");

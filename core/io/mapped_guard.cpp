@@ -1,0 +1,137 @@
+// The SIGBUS guard of mapped files (see mapped_guard.h). The table is a fixed array of atomics
+// because the handler may run on any thread at any moment: it takes no lock and allocates
+// nothing; it calls only mmap (a plain system call) and atomics.
+#include "io/mapped_guard.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+
+namespace hs {
+
+namespace {
+
+struct Slot {
+    std::atomic<bool> used{false};
+    std::atomic<uintptr_t> base{0};  // 0 while the slot is being filled or emptied
+    std::atomic<size_t> len{0};
+    std::atomic<bool> faulted{false};
+    std::atomic<int> fd{-1};
+    std::atomic<const char*> path{nullptr};
+};
+
+// Shards of the largest checkpoints number in the tens; a table this size is 160 KB.
+constexpr int kSlots = 4096;
+Slot g_slots[kSlots];
+struct sigaction g_previous {};
+
+void onSigbus(int sig, siginfo_t* info, void* context) {
+    const int savedErrno = errno;
+    const auto addr = reinterpret_cast<uintptr_t>(info->si_addr);
+    const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    for (auto& s : g_slots) {
+        const uintptr_t base = s.base.load(std::memory_order_acquire);
+        const size_t len = s.len.load(std::memory_order_relaxed);
+        if (base == 0 || addr < base || addr >= base + len) continue;
+        // Everything from the faulting page on is past the file's end: one zero mapping for the
+        // rest, so a read of a large truncated tensor faults once, not once per page.
+        const uintptr_t from = addr & ~(page - 1);
+        const uintptr_t to = (base + len + page - 1) & ~(page - 1);
+        void* z = ::mmap(reinterpret_cast<void*>(from), to - from, PROT_READ,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (z != MAP_FAILED) {
+            s.faulted.store(true, std::memory_order_release);
+            errno = savedErrno;
+            return;  // the faulting read runs again and sees zeros
+        }
+        break;
+    }
+    // Not a guarded mapping: whoever handled SIGBUS before, else the default action (the
+    // faulting instruction runs again and the signal kills the process as it would have).
+    if ((g_previous.sa_flags & SA_SIGINFO) && g_previous.sa_sigaction) {
+        g_previous.sa_sigaction(sig, info, context);
+    } else if (g_previous.sa_handler != SIG_DFL && g_previous.sa_handler != SIG_IGN &&
+               g_previous.sa_handler) {
+        g_previous.sa_handler(sig);
+    } else {
+        ::signal(SIGBUS, SIG_DFL);
+    }
+    errno = savedErrno;
+}
+
+void installHandler() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction sa {};
+        sa.sa_sigaction = onSigbus;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGBUS, &sa, &g_previous);
+    });
+}
+
+}  // namespace
+
+int registerMapping(const void* base, size_t len, int fd, const char* path) {
+    installHandler();
+    for (int i = 0; i < kSlots; ++i) {
+        bool expected = false;
+        if (!g_slots[i].used.compare_exchange_strong(expected, true)) continue;
+        Slot& s = g_slots[i];
+        s.len.store(len);
+        s.fd.store(fd);
+        s.path.store(path);
+        s.faulted.store(false);
+        s.base.store(reinterpret_cast<uintptr_t>(base), std::memory_order_release);
+        return i;
+    }
+    return -1;
+}
+
+void unregisterMapping(int slot) {
+    if (slot < 0 || slot >= kSlots) return;
+    Slot& s = g_slots[slot];
+    s.base.store(0, std::memory_order_release);
+    s.len.store(0);
+    s.fd.store(-1);
+    s.path.store(nullptr);
+    s.used.store(false, std::memory_order_release);
+}
+
+std::string mappingDamage(int slot) {
+    if (slot < 0 || slot >= kSlots) return {};
+    const Slot& s = g_slots[slot];
+    const uint64_t was = s.len.load();
+    struct stat st {};
+    const int fd = s.fd.load();
+    const bool statOk = fd >= 0 && ::fstat(fd, &st) == 0;
+    if (statOk && uint64_t(st.st_size) < was)
+        return "file shrank to " + std::to_string(st.st_size) + " bytes after it was opened (was " +
+               std::to_string(was) + ")";
+    if (s.faulted.load(std::memory_order_acquire))
+        return "file shrank after it was opened (was " + std::to_string(was) +
+               " bytes): a read ran past its end";
+    return {};
+}
+
+int mappingOf(const void* p) {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    for (int i = 0; i < kSlots; ++i) {
+        const uintptr_t base = g_slots[i].base.load(std::memory_order_acquire);
+        if (base != 0 && a >= base && a < base + g_slots[i].len.load()) return i;
+    }
+    return -1;
+}
+
+std::string mappingPath(int slot) {
+    if (slot < 0 || slot >= kSlots) return {};
+    const char* p = g_slots[slot].path.load();
+    return p ? p : "";
+}
+
+}  // namespace hs
