@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <unordered_set>
 
 #include "io/bounded_read.h"
 #include "models/common/config.h"
@@ -24,14 +25,15 @@ SchedulerConfigReader::SchedulerConfigReader(const nlohmann::json& config, std::
     if (!config.is_object())
         throw ConfigError(m_cls + ": the scheduler config must be a JSON object, got " +
                           shown(config));
-    std::vector<std::string> defaults;
+    // A set: a hostile file with a million keys and a million defaults stays linear.
+    std::unordered_set<std::string> defaults;
     if (config.contains("_use_default_values") && config["_use_default_values"].is_array())
         for (const auto& k : config["_use_default_values"])
-            if (k.is_string()) defaults.push_back(k.get<std::string>());
+            if (k.is_string()) defaults.insert(k.get<std::string>());
     m_json = nlohmann::json::object();
     for (const auto& kv : config.items()) {
         if (!kv.key().empty() && kv.key()[0] == '_') continue;
-        if (std::find(defaults.begin(), defaults.end(), kv.key()) != defaults.end()) continue;
+        if (defaults.count(kv.key())) continue;
         m_json[kv.key()] = kv.value();
     }
 }
@@ -82,6 +84,12 @@ std::string SchedulerConfigReader::getString(const char* key, const std::string&
     if (!has(key)) return fallback;
     const auto& v = m_json[key];
     if (!v.is_string()) wrongType(key, "a string");
+    // Scheduler strings are names ("epsilon", "linspace"); messages quote them whole.
+    constexpr size_t kMaxString = 1024;
+    if (v.get_ref<const std::string&>().size() > kMaxString)
+        throw ConfigError(m_cls + ": '" + key + "' is a string of " +
+                          std::to_string(v.get_ref<const std::string&>().size()) + " bytes (" +
+                          shown(v) + "), more than " + std::to_string(kMaxString));
     return v.get<std::string>();
 }
 

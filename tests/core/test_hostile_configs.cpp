@@ -15,6 +15,7 @@
 #include "models/unet/unet_config.h"
 #include "models/vae/vae_config.h"
 #include "models/wan_vae/wan_vae_config.h"
+#include "sampling/scheduler_config.h"
 
 namespace {
 
@@ -142,6 +143,30 @@ TEST(HostileConfigs, HugeOrDeepValuesAreNotQuotedWhole) {
 
     e = configErrorOf([&] { hs::t5ConfigFromJson({{"d_model", std::vector<int>(1 << 19, 5)}}); });
     EXPECT_HAS(e, "'d_model' must be an integer, got [5, 5");
+    EXPECT_LT(e.size(), 200u);
+}
+
+TEST(HostileConfigs, SchedulerConfigsStayLinearAndShort) {
+    // 200 000 keys, all listed in _use_default_values: a list search per key would take minutes.
+    json j = json::object();
+    json defaults = json::array();
+    for (int i = 0; i < 200000; ++i) {
+        const std::string k = "k" + std::to_string(i);
+        j[k] = i;
+        defaults.push_back(k);
+    }
+    j["_use_default_values"] = defaults;
+    const auto t0 = std::chrono::steady_clock::now();
+    hs::SchedulerConfigReader r(j, "DDIMScheduler");
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+    EXPECT_FALSE(r.has("k7"));
+
+    // A 2 MB string where a choice is expected is not quoted whole.
+    hs::SchedulerConfigReader big({{"prediction_type", std::string(2 << 20, 'p')}},
+                                  "DDIMScheduler");
+    const std::string e =
+        configErrorOf([&] { big.getChoice("prediction_type", "epsilon", {"epsilon"}); });
+    EXPECT_HAS(e, "'prediction_type' is a string of 2097152 bytes");
     EXPECT_LT(e.size(), 200u);
 }
 
