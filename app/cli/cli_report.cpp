@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "io/terminal_text.h"
 #include "report/report_bundle.h"
 #include "runtime/report_environment.h"
 
@@ -90,8 +91,9 @@ void finishReport(const Args& args, Report report, const DeviceInfo& device) {
     if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0)
         base.resize(base.size() - ext.size());
     const ReportFiles f = writeReportFiles(base, report);
-    std::fprintf(stderr, "report: %s (data: %s, %s, %s)\n", f.html.c_str(), f.json.c_str(),
-                 f.stepsCsv.c_str(), f.layersCsv.c_str());
+    std::fprintf(stderr, "report: %s (data: %s, %s, %s)\n", printable(f.html).c_str(),
+                 printable(f.json).c_str(), printable(f.stepsCsv).c_str(),
+                 printable(f.layersCsv).c_str());
 }
 
 int exitStatusOf(const RunRecord& r) {

@@ -6,6 +6,7 @@
 #include "cli/cli_report.h"
 #include "cli/command.h"
 #include "cli/run_options.h"
+#include "io/terminal_text.h"
 #include "pipeline/precision_search.h"
 #include "report/findings_json.h"
 #include "report/remedy_json.h"
@@ -56,14 +57,14 @@ int runBisect(const Args& args) {
         }
     }
     o.target = adviceDevice;
-    o.onStage = [](const std::string& s) { std::fprintf(stderr, "%s...\n", s.c_str()); };
+    o.onStage = [](const std::string& s) { std::fprintf(stderr, "%s...\n", printable(s).c_str()); };
     o.onRemedy = [](const RemedyRow& r) {
         std::fprintf(stderr, "remedy %-13s %s: %s\n", remedyKindName(r.candidate.kind).c_str(),
-                     r.passed ? "pass" : "fail", r.planText.c_str());
+                     r.passed ? "pass" : "fail", printable(r.planText).c_str());
     };
     o.onTrial = [](const BisectionTrial& t) {
-        std::fprintf(stderr, "trial %2d %-10s %s: %s\n", t.iteration, t.phase.c_str(),
-                     t.passed ? "pass" : "fail", t.planText.c_str());
+        std::fprintf(stderr, "trial %2d %-10s %s: %s\n", t.iteration, printable(t.phase).c_str(),
+                     t.passed ? "pass" : "fail", printable(t.planText).c_str());
     };
     const PrecisionSearch s = searchPrecision(cfg, o);
     if (args.has("report") || wantsAdvice(args)) {
@@ -80,7 +81,7 @@ int runBisect(const Args& args) {
     if (args.has("json")) {
         auto j = bisectionToJson(s.result);
         if (s.remedies) j["remedies"] = remediesToJson(*s.remedies);
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         std::cout << s.result.message << "\n";
         if (s.result.found) std::cout << "plan: " << s.result.planText << "\n";

@@ -68,7 +68,7 @@ int runCompare(const Args& args) {
         finishReport(args, std::move(report), adviceDevice);
     }
     if (args.has("json")) {
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         for (const auto& e : j) {
             std::cout << e["plan"].get<std::string>() << ": " << e["verdict"].get<std::string>()

@@ -52,7 +52,7 @@ int runEvaluateDemo(const Args& args) {
                               {"shape_circle_square_triangle", t.basicShapeRate()},
                               {"shapes", shapes}};
     if (args.has("json")) {
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitOk;
     }
     std::printf("%d held-out single-object scenes, %d steps, guidance %.2f, plan %s\n", t.scenes,

@@ -65,7 +65,7 @@ int runGenerate(const Args& args) {
         auto j = runRecordToJson(rec, o);
         j["output"] = out;
         if (const auto f = findFirstFailure(rec)) j["first_failure_summary"] = f->summary();
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }
     return exitStatusOf(rec);
 }

@@ -85,7 +85,7 @@ int runInfo(const Args& args) {
                  {"execution", executionTable(torch::Device(torch::kCUDA, d.index))}});
         }
         j["bf16_note"] = kBf16Note;
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitOk;
     }
     std::cout << "Halfscope " << e.halfscopeVersion << "\n"

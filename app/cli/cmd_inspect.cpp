@@ -28,7 +28,7 @@ int runInspect(const Args& args) {
         for (auto f : {Format::FP32, Format::BF16, Format::FP16})
             j["cpu_execution"][formatName(f)] = executionName(executionFor(f, cpu));
         j["fp16_from_weights"] = toJson(risk, 5);
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         std::cout << formatReport(r) << "\n"
                   << formatWeightRisk(risk, 5) << "\nOn this CPU: fp32 native; "

@@ -3,6 +3,7 @@
 
 #include "cli/cli_report.h"
 #include "cli/command.h"
+#include "io/terminal_text.h"
 #include "report/report_bundle.h"
 #include "report/report_json.h"
 
@@ -21,8 +22,9 @@ int runReport(const Args& args) {
         if (base.size() > 5 && base.compare(base.size() - 5, 5, ext) == 0)
             base.resize(base.size() - 5);
     const ReportFiles f = writeReportFiles(base, r);
-    std::fprintf(stderr, "report: %s (data: %s, %s, %s)\n", f.html.c_str(), f.json.c_str(),
-                 f.stepsCsv.c_str(), f.layersCsv.c_str());
+    std::fprintf(stderr, "report: %s (data: %s, %s, %s)\n", printable(f.html).c_str(),
+                 printable(f.json).c_str(), printable(f.stepsCsv).c_str(),
+                 printable(f.layersCsv).c_str());
     return kExitOk;
 }
 

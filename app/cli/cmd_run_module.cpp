@@ -93,7 +93,7 @@ int runModule(const Args& args) {
                           {"max", times.back()}};
     }
     if (args.has("json")) {
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         if (!r.description.empty()) std::cout << modelDir << ": " << r.description << "\n";
         std::cout << r.className << " as '" << r.component << "', plan " << r.plan.toString()

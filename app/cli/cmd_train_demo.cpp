@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "demo/trainer.h"
+#include "io/terminal_text.h"
 
 namespace hs::cli {
 namespace {
@@ -40,7 +41,7 @@ int runTrainDemo(const Args& args) {
     o.log = [t0](const std::string& line) {
         const double s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::fprintf(stderr, "[%7.1f s] %s\n", s, line.c_str());
+        std::fprintf(stderr, "[%7.1f s] %s\n", s, printable(line).c_str());
     };
     g_interrupted = false;
     o.cancel = &g_interrupted;

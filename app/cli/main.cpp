@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/terminal_stream.h"
+#include "io/terminal_text.h"
 #include "numerics/format.h"
 #include "runtime/runtime.h"
 
@@ -119,6 +121,9 @@ void printUsage(std::ostream& os) {
 int main(int argc, char** argv) {
     hs::ensurePassiveOmpWait(argc, argv);
     using namespace hs::cli;
+    // Names, labels and paths read from files are printed in many places: escape control
+    // characters in all of them (io/terminal_text.h).
+    filterTerminalOutput();
     std::vector<std::string> rest(argv + 1, argv + argc);
     if (rest.empty() || rest[0] == "--help" || rest[0] == "-h" || rest[0] == "help") {
         printUsage(rest.empty() ? std::cerr : std::cout);
@@ -128,7 +133,7 @@ int main(int argc, char** argv) {
     for (const auto& c : commands())
         if (rest[0] == c.name) cmd = &c;
     if (!cmd) {
-        std::cerr << "halfscope-cli: unknown command '" << rest[0] << "'\n\n";
+        std::cerr << "halfscope-cli: unknown command '" << hs::printable(rest[0]) << "'\n\n";
         printUsage(std::cerr);
         return kExitUsage;
     }
@@ -159,7 +164,9 @@ int main(int argc, char** argv) {
                   << "try 'halfscope-cli " << cmd->name << " --help'\n";
         return kExitUsage;
     } catch (const std::exception& e) {
-        std::cerr << "halfscope-cli " << cmd->name << ": error: " << e.what() << "\n";
+        // An error's message quotes file names and keys: one line per message line, escaped.
+        std::cerr << "halfscope-cli " << cmd->name << ": error: " << hs::printableText(e.what())
+                  << "\n";
         return kExitUsage;
     }
 }

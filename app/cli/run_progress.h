@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "io/terminal_text.h"
 #include "records/run_types.h"
 
 namespace hs::cli {
@@ -11,7 +12,7 @@ struct StderrProgress : RunObserver {
     std::string prefix;  // "[fp16] " in a comparison
     int steps = 0;
     void onStage(const std::string& s) override {
-        std::fprintf(stderr, "%s%s...\n", prefix.c_str(), s.c_str());
+        std::fprintf(stderr, "%s%s...\n", printable(prefix).c_str(), printable(s).c_str());
     }
     void onStep(const StepRecord& s, const std::vector<ProbeRecord>&) override {
         std::fprintf(stderr,
@@ -22,7 +23,7 @@ struct StderrProgress : RunObserver {
     }
     void onFirstNonFinite(const FirstNonFinite& f) override {
         std::fprintf(stderr, "%sfirst non-finite value: %s at step %d\n", prefix.c_str(),
-                     f.at.name.c_str(), f.at.step + 1);
+                     printable(f.at.name).c_str(), f.at.step + 1);
     }
 };
 

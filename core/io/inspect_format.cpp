@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "io/inspect.h"
+#include "io/terminal_text.h"
 
 namespace hs {
 
@@ -77,7 +78,7 @@ std::string verdict(const ComponentSummary& c) {
     if (t.fp16.overflow > 0) {
         os << "  ! fp16: " << t.fp16.overflow << " weights would overflow to Inf (in";
         for (const auto& m : c.modules)
-            if (m.fp16.overflow) os << " " << m.name;
+            if (m.fp16.overflow) os << " " << printable(m.name);
         os << "): this component cannot be stored in fp16 as is.\n";
     } else if (t.checked > 0) {
         os << "  fp16: no weight overflows";
@@ -115,12 +116,13 @@ std::string singleFileText(const SingleFileSummary& s) {
     }
     os << "\n";
     for (const auto& c : s.components)
-        os << "  " << c.slot << ": " << c.className << " - " << c.description << "\n";
-    for (const auto& n : s.notConverted) os << "  " << n << "\n";
-    if (!s.error.empty()) os << "  ! does not convert: " << s.error << "\n";
+        os << "  " << c.slot << ": " << c.className << " - " << printableText(c.description)
+           << "\n";
+    for (const auto& n : s.notConverted) os << "  " << printableText(n) << "\n";
+    if (!s.error.empty()) os << "  ! does not convert: " << printableText(s.error) << "\n";
     if (!s.ignored.empty()) {
         os << "  " << s.ignored.size() << " tensors belong to no layout and are not loaded:";
-        for (size_t i = 0; i < s.ignored.size() && i < 5; ++i) os << " " << s.ignored[i];
+        for (size_t i = 0; i < s.ignored.size() && i < 5; ++i) os << " " << printable(s.ignored[i]);
         if (s.ignored.size() > 5) os << " ...";
         os << "\n";
     }
@@ -158,45 +160,50 @@ nlohmann::json toJson(const InspectReport& r) {
     return j;
 }
 
+// Names, paths and classes below come from the files: each is escaped (io/terminal_text.h), so a
+// crafted tensor name cannot clear the screen or start a new line of its own.
 std::string formatReport(const InspectReport& r) {
     std::ostringstream os;
-    os << r.path << ": " << r.kind;
-    if (!r.className.empty()) os << " " << r.className;
+    os << printable(r.path) << ": " << r.kind;
+    if (!r.className.empty()) os << " " << printable(r.className);
     os << "\n";
-    if (!r.singleFile.headline.empty()) os << "Single file: " << r.singleFile.headline << "\n";
+    if (!r.singleFile.headline.empty())
+        os << "Single file: " << printable(r.singleFile.headline) << "\n";
     bool anyModel = false;
     for (const auto& c : r.components) anyModel |= c.kind == "model";
     if (anyModel)
         os << "(fp16 / bf16 columns: stored weights that would overflow to Inf, become 0, or "
               "become subnormal if stored in that format)\n";
     for (const auto& c : r.components) {
-        os << "\n[" << c.name << "] " << c.kind;
-        if (!c.className.empty()) os << " " << c.className;
+        os << "\n[" << printable(c.name) << "] " << c.kind;
+        if (!c.className.empty()) os << " " << printable(c.className);
         if (!c.error.empty()) {
-            os << "\n  ! cannot read: " << c.error << "\n";
+            os << "\n  ! cannot read: " << printableText(c.error) << "\n";
             continue;
         }
         if (c.kind != "model") {
             os << "\n";
             continue;
         }
-        if (!c.variant.empty()) os << " (variant " << c.variant << ")";
+        if (!c.variant.empty()) os << " (variant " << printable(c.variant) << ")";
         os << "\n  files: ";
-        for (size_t i = 0; i < c.weightFiles.size(); ++i) os << (i ? ", " : "") << c.weightFiles[i];
+        for (size_t i = 0; i < c.weightFiles.size(); ++i)
+            os << (i ? ", " : "") << printable(c.weightFiles[i]);
         os << "\n  " << c.tensors << " tensors, " << human(double(c.parameters)) << " parameters, "
            << bytesText(c.bytes) << "\n  dtypes:";
         for (const auto& [name, n] : c.dtypes)
-            os << " " << name << " x" << n.tensors << " (" << human(double(n.parameters)) << ")";
+            os << " " << printable(name) << " x" << n.tensors << " (" << human(double(n.parameters))
+               << ")";
         os << "\n";
         size_t w = 6;
-        for (const auto& m : c.modules) w = std::max(w, m.name.size());
+        for (const auto& m : c.modules) w = std::max(w, printable(m.name).size());
         w += 2;
         os << "  " << pad("module", w, false) << pad("tensors", 8) << pad("params", 10)
            << pad("|max|", 11) << pad("NaN/Inf", 8) << " | fp16" << pad("overflow", 9)
            << pad("to zero", 9) << pad("subnorm", 10) << " | bf16" << pad("overflow", 9)
            << pad("to zero", 9) << "\n";
         auto row = [&](const ModuleSummary& m) {
-            os << "  " << pad(m.name, w, false) << pad(std::to_string(m.tensors), 8)
+            os << "  " << pad(printable(m.name), w, false) << pad(std::to_string(m.tensors), 8)
                << pad(human(double(m.parameters)), 10) << pad(absMaxText(m), 11)
                << pad(std::to_string(m.nonFinite), 8) << " |     "
                << pad(std::to_string(m.fp16.overflow), 9)

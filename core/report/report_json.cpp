@@ -1,9 +1,7 @@
 #include "report/report_json.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "io/atomic_file.h"
+#include "io/bounded_read.h"
 #include "io/safetensors_header.h"  // FileError
 #include "report/findings_json.h"
 #include "report/json_in.h"
@@ -52,19 +50,15 @@ void writeReportJson(const std::string& path, const Report& report,
     writeFileAtomically(path, text.data(), text.size());
 }
 
-Report reportFromJson(const std::string& text) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw ReportFormatError(std::string("not valid JSON: ") + e.what());
-    }
+namespace {
+
+Report reportFromTree(const nlohmann::json& j) {
     if (!j.is_object())
         throw ReportFormatError("not a Halfscope report: the top level is not an object");
     const Node n(j, "");
-    if (!j.contains("schema") || !j["schema"].is_string())
+    if (!j.contains("schema") || !j.at("schema").is_string())
         throw ReportFormatError("not a Halfscope report: no \"schema\" key");
-    const std::string schema = j["schema"].get<std::string>();
+    const std::string schema = j.at("schema").get<std::string>();
     if (schema != kReportSchema)
         throw ReportFormatError("not a Halfscope report: \"schema\" is \"" + schema +
                                 "\" (expected \"" + kReportSchema + "\")");
@@ -95,14 +89,27 @@ Report reportFromJson(const std::string& text) {
     return r;
 }
 
-Report readReportJson(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FileError(path, "cannot open the report");
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (in.bad()) throw FileError(path, "cannot read the report");
+}  // namespace
+
+Report reportFromJson(const std::string& text) {
+    nlohmann::json j;
     try {
-        return reportFromJson(s.str());
+        // Nesting first: a "[[[[..." of 100 000 levels would build one node per level.
+        checkJsonDepth(text);
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw ReportFormatError("not valid JSON: " + boundedJsonError(e));
+    } catch (const std::runtime_error& e) {
+        throw ReportFormatError(std::string("not valid JSON: ") + e.what());
+    }
+    return reportFromTree(j);
+}
+
+Report readReportJson(const std::string& path) {
+    // A regular file of at most kMaxReportBytes, nested at most kMaxJsonDepth levels: FileError.
+    const nlohmann::json j = readBoundedJson(path, kMaxReportBytes, "report");
+    try {
+        return reportFromTree(j);
     } catch (const ReportFormatError& e) {
         throw ReportFormatError(path + ": " + e.what());
     }

@@ -29,8 +29,9 @@ void writeReportJson(const std::string& path, const Report& report,
 // malformed file, another schema, or a version this build does not read; the message names the
 // key path.
 Report reportFromJson(const std::string& text);
-// Throws FileError when the file cannot be read, ReportFormatError as above (the message
-// starts with the path).
+// Throws FileError when the file cannot be read, is not a regular file, is larger than
+// kMaxReportBytes, nests deeper than kMaxJsonDepth or is not JSON (io/bounded_read.h);
+// ReportFormatError as above (the message starts with the path).
 Report readReportJson(const std::string& path);
 
 }  // namespace hs
