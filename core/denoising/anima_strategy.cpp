@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "denoising/anima_text.h"
+#include "denoising/token_bounds.h"
 #include "models/anima/anima_family.h"
 #include "models/cosmos/cosmos_family.h"
 #include "models/qwen/qwen_family.h"
@@ -173,6 +174,7 @@ private:
                                 num(int64_t(m_qwenTokenizer->vocabSize())) +
                                 " ids but text_encoder embeds only " + num(qwenVocab) +
                                 " (vocab_size): they are not a pair");
+        checkQwenTokenizerFits(*m_qwenTokenizer, qwen->dir, m_text.encoder, "text_encoder");
         m_text.tokenizer = &*m_qwenTokenizer;
         m_text.t5Tokenizer = &*m_t5Tokenizer;
     }

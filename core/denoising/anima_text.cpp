@@ -1,5 +1,6 @@
 #include "denoising/anima_text.h"
 
+#include "denoising/token_bounds.h"
 #include "models/anima/anima_family.h"
 #include "models/qwen/qwen_family.h"
 #include "text/qwen_tokenizer.h"
@@ -25,6 +26,7 @@ torch::Tensor animaPromptEmbeds(const AnimaText& text, const std::string& prompt
     std::vector<int> ids = text.tokenizer->encode(prompt, size_t(L));
     const bool empty = ids.empty();
     if (empty) ids = {0};
+    checkTokenIds(ids, text.encoder->model->config().vocabSize, "text_encoder");
     const auto qwenIds = row(ids, device);  // [1, S]
     const auto qwenMask = torch::full({1, qwenIds.size(1)}, empty ? 0 : 1,
                                       torch::TensorOptions().dtype(torch::kInt64).device(device));
@@ -36,6 +38,7 @@ torch::Tensor animaPromptEmbeds(const AnimaText& text, const std::string& prompt
     const T5Tokenizer& tok = *text.t5Tokenizer;
     while (t5.size() > 1 && t5.back() == tok.padId() && t5.back() != tok.eosId()) t5.pop_back();
 
+    checkTokenIds(t5, text.conditioner->model->config().targetVocabSize, "text conditioner");
     AnimaAdapterInputs in;
     in.sourceHiddenStates = states;
     in.targetInputIds = row(t5, device);                           // [1, L_t5]

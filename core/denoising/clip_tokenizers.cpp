@@ -1,5 +1,6 @@
 #include "denoising/clip_tokenizers.h"
 
+#include "denoising/token_bounds.h"
 #include "models/clip/clip_family.h"
 #include "pipeline/pipeline_error.h"
 
@@ -28,6 +29,8 @@ ClipTokenizer clipTokenizerFor(const PipelineFolder& folder, const std::string& 
                             std::to_string(tokenizer.vocabSize()) + " ids but " + encoderSlot +
                             " embeds only " + std::to_string(cc.vocabSize) +
                             " (vocab_size): give its own tokenizer with " + option + " DIR");
+    // The count fits, but ids may leave gaps: the highest one must have a row too.
+    checkIdsFitEmbedding(highestVocabularyId(c->dir), cc.vocabSize, encoderSlot);
     if (tokenizer.modelMaxLength() > cc.maxPositionEmbeddings)
         throw PipelineError(folder.dir + ": the CLIP tokenizer (" + c->dir + ") pads to " +
                             std::to_string(tokenizer.modelMaxLength()) + " tokens but " +

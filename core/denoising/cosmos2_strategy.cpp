@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "denoising/token_bounds.h"
 #include "models/cosmos/cosmos_family.h"
 #include "models/t5/t5_family.h"
 #include "models/wan_vae/wan_vae_family.h"
@@ -103,6 +104,7 @@ private:
     // T5 over the prompt padded to 512 tokens with its mask; padded positions zeroed.
     torch::Tensor embed(const std::string& text, ProbeContext& probes) {
         const std::vector<int> v = m_tokenizer.encodePadded(text, kMaxSequenceLength);
+        checkTokenIds(v, m_encoder.model->config().vocabSize, "text_encoder");
         const auto ids = torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kInt64)
                              .view({1, kMaxSequenceLength})
                              .to(m_device);

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "denoising/clip_tokenizers.h"
+#include "denoising/token_bounds.h"
 #include "models/clip/clip_family.h"
 #include "models/flux/flux_family.h"
 #include "models/flux/flux_latents.h"
@@ -59,6 +60,7 @@ public:
             ids.insert(ids.end(), v.begin(), v.end());
             if (!m_guided) break;
         }
+        checkTokenIds(ids, tokenEmbeddingRows(&m_textEncoder), "text_encoder");
         auto idT = torch::tensor(ids, torch::kInt64).view({m_batch, L}).to(m_device);
         TextEncoding text = m_textEncoder.encode(idT, probes);
         m_in.encoderHiddenStates = text.lastHiddenState;
@@ -70,7 +72,8 @@ public:
     // FluxPipeline.encode_prompt: CLIP's pooler_output [1, 768] and T5's last hidden state
     // [1, max_sequence_length, 4096], each prompt padded to its tokenizer's length.
     torch::Tensor encodeTwo(ProbeContext& probes) {
-        auto ids = [&](const std::vector<int>& v) {
+        auto ids = [&](const std::vector<int>& v, TextEncoderComponent& e, const char* slot) {
+            checkTokenIds(v, tokenEmbeddingRows(&e), slot);
             return torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kInt64)
                 .view({1, int64_t(v.size())})
                 .to(m_device);
@@ -78,11 +81,13 @@ public:
         const int L = m_t5.maxSequenceLength;
         m_in.pooledProjections =
             m_textEncoder
-                .encode(ids(m_tokenizer.encodePadded(m_cfg.prompt, m_tokenizer.modelMaxLength())),
+                .encode(ids(m_tokenizer.encodePadded(m_cfg.prompt, m_tokenizer.modelMaxLength()),
+                            m_textEncoder, "text_encoder"),
                         probes)
                 .pooled;
-        TextEncoding t5 =
-            m_t5.encoder->encode(ids(m_t5.tokenizer->encodePadded(m_cfg.prompt, L)), probes);
+        TextEncoding t5 = m_t5.encoder->encode(
+            ids(m_t5.tokenizer->encodePadded(m_cfg.prompt, L), *m_t5.encoder, "text_encoder_2"),
+            probes);
         m_in.encoderHiddenStates = t5.lastHiddenState;
         setIds(L);
         return t5.lastHiddenState;

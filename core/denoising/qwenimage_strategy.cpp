@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "denoising/qwenimage_text.h"
+#include "denoising/token_bounds.h"
 #include "models/flux/flux_latents.h"
 #include "models/qwen/qwen_family.h"
 #include "models/qwenimage/qwenimage_family.h"
@@ -213,6 +214,7 @@ private:
                                 num(int64_t(m_tokenizer->vocabSize())) +
                                 " ids but text_encoder embeds only " + num(vocab) +
                                 " (vocab_size): they are not a pair");
+        checkQwenTokenizerFits(*m_tokenizer, tok->dir, m_text.encoder, "text_encoder");
         for (const char* special : {"<|im_start|>", "<|im_end|>"})
             if (!m_tokenizer->idOf(special))
                 throw PipelineError(folder.dir + ": the Qwen tokenizer (" + tok->dir + ") has no " +

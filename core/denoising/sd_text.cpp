@@ -1,6 +1,7 @@
 #include "denoising/sd_text.h"
 
 #include "denoising/clip_tokenizers.h"
+#include "denoising/token_bounds.h"
 #include "models/clip/clip_family.h"
 #include "pipeline/pipeline_error.h"
 
@@ -83,6 +84,7 @@ std::pair<torch::Tensor, torch::Tensor> SdText::encodeTexts(const std::vector<st
             auto v = e.tokenizer.encodePadded(text, L);
             ids.insert(ids.end(), v.begin(), v.end());
         }
+        checkTokenIds(ids, tokenEmbeddingRows(e.model), "text_encoder");
         auto idT = torch::tensor(ids, torch::kInt64).view({int64_t(texts.size()), L}).to(device);
         TextEncoding out = e.model->encode(idT, probes);
         if (!m_xl) {
