@@ -55,13 +55,20 @@ void readSpecialToken(const nlohmann::json& j, const char* key, std::string& dst
                       const std::filesystem::path& file) {
     if (!j.contains(key) || j[key].is_null()) return;
     const auto& v = j[key];
+    std::string token;
     if (v.is_string())
-        dst = v.get<std::string>();
+        token = v.get<std::string>();
     else if (v.is_object() && v.contains("content") && v["content"].is_string())
-        dst = v["content"].get<std::string>();
+        token = v["content"].get<std::string>();
     else
         throw TokenizerError(file.string() + ": '" + key +
                              "' must be a string or {\"content\": ...}, got " + quoteJsonValue(v));
+    // Special tokens are short ("<|endoftext|>"); later messages quote them whole.
+    constexpr size_t kMaxSpecialToken = 1024;
+    if (token.size() > kMaxSpecialToken)
+        throw TokenizerError(file.string() + ": '" + key + "' is " + quoteToken(token) +
+                             ", longer than " + std::to_string(kMaxSpecialToken) + " bytes");
+    dst = std::move(token);
 }
 
 }  // namespace hs

@@ -183,6 +183,17 @@ TEST_F(HostileJsonTest, TokenIdsOutsideTheTableAreRefusedNotTruncated) {
     EXPECT_LT(e2.size(), 300u);
 }
 
+TEST_F(HostileJsonTest, HugeSpecialTokenIsRefusedQuotedShort) {
+    writeText(sub("clip/vocab.json"), R"({"a": 0, "b": 1})");
+    writeText(sub("clip/merges.txt"), "#version: 0.2\na b\n");
+    writeText(sub("clip/special_tokens_map.json"),
+              "{\"eos_token\": {\"content\": \"" + std::string(2 << 20, 'e') + "\"}}");
+    const std::string e = errorOf([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
+    EXPECT_HAS(e, "'eos_token' is 'eeee");
+    EXPECT_HAS(e, "longer than 1024 bytes");
+    EXPECT_LT(e.size(), 400u);
+}
+
 TEST_F(HostileJsonTest, SchedulerConfigTextIsBounded) {
     const std::string deep = "{\"a\": " + std::string(100000, '[');
     EXPECT_HAS(errorOf([&] { hs::parseSchedulerConfigText(deep, "scheduler_config.json"); }),
