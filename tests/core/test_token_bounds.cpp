@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "anima_fixture.h"
 #include "denoising/token_bounds.h"
 #include "models/common/named_tensors.h"  // InputError
 #include "pipeline/pipeline.h"
@@ -96,6 +97,21 @@ TEST(TokenBounds, QwenAddedTokenPastTheEmbeddingIsRefusedAtLoad) {
               std::string::npos)
         << msg;
     EXPECT_NE(msg.find("<|far|>"), std::string::npos) << msg;
+}
+
+TEST(TokenBounds, Qwen3VocabularyIdPastTheEmbeddingIsRefusedAtLoad) {
+    // Anima's Qwen3: 263 tokenizer ids over 300 rows; one id moved past the table.
+    TempDir d;
+    const test::AnimaFiles f = test::writeTinyAnima(d.path + "/a");
+    const std::string vocabPath = f.folder + "/tokenizer/vocab.json";
+    auto vocab = readJson(vocabPath);
+    vocab["er"] = 350;
+    writeJson(vocabPath, vocab);
+    const std::string msg = loadError(f.folder);
+    EXPECT_NE(msg.find("tokenizer/vocab.json has ids up to 350 but text_encoder's embedding table "
+                       "has 300 rows"),
+              std::string::npos)
+        << msg;
 }
 
 TEST(TokenBounds, HighestVocabularyIdSkipsStringsAndReadsTokenizerJson) {
