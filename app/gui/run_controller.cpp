@@ -1,12 +1,15 @@
 #include "run_controller.h"
 
+#include <QDeadlineTimer>
+
 #include "run_worker.h"
 
-RunController::RunController(QObject* parent) : QObject(parent) {
+RunController::RunController(QObject* parent)
+    : QObject(parent), m_flags(std::make_shared<WorkerFlags>()), m_thread(new QThread) {
     registerRunMetaTypes();
-    m_worker = new RunWorker(&m_cancel);
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    m_worker = new RunWorker(m_flags);
+    m_worker->moveToThread(m_thread);
+    connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     // Every connection is made before the thread starts; worker -> controller ones are queued
     // (different threads), so handlers below run on the GUI thread.
     connect(m_worker, &RunWorker::loaded, this, &RunController::loaded);
@@ -31,16 +34,29 @@ RunController::RunController(QObject* parent) : QObject(parent) {
         emit jobFailed(id, message);
         onJobEnded(id);
     });
-    m_thread.setObjectName("halfscope-worker");
-    m_thread.start();
+    m_thread->setObjectName("halfscope-worker");
+    m_thread->start();
 }
 
 RunController::~RunController() {
+    if (shutdown()) delete m_thread;
+}
+
+bool RunController::shutdown(int waitMs) {
+    if (m_shutDown) return m_joined;
+    m_shutDown = true;
     m_queue.clear();
-    m_cancel = true;  // the running job returns at its next step
-    m_thread.requestInterruption();
-    m_thread.quit();
-    m_thread.wait();
+    m_flags->closing = true;  // loads, runs, searches and decodes stop at their next block
+    m_flags->cancel = true;
+    m_thread->requestInterruption();
+    m_thread->quit();
+    m_joined = m_thread->wait(QDeadlineTimer(waitMs));
+    if (!m_joined) {
+        // One long op is still running: its events must not reach a controller that is gone.
+        disconnect(m_worker, nullptr, this, nullptr);
+        connect(m_thread, &QThread::finished, m_thread, &QObject::deleteLater);
+    }
+    return m_joined;
 }
 
 void RunController::loadModel(const QString& model, const hs::ModelFiles& files,
@@ -93,7 +109,7 @@ QVector<int> RunController::startCompare(const QVector<hs::RunConfig>& configs) 
 
 void RunController::stop() {
     m_queue.clear();
-    if (m_current) m_cancel = true;
+    if (m_current) m_flags->cancel = true;
 }
 
 void RunController::decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step) {
@@ -107,9 +123,13 @@ void RunController::dispatchNext() {
         emit idle();
         return;
     }
+    if (m_shutDown) {
+        m_current = 0;
+        return;
+    }
     RunJob job = m_queue.dequeue();
     m_current = job.id;
-    m_cancel = false;  // nothing runs now: the flag belongs to this job from here on
+    m_flags->cancel = false;  // nothing runs now: the flag belongs to this job from here on
     emit jobStarted(job);
     QMetaObject::invokeMethod(m_worker, "runJob", Qt::QueuedConnection, Q_ARG(RunJob, job));
 }

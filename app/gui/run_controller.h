@@ -1,23 +1,37 @@
 #pragma once
 // Owns the worker thread and the queue of runs. The GUI talks to this object only; every
-// signal arrives on the GUI thread. Stop sets an atomic flag that the run reads before each
-// step, so it takes effect within one step even while the worker is busy.
+// signal arrives on the GUI thread. Stop sets an atomic flag that the engine reads at every
+// probe point and weight tensor (pipeline/cancel.h), so it takes effect within one block of a
+// load, the text encoder, a step, the VAE decode or a search trial, even while the worker is
+// busy.
 #include <QObject>
 #include <QQueue>
 #include <QThread>
 #include <QVector>
 #include <atomic>
+#include <memory>
 
 #include "run_meta.h"
 
 class RunWorker;
+struct WorkerFlags;
 
 class RunController : public QObject {
     Q_OBJECT
 public:
     explicit RunController(QObject* parent = nullptr);
-    // Cancels what runs, then quits and joins the worker thread.
+    // shutdown(), then the thread is gone (or left to end on its own, see there).
     ~RunController() override;
+
+    // Closing: drops the queue, cancels the running job, load or decode, and joins the worker
+    // for at most `waitMs`. The engine stops within one block, so the join normally ends at
+    // once; a single LibTorch op longer than `waitMs` (a huge image on a CPU) cannot be
+    // interrupted, and then the thread is left to finish that op and end on its own (it only
+    // touches the shared flags and its own objects) instead of freezing the window. Events the
+    // worker posted before it ended (a cancelled run's record) are delivered by the caller's
+    // QCoreApplication::sendPostedEvents(controller). Returns whether the worker ended.
+    // Nothing is started afterwards.
+    bool shutdown(int waitMs = 1000);
 
     // A pipeline folder, or a model file completed by `files` (a file set).
     void loadModel(const QString& model, const hs::ModelFiles& files, const hs::PrecisionPlan& plan,
@@ -62,8 +76,10 @@ private:
     void dispatchNext();
     void onJobEnded(int jobId);
 
-    std::atomic<bool> m_cancel{false};
-    QThread m_thread;
+    std::shared_ptr<WorkerFlags> m_flags;
+    QThread* m_thread;  // no parent: left alive when shutdown() gives up waiting for it
+    bool m_shutDown = false;
+    bool m_joined = false;
     RunWorker* m_worker = nullptr;  // lives on m_thread, deleted by its finished() signal
     QQueue<RunJob> m_queue;
     int m_current = 0;  // running job id, 0 when none

@@ -9,6 +9,7 @@
 // clang-format off
 #include "torch_include.h"
 #include "numerics/cpu_bf16.h"
+#include "pipeline/cancel.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
 // clang-format on
@@ -51,13 +52,14 @@ private:
 
 }  // namespace
 
-RunWorker::RunWorker(const std::atomic<bool>* cancel, QObject* parent)
-    : QObject(parent), m_cancel(cancel) {}
+RunWorker::RunWorker(std::shared_ptr<const WorkerFlags> flags, QObject* parent)
+    : QObject(parent), m_flags(std::move(flags)) {}
 
 RunWorker::~RunWorker() = default;
 
 void RunWorker::load(const QString& model, const hs::ModelFiles& files,
                      const hs::PrecisionPlan& plan, const QString& device) {
+    const hs::CancelScope closing(&m_flags->closing);
     hs::RunConfig cfg;
     cfg.modelDir = model.toStdString();
     cfg.modelFiles = files;
@@ -101,7 +103,9 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
         m_pipeline.reset();  // a failed reload may leave a component half converted
         m_dir.clear();
         m_files = {};
-        error = tr("Could not load %1: %2").arg(dir, plainError(e));
+        error = dynamic_cast<const hs::Cancelled*>(&e)
+                    ? tr("Loading %1 was cancelled").arg(dir)
+                    : tr("Could not load %1: %2").arg(dir, plainError(e));
         return false;
     }
     m_dir = dir;
@@ -131,6 +135,9 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
 }
 
 void RunWorker::runJob(const RunJob& job) {
+    // Stop and close both reach the load, the run and the search within one block.
+    const hs::CancelScope closing(&m_flags->closing);
+    const hs::CancelScope stop(&m_flags->cancel);
     if (job.kind == RunJob::Kind::Search) {
         runSearch(job);
         return;
@@ -142,7 +149,7 @@ void RunWorker::runJob(const RunJob& job) {
     }
     try {
         SignalObserver obs(this, job.id);
-        hs::RunRecord rec = m_pipeline->run(job.config, &obs, m_cancel);
+        hs::RunRecord rec = m_pipeline->run(job.config, &obs, &m_flags->cancel);
         emit jobFinished(job.id, rec);
     } catch (const std::exception& e) {
         emit jobFailed(job.id, plainError(e));
@@ -155,7 +162,7 @@ void RunWorker::runSearch(const RunJob& job) {
     o.tolerance = job.search.tolerance;
     o.maxIterations = job.search.maxIterations;
     o.trialSteps = job.search.trialSteps;
-    o.cancel = m_cancel;
+    o.cancel = &m_flags->cancel;
     o.onStage = [&](const std::string& s) { emit stage(job.id, QString::fromStdString(s)); };
     o.onTrial = [&](const hs::BisectionTrial& t) { emit searchTrial(job.id, t); };
     o.remedies = job.search.remedies;
@@ -172,6 +179,7 @@ void RunWorker::runSearch(const RunJob& job) {
 }
 
 void RunWorker::decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step) {
+    const hs::CancelScope closing(&m_flags->closing);
     QString error;
     if (!ensureLoaded(config, error)) {
         emit decodeFailed(jobId, error);

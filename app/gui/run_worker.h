@@ -13,11 +13,18 @@ namespace hs {
 class Pipeline;
 }
 
+// The flags the controller sets and the worker's engine calls read at every probe point and
+// weight tensor (pipeline/cancel.h). Shared, so that a worker left to finish on its own after
+// the controller is gone (RunController::shutdown) still reads valid flags.
+struct WorkerFlags {
+    std::atomic<bool> cancel{false};   // the running job (and the load it starts)
+    std::atomic<bool> closing{false};  // the studio closes: everything stops
+};
+
 class RunWorker : public QObject {
     Q_OBJECT
 public:
-    // `cancel` is owned by the controller and read by the run between steps.
-    explicit RunWorker(const std::atomic<bool>* cancel, QObject* parent = nullptr);
+    explicit RunWorker(std::shared_ptr<const WorkerFlags> flags, QObject* parent = nullptr);
     ~RunWorker() override;
 
 public slots:
@@ -52,7 +59,7 @@ private:
     bool ensureLoaded(const hs::RunConfig& cfg, QString& error);
     void runSearch(const RunJob& job);
 
-    const std::atomic<bool>* m_cancel;
+    std::shared_ptr<const WorkerFlags> m_flags;
     std::unique_ptr<hs::Pipeline> m_pipeline;
     QString m_dir, m_device, m_planText;
     hs::ModelFiles m_files;

@@ -1,5 +1,7 @@
 #include "studio.h"
 
+#include <QCoreApplication>
+#include <QEvent>
 #include <QFileInfo>
 
 #include "compare_view.h"
@@ -55,9 +57,38 @@ Studio::Studio(const StudioViews& v, RunHistory* history, QObject* parent)
         m_v.log->warning(tr("The run history is not available, runs will not be saved: %1")
                              .arg(m_history->errorString()),
                          "history");
+    // Writes on this thread give up quickly when another program holds the database locked.
+    if (m_history && m_history->isOpen()) m_history->setBusyTimeout(kHistoryBusyTimeoutMs);
+    if (parent && parent->isWidgetType()) parent->installEventFilter(this);
 }
 
 Studio::~Studio() = default;
+
+bool Studio::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == parent() && event->type() == QEvent::Close) shutdown();
+    return QObject::eventFilter(watched, event);
+}
+
+void Studio::shutdown() {
+    if (m_closed) return;
+    m_closed = true;
+    if (!m_controller->shutdown(1000))
+        m_v.log->warning(tr("One operation of the engine was still running at close; it ends "
+                            "on its own"),
+                         "run");
+    // The worker's last events (the stopped run's record) are queued on the controller.
+    QCoreApplication::sendPostedEvents(m_controller, QEvent::MetaCall);
+    for (auto it = m_jobs.begin(); it != m_jobs.end(); ++it) {
+        if (it->ended || it->historyId < 0 || !m_history) continue;
+        hs::RunRecord r;  // what arrived of a run that never returned its record
+        r.config = it->config;
+        r.steps = std::vector<hs::StepRecord>(it->steps.begin(), it->steps.end());
+        r.cancelled = true;
+        if (!m_history->finishRun(it->historyId, r))
+            m_v.log->warning(m_history->errorString(), "history");
+        it->ended = true;
+    }
+}
 
 void Studio::connectController() {
     auto* c = m_controller;
@@ -281,8 +312,15 @@ void Studio::onStep(int id, const hs::StepRecord& s, const std::vector<hs::Probe
         m_v.layers->addProbes(probes);
         m_v.prompt->setProgress(s.step + 1, job.config.steps, s.seconds);
     }
-    if (job.historyId >= 0 && !m_history->addStep(job.historyId, s, probes))
-        m_v.log->warning(m_history->errorString(), "history");
+    if (job.historyId >= 0 && !job.historyDeferred &&
+        !m_history->addStep(job.historyId, s, probes)) {
+        // One warning and no more waits: the record at the end holds every step.
+        job.historyDeferred = true;
+        m_v.log->warning(tr("Run %1: %2 The steps are kept and saved when the run ends.")
+                             .arg(id)
+                             .arg(m_history->errorString()),
+                         "history");
+    }
     if (!s.latent.allFinite() && (job.steps.isEmpty() || job.steps.back().latent.allFinite()))
         m_v.log->error(tr("Step %1: the latents hold %2 NaN and %3 Inf values")
                            .arg(s.step)
@@ -299,14 +337,21 @@ void Studio::onPreview(int id, const hs::PreviewImage& p) {
         m_v.compare->addPreview(it->compareIndex, p);
     else if (id == m_viewJob)
         m_v.previews->addPreview(p);
-    if (it->historyId >= 0 && !m_history->addPreview(it->historyId, p))
-        m_v.log->warning(m_history->errorString(), "history");
+    if (it->historyId >= 0 && !it->historyDeferred && !m_history->addPreview(it->historyId, p)) {
+        it->historyDeferred = true;
+        m_v.log->warning(tr("Run %1: %2 The previews are kept and saved when the run ends.")
+                             .arg(id)
+                             .arg(m_history->errorString()),
+                         "history");
+    }
 }
 
 void Studio::onFinished(int id, const hs::RunRecord& r) {
+    if (m_jobs.contains(id)) m_jobs[id].ended = true;
     const Job job = m_jobs.value(id);
     if (job.historyId >= 0 && !m_history->finishRun(job.historyId, r))
-        m_v.log->warning(m_history->errorString(), "history");
+        m_v.log->warning(tr("Run %1 was not saved: %2").arg(id).arg(m_history->errorString()),
+                         "history");
     if (job.historyId >= 0) m_v.history->refresh();
     if (job.compareIndex >= 0) {
         if (job.compareIndex < m_compareRuns.size()) m_compareRuns[job.compareIndex] = r;

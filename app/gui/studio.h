@@ -45,6 +45,14 @@ public:
     ~Studio() override;
 
     RunController& controller() { return *m_controller; }
+    // The window closes: cancels what runs (a load, a run, a comparison, a search) and joins
+    // the worker within about a second, delivers the record of the run it stopped, and marks
+    // every run still unfinished in the history as cancelled. Called by the Close event of the
+    // parent window; nothing starts afterwards.
+    void shutdown();
+    // How long a write to the history on this (the GUI) thread waits for a lock that another
+    // program holds before it gives up with a message, instead of freezing the window.
+    static constexpr int kHistoryBusyTimeoutMs = 100;
     const std::optional<LoadedModel>& model() const { return m_model; }
     bool isBusy() const { return m_controller->isBusy(); }
 
@@ -81,11 +89,16 @@ signals:
     void showCompare();  // the main window brings the comparison to the front
     void showRun();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     struct Job {
         int compareIndex = -1;
         bool search = false;
         qint64 historyId = -1;
+        bool ended = false;            // its record arrived (finished, failed or cancelled)
+        bool historyDeferred = false;  // a step write failed: the rest is saved at the end
         hs::RunConfig config;
         QVector<hs::StepRecord> steps;  // kept for decode on click
     };
@@ -111,5 +124,6 @@ private:
     QVector<hs::RunRecord> m_compareRuns;
     QVector<int> m_compareJobs;
     std::optional<hs::PrecisionSearch> m_lastSearch;
+    bool m_closed = false;
     bool m_lastWasCompare = false;  // what Export report writes: the comparison or the last run
 };

@@ -134,6 +134,14 @@ RunHistory::~RunHistory() {
     if (QSqlDatabase::contains(m_connection)) QSqlDatabase::removeDatabase(m_connection);
 }
 
+void RunHistory::setBusyTimeout(int ms) {
+    if (!ready()) return;
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    QString e;
+    if (!history::exec(db, QStringLiteral("PRAGMA busy_timeout=%1").arg(std::max(0, ms)), &e))
+        failSql(tr("Cannot set the run history's busy timeout"), e);
+}
+
 QString RunHistory::databasePath() const {
     return m_dir + QStringLiteral("/history.sqlite");
 }
@@ -152,6 +160,12 @@ bool RunHistory::fail(const QString& message) {
 }
 
 bool RunHistory::failSql(const QString& what, const QString& sqlError) {
+    // SQLITE_BUSY / SQLITE_LOCKED after the busy timeout: say who is in the way.
+    if (sqlError.contains(QLatin1String("locked"), Qt::CaseInsensitive) ||
+        sqlError.contains(QLatin1String("busy"), Qt::CaseInsensitive))
+        return fail(tr("%1: the run history database %2 is locked by another program or "
+                       "Halfscope window (%3); nothing was changed. Close it and try again.")
+                        .arg(what, QDir::toNativeSeparators(databasePath()), sqlError));
     return fail(tr("%1: %2").arg(what, sqlError));
 }
 
@@ -386,7 +400,8 @@ bool RunHistory::addPreview(qint64 id, const hs::PreviewImage& preview) {
         return false;
     }
     if (!commit()) return false;
-    for (const QString& f : stale) QFile::remove(m_dir + '/' + f);
+    for (const QString& f : stale)  // paths from the database: never outside the data folder
+        if (const QString path = dataFilePath(m_dir, f); !path.isEmpty()) QFile::remove(path);
     return true;
 }
 

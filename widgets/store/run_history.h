@@ -14,7 +14,8 @@
 // Threads: a QSqlDatabase connection may only be used in the thread that made it, so each
 // RunHistory opens its own connection (unique name) in its constructor and must be used in that
 // thread only (calls from another thread fail with a message, they do not crash). Use one
-// instance per thread on the same folder; writes wait up to 5 s for each other (busy timeout).
+// instance per thread on the same folder; writes wait up to 5 s for each other (busy timeout,
+// see setBusyTimeout).
 //
 // Errors (folder not writable, damaged database, disk full) never throw and never crash: the
 // call returns false / -1 / nullopt and errorString() says what happened in plain words.
@@ -70,6 +71,10 @@ public:
     QString errorString() const { return m_error; }
     QString dataDir() const { return m_dir; }
     QString databasePath() const;
+    // How long a write waits for a lock that another connection or program holds (5000 ms
+    // unless set). The GUI thread's instance uses a short wait, so that a locked database gives
+    // a message ("... is locked by another program") instead of a frozen window.
+    void setBusyTimeout(int ms);
 
     // Saves the config and components of a new run in state "running". Returns its id, or -1.
     qint64 beginRun(const hs::RunConfig& config, const std::string& effectivePlan,

@@ -1,0 +1,292 @@
+// Closing the studio while it works, and a history database that another program holds locked:
+// the window closes within a second whatever runs (a run, a comparison, a search, a load), the
+// runs saved before stay as they were, the stopped run is saved as cancelled, and a locked
+// database gives a message instead of a frozen window.
+#include <gtest/gtest.h>
+
+#include <QElapsedTimer>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <cstdio>
+
+#include "history_browser.h"
+#include "history_table_model.h"
+#include "log_panel.h"
+#include "main_window.h"
+#include "precision_panel.h"
+#include "prompt_panel.h"
+#include "run_history.h"
+#include "runtime/demo_location.h"
+#include "studio.h"
+
+namespace {
+
+class StudioCloseTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_TRUE(m_dir.isValid());
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
+        ASSERT_FALSE(hs::findDemoModel().empty()) << "resources/demo-model is missing";
+    }
+    std::unique_ptr<MainWindow> open() {
+        auto w =
+            std::make_unique<MainWindow>(historyDir(), QString::fromStdString(hs::findDemoModel()));
+        w->show();
+        EXPECT_TRUE(QTest::qWaitFor([&] { return w->studio().model().has_value(); }, 60000));
+        return w;
+    }
+    static void setSteps(MainWindow& w, int steps) {
+        hs::RunConfig cfg;
+        w.views().prompt->applyTo(cfg);
+        cfg.prompt = "a large red circle in the centre, blue background";
+        cfg.seed = 3;
+        cfg.steps = steps;
+        w.views().prompt->setFrom(cfg);
+    }
+    static bool waitIdle(MainWindow& w) {
+        return QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000);
+    }
+    // Closes the window as the user does and destroys it; returns the seconds it took.
+    static double closeSeconds(std::unique_ptr<MainWindow>& w) {
+        QElapsedTimer t;
+        t.start();
+        w->close();
+        w.reset();
+        return t.elapsed() / 1000.0;
+    }
+    // A finished run of `steps` steps; returns its history id.
+    qint64 finishedRun(MainWindow& w, int steps) {
+        setSteps(w, steps);
+        w.studio().generate();
+        EXPECT_TRUE(waitIdle(w));
+        RunHistory h(historyDir());
+        const auto runs = h.list();
+        return runs.isEmpty() ? -1 : runs.first().id;
+    }
+    QString historyDir() const { return m_dir.filePath("history"); }
+    QTemporaryDir m_dir;
+};
+
+// The longest time the GUI thread's event loop went without a 10 ms timer tick.
+class TickGap {
+public:
+    TickGap() {
+        m_timer.setInterval(10);
+        QObject::connect(&m_timer, &QTimer::timeout,
+                         [this] { m_longest = std::max(m_longest, m_since.restart()); });
+        m_since.start();
+        m_timer.start();
+    }
+    double longestSeconds() {
+        m_longest = std::max(m_longest, m_since.restart());
+        return m_longest / 1000.0;
+    }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_since;
+    qint64 m_longest = 0;
+};
+
+}  // namespace
+
+TEST_F(StudioCloseTest, ClosingDuringARunReturnsAtOnceAndSavesItAsCancelled) {
+    auto w = open();
+    const qint64 before = finishedRun(*w, 2);
+    ASSERT_GE(before, 0);
+
+    setSteps(*w, 500);
+    QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
+    w->studio().generate();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return steps.count() >= 2; }, 60000));
+    const double seconds = closeSeconds(w);
+    std::printf("close during a run: %.3f s\n", seconds);
+    EXPECT_LT(seconds, 1.0);
+
+    RunHistory h(historyDir());
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 2);
+    const RunSummary& stopped = runs[0];
+    EXPECT_EQ(stopped.state, RunState::Cancelled) << runStateName(stopped.state).toStdString();
+    EXPECT_GE(stopped.stepsDone, 2);
+    EXPECT_LT(stopped.stepsDone, 500);
+    const RunSummary& kept = runs[1];
+    EXPECT_EQ(kept.id, before);
+    EXPECT_EQ(kept.state, RunState::Finished);
+    EXPECT_EQ(kept.stepsDone, 2);
+    const auto record = h.load(before);
+    ASSERT_TRUE(record.has_value()) << h.errorString().toStdString();
+    EXPECT_TRUE(record->finalImage.has_value());
+    EXPECT_EQ(record->steps.size(), 2u);
+}
+
+TEST_F(StudioCloseTest, ClosingDuringAComparisonASearchOrALoadReturnsAtOnce) {
+    {
+        auto w = open();
+        setSteps(*w, 300);
+        QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
+        w->studio().compareBf16VsFp16();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return steps.count() >= 1; }, 60000));
+        const double seconds = closeSeconds(w);
+        std::printf("close during a comparison: %.3f s\n", seconds);
+        EXPECT_LT(seconds, 1.0);
+        RunHistory h(historyDir());
+        const auto runs = h.list();
+        ASSERT_EQ(runs.size(), 1);  // the second plan never started
+        EXPECT_EQ(runs[0].state, RunState::Cancelled);
+    }
+    {
+        // A search's runs are long (the failing run, the reference run and each trial run 100
+        // steps here): the close stops the one running within a block.
+        auto w = open();
+        setSteps(*w, 100);
+        w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
+        QSignalSpy stages(&w->studio().controller(), &RunController::stage);
+        FixSettings s;
+        s.trialSteps = 100;
+        w->studio().findMinimalFix(s);
+        ASSERT_TRUE(QTest::qWaitFor(
+            [&] {
+                for (const auto& args : stages)
+                    if (args.at(1).toString() == "failing run") return true;
+                return false;
+            },
+            60000));
+        QTest::qWait(100);  // inside the failing run (about 2 s long)
+        const double seconds = closeSeconds(w);
+        std::printf("close during a precision search: %.3f s\n", seconds);
+        EXPECT_LT(seconds, 1.0);
+    }
+    {
+        // The window opens the demo model as it starts: close while that load runs.
+        auto w =
+            std::make_unique<MainWindow>(historyDir(), QString::fromStdString(hs::findDemoModel()));
+        w->show();
+        QTest::qWait(20);
+        const double seconds = closeSeconds(w);  // the load stops at its next tensor
+        std::printf("close during a load: %.3f s\n", seconds);
+        EXPECT_LT(seconds, 1.0);
+    }
+}
+
+TEST_F(StudioCloseTest, ALockedHistoryGivesAMessageInsteadOfFreezingTheWindow) {
+    auto w = open();
+    const qint64 saved = finishedRun(*w, 2);
+    ASSERT_GE(saved, 0);
+
+    // Another program holds the database: an exclusive write transaction that it keeps open.
+    QSqlDatabase other = QSqlDatabase::addDatabase("QSQLITE", "another-program");
+    other.setDatabaseName(historyDir() + "/history.sqlite");
+    ASSERT_TRUE(other.open());
+    QSqlQuery lock(other);
+    ASSERT_TRUE(lock.exec("BEGIN EXCLUSIVE")) << lock.lastError().text().toStdString();
+    ASSERT_TRUE(lock.exec("UPDATE runs SET name = 'held' WHERE id = -1"))
+        << lock.lastError().text().toStdString();
+
+    {
+        TickGap gap;
+        setSteps(*w, 3);
+        w->studio().generate();  // the run works; its history row cannot be written
+        ASSERT_TRUE(waitIdle(*w));
+        const double longest = gap.longestSeconds();
+        std::printf("longest event-loop gap during a run with the history locked: %.3f s\n",
+                    longest);
+        EXPECT_LT(longest, 1.0);  // was the 5 s busy timeout (at least once per write)
+        EXPECT_TRUE(w->studio().lastRun().has_value());
+    }
+    const QString log = w->views().log->toPlainText();
+    EXPECT_TRUE(log.contains("is locked by another program")) << log.toStdString();
+
+    HistoryBrowser* browser = w->views().history;
+    browser->refresh();
+    int row = -1;
+    for (int r = 0; r < browser->rowCount(); ++r)
+        if (browser->runAt(r) == saved) row = r;
+    ASSERT_GE(row, 0);
+    {
+        QElapsedTimer t;
+        t.start();
+        auto* model = browser->view()->model();
+        EXPECT_FALSE(
+            model->setData(model->index(row, HistoryTableModel::Name), "renamed", Qt::EditRole));
+        std::printf("rename with the history locked: %.3f s\n", t.elapsed() / 1000.0);
+        EXPECT_LT(t.elapsed(), 1000);
+        EXPECT_TRUE(browser->message().contains("locked")) << browser->message().toStdString();
+    }
+    {
+        browser->selectRun(saved);
+        browser->setDeleteConfirmer([](QWidget*, const QVector<RunSummary>&) { return true; });
+        QElapsedTimer t;
+        t.start();
+        browser->deleteSelected();
+        std::printf("delete with the history locked: %.3f s\n", t.elapsed() / 1000.0);
+        EXPECT_LT(t.elapsed(), 1000);
+        EXPECT_TRUE(browser->message().contains("locked")) << browser->message().toStdString();
+    }
+    lock.exec("ROLLBACK");
+    lock.finish();
+    other.close();
+    other = QSqlDatabase();
+    QSqlDatabase::removeDatabase("another-program");
+
+    EXPECT_LT(closeSeconds(w), 1.0);
+    RunHistory h(historyDir());
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 1);  // nothing was deleted; the locked-out run has no row
+    EXPECT_EQ(runs[0].id, saved);
+    EXPECT_TRUE(runs[0].name.isEmpty());  // the rename did not happen
+    EXPECT_EQ(runs[0].state, RunState::Finished);
+}
+
+TEST_F(StudioCloseTest, StepsThatMeetALockedHistoryAreSavedWhenTheRunEnds) {
+    auto w = open();
+    QSqlDatabase other = QSqlDatabase::addDatabase("QSQLITE", "another-program");
+    other.setDatabaseName(historyDir() + "/history.sqlite");
+    ASSERT_TRUE(other.open());
+    QSqlQuery lock(other);
+
+    // The lock arrives after the run's row is written and goes before the run ends.
+    setSteps(*w, 30);
+    QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
+    TickGap gap;
+    bool locked = false, released = false;
+    QObject::connect(&w->studio().controller(), &RunController::stepDone, [&] {
+        if (!locked && steps.count() >= 2) {
+            locked = lock.exec("BEGIN EXCLUSIVE") &&
+                     lock.exec("UPDATE runs SET name = 'held' WHERE id = -1");
+        } else if (locked && !released && steps.count() >= 12) {
+            released = lock.exec("ROLLBACK");
+        }
+    });
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(locked) << lock.lastError().text().toStdString();
+    ASSERT_TRUE(released) << lock.lastError().text().toStdString();
+    const double longest = gap.longestSeconds();
+    std::printf("longest event-loop gap with the history locked mid-run: %.3f s\n", longest);
+    EXPECT_LT(longest, 1.0);  // one short wait, not a 5 s wait per step
+    const QString log = w->views().log->toPlainText();
+    EXPECT_TRUE(log.contains("saved when the run ends")) << log.toStdString();
+    lock.finish();
+    other.close();
+    other = QSqlDatabase();
+    QSqlDatabase::removeDatabase("another-program");
+
+    EXPECT_LT(closeSeconds(w), 1.0);
+    RunHistory h(historyDir());
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 1);
+    EXPECT_EQ(runs[0].state, RunState::Finished);
+    EXPECT_EQ(runs[0].stepsDone, 30);  // the steps held back were written with the record
+    const auto record = h.load(runs[0].id);
+    ASSERT_TRUE(record.has_value()) << h.errorString().toStdString();
+    EXPECT_EQ(record->steps.size(), 30u);
+}
