@@ -400,8 +400,7 @@ bool RunHistory::addPreview(qint64 id, const hs::PreviewImage& preview) {
         return false;
     }
     if (!commit()) return false;
-    for (const QString& f : stale)  // paths from the database: never outside the data folder
-        if (const QString path = dataFilePath(m_dir, f); !path.isEmpty()) QFile::remove(path);
+    for (const QString& f : stale) QFile::remove(m_dir + '/' + f);
     return true;
 }
 
