@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "history_columns.h"
+#include "history_images.h"
 #include "history_schema.h"
 #include "run_history.h"
 
@@ -31,7 +32,8 @@ bool RunHistory::finishRun(qint64 id, const hs::RunRecord& record) {
         return false;
     }
     if (!commit()) return false;
-    for (const QString& f : staleFiles) QFile::remove(m_dir + '/' + f);
+    for (const QString& f : staleFiles)
+        if (const QString path = dataFilePath(m_dir, f); !path.isEmpty()) QFile::remove(path);
     m_begun.erase(std::remove(m_begun.begin(), m_begun.end(), id), m_begun.end());
     markStopped(id);
     return true;

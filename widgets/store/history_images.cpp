@@ -1,7 +1,9 @@
 #include "history_images.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSaveFile>
 #include <algorithm>
 #include <exception>
@@ -35,8 +37,19 @@ bool writeImage(const QString& path, const hs::Image& img, QString* error) {
     }
 }
 
+// Far above any preview the studio writes (a 4096 x 4096 RGB PNG is at most ~50 MB).
+constexpr qint64 kMaxImageFileBytes = qint64(256) << 20;
+
 bool readImage(const QString& path, int channels, int width, int height, hs::Image& img,
                QString* error) {
+    const QFileInfo info(path);  // follows symlinks
+    if (info.exists() && (!info.isFile() || info.size() > kMaxImageFileBytes)) {
+        *error = QCoreApplication::translate("RunHistory",
+                                             "The image file %1 is not a regular file of at most "
+                                             "256 MB; it was not read")
+                     .arg(path);
+        return false;
+    }
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
         *error = QCoreApplication::translate("RunHistory", "Cannot read the image file %1: %2")
@@ -66,6 +79,21 @@ bool readImage(const QString& path, int channels, int width, int height, hs::Ima
 }
 
 }  // namespace
+
+QString dataFilePath(const QString& dir, const QString& stored) {
+    if (stored.isEmpty() || QDir::isAbsolutePath(stored) || stored.startsWith(QLatin1Char('/')) ||
+        stored.startsWith(QLatin1Char('\\')) ||
+        (stored.size() >= 2 && stored[1] == QLatin1Char(':')))
+        return {};
+    for (const QChar c : stored)
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f) return {};
+    // Both separators: a Windows build treats '\' as one, and the data folder may travel.
+    const QStringList parts =
+        QString(stored).replace(QLatin1Char('\\'), QLatin1Char('/')).split(QLatin1Char('/'));
+    for (const QString& part : parts)
+        if (part == QLatin1String("..")) return {};
+    return dir + QLatin1Char('/') + stored;
+}
 
 bool writeRgbPng(const QString& path, const hs::PreviewImage& image, QString* error) {
     hs::Image img{image.width, image.height, 3, image.rgb};

@@ -9,11 +9,20 @@
 
 namespace history {
 
+// The file that `stored`, a path read from the history database (relative to the data folder),
+// names under the data folder `dir`; empty when it is not a plain relative path inside it:
+// absolute ("/x", "C:/x", "\\server\x"), with a ".." part, or with a control character. The
+// database may have been copied from elsewhere or written by another program, so its paths are
+// never trusted to stay inside: a path refused here is neither read nor removed.
+QString dataFilePath(const QString& dir, const QString& stored);
+
 // Write the RGB pixels / the mask of `image` as a PNG to `path`. False and `error` on failure.
 bool writeRgbPng(const QString& path, const hs::PreviewImage& image, QString* error);
 bool writeMaskPng(const QString& path, const hs::PreviewImage& image, QString* error);
 
-// Reads the pixels back into `image` (width/height must already be set; they are checked).
+// Reads the pixels back into `image` (width/height must already be set; they are checked). Only
+// a regular file (or a symlink to one) of at most 256 MB is read: a FIFO or a device in its
+// place is refused before it is opened.
 bool readRgbPng(const QString& path, hs::PreviewImage& image, QString* error);
 bool readMaskPng(const QString& path, hs::PreviewImage& image, QString* error);
 

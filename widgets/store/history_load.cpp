@@ -1,4 +1,5 @@
 // RunHistory::list, summary and load: reading runs back (see run_history.h).
+#include <QCoreApplication>
 #include <QDir>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -128,6 +129,13 @@ void readProbes(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& prob
     }
 }
 
+QString outsidePath(const QString& stored) {
+    return QCoreApplication::translate("RunHistory",
+                                       "the image path '%1' is not inside the history's data "
+                                       "folder; the image was not read")
+        .arg(stored.left(200));
+}
+
 // Step previews, the final and the saved image, read back from their PNG files under `dir`. A
 // preview whose picture cannot be read is left out; one whose mask cannot be read is kept.
 void readPreviews(QSqlDatabase& db, qint64 id, const QString& dir, hs::RunRecord& r,
@@ -146,15 +154,26 @@ void readPreviews(QSqlDatabase& db, qint64 id, const QString& dir, hs::RunRecord
         p.height = q.value(4).toInt();
         const auto maskKind = MaskKind(q.value(5).toInt());
         QString e;
-        if (!readRgbPng(dir + '/' + q.value(6).toString(), p, &e)) {
+        // Paths from the database stay inside the data folder; any other is never read.
+        const QString image = dataFilePath(dir, q.value(6).toString());
+        if (image.isEmpty()) {
+            problems << outsidePath(q.value(6).toString());
+            continue;
+        }
+        if (!readRgbPng(image, p, &e)) {
             problems << e;
             continue;
         }
-        if (maskKind == MaskKind::AllFinite)
+        if (maskKind == MaskKind::AllFinite) {
             p.nonFinite.assign(size_t(p.width) * size_t(p.height), 0);
-        else if (maskKind == MaskKind::File &&
-                 !readMaskPng(dir + '/' + q.value(7).toString(), p, &e))
-            problems << e;  // the picture is still worth showing without its mask
+        } else if (maskKind == MaskKind::File) {
+            // The picture is still worth showing without its mask.
+            const QString mask = dataFilePath(dir, q.value(7).toString());
+            if (mask.isEmpty())
+                problems << outsidePath(q.value(7).toString());
+            else if (!readMaskPng(mask, p, &e))
+                problems << e;
+        }
         if (kind == QLatin1String("final"))
             r.finalImage = std::move(p);
         else if (kind == QLatin1String("saved"))

@@ -400,7 +400,8 @@ bool RunHistory::addPreview(qint64 id, const hs::PreviewImage& preview) {
         return false;
     }
     if (!commit()) return false;
-    for (const QString& f : stale) QFile::remove(m_dir + '/' + f);
+    for (const QString& f : stale)  // paths from the database: never outside the data folder
+        if (const QString path = dataFilePath(m_dir, f); !path.isEmpty()) QFile::remove(path);
     return true;
 }
 
