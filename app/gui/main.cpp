@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLibraryInfo>
+#include <QSaveFile>
 #include <QScreen>
 #include <QSettings>
 #include <QTimer>
@@ -123,7 +124,12 @@ int main(int argc, char** argv) {
         auto finish = [&window, file] {
             if (file.isEmpty()) return;
             QTimer::singleShot(300, &window, [&window, file] {
-                window.grab().save(file);
+                // Written beside and renamed into place: an interrupted save leaves no half PNG.
+                QSaveFile out(file);
+                if (!out.open(QIODevice::WriteOnly) || !window.grab().save(&out, "PNG") ||
+                    !out.commit())
+                    qWarning("cannot write the screenshot %s: %s", qPrintable(file),
+                             qPrintable(out.errorString()));
                 window.close();
             });
         };
