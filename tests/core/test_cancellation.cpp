@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "diagnosis/bisection.h"
@@ -13,6 +14,8 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
 #include "runtime/demo_location.h"
+#include "sd_fixture.h"
+#include "test_util.h"
 
 using namespace hs;
 
@@ -114,11 +117,15 @@ TEST(Cancellation, DemoRunStopsInsideTheTextEncoderAndInsideTheVaeDecode) {
     EXPECT_TRUE(r.finalImage.has_value());
 }
 
-TEST(Cancellation, DemoStepStopsWithinAFewBlocksOfTheFlag) {
-    auto p = Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU));
-    RunConfig cfg = demoConfig(3);
+namespace {
+
+// Runs `cfg` once in full to time a step and count its blocks (Module-level points), then again
+// with the flag set from another thread half way into the second step. Expects the run to stop
+// inside that step (no step finishes after the flag) within a few blocks.
+void expectStopInsideTheSecondStep(Pipeline& p, RunConfig cfg, const char* what) {
+    cfg.steps = 3;
     cfg.probeLevel = ProbeLevel::Module;
-    const RunRecord full = p->run(cfg);
+    const RunRecord full = p.run(cfg);
     ASSERT_EQ(full.steps.size(), 3u);
     size_t blocksPerStep = 0;
     for (const auto& r : full.probes) blocksPerStep += r.step == 1;
@@ -126,7 +133,6 @@ TEST(Cancellation, DemoStepStopsWithinAFewBlocksOfTheFlag) {
     const double stepSeconds = full.steps[1].seconds;
     const double blockSeconds = stepSeconds / double(blocksPerStep);
 
-    // Half way into the second step, from another thread.
     struct HalfWay : RunObserver {
         std::atomic<bool>* flag;
         double delay;
@@ -147,18 +153,36 @@ TEST(Cancellation, DemoStepStopsWithinAFewBlocksOfTheFlag) {
     HalfWay obs;
     obs.flag = &flag;
     obs.delay = stepSeconds / 2;
-    const RunRecord r = p->run(cfg, &obs, &flag);
+    const RunRecord r = p.run(cfg, &obs, &flag);
     const auto returned = Clock::now();
     obs.setter.join();
     const Clock::time_point setAt{Clock::duration(obs.setAtNs.load())};
     EXPECT_TRUE(r.cancelled);
     const double latency = secondsBetween(setAt, returned);
-    std::printf("demo %dx%d: step %.4f s, %zu blocks (%.5f s each); cancel to return %.5f s\n",
+    std::printf("%s %dx%d: step %.4f s, %zu blocks (%.5f s each); cancel to return %.5f s\n", what,
                 cfg.width, cfg.height, stepSeconds, blocksPerStep, blockSeconds, latency);
     // No step finished after the flag was set: the step it fell into stopped inside.
     for (const auto& t : obs.stepEnds) EXPECT_LT(t, setAt);
     // Within a few blocks (generous for a shared CPU), far less than a step.
     EXPECT_LT(latency, std::max(4 * blockSeconds, stepSeconds / 4) + 0.02);
+}
+
+}  // namespace
+
+TEST(Cancellation, DemoStepStopsWithinAFewBlocksOfTheFlag) {
+    auto p = Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU));
+    expectStopInsideTheSecondStep(*p, demoConfig(3), "demo (FLUX.1 transformer)");
+}
+
+TEST(Cancellation, TinySdUnetStepStopsWithinAFewBlocksOfTheFlag) {
+    const std::string root = test::tempDir("cancel_sd");
+    const auto f = test::writeTinySd(root, false, test::sdEulerConfig());
+    auto p = Pipeline::load(f.folder, PrecisionPlan(), torch::Device(torch::kCPU));
+    RunConfig cfg = demoConfig(3);
+    cfg.width = cfg.height = 64;
+    expectStopInsideTheSecondStep(*p, cfg, "tiny SD 1.x (UNet)");
+    p.reset();
+    std::filesystem::remove_all(root);
 }
 
 TEST(Cancellation, LoadStopsAtTheNextTensor) {
