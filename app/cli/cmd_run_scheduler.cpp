@@ -183,7 +183,7 @@ int runScheduler(const Args& args) {
     j["non_finite"] = nonFinite;
     j["output"] = outputPath;
     if (args.has("json")) {
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         std::cout << scheduler->className() << " (" << scheduler->predictionType() << "), " << n
                   << " steps, init_noise_sigma " << scheduler->initNoiseSigma() << "\n  timesteps "
