@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QEvent>
 #include <QFileInfo>
+#include <QTimer>
 
 #include "compare_view.h"
 #include "diagnosis/latent_divergence.h"
@@ -84,9 +85,47 @@ void Studio::shutdown() {
         r.config = it->config;
         r.steps = std::vector<hs::StepRecord>(it->steps.begin(), it->steps.end());
         r.cancelled = true;
-        if (!m_history->finishRun(it->historyId, r))
-            m_v.log->warning(m_history->errorString(), "history");
         it->ended = true;
+        finishInHistory(it.key(), it->historyId, r);
+    }
+    saveUnsaved();  // a last try for outcomes a lock held back
+}
+
+void Studio::finishInHistory(int jobId, qint64 historyId, const hs::RunRecord& record) {
+    if (m_history->finishRun(historyId, record)) return;
+    m_v.log->warning(m_closed
+                         ? tr("Run %1 was not saved: %2").arg(jobId).arg(m_history->errorString())
+                         : tr("Run %1 is not saved yet: %2 Saving it is tried again every "
+                              "few seconds.")
+                               .arg(jobId)
+                               .arg(m_history->errorString()),
+                     "history");
+    if (m_closed) return;
+    m_unsaved.push_back({jobId, historyId, record});
+    if (m_unsaved.size() == 1) QTimer::singleShot(2000, this, &Studio::saveUnsaved);
+}
+
+void Studio::saveUnsaved() {
+    bool saved = false;
+    for (int i = 0; i < m_unsaved.size();) {
+        const Unsaved& u = m_unsaved[i];
+        if (m_history->finishRun(u.historyId, u.record)) {
+            m_v.log->info(tr("Run %1 saved").arg(u.jobId), "history");
+            m_unsaved.removeAt(i);
+            saved = true;
+        } else {
+            ++i;
+        }
+    }
+    if (saved) m_v.history->refresh();
+    if (m_closed) {
+        for (const Unsaved& u : m_unsaved)
+            m_v.log->warning(
+                tr("Run %1 was not saved: %2").arg(u.jobId).arg(m_history->errorString()),
+                "history");
+        m_unsaved.clear();
+    } else if (!m_unsaved.isEmpty()) {
+        QTimer::singleShot(2000, this, &Studio::saveUnsaved);
     }
 }
 
@@ -349,9 +388,7 @@ void Studio::onPreview(int id, const hs::PreviewImage& p) {
 void Studio::onFinished(int id, const hs::RunRecord& r) {
     if (m_jobs.contains(id)) m_jobs[id].ended = true;
     const Job job = m_jobs.value(id);
-    if (job.historyId >= 0 && !m_history->finishRun(job.historyId, r))
-        m_v.log->warning(tr("Run %1 was not saved: %2").arg(id).arg(m_history->errorString()),
-                         "history");
+    if (job.historyId >= 0) finishInHistory(id, job.historyId, r);
     if (job.historyId >= 0) m_v.history->refresh();
     if (job.compareIndex >= 0) {
         if (job.compareIndex < m_compareRuns.size()) m_compareRuns[job.compareIndex] = r;
@@ -391,7 +428,7 @@ void Studio::onFailed(int id, const QString& message) {
         r.config = job.config;
         r.steps = std::vector<hs::StepRecord>(job.steps.begin(), job.steps.end());
         r.error = message.toStdString();
-        m_history->finishRun(job.historyId, r);
+        finishInHistory(id, job.historyId, r);
         m_v.history->refresh();
     }
     if (id == m_viewJob) m_v.image->setPlaceholder(message);

@@ -113,6 +113,10 @@ private:
     void showRecord(const hs::RunRecord& r);
     void updateDivergence();
     void decodeStep(int compareIndex, int step);
+    // Saves a run's outcome; when the history refuses (locked by another program), keeps the
+    // record and tries again every few seconds and at close.
+    void finishInHistory(int jobId, qint64 historyId, const hs::RunRecord& record);
+    void saveUnsaved();
 
     StudioViews m_v;
     RunHistory* m_history;
@@ -125,5 +129,11 @@ private:
     QVector<int> m_compareJobs;
     std::optional<hs::PrecisionSearch> m_lastSearch;
     bool m_closed = false;
+    struct Unsaved {
+        int jobId;
+        qint64 historyId;
+        hs::RunRecord record;
+    };
+    QVector<Unsaved> m_unsaved;     // outcomes a locked history refused, to write again
     bool m_lastWasCompare = false;  // what Export report writes: the comparison or the last run
 };

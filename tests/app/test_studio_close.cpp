@@ -290,3 +290,40 @@ TEST_F(StudioCloseTest, StepsThatMeetALockedHistoryAreSavedWhenTheRunEnds) {
     ASSERT_TRUE(record.has_value()) << h.errorString().toStdString();
     EXPECT_EQ(record->steps.size(), 30u);
 }
+
+TEST_F(StudioCloseTest, ARunFinishedWhileTheHistoryIsLockedIsSavedOnceTheLockGoes) {
+    auto w = open();
+    QSqlDatabase other = QSqlDatabase::addDatabase("QSQLITE", "another-program");
+    other.setDatabaseName(historyDir() + "/history.sqlite");
+    ASSERT_TRUE(other.open());
+    QSqlQuery lock(other);
+
+    setSteps(*w, 10);
+    QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
+    bool locked = false;
+    QObject::connect(&w->studio().controller(), &RunController::stepDone, [&] {
+        if (!locked && steps.count() >= 2)
+            locked = lock.exec("BEGIN EXCLUSIVE") &&
+                     lock.exec("UPDATE runs SET name = 'held' WHERE id = -1");
+    });
+    w->studio().generate();
+    ASSERT_TRUE(waitIdle(*w));
+    ASSERT_TRUE(locked) << lock.lastError().text().toStdString();
+    const QString log = w->views().log->toPlainText();
+    EXPECT_TRUE(log.contains("is not saved yet")) << log.toStdString();
+    lock.exec("ROLLBACK");
+    lock.finish();
+    other.close();
+    other = QSqlDatabase();
+    QSqlDatabase::removeDatabase("another-program");
+
+    EXPECT_LT(closeSeconds(w), 1.0);  // the close makes the last try (or the timer did)
+    RunHistory h(historyDir());
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 1);
+    EXPECT_EQ(runs[0].state, RunState::Finished);
+    EXPECT_EQ(runs[0].stepsDone, 10);
+    const auto record = h.load(runs[0].id);
+    ASSERT_TRUE(record.has_value()) << h.errorString().toStdString();
+    EXPECT_TRUE(record->finalImage.has_value());
+}
