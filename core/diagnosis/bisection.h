@@ -54,9 +54,11 @@ struct BisectionTrial {
 
 struct BisectionOptions {
     Format safeFormat = Format::BF16;
-    double tolerance = 0.05;                    // largest TrialOutcome::difference that passes
-    int maxIterations = 32;                     // trials run at most (cache hits are free)
-    const std::atomic<bool>* cancel = nullptr;  // read before each trial
+    double tolerance = 0.05;  // largest TrialOutcome::difference that passes
+    int maxIterations = 32;   // trials run at most (cache hits are free)
+    // Read before each trial; a trial function that throws hs::Cancelled (pipeline/cancel.h)
+    // ends the search the same way, without an outcome for that trial.
+    const std::atomic<bool>* cancel = nullptr;
     std::function<void(const BisectionTrial&)> onTrial;  // after each trial, on the caller's thread
 };
 

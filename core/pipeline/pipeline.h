@@ -58,8 +58,11 @@ public:
     // Throws PipelineError for settings the model cannot run (sizes, steps, guidance).
     void validate(const RunConfig& cfg) const;
 
-    // Runs the whole pipeline. Cancellation (read before each step and between stages) returns
-    // the record so far with `cancelled` set. The observer sees each step as it finishes.
+    // Runs the whole pipeline. Cancellation (read at every probe point and weight conversion,
+    // pipeline/cancel.h, so within one block of the text encoder, a step or the VAE decode)
+    // returns the record so far with `cancelled` set. The observer sees each step as it
+    // finishes. load() and setPlan() stop within one tensor under a CancelScope whose flag is
+    // set, throwing Cancelled.
     RunRecord run(const RunConfig& cfg, RunObserver* observer = nullptr,
                   const std::atomic<bool>* cancel = nullptr);
 

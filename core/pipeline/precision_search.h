@@ -18,6 +18,7 @@ struct PrecisionSearchOptions {
     double tolerance = 0.05;  // mean |difference| of [0, 1] pixel levels to the reference
     int maxIterations = 32;
     int trialSteps = 0;  // sampling steps per trial run; 0: the config's steps
+    // Stops a load, run or trial within one block; the result's status is then Cancelled.
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const std::string&)> onStage;  // "failing run", "reference run"
     std::function<void(const BisectionTrial&)> onTrial;
