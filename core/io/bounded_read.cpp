@@ -18,15 +18,15 @@ std::string mib(uint64_t bytes) {
     return std::to_string((bytes + (1u << 19)) >> 20) + " MB";
 }
 
-std::string kindOf(mode_t mode) {
+}  // namespace
+
+std::string fileKindOf(unsigned mode) {
     if (S_ISDIR(mode)) return "a folder";
     if (S_ISFIFO(mode)) return "a pipe (FIFO)";
     if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
     if (S_ISSOCK(mode)) return "a socket";
     return "not a regular file";
 }
-
-}  // namespace
 
 std::string readBoundedFile(const std::string& path, uint64_t maxBytes, const char* what) {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
@@ -40,8 +40,8 @@ std::string readBoundedFile(const std::string& path, uint64_t maxBytes, const ch
     if (::fstat(fd, &st) != 0)
         throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode))
-        throw FileError(
-            path, std::string(what) + " is " + kindOf(st.st_mode) + ", expected a regular file");
+        throw FileError(path, std::string(what) + " is " + fileKindOf(st.st_mode) +
+                                  ", expected a regular file");
     if (uint64_t(st.st_size) > maxBytes)
         throw FileError(path, std::string(what) + " is " + mib(uint64_t(st.st_size)) +
                                   ", larger than the " + mib(maxBytes) + " accepted");

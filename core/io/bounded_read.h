@@ -17,6 +17,10 @@ constexpr uint64_t kMaxTokenizerBytes = 64ull << 20;  // vocab/merges/tokenizer.
 constexpr uint64_t kMaxReportBytes = 256ull << 20;    // saved report JSON
 constexpr int kMaxJsonDepth = 64;
 
+// What a stat mode that is not a regular file is, for messages: "a folder", "a pipe (FIFO)",
+// "a device", "a socket".
+std::string fileKindOf(unsigned mode);
+
 // Reads the whole file, which must be a regular file of at most `maxBytes` bytes. `what` names
 // the file's role in messages ("config", "tokenizer file"). Throws FileError naming the path.
 std::string readBoundedFile(const std::string& path, uint64_t maxBytes, const char* what);

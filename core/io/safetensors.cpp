@@ -15,6 +15,7 @@
 #include <set>
 
 #include "io/atomic_file.h"
+#include "io/bounded_read.h"
 #include "io/mapped_guard.h"
 #include "io/model_folder.h"
 
@@ -95,14 +96,6 @@ struct Fd {
     }
 };
 
-std::string kindOf(mode_t mode) {
-    if (S_ISDIR(mode)) return "a folder";
-    if (S_ISFIFO(mode)) return "a pipe (FIFO)";
-    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "not a regular file";
-}
-
 }  // namespace
 
 // ---- SafetensorsFile ------------------------------------------------------------------------
@@ -116,7 +109,7 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
     if (::fstat(fd.fd, &st) != 0)
         throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode))
-        throw FileError(path, "weights file is " + kindOf(st.st_mode) + ", not a regular file");
+        throw FileError(path, "weights file is " + fileKindOf(st.st_mode) + ", not a regular file");
     ::fcntl(fd.fd, F_SETFL, ::fcntl(fd.fd, F_GETFL) & ~O_NONBLOCK);
 
     std::shared_ptr<SafetensorsFile> f(new SafetensorsFile());
