@@ -74,7 +74,10 @@ ByteLevelBpe::ByteLevelBpe(const std::unordered_map<std::string, int>& vocab,
     m_merges.reserve(merges.size() * 2);
     std::string joined;
     for (size_t r = 0; r < merges.size(); ++r) {
-        const auto& [a, b] = merges[r];
+        // Named references, not a structured binding: C++17 lambdas cannot capture those
+        // (clang refuses it).
+        const std::string& a = merges[r].first;
+        const std::string& b = merges[r].second;
         auto need = [&](const std::string& tok) {
             auto it = vocab.find(tok);
             if (it == vocab.end())

@@ -27,7 +27,7 @@ const std::map<std::string, std::string>& slots() {
 
 ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
     const std::string tok = "text_model.embeddings.token_embedding.weight";
-    const torch::Tensor& embed = k.peek(tok);  // [vocab, hidden]
+    const torch::Tensor embed = k.peek(tok);  // [vocab, hidden]
     if (embed.dim() != 2)
         k.fail("tensor '" + k.fileKey(tok) + "' has shape " + shapeText(embed.sizes()) +
                ", expected [vocab, hidden]");

@@ -71,12 +71,12 @@ std::string towerName(int64_t width) {
 }
 
 ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
-    const torch::Tensor& embed = k.peek("token_embedding.weight");  // [vocab, width]
+    const torch::Tensor embed = k.peek("token_embedding.weight");  // [vocab, width]
     if (embed.dim() != 2)
         k.fail("tensor '" + k.fileKey("token_embedding.weight") + "' has shape " +
                shapeText(embed.sizes()) + ", expected [vocab, width]");
     const int64_t vocab = embed.size(0), width = embed.size(1);
-    const torch::Tensor& positions = k.peek("positional_embedding");  // [positions, width]
+    const torch::Tensor positions = k.peek("positional_embedding");  // [positions, width]
     if (positions.dim() != 2 || positions.size(1) != width)
         k.fail("tensor '" + k.fileKey("positional_embedding") + "' has shape " +
                shapeText(positions.sizes()) + ", expected [positions, " + std::to_string(width) +

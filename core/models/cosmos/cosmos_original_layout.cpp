@@ -83,7 +83,7 @@ int64_t divided(const LayoutKeys& k, int64_t n, int64_t by, const std::string& w
 ConvertedComponent convertCosmos(LayoutKeys& k, const WeightMap& all) {
     dropUnused(k);
     const std::string xKey = "x_embedder.proj.1.weight";
-    const torch::Tensor& x = k.peek(xKey);  // [hidden, (in + mask) * pt * ph * pw]
+    const torch::Tensor x = k.peek(xKey);  // [hidden, (in + mask) * pt * ph * pw]
     if (x.dim() != 2)
         k.fail("tensor '" + k.fileKey(xKey) + "' has shape " + shapeText(x.sizes()) +
                ", expected [hidden, channels x patch volume]");
@@ -158,7 +158,9 @@ ConvertedComponent convertCosmos(LayoutKeys& k, const WeightMap& all) {
 // diffusers' infer_text_conditioner_config, plus what else the shapes say (the MLP ratio,
 // self-attention, LayerNorm's bias); min_sequence_length is not in the file (512, Anima's).
 ConvertedComponent convertAnimaAdapter(LayoutKeys& k, const WeightMap&) {
-    const torch::Tensor& embed = matrix(k, "embed.weight");  // [vocab, target_dim]
+    // A handle of its own, not a reference into `k`: move() below takes embed.weight out of
+    // the key set, which frees the map node a reference would point into.
+    const torch::Tensor embed = matrix(k, "embed.weight");  // [vocab, target_dim]
     const int numLayers = k.countBlocks("blocks.", "adapter block");
     const bool selfAttn = k.has("blocks.0.self_attn.q_proj.weight");
     const bool layerNorm = k.has("blocks.0.norm_cross_attn.bias");

@@ -115,7 +115,7 @@ torch::Tensor swapShiftScale(const LayoutKeys& k, const std::string& key, const 
 }
 
 ConvertedComponent convertFlux(LayoutKeys& k, const WeightMap& /*all*/) {
-    const torch::Tensor& imgIn = k.peek("img_in.weight");  // [hidden, in_channels]
+    const torch::Tensor imgIn = k.peek("img_in.weight");  // [hidden, in_channels]
     if (imgIn.dim() != 2)
         k.fail("tensor '" + k.fileKey("img_in.weight") + "' has shape " + shapeText(imgIn.sizes()) +
                ", expected [hidden, in_channels]");

@@ -27,7 +27,7 @@ int64_t rowsOf(LayoutKeys& k, const std::string& key) {
 
 ConvertedComponent convertQwen(LayoutKeys& k, const WeightMap& all) {
     const std::string tok = "embed_tokens.weight";
-    const torch::Tensor& embed = k.peek(tok);  // [vocab, hidden]
+    const torch::Tensor embed = k.peek(tok);  // [vocab, hidden]
     if (embed.dim() != 2)
         k.fail("tensor '" + k.fileKey(tok) + "' has shape " + shapeText(embed.sizes()) +
                ", expected [vocab, hidden]");

@@ -21,7 +21,7 @@ int64_t divided(const LayoutKeys& k, int64_t n, int64_t by, const std::string& w
 }
 
 ConvertedComponent convertQwenImage(LayoutKeys& k, const WeightMap&) {
-    const torch::Tensor& imgIn = matrix(k, "img_in.weight");  // [D, in_channels]
+    const torch::Tensor imgIn = matrix(k, "img_in.weight");  // [D, in_channels]
     const int64_t hidden = imgIn.size(0), inChannels = imgIn.size(1);
     const int64_t jointDim = matrix(k, "txt_in.weight").size(1);  // [D, joint_attention_dim]
     const int numLayers = k.countBlocks("transformer_blocks.", "block");

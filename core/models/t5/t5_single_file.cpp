@@ -27,7 +27,7 @@ ConvertedComponent convertT5(LayoutKeys& k, const WeightMap& all) {
 
     const int layers = k.countBlocks("encoder.block.", "block");
     if (layers == 0) k.fail("no blocks ('" + k.fileKey("encoder.block.0.*") + "')");
-    const torch::Tensor& bias = k.peek(kBias);  // [buckets, heads]
+    const torch::Tensor bias = k.peek(kBias);  // [buckets, heads]
     if (bias.dim() != 2) k.fail("'" + k.fileKey(kBias) + "' is not [buckets, heads]");
     for (int i = 1; i < layers; ++i) {
         const std::string b = "encoder.block." + std::to_string(i) +
