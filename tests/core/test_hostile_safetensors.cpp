@@ -14,6 +14,8 @@
 #include "io/inspect.h"
 #include "io/safetensors.h"
 #include "io/weight_stats.h"
+#include "models/common/weights.h"
+#include "numerics/precision_policy.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -171,6 +173,18 @@ TEST_F(HostileSafetensors, ViewReadAfterTruncationSurvivesAndIsReported) {
     expectFileError([&] { f->checkIntact(); }, p, "file shrank");
     expectFileError([&] { hs::checkMappedTensor(b); }, p, "file shrank");
     EXPECT_NO_THROW(hs::checkMappedTensor(torch::ones({4})));  // heap tensors are not files
+}
+
+TEST_F(HostileSafetensors, LoadingWeightsFromATruncatedFileIsAnError) {
+    const std::string p = twoTensors("load.safetensors");
+    const hs::TensorSet set = hs::TensorSet::open(p);
+    hs::WeightMap weights{{"weight", set.tensor("a").view({256, 256})},
+                          {"bias", set.tensor("b").narrow(0, 0, 256)}};
+    halve(p);  // "b" lies wholly in the cut half
+    torch::nn::Linear linear(256, 256);
+    const hs::PrecisionPolicy policy(hs::PrecisionPlan(), torch::kCPU);
+    expectFileError([&] { hs::loadWeights(*linear, weights, "model", policy); }, p,
+                    "file shrank to");
 }
 
 TEST_F(HostileSafetensors, WeightStatisticsOfATruncatedFileAreAnError) {

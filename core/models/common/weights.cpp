@@ -1,5 +1,6 @@
 #include "models/common/weights.h"
 
+#include "io/safetensors.h"
 #include "pipeline/cancel.h"
 
 namespace hs {
@@ -89,6 +90,9 @@ torch::Tensor convertWeight(const torch::Tensor& src, torch::ScalarType dstType,
     } else {
         v = src.to(device, dstType, false, true);
     }
+    // `src` may view a mapped file that shrank while it was read: the read gave zeros instead
+    // of a SIGBUS, and this turns them into the file's error (io/safetensors.h).
+    checkMappedTensor(src);
     return v.contiguous();
 }
 
