@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/run_options.h"
 #include "io/terminal_text.h"
+#include "pipeline/cancel.h"
 #include "pipeline/precision_search.h"
 #include "report/findings_json.h"
 #include "report/remedy_json.h"
@@ -67,6 +68,7 @@ int runBisect(const Args& args) {
                      t.passed ? "pass" : "fail", printable(t.planText).c_str());
     };
     const PrecisionSearch s = searchPrecision(cfg, o);
+    if (s.result.cancelled()) throw Cancelled();
     if (args.has("report") || wantsAdvice(args)) {
         std::vector<ReportRun> runs;
         if (!s.referenceRun.steps.empty())

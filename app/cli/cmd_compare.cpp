@@ -9,6 +9,7 @@
 #include "cli/run_progress.h"
 #include "diagnosis/first_failure.h"
 #include "diagnosis/latent_divergence.h"
+#include "pipeline/cancel.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
 
@@ -37,6 +38,7 @@ int runCompare(const Args& args) {
         progress.prefix = "[" + text + "] ";
         progress.steps = cfg.steps;
         RunRecord rec = pipeline->run(cfg, &progress);
+        if (rec.cancelled) throw Cancelled();
         if (exitStatusOf(rec) != kExitOk) status = kExitNonFinite;
         runs.push_back(makeReportRun(text, std::move(rec)));
     }

@@ -9,6 +9,7 @@
 #include "diagnosis/first_failure.h"
 #include "io/image_io.h"
 #include "io/weight_check.h"
+#include "pipeline/cancel.h"
 #include "pipeline/pipeline.h"
 #include "report/record_json.h"
 
@@ -51,6 +52,7 @@ int runGenerate(const Args& args) {
     StderrProgress progress;
     progress.steps = cfg.steps;
     const RunRecord rec = pipeline->run(cfg, &progress);
+    if (rec.cancelled) throw Cancelled();  // Ctrl-C: no PNG of a half-done run
     writeSaved(rec, out);
     if (!args.has("json")) printSummary(rec, out);
     if (args.has("report") || wantsAdvice(args)) {

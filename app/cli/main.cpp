@@ -1,5 +1,7 @@
 // halfscope-cli: the engine without the studio, for servers and notebooks.
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 
@@ -7,6 +9,7 @@
 #include "cli/terminal_stream.h"
 #include "io/terminal_text.h"
 #include "numerics/format.h"
+#include "pipeline/cancel.h"
 #include "runtime/runtime.h"
 
 namespace hs::cli {
@@ -118,6 +121,28 @@ void printUsage(std::ostream& os) {
 
 }  // namespace
 
+namespace {
+
+// Ctrl-C (or SIGTERM) sets the flag the engine reads at every probe point and weight tensor
+// (pipeline/cancel.h): the command stops within one block and writes nothing more. A second
+// signal ends the process at once, for an operation that is not a block (one huge kernel).
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int sig) {
+    if (g_interrupted.exchange(true)) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+    }
+}
+
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+int interrupted(const std::string& command) {
+    std::cerr << "halfscope-cli " << command << ": interrupted; nothing more was written\n";
+    return kExitInterrupted;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     hs::ensurePassiveOmpWait(argc, argv);
     using namespace hs::cli;
@@ -158,12 +183,18 @@ int main(int argc, char** argv) {
                 throw UsageError("--cpu-bf16 must be emulated, native or auto, got '" + *m + "'");
             hs::setCpuBf16Mode(*mode);
         }
-        return cmd->run(args);
+        std::signal(SIGINT, onInterrupt);
+        std::signal(SIGTERM, onInterrupt);
+        const hs::CancelScope interruptible(&g_interrupted);
+        const int status = cmd->run(args);
+        return g_interrupted ? interrupted(cmd->name) : status;
     } catch (const UsageError& e) {
         std::cerr << "halfscope-cli " << cmd->name << ": " << e.what() << "\n"
                   << "try 'halfscope-cli " << cmd->name << " --help'\n";
         return kExitUsage;
     } catch (const std::exception& e) {
+        // Cancelled, or what a cut-short run led to (e.g. "no image").
+        if (g_interrupted) return interrupted(cmd->name);
         // An error's message quotes file names and keys: one line per message line, escaped.
         std::cerr << "halfscope-cli " << cmd->name << ": error: " << hs::printableText(e.what())
                   << "\n";
