@@ -46,6 +46,10 @@ Image decodeImage(const uint8_t* data, size_t size, int channels, const std::str
     int w = 0, h = 0, c = 0;
     if (!stbi_info_from_memory(data, int(size), &w, &h, &c))
         throw FileError(name, "not a readable image (" + stbReason() + ")");
+    // stb's PPM reader accepts a header whose size reads as 0 ("P6 2 0 255").
+    if (w <= 0 || h <= 0)
+        throw FileError(
+            name, "image has no pixels (" + std::to_string(w) + "x" + std::to_string(h) + ")");
     if (int64_t(w) * h > kMaxImagePixels)
         throw FileError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) +
                                   ", larger than the limit of " + std::to_string(kMaxImagePixels) +

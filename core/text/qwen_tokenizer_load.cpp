@@ -237,6 +237,16 @@ void addToken(std::vector<QwenAddedToken>& added, QwenAddedToken t) {
     added.push_back(std::move(t));
 }
 
+// A boolean flag of an object, `fallback` when absent; any other type names the key.
+bool flagOf(const nlohmann::json& obj, const char* key, bool fallback, const std::string& where) {
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return fallback;
+    if (!it->is_boolean())
+        throw TokenizerError(where + ": '" + key + "' must be true or false, got " +
+                             quoteJsonValue(*it));
+    return it->get<bool>();
+}
+
 // {"151643": {"content": "<|endoftext|>", "special": true, ...}, ...}
 void readAddedTokensDecoder(const nlohmann::json& j, const std::string& where,
                             std::vector<QwenAddedToken>& added) {
@@ -253,7 +263,8 @@ void readAddedTokensDecoder(const nlohmann::json& j, const std::string& where,
         if (id < 0 || !v.is_object() || !v.contains("content") || !v["content"].is_string())
             throw TokenizerError(where + ": added_tokens_decoder[" + quoteToken(it.key()) +
                                  "] must map an id to {\"content\": ...}");
-        addToken(added, {v["content"].get<std::string>(), id, v.value("special", true)});
+        addToken(added, {v["content"].get<std::string>(), id,
+                         flagOf(v, "special", true, where + " added_tokens_decoder")});
     }
 }
 
@@ -310,7 +321,7 @@ QwenTokenizer QwenTokenizer::fromFolder(const std::string& dir) {
         if (!model.contains("merges")) throw TokenizerError(where + ": no 'model.merges'");
         vocab = readVocabObject(model["vocab"], where + " model.vocab");
         merges = readJsonMerges(model["merges"], where);
-        ignoreMerges = model.value("ignore_merges", false);
+        ignoreMerges = flagOf(model, "ignore_merges", false, where + " model");
         if (j.contains("added_tokens")) {
             const auto& a = j["added_tokens"];
             if (!a.is_array()) throw TokenizerError(where + ": 'added_tokens' must be an array");
@@ -322,7 +333,7 @@ QwenTokenizer QwenTokenizer::fromFolder(const std::string& dir) {
                                          "] needs an integer 'id' and a string 'content'");
                 addToken(added, {t["content"].get<std::string>(),
                                  tokenIdOf(t["id"], t["content"].get<std::string>(), where),
-                                 t.value("special", true)});
+                                 flagOf(t, "special", true, where + " added_tokens")});
             }
         }
         source = where;

@@ -105,6 +105,11 @@ TEST_F(ImageIoTest, ReadErrors) {
     EXPECT_THROW(hs::readImage(path("bomb.png")), hs::FileError);
 
     EXPECT_HAS(errorOf([&] { hs::readImage(path("junk.png"), 7); }), "channels must be");
+
+    // Found by fuzz_image: stb reads this PPM header as 2 x 0 pixels and "decodes" it.
+    writeBytes(path("flat.ppm"),
+               {'P', '6', '\n', '2', '$', '1', '\n', '2', '5', '5', '\n', 0xff, 0, 0, 0, 0xff, 0});
+    EXPECT_HAS(errorOf([&] { hs::readImage(path("flat.ppm")); }), "flat.ppm: image has no pixels");
 }
 
 TEST_F(ImageIoTest, WriteErrors) {

@@ -438,4 +438,19 @@ TEST(QwenTokenizer, FolderErrorsNameWhatIsMissing) {
 }
 
 }  // namespace
+// Found by fuzz_qwen_tokenizer: a flag of another type escaped as nlohmann's type_error.
+TEST(QwenTokenizer, FlagsThatAreNotBooleansAreNamed) {
+    const std::string dir = test::tempDir("qwen-tokenizer-flags");
+    std::ofstream(dir + "/tokenizer.json")
+        << R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "ignore_merges": "yes"}})";
+    expectTokenizerError([&] { QwenTokenizer::fromFolder(dir); },
+                         "'ignore_merges' must be true or false, got \"yes\"");
+    std::ofstream(dir + "/tokenizer.json")
+        << R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},)"
+        << R"( "added_tokens": [{"id": 5, "content": "<x>", "special": "no"}]})";
+    expectTokenizerError([&] { QwenTokenizer::fromFolder(dir); },
+                         "'special' must be true or false");
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace hs
