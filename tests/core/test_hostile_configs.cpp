@@ -85,6 +85,10 @@ TEST(HostileConfigs, TextEncodersAbsurdSizesNameTheKey) {
     const json qwen = {{"architectures", json::array({"Qwen3Model"})}, {"vocab_size", 1000}};
     auto q = [](const json& j) { return configErrorOf([&] { hs::qwenConfigFromJson(j); }); };
     EXPECT_HAS(q(with(qwen, "num_attention_heads", -1)), "'num_attention_heads' is -1");
+    // Found by fuzz_config: 0 is stored unsigned and passed every lower bound of 1 (here a
+    // division by zero heads).
+    EXPECT_HAS(q(with(qwen, "num_key_value_heads", 0)), "'num_key_value_heads' is 0, outside 1..");
+    EXPECT_HAS(t5({{"num_heads", 0}}), "'num_heads' is 0, outside 1..");
     EXPECT_HAS(q(with(qwen, "num_hidden_layers", 1000000000)), "'num_hidden_layers'");
     EXPECT_HAS(q(with(with(qwen, "hidden_size", 100000), "intermediate_size", 100000)),
                "'hidden_size' (100000) x 'intermediate_size' (100000)");

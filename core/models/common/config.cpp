@@ -20,9 +20,12 @@ std::string shown(const nlohmann::json& v) {
 
 int boundedInt(const nlohmann::json& v, const char* key, int lo, int hi, const char* what) {
     if (!v.is_number_integer()) wrongType(key, what, v);
-    const bool tooLarge =
-        v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(int64_t(hi)) : v.get<int64_t>() > hi;
-    if (tooLarge || (!v.is_number_unsigned() && v.get<int64_t>() < lo))
+    // nlohmann stores every non-negative integer as unsigned: compare those against both bounds
+    // too (0 must fail a lower bound of 1), without narrowing one past INT64_MAX.
+    const bool outside = v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(int64_t(hi)) ||
+                                                      int64_t(v.get<uint64_t>()) < lo
+                                                : v.get<int64_t>() > hi || v.get<int64_t>() < lo;
+    if (outside)
         throw ConfigError(std::string("config.json: '") + key + "' is " + shown(v) + ", outside " +
                           std::to_string(lo) + ".." + std::to_string(hi));
     return int(v.get<int64_t>());
