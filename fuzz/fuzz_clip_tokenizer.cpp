@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fuzz_text.h"
 #include "fuzz_util.h"
 #include "text/clip_tokenizer.h"
 #include "text/utf8.h"
@@ -25,19 +26,6 @@ const hs::ClipTokenizer& realTokenizer() {
         hs::ClipTokenizer::fromFolder(hs::fuzz::sourcePath("tests/data/golden/clip_tokenizer"));
     return tok;
 }
-
-bool validUtf8(const std::string& s) {
-    try {
-        hs::decodeUtf8(s);
-        return true;
-    } catch (const std::invalid_argument&) {
-        return false;
-    }
-}
-
-#define check(ok)   \
-    ((ok) ? (void)0 \
-          : (std::fprintf(stderr, "check failed: %s (line %d)\n", #ok, __LINE__), std::abort()))
 
 void checkIds(const hs::ClipTokenizer& tok, const std::vector<int>& ids) {
     for (int id : ids) check(id >= 0 && !tok.tokenOf(id).empty());

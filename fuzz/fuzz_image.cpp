@@ -13,13 +13,7 @@
 #include "io/image_io.h"
 #include "io/safetensors_header.h"  // FileError
 
-namespace {
-
-#define check(ok)   \
-    ((ok) ? (void)0 \
-          : (std::fprintf(stderr, "check failed: %s (line %d)\n", #ok, __LINE__), std::abort()))
-
-}  // namespace
+namespace {}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0) return 0;

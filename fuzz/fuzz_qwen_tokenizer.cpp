@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fuzz_text.h"
 #include "fuzz_util.h"
 #include "text/qwen_tokenizer.h"
 #include "text/unicode.h"
@@ -28,19 +29,6 @@ const hs::QwenTokenizer& realTokenizer() {
     static const hs::QwenTokenizer tok =
         hs::QwenTokenizer::fromFolder(hs::fuzz::sourcePath("resources/tokenizers/qwen2"));
     return tok;
-}
-
-#define check(ok)   \
-    ((ok) ? (void)0 \
-          : (std::fprintf(stderr, "check failed: %s (line %d)\n", #ok, __LINE__), std::abort()))
-
-bool validUtf8(const std::string& s) {
-    try {
-        hs::decodeUtf8(s);
-        return true;
-    } catch (const std::invalid_argument&) {
-        return false;
-    }
 }
 
 void encodeText(const hs::QwenTokenizer& tok, const std::string& text, size_t limit,

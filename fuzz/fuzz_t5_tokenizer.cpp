@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fuzz_text.h"
 #include "fuzz_util.h"
 #include "text/t5_tokenizer.h"
 #include "text/utf8.h"
@@ -36,19 +37,6 @@ const std::string& modelBytes() {
 const hs::T5Tokenizer& fixedTokenizer() {
     static const hs::T5Tokenizer tok = hs::T5Tokenizer::fromSerializedModel(modelBytes());
     return tok;
-}
-
-#define check(ok)   \
-    ((ok) ? (void)0 \
-          : (std::fprintf(stderr, "check failed: %s (line %d)\n", #ok, __LINE__), std::abort()))
-
-bool validUtf8(const std::string& s) {
-    try {
-        hs::decodeUtf8(s);
-        return true;
-    } catch (const std::invalid_argument&) {
-        return false;
-    }
 }
 
 void encodeText(const hs::T5Tokenizer& tok, const std::string& text, int maxLength) {

@@ -3,10 +3,17 @@
 // splitting one input into several files, and the source tree's fixed data.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
+
+// A broken invariant is a finding: print it and abort, as a sanitizer would.
+#define check(ok)   \
+    ((ok) ? (void)0 \
+          : (std::fprintf(stderr, "check failed: %s (line %d)\n", #ok, __LINE__), std::abort()))
 
 namespace hs::fuzz {
 
