@@ -43,10 +43,14 @@ Image decodeImage(const uint8_t* data, size_t size, int channels, const std::str
                         "channels must be 0 (as stored) or 1-4, got " + std::to_string(channels));
     if (size == 0) throw FileError(name, "empty file, not an image");
     if (size > size_t(INT_MAX)) throw FileError(name, "file too large for an image");
+    // PNG only: Halfscope writes and reads PNGs, and stb's other decoders are an attack surface
+    // it does not need (Debian's libstb reads past the buffer on a short 16-bit PPM).
+    static const uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (size < sizeof kPngSignature || std::memcmp(data, kPngSignature, sizeof kPngSignature) != 0)
+        throw FileError(name, "not a PNG image (no PNG signature)");
     int w = 0, h = 0, c = 0;
     if (!stbi_info_from_memory(data, int(size), &w, &h, &c))
         throw FileError(name, "not a readable image (" + stbReason() + ")");
-    // stb's PPM reader accepts a header whose size reads as 0 ("P6 2 0 255").
     if (w <= 0 || h <= 0)
         throw FileError(
             name, "image has no pixels (" + std::to_string(w) + "x" + std::to_string(h) + ")");

@@ -65,6 +65,8 @@ TEST(HostileConfigs, UnetAbsurdSizesNameTheKey) {
     auto unet = [](const json& j) { return configErrorOf([&] { hs::unetConfigFromJson(j); }); };
     EXPECT_HAS(unet(with(base, "layers_per_block", 1000000000)), "'layers_per_block'");
     EXPECT_HAS(unet(with(base, "cross_attention_dim", -1)), "'cross_attention_dim'");
+    // Found by fuzz_config: 0 heads passed the lower bound and divided the channels.
+    EXPECT_HAS(unet(with(base, "attention_head_dim", 0)), "'attention_head_dim' is 0, outside 1..");
     EXPECT_HAS(unet(with(base, "block_out_channels", json::array({int64_t(1) << 40}))),
                "'block_out_channels' is 1099511627776");
     // 131072 channels: a multiple of 32 groups and 8 heads, within the width bound, and a

@@ -86,7 +86,7 @@ TEST_F(ImageIoTest, ReadErrors) {
     writeBytes(path("empty.png"), {});
     EXPECT_HAS(errorOf([&] { hs::readImage(path("empty.png")); }), "empty file");
     writeBytes(path("junk.png"), {'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd'});
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("junk.png")); }), "junk.png: not a readable image");
+    EXPECT_HAS(errorOf([&] { hs::readImage(path("junk.png")); }), "junk.png: not a PNG image");
 
     // A PNG cut in half: the header reads, the pixel data does not.
     auto png = hs::encodePng(randomImage(64, 64, 3, 2));
@@ -106,10 +106,12 @@ TEST_F(ImageIoTest, ReadErrors) {
 
     EXPECT_HAS(errorOf([&] { hs::readImage(path("junk.png"), 7); }), "channels must be");
 
-    // Found by fuzz_image: stb reads this PPM header as 2 x 0 pixels and "decodes" it.
+    // Found by fuzz_image: stb read this PPM header as 2 x 0 pixels and "decoded" it, and a
+    // short 16-bit PPM ("P6 8288 18288 13838") made Debian's libstb read past the buffer. Only
+    // PNGs reach stb.
     writeBytes(path("flat.ppm"),
                {'P', '6', '\n', '2', '$', '1', '\n', '2', '5', '5', '\n', 0xff, 0, 0, 0, 0xff, 0});
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("flat.ppm")); }), "flat.ppm: image has no pixels");
+    EXPECT_HAS(errorOf([&] { hs::readImage(path("flat.ppm")); }), "flat.ppm: not a PNG image");
 }
 
 TEST_F(ImageIoTest, WriteErrors) {

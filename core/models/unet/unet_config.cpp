@@ -36,10 +36,11 @@ void requireNull(const nlohmann::json& j, const char* key, const std::string& wh
 
 int intIn(const nlohmann::json& v, const std::string& field, int lo, int hi) {
     if (!v.is_number_integer()) bad(field, "must be an integer, got " + shown(v));
-    const bool neg = !v.is_number_unsigned() && v.get<int64_t>() < lo;
-    const bool big =
-        v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(int64_t(hi)) : v.get<int64_t>() > hi;
-    if (neg || big)
+    // nlohmann stores non-negative integers unsigned: 0 must still fail a lower bound of 1.
+    const bool outside = v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(int64_t(hi)) ||
+                                                      int64_t(v.get<uint64_t>()) < lo
+                                                : v.get<int64_t>() > hi || v.get<int64_t>() < lo;
+    if (outside)
         bad(field,
             "is " + shown(v) + ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
     return int(v.get<int64_t>());
