@@ -71,11 +71,11 @@ TEST(CliInterrupt, GenerateStopsWithinABlockAndWritesNothing) {
 
 TEST(CliInterrupt, BisectStopsInsideATrial) {
     const std::string dir = hs::test::tempDir("cli-interrupt-bisect");
-    const Interrupted r = interruptCli(
-        dir,
-        "bisect --prompt 'a red circle' --plan transformer=fp16 --steps 40 --report " + dir +
-            "/b.html",
-        "bisection");
+    const Interrupted r =
+        interruptCli(dir,
+                     "bisect --prompt 'a red circle' --plan transformer=fp16 --steps 40 --report " +
+                         dir + "/b.html",
+                     "bisection");
     EXPECT_EQ(r.status, 130) << r.err;
     EXPECT_LT(r.secondsAfterSignal, 1.0) << r.err;
     EXPECT_FALSE(fs::exists(dir + "/b.html"));
