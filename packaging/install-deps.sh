@@ -10,10 +10,12 @@ PACKAGES=(
   libsentencepiece-dev                  # T5's spiece.model (FLUX.1's second tokenizer)
   qt6-base-dev libqt6sql6-sqlite qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   linguist-qt6 libqcustomplot-dev
+  fonts-wqy-microhei                    # a CJK font the archive and the Windows installer carry
 )
 if [ "${1:-}" = "--tests" ]; then
   PACKAGES+=(libgtest-dev chromium)  # chromium: the HTML report test renders it headless
   PACKAGES+=(sentencepiece)  # spm_train / spm_encode: the T5 tokenizer test's model and reference
+  PACKAGES+=(lintian appstream nsis)  # the package checks: lintian, appstreamcli, makensis
 fi
 missing=()
 for p in "${PACKAGES[@]}"; do
