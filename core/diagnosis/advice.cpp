@@ -85,20 +85,21 @@ std::string weightText(double gb) {
     return s.str();
 }
 
-// "the Tesla T4's 16 GB", "the GPU's 11 GB".
-std::string memoryOf(const DeviceInfo& d) {
-    const std::string owner = d.isCuda() ? (d.name.empty() ? "the GPU" : "the " + d.name)
-                                         : (d.name.empty() ? "the CPU" : "the " + d.name);
-    return owner + "'s " + d.memoryText();
+// Whose memory a sentence names ("the %1's %2"): "Tesla T4", or "GPU" / "CPU" without a name.
+std::string memoryOwner(const DeviceInfo& d) {
+    return d.name.empty() ? (d.isCuda() ? "GPU" : "CPU") : d.name;
 }
 
-// "a Tesla T4 (compute capability 7.5, 16 GB)", "a GPU of compute capability 7.5 with 11 GB".
-std::string targetWords(const DeviceInfo& d) {
+// "advice for a Tesla T4 (compute capability 7.5, 16 GB)", "advice for a GPU of compute
+// capability 7.5 with 11 GB".
+Message targetOpening(const DeviceInfo& d) {
     if (d.name.empty())
-        return "a GPU of compute capability " + d.capabilityText() +
-               (d.memoryGB > 0 ? " with " + d.memoryText() : std::string());
-    return "a " + d.name + " (compute capability " + d.capabilityText() +
-           (d.memoryGB > 0 ? ", " + d.memoryText() : std::string()) + ")";
+        return d.memoryGB > 0
+                   ? Message{"advice.target.gpu_memory", {d.capabilityText(), d.memoryText()}}
+                   : Message{"advice.target.gpu", {d.capabilityText()}};
+    return d.memoryGB > 0
+               ? Message{"advice.target.named_memory", {d.name, d.capabilityText(), d.memoryText()}}
+               : Message{"advice.target.named", {d.name, d.capabilityText()}};
 }
 
 class Advisor {
@@ -128,20 +129,20 @@ public:
         if (f == Format::FP32) return d.fp16Fast() ? 2.0 : 0.5;
         return 0.0;
     }
-    std::string speedWords(Format f) const {
+    // "; bf16 is native on the A100": one cost piece, with its leading "; ".
+    Message speedWords(Format f) const {
         const DeviceInfo& d = m_in.device;
         if (f == Format::BF16) {
             if (!d.isCuda())
-                return d.bf16Native() ? "bf16 runs natively on this CPU (oneDNN)"
-                                      : "bf16 is emulated on this CPU at fp32's speed";
-            if (d.bf16Native()) return "bf16 is native on " + d.shortName();
-            return "on " + d.shortName() +
-                   " bf16 runs, slow (no bf16 tensor cores: bf16 is emulated and slow below "
-                   "compute capability 8.0)";
+                return {d.bf16Native() ? "advice.speed.cpu_bf16_native"
+                                       : "advice.speed.cpu_bf16_emulated",
+                        {}};
+            if (d.bf16Native()) return {"advice.speed.gpu_bf16_native", {d.shortName()}};
+            return {"advice.speed.gpu_bf16_slow", {d.shortName()}};
         }
-        if (!d.isCuda()) return "as fast as fp16 on this CPU (fp16 is emulated in fp32 here)";
-        if (d.fp16Fast()) return "slower than fp16 on " + d.shortName() + " (no fp16 tensor cores)";
-        return "about as fast as fp16 on " + d.shortName() + " (it has no fast fp16)";
+        if (!d.isCuda()) return {"advice.speed.cpu_fp32", {}};
+        if (d.fp16Fast()) return {"advice.speed.gpu_fp32_slower", {d.shortName()}};
+        return {"advice.speed.gpu_fp32_same", {d.shortName()}};
     }
 
     // The format component `c` has under the failing plan (its run's format if the plan is
@@ -163,17 +164,18 @@ public:
     }
     // Sets x.weightGB and x.fits, and adds the memory sentence to `cost`, where the device has
     // a memory size.
-    void memoryCheck(Fix& x, const std::map<std::string, double>& moved,
-                     std::ostringstream& cost) const {
+    void memoryCheck(Fix& x, const std::map<std::string, double>& moved, MessageText& cost) const {
         const DeviceInfo& d = m_in.device;
         x.weightGB = weightGB(moved, x.format);
         if (!(d.memoryGB > 0) || !(x.weightGB > 0)) return;
         x.fits = x.weightGB <= d.memoryGB;
         if (*x.fits)
-            cost << "; fits: " << weightText(x.weightGB) << " of weights in " << memoryOf(d);
+            cost.push_back(
+                {"advice.cost.fits", {weightText(x.weightGB), memoryOwner(d), d.memoryText()}});
         else
-            cost << "; " << formatName(x.format) << " needs " << weightText(x.weightGB)
-                 << " of weights, more than " << memoryOf(d);
+            cost.push_back(
+                {"advice.cost.too_big",
+                 {formatName(x.format), weightText(x.weightGB), memoryOwner(d), d.memoryText()}});
     }
     double memoryPenalty(const Fix& x) const { return x.fits && !*x.fits ? 100.0 : 0.0; }
 
@@ -182,18 +184,19 @@ public:
         x.kind = f == Format::BF16 ? "component_bf16" : "component_fp32";
         x.component = comp;
         x.format = f;
-        x.action = "run the " + componentWords(m_in.components, comp) + " in " + formatName(f);
-        std::ostringstream cost;
+        x.actionMessage = {
+            {"advice.action.component", {componentWords(m_in.components, comp), formatName(f)}}};
+        MessageText cost;
         if (f == Format::FP32) {
             x.extraWeightMB = params(comp) * 2.0 / 1e6;
-            cost << "its weights: " << fmtNumber(x.extraWeightMB) << " MB more than fp16";
+            cost.push_back({"advice.cost.fp32_weights", {fmtNumber(x.extraWeightMB)}});
         } else {
-            cost << "no extra weight memory";
+            cost.push_back({"advice.cost.no_extra", {}});
         }
-        cost << "; " << speedWords(f);
-        if (f == Format::BF16) cost << "; bf16 keeps fp32's range with 8 bits of precision";
+        cost.push_back(speedWords(f));
+        if (f == Format::BF16) cost.push_back({"advice.cost.bf16_range", {}});
         memoryCheck(x, {{comp, 1.0}}, cost);
-        x.cost = cost.str();
+        x.costMessage = cost;
         PrecisionPlan p = m_in.failingPlan;
         p.add(comp, f);  // last rule wins: overrides every finer rule for the component
         x.planText = p.toString();
@@ -224,20 +227,21 @@ public:
         }
         x.blocksKept = int(blocks.size());
         x.blocksTotal = total;
-        x.action = "keep " + blockWords(m_in.components, blocks) + " in " + formatName(f);
-        std::ostringstream cost;
-        cost << blocks.size() << " of " << total << " blocks";
-        if (!verified) cost << " (predicted from the overflow headroom; not yet verified)";
+        x.actionMessage = {
+            {"advice.action.blocks", {blockWords(m_in.components, blocks), formatName(f)}}};
+        MessageText cost;
+        cost.push_back(
+            {"advice.cost.blocks", {std::to_string(blocks.size()), std::to_string(total)}});
+        if (!verified) cost.push_back({"advice.cost.predicted", {}});
         if (f == Format::FP32) {
             x.extraWeightMB = mb;
-            cost << "; about " << fmtNumber(mb) << " MB more weights than fp16 (if the blocks are "
-                 << "of equal size)";
+            cost.push_back({"advice.cost.fp32_blocks", {fmtNumber(mb)}});
         } else {
-            cost << "; no extra weight memory";
+            cost.push_back({"advice.cost.no_extra_after", {}});
         }
-        cost << "; " << speedWords(f);
+        cost.push_back(speedWords(f));
         memoryCheck(x, moved, cost);
-        x.cost = cost.str();
+        x.costMessage = cost;
         x.planText = planText;
         x.score = s * (formatCost(f) + 0.1) + (verified ? 0.0 : 0.05) + memoryPenalty(x);
         return x;
@@ -252,38 +256,31 @@ public:
             if (ff->format != Format::FP16) return notFp16(*ff);
             a.fp16IsTheProblem = true;
             problemComponents.insert(ff->component);
-            std::ostringstream h;
-            h << "the first " << nonFiniteKindName(ff->kind) << " appeared at " << ff->point;
-            if (ff->step >= 0) h << " (step " << ff->step << ")";
-            h << ", running in fp16 (" << executionName(ff->execution)
-              << "): a value passed fp16's largest finite value, 65504";
-            a.headline = h.str();
+            const std::string kind = nonFiniteKindName(ff->kind);
+            const std::string how = executionName(ff->execution);
+            a.headlineMessage = {ff->step >= 0
+                                     ? Message{"advice.fp16_failed_step",
+                                               {kind, ff->point, std::to_string(ff->step), how}}
+                                     : Message{"advice.fp16_failed", {kind, ff->point, how}}};
             if (ff->inputPoint && std::isfinite(ff->inputAbsMax))
-                a.notes.push_back("the point before it, " + *ff->inputPoint + ", had |max| " +
-                                  fmtNumber(ff->inputAbsMax, 6) + " (" +
-                                  fmtNumber(fp16HeadroomBits(ff->inputAbsMax)) +
-                                  " bits below 65504)");
+                a.noteMessages.push_back({{"advice.note.input_headroom",
+                                           {*ff->inputPoint, fmtNumber(ff->inputAbsMax, 6),
+                                            fmtNumber(fp16HeadroomBits(ff->inputAbsMax))}}});
         } else if (hr && hr->firstFailure) {
             a.fp16IsTheProblem = true;
             a.predicted = true;
             const auto& pf = *hr->firstFailure;
-            std::ostringstream h;
-            h << "this run is clean, but in fp16 " << pf.point << " would overflow";
-            if (pf.step >= 0) h << " at step " << pf.step;
-            h << " (max |x| " << fmtNumber(pf.maxAbs, 6) << " >= 65520, which rounds to Inf)";
-            a.headline = h.str();
+            a.headlineMessage = {
+                pf.step >= 0 ? Message{"advice.predicted_step",
+                                       {pf.point, std::to_string(pf.step), fmtNumber(pf.maxAbs, 6)}}
+                             : Message{"advice.predicted", {pf.point, fmtNumber(pf.maxAbs, 6)}}};
         } else {
-            std::ostringstream h;
-            h << "no non-finite value";
+            a.headlineMessage = {{"advice.clean", {}}};
             if (hr && std::isfinite(hr->minHeadroomBits)) {
-                h << "; the point closest to fp16's limit keeps " << fmtNumber(hr->minHeadroomBits)
-                  << " bits of headroom";
+                a.headlineMessage = {{"advice.clean_headroom", {fmtNumber(hr->minHeadroomBits)}}};
                 if (hr->minHeadroomBits < 1)
-                    a.notes.push_back(
-                        "less than one bit of headroom: another prompt, seed or "
-                        "size may overflow in fp16");
+                    a.noteMessages.push_back({{"advice.note.thin_headroom", {}}});
             }
-            a.headline = h.str();
             return a;
         }
         std::map<std::string, int> totals;  // blocks per component, from the headroom table
@@ -310,13 +307,12 @@ public:
                 blockFix(bis->keptBlocks, candTotals, bis->safeFormat, true, bis->planText));
             verifiedBlocks = true;
             if (bis->status != BisectionStatus::Fixed)
-                a.notes.push_back("the bisection stopped early (" +
-                                  bisectionStatusName(bis->status) +
-                                  "): its block set passes but may not be the smallest");
+                a.noteMessages.push_back(
+                    {{"advice.note.bisection_early", {bisectionStatusName(bis->status)}}});
         } else if (bis && bis->status == BisectionStatus::CannotFix) {
-            a.notes.push_back("a bisection with all " + std::to_string(bis->candidates.size()) +
-                              " candidate blocks in " + formatName(bis->safeFormat) +
-                              " still failed: the cause lies outside those blocks");
+            a.noteMessages.push_back(
+                {{"advice.note.bisection_cannot",
+                  {std::to_string(bis->candidates.size()), formatName(bis->safeFormat)}}});
         }
         if (!verifiedBlocks && !predicted.empty()) {
             const Format f = m_in.device.bf16Cheap() ? Format::BF16 : Format::FP32;
@@ -338,10 +334,9 @@ public:
                 if (t == totals.end() || t->second < 2) continue;
                 const int n = t->second;
                 const int trials = 1 + 2 * int(std::ceil(std::log2(double(n)))) + 2;
-                a.notes.push_back("a precision bisection over the " + std::to_string(n) + " " +
-                                  componentWords(m_in.components, c) +
-                                  " blocks finds the fewest to keep out of fp16 (about " +
-                                  std::to_string(trials) + " trial runs or more)");
+                a.noteMessages.push_back({{"advice.note.bisect_hint",
+                                           {std::to_string(n), componentWords(m_in.components, c),
+                                            std::to_string(trials)}}});
             }
         }
         return a;
@@ -351,30 +346,25 @@ private:
     Advice notFp16(const FirstFailure& ff) const {
         Advice a;
         a.fp16IsTheProblem = false;
-        std::ostringstream h;
-        h << "fp16 is not the problem: the first " << nonFiniteKindName(ff.kind) << " appeared at "
-          << ff.point;
-        if (ff.step >= 0) h << " (step " << ff.step << ")";
-        h << ", which ran in " << formatName(ff.format);
-        a.headline = h.str();
+        const std::string kind = nonFiniteKindName(ff.kind);
+        a.headlineMessage = {
+            ff.step >= 0 ? Message{"advice.not_fp16_step",
+                                   {kind, ff.point, std::to_string(ff.step), formatName(ff.format)}}
+                         : Message{"advice.not_fp16", {kind, ff.point, formatName(ff.format)}}};
         if (ff.inputPoint) {
             if (std::isfinite(ff.inputAbsMax))
-                a.notes.push_back("its input, " + *ff.inputPoint + ", was finite (|max| " +
-                                  fmtNumber(ff.inputAbsMax, 6) +
-                                  "): the operation itself produced it (a division by zero, the "
-                                  "log or square root of a negative number) or its weights hold "
-                                  "non-finite values");
+                a.noteMessages.push_back(
+                    {{"advice.note.input_finite", {*ff.inputPoint, fmtNumber(ff.inputAbsMax, 6)}}});
             else
-                a.notes.push_back("its input, " + *ff.inputPoint + ", held no finite value");
+                a.noteMessages.push_back({{"advice.note.input_nonfinite", {*ff.inputPoint}}});
         }
         Fix x;
         x.rank = 1;
         x.kind = "check_inputs";
         x.component = ff.component;
         x.format = ff.format;
-        x.action = "check the weights and inputs of " + ff.block + " for NaN or Inf";
-        x.cost =
-            "no precision change fixes this; `halfscope-cli inspect` counts non-finite weights";
+        x.actionMessage = {{"advice.action.check_inputs", {ff.block}}};
+        x.costMessage = {{"advice.cost.check_inputs", {}}};
         a.fixes.push_back(x);
         return a;
     }
@@ -382,26 +372,20 @@ private:
     void deviceNotes(Advice& a, const std::set<std::string>& comps) const {
         const DeviceInfo& d = m_in.device;
         if (!d.isCuda())
-            a.notes.push_back(
-                "on this CPU fp16 is emulated (compute in fp32, outputs rounded): "
-                "it saves memory but no time, while bf16 runs natively with fp32's "
-                "range");
+            a.noteMessages.push_back({{"advice.note.cpu_fp16", {}}});
         else if (!d.fp16Fast())
-            a.notes.push_back(d.shortName() + " has no fp16 tensor cores: fp16 saves memory only");
+            a.noteMessages.push_back({{"advice.note.no_fp16_cores", {d.shortName()}}});
         const double failing = weightGB({}, Format::FP16);
         if (d.memoryGB > 0 && failing > d.memoryGB)
-            a.notes.push_back("even the failing plan's weights, " + weightText(failing) +
-                              ", are more than " + memoryOf(d) +
-                              ": the model needs offloading (CPU or block by block) or a "
-                              "smaller format whatever the fix");
+            a.noteMessages.push_back(
+                {{"advice.note.too_big", {weightText(failing), memoryOwner(d), d.memoryText()}}});
         for (const auto& c : comps) {
             const auto* info = component(c);
             if (!info) continue;
             const auto stored = parseFormat(info->storedDtype);
             if (stored == Format::BF16 && info->format == Format::FP16)
-                a.notes.push_back("the " + componentWords(m_in.components, c) +
-                                  " is stored in bf16 and ran in fp16: bf16-trained weights "
-                                  "can produce activations above 65504");
+                a.noteMessages.push_back(
+                    {{"advice.note.bf16_stored", {componentWords(m_in.components, c)}}});
         }
     }
 
@@ -416,12 +400,19 @@ Advice adviseFixes(const AdviceInput& input) {
     a.device = input.device;
     const DeviceInfo& d = input.device;
     if (d.target && d.isCuda()) {
-        std::string n = "advice for " + targetWords(d);
-        if (!input.runDevice.empty()) n += "; the run itself was on " + input.runDevice;
-        n += d.memoryGB > 0 ? ": ranks, costs and weight totals speak for that GPU"
-                            : ": ranks and costs speak for that GPU (its memory is unknown: "
-                              "give it to check the weights)";
-        a.notes.insert(a.notes.begin(), n);
+        MessageText n{targetOpening(d)};
+        if (!input.runDevice.empty()) n.push_back({"advice.target.run_device", {input.runDevice}});
+        n.push_back(
+            {d.memoryGB > 0 ? "advice.target.memory_known" : "advice.target.memory_unknown", {}});
+        a.noteMessages.insert(a.noteMessages.begin(), n);
+    }
+    // The English text, from the messages: one source for both.
+    a.headline = englishText(a.headlineMessage);
+    a.notes.clear();
+    for (const auto& n : a.noteMessages) a.notes.push_back(englishText(n));
+    for (auto& x : a.fixes) {
+        x.action = englishText(x.actionMessage);
+        x.cost = englishText(x.costMessage);
     }
     return a;
 }

@@ -24,6 +24,7 @@
 #include "diagnosis/device_info.h"
 #include "diagnosis/first_failure.h"
 #include "diagnosis/headroom.h"
+#include "records/message.h"
 #include "records/run_types.h"
 
 namespace hs {
@@ -41,12 +42,14 @@ struct AdviceInput {
 };
 
 struct Fix {
-    int rank = 0;          // 1 = do this first
-    std::string kind;      // "blocks", "predicted_blocks", "component_bf16",
-                           // "component_fp32", "check_inputs"
-    std::string action;    // "keep transformer blocks 0-3 in bf16"
-    std::string cost;      // "4 of 6 blocks; on this GPU (compute capability 7.5) ..."
-    std::string planText;  // the plan that applies it ("" for check_inputs)
+    int rank = 0;               // 1 = do this first
+    std::string kind;           // "blocks", "predicted_blocks", "component_bf16",
+                                // "component_fp32", "check_inputs"
+    std::string action;         // "keep transformer blocks 0-3 in bf16"
+    std::string cost;           // "4 of 6 blocks; on this GPU (compute capability 7.5) ..."
+    std::string planText;       // the plan that applies it ("" for check_inputs)
+    MessageText actionMessage;  // action and cost as messages (empty in reports written before
+    MessageText costMessage;    // messages were stored)
     std::string component;
     Format format = Format::BF16;
     int blocksKept = 0;  // block fixes
@@ -63,6 +66,10 @@ struct Advice {
     bool predicted = false;  // from headroom only: the run itself did not fail
     std::string headline;    // one sentence
     std::vector<std::string> notes;
+    // The same sentences as messages (englishText gives headline and notes); empty in reports
+    // written before messages were stored.
+    MessageText headlineMessage;
+    std::vector<MessageText> noteMessages;
     std::vector<Fix> fixes;  // ranked, best first
     // The device the advice speaks for (a target GPU or the device that ran); none in reports
     // written before it was stored.

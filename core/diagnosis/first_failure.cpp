@@ -74,22 +74,33 @@ std::string FirstFailure::chainText() const {
 }
 
 std::string FirstFailure::summary() const {
-    std::ostringstream s;
-    s << nonFiniteKindName(kind) << " first at " << point;
+    return englishText(summaryMessage());
+}
+
+MessageText FirstFailure::summaryMessage() const {
+    MessageText m;
+    const std::string kindName = nonFiniteKindName(kind);
     if (fromProbe) {
-        s << " (block " << block;
-        if (step >= 0) s << ", step " << step;
-        s << ", " << formatName(format) << ' ' << executionName(execution) << ")";
+        if (step >= 0)
+            m.push_back({"first_failure.probe_step",
+                         {kindName, point, block, std::to_string(step), formatName(format),
+                          executionName(execution)}});
+        else
+            m.push_back({"first_failure.probe",
+                         {kindName, point, block, formatName(format), executionName(execution)}});
+    } else if (step >= 0) {
+        m.push_back({"first_failure.record_step", {kindName, point, std::to_string(step)}});
     } else {
-        if (step >= 0) s << " after step " << step;
-        s << " (no probe point held it: probing was off or too coarse)";
+        m.push_back({"first_failure.record", {kindName, point}});
     }
     if (inputPoint) {
-        s << "; the point before it, " << *inputPoint;
-        if (inputStep >= 0) s << " (step " << inputStep << ")";
-        s << ", had |max| " << inputAbsMax;
+        if (inputStep >= 0)
+            m.push_back({"first_failure.input_step",
+                         {*inputPoint, std::to_string(inputStep), numberText(inputAbsMax)}});
+        else
+            m.push_back({"first_failure.input", {*inputPoint, numberText(inputAbsMax)}});
     }
-    return s.str();
+    return m;
 }
 
 std::optional<FirstFailure> findFirstFailure(const RunRecord& run) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "records/message.h"
 #include "records/probe_types.h"
 
 namespace hs {
@@ -58,9 +59,10 @@ struct FirstFailure {
     std::vector<SpreadLink> chain;
     bool reachedImage = false;
 
-    std::string kindText() const;   // "+Inf (12 +Inf, 0 -Inf, 3 NaN of 4096)"
-    std::string chainText() const;  // the links joined with " -> "
-    std::string summary() const;    // one sentence for a report heading or a log line
+    std::string kindText() const;        // "+Inf (12 +Inf, 0 -Inf, 3 NaN of 4096)"
+    std::string chainText() const;       // the links joined with " -> "
+    std::string summary() const;         // one sentence for a report heading or a log line
+    MessageText summaryMessage() const;  // the same sentence as messages
 };
 
 // nullopt when the run holds no non-finite value anywhere (probes, steps, image).

@@ -21,8 +21,8 @@ HeadroomReport analyzeHeadroom(const RunRecord& run, const HeadroomOptions& opti
     const auto failure = findFirstFailure(run);
     if (failure) {
         r.reliable = false;
-        r.note = "this run already holds non-finite values (first at " + failure->point +
-                 "): the magnitudes after it say nothing about fp16";
+        r.noteMessage = {{"headroom.unreliable", {failure->point}}};
+        r.note = englishText(r.noteMessage);
     }
     std::unordered_map<std::string, size_t> byName;
     for (size_t i = 0; i < run.probes.size(); ++i) {

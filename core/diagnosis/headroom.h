@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "numerics/precision_plan.h"
+#include "records/message.h"
 #include "records/probe_types.h"
 
 namespace hs {
@@ -74,6 +75,7 @@ struct HeadroomReport {
     double minHeadroomBits = 0;  // over the points that run in fp16 (+inf when none)
     bool reliable = true;        // false when the run itself held non-finite values
     std::string note;            // why it is not reliable, or empty
+    MessageText noteMessage;     // the note as messages
 };
 
 HeadroomReport analyzeHeadroom(const RunRecord& run, const HeadroomOptions& options = {});

@@ -1,7 +1,5 @@
 #include "diagnosis/image_verdict.h"
 
-#include <sstream>
-
 namespace hs {
 
 std::string verdictName(ImageVerdict v) {
@@ -18,6 +16,14 @@ std::string verdictName(ImageVerdict v) {
     return "?";
 }
 
+Message verdictNameMessage(const std::string& name) {
+    for (auto v :
+         {ImageVerdict::Ok, ImageVerdict::NonFinite, ImageVerdict::Black, ImageVerdict::Flat})
+        if (verdictName(v) == name)
+            return {v == ImageVerdict::NonFinite ? "verdict.nonfinite" : "verdict." + name, {}};
+    return {};
+}
+
 ImageAssessment judgeImage(const TensorStats& stats, double meanLevel, double stdLevel,
                            double maxLevel) {
     ImageAssessment a;
@@ -25,21 +31,24 @@ ImageAssessment judgeImage(const TensorStats& stats, double meanLevel, double st
     a.meanLevel = meanLevel;
     a.stdLevel = stdLevel;
     a.maxLevel = maxLevel;
-    std::ostringstream s;
+    const auto n = [](double v) { return numberText(v); };
+    Message m;
     if (!stats.allFinite()) {
         a.verdict = ImageVerdict::NonFinite;
-        s << stats.nan << " NaN and " << stats.posInf + stats.negInf << " Inf values of "
-          << stats.count << "; saved as a PNG they turn black";
+        m = {"image.nonfinite",
+             {std::to_string(stats.nan), std::to_string(stats.posInf + stats.negInf),
+              std::to_string(stats.count)}};
     } else if (meanLevel < 0.02 && maxLevel < 0.1) {
         a.verdict = ImageVerdict::Black;
-        s << "mean level " << meanLevel << ", brightest " << maxLevel;
+        m = {"image.black", {n(meanLevel), n(maxLevel)}};
     } else if (stdLevel < 0.01) {
         a.verdict = ImageVerdict::Flat;
-        s << "std " << stdLevel << " around level " << meanLevel;
+        m = {"image.flat", {n(stdLevel), n(meanLevel)}};
     } else {
-        s << "mean level " << meanLevel << ", std " << stdLevel;
+        m = {"image.ok", {n(meanLevel), n(stdLevel)}};
     }
-    a.explanation = s.str();
+    a.message = {m};
+    a.explanation = englishText(a.message);
     return a;
 }
 

@@ -434,6 +434,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
         const ImageAssessment verdict = assessImage(image[0]);
         rec.verdict = verdictName(verdict.verdict);
         rec.verdictExplanation = verdict.explanation;
+        rec.verdictMessage = verdict.message;
         if (obs) obs->onPreview(*rec.finalImage);
     } catch (const Cancelled&) {
         return stop();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "numerics/precision_plan.h"
+#include "records/message.h"
 #include "records/probe_types.h"
 #include "records/stats_types.h"
 
@@ -135,6 +136,7 @@ struct RunRecord {
     std::vector<std::string> notes;
     std::string verdict;  // "ok", "nan/inf", "black", "flat"
     std::string verdictExplanation;
+    MessageText verdictMessage;  // the explanation as messages (empty: only the English is known)
     std::vector<PreviewImage> previews;
     double seconds = 0;
     bool cancelled = false;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "report/message_json.h"
+
 namespace hs {
 
 using json_in::Node;
@@ -105,7 +107,8 @@ ordered_json firstFailureToJson(const FirstFailure& f) {
         {"chain", chain},
         {"chain_text", f.chainText()},
         {"reached_image", f.reachedImage},
-        {"summary", f.summary()}};
+        {"summary", f.summary()},
+        {"summary_message", messageToJson(f.summaryMessage())}};
 }
 
 ordered_json headroomToJson(const HeadroomReport& h) {
@@ -140,6 +143,7 @@ ordered_json headroomToJson(const HeadroomReport& h) {
                         {"fp16_max", kFp16Max},
                         {"reliable", h.reliable},
                         {"note", h.note},
+                        {"note_message", messageToJson(h.noteMessage)},
                         {"min_headroom_bits", numberOrNull(h.minHeadroomBits)},
                         {"predicted_overflow", over},
                         {"predicted_first_failure", first},
@@ -192,6 +196,8 @@ ordered_json adviceToJson(const Advice& a) {
                          {"kind", f.kind},
                          {"action", f.action},
                          {"cost", f.cost},
+                         {"action_message", messageToJson(f.actionMessage)},
+                         {"cost_message", messageToJson(f.costMessage)},
                          {"plan", f.planText},
                          {"component", f.component},
                          {"format", formatName(f.format)},
@@ -202,10 +208,14 @@ ordered_json adviceToJson(const Advice& a) {
                          {"fits", f.fits ? ordered_json(*f.fits) : ordered_json(nullptr)},
                          {"verified", f.verified},
                          {"score", numberOrNull(f.score)}});
+    ordered_json noteMessages = ordered_json::array();
+    for (const auto& m : a.noteMessages) noteMessages.push_back(messageToJson(m));
     return ordered_json{{"fp16_is_the_problem", a.fp16IsTheProblem},
                         {"predicted", a.predicted},
                         {"headline", a.headline},
                         {"notes", strings(a.notes)},
+                        {"headline_message", messageToJson(a.headlineMessage)},
+                        {"note_messages", noteMessages},
                         {"fixes", fixes},
                         {"device", a.device ? deviceToJson(*a.device) : ordered_json(nullptr)}};
 }
@@ -264,6 +274,12 @@ Advice adviceFromJson(const Node& n) {
     a.predicted = n["predicted"].boolean();
     a.headline = n["headline"].string();
     a.notes = stringsFrom(n["notes"]);
+    // Messages: absent in older reports (the English above is then all there is).
+    a.headlineMessage = optionalMessage(n, "headline_message");
+    if (n.has("note_messages")) {
+        const Node m = n["note_messages"];
+        for (size_t i = 0; i < m.size(); ++i) a.noteMessages.push_back(messageFromJson(m.at(i)));
+    }
     const Node fixes = n["fixes"];
     for (size_t i = 0; i < fixes.size(); ++i) {
         const Node f = fixes.at(i);
@@ -272,6 +288,8 @@ Advice adviceFromJson(const Node& n) {
         x.kind = f["kind"].string();
         x.action = f["action"].string();
         x.cost = f["cost"].string();
+        x.actionMessage = optionalMessage(f, "action_message");
+        x.costMessage = optionalMessage(f, "cost_message");
         x.planText = f["plan"].string();
         x.component = f["component"].string();
         x.format = formatFrom(f["format"]);

@@ -125,7 +125,8 @@ const char* kHeadroomHead =
 }  // namespace
 
 void heatmaps(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
-    o << "<section id=\"heatmap\"><h2>Layer heatmap</h2><p class=\"muted\">Each row is a probe "
+    o << "<section id=\"heatmap\"><h2>" << heading(opt, "report.section.heatmap")
+      << "</h2><p class=\"muted\">Each row is a probe "
          "point in call order, each column a sampling step (\u201ctext\u201d: text encoding, "
          "\u201cdecode\u201d: VAE). The colour is the point's max |x| relative to fp16's limit "
          "65504, in bits of headroom. Hover a cell for its numbers.</p>"
@@ -150,8 +151,9 @@ void heatmaps(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
     o << "</section>";
 }
 
-void firstFailures(std::ostringstream& o, const Report& r) {
-    o << "<section id=\"first-failure\"><h2>First failure</h2><div class=\"runs\">";
+void firstFailures(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
+    o << "<section id=\"first-failure\"><h2>" << heading(opt, "report.section.first_failure")
+      << "</h2><div class=\"runs\">";
     for (size_t i = 0; i < r.runs.size(); ++i) {
         o << "<div class=\"card\">" << runHeading(r, i);
         const auto& ff = r.runs[i].findings.firstFailure;
@@ -192,7 +194,8 @@ void firstFailures(std::ostringstream& o, const Report& r) {
 }
 
 void headroom(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
-    o << "<section id=\"headroom\"><h2>Overflow headroom to fp16</h2><p class=\"muted\">Bits "
+    o << "<section id=\"headroom\"><h2>" << heading(opt, "report.section.headroom")
+      << "</h2><p class=\"muted\">Bits "
          "of headroom = log2(65504 / max|x|) over the whole run. A value overflows to Inf in "
          "fp16 when |x| \u2265 65520 (round to nearest even); between 65504 and 65520 it "
          "rounds down to 65504.</p><div class=\"stack\">";
@@ -203,7 +206,7 @@ void headroom(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
             o << "<p class=\"muted\">No probe points recorded.</p></div>";
             continue;
         }
-        if (!h.reliable) o << "<p><b>Caution:</b> " << esc(h.note) << ".</p>";
+        if (!h.reliable) o << "<p><b>Caution:</b> " << say(opt, h.noteMessage, h.note) << ".</p>";
         if (h.firstFailure)
             o << "<p><b>Predicted first fp16 failure:</b> <span class=\"mono\">"
               << esc(h.firstFailure->point) << "</span> (block <span class=\"mono\">"
@@ -242,9 +245,11 @@ void headroom(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
     o << "</div></section>";
 }
 
-void divergence(std::ostringstream& o, const Report& r) {
+void divergence(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
     if (r.runs.size() < 2) return;
-    o << "<section id=\"divergence\"><h2>Latent divergence from " << esc(r.runs[0].label)
+    o << "<section id=\"divergence\"><h2>"
+      << say(opt, {{"report.section.divergence", {r.runs[0].label}}},
+             "Latent divergence from " + r.runs[0].label)
       << "</h2><p class=\"muted\">Relative L2 distance ||b \u2212 a|| / ||a|| of each step's "
          "latents from the first run's. A step where either side holds NaN/Inf counts as "
          "infinite (triangle).</p>";
@@ -295,8 +300,8 @@ void divergence(std::ostringstream& o, const Report& r) {
     o << "</section>";
 }
 
-void bisection(std::ostringstream& o, const Report& r) {
-    o << "<section id=\"bisection\"><h2>Precision bisection</h2>";
+void bisection(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
+    o << "<section id=\"bisection\"><h2>" << heading(opt, "report.section.bisection") << "</h2>";
     if (!r.bisection) {
         o << "<p class=\"muted\">No bisection was run for this report.</p></section>";
         return;
@@ -329,8 +334,8 @@ void bisection(std::ostringstream& o, const Report& r) {
     o << "</table></div></div></section>";
 }
 
-void advice(std::ostringstream& o, const Report& r) {
-    o << "<section id=\"advice\"><h2>Advice</h2>";
+void advice(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
+    o << "<section id=\"advice\"><h2>" << heading(opt, "report.section.advice") << "</h2>";
     if (!r.advice) {
         o << "<p class=\"muted\">No advice was computed for this report.</p></section>";
         return;
@@ -344,12 +349,13 @@ void advice(std::ostringstream& o, const Report& r) {
                                  "device under Environment)"
                                : "")
           << "</p>";
-    o << "<p class=\"headline\">" << esc(a.headline) << "</p>";
+    o << "<p class=\"headline\">" << say(opt, a.headlineMessage, a.headline) << "</p>";
     if (!a.fixes.empty()) {
         o << "<ol class=\"fixes\">";
         for (const auto& f : a.fixes) {
-            o << "<li><b>" << esc(f.action) << "</b>" << (f.verified ? " (verified)" : "")
-              << "<br><span class=\"cost\">" << esc(f.cost) << "</span>";
+            o << "<li><b>" << say(opt, f.actionMessage, f.action) << "</b>"
+              << (f.verified ? " (verified)" : "") << "<br><span class=\"cost\">"
+              << say(opt, f.costMessage, f.cost) << "</span>";
             if (!f.planText.empty()) o << "<code class=\"plan\">" << esc(f.planText) << "</code>";
             o << "</li>";
         }
@@ -357,7 +363,11 @@ void advice(std::ostringstream& o, const Report& r) {
     }
     if (!a.notes.empty()) {
         o << "<h4>Notes</h4><ul>";
-        for (const auto& n : a.notes) o << "<li>" << esc(n) << "</li>";
+        // Messages only when they match the notes one for one (older reports have none).
+        const bool messages = a.noteMessages.size() == a.notes.size();
+        for (size_t k = 0; k < a.notes.size(); ++k)
+            o << "<li>" << say(opt, messages ? a.noteMessages[k] : MessageText{}, a.notes[k])
+              << "</li>";
         o << "</ul>";
     }
     o << "</div></section>";

@@ -6,11 +6,11 @@
 
 namespace hs::html {
 
-void remedies(std::ostringstream& o, const Report& r) {
+void remedies(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
     if (!r.remedies) return;  // only reports of a remedy search have the section
     const RemedyTable& t = *r.remedies;
-    o << "<section id=\"remedies\"><h2>Remedies, ranked</h2><div class=\"card\"><p><b>"
-      << esc(t.message) << "</b></p><table>"
+    o << "<section id=\"remedies\"><h2>" << heading(opt, "report.section.remedies")
+      << "</h2><div class=\"card\"><p><b>" << esc(t.message) << "</b></p><table>"
       << "<tr><th>failing blocks</th><td class=\"mono\">"
       << esc(t.failingBlocks.empty() ? std::string("none found") : describeBlocks(t.failingBlocks))
       << "</td></tr><tr><th>reference</th><td class=\"mono\">" << esc(t.referencePlan)

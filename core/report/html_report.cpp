@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "diagnosis/blocks.h"
+#include "diagnosis/image_verdict.h"
 #include "io/atomic_file.h"
 #include "report/html_sections.h"
 #include "report/html_util.h"
@@ -111,24 +112,39 @@ std::string planHtml(const std::string& text) {
 
 }  // namespace
 
-void summary(std::ostringstream& o, const Report& r) {
-    o << "<section id=\"summary\"><h2>Summary</h2><div class=\"runs\">";
+std::string say(const HtmlReportOptions& opt, const MessageText& m, const std::string& english) {
+    return esc(renderText(m, english, opt.translate));
+}
+
+std::string heading(const HtmlReportOptions& opt, const char* id) {
+    const Message m{id, {}};
+    return say(opt, {m}, englishText(m));
+}
+
+void summary(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
+    o << "<section id=\"summary\"><h2>" << heading(opt, "report.section.summary")
+      << "</h2><div class=\"runs\">";
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const ReportRun& run = r.runs[i];
         const RunRecord& rec = run.record;
         o << "<div class=\"card\" style=\"border-top:4px solid " << runColor(i) << "\">"
           << runHeading(r, i);
-        o << "<p>Verdict <span class=\"verdict " << verdictClass(rec.verdict) << "\">"
-          << esc(rec.verdict.empty() ? "none" : rec.verdict) << "</span></p>";
+        const Message verdictName = verdictNameMessage(rec.verdict);
+        o << "<p>" << heading(opt, "report.label.verdict") << " <span class=\"verdict "
+          << verdictClass(rec.verdict) << "\">"
+          << (rec.verdict.empty() ? std::string("none") : say(opt, {verdictName}, rec.verdict))
+          << "</span></p>";
         if (!rec.verdictExplanation.empty())
-            o << "<p class=\"muted\">" << esc(rec.verdictExplanation) << "</p>";
+            o << "<p class=\"muted\">" << say(opt, rec.verdictMessage, rec.verdictExplanation)
+              << "</p>";
         o << "<div class=\"figs\">";
         if (rec.finalImage) figure(o, *rec.finalImage, "decoded (NaN magenta, Inf cyan)", "big");
         if (rec.savedImage) figure(o, *rec.savedImage, "as saved (NaN as 0)", "big");
         o << "</div>";
         if (run.findings.firstFailure) {
-            o << "<p><b>First non-finite value:</b> " << esc(run.findings.firstFailure->summary())
-              << "</p>";
+            const FirstFailure& ff = *run.findings.firstFailure;
+            o << "<p><b>" << heading(opt, "report.label.first_failure") << "</b> "
+              << say(opt, ff.summaryMessage(), ff.summary()) << "</p>";
             o << "<p><b>Spread:</b> <span class=\"mono\">"
               << esc(run.findings.firstFailure->chainText()) << "</span></p>";
         } else {
@@ -157,21 +173,25 @@ void summary(std::ostringstream& o, const Report& r) {
     }
     o << "</div>";
     if (r.advice) {
-        o << "<p class=\"headline\"><b>Diagnosis:</b> " << esc(r.advice->headline);
+        o << "<p class=\"headline\"><b>" << heading(opt, "report.label.diagnosis") << "</b> "
+          << say(opt, r.advice->headlineMessage, r.advice->headline);
         if (r.advice->device && r.advice->device->target)
             o << "<br><b>Advice for:</b> " << esc(r.advice->device->describe());
         if (!r.advice->fixes.empty())
-            o << "<br><b>Suggested fix:</b> " << esc(r.advice->fixes.front().action) << " ("
-              << esc(r.advice->fixes.front().cost) << ")";
+            o << "<br><b>" << heading(opt, "report.label.suggested_fix") << "</b> "
+              << say(opt, r.advice->fixes.front().actionMessage, r.advice->fixes.front().action)
+              << " (" << say(opt, r.advice->fixes.front().costMessage, r.advice->fixes.front().cost)
+              << ")";
         o << "</p>";
     }
     o << "</section>";
 }
 
-void environment(std::ostringstream& o, const Report& r) {
+void environment(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
     const ReportEnvironment& e = r.environment;
     auto orDash = [](const std::string& s) { return s.empty() ? std::string("\u2014") : esc(s); };
-    o << "<section id=\"environment\"><h2>Environment</h2><table>";
+    o << "<section id=\"environment\"><h2>" << heading(opt, "report.section.environment")
+      << "</h2><table>";
     kv(o, "Halfscope", orDash(e.halfscopeVersion));
     kv(o, "LibTorch", orDash(e.libtorchVersion));
     kv(o, "Device", orDash(e.device));
@@ -184,8 +204,9 @@ void environment(std::ostringstream& o, const Report& r) {
     o << "</table></section>";
 }
 
-void components(std::ostringstream& o, const Report& r) {
-    o << "<section id=\"components\"><h2>Model and components</h2><div class=\"runs\">";
+void components(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
+    o << "<section id=\"components\"><h2>" << heading(opt, "report.section.components")
+      << "</h2><div class=\"runs\">";
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const RunRecord& rec = r.runs[i].record;
         o << "<div class=\"card\">" << runHeading(r, i) << "<p class=\"muted mono\">"
@@ -204,8 +225,9 @@ void components(std::ostringstream& o, const Report& r) {
     o << "</div></section>";
 }
 
-void plans(std::ostringstream& o, const Report& r) {
-    o << "<section id=\"plans\"><h2>Configuration and precision plans</h2><div class=\"runs\">";
+void plans(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
+    o << "<section id=\"plans\"><h2>" << heading(opt, "report.section.plans")
+      << "</h2><div class=\"runs\">";
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const RunConfig& c = r.runs[i].record.config;
         o << "<div class=\"card\">" << runHeading(r, i) << "<table>";
@@ -225,8 +247,8 @@ void plans(std::ostringstream& o, const Report& r) {
     o << "</div></section>";
 }
 
-void stepCurves(std::ostringstream& o, const Report& r) {
-    o << "<section id=\"steps\"><h2>Step curves</h2>";
+void stepCurves(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
+    o << "<section id=\"steps\"><h2>" << heading(opt, "report.section.steps") << "</h2>";
     std::vector<svg::Series> absMax;
     svg::PlotOptions po;
     po.title = "latent |max| per step (log scale)";
@@ -301,7 +323,8 @@ void stepCurves(std::ostringstream& o, const Report& r) {
 }
 
 void previews(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
-    o << "<section id=\"previews\"><h2>Previews</h2><p class=\"muted\">The denoised estimate "
+    o << "<section id=\"previews\"><h2>" << heading(opt, "report.section.previews")
+      << "</h2><p class=\"muted\">The denoised estimate "
          "after each step (latent-to-RGB projection, or a full VAE decode where marked). NaN "
          "pixels are magenta and Inf cyan, never black.</p>";
     for (size_t i = 0; i < r.runs.size(); ++i) {
@@ -329,7 +352,9 @@ void previews(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
 
 std::string reportToHtml(const Report& report, const HtmlReportOptions& options) {
     std::ostringstream o;
-    o << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+    o << "<!DOCTYPE html><html lang=\""
+      << html::esc(options.translate ? options.language : std::string("en"))
+      << "\"><head><meta charset=\"utf-8\">"
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src "
          "data:; style-src 'unsafe-inline'\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -341,19 +366,19 @@ std::string reportToHtml(const Report& report, const HtmlReportOptions& options)
       << " \u00b7 created " << html::esc(report.createdAt) << " \u00b7 Halfscope "
       << html::esc(report.environment.halfscopeVersion) << "</p></header>";
     if (report.runs.empty()) o << "<p>This report holds no run.</p>";
-    html::summary(o, report);
-    html::environment(o, report);
-    html::components(o, report);
-    html::plans(o, report);
-    html::stepCurves(o, report);
+    html::summary(o, report, options);
+    html::environment(o, report, options);
+    html::components(o, report, options);
+    html::plans(o, report, options);
+    html::stepCurves(o, report, options);
     html::previews(o, report, options);
     html::heatmaps(o, report, options);
-    html::firstFailures(o, report);
+    html::firstFailures(o, report, options);
     html::headroom(o, report, options);
-    html::divergence(o, report);
-    html::bisection(o, report);
-    html::remedies(o, report);
-    html::advice(o, report);
+    html::divergence(o, report, options);
+    html::bisection(o, report, options);
+    html::remedies(o, report, options);
+    html::advice(o, report, options);
     o << "<footer>Generated by Halfscope " << html::esc(HALFSCOPE_VERSION)
       << ". This file is self-contained: it loads nothing from "
          "anywhere.</footer></main></body></html>\n";

@@ -10,6 +10,7 @@
 // escaped. No LibTorch.
 #include <string>
 
+#include "records/message.h"
 #include "records/report_types.h"
 
 namespace hs {
@@ -18,6 +19,12 @@ struct HtmlReportOptions {
     int maxHeatmapRows = 160;  // more probe points than this: one heatmap row per block
     int maxPreviews = 48;      // per run; more are evenly thinned out (the final image stays)
     int headroomTopRows = 20;  // rows of the "closest to the limit" table
+    // The reader's language for the engine's sentences (verdicts, first failure, headroom note,
+    // advice) and the section headings: a translator of message templates (records/message.h)
+    // and its HTML language tag. None: English. The tables, labels and explanations of the
+    // report stay English.
+    MessageTranslator translate;
+    std::string language = "en";
 };
 
 std::string reportToHtml(const Report& report, const HtmlReportOptions& options = {});

@@ -6,6 +6,7 @@
 #include "io/image_io.h"
 #include "report/base64.h"
 #include "report/json_in.h"
+#include "report/message_json.h"
 
 namespace hs {
 
@@ -236,6 +237,7 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"notes", r.notes},
                         {"verdict", r.verdict},
                         {"verdict_explanation", r.verdictExplanation},
+                        {"verdict_message", messageToJson(r.verdictMessage)},
                         {"previews", previews},
                         {"seconds", numberOrNull(r.seconds)},
                         {"cancelled", r.cancelled},
@@ -326,6 +328,7 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     }
     r.verdict = n["verdict"].string();
     r.verdictExplanation = n["verdict_explanation"].string();
+    r.verdictMessage = optionalMessage(n, "verdict_message");  // absent in older reports
     const Node previews = n["previews"];
     for (size_t i = 0; i < previews.size(); ++i) r.previews.push_back(previewFrom(previews.at(i)));
     r.seconds = n["seconds"].number();

@@ -65,9 +65,10 @@ void addAdvice(Report& report, const DeviceInfo& device) {
     report.advice = adviseFixes(adviceInputFor(report, device));
 }
 
-ReportFiles writeReportFiles(const std::string& base, const Report& report) {
+ReportFiles writeReportFiles(const std::string& base, const Report& report,
+                             const HtmlReportOptions& html) {
     ReportFiles f{base + ".html", base + ".json", base + "-steps.csv", base + "-layers.csv"};
-    writeReportHtml(f.html, report);
+    writeReportHtml(f.html, report, html);
     writeReportJson(f.json, report);
     writeStepsCsv(f.stepsCsv, report);
     writeLayersCsv(f.layersCsv, report);

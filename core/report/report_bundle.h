@@ -5,6 +5,7 @@
 
 #include "diagnosis/device_info.h"
 #include "records/report_types.h"
+#include "report/html_report.h"
 
 namespace hs {
 
@@ -21,7 +22,9 @@ struct ReportFiles {
 };
 
 // Writes <base>.html, <base>.json, <base>-steps.csv and <base>-layers.csv, each atomically
-// (a failure leaves every file that was already there whole). Throws FileError.
-ReportFiles writeReportFiles(const std::string& base, const Report& report);
+// (a failure leaves every file that was already there whole). `html` sets the HTML's options (its
+// language); the JSON and CSV files are always English. Throws FileError.
+ReportFiles writeReportFiles(const std::string& base, const Report& report,
+                             const HtmlReportOptions& html = {});
 
 }  // namespace hs

@@ -1,0 +1,144 @@
+// The engine's sentence templates (see message.h). An id, once released, keeps its meaning: a
+// changed sentence gets a new id, so stored reports never render with a template that does not
+// fit their arguments. widgets/controls/engine_messages.cpp lists the same templates for lupdate.
+#include "records/message.h"
+
+namespace hs {
+
+const std::vector<MessageTemplate>& messageCatalogue() {
+    static const std::vector<MessageTemplate> catalogue = {
+        // Image verdicts: the name, then the explanation (diagnosis/image_verdict.cpp).
+        {"verdict.ok", "ok"},
+        {"verdict.nonfinite", "nan/inf"},
+        {"verdict.black", "black"},
+        {"verdict.flat", "flat"},
+        {"image.nonfinite", "%1 NaN and %2 Inf values of %3; saved as a PNG they turn black"},
+        {"image.black", "mean level %1, brightest %2"},
+        {"image.flat", "std %1 around level %2"},
+        {"image.ok", "mean level %1, std %2"},
+
+        // The first non-finite value (diagnosis/first_failure.cpp). %1 the kind (+Inf, -Inf,
+        // NaN), %2 the point; %5 %6 (or %4 %5) the format and how it ran (native, emulated).
+        {"first_failure.probe_step", "%1 first at %2 (block %3, step %4, %5 %6)"},
+        {"first_failure.probe", "%1 first at %2 (block %3, %4 %5)"},
+        {"first_failure.record_step",
+         "%1 first at %2 after step %3 (no probe point held it: probing was off or too coarse)"},
+        {"first_failure.record",
+         "%1 first at %2 (no probe point held it: probing was off or too coarse)"},
+        {"first_failure.input_step", "; the point before it, %1 (step %2), had |max| %3"},
+        {"first_failure.input", "; the point before it, %1, had |max| %2"},
+
+        // Headroom (diagnosis/headroom.cpp).
+        {"headroom.unreliable",
+         "this run already holds non-finite values (first at %1): the magnitudes after it say "
+         "nothing about fp16"},
+
+        // Advice headlines (diagnosis/advice.cpp).
+        {"advice.fp16_failed_step",
+         "the first %1 appeared at %2 (step %3), running in fp16 (%4): a value passed fp16's "
+         "largest finite value, 65504"},
+        {"advice.fp16_failed",
+         "the first %1 appeared at %2, running in fp16 (%3): a value passed fp16's largest "
+         "finite value, 65504"},
+        {"advice.predicted_step",
+         "this run is clean, but in fp16 %1 would overflow at step %2 (max |x| %3 >= 65520, "
+         "which rounds to Inf)"},
+        {"advice.predicted",
+         "this run is clean, but in fp16 %1 would overflow (max |x| %2 >= 65520, which rounds "
+         "to Inf)"},
+        {"advice.clean", "no non-finite value"},
+        {"advice.clean_headroom",
+         "no non-finite value; the point closest to fp16's limit keeps %1 bits of headroom"},
+        {"advice.not_fp16_step",
+         "fp16 is not the problem: the first %1 appeared at %2 (step %3), which ran in %4"},
+        {"advice.not_fp16",
+         "fp16 is not the problem: the first %1 appeared at %2, which ran in %3"},
+
+        // Advice notes.
+        {"advice.note.input_headroom",
+         "the point before it, %1, had |max| %2 (%3 bits below 65504)"},
+        {"advice.note.thin_headroom",
+         "less than one bit of headroom: another prompt, seed or size may overflow in fp16"},
+        {"advice.note.bisection_early",
+         "the bisection stopped early (%1): its block set passes but may not be the smallest"},
+        {"advice.note.bisection_cannot",
+         "a bisection with all %1 candidate blocks in %2 still failed: the cause lies outside "
+         "those blocks"},
+        {"advice.note.bisect_hint",
+         "a precision bisection over the %1 %2 blocks finds the fewest to keep out of fp16 "
+         "(about %3 trial runs or more)"},
+        {"advice.note.input_finite",
+         "its input, %1, was finite (|max| %2): the operation itself produced it (a division by "
+         "zero, the log or square root of a negative number) or its weights hold non-finite "
+         "values"},
+        {"advice.note.input_nonfinite", "its input, %1, held no finite value"},
+        {"advice.note.cpu_fp16",
+         "on this CPU fp16 is emulated (compute in fp32, outputs rounded): it saves memory but "
+         "no time, while bf16 runs natively with fp32's range"},
+        {"advice.note.no_fp16_cores", "%1 has no fp16 tensor cores: fp16 saves memory only"},
+        {"advice.note.too_big",
+         "even the failing plan's weights, %1, are more than the %2's %3: the model needs "
+         "offloading (CPU or block by block) or a smaller format whatever the fix"},
+        {"advice.note.bf16_stored",
+         "the %1 is stored in bf16 and ran in fp16: bf16-trained weights can produce activations "
+         "above 65504"},
+        // The target note: one opening, then the run device, then the ending.
+        {"advice.target.gpu", "advice for a GPU of compute capability %1"},
+        {"advice.target.gpu_memory", "advice for a GPU of compute capability %1 with %2"},
+        {"advice.target.named", "advice for a %1 (compute capability %2)"},
+        {"advice.target.named_memory", "advice for a %1 (compute capability %2, %3)"},
+        {"advice.target.run_device", "; the run itself was on %1"},
+        {"advice.target.memory_known", ": ranks, costs and weight totals speak for that GPU"},
+        {"advice.target.memory_unknown",
+         ": ranks and costs speak for that GPU (its memory is unknown: give it to check the "
+         "weights)"},
+
+        // Fixes: the action, then the cost in pieces.
+        {"advice.action.component", "run the %1 in %2"},
+        {"advice.action.blocks", "keep %1 in %2"},
+        {"advice.action.check_inputs", "check the weights and inputs of %1 for NaN or Inf"},
+        {"advice.cost.fp32_weights", "its weights: %1 MB more than fp16"},
+        {"advice.cost.no_extra", "no extra weight memory"},
+        {"advice.cost.blocks", "%1 of %2 blocks"},
+        {"advice.cost.predicted", " (predicted from the overflow headroom; not yet verified)"},
+        {"advice.cost.fp32_blocks",
+         "; about %1 MB more weights than fp16 (if the blocks are of equal size)"},
+        {"advice.cost.no_extra_after", "; no extra weight memory"},
+        {"advice.cost.bf16_range", "; bf16 keeps fp32's range with 8 bits of precision"},
+        {"advice.cost.fits", "; fits: %1 of weights in the %2's %3"},
+        {"advice.cost.too_big", "; %1 needs %2 of weights, more than the %3's %4"},
+        {"advice.cost.check_inputs",
+         "no precision change fixes this; `halfscope-cli inspect` counts non-finite weights"},
+        {"advice.speed.cpu_bf16_native", "; bf16 runs natively on this CPU (oneDNN)"},
+        {"advice.speed.cpu_bf16_emulated", "; bf16 is emulated on this CPU at fp32's speed"},
+        {"advice.speed.gpu_bf16_native", "; bf16 is native on %1"},
+        {"advice.speed.gpu_bf16_slow",
+         "; on %1 bf16 runs, slow (no bf16 tensor cores: bf16 is emulated and slow below compute "
+         "capability 8.0)"},
+        {"advice.speed.cpu_fp32", "; as fast as fp16 on this CPU (fp16 is emulated in fp32 here)"},
+        {"advice.speed.gpu_fp32_slower", "; slower than fp16 on %1 (no fp16 tensor cores)"},
+        {"advice.speed.gpu_fp32_same", "; about as fast as fp16 on %1 (it has no fast fp16)"},
+
+        // The HTML report's section headings and the summary's labels (report/html_*.cpp).
+        {"report.section.summary", "Summary"},
+        {"report.section.environment", "Environment"},
+        {"report.section.components", "Model and components"},
+        {"report.section.plans", "Configuration and precision plans"},
+        {"report.section.steps", "Step curves"},
+        {"report.section.previews", "Previews"},
+        {"report.section.heatmap", "Layer heatmap"},
+        {"report.section.first_failure", "First failure"},
+        {"report.section.headroom", "Overflow headroom to fp16"},
+        {"report.section.divergence", "Latent divergence from %1"},
+        {"report.section.bisection", "Precision bisection"},
+        {"report.section.remedies", "Remedies, ranked"},
+        {"report.section.advice", "Advice"},
+        {"report.label.verdict", "Verdict"},
+        {"report.label.first_failure", "First non-finite value:"},
+        {"report.label.diagnosis", "Diagnosis:"},
+        {"report.label.suggested_fix", "Suggested fix:"},
+    };
+    return catalogue;
+}
+
+}  // namespace hs
