@@ -1,7 +1,9 @@
 // halfscope-cli info: what this machine can run, and how each format executes here.
 #include <cstdlib>
+#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/command.h"
 #include "numerics/format.h"
@@ -79,6 +81,9 @@ int runInfo(const Args& args) {
                  {"name", d.name},
                  {"compute_capability", std::to_string(d.major) + "." + std::to_string(d.minor)},
                  {"memory_gib", d.memoryGiB},
+                 // null when this build cannot ask the CUDA runtime (docs/gpu.md)
+                 {"free_memory_gib",
+                  d.freeMemoryGiB >= 0 ? nlohmann::json(d.freeMemoryGiB) : nlohmann::json()},
                  {"native_bf16", d.nativeBf16()},
                  {"fast_fp16", d.fastFp16()},
                  {"note", d.capabilityNote()},
@@ -108,6 +113,15 @@ int runInfo(const Args& args) {
     for (const auto& d : e.cuda) {
         std::cout << "cuda:" << d.index << "    " << d.name << "\n          " << d.capabilityNote()
                   << "\n";
+        if (d.memoryGiB > 0) {
+            std::ostringstream m;
+            m << std::fixed << std::setprecision(1) << d.memoryGiB << " GiB memory, ";
+            if (d.freeMemoryGiB >= 0)
+                m << d.freeMemoryGiB << " GiB free now";
+            else
+                m << "free memory unknown";
+            std::cout << "          " << m.str() << "\n";
+        }
     }
     std::cout << "\nNote: " << kBf16Note << "\n";
     return kExitOk;
@@ -119,7 +133,8 @@ const Registrar reg({"info",
                      "Prints the LibTorch version and build (BLAS, oneDNN, OpenMP), the intra-op\n"
                      "thread count, CPU features (avx512_bf16, amx), how each format runs on the\n"
                      "CPU (bf16 emulated or native, see --cpu-bf16) and, for every CUDA device,\n"
-                     "its compute capability and whether bf16 and fp16 run natively.\n",
+                     "its compute capability, whether bf16 and fp16 run natively, its memory and\n"
+                     "the memory free now (before any model is loaded).\n",
                      runInfo,
                      {}});
 

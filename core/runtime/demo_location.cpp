@@ -4,19 +4,49 @@
 #include <filesystem>
 #include <vector>
 
+#ifdef _WIN32
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
+
 namespace hs {
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// <prefix>/share/halfscope for an installed program: <prefix>/libexec/halfscope/<program> (or
-// <prefix>/bin/<program>); then the source tree's resources folder.
-std::vector<fs::path> dataFolders() {
-    std::vector<fs::path> folders;
+// This program's own file: /proc/self/exe on Linux, GetModuleFileNameW on Windows (the
+// installer's layout: packaging/windows/windows.cmake). Empty when it cannot be found.
+fs::path executablePath() {
+#ifdef _WIN32
+    std::wstring buf(MAX_PATH, L'\0');
+    for (;;) {
+        const DWORD n = GetModuleFileNameW(nullptr, buf.data(), DWORD(buf.size()));
+        if (n == 0) return {};
+        if (n < buf.size()) {  // n == size means the path was cut short: grow and ask again
+            buf.resize(n);
+            return fs::path(buf);
+        }
+        if (buf.size() >= 32768) return {};  // the longest path Windows has
+        buf.resize(buf.size() * 2);
+    }
+#else
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec)
+    return ec ? fs::path() : exe;
+#endif
+}
+
+// <prefix>/share/halfscope for an installed program: <prefix>/libexec/halfscope/<program> (or
+// <prefix>/bin/<program>, and <prefix>\bin\<program>.exe on Windows); then the source tree's
+// resources folder.
+std::vector<fs::path> dataFolders() {
+    std::vector<fs::path> folders;
+    const fs::path exe = executablePath();
+    if (!exe.empty())
         for (const fs::path& prefix :
              {exe.parent_path().parent_path().parent_path(), exe.parent_path().parent_path()})
             folders.push_back(prefix / "share/halfscope");

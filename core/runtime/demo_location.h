@@ -6,8 +6,8 @@
 namespace hs {
 
 // First existing of: $HALFSCOPE_DEMO_MODEL; <executable>/../share/halfscope/demo-model
-// (installed); the source tree's resources/demo-model (run from the build tree).
-// Empty when none holds a model_index.json.
+// (installed; from <prefix>\bin\halfscope.exe on Windows); the source tree's resources/demo-model
+// (run from the build tree). Empty when none holds a model_index.json.
 std::string findDemoModel();
 
 // A bundled tokenizer folder ("clip-l"): <prefix>/share/halfscope/tokenizers/<name> installed,

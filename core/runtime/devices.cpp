@@ -6,11 +6,14 @@
 #include <torch/version.h>
 #ifdef HALFSCOPE_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
 #endif
 
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 namespace hs {
@@ -79,12 +82,40 @@ std::vector<CudaDeviceInfo> cudaDevices() {
         d.major = p->major;
         d.minor = p->minor;
         d.memoryGiB = double(p->totalGlobalMem) / double(1ull << 30);
+        try {
+            if (const auto m = cudaMemory(i))
+                d.freeMemoryGiB = double(m->freeBytes) / double(1ull << 30);
+        } catch (const std::exception&) {
+            // Unknown (negative): the list of devices is still worth showing.
+        }
 #else
         d.name = "CUDA device " + std::to_string(i);
 #endif
         out.push_back(d);
     }
     return out;
+}
+
+std::optional<CudaMemory> cudaMemory(int device) {
+    if (!torch::cuda::is_available()) return std::nullopt;
+    const int n = int(torch::cuda::device_count());
+    if (device < 0 || device >= n)
+        throw std::invalid_argument("no CUDA device " + std::to_string(device) +
+                                    " (this machine has " + std::to_string(n) + ")");
+#ifdef HALFSCOPE_WITH_CUDA
+    // cudaMemGetInfo answers for the current device: switch to it and back.
+    const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device));
+    size_t freeBytes = 0, totalBytes = 0;
+    const cudaError_t err = cudaMemGetInfo(&freeBytes, &totalBytes);
+    if (err != cudaSuccess) {
+        cudaGetLastError();  // clear it, so LibTorch's next check does not report it as its own
+        throw std::runtime_error("cannot read the free memory of cuda:" + std::to_string(device) +
+                                 ": " + cudaGetErrorString(err));
+    }
+    return CudaMemory{freeBytes, totalBytes};
+#else
+    return std::nullopt;
+#endif
 }
 
 EnvironmentInfo environmentInfo() {
