@@ -138,6 +138,399 @@
     </message>
 </context>
 <context>
+    <name>Engine</name>
+    <message>
+        <location filename="../widgets/controls/engine_messages.cpp" line="+13"/>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>nan/inf</source>
+        <translation>NaN/Inf</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>black</source>
+        <translation>全黑</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>flat</source>
+        <translation>纯色</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 NaN and %2 Inf values of %3; saved as a PNG they turn black</source>
+        <translation>%3 个值中有 %1 个 NaN、%2 个 Inf；保存为 PNG 后它们会变成黑色</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>mean level %1, brightest %2</source>
+        <translation>平均亮度 %1，最亮 %2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>std %1 around level %2</source>
+        <translation>在亮度 %2 附近，标准差 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mean level %1, std %2</source>
+        <translation>平均亮度 %1，标准差 %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 first at %2 (block %3, step %4, %5 %6)</source>
+        <translation>%1 首次出现在 %2（块 %3，第 %4 步，%5 %6）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 first at %2 (block %3, %4 %5)</source>
+        <translation>%1 首次出现在 %2（块 %3，%4 %5）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 first at %2 after step %3 (no probe point held it: probing was off or too coarse)</source>
+        <translation>%1 首次出现在第 %3 步之后的 %2（没有探针点记录到它：探针已关闭或粒度太粗）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 first at %2 (no probe point held it: probing was off or too coarse)</source>
+        <translation>%1 首次出现在 %2（没有探针点记录到它：探针已关闭或粒度太粗）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>; the point before it, %1 (step %2), had |max| %3</source>
+        <translation>；它之前的点 %1（第 %2 步）的 |max| 为 %3</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; the point before it, %1, had |max| %2</source>
+        <translation>；它之前的点 %1 的 |max| 为 %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>this run already holds non-finite values (first at %1): the magnitudes after it say nothing about fp16</source>
+        <translation>本次运行已含有非有限值（首次出现在 %1）：其后的数值幅度不能说明 fp16 的情况</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the first %1 appeared at %2 (step %3), running in fp16 (%4): a value passed fp16&apos;s largest finite value, 65504</source>
+        <translation>第一个 %1 出现在 %2（第 %3 步），该处以 fp16 运行（%4）：有值超过了 fp16 的最大有限值 65504，发生溢出</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the first %1 appeared at %2, running in fp16 (%3): a value passed fp16&apos;s largest finite value, 65504</source>
+        <translation>第一个 %1 出现在 %2，该处以 fp16 运行（%3）：有值超过了 fp16 的最大有限值 65504，发生溢出</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>this run is clean, but in fp16 %1 would overflow at step %2 (max |x| %3 &gt;= 65520, which rounds to Inf)</source>
+        <translation>本次运行没有问题，但在 fp16 下 %1 会在第 %2 步溢出（max |x| %3 &gt;= 65520，舍入后为 Inf）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>this run is clean, but in fp16 %1 would overflow (max |x| %2 &gt;= 65520, which rounds to Inf)</source>
+        <translation>本次运行没有问题，但在 fp16 下 %1 会溢出（max |x| %2 &gt;= 65520，舍入后为 Inf）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>no non-finite value</source>
+        <translation>没有非有限值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no non-finite value; the point closest to fp16&apos;s limit keeps %1 bits of headroom</source>
+        <translation>没有非有限值；最接近 fp16 上限的点仍有 %1 位余量</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>fp16 is not the problem: the first %1 appeared at %2 (step %3), which ran in %4</source>
+        <translation>问题不在 fp16：第一个 %1 出现在 %2（第 %3 步），该处以 %4 运行</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>fp16 is not the problem: the first %1 appeared at %2, which ran in %3</source>
+        <translation>问题不在 fp16：第一个 %1 出现在 %2，该处以 %3 运行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the point before it, %1, had |max| %2 (%3 bits below 65504)</source>
+        <translation>它之前的点 %1 的 |max| 为 %2（低于 65504 %3 位）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>less than one bit of headroom: another prompt, seed or size may overflow in fp16</source>
+        <translation>余量不足一位：换一个提示词、种子或尺寸，fp16 就可能溢出</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the bisection stopped early (%1): its block set passes but may not be the smallest</source>
+        <translation>二分搜索提前停止（%1）：它找到的块集合能通过，但不一定是最小的</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a bisection with all %1 candidate blocks in %2 still failed: the cause lies outside those blocks</source>
+        <translation>将全部 %1 个候选块设为 %2 后二分搜索仍然失败：原因在这些块之外</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a precision bisection over the %1 %2 blocks finds the fewest to keep out of fp16 (about %3 trial runs or more)</source>
+        <translation>对 %2 的 %1 个块做精度二分搜索，可找出最少需要移出 fp16 的块（约 %3 次试运行或更多）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>its input, %1, was finite (|max| %2): the operation itself produced it (a division by zero, the log or square root of a negative number) or its weights hold non-finite values</source>
+        <translation>它的输入 %1 是有限的（|max| %2）：是该运算本身产生的（除以零、对负数取对数或平方根），或者它的权重含有非有限值</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>its input, %1, held no finite value</source>
+        <translation>它的输入 %1 没有任何有限值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>on this CPU fp16 is emulated (compute in fp32, outputs rounded): it saves memory but no time, while bf16 runs natively with fp32&apos;s range</source>
+        <translation>在这台 CPU 上 fp16 是模拟的（以 fp32 计算，输出再舍入）：它节省内存但不节省时间，而 bf16 以原生方式运行，并具有 fp32 的数值范围</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 has no fp16 tensor cores: fp16 saves memory only</source>
+        <translation>%1 没有 fp16 张量核心：fp16 只能节省显存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>even the failing plan&apos;s weights, %1, are more than the %2&apos;s %3: the model needs offloading (CPU or block by block) or a smaller format whatever the fix</source>
+        <translation>即使是失败方案的权重（%1）也超过了 %2 的 %3：无论采用哪种修复，模型都需要卸载（到 CPU 或逐块加载）或更小的格式</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the %1 is stored in bf16 and ran in fp16: bf16-trained weights can produce activations above 65504</source>
+        <translation>%1 以 bf16 存储、以 fp16 运行：用 bf16 训练的权重可能产生超过 65504 的激活值</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>advice for a GPU of compute capability %1</source>
+        <translation>针对计算能力 %1 的 GPU 的建议</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>advice for a GPU of compute capability %1 with %2</source>
+        <translation>针对计算能力 %1、显存 %2 的 GPU 的建议</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>advice for a %1 (compute capability %2)</source>
+        <translation>针对 %1（计算能力 %2）的建议</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>advice for a %1 (compute capability %2, %3)</source>
+        <translation>针对 %1（计算能力 %2，%3）的建议</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; the run itself was on %1</source>
+        <translation>；本次运行本身在 %1 上</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>: ranks, costs and weight totals speak for that GPU</source>
+        <translation>：排名、代价和权重总量均针对该 GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>: ranks and costs speak for that GPU (its memory is unknown: give it to check the weights)</source>
+        <translation>：排名和代价针对该 GPU（其显存大小未知：请提供以检查权重能否放下）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>run the %1 in %2</source>
+        <translation>以 %2 运行 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>keep %1 in %2</source>
+        <translation>将 %1 保持为 %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>check the weights and inputs of %1 for NaN or Inf</source>
+        <translation>检查 %1 的权重和输入中是否有 NaN 或 Inf</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>its weights: %1 MB more than fp16</source>
+        <translation>其权重：比 fp16 多 %1 MB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no extra weight memory</source>
+        <translation>无额外权重内存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 of %2 blocks</source>
+        <translation>%2 个块中的 %1 个</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source> (predicted from the overflow headroom; not yet verified)</source>
+        <translation>（根据溢出余量预测，尚未验证）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; about %1 MB more weights than fp16 (if the blocks are of equal size)</source>
+        <translation>；权重比 fp16 约多 %1 MB（假设各块大小相同）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; no extra weight memory</source>
+        <translation>；无额外权重内存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; bf16 keeps fp32&apos;s range with 8 bits of precision</source>
+        <translation>；bf16 保留 fp32 的数值范围，精度为 8 位</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; fits: %1 of weights in the %2&apos;s %3</source>
+        <translation>；放得下：%1 的权重可装入 %2 的 %3</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; %1 needs %2 of weights, more than the %3&apos;s %4</source>
+        <translation>；%1 需要 %2 的权重，超过了 %3 的 %4</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no precision change fixes this; `halfscope-cli inspect` counts non-finite weights</source>
+        <translation>改变精度无法修复此问题；`halfscope-cli inspect` 可统计非有限的权重</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>; bf16 runs natively on this CPU (oneDNN)</source>
+        <translation>；bf16 在这台 CPU 上原生运行（oneDNN）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; bf16 is emulated on this CPU at fp32&apos;s speed</source>
+        <translation>；bf16 在这台 CPU 上是模拟的，速度与 fp32 相同</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; bf16 is native on %1</source>
+        <translation>；bf16 在 %1 上原生运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; on %1 bf16 runs, slow (no bf16 tensor cores: bf16 is emulated and slow below compute capability 8.0)</source>
+        <translation>；在 %1 上 bf16 可以运行，但很慢（没有 bf16 张量核心：计算能力低于 8.0 时 bf16 是模拟的，速度慢）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>; as fast as fp16 on this CPU (fp16 is emulated in fp32 here)</source>
+        <translation>；在这台 CPU 上与 fp16 一样快（这里 fp16 是用 fp32 模拟的）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>; slower than fp16 on %1 (no fp16 tensor cores)</source>
+        <translation>；在 %1 上比 fp16 慢（用不上 fp16 张量核心）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; about as fast as fp16 on %1 (it has no fast fp16)</source>
+        <translation>；在 %1 上与 fp16 速度相当（它没有快速 fp16）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model and components</source>
+        <translation>模型与组件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Configuration and precision plans</source>
+        <translation>配置与精度方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step curves</source>
+        <translation>逐步曲线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Previews</source>
+        <translation>预览</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Layer heatmap</source>
+        <translation>层热力图</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>First failure</source>
+        <translation>首次失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Overflow headroom to fp16</source>
+        <translation>距 fp16 溢出的余量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Latent divergence from %1</source>
+        <translation>相对 %1 的潜变量偏离</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Precision bisection</source>
+        <translation>精度二分搜索</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Remedies, ranked</source>
+        <translation>补救方案（已排序）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Advice</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>First non-finite value:</source>
+        <translation>首个非有限值：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Diagnosis:</source>
+        <translation>诊断：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Suggested fix:</source>
+        <translation>建议的修复：</translation>
+    </message>
+</context>
+<context>
     <name>FileSet</name>
     <message>
         <location filename="../app/gui/file_set.cpp" line="+27"/>
@@ -193,7 +586,47 @@
 <context>
     <name>FixPanel</name>
     <message>
-        <location filename="../widgets/panels/fix_panel.cpp" line="+18"/>
+        <location filename="../widgets/panels/fix_panel.cpp" line="+26"/>
+        <source>format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>clamp</source>
+        <translation>截断</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>scale</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>fp32 residual</source>
+        <translation>fp32 残差</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>The failing blocks in bf16, and in fp32 (bisection first)</source>
+        <translation>失败的块改用 bf16 和 fp32（先做二分搜索）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>PATH=clamp: outputs and residual sums clipped to fp16&apos;s range, as diffusers does</source>
+        <translation>PATH=clamp：输出和残差和截断到 fp16 的范围内，与 diffusers 的做法相同</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>PATH=scale:K: activations scaled by 2^-K inside the module, K from the reference run&apos;s largest value there</source>
+        <translation>PATH=scale:K：模块内的激活值乘以 2^-K，K 由参考运行在该处的最大值决定</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>PATH=fp32-residual: the residual stream summed in fp32, as ComfyUI does for Cosmos and Anima</source>
+        <translation>PATH=fp32-residual：残差流以 fp32 累加，与 ComfyUI 对 Cosmos 和 Anima 的做法相同</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>bf16</source>
         <translation>bf16</translation>
     </message>
@@ -218,7 +651,12 @@
         <translation>与参考运行相比，仍判定为通过的最大平均像素差异</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+16"/>
+        <source>Remedies to try</source>
+        <translation>要尝试的补救方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Blocks leave fp16 for</source>
         <translation>移出 fp16 的块改用</translation>
     </message>
@@ -254,11 +692,12 @@
     </message>
     <message>
         <location line="+9"/>
+        <location line="+6"/>
         <source>#</source>
         <translation>#</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-6"/>
         <source>Phase</source>
         <translation>阶段</translation>
     </message>
@@ -273,27 +712,90 @@
         <translation>保持安全格式的块</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
+        <source>Remedy</source>
+        <translation>补救方案</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Changes</source>
+        <translation>改动数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Image difference</source>
+        <translation>图像差异</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>PSNR dB</source>
+        <translation>PSNR dB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>s/step here</source>
+        <translation>本机 秒/步</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Cost on the target</source>
+        <translation>目标设备上的代价</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Apply selected</source>
+        <translation>应用所选</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Compare top rows</source>
+        <translation>比较前几行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Run the best passing plans (2 or 3) side by side in the compare tab</source>
+        <translation>在比较标签页中并排运行通过的最佳方案（2 或 3 个）</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Ranked remedies</source>
+        <translation>补救方案排名</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bisection trials</source>
+        <translation>二分搜索试运行</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Run a failing plan, then find the cheapest plan that fixes it.</source>
         <translation>先运行一个失败的精度方案，再查找能修复它的代价最低的方案。</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+62"/>
+        <location line="+67"/>
         <source>Searching...</source>
         <translation>正在搜索…</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-60"/>
+        <location line="+70"/>
         <source>pass</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-70"/>
+        <location line="+70"/>
         <source>fail</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="-64"/>
         <source>, difference %1</source>
         <translation>，差异 %1</translation>
     </message>
@@ -301,6 +803,21 @@
         <location line="+19"/>
         <source>Plan: %1</source>
         <translation>精度方案：%1</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>Costs for: %1</source>
+        <translation>代价针对：%1</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Set the precision plan to %1</source>
+        <translation>将精度方案设为 %1</translation>
     </message>
 </context>
 <context>
@@ -483,7 +1000,7 @@
         <translation>运行在图像解码之前已被取消。</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+62"/>
         <source>mean level %1</source>
         <translation>平均亮度 %1</translation>
     </message>
@@ -841,6 +1358,7 @@
     </message>
     <message>
         <location line="+11"/>
+        <location filename="../app/gui/ui_fonts.cpp" line="+35"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -896,6 +1414,7 @@
     </message>
     <message>
         <location line="+2"/>
+        <location filename="../app/gui/ui_fonts.cpp" line="+1"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
@@ -940,7 +1459,13 @@
         <translation>应用修复后的精度方案(&amp;A)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
+        <source>Compare the &amp;top remedies</source>
+        <translation>比较最佳补救方案(&amp;T)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location filename="../app/gui/ui_fonts.cpp" line="+1"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -1158,7 +1683,7 @@
 <context>
     <name>PrecisionPanel</name>
     <message>
-        <location filename="../widgets/panels/precision_panel.cpp" line="+34"/>
+        <location filename="../widgets/panels/precision_panel.cpp" line="+38"/>
         <source>Text encoder</source>
         <translation>文本编码器</translation>
     </message>
@@ -1183,7 +1708,7 @@
         <translation>适配器</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+32"/>
         <source>e.g. transformer=fp16,transformer.transformer_blocks.2=bf16</source>
         <translation>例如 transformer=fp16,transformer.transformer_blocks.2=bf16</translation>
     </message>
@@ -1218,17 +1743,67 @@
         <translation>Transformer 用 fp16</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
+        <source>The GPU the model will run on: the advice and the remedies&apos; costs speak for it</source>
+        <translation>模型将要运行的 GPU：建议和补救方案的代价都针对它</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this device</source>
+        <translation>本设备</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>by hand…</source>
+        <translation>手动输入…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>e.g. 7.5</source>
+        <translation>例如 7.5</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CUDA compute capability X.Y</source>
+        <translation>CUDA 计算能力 X.Y</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>e.g. 16</source>
+        <translation>例如 16</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory in GB; empty or 0: unknown</source>
+        <translation>显存大小（GB）；留空或 0：未知</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Capability</source>
+        <translation>计算能力</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Memory GB</source>
+        <translation>显存 GB</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>Advice for:</source>
+        <translation>建议针对：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Plan (advanced)</source>
         <translation>精度方案（高级）</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+67"/>
         <source>&lt;b&gt;Component&lt;/b&gt;</source>
         <translation>&lt;b&gt;组件&lt;/b&gt;</translation>
     </message>
@@ -1291,6 +1866,11 @@
         <location line="+30"/>
         <source>%1&lt;br&gt;&lt;tt&gt;%2&lt;b&gt;&lt;u&gt;%3&lt;/u&gt;&lt;/b&gt;%4&lt;/tt&gt;&lt;br&gt;The last valid plan stays in use.</source>
         <translation>%1&lt;br&gt;&lt;tt&gt;%2&lt;b&gt;&lt;u&gt;%3&lt;/u&gt;&lt;/b&gt;%4&lt;/tt&gt;&lt;br&gt;仍使用上一个有效的精度方案。</translation>
+    </message>
+    <message>
+        <location line="+78"/>
+        <source>Memory GB: &quot;%1&quot; is not a number (e.g. 16; empty or 0: unknown)</source>
+        <translation>显存 GB：“%1”不是数字（例如 16；留空或 0：未知）</translation>
     </message>
 </context>
 <context>
@@ -1355,12 +1935,13 @@
         <translation>覆盖</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location filename="../app/gui/ui_fonts.cpp" line="+1"/>
+        <location filename="../widgets/panels/prompt_panel.cpp" line="+4"/>
         <source>Generate</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../widgets/panels/prompt_panel.cpp" line="+1"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -1519,7 +2100,7 @@
 <context>
     <name>RunHistory</name>
     <message>
-        <location filename="../widgets/store/history_finish.cpp" line="+68"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+70"/>
         <source>Cannot save the outcome of run %1</source>
         <translation>无法保存运行 %1 的结果</translation>
     </message>
@@ -1540,7 +2121,7 @@
         <translation>无法保存探针记录</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="+305"/>
+        <location filename="../widgets/store/run_history.cpp" line="+319"/>
         <source>Cannot save the final image</source>
         <translation>无法保存最终图像</translation>
     </message>
@@ -1551,7 +2132,7 @@
         <translation>无法保存首个非有限值探针点</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_images.cpp" line="+21"/>
+        <location filename="../widgets/store/history_images.cpp" line="+23"/>
         <source>Cannot write the image file %1: %2</source>
         <translation>无法写入图像文件 %1：%2</translation>
     </message>
@@ -1561,7 +2142,12 @@
         <translation>无法编码图像 %1：%2</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+13"/>
+        <source>The image file %1 is not a regular file of at most 256 MB; it was not read</source>
+        <translation>图像文件 %1 不是不超过 256 MB 的普通文件；未读取</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Cannot read the image file %1: %2</source>
         <translation>无法读取图像文件 %1：%2</translation>
     </message>
@@ -1576,7 +2162,12 @@
         <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_load.cpp" line="+193"/>
+        <location filename="../widgets/store/history_load.cpp" line="+133"/>
+        <source>the image path &apos;%1&apos; is not inside the history&apos;s data folder; the image was not read</source>
+        <translation>图像路径“%1”不在历史记录的数据文件夹内；未读取该图像</translation>
+    </message>
+    <message>
+        <location line="+79"/>
         <location line="+18"/>
         <location filename="../widgets/store/run_history.cpp" line="-106"/>
         <source>Cannot read the run history</source>
@@ -1586,7 +2177,7 @@
         <location line="+4"/>
         <location line="+22"/>
         <location filename="../widgets/store/run_history.cpp" line="+1"/>
-        <location line="+213"/>
+        <location line="+214"/>
         <source>There is no run %1 in the history.</source>
         <translation>历史记录中没有运行 %1。</translation>
     </message>
@@ -1621,7 +2212,7 @@
         <translation>无法创建数据表：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="-338"/>
+        <location filename="../widgets/store/run_history.cpp" line="-353"/>
         <source>Cannot create the run history folder %1. Check that the path is a folder you may write to.</source>
         <translation>无法创建运行历史记录文件夹 %1。请检查该路径是否为你有写入权限的文件夹。</translation>
     </message>
@@ -1651,7 +2242,17 @@
         <translation>运行历史数据库 %1 无法使用：%2。请将该文件移走，Halfscope 将新建一个空的历史记录。</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+26"/>
+        <source>Cannot set the run history&apos;s busy timeout</source>
+        <translation>无法设置运行历史记录的忙等待超时</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>%1: the run history database %2 is locked by another program or Halfscope window (%3); nothing was changed. Close it and try again.</source>
+        <translation>%1：运行历史数据库 %2 被另一个程序或 Halfscope 窗口锁定（%3）；未做任何更改。请关闭它后重试。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
@@ -1711,7 +2312,7 @@
         <translation>无法记录第 %1 步的预览</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+48"/>
         <source>Cannot rename run %1</source>
         <translation>无法重命名运行 %1</translation>
     </message>
@@ -1735,12 +2336,17 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../app/gui/run_worker.cpp" line="+25"/>
+        <location filename="../app/gui/run_worker.cpp" line="+26"/>
         <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
     <message>
-        <location line="+79"/>
+        <location line="+81"/>
+        <source>Loading %1 was cancelled</source>
+        <translation>已取消加载 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Could not load %1: %2</source>
         <translation>无法加载 %1：%2</translation>
     </message>
@@ -2044,19 +2650,40 @@
 <context>
     <name>Studio</name>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+21"/>
-        <location line="+354"/>
-        <location filename="../app/gui/studio_records.cpp" line="+84"/>
+        <location filename="../app/gui/studio.cpp" line="+29"/>
+        <location line="+453"/>
+        <location filename="../app/gui/studio_records.cpp" line="+86"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-323"/>
+        <location line="-421"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+19"/>
+        <source>One operation of the engine was still running at close; it ends on its own</source>
+        <translation>关闭时引擎仍有一个操作在运行；它会自行结束</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <location line="+27"/>
+        <source>Run %1 was not saved: %2</source>
+        <translation>运行 %1 未保存：%2</translation>
+    </message>
+    <message>
+        <location line="-26"/>
+        <source>Run %1 is not saved yet: %2 Saving it is tried again every few seconds.</source>
+        <translation>运行 %1 尚未保存：%2 每隔几秒会重试保存。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Run %1 saved</source>
+        <translation>运行 %1 已保存</translation>
+    </message>
+    <message>
+        <location line="+35"/>
         <source>First non-finite value: %1 at step %2 (%3, %4)</source>
         <translation>首个非有限值：%1，第 %2 步（%3，%4）</translation>
     </message>
@@ -2072,16 +2699,23 @@
     </message>
     <message>
         <location line="+2"/>
+        <location line="+7"/>
         <source>pass</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-7"/>
+        <location line="+7"/>
         <source>fail</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="-2"/>
+        <source>Remedy %1: %2 — %3</source>
+        <translation>补救方案 %1：%2 — %3</translation>
+    </message>
+    <message>
+        <location line="+41"/>
         <source>Loading %1</source>
         <translation>正在加载 %1</translation>
     </message>
@@ -2106,7 +2740,7 @@
         <translation>此模型不接受负面提示词：FLUX.1 经过引导蒸馏，每步只用提示词进行一次前向计算，引导系数是模型的一个输入。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+12"/>
         <source>Loaded %1 for the plan %2: %3</source>
         <translation>已按精度方案 %2 加载 %1：%3</translation>
     </message>
@@ -2137,12 +2771,13 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+221"/>
+        <location line="+240"/>
+        <location line="+23"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
     <message>
-        <location line="-217"/>
+        <location line="-259"/>
         <source>The precision plan does not parse: %1</source>
         <translation>精度方案无法解析：%1</translation>
     </message>
@@ -2157,12 +2792,22 @@
         <translation>运行 %1 已开始：%2，种子 %3，%4 步</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+34"/>
+        <source>Run %1: %2 The steps are kept and saved when the run ends.</source>
+        <translation>运行 %1：%2 各步数据会保留，并在运行结束时保存。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Step %1: the latents hold %2 NaN and %3 Inf values</source>
         <translation>第 %1 步：潜变量中有 %2 个 NaN 值和 %3 个 Inf 值</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+17"/>
+        <source>Run %1: %2 The previews are kept and saved when the run ends.</source>
+        <translation>运行 %1：%2 预览会保留，并在运行结束时保存。</translation>
+    </message>
+    <message>
+        <location line="+21"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
@@ -2173,11 +2818,12 @@
     </message>
     <message>
         <location line="+3"/>
+        <location line="+3"/>
         <source>Run %1: %2</source>
         <translation>运行 %1：%2</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>Run %1 stopped after %2 steps</source>
         <translation>运行 %1 在 %2 步后停止</translation>
     </message>
@@ -2187,7 +2833,7 @@
         <translation>运行 %1 完成，用时 %2 秒：%3（%4）</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+45"/>
         <source>Comparing %1</source>
         <translation>正在比较 %1</translation>
     </message>
@@ -2222,12 +2868,27 @@
         <translation>潜变量的相对 L2 距离，运行 %1 对比运行 %2</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+9"/>
+        <source>Advice for: %1</source>
+        <translation>建议针对：%1</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>Searching for the cheapest fix of %1</source>
         <translation>正在为 %1 搜索代价最低的修复方案</translation>
     </message>
     <message>
+        <location line="+14"/>
+        <source>remedy %1</source>
+        <translation>补救方案 %1</translation>
+    </message>
+    <message>
         <location line="+7"/>
+        <source>Fewer than two passing remedies to compare</source>
+        <translation>通过的补救方案少于两个，无法比较</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>Applied plan %1</source>
         <translation>已应用精度方案 %1</translation>
     </message>
@@ -2258,7 +2919,7 @@
         <translation>尚无可报告的内容：请先生成一张图像。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+23"/>
         <source>Report written: %1 (with %2 and the CSV files)</source>
         <translation>报告已写入：%1（附带 %2 和 CSV 文件）</translation>
     </message>
@@ -2387,7 +3048,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="+60"/>
+        <location filename="../app/gui/main.cpp" line="+72"/>
         <source>Finds out why a diffusion model gives a black image.</source>
         <translation>找出扩散模型生成黑图的原因。</translation>
     </message>
