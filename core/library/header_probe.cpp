@@ -1,0 +1,167 @@
+#include "library/header_probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+
+#include "io/bounded_read.h"
+#include "io/inspect_headline.h"
+#include "io/safetensors_header.h"
+#include "models/single_file.h"
+
+namespace hs {
+
+namespace {
+
+std::atomic<int> g_headerReads{0};
+
+// Torch has no 8-bit float in this LibTorch: such tensors become bytes, which is enough for the
+// detectors (they look at names and shapes).
+torch::ScalarType metaTypeOf(StDType t) {
+    switch (t) {
+        case StDType::F64:
+            return torch::kFloat64;
+        case StDType::F32:
+            return torch::kFloat32;
+        case StDType::F16:
+            return torch::kFloat16;
+        case StDType::BF16:
+            return torch::kBFloat16;
+        case StDType::I64:
+            return torch::kInt64;
+        case StDType::I32:
+            return torch::kInt32;
+        case StDType::I16:
+            return torch::kInt16;
+        case StDType::I8:
+            return torch::kInt8;
+        case StDType::BOOL:
+            return torch::kBool;
+        default:
+            return torch::kUInt8;
+    }
+}
+
+// Reads exactly `n` bytes at `offset`; false at end of file.
+bool readAt(int fd, void* buf, size_t n, uint64_t offset) {
+    auto* p = static_cast<uint8_t*>(buf);
+    while (n > 0) {
+        const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(offset));
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            throw std::runtime_error(std::string("read failed: ") + std::strerror(errno));
+        }
+        if (got == 0) return false;
+        p += got;
+        n -= static_cast<size_t>(got);
+        offset += static_cast<uint64_t>(got);
+    }
+    return true;
+}
+
+StHeader readHeader(const std::string& path, uint64_t fileSize) {
+    // O_NONBLOCK: a FIFO put in a model folder must not block the scan (statForProbe refused
+    // non-regular files already; this covers a swap between the stat and the open).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) throw std::runtime_error(std::string("cannot open: ") + std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        throw std::runtime_error("not a regular file");
+    ++g_headerReads;
+    uint8_t lenBytes[8];
+    if (fileSize < 8 || !readAt(fd, lenBytes, 8, 0))
+        throw std::runtime_error("file of " + std::to_string(fileSize) +
+                                 " bytes is too short for a safetensors header (8-byte length)");
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | lenBytes[i];
+    if (n > kMaxHeaderBytes || n > fileSize - 8)
+        throw std::runtime_error("header length " + std::to_string(n) + " exceeds " +
+                                 (n > kMaxHeaderBytes
+                                      ? "the 100 MB limit"
+                                      : "the file size " + std::to_string(fileSize)));
+    std::vector<uint8_t> bytes(8 + n);
+    std::memcpy(bytes.data(), lenBytes, 8);
+    if (!readAt(fd, bytes.data() + 8, n, 8))
+        throw std::runtime_error("file ended inside its header");
+    return parseStHeader(bytes.data(), bytes.size(), fileSize);
+}
+
+}  // namespace
+
+int headerReadCount() {
+    return g_headerReads.load();
+}
+
+bool statForProbe(const std::string& path, FileProbe& p) {
+    p.path = path;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        const int err = errno;
+        struct stat lst {};
+        if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+            std::error_code ec;
+            const auto target = std::filesystem::read_symlink(path, ec);
+            p.error = "dangling symlink to " + (ec ? std::string("?") : target.string());
+        } else {
+            p.error = std::strerror(err);
+        }
+        return false;
+    }
+    p.size = static_cast<uint64_t>(st.st_size);
+    p.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    p.inode = static_cast<uint64_t>(st.st_ino);
+    p.device = static_cast<uint64_t>(st.st_dev);
+    if (!S_ISREG(st.st_mode)) {
+        p.error = "not a regular file (" + fileKindOf(st.st_mode) + ")";
+        return false;
+    }
+    return true;
+}
+
+FileProbe probeSafetensorsFile(const std::string& path) {
+    FileProbe p;
+    if (!statForProbe(path, p)) return p;
+    StHeader header;
+    try {
+        header = readHeader(path, p.size);
+    } catch (const std::exception& e) {
+        p.error = e.what();
+        return p;
+    }
+    WeightMap meta;
+    for (const auto& t : header.tensors) {
+        ++p.tensors;
+        p.parameters += t.numel();
+        p.dtypes[stDTypeName(t.dtype)] += t.numel();
+        meta.emplace(
+            t.name,
+            torch::empty(t.shape,
+                         torch::TensorOptions().device(torch::kMeta).dtype(metaTypeOf(t.dtype))));
+    }
+    try {
+        p.layouts = detectSingleFile(meta);
+        if (p.layouts.empty()) return p;
+        const SingleFileContents f = convertSingleFile(meta, path);
+        for (const auto& c : f.components)
+            p.parts.push_back({c.slot, c.className, c.description, c.config.dump()});
+        p.headline = singleFileHeadline(f, meta);
+    } catch (const std::exception& e) {
+        // The conversions' messages end with c10's backtrace on some errors: keep line one.
+        std::string what = e.what();
+        const auto nl = what.find('\n');
+        p.conversionError = nl == std::string::npos ? what : what.substr(0, nl);
+    }
+    return p;
+}
+
+}  // namespace hs

@@ -1,0 +1,382 @@
+// The model library over real trees: a Hugging Face cache, ComfyUI (with extra_model_paths.yaml),
+// AUTOMATIC1111, added folders; broken files listed with their errors; headers only; the cache.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "../single_file_helpers.h"
+#include "library/header_probe.h"
+#include "library/library_file_set.h"
+#include "library/library_format.h"
+#include "library/library_scan.h"
+#include "library_tree.h"
+
+namespace hs {
+namespace {
+
+namespace fs = std::filesystem;
+
+const LibraryEntry* entryNamed(const LibraryReport& r, const std::string& name) {
+    for (const auto& e : r.entries)
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+std::string names(const LibraryReport& r) {
+    std::string s;
+    for (const auto& e : r.entries) s += e.name + " [" + e.source + "] ";
+    return s;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+uint64_t sizeOf(const std::string& p) {
+    return fs::file_size(p);
+}
+
+class Library : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_dir = new test::ScopedDir("library");
+        s_tree = new test::LibraryTree(test::writeLibraryTree(s_dir->path));
+    }
+    static void TearDownTestSuite() {
+        delete s_tree;
+        delete s_dir;
+    }
+    LibraryOptions options() const {
+        LibraryOptions o;
+        o.hfCaches = {s_tree->hf};
+        o.defaultHfCache = false;
+        o.comfyui = {s_tree->comfy};
+        o.a1111 = {s_tree->a1111};
+        return o;
+    }
+    static test::ScopedDir* s_dir;
+    static test::LibraryTree* s_tree;
+};
+test::ScopedDir* Library::s_dir = nullptr;
+test::LibraryTree* Library::s_tree = nullptr;
+
+TEST_F(Library, ListsTheHubSnapshotComfyUiAndA1111ModelsFromTheirHeaders) {
+    const LibraryReport r = scanLibrary(options());
+    const auto& t = *s_tree;
+    SCOPED_TRACE(names(r));
+
+    // The hub repository: the snapshot refs/main names, a pipeline of symlinks into blobs/.
+    const LibraryEntry* hub = entryNamed(r, "black-forest-labs/FLUX.1-tiny");
+    ASSERT_NE(hub, nullptr);
+    EXPECT_EQ(hub->source, "hf-cache");
+    EXPECT_EQ(hub->kind, EntryKind::Pipeline);
+    EXPECT_EQ(hub->path, t.snapshot);
+    EXPECT_EQ(hub->className, "FluxPipeline");
+    EXPECT_EQ(hub->family, "Flux transformer");
+    EXPECT_EQ(hub->dtype, "F32");
+    EXPECT_EQ(hub->slots.at("transformer"), "FluxTransformer2DModel");
+    EXPECT_EQ(hub->slots.at("text_encoder_2"), "T5EncoderModel");
+    // Symlinks followed, each blob once: the folder's safetensors bytes, whatever the links.
+    EXPECT_EQ(hub->bytes, t.pipelineBytes);
+    EXPECT_EQ(hub->files.size(), 6u);  // 2 transformer shards, clip, 2 T5 shards, vae
+    EXPECT_TRUE(hub->error.empty()) << hub->error;
+    // The older snapshot shares the blobs and is not the current one: not listed.
+    for (const auto& e : r.entries) EXPECT_FALSE(contains(e.path, "fedcba98")) << e.path;
+
+    // ComfyUI's split FLUX set, by what each file holds.
+    const LibraryEntry* dit = entryNamed(r, "flux1-tiny.safetensors");
+    ASSERT_NE(dit, nullptr);
+    EXPECT_EQ(dit->source, "comfyui");
+    EXPECT_EQ(dit->folder, "diffusion_models");
+    EXPECT_EQ(dit->kind, EntryKind::SingleFile);
+    EXPECT_EQ(dit->family, "Flux transformer");
+    EXPECT_EQ(dit->variant, "FLUX.1-dev style (guidance embedding)");
+    ASSERT_EQ(dit->layouts.size(), 1u);
+    EXPECT_EQ(dit->layouts[0], "Black Forest Labs Flux transformer (at the root)");
+    EXPECT_EQ(dit->dtype, "F32");
+    EXPECT_EQ(dit->bytes, sizeOf(t.flux.bfl));
+    EXPECT_EQ(dit->fp16Risk, "unknown");
+    const LibraryEntry* ae = entryNamed(r, "ae.safetensors");
+    ASSERT_NE(ae, nullptr);
+    EXPECT_EQ(ae->folder, "vae");
+    EXPECT_EQ(ae->slots, (std::map<std::string, std::string>{{"vae", "AutoencoderKL"}}));
+    EXPECT_TRUE(contains(ae->layouts.at(0), "LDM VAE")) << ae->layouts.at(0);
+    const LibraryEntry* clip = entryNamed(r, "clip_l.safetensors");
+    ASSERT_NE(clip, nullptr);
+    EXPECT_EQ(clip->slots.count("text_encoder"), 1u);
+    const LibraryEntry* t5 = entryNamed(r, "t5xxl_tiny.safetensors");
+    ASSERT_NE(t5, nullptr);
+    EXPECT_EQ(t5->folder, "text_encoders");
+    EXPECT_EQ(t5->family, "T5 encoder");
+
+    // extra_model_paths.yaml: the checkpoints folder (walked into flux/) and the second of two
+    // vae folders of a `|` block, relative to a base_path relative to the yaml.
+    const LibraryEntry* extraDit = entryNamed(r, "flux/flux1-comfy.safetensors");
+    ASSERT_NE(extraDit, nullptr);
+    EXPECT_EQ(extraDit->folder, "checkpoints");
+    EXPECT_EQ(extraDit->family, "Flux transformer");
+    EXPECT_TRUE(contains(extraDit->layouts.at(0), "model.diffusion_model."));
+    const LibraryEntry* extraVae = entryNamed(r, "ae-copy.safetensors");
+    ASSERT_NE(extraVae, nullptr);
+    EXPECT_EQ(extraVae->folder, "vae");
+    EXPECT_EQ(extraVae->path, fs::path(t.extra + "/vaes-b/ae-copy.safetensors").string());
+
+    // AUTOMATIC1111: the SD 1.x checkpoint with its three parts.
+    const LibraryEntry* sd = entryNamed(r, "sd15-tiny.safetensors");
+    ASSERT_NE(sd, nullptr);
+    EXPECT_EQ(sd->source, "a1111");
+    EXPECT_EQ(sd->folder, "Stable-diffusion");
+    EXPECT_EQ(sd->className, "UNet2DConditionModel");
+    EXPECT_TRUE(contains(sd->variant, "SD 1.x")) << sd->variant;
+    EXPECT_EQ(sd->slots.size(), 3u);
+    EXPECT_EQ(sd->layouts.size(), 3u);
+    EXPECT_EQ(sd->bytes, sizeOf(t.sdFile));
+    // Parameters are the header's elements: the same as the mapped file's tensors.
+    int64_t params = 0;
+    for (const auto& kv : test::openWeights(t.sdFile)) params += kv.second.numel();
+    EXPECT_EQ(sd->parameters, params);
+
+    // Broken files are listed, each with what is wrong.
+    const LibraryEntry* truncated = entryNamed(r, "truncated.safetensors");
+    ASSERT_NE(truncated, nullptr);
+    EXPECT_TRUE(contains(truncated->error, "exceeds the file size 100")) << truncated->error;
+    const LibraryEntry* corrupt = entryNamed(r, "corrupt.safetensors");
+    ASSERT_NE(corrupt, nullptr);
+    EXPECT_FALSE(corrupt->error.empty());
+    const LibraryEntry* gone = entryNamed(r, "gone.safetensors");
+    ASSERT_NE(gone, nullptr);
+    EXPECT_EQ(gone->kind, EntryKind::Unreadable);
+    EXPECT_TRUE(
+        contains(gone->error, "dangling symlink to " + t.root + "/nowhere/gone.safetensors"))
+        << gone->error;
+    const LibraryEntry* pickle = entryNamed(r, "old.ckpt");
+    ASSERT_NE(pickle, nullptr);
+    EXPECT_TRUE(contains(pickle->error, "pickle")) << pickle->error;
+    EXPECT_EQ(entryNamed(r, "README.txt"), nullptr);  // not a model
+    // The yaml's loras kind is not a model folder; the empty vaes-a folder lists nothing.
+    for (const auto& n : r.notes) EXPECT_FALSE(contains(n, "loras")) << n;
+
+    // The table names every entry and repeats the errors in full.
+    const std::string table = formatLibrary(r);
+    EXPECT_TRUE(contains(table, "dangling symlink")) << table;
+    EXPECT_TRUE(contains(table, "black-forest-labs/FLUX.1-tiny")) << table;
+    EXPECT_EQ(toJson(r)["entries"].size(), r.entries.size());
+}
+
+TEST_F(Library, AddedFoldersAndFilesAndShardSets) {
+    LibraryOptions o;
+    o.defaultHfCache = false;
+    o.user = {s_tree->flux.folder + "/transformer",
+              s_tree->flux.folder + "/text_encoder_2/model.safetensors.index.json",
+              s_tree->flux.folder, s_tree->flux.bfl};
+    const LibraryReport r = scanLibrary(o);
+    SCOPED_TRACE(names(r));
+    ASSERT_EQ(r.entries.size(), 4u);
+    EXPECT_EQ(r.entries[0].kind, EntryKind::Component);
+    EXPECT_EQ(r.entries[0].family, "Flux transformer");
+    EXPECT_EQ(r.entries[0].files.size(), 2u);  // its two shards
+    EXPECT_EQ(r.entries[1].kind, EntryKind::ShardSet);
+    EXPECT_EQ(r.entries[1].files.size(), 2u);
+    EXPECT_EQ(r.entries[2].kind, EntryKind::Pipeline);
+    EXPECT_EQ(r.entries[3].kind, EntryKind::SingleFile);
+    EXPECT_EQ(r.entries[3].source, "user");
+    for (const auto& e : r.entries) EXPECT_TRUE(e.error.empty()) << e.name << ": " << e.error;
+}
+
+TEST_F(Library, TheCacheMakesASecondScanReadNoHeader) {
+    test::ScopedDir cacheDir("library-cache");
+    LibraryOptions o = options();
+    o.cachePath = cacheDir.path + "/halfscope/library.json";
+    const int before = headerReadCount();
+    const LibraryReport first = scanLibrary(o);
+    const int firstReads = headerReadCount() - before;
+    EXPECT_GT(firstReads, 10);
+    EXPECT_EQ(first.headerReads, firstReads);
+    ASSERT_TRUE(fs::exists(o.cachePath));
+
+    const int mid = headerReadCount();
+    const LibraryReport second = scanLibrary(o);
+    EXPECT_EQ(headerReadCount() - mid, 0);
+    EXPECT_EQ(second.headerReads, 0);
+    EXPECT_EQ(second.cacheHits, firstReads);
+    ASSERT_EQ(second.entries.size(), first.entries.size());
+    EXPECT_EQ(toJson(second)["entries"], toJson(first)["entries"]);
+
+    // A file rewritten (new mtime) is read again, and only it.
+    const std::string ae = s_tree->comfy + "/models/vae/ae.safetensors";
+    struct stat st {};
+    ASSERT_EQ(::stat(ae.c_str(), &st), 0);
+    const struct timespec times[2] = {st.st_atim, {st.st_mtim.tv_sec + 5, st.st_mtim.tv_nsec}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, ae.c_str(), times, 0), 0);
+    const LibraryReport third = scanLibrary(o);
+    EXPECT_EQ(third.headerReads, 1);
+
+    // A corrupt cache file is an empty cache, with a note.
+    std::ofstream(o.cachePath) << "{\"version\": 1, \"files\": [";
+    const LibraryReport fourth = scanLibrary(o);
+    EXPECT_EQ(fourth.headerReads, firstReads);
+    ASSERT_FALSE(fourth.notes.empty());
+    EXPECT_TRUE(contains(fourth.notes[0], "cache ignored")) << fourth.notes[0];
+}
+
+// Headers only: a 1 GiB sparse file whose data area was never written is described from its
+// first bytes, with read() traffic (this process's rchar) far below its size.
+uint64_t bytesReadByThisProcess() {
+    std::ifstream io("/proc/self/io");
+    std::string key;
+    uint64_t value = 0;
+    while (io >> key >> value)
+        if (key == "rchar:") return value;
+    return 0;
+}
+
+TEST_F(Library, ReadsHeadersOnlyNeverTheWeights) {
+    test::ScopedDir dir("library-sparse");
+    // The header of the real BFL file, then its data area declared 1 GiB larger by one more
+    // tensor at the end, left sparse.
+    const WeightMap w = test::openWeights(s_tree->flux.bfl);
+    std::vector<std::pair<std::string, torch::Tensor>> list;
+    for (const auto& kv : w) list.emplace_back(kv.first, kv.second);
+    list.emplace_back("zz_padding", torch::empty({1}, torch::kFloat32));
+    const std::string small = dir.path + "/small.safetensors";
+    writeSafetensors(small, list);
+    // Rewrite the last tensor's shape and end offset in the header text (same length kept by
+    // padding with spaces, as the format allows).
+    std::string bytes;
+    {
+        std::ifstream in(small, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(bytes[i]);
+    nlohmann::json header = nlohmann::json::parse(bytes.substr(8, n));
+    const uint64_t dataSize = bytes.size() - 8 - n;
+    const uint64_t begin = header["zz_padding"]["data_offsets"][0].get<uint64_t>();
+    const uint64_t padElems = (1ull << 28);  // 1 GiB of F32
+    header["zz_padding"]["shape"] = {padElems};
+    header["zz_padding"]["data_offsets"] = {begin, begin + 4 * padElems};
+    std::string text = header.dump();
+    while ((8 + text.size()) % 8) text += ' ';
+    const uint64_t newN = text.size();
+    std::string head(8, '\0');
+    for (int i = 0; i < 8; ++i) head[i] = static_cast<char>((newN >> (8 * i)) & 0xff);
+    const std::string big = dir.path + "/flux1-sparse.safetensors";
+    {
+        std::ofstream out(big, std::ios::binary);
+        out << head << text << bytes.substr(8 + n, begin);
+    }
+    const uint64_t total = 8 + newN + begin + 4 * padElems;
+    ASSERT_EQ(::truncate(big.c_str(), static_cast<off_t>(total)), 0);
+    (void)dataSize;
+
+    LibraryOptions o;
+    o.defaultHfCache = false;
+    o.user = {big};
+    const uint64_t before = bytesReadByThisProcess();
+    const LibraryReport r = scanLibrary(o);
+    const uint64_t read = bytesReadByThisProcess() - before;
+    ASSERT_EQ(r.entries.size(), 1u);
+    const LibraryEntry& e = r.entries[0];
+    EXPECT_TRUE(e.error.empty() || contains(e.error, "zz_padding")) << e.error;
+    EXPECT_EQ(e.bytes, total);
+    EXPECT_GT(e.parameters, static_cast<int64_t>(padElems));
+    EXPECT_EQ(e.layouts.size(), 1u);
+    std::printf("  sparse %.2f GiB file described with %llu bytes read\n",
+                static_cast<double>(total) / (1ull << 30), static_cast<unsigned long long>(read));
+    EXPECT_LT(read, 1u << 20);
+}
+
+TEST_F(Library, AssemblesASplitFluxSetAndNamesTheMissingPart) {
+    LibraryOptions o = options();
+    const LibraryReport r = scanLibrary(o);
+    const LibraryEntry* dit = entryNamed(r, "flux1-tiny.safetensors");
+    const LibraryEntry* ae = entryNamed(r, "ae.safetensors");
+    const LibraryEntry* clip = entryNamed(r, "clip_l.safetensors");
+    const LibraryEntry* t5 = entryNamed(r, "t5xxl_tiny.safetensors");
+    ASSERT_TRUE(dit && ae && clip && t5);
+
+    LibraryFileSet noVae = assembleFileSet({*dit, *clip, *t5});
+    EXPECT_TRUE(noVae.error.empty()) << noVae.error;
+    EXPECT_EQ(noVae.pipeline, "FluxPipeline");
+    EXPECT_EQ(noVae.missing, std::vector<std::string>{"no VAE: pick an ae.safetensors"});
+    EXPECT_FALSE(noVae.complete());
+
+    LibraryFileSet full = assembleFileSet({*clip, *ae, *dit, *t5});  // any order
+    EXPECT_TRUE(full.complete()) << full.error;
+    EXPECT_EQ(full.model, dit->path);
+    EXPECT_EQ(full.with.vae, ae->path);
+    EXPECT_EQ(full.with.textEncoder, clip->path);
+    EXPECT_EQ(full.with.textEncoder2, t5->path);
+
+    // T5 is optional for FLUX: said, not required.
+    LibraryFileSet noT5 = assembleFileSet({*dit, *clip, *ae});
+    EXPECT_TRUE(noT5.missing.empty());
+    ASSERT_EQ(noT5.optional.size(), 1u);
+    EXPECT_TRUE(contains(noT5.optional[0], "t5xxl")) << noT5.optional[0];
+
+    EXPECT_TRUE(contains(assembleFileSet({*ae, *clip}).error, "no denoiser"));
+    const LibraryEntry* extraVae = entryNamed(r, "ae-copy.safetensors");
+    ASSERT_NE(extraVae, nullptr);
+    EXPECT_TRUE(contains(assembleFileSet({*dit, *ae, *extraVae}).error, "both hold the VAE"));
+    const LibraryEntry* gone = entryNamed(r, "gone.safetensors");
+    ASSERT_NE(gone, nullptr);
+    EXPECT_TRUE(contains(assembleFileSet({*dit, *gone}).error, "cannot be read"));
+
+    // An SD checkpoint holds every part itself.
+    const LibraryEntry* sd = entryNamed(r, "sd15-tiny.safetensors");
+    ASSERT_NE(sd, nullptr);
+    LibraryFileSet sdSet = assembleFileSet({*sd});
+    EXPECT_TRUE(sdSet.complete()) << sdSet.error << (sdSet.missing.empty() ? "" : sdSet.missing[0]);
+}
+
+TEST_F(Library, ABoundedScanStopsAndSaysSo) {
+    LibraryOptions o = options();
+    o.maxEntries = 3;
+    const LibraryReport r = scanLibrary(o);
+    EXPECT_EQ(r.entries.size(), 3u);
+    bool said = false;
+    for (const auto& n : r.notes) said |= contains(n, "stopped listing at 3 entries");
+    EXPECT_TRUE(said);
+
+    LibraryOptions v = options();
+    v.maxVisited = 5;
+    const LibraryReport rv = scanLibrary(v);
+    said = false;
+    for (const auto& n : rv.notes) said |= contains(n, "after looking at 5 folder entries");
+    EXPECT_TRUE(said);
+
+    LibraryOptions d;
+    d.defaultHfCache = false;
+    d.user = {s_tree->extra};
+    d.maxDepth = 1;  // ckpts/flux/ is two levels down
+    const LibraryReport rd = scanLibrary(d);
+    EXPECT_EQ(entryNamed(rd, "extra/ckpts/flux/flux1-comfy.safetensors"), nullptr);
+    said = false;
+    for (const auto& n : rd.notes) said |= contains(n, "not looked below 1 folder levels");
+    EXPECT_TRUE(said) << names(rd);
+}
+
+TEST_F(Library, CliListsTheTreeAsATableAndAsJson) {
+    int status = -1;
+    const std::string args = "library --no-cache --comfyui '" + s_tree->comfy + "' --a1111 '" +
+                             s_tree->a1111 + "' --hf-cache '" + s_tree->hf + "'";
+    const std::string table = test::runCli(args, status, true);
+    EXPECT_EQ(status, 0) << table;
+    EXPECT_TRUE(contains(table, "FLUX.1-dev style")) << table;
+    EXPECT_TRUE(contains(table, "dangling symlink")) << table;
+    const std::string json = test::runCli(args + " --json", status, true);
+    EXPECT_EQ(status, 0);
+    const auto j = nlohmann::json::parse(json);
+    EXPECT_GE(j["entries"].size(), 10u);
+    EXPECT_EQ(j["cache_hits"], 0);
+    const std::string bad = test::runCli("library --bogus", status);
+    EXPECT_EQ(status, 2) << bad;
+}
+
+}  // namespace
+}  // namespace hs
