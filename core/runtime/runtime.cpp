@@ -2,7 +2,9 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#ifndef _WIN32
 #include <unistd.h>
+#endif
 
 #include <cstdlib>
 #include <stdexcept>
@@ -16,11 +18,21 @@ namespace hs {
 
 void ensurePassiveOmpWait(int argc, char** argv) {
     if (std::getenv("OMP_WAIT_POLICY") || std::getenv("HALFSCOPE_KEEP_OMP_WAIT")) return;
+#ifdef _WIN32
+    // The official Windows LibTorch uses Intel's OpenMP (libiomp5md.dll), which reads its
+    // environment when the first OpenMP call initialises it rather than when the DLL loads, so
+    // setting it before configureRuntime() should be enough (not measured on Windows yet); there
+    // is no exec() to start again with it (packaging/windows/windows.cmake).
+    (void)argc;
+    (void)argv;
+    _putenv_s("OMP_WAIT_POLICY", "PASSIVE");
+#else
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     std::vector<char*> args(argv, argv + argc);
     args.push_back(nullptr);
     execv("/proc/self/exe", args.data());
     // execv failed (no /proc): carry on with the spinning policy rather than not at all.
+#endif
 }
 
 int configureRuntime(int threads) {

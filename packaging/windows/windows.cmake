@@ -17,8 +17,9 @@
 # Why no launcher on Windows: on Linux bin/halfscope is a launcher that sets OMP_WAIT_POLICY before
 # the real program loads libgomp (which reads it when it loads). Windows has no exec() that
 # replaces a process, and the official LibTorch for Windows uses Intel's OpenMP (libiomp5md.dll),
-# which reads its environment when the first OpenMP call initialises it, not when the DLL loads;
-# the program sets the variable at the top of main() (runtime.cpp) before any LibTorch call.
+# which reads its environment when the first OpenMP call initialises it rather than when the DLL
+# loads; the program sets the variable at the top of main() (core/runtime/runtime.cpp) before any
+# LibTorch call. Not yet measured on Windows: HALFSCOPE_KEEP_OMP_WAIT / OMP_WAIT_POLICY still win.
 
 set(HALFSCOPE_ICO ${CMAKE_CURRENT_LIST_DIR}/halfscope.ico)
 
