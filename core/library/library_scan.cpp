@@ -133,6 +133,16 @@ private:
             return;
         }
         if (fs::is_directory(st)) {
+            // A link to a folder above this one (models/vae/up -> ..) would list the tree
+            // again under other names: a loop, said and skipped.
+            if (fs::is_symlink(lst)) {
+                const std::string target = canonicalOr(path) + "/";
+                const std::string here = canonicalOr(path.parent_path()) + "/";
+                if (here.compare(0, target.size(), target) == 0) {
+                    note(p + ": a symlink to a folder above it, not followed");
+                    return;
+                }
+            }
             if (isPipelineFolder(p))
                 add(describePipeline(p, *this), source, folder, name);
             else if (isComponentFolder(p))
@@ -155,6 +165,8 @@ private:
 
     void walk(const fs::path& dir, const std::string& source, const std::string& folder,
               const std::string& prefix, int depth) {
+        // A symlink back up the tree (or two names of one folder) is walked once.
+        if (!m_walked.insert(canonicalOr(dir)).second) return;
         std::error_code ec;
         fs::directory_iterator it(dir, fs::directory_options::none, ec);
         if (ec) {
@@ -301,7 +313,7 @@ private:
     LibraryReport m_report;
     size_t m_visited = 0;
     bool m_stopped = false;
-    std::set<std::string> m_seenFolders, m_seenEntries;
+    std::set<std::string> m_seenFolders, m_seenEntries, m_walked;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "library_tree.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -79,6 +81,10 @@ LibraryTree writeLibraryTree(const std::string& root) {
                   std::string("\x0c\0\0\0\0\0\0\0", 8) + "{not json!!}");
     }
     fs::create_symlink(root + "/nowhere/gone.safetensors", m + "/clip/gone.safetensors");
+    // A FIFO named like a model must not block the scan; a symlink back up the tree must not
+    // loop it.
+    ::mkfifo((m + "/vae/pipe.safetensors").c_str(), 0644);
+    fs::create_symlink("..", m + "/vae/up");
     // Not a model: ignored inside the walk.
     writeText(m + "/vae/README.txt", "put VAEs here");
 

@@ -154,11 +154,22 @@ TEST_F(Library, ListsTheHubSnapshotComfyUiAndA1111ModelsFromTheirHeaders) {
     EXPECT_TRUE(
         contains(gone->error, "dangling symlink to " + t.root + "/nowhere/gone.safetensors"))
         << gone->error;
+    const LibraryEntry* fifo = entryNamed(r, "pipe.safetensors");
+    ASSERT_NE(fifo, nullptr);
+    EXPECT_EQ(fifo->error, "pipe.safetensors: not a regular file (a pipe (FIFO))");
+    // The symlink up to models/ walks nothing twice: one ae.safetensors entry.
+    int aes = 0;
+    for (const auto& e : r.entries)
+        aes += e.path == t.comfy + "/models/vae/ae.safetensors" || contains(e.name, "up/");
+    EXPECT_EQ(aes, 1) << names(r);
+    bool loopSaid = false;
+    for (const auto& n : r.notes) loopSaid |= contains(n, "vae/up: a symlink to a folder above it");
+    EXPECT_TRUE(loopSaid);
     const LibraryEntry* pickle = entryNamed(r, "old.ckpt");
     ASSERT_NE(pickle, nullptr);
     EXPECT_TRUE(contains(pickle->error, "pickle")) << pickle->error;
     EXPECT_EQ(entryNamed(r, "README.txt"), nullptr);  // not a model
-    // The yaml's loras kind is not a model folder; the empty vaes-a folder lists nothing.
+    // The yaml's loras kind is not a model folder.
     for (const auto& n : r.notes) EXPECT_FALSE(contains(n, "loras")) << n;
 
     // The table names every entry and repeats the errors in full.
