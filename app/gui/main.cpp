@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLibraryInfo>
+#include <QLoggingCategory>
 #include <QSaveFile>
 #include <QScreen>
 #include <QSettings>
@@ -22,18 +23,24 @@
 #include "runtime/runtime.h"
 #include "settings_dialog.h"
 #include "studio.h"
+#include "ui_fonts.h"
 
 namespace {
 
-void installTranslators(QApplication& app) {
+// QT_LOGGING_RULES="halfscope.fonts.debug=true" shows what the CJK font check did and its cost.
+Q_LOGGING_CATEGORY(lcFonts, "halfscope.fonts", QtWarningMsg)
+
+// Returns the interface language.
+QString installTranslators(QApplication& app) {
     const QString locale =
         SettingsDialog::effectiveLocale(SettingsDialog::storedLanguage(QSettings()));
-    if (locale.startsWith("en")) return;
+    if (locale.startsWith("en")) return locale;
     auto* qt = new QTranslator(&app);
     if (qt->load("qtbase_" + locale, QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         app.installTranslator(qt);
     auto* own = new QTranslator(&app);
     if (own->load("halfscope_" + locale, ":/i18n")) app.installTranslator(own);
+    return locale;
 }
 
 }  // namespace
@@ -44,7 +51,11 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName("Halfscope");
     QApplication::setOrganizationName("Halfscope");
     QApplication::setApplicationVersion(HALFSCOPE_VERSION);
-    installTranslators(app);
+    // Before any widget: widgets copy the application font, which may gain the bundled CJK font.
+    const QString locale = installTranslators(app);
+    const cjk::FontCheck fonts = cjk::ensureCjkFont(locale);
+    qCDebug(lcFonts, "%s: outcome %d, check %.1f ms, load %.1f ms, %s", qPrintable(locale),
+            int(fonts.outcome), fonts.checkMs, fonts.loadMs, qPrintable(fonts.fontFile));
     try {
         hs::configureRuntime();
     } catch (const std::exception& e) {
