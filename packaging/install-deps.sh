@@ -16,6 +16,7 @@ if [ "${1:-}" = "--tests" ]; then
   PACKAGES+=(libgtest-dev chromium)  # chromium: the HTML report test renders it headless
   PACKAGES+=(sentencepiece)  # spm_train / spm_encode: the T5 tokenizer test's model and reference
   PACKAGES+=(lintian appstream nsis)  # the package checks: lintian, appstreamcli, makensis
+  PACKAGES+=(fonts-dejavu-core)  # the CJK glyph test: a Latin-only font set
 fi
 missing=()
 for p in "${PACKAGES[@]}"; do
