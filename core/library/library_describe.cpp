@@ -66,7 +66,8 @@ std::string mainDtype(const std::map<std::string, int64_t>& dtypes) {
 
 void finish(LibraryEntry& e, const std::map<std::string, int64_t>& dtypes) {
     e.dtype = mainDtype(dtypes);
-    e.fp16Risk = e.tensors > 0 ? fp16RiskFromHeader(dtypes) : "unknown";
+    // Nothing read: nothing to say ("-" in the table), rather than "unknown".
+    e.fp16Risk = e.tensors > 0 ? fp16RiskFromHeader(dtypes) : e.error.empty() ? "unknown" : "";
     if (const auto f = familyOf(e.className); f && e.family.empty()) e.family = f->name;
 }
 

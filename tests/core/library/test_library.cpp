@@ -197,6 +197,21 @@ TEST_F(Library, AddedFoldersAndFilesAndShardSets) {
     EXPECT_EQ(r.entries[3].kind, EntryKind::SingleFile);
     EXPECT_EQ(r.entries[3].source, "user");
     for (const auto& e : r.entries) EXPECT_TRUE(e.error.empty()) << e.name << ": " << e.error;
+
+    // Stored in fp16 throughout: the one thing the headers say about fp16. The same weights in
+    // fp32: unknown (only the weight check, which reads them, can tell).
+    test::ScopedDir dir("library-fp16");
+    WeightMap half;
+    for (const auto& kv : test::openWeights(s_tree->flux.bfl))
+        half[kv.first] = kv.second.to(torch::kHalf);
+    LibraryOptions h;
+    h.defaultHfCache = false;
+    h.user = {test::writeWeights(dir.path, "flux1-tiny-fp16.safetensors", half), s_tree->flux.bfl};
+    const LibraryReport rh = scanLibrary(h);
+    ASSERT_EQ(rh.entries.size(), 2u);
+    EXPECT_EQ(rh.entries[0].dtype, "F16");
+    EXPECT_EQ(rh.entries[0].fp16Risk, "weights fit fp16");
+    EXPECT_EQ(rh.entries[1].fp16Risk, "unknown");
 }
 
 TEST_F(Library, TheCacheMakesASecondScanReadNoHeader) {
@@ -410,6 +425,7 @@ TEST_F(Library, CliListsTheTreeAsATableAndAsJson) {
                              s_tree->a1111 + "' --hf-cache '" + s_tree->hf + "'";
     const std::string table = test::runCli(args, status, true);
     EXPECT_EQ(status, 0) << table;
+    std::printf("%s", table.c_str());
     EXPECT_TRUE(contains(table, "FLUX.1-dev style")) << table;
     EXPECT_TRUE(contains(table, "dangling symlink")) << table;
     const std::string json = test::runCli(args + " --json", status, true);
