@@ -56,7 +56,10 @@ appstreamcli validate --no-net --no-color \
   { cat "$out/appstream.log"; echo "appstreamcli validate failed"; exit 1; }
 # lintian: no errors (its warnings are listed in packaging/linux/README.md).
 command -v lintian >/dev/null || { echo "lintian is missing (apt-get install lintian)"; exit 1; }
-lintian --tag-display-limit 0 "$deb" >"$out/lintian.log" 2>&1 || true
+# (Status 1 means it found errors, 2 or more that lintian itself failed.)
+rc=0
+lintian --tag-display-limit 0 "$deb" >"$out/lintian.log" 2>&1 || rc=$?
+((rc <= 1)) || { cat "$out/lintian.log"; echo "lintian failed ($rc)"; exit 1; }
 if grep -q '^E: ' "$out/lintian.log"; then grep '^E: ' "$out/lintian.log"; echo "lintian errors"; exit 1; fi
 # The manual page has a section per command the CLI has.
 page=$(zcat "$out/root/usr/share/man/man1/halfscope-cli.1.gz")

@@ -136,7 +136,8 @@ done < <(find "$root" -type f -print0)
 # mount namespace (root), so that the archive can only use what it carries.
 export -f launch fail model_dir png_size
 hide=0
-if ((${#sudo[@]} == 0)) && unshare -m true 2>/dev/null; then hide=1; fi
+if ((${#sudo[@]} == 0)) &&
+   unshare -m bash -c 'mount -t tmpfs none "$1"' _ "$work/un packed" 2>/dev/null; then hide=1; fi
 export work version root hide src
 printf '%s\n' '#!/usr/bin/env bash' 'set -euo pipefail' \
   'if [[ $hide == 1 && -e $src/resources/demo-model ]]; then fail "the source tree is not hidden"; fi' \
@@ -152,7 +153,7 @@ fi
 if ((hide)); then
   echo "check_install: tgz: ran with the source tree, the build tree and /usr/share/halfscope hidden"
 else
-  echo "check_install: tgz: no private mount namespace here (unshare -m): ran with the build tree" \
+  echo "check_install: tgz: no private mount namespace here (unshare -m, mount): ran with the build tree" \
        "visible; the model path check still holds"
 fi
 echo "check_install: ok: package $version and archive installed, launched and removed in" \
