@@ -419,6 +419,55 @@ TEST_F(Library, SecondScanOfAnUnchangedTreeIsFasterAndReadsNoHeader) {
     EXPECT_LT(secondMs, firstMs);
 }
 
+// A hub repository without refs/main lists every snapshot; refs/main naming a snapshot that is
+// gone is an entry with that error. The default cache follows HF_HUB_CACHE, then HF_HOME.
+TEST_F(Library, HubSnapshotsWithoutRefsAndTheDefaultCacheLocation) {
+    test::ScopedDir dir("library-hub");
+    const std::string hub = dir.path + "/hub";
+    const std::string vaeRepo = hub + "/models--someone--tiny-vae";
+    for (const char* rev : {"aaaaaaaaaaaa", "bbbbbbbbbbbb"}) {
+        const std::string snap = vaeRepo + "/snapshots/" + rev;
+        fs::create_directories(snap);
+        fs::copy_file(s_tree->flux.folder + "/vae/config.json", snap + "/config.json");
+        fs::copy_file(s_tree->flux.folder + "/vae/diffusion_pytorch_model.safetensors",
+                      snap + "/diffusion_pytorch_model.safetensors");
+    }
+    fs::create_directories(hub + "/models--someone--gone/refs");
+    std::ofstream(hub + "/models--someone--gone/refs/main") << "cccccccc";
+    fs::create_directories(hub + "/datasets--someone--data");  // not a model repository
+
+    LibraryOptions o;
+    o.defaultHfCache = false;
+    o.hfCaches = {hub};
+    const LibraryReport r = scanLibrary(o);
+    SCOPED_TRACE(names(r));
+    ASSERT_EQ(r.entries.size(), 3u);
+    EXPECT_EQ(r.entries[0].name, "someone/gone");
+    EXPECT_TRUE(contains(r.entries[0].error, "refs/main names snapshot cccccccc, which is missing"))
+        << r.entries[0].error;
+    EXPECT_EQ(r.entries[1].name, "someone/tiny-vae@aaaaaaaa");
+    EXPECT_EQ(r.entries[2].name, "someone/tiny-vae@bbbbbbbb");
+    EXPECT_EQ(r.entries[1].kind, EntryKind::Component);
+    EXPECT_EQ(r.entries[1].className, "AutoencoderKL");
+
+    const char* hubEnv = std::getenv("HF_HUB_CACHE");
+    const char* homeEnv = std::getenv("HF_HOME");
+    const std::string savedHub = hubEnv ? hubEnv : "", savedHome = homeEnv ? homeEnv : "";
+    ::unsetenv("HF_HUB_CACHE");
+    ::setenv("HF_HOME", dir.path.c_str(), 1);
+    EXPECT_EQ(defaultHfCaches(), std::vector<std::string>{hub});
+    ::setenv("HF_HUB_CACHE", (dir.path + "/elsewhere").c_str(), 1);
+    EXPECT_TRUE(defaultHfCaches().empty());  // named but absent: nothing to scan
+    if (hubEnv)
+        ::setenv("HF_HUB_CACHE", savedHub.c_str(), 1);
+    else
+        ::unsetenv("HF_HUB_CACHE");
+    if (homeEnv)
+        ::setenv("HF_HOME", savedHome.c_str(), 1);
+    else
+        ::unsetenv("HF_HOME");
+}
+
 TEST_F(Library, CliListsTheTreeAsATableAndAsJson) {
     int status = -1;
     const std::string args = "library --no-cache --comfyui '" + s_tree->comfy + "' --a1111 '" +
