@@ -23,10 +23,12 @@ else
   echo "check_install: SKIPPED: installing a package needs root or passwordless sudo"
   exit 0
 fi
-state=$(dpkg-query -W -f='${db:Status-Status}' halfscope 2>/dev/null || true)
-if [[ -n $state && $state != not-installed ]]; then
-  echo "check_install: SKIPPED: a halfscope package is already on this system (dpkg state" \
-       "'$state'); this check installs and purges its own and leaves that one alone"
+# Any halfscope* package (halfscope-cuda conflicts with halfscope: installing ours would remove it).
+present=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' 'halfscope*' 2>/dev/null |
+          awk '$2 != "not-installed" {print $1 " (" $2 ")"}' || true)
+if [[ -n $present ]]; then
+  echo "check_install: SKIPPED: already on this system: $present; this check installs and purges" \
+       "its own halfscope package and leaves that one alone"
   exit 0
 fi
 
