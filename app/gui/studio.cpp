@@ -6,7 +6,10 @@
 #include <QTimer>
 
 #include "compare_view.h"
+#include "diagnosis/first_failure.h"
+#include "diagnosis/image_verdict.h"
 #include "diagnosis/latent_divergence.h"
+#include "engine_text.h"
 #include "file_set.h"
 #include "history_browser.h"
 #include "image_view.h"
@@ -404,13 +407,20 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
         m_lastRun = r;
     }
     for (const auto& note : r.notes) m_v.log->info(tr("Run %1: %2").arg(id).arg(qs(note)), "run");
+    // Where the first NaN/Inf appeared, in the engine's words (translated).
+    if (const auto failure = hs::findFirstFailure(r))
+        m_v.log->error(tr("Run %1: %2")
+                           .arg(id)
+                           .arg(engine_text::text(failure->summaryMessage(), failure->summary())),
+                       "nan");
     if (r.cancelled)
         m_v.log->warning(tr("Run %1 stopped after %2 steps").arg(id).arg(r.steps.size()), "run");
     else
         m_v.log->info(tr("Run %1 finished in %2 s: %3 (%4)")
                           .arg(id)
                           .arg(r.seconds, 0, 'f', 2)
-                          .arg(qs(r.verdict), qs(r.verdictExplanation)),
+                          .arg(engine_text::text(hs::verdictNameMessage(r.verdict)),
+                               engine_text::text(r.verdictMessage, r.verdictExplanation)),
                       r.verdict == "ok" ? "run" : "nan");
     // Keep the steps (their latents) for decode on click until the job leaves the views.
     if (job.compareIndex < 0 && id != m_viewJob) m_jobs.remove(id);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "compare_view.h"
+#include "engine_text.h"
 #include "history_browser.h"
 #include "image_view.h"
 #include "layer_heatmap.h"
@@ -19,7 +20,7 @@
 
 namespace {
 
-// A run's name in an exported report (reports are written in English, so not translated).
+// A run's name in an exported report: a plan, the same in every language.
 std::string reportLabel(const hs::PrecisionPlan& plan) {
     return plan.empty() ? "stored dtypes" : plan.toString();
 }
@@ -137,7 +138,11 @@ bool Studio::exportReport(const QString& htmlPath, QString* error) {
         // The precision panel's target GPU, else the device the runs used.
         const auto target = m_v.precision->targetGpu();
         hs::addAdvice(report, target ? *target : hs::deviceInfoFor(device));
-        const hs::ReportFiles f = hs::writeReportFiles(base.toStdString(), report);
+        // The engine's sentences and the section headings in the studio's language.
+        hs::HtmlReportOptions html;
+        html.translate = engine_text::translator();
+        html.language = engine_text::languageTag();
+        const hs::ReportFiles f = hs::writeReportFiles(base.toStdString(), report, html);
         m_v.log->info(tr("Report written: %1 (with %2 and the CSV files)")
                           .arg(qs(f.html), QFileInfo(qs(f.json)).fileName()),
                       "report");

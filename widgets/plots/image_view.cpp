@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine_text.h"
+
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
     m_placeholder = tr("No image yet. Start a run to see its final image and verdict here.");
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
@@ -67,8 +69,9 @@ void ImageView::setRun(const hs::RunRecord& run) {
         clear();
         return;
     }
+    // The explanation in the studio's language (English for runs stored without the message).
     setResult(*run.finalImage, QString::fromStdString(run.verdict),
-              QString::fromStdString(run.verdictExplanation), run.image);
+              engine_text::text(run.verdictMessage, run.verdictExplanation), run.image);
 }
 
 void ImageView::setTitle(const QString& title) {
