@@ -198,6 +198,29 @@ TEST_F(Library, AddedFoldersAndFilesAndShardSets) {
     EXPECT_EQ(r.entries[3].source, "user");
     for (const auto& e : r.entries) EXPECT_TRUE(e.error.empty()) << e.name << ": " << e.error;
 
+    // A component folder holding only an fp16 variant, and one holding only pickle weights.
+    test::ScopedDir folders("library-folders");
+    const std::string vae = s_tree->flux.folder + "/vae";
+    fs::create_directories(folders.path + "/vae-fp16");
+    fs::copy_file(vae + "/config.json", folders.path + "/vae-fp16/config.json");
+    fs::copy_file(vae + "/diffusion_pytorch_model.safetensors",
+                  folders.path + "/vae-fp16/diffusion_pytorch_model.fp16.safetensors");
+    fs::create_directories(folders.path + "/vae-pickle");
+    fs::copy_file(vae + "/config.json", folders.path + "/vae-pickle/config.json");
+    std::ofstream(folders.path + "/vae-pickle/diffusion_pytorch_model.bin") << "pickle";
+    LibraryOptions f;
+    f.defaultHfCache = false;
+    f.user = {folders.path};
+    const LibraryReport rf = scanLibrary(f);
+    SCOPED_TRACE(names(rf));
+    ASSERT_EQ(rf.entries.size(), 2u);
+    EXPECT_TRUE(contains(rf.entries[0].name, "/vae-fp16")) << rf.entries[0].name;
+    EXPECT_EQ(rf.entries[0].variant, "fp16 weights variant");
+    EXPECT_TRUE(rf.entries[0].error.empty()) << rf.entries[0].error;
+    EXPECT_EQ(rf.entries[0].family, "AutoencoderKL");
+    EXPECT_TRUE(contains(rf.entries[1].error, "pickle weights only (diffusion_pytorch_model.bin)"))
+        << rf.entries[1].error;
+
     // Stored in fp16 throughout: the one thing the headers say about fp16. The same weights in
     // fp32: unknown (only the weight check, which reads them, can tell).
     test::ScopedDir dir("library-fp16");
@@ -435,13 +458,25 @@ TEST_F(Library, HubSnapshotsWithoutRefsAndTheDefaultCacheLocation) {
     fs::create_directories(hub + "/models--someone--gone/refs");
     std::ofstream(hub + "/models--someone--gone/refs/main") << "cccccccc";
     fs::create_directories(hub + "/datasets--someone--data");  // not a model repository
+    // A pipeline repository with its single file at the top too, as FLUX.1-dev's is.
+    const std::string flux = hub + "/models--someone--flux/snapshots/dddddddd";
+    fs::create_directories(flux);
+    fs::copy(s_tree->flux.folder, flux, fs::copy_options::recursive);
+    fs::copy_file(s_tree->flux.bfl, flux + "/flux1-tiny.safetensors");
+    fs::create_directories(hub + "/models--someone--flux/refs");
+    std::ofstream(hub + "/models--someone--flux/refs/main") << "dddddddd\n";
 
     LibraryOptions o;
     o.defaultHfCache = false;
     o.hfCaches = {hub};
-    const LibraryReport r = scanLibrary(o);
+    LibraryReport r = scanLibrary(o);
     SCOPED_TRACE(names(r));
-    ASSERT_EQ(r.entries.size(), 3u);
+    ASSERT_EQ(r.entries.size(), 5u);
+    EXPECT_EQ(r.entries[0].name, "someone/flux");
+    EXPECT_EQ(r.entries[0].kind, EntryKind::Pipeline);
+    EXPECT_EQ(r.entries[1].name, "someone/flux: flux1-tiny.safetensors");
+    EXPECT_EQ(r.entries[1].family, "Flux transformer");
+    r.entries.erase(r.entries.begin(), r.entries.begin() + 2);
     EXPECT_EQ(r.entries[0].name, "someone/gone");
     EXPECT_TRUE(contains(r.entries[0].error, "refs/main names snapshot cccccccc, which is missing"))
         << r.entries[0].error;
