@@ -1,5 +1,6 @@
 #include "library/library_scan.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 
 #include "io/bounded_read.h"
 #include "io/model_folder.h"
+#include "io/terminal_text.h"
 #include "library/header_probe.h"
 #include "library/library_cache.h"
 #include "library/library_describe.h"
@@ -211,9 +213,28 @@ private:
             std::string name = repo.filename().string().substr(8);
             for (size_t at; (at = name.find("--")) != std::string::npos;) name.replace(at, 2, "/");
             std::vector<fs::path> snapshots;
-            std::ifstream ref(repo / "refs" / "main");
             std::string rev;
-            if (ref && std::getline(ref, rev) && !rev.empty()) {
+            if (fs::exists(repo / "refs" / "main", ec)) {
+                try {
+                    // Bounded and regular files only: a FIFO there must not block the scan.
+                    rev = readBoundedFile((repo / "refs" / "main").string(), 4096, "refs/main");
+                } catch (const std::exception& e) {
+                    add(describeUnreadable(repo.string(), e.what()), "hf-cache", "hub", name);
+                    continue;
+                }
+                while (!rev.empty() && std::isspace(static_cast<unsigned char>(rev.back())))
+                    rev.pop_back();
+                // A commit hash: a name with '/' or ".." would lead out of snapshots/.
+                if (rev.empty() || rev.find('/') != std::string::npos || rev == "." ||
+                    rev == "..") {
+                    add(describeUnreadable(repo.string(),
+                                           "refs/main does not hold a snapshot name: '" +
+                                               printable(rev.substr(0, 60)) + "'"),
+                        "hf-cache", "hub", name);
+                    continue;
+                }
+            }
+            if (!rev.empty()) {
                 snapshots.push_back(repo / "snapshots" / rev);
             } else {
                 for (fs::directory_iterator s(repo / "snapshots", ec), end; !ec && s != end;

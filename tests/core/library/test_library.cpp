@@ -458,6 +458,8 @@ TEST_F(Library, HubSnapshotsWithoutRefsAndTheDefaultCacheLocation) {
     fs::create_directories(hub + "/models--someone--gone/refs");
     std::ofstream(hub + "/models--someone--gone/refs/main") << "cccccccc";
     fs::create_directories(hub + "/datasets--someone--data");  // not a model repository
+    fs::create_directories(hub + "/models--someone--escape/refs");
+    std::ofstream(hub + "/models--someone--escape/refs/main") << "../../../etc";
     // A pipeline repository with its single file at the top too, as FLUX.1-dev's is.
     const std::string flux = hub + "/models--someone--flux/snapshots/dddddddd";
     fs::create_directories(flux);
@@ -471,12 +473,14 @@ TEST_F(Library, HubSnapshotsWithoutRefsAndTheDefaultCacheLocation) {
     o.hfCaches = {hub};
     LibraryReport r = scanLibrary(o);
     SCOPED_TRACE(names(r));
-    ASSERT_EQ(r.entries.size(), 5u);
-    EXPECT_EQ(r.entries[0].name, "someone/flux");
-    EXPECT_EQ(r.entries[0].kind, EntryKind::Pipeline);
-    EXPECT_EQ(r.entries[1].name, "someone/flux: flux1-tiny.safetensors");
-    EXPECT_EQ(r.entries[1].family, "Flux transformer");
-    r.entries.erase(r.entries.begin(), r.entries.begin() + 2);
+    ASSERT_EQ(r.entries.size(), 6u);
+    EXPECT_EQ(r.entries[0].name, "someone/escape");
+    EXPECT_EQ(r.entries[0].error, "refs/main does not hold a snapshot name: '../../../etc'");
+    EXPECT_EQ(r.entries[1].name, "someone/flux");
+    EXPECT_EQ(r.entries[1].kind, EntryKind::Pipeline);
+    EXPECT_EQ(r.entries[2].name, "someone/flux: flux1-tiny.safetensors");
+    EXPECT_EQ(r.entries[2].family, "Flux transformer");
+    r.entries.erase(r.entries.begin(), r.entries.begin() + 3);
     EXPECT_EQ(r.entries[0].name, "someone/gone");
     EXPECT_TRUE(contains(r.entries[0].error, "refs/main names snapshot cccccccc, which is missing"))
         << r.entries[0].error;
