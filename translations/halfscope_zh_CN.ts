@@ -446,6 +446,116 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>%1 in %2</source>
+        <translation>%1 改用 %2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the whole %1 in %2</source>
+        <translation>整个 %1 改用 %2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>clamp %1</source>
+        <translation>截断 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>clamp the whole %1</source>
+        <translation>截断整个 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>scale %1 by 2^-%2</source>
+        <translation>将 %1 缩放 2^-%2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>scale the whole %1 by 2^-%2</source>
+        <translation>将整个 %1 缩放 2^-%2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fp32 residual stream in %1</source>
+        <translation>%1 中使用 fp32 残差流</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>fp32 residual stream in the whole %1</source>
+        <translation>整个 %1 中使用 fp32 残差流</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no extra memory; bf16 runs at full speed there</source>
+        <translation>无额外内存；bf16 在该设备上全速运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no extra memory, but bf16 runs slowly there (no bf16 tensor cores below compute capability 8.0)</source>
+        <translation>无额外内存，但 bf16 在该设备上运行较慢（计算能力低于 8.0 时没有 bf16 张量核心）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>+%1 MB of weights (blocks of equal size assumed)</source>
+        <translation>权重增加 %1 MB（假设各块大小相同）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; these blocks lose fp16 tensor cores</source>
+        <translation>；这些块用不上 fp16 张量核心</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no memory; one clip per output, negligible time</source>
+        <translation>无额外内存；每个输出截断一次，耗时可忽略</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no memory; two exact multiplications by 2^%1 per value, negligible time</source>
+        <translation>无额外内存；每个值做两次乘以 2^%1 的精确乘法，耗时可忽略</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>no weight memory; the residual stream&apos;s activations take twice the memory, a cast per sub-layer</source>
+        <translation>无额外权重内存；残差流的激活值占用两倍内存，每个子层一次类型转换</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>; the model&apos;s weights: %1 GB, within its %2 GB</source>
+        <translation>；模型权重：%1 GB，在其 %2 GB 以内</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; the model&apos;s weights: %1 GB, more than its %2 GB</source>
+        <translation>；模型权重：%1 GB，超过其 %2 GB</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no remedy was tried: no failing block was found</source>
+        <translation>没有尝试任何补救方案：未找到失败的块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>none of the %1 remedies tried makes the run right (finite and within tolerance of %2)</source>
+        <translation>尝试的 %1 个补救方案都不能让运行恢复正常（结果有限且与 %2 的差异在容差内）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> fixes the run with the fewest changes: image difference %1 to the reference</source>
+        <translation> 以最少的改动修复了运行：与参考图像的差异为 %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> (PSNR %1 dB)</source>
+        <translation>（PSNR %1 dB）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; %1 of %2 remedies pass</source>
+        <translation>；%2 个补救方案中有 %1 个通过</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
@@ -586,7 +696,7 @@
 <context>
     <name>FixPanel</name>
     <message>
-        <location filename="../widgets/panels/fix_panel.cpp" line="+26"/>
+        <location filename="../widgets/panels/fix_panel.cpp" line="+28"/>
         <source>format</source>
         <translation>格式</translation>
     </message>
@@ -990,7 +1100,7 @@
 <context>
     <name>ImageView</name>
     <message>
-        <location filename="../widgets/plots/image_view.cpp" line="+9"/>
+        <location filename="../widgets/plots/image_view.cpp" line="+11"/>
         <source>No image yet. Start a run to see its final image and verdict here.</source>
         <translation>尚无图像。开始一次运行后，将在此处显示其最终图像和判定。</translation>
     </message>
@@ -2651,13 +2761,13 @@
     <name>Studio</name>
     <message>
         <location filename="../app/gui/studio.cpp" line="+29"/>
-        <location line="+453"/>
+        <location line="+454"/>
         <location filename="../app/gui/studio_records.cpp" line="+86"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-421"/>
+        <location line="-422"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -2699,23 +2809,23 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>pass</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location line="-7"/>
-        <location line="+7"/>
+        <location line="-8"/>
+        <location line="+8"/>
         <source>fail</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-2"/>
+        <location line="-3"/>
         <source>Remedy %1: %2 — %3</source>
         <translation>补救方案 %1：%2 — %3</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+42"/>
         <source>Loading %1</source>
         <translation>正在加载 %1</translation>
     </message>

@@ -169,7 +169,8 @@ void Studio::connectController() {
     connect(c, &RunController::searchRemedy, this, [this](int, const hs::RemedyRow& r) {
         m_v.fix->addRemedy(r);
         m_v.log->info(tr("Remedy %1: %2 — %3")
-                          .arg(qs(hs::remedyAction(r.candidate)),
+                          .arg(engine_text::text(hs::remedyActionMessage(r.candidate),
+                                                 hs::remedyAction(r.candidate)),
                                r.passed ? tr("pass") : tr("fail"), qs(r.planText)),
                       "fix");
     });

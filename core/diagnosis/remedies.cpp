@@ -56,23 +56,31 @@ RemedyCandidate withRules(const PrecisionPlan& failing, RemedyKind kind, std::st
 }  // namespace
 
 std::string remedyAction(const RemedyCandidate& c) {
+    return englishText(remedyActionMessage(c));
+}
+
+MessageText remedyActionMessage(const RemedyCandidate& c) {
+    // Components: "the whole transformer and vae" (the template says "the whole"); blocks:
+    // "transformer_blocks 0-1".
+    const bool whole = c.scope == "component";
     std::string where;
-    if (c.scope == "component") {
-        for (const auto& m : c.modules) where += (where.empty() ? "the whole " : " and ") + m;
+    if (whole) {
+        for (const auto& m : c.modules) where += (where.empty() ? "" : " and ") + m;
     } else {
         where = describeBlocks(c.modules);
     }
+    const std::string w = whole ? "_whole" : "";
     switch (c.kind) {
         case RemedyKind::Format:
-            return where + " in " + formatName(c.format);
+            return {{"remedy.action.format" + w, {where, formatName(c.format)}}};
         case RemedyKind::Clamp:
-            return "clamp " + where;
+            return {{"remedy.action.clamp" + w, {where}}};
         case RemedyKind::Scale:
-            return "scale " + where + " by 2^-" + std::to_string(c.scaleBits);
+            return {{"remedy.action.scale" + w, {where, std::to_string(c.scaleBits)}}};
         case RemedyKind::Fp32Residual:
-            return "fp32 residual stream in " + where;
+            return {{"remedy.action.fp32_residual" + w, {where}}};
     }
-    return where;
+    return {{"remedy.action.format" + w, {where, formatName(c.format)}}};
 }
 
 std::string remedyKindName(RemedyKind k) {
@@ -171,10 +179,9 @@ void rankRemedies(RemedyTable& t, const DeviceInfo& target,
             case RemedyKind::Format:
                 if (c.format == Format::BF16) {
                     r.costScore = target.bf16Cheap() ? 0.1 : 3.0;
-                    r.cost = target.bf16Cheap()
-                                 ? "no extra memory; bf16 runs at full speed there"
-                                 : "no extra memory, but bf16 runs slowly there (no bf16 tensor "
-                                   "cores below compute capability 8.0)";
+                    r.costMessage = {
+                        {target.bf16Cheap() ? "remedy.cost.bf16_fast" : "remedy.cost.bf16_slow",
+                         {}}};
                 } else {
                     double params = 0;
                     for (const auto& comp : components) {
@@ -186,25 +193,22 @@ void rankRemedies(RemedyTable& t, const DeviceInfo& target,
                     }
                     r.extraWeightMB = params * 2 / 1e6;
                     r.costScore = target.fp16Fast() ? 2.0 : 0.5;
-                    r.cost = "+" + fixed(r.extraWeightMB, 1) +
-                             " MB of weights (blocks of equal size assumed)" +
-                             (target.fp16Fast() ? "; these blocks lose fp16 tensor cores" : "");
+                    r.costMessage = {{"remedy.cost.fp32", {fixed(r.extraWeightMB, 1)}}};
+                    if (target.fp16Fast())
+                        r.costMessage.push_back({"remedy.cost.fp32_tensor_cores", {}});
                 }
                 break;
             case RemedyKind::Clamp:
                 r.costScore = 0.01;
-                r.cost = "no memory; one clip per output, negligible time";
+                r.costMessage = {{"remedy.cost.clamp", {}}};
                 break;
             case RemedyKind::Scale:
                 r.costScore = 0.02;
-                r.cost = "no memory; two exact multiplications by 2^" +
-                         std::to_string(c.scaleBits) + " per value, negligible time";
+                r.costMessage = {{"remedy.cost.scale", {std::to_string(c.scaleBits)}}};
                 break;
             case RemedyKind::Fp32Residual:
                 r.costScore = 0.05;
-                r.cost =
-                    "no weight memory; the residual stream's activations take twice the "
-                    "memory, a cast per sub-layer";
+                r.costMessage = {{"remedy.cost.fp32_residual", {}}};
                 break;
         }
     }
@@ -216,10 +220,12 @@ void rankRemedies(RemedyTable& t, const DeviceInfo& target,
         for (RemedyRow& r : t.rows) {
             const double gb = (baseBytes + r.extraWeightMB * 1e6) / 1e9;
             const bool fits = gb <= target.memoryGB;
-            r.cost += "; the model's weights: " + fixed(gb, gb < 10 ? 2 : 1) + " GB, " +
-                      (fits ? "within" : "more than") + " its " + fixed(target.memoryGB, 0) + " GB";
+            r.costMessage.push_back(
+                {fits ? "remedy.cost.weights_within" : "remedy.cost.weights_over",
+                 {fixed(gb, gb < 10 ? 2 : 1), fixed(target.memoryGB, 0)}});
             r.fits = fits;
         }
+    for (RemedyRow& r : t.rows) r.cost = englishText(r.costMessage);
     auto bucket = [](double d) { return std::isnan(d) ? 1e9 : std::floor(d / 0.001); };
     std::stable_sort(t.rows.begin(), t.rows.end(), [&](const RemedyRow& a, const RemedyRow& b) {
         if (a.passed != b.passed) return a.passed;
@@ -236,19 +242,21 @@ void rankRemedies(RemedyTable& t, const DeviceInfo& target,
         passing += t.rows[i].passed;
     }
     if (t.rows.empty()) {
-        t.message = "no remedy was tried: no failing block was found";
+        t.messageText = {{"remedy.message.none_tried", {}}};
     } else if (passing == 0) {
-        t.message = "none of the " + std::to_string(t.rows.size()) +
-                    " remedies tried makes the run right (finite and within tolerance of " +
-                    t.referencePlan + ")";
+        t.messageText = {
+            {"remedy.message.none_pass", {std::to_string(t.rows.size()), t.referencePlan}}};
     } else {
         const RemedyRow& best = t.rows.front();
-        t.message =
-            remedyAction(best.candidate) + " fixes the run with the fewest changes: image " +
-            "difference " + fixed(best.outcome.difference, 4) + " to the reference" +
-            (std::isfinite(best.psnr) ? " (PSNR " + fixed(best.psnr, 1) + " dB)" : "") + "; " +
-            std::to_string(passing) + " of " + std::to_string(t.rows.size()) + " remedies pass";
+        // The best row's action, then what it did.
+        t.messageText = remedyActionMessage(best.candidate);
+        t.messageText.push_back({"remedy.message.best", {fixed(best.outcome.difference, 4)}});
+        if (std::isfinite(best.psnr))
+            t.messageText.push_back({"remedy.message.psnr", {fixed(best.psnr, 1)}});
+        t.messageText.push_back(
+            {"remedy.message.passing", {std::to_string(passing), std::to_string(t.rows.size())}});
     }
+    t.message = englishText(t.messageText);
 }
 
 }  // namespace hs

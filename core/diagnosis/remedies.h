@@ -25,6 +25,7 @@
 
 #include "diagnosis/bisection.h"
 #include "diagnosis/device_info.h"
+#include "records/message.h"
 #include "records/run_types.h"
 
 namespace hs {
@@ -53,6 +54,8 @@ std::vector<RemedyCandidate> remedyCandidates(
     const std::function<double(const std::string&)>& absMaxOf);
 // What a candidate changes, in words: "clamp transformer_blocks 0-1", "the whole vae in fp32".
 std::string remedyAction(const RemedyCandidate& c);
+// The same words as a message (englishText of it is remedyAction).
+MessageText remedyActionMessage(const RemedyCandidate& c);
 // K such that absMax * 2^-K stays below fp16's largest value with one bit to spare (1..24).
 int scaleBitsFor(double absMax);
 
@@ -69,6 +72,7 @@ struct RemedyRow {
     double costScore = 0;
     bool fits = true;  // the model's weights under the plan fit the target (true when unknown)
     std::string cost;  // for the target, in words
+    MessageText costMessage;  // the cost as a message (empty in reports written before it)
 };
 
 struct RemedyTable {
@@ -77,6 +81,7 @@ struct RemedyTable {
     std::vector<std::string> failingBlocks;
     std::vector<RemedyRow> rows;  // ranked, best first
     std::string message;          // one sentence for the user
+    MessageText messageText;      // that sentence as a message (empty in older reports)
     bool anyPassed() const;
 };
 

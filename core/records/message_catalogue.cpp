@@ -119,6 +119,38 @@ const std::vector<MessageTemplate>& messageCatalogue() {
         {"advice.speed.gpu_fp32_slower", "; slower than fp16 on %1 (no fp16 tensor cores)"},
         {"advice.speed.gpu_fp32_same", "; about as fast as fp16 on %1 (it has no fast fp16)"},
 
+        // Remedies (diagnosis/remedies.cpp): the action (blocks, or "_whole" components), the
+        // cost on the target in pieces, the table's sentence (the best row's action first).
+        {"remedy.action.format", "%1 in %2"},
+        {"remedy.action.format_whole", "the whole %1 in %2"},
+        {"remedy.action.clamp", "clamp %1"},
+        {"remedy.action.clamp_whole", "clamp the whole %1"},
+        {"remedy.action.scale", "scale %1 by 2^-%2"},
+        {"remedy.action.scale_whole", "scale the whole %1 by 2^-%2"},
+        {"remedy.action.fp32_residual", "fp32 residual stream in %1"},
+        {"remedy.action.fp32_residual_whole", "fp32 residual stream in the whole %1"},
+        {"remedy.cost.bf16_fast", "no extra memory; bf16 runs at full speed there"},
+        {"remedy.cost.bf16_slow",
+         "no extra memory, but bf16 runs slowly there (no bf16 tensor cores below compute "
+         "capability 8.0)"},
+        {"remedy.cost.fp32", "+%1 MB of weights (blocks of equal size assumed)"},
+        {"remedy.cost.fp32_tensor_cores", "; these blocks lose fp16 tensor cores"},
+        {"remedy.cost.clamp", "no memory; one clip per output, negligible time"},
+        {"remedy.cost.scale",
+         "no memory; two exact multiplications by 2^%1 per value, negligible time"},
+        {"remedy.cost.fp32_residual",
+         "no weight memory; the residual stream's activations take twice the memory, a cast per "
+         "sub-layer"},
+        {"remedy.cost.weights_within", "; the model's weights: %1 GB, within its %2 GB"},
+        {"remedy.cost.weights_over", "; the model's weights: %1 GB, more than its %2 GB"},
+        {"remedy.message.none_tried", "no remedy was tried: no failing block was found"},
+        {"remedy.message.none_pass",
+         "none of the %1 remedies tried makes the run right (finite and within tolerance of %2)"},
+        {"remedy.message.best",
+         " fixes the run with the fewest changes: image difference %1 to the reference"},
+        {"remedy.message.psnr", " (PSNR %1 dB)"},
+        {"remedy.message.passing", "; %1 of %2 remedies pass"},
+
         // The HTML report's section headings and the summary's labels (report/html_*.cpp).
         {"report.section.summary", "Summary"},
         {"report.section.environment", "Environment"},

@@ -10,7 +10,8 @@ void remedies(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
     if (!r.remedies) return;  // only reports of a remedy search have the section
     const RemedyTable& t = *r.remedies;
     o << "<section id=\"remedies\"><h2>" << heading(opt, "report.section.remedies")
-      << "</h2><div class=\"card\"><p><b>" << esc(t.message) << "</b></p><table>"
+      << "</h2><div class=\"card\"><p><b>" << say(opt, t.messageText, t.message)
+      << "</b></p><table>"
       << "<tr><th>failing blocks</th><td class=\"mono\">"
       << esc(t.failingBlocks.empty() ? std::string("none found") : describeBlocks(t.failingBlocks))
       << "</td></tr><tr><th>reference</th><td class=\"mono\">" << esc(t.referencePlan)
@@ -24,13 +25,14 @@ void remedies(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
          "<th>plan</th></tr>";
     for (const auto& x : t.rows)
         o << "<tr" << (x.passed ? "" : " class=\"bad\"") << "><td class=\"n\">" << x.rank
-          << "</td><td>" << esc(remedyAction(x.candidate)) << "</td><td class=\"nw\" title=\""
-          << esc(x.why) << "\">" << (x.passed ? "\u2713 pass" : "\u2717 fail")
-          << "</td><td class=\"n\">" << x.candidate.changes << "</td><td class=\"n\">"
-          << count(x.outcome.nonFinite) << "</td><td class=\"n\">" << num(x.outcome.difference)
-          << "</td><td class=\"n\">" << num(x.psnr) << "</td><td class=\"n\">"
-          << num(x.secondsPerStep) << "</td><td>" << esc(x.cost) << "</td><td><code class=\"plan\">"
-          << esc(x.planText) << "</code></td></tr>";
+          << "</td><td>" << say(opt, remedyActionMessage(x.candidate), remedyAction(x.candidate))
+          << "</td><td class=\"nw\" title=\"" << esc(x.why) << "\">"
+          << (x.passed ? "\u2713 pass" : "\u2717 fail") << "</td><td class=\"n\">"
+          << x.candidate.changes << "</td><td class=\"n\">" << count(x.outcome.nonFinite)
+          << "</td><td class=\"n\">" << num(x.outcome.difference) << "</td><td class=\"n\">"
+          << num(x.psnr) << "</td><td class=\"n\">" << num(x.secondsPerStep) << "</td><td>"
+          << say(opt, x.costMessage, x.cost) << "</td><td><code class=\"plan\">" << esc(x.planText)
+          << "</code></td></tr>";
     o << "</table></div></div></section>";
 }
 

@@ -1,5 +1,7 @@
 #include "report/remedy_json.h"
 
+#include "report/message_json.h"
+
 namespace hs {
 
 using json_in::Node;
@@ -54,6 +56,7 @@ ordered_json remediesToJson(const RemedyTable& t) {
                         {"seconds_per_step_here", numberOrNull(r.secondsPerStep)},
                         {"extra_weight_mb", numberOrNull(r.extraWeightMB)},
                         {"cost", r.cost},
+                        {"cost_message", messageToJson(r.costMessage)},
                         {"cost_score", numberOrNull(r.costScore)},
                         {"error", r.outcome.error}});
     }
@@ -61,6 +64,7 @@ ordered_json remediesToJson(const RemedyTable& t) {
                         {"target", t.target},
                         {"failing_blocks", t.failingBlocks},
                         {"message", t.message},
+                        {"message_message", messageToJson(t.messageText)},
                         {"rows", rows}};
 }
 
@@ -70,6 +74,7 @@ RemedyTable remediesFromJson(const Node& n) {
     t.target = n["target"].string();
     t.failingBlocks = stringsFrom(n["failing_blocks"]);
     t.message = n["message"].string();
+    t.messageText = optionalMessage(n, "message_message");  // absent in older reports
     const Node rows = n["rows"];
     for (size_t i = 0; i < rows.size(); ++i) {
         const Node x = rows.at(i);
@@ -95,6 +100,7 @@ RemedyTable remediesFromJson(const Node& n) {
         r.secondsPerStep = x["seconds_per_step_here"].number();
         r.extraWeightMB = x["extra_weight_mb"].number();
         r.cost = x["cost"].string();
+        r.costMessage = optionalMessage(x, "cost_message");
         r.costScore = x["cost_score"].number();
         r.outcome.error = x["error"].string();
         t.rows.push_back(std::move(r));

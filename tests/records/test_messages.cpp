@@ -9,6 +9,7 @@
 #include <set>
 
 #include "diagnosis/image_verdict.h"
+#include "diagnosis/remedies.h"
 #include "report/html_report.h"
 #include "report/report_json.h"
 #include "report_fixtures.h"
@@ -224,4 +225,52 @@ TEST(Messages, ReportJsonKeepsMessagesAndReadsReportsWithoutThem) {
         EXPECT_NE(std::string(e.what()).find("headline_message[0].args"), std::string::npos)
             << e.what();
     }
+}
+
+TEST(Messages, RemedyActionsCostsAndTheTableSentenceAreMessages) {
+    const std::vector<std::string> blocks = {"transformer.transformer_blocks.1",
+                                             "transformer.transformer_blocks.2"};
+    const auto candidates = remedyCandidates(
+        PrecisionPlan::parse("transformer=fp16"), blocks,
+        {RemedyKind::Format, RemedyKind::Clamp, RemedyKind::Scale, RemedyKind::Fp32Residual},
+        [](const std::string&) { return 300000.0; });
+    const Report r = test::makeComparisonReport();
+    for (const DeviceInfo& d : {DeviceInfo::cpu(), targetGpu("t4")}) {
+        RemedyTable t;
+        t.referencePlan = "transformer=bf16";
+        t.failingBlocks = blocks;
+        for (size_t i = 0; i < candidates.size(); ++i) {
+            RemedyRow row;
+            row.candidate = candidates[i];
+            row.passed = i % 2 == 0;
+            row.outcome.difference = 0.001 * double(i);
+            row.psnr = 31.5;
+            t.rows.push_back(row);
+        }
+        rankRemedies(t, d, r.runs[1].record.components, [](const std::string&) { return 6; });
+        expectWellFormed(t.messageText, "table");
+        EXPECT_EQ(englishText(t.messageText), t.message);
+        EXPECT_NE(t.message.find(" fixes the run with the fewest changes: image difference "),
+                  std::string::npos);
+        for (const auto& row : t.rows) {
+            expectWellFormed(row.costMessage, "cost");
+            expectWellFormed(remedyActionMessage(row.candidate), "action");
+            EXPECT_EQ(englishText(row.costMessage), row.cost);
+        }
+    }
+    // Sentences as the engine wrote them before messages.
+    RemedyCandidate whole;
+    whole.kind = RemedyKind::Scale;
+    whole.scope = "component";
+    whole.modules = {"transformer", "vae"};
+    whole.scaleBits = 3;
+    EXPECT_EQ(remedyAction(whole), "scale the whole transformer and vae by 2^-3");
+    RemedyCandidate block;
+    block.scope = "blocks";
+    block.modules = blocks;
+    block.format = Format::BF16;
+    EXPECT_EQ(remedyAction(block), "transformer_blocks 1-2 in bf16");
+    RemedyTable none;
+    rankRemedies(none, DeviceInfo::cpu(), {}, nullptr);
+    EXPECT_EQ(none.message, "no remedy was tried: no failing block was found");
 }

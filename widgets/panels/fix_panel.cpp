@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine_text.h"
+
 namespace {
 
 // Apply comes second: it stays in view when the long cost text needs the horizontal scroll bar.
@@ -291,7 +293,7 @@ void FixPanel::setRemedies(const hs::RemedyTable& table) {
     QString text = m_result->text();
     if (text == tr("Searching...")) text.clear();
     if (!table.message.empty())
-        text += (text.isEmpty() ? "" : "\n") + QString::fromStdString(table.message);
+        text += (text.isEmpty() ? "" : "\n") + engine_text::text(table.messageText, table.message);
     if (!table.target.empty())
         text += "\n" + tr("Costs for: %1").arg(QString::fromStdString(table.target));
     m_result->setText(text);
@@ -308,13 +310,13 @@ void FixPanel::showRemedyRow(int row, const hs::RemedyRow& r) {
     const QStringList cells = {
         r.rank > 0 ? QString::number(r.rank) : QStringLiteral("…"),
         QString(),
-        QString::fromStdString(hs::remedyAction(r.candidate)),
+        engine_text::text(hs::remedyActionMessage(r.candidate), hs::remedyAction(r.candidate)),
         result,
         QString::number(r.candidate.changes),
         number(r.outcome.difference, 4),
         number(r.psnr, 1),
         r.secondsPerStep > 0 ? QString::number(r.secondsPerStep, 'f', 3) : QStringLiteral("—"),
-        QString::fromStdString(r.cost)};
+        engine_text::text(r.costMessage, r.cost)};
     for (int c = 0; c < cells.size(); ++c) {
         auto* item = new QTableWidgetItem(cells[c]);
         item->setToolTip(tip);
