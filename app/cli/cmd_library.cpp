@@ -37,6 +37,9 @@ int runLibrary(const Args& args) {
                   << "\n";
     else
         std::cout << formatLibrary(r);
+    if (r.entries.empty() && o.comfyui.empty() && o.a1111.empty() && o.user.empty())
+        std::cerr << "halfscope-cli library: no Hugging Face cache here and no folder given; try "
+                     "--comfyui DIR, --a1111 DIR or --add DIR\n";
     return kExitOk;
 }
 
