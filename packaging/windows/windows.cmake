@@ -63,6 +63,10 @@ endif()
 # The installer. Start menu: Halfscope (the studio) and the uninstaller; the options page offers
 # bin\ on PATH (for halfscope-cli) and a desktop shortcut.
 set(CPACK_NSIS_PACKAGE_NAME "Halfscope")
+# 64-bit programs: C:\Program Files, not "Program Files (x86)". The installer itself stays CPack's
+# 32-bit one, which installs 64-bit programs as well; its Software\Classes keys are shared by both
+# registry views.
+set(CPACK_NSIS_INSTALL_ROOT "$PROGRAMFILES64")
 set(CPACK_NSIS_DISPLAY_NAME "Halfscope ${PROJECT_VERSION}")
 set(CPACK_PACKAGE_EXECUTABLES "halfscope" "Halfscope")
 set(CPACK_CREATE_DESKTOP_LINKS "halfscope")

@@ -59,6 +59,7 @@ need 'CreateShortCut "$SMPROGRAMS\$STARTMENU_FOLDER\Halfscope.lnk" "$INSTDIR\bin
 need 'CreateShortCut "$DESKTOP\Halfscope.lnk" "$INSTDIR\bin\halfscope.exe"'
 need 'CreateShortCut "$SMPROGRAMS\$STARTMENU_FOLDER\Uninstall.lnk" "$INSTDIR\Uninstall.exe"'
 need 'WriteUninstaller "$INSTDIR\Uninstall.exe"'
+need 'InstallDir "$PROGRAMFILES64\Halfscope"'
 need "!define MUI_ICON \"$src/packaging/windows/halfscope.ico\""
 need '!insertmacro HalfscopeAssociateReports'
 need '!insertmacro HalfscopeForgetReports'
