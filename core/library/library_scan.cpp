@@ -173,7 +173,8 @@ private:
         fs::directory_iterator it(dir, fs::directory_options::none, ec);
         if (ec) {
             add(describeUnreadable(dir.string(), "cannot list folder: " + ec.message()), source,
-                folder, prefix.empty() ? dir.filename().string() : prefix);
+                folder,
+                prefix.empty() ? dir.filename().string() : prefix.substr(0, prefix.size() - 1));
             return;
         }
         std::vector<fs::path> children;

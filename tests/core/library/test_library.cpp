@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -505,6 +506,60 @@ TEST_F(Library, HubSnapshotsWithoutRefsAndTheDefaultCacheLocation) {
         ::setenv("HF_HOME", savedHome.c_str(), 1);
     else
         ::unsetenv("HF_HOME");
+}
+
+// Permission denied, as a user who is not root sees it (the tests run as root here, which reads
+// anything): a child process drops to nobody and scans a file and a folder it may not read.
+// Both are listed with the error; the file is not cached as broken, so once readable it is read.
+TEST_F(Library, PermissionDeniedIsListedAndNotCachedAsBroken) {
+    test::ScopedDir dir("library-denied");
+    ::chmod(dir.path.c_str(), 0777);
+    const std::string file =
+        test::copyInto(s_tree->flux.ae, dir.path + "/models", "ae.safetensors");
+    fs::create_directories(dir.path + "/models/locked");
+    ::chmod((dir.path + "/models").c_str(), 0755);
+    ::chmod(file.c_str(), 0);
+    ::chmod((dir.path + "/models/locked").c_str(), 0);
+    LibraryOptions o;
+    o.defaultHfCache = false;
+    o.user = {dir.path + "/models"};
+    o.cachePath = dir.path + "/library.json";
+
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::close(fds[0]);
+        std::string out = "setuid failed";
+        if (::setgid(65534) == 0 && ::setuid(65534) == 0) {
+            const LibraryReport r = scanLibrary(o);
+            out.clear();
+            for (const auto& e : r.entries) out += e.name + ": " + e.error + "\n";
+        }
+        (void)!::write(fds[1], out.data(), out.size());
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string got;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, size_t(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (got == "setuid failed") GTEST_SKIP() << "cannot drop to an unprivileged user here";
+    EXPECT_TRUE(
+        contains(got, "models/ae.safetensors: ae.safetensors: cannot open: Permission denied"))
+        << got;
+    EXPECT_TRUE(contains(got, "models/locked: cannot list folder: Permission denied")) << got;
+
+    ::chmod(file.c_str(), 0644);
+    ::chmod((dir.path + "/models/locked").c_str(), 0755);
+    const LibraryReport r = scanLibrary(o);
+    ASSERT_EQ(r.entries.size(), 1u) << names(r);
+    EXPECT_TRUE(r.entries[0].error.empty()) << r.entries[0].error;
+    EXPECT_EQ(r.headerReads, 1);
+    EXPECT_EQ(r.entries[0].slots.count("vae"), 1u);
 }
 
 TEST_F(Library, CliListsTheTreeAsATableAndAsJson) {
