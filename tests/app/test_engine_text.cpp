@@ -11,10 +11,12 @@
 #include <QJsonObject>
 #include <QLocale>
 #include <QSettings>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTranslator>
 
+#include "fix_panel.h"
 #include "image_view.h"
 #include "log_panel.h"
 #include "main_window.h"
@@ -134,4 +136,32 @@ TEST_F(EngineTextStudio, AChineseStudioShowsAndExportsTheEngineSentencesInChines
     EXPECT_TRUE(en.html.contains("<h2>Summary</h2>"));
     EXPECT_TRUE(en.html.contains("First non-finite value:"));
     EXPECT_FALSE(hasCjk(en.html.mid(en.html.indexOf("<main>"))));
+}
+
+TEST_F(EngineTextStudio, AChineseStudioShowsTheRemedyTableInChinese) {
+    QTranslator zh;
+    ASSERT_TRUE(zh.load("halfscope_zh_CN", HALFSCOPE_QM_DIR)) << HALFSCOPE_QM_DIR;
+    QCoreApplication::installTranslator(&zh);
+    MainWindow w(m_dir.filePath("history-fix"), QString::fromStdString(hs::findDemoModel()));
+    w.show();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.studio().model().has_value(); }, 60000));
+    w.views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
+    FixSettings s;
+    s.trialSteps = 3;
+    s.remedies = {hs::RemedyKind::Clamp};
+    w.studio().findMinimalFix(s);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 300000));
+    QCoreApplication::removeTranslator(&zh);
+    auto* fix = w.views().fix;
+    ASSERT_GT(fix->remedyCount(), 0) << fix->resultText().toStdString();
+    auto* table = fix->remedyTable();
+    const QString action = table->item(0, 2)->text();
+    const QString cost = table->item(0, table->columnCount() - 1)->text();
+    RecordProperty("zh_remedy_action", action.toStdString());
+    RecordProperty("zh_remedy_cost", cost.toStdString());
+    RecordProperty("zh_remedy_message", fix->resultText().toStdString());
+    EXPECT_TRUE(hasCjk(action)) << action.toStdString();
+    EXPECT_TRUE(action.contains("transformer")) << action.toStdString();
+    EXPECT_TRUE(hasCjk(cost)) << cost.toStdString();
+    EXPECT_TRUE(hasCjk(fix->resultText())) << fix->resultText().toStdString();
 }
