@@ -180,17 +180,7 @@
         <translation>平均亮度 %1，标准差 %2</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>%1 first at %2 (block %3, step %4, %5 %6)</source>
-        <translation>%1 首次出现在 %2（块 %3，第 %4 步，%5 %6）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>%1 first at %2 (block %3, %4 %5)</source>
-        <translation>%1 首次出现在 %2（块 %3，%4 %5）</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location line="+10"/>
         <source>%1 first at %2 after step %3 (no probe point held it: probing was off or too coarse)</source>
         <translation>%1 首次出现在第 %3 步之后的 %2（没有探针点记录到它：探针已关闭或粒度太粗）</translation>
     </message>
@@ -215,14 +205,44 @@
         <translation>本次运行已含有非有限值（首次出现在 %1）：其后的数值幅度不能说明 fp16 的情况</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>the first %1 appeared at %2 (step %3), running in fp16 (%4): a value passed fp16&apos;s largest finite value, 65504</source>
-        <translation>第一个 %1 出现在 %2（第 %3 步），该处以 fp16 运行（%4）：有值超过了 fp16 的最大有限值 65504，发生溢出</translation>
+        <location line="-19"/>
+        <source>%1 first at %2 (block %3, step %4, %5 native)</source>
+        <translation>%1 首次出现在 %2（块 %3，第 %4 步，%5 原生运行）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 first at %2 (block %3, step %4, %5 emulated)</source>
+        <translation>%1 首次出现在 %2（块 %3，第 %4 步，%5 模拟运行）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 first at %2 (block %3, %4 native)</source>
+        <translation>%1 首次出现在 %2（块 %3，%4 原生运行）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 first at %2 (block %3, %4 emulated)</source>
+        <translation>%1 首次出现在 %2（块 %3，%4 模拟运行）</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>the first %1 appeared at %2 (step %3), running in fp16 (native): a value passed fp16&apos;s largest finite value, 65504</source>
+        <translation>第一个 %1 出现在 %2（第 %3 步），该处以 fp16 原生运行：有值超过了 fp16 的最大有限值 65504，发生溢出</translation>
     </message>
     <message>
         <location line="+4"/>
-        <source>the first %1 appeared at %2, running in fp16 (%3): a value passed fp16&apos;s largest finite value, 65504</source>
-        <translation>第一个 %1 出现在 %2，该处以 fp16 运行（%3）：有值超过了 fp16 的最大有限值 65504，发生溢出</translation>
+        <source>the first %1 appeared at %2, running in fp16 (native): a value passed fp16&apos;s largest finite value, 65504</source>
+        <translation>第一个 %1 出现在 %2，该处以 fp16 原生运行：有值超过了 fp16 的最大有限值 65504，发生溢出</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the first %1 appeared at %2 (step %3), running in fp16 (emulated): a value passed fp16&apos;s largest finite value, 65504</source>
+        <translation>第一个 %1 出现在 %2（第 %3 步），该处以 fp16 模拟运行：有值超过了 fp16 的最大有限值 65504，发生溢出</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the first %1 appeared at %2, running in fp16 (emulated): a value passed fp16&apos;s largest finite value, 65504</source>
+        <translation>第一个 %1 出现在 %2，该处以 fp16 模拟运行：有值超过了 fp16 的最大有限值 65504，发生溢出</translation>
     </message>
     <message>
         <location line="+4"/>

@@ -257,11 +257,11 @@ public:
             a.fp16IsTheProblem = true;
             problemComponents.insert(ff->component);
             const std::string kind = nonFiniteKindName(ff->kind);
-            const std::string how = executionName(ff->execution);
+            const std::string how = "." + executionName(ff->execution);  // part of the id
             a.headlineMessage = {ff->step >= 0
-                                     ? Message{"advice.fp16_failed_step",
-                                               {kind, ff->point, std::to_string(ff->step), how}}
-                                     : Message{"advice.fp16_failed", {kind, ff->point, how}}};
+                                     ? Message{"advice.fp16_failed_step" + how,
+                                               {kind, ff->point, std::to_string(ff->step)}}
+                                     : Message{"advice.fp16_failed" + how, {kind, ff->point}}};
             if (ff->inputPoint && std::isfinite(ff->inputAbsMax))
                 a.noteMessages.push_back({{"advice.note.input_headroom",
                                            {*ff->inputPoint, fmtNumber(ff->inputAbsMax, 6),

@@ -81,13 +81,14 @@ MessageText FirstFailure::summaryMessage() const {
     MessageText m;
     const std::string kindName = nonFiniteKindName(kind);
     if (fromProbe) {
+        // How it ran is part of the id, so that a translation says it in its own words.
+        const std::string how = "." + executionName(execution);
         if (step >= 0)
-            m.push_back({"first_failure.probe_step",
-                         {kindName, point, block, std::to_string(step), formatName(format),
-                          executionName(execution)}});
+            m.push_back({"first_failure.probe_step" + how,
+                         {kindName, point, block, std::to_string(step), formatName(format)}});
         else
-            m.push_back({"first_failure.probe",
-                         {kindName, point, block, formatName(format), executionName(execution)}});
+            m.push_back(
+                {"first_failure.probe" + how, {kindName, point, block, formatName(format)}});
     } else if (step >= 0) {
         m.push_back({"first_failure.record_step", {kindName, point, std::to_string(step)}});
     } else {

@@ -18,9 +18,11 @@ const std::vector<MessageTemplate>& messageCatalogue() {
         {"image.ok", "mean level %1, std %2"},
 
         // The first non-finite value (diagnosis/first_failure.cpp). %1 the kind (+Inf, -Inf,
-        // NaN), %2 the point; %5 %6 (or %4 %5) the format and how it ran (native, emulated).
-        {"first_failure.probe_step", "%1 first at %2 (block %3, step %4, %5 %6)"},
-        {"first_failure.probe", "%1 first at %2 (block %3, %4 %5)"},
+        // NaN), %2 the point; %5 (or %4) the format; the id ends in how it ran.
+        {"first_failure.probe_step.native", "%1 first at %2 (block %3, step %4, %5 native)"},
+        {"first_failure.probe_step.emulated", "%1 first at %2 (block %3, step %4, %5 emulated)"},
+        {"first_failure.probe.native", "%1 first at %2 (block %3, %4 native)"},
+        {"first_failure.probe.emulated", "%1 first at %2 (block %3, %4 emulated)"},
         {"first_failure.record_step",
          "%1 first at %2 after step %3 (no probe point held it: probing was off or too coarse)"},
         {"first_failure.record",
@@ -34,11 +36,17 @@ const std::vector<MessageTemplate>& messageCatalogue() {
          "nothing about fp16"},
 
         // Advice headlines (diagnosis/advice.cpp).
-        {"advice.fp16_failed_step",
-         "the first %1 appeared at %2 (step %3), running in fp16 (%4): a value passed fp16's "
+        {"advice.fp16_failed_step.native",
+         "the first %1 appeared at %2 (step %3), running in fp16 (native): a value passed fp16's "
          "largest finite value, 65504"},
-        {"advice.fp16_failed",
-         "the first %1 appeared at %2, running in fp16 (%3): a value passed fp16's largest "
+        {"advice.fp16_failed.native",
+         "the first %1 appeared at %2, running in fp16 (native): a value passed fp16's largest "
+         "finite value, 65504"},
+        {"advice.fp16_failed_step.emulated",
+         "the first %1 appeared at %2 (step %3), running in fp16 (emulated): a value passed fp16's "
+         "largest finite value, 65504"},
+        {"advice.fp16_failed.emulated",
+         "the first %1 appeared at %2, running in fp16 (emulated): a value passed fp16's largest "
          "finite value, 65504"},
         {"advice.predicted_step",
          "this run is clean, but in fp16 %1 would overflow at step %2 (max |x| %3 >= 65520, "

@@ -149,8 +149,8 @@ TEST(Messages, HtmlReportRendersEngineSentencesThroughTheHook) {
     const std::string other = reportToHtml(r, opt);
     EXPECT_NE(other.find("<html lang=\"xx\">"), std::string::npos);
     EXPECT_NE(other.find("<h2>&lt;report.section.summary&gt;</h2>"), std::string::npos);
-    EXPECT_NE(other.find("&lt;first_failure.probe_step&gt;[emulated][fp16][7]"), std::string::npos);
-    EXPECT_NE(other.find("&lt;advice.fp16_failed_step&gt;"), std::string::npos);
+    EXPECT_NE(other.find("&lt;first_failure.probe_step.emulated&gt;[fp16][7]"), std::string::npos);
+    EXPECT_NE(other.find("&lt;advice.fp16_failed_step.emulated&gt;"), std::string::npos);
     EXPECT_NE(other.find("&lt;advice.action."), std::string::npos);
     EXPECT_NE(other.find("&lt;headroom.unreliable&gt;"), std::string::npos);
     EXPECT_NE(other.find("&lt;image."), std::string::npos);
@@ -171,7 +171,7 @@ TEST(Messages, ReportJsonKeepsMessagesAndReadsReportsWithoutThem) {
               r.advice->fixes.at(0).costMessage.size());
     EXPECT_EQ(
         j.at("runs").at(1).at("findings").at("first_failure").at("summary_message").at(0).at("id"),
-        "first_failure.probe_step");
+        "first_failure.probe_step.emulated");
 
     const Report back = reportFromJson(text);
     EXPECT_EQ(back.runs[1].record.verdictMessage, v.message);

@@ -57,8 +57,8 @@ TEST(EngineText, ChineseTranslationCoversEveryTemplateWithItsArguments) {
     }
     // Arguments land where the translation puts them.
     const hs::MessageText m{
-        {"first_failure.probe_step",
-         {"+Inf", "transformer.blocks.1.ff", "transformer.blocks.1", "0", "fp16", "emulated"}}};
+        {"first_failure.probe_step.emulated",
+         {"+Inf", "transformer.blocks.1.ff", "transformer.blocks.1", "0", "fp16"}}};
     const QString s = engine_text::text(m, "english");
     EXPECT_TRUE(hasCjk(s)) << s.toStdString();
     EXPECT_TRUE(s.contains("transformer.blocks.1.ff")) << s.toStdString();

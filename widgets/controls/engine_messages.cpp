@@ -20,9 +20,14 @@ const std::vector<std::pair<const char*, const char*>>& templateList() {
         {"image.black", QT_TRANSLATE_NOOP("Engine", "mean level %1, brightest %2")},
         {"image.flat", QT_TRANSLATE_NOOP("Engine", "std %1 around level %2")},
         {"image.ok", QT_TRANSLATE_NOOP("Engine", "mean level %1, std %2")},
-        {"first_failure.probe_step",
-         QT_TRANSLATE_NOOP("Engine", "%1 first at %2 (block %3, step %4, %5 %6)")},
-        {"first_failure.probe", QT_TRANSLATE_NOOP("Engine", "%1 first at %2 (block %3, %4 %5)")},
+        {"first_failure.probe_step.native",
+         QT_TRANSLATE_NOOP("Engine", "%1 first at %2 (block %3, step %4, %5 native)")},
+        {"first_failure.probe_step.emulated",
+         QT_TRANSLATE_NOOP("Engine", "%1 first at %2 (block %3, step %4, %5 emulated)")},
+        {"first_failure.probe.native",
+         QT_TRANSLATE_NOOP("Engine", "%1 first at %2 (block %3, %4 native)")},
+        {"first_failure.probe.emulated",
+         QT_TRANSLATE_NOOP("Engine", "%1 first at %2 (block %3, %4 emulated)")},
         {"first_failure.record_step",
          QT_TRANSLATE_NOOP("Engine",
                            "%1 first at %2 after step %3 (no probe point held it: probing was off "
@@ -38,14 +43,22 @@ const std::vector<std::pair<const char*, const char*>>& templateList() {
          QT_TRANSLATE_NOOP("Engine",
                            "this run already holds non-finite values (first at %1): the magnitudes "
                            "after it say nothing about fp16")},
-        {"advice.fp16_failed_step",
+        {"advice.fp16_failed_step.native",
          QT_TRANSLATE_NOOP("Engine",
-                           "the first %1 appeared at %2 (step %3), running in fp16 (%4): a value "
-                           "passed fp16's largest finite value, 65504")},
-        {"advice.fp16_failed",
+                           "the first %1 appeared at %2 (step %3), running in fp16 (native): a "
+                           "value passed fp16's largest finite value, 65504")},
+        {"advice.fp16_failed.native",
          QT_TRANSLATE_NOOP("Engine",
-                           "the first %1 appeared at %2, running in fp16 (%3): a value passed "
+                           "the first %1 appeared at %2, running in fp16 (native): a value passed "
                            "fp16's largest finite value, 65504")},
+        {"advice.fp16_failed_step.emulated",
+         QT_TRANSLATE_NOOP("Engine",
+                           "the first %1 appeared at %2 (step %3), running in fp16 (emulated): a "
+                           "value passed fp16's largest finite value, 65504")},
+        {"advice.fp16_failed.emulated",
+         QT_TRANSLATE_NOOP("Engine",
+                           "the first %1 appeared at %2, running in fp16 (emulated): a value "
+                           "passed fp16's largest finite value, 65504")},
         {"advice.predicted_step",
          QT_TRANSLATE_NOOP("Engine",
                            "this run is clean, but in fp16 %1 would overflow at step %2 (max |x| "
