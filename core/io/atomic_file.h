@@ -6,6 +6,7 @@
 // its name (in a shared or hostile folder) is never opened, truncated or followed; the next name
 // is tried instead, a few times, then the write fails with a FileError.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace hs {
@@ -29,7 +30,7 @@ public:
 private:
     std::string m_path;
     std::string m_temp;
-    int m_fd = -1;
+    intptr_t m_fd = -1;  // platform::NativeFile
     bool m_committed = false;
 };
 

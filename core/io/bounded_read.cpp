@@ -1,13 +1,12 @@
 #include "io/bounded_read.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
+#include "io/platform_file.h"
 #include "io/safetensors_header.h"  // FileError
 
 namespace hs {
@@ -23,35 +22,36 @@ std::string mib(uint64_t bytes) {
 std::string fileKindOf(unsigned mode) {
     if (S_ISDIR(mode)) return "a folder";
     if (S_ISFIFO(mode)) return "a pipe (FIFO)";
-    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISCHR(mode)) return "a device";
+#ifndef _WIN32  // Windows' st_mode has no block devices or sockets
+    if (S_ISBLK(mode)) return "a device";
     if (S_ISSOCK(mode)) return "a socket";
+#endif
     return "not a regular file";
 }
 
 std::string readBoundedFile(const std::string& path, uint64_t maxBytes, const char* what) {
-    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
+    // Not blocked by a FIFO without a writer (platform::openForRead).
+    std::string error;
+    const platform::NativeFile fd = platform::openForRead(path, error);
+    if (fd == platform::kNoFile) throw FileError(path, "cannot open: " + error);
     struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
+        platform::NativeFile fd;
+        ~Closer() { platform::closeFile(fd); }
     } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        throw FileError(path, std::string(what) + " is " + fileKindOf(st.st_mode) +
-                                  ", expected a regular file");
-    if (uint64_t(st.st_size) > maxBytes)
-        throw FileError(path, std::string(what) + " is " + mib(uint64_t(st.st_size)) +
-                                  ", larger than the " + mib(maxBytes) + " accepted");
+    platform::FileStatus st;
+    if (!platform::fileStatus(fd, st, error)) throw FileError(path, "cannot stat: " + error);
+    if (!st.regular)
+        throw FileError(path, std::string(what) + " is " + st.kind + ", expected a regular file");
+    if (st.size > maxBytes)
+        throw FileError(path, std::string(what) + " is " + mib(st.size) + ", larger than the " +
+                                  mib(maxBytes) + " accepted");
     std::string out;
-    out.resize(size_t(st.st_size));
+    out.resize(size_t(st.size));
     size_t got = 0;
     while (got < out.size()) {
-        const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw FileError(path, std::string("cannot read: ") + std::strerror(errno));
+        const int64_t n = platform::readSome(fd, out.data() + got, out.size() - got, error);
+        if (n < 0) throw FileError(path, "cannot read: " + error);
         if (n == 0) break;  // shrank while reading: take what is there, the parser judges it
         got += size_t(n);
     }

@@ -1,16 +1,23 @@
 // The SIGBUS guard of mapped files (see mapped_guard.h). The table is a fixed array of atomics
 // because the handler may run on any thread at any moment: it takes no lock and allocates
 // nothing; it calls only mmap (a plain system call) and atomics.
+//
+// Windows: no handler. Windows refuses to truncate a file while a view of it is mapped
+// (ERROR_USER_MAPPED_FILE), so a registered mapping cannot lose its pages; the table still
+// names the file a tensor's pages belong to, and mappingDamage still compares the size.
 #include "io/mapped_guard.h"
 
+#ifndef _WIN32
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <atomic>
 #include <cerrno>
 #include <mutex>
+
+#include "io/platform_file.h"
 
 namespace hs {
 
@@ -21,13 +28,15 @@ struct Slot {
     std::atomic<uintptr_t> base{0};  // 0 while the slot is being filled or emptied
     std::atomic<size_t> len{0};
     std::atomic<bool> faulted{false};
-    std::atomic<int> fd{-1};
+    std::atomic<intptr_t> fd{platform::kNoFile};
     std::atomic<const char*> path{nullptr};
 };
 
 // Shards of the largest checkpoints number in the tens; a table this size is 160 KB.
 constexpr int kSlots = 4096;
 Slot g_slots[kSlots];
+
+#ifndef _WIN32
 struct sigaction g_previous {};
 
 void onSigbus(int sig, siginfo_t* info, void* context) {
@@ -74,10 +83,13 @@ void installHandler() {
         ::sigaction(SIGBUS, &sa, &g_previous);
     });
 }
+#else
+void installHandler() {}
+#endif
 
 }  // namespace
 
-int registerMapping(const void* base, size_t len, int fd, const char* path) {
+int registerMapping(const void* base, size_t len, intptr_t fd, const char* path) {
     installHandler();
     for (int i = 0; i < kSlots; ++i) {
         bool expected = false;
@@ -98,7 +110,7 @@ void unregisterMapping(int slot) {
     Slot& s = g_slots[slot];
     s.base.store(0, std::memory_order_release);
     s.len.store(0);
-    s.fd.store(-1);
+    s.fd.store(platform::kNoFile);
     s.path.store(nullptr);
     s.used.store(false, std::memory_order_release);
 }
@@ -107,11 +119,12 @@ std::string mappingDamage(int slot) {
     if (slot < 0 || slot >= kSlots) return {};
     const Slot& s = g_slots[slot];
     const uint64_t was = s.len.load();
-    struct stat st {};
-    const int fd = s.fd.load();
-    const bool statOk = fd >= 0 && ::fstat(fd, &st) == 0;
-    if (statOk && uint64_t(st.st_size) < was)
-        return "file shrank to " + std::to_string(st.st_size) + " bytes after it was opened (was " +
+    platform::FileStatus st;
+    std::string error;
+    const intptr_t fd = s.fd.load();
+    const bool statOk = fd != platform::kNoFile && platform::fileStatus(fd, st, error);
+    if (statOk && st.size < was)
+        return "file shrank to " + std::to_string(st.size) + " bytes after it was opened (was " +
                std::to_string(was) + ")";
     if (s.faulted.load(std::memory_order_acquire))
         return "file shrank after it was opened (was " + std::to_string(was) +

@@ -17,7 +17,8 @@ namespace hs {
 // registered) named `path` (its storage must outlive the registration). Installs the handler
 // on first use. Returns a slot for the other calls, or -1 when the table is full (the mapping
 // is then unguarded: a shrink is still found by checkMapping's size check, a read may crash).
-int registerMapping(const void* base, size_t len, int fd, const char* path);
+// `fd` is a platform::NativeFile (io/platform_file.h).
+int registerMapping(const void* base, size_t len, intptr_t fd, const char* path);
 void unregisterMapping(int slot);
 
 // Empty while the file still has every mapped byte and no read faulted; otherwise what

@@ -1,11 +1,7 @@
 // Memory-mapped safetensors reader, sharded tensor sets and the atomic writer.
 #include "io/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,14 +14,11 @@
 #include "io/bounded_read.h"
 #include "io/mapped_guard.h"
 #include "io/model_folder.h"
+#include "io/platform_file.h"
 
 // The format is little-endian and tensors are views of the raw bytes: a big-endian host would
 // need a byte-swapping copy, which nothing here does.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors views need little-endian");
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22  // Linux 5.14; older C libraries lack the name
-#endif
 
 namespace hs {
 
@@ -90,10 +83,8 @@ std::optional<StDType> stDTypeOf(torch::ScalarType t) {
 }
 
 struct Fd {
-    int fd;
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
+    platform::NativeFile fd;
+    ~Fd() { platform::closeFile(fd); }
 };
 
 }  // namespace
@@ -101,35 +92,31 @@ struct Fd {
 // ---- SafetensorsFile ------------------------------------------------------------------------
 
 std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
-    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. It is
-    // cleared once the file is known to be regular (where it means nothing anyway).
-    Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
-    if (fd.fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd.fd, &st) != 0)
-        throw FileError(path, std::string("cannot stat: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        throw FileError(path, "weights file is " + fileKindOf(st.st_mode) + ", not a regular file");
-    ::fcntl(fd.fd, F_SETFL, ::fcntl(fd.fd, F_GETFL) & ~O_NONBLOCK);
+    // Not blocked by a FIFO without a writer (platform::openForRead); made blocking once the
+    // file is known to be regular (where it means nothing anyway).
+    std::string error;
+    Fd fd{platform::openForRead(path, error)};
+    if (fd.fd == platform::kNoFile) throw FileError(path, "cannot open: " + error);
+    platform::FileStatus st;
+    if (!platform::fileStatus(fd.fd, st, error)) throw FileError(path, "cannot stat: " + error);
+    if (!st.regular) throw FileError(path, "weights file is " + st.kind + ", not a regular file");
+    platform::makeBlocking(fd.fd);
 
     std::shared_ptr<SafetensorsFile> f(new SafetensorsFile());
     f->m_path = path;
-    f->m_size = uint64_t(st.st_size);
+    f->m_size = st.size;
     try {
         if (f->m_size < 8) {
             // Too short to map usefully; the parser turns it into the right message.
             uint8_t buf[8] = {};
-            ssize_t got = ::read(fd.fd, buf, sizeof buf);
+            const int64_t got = platform::readSome(fd.fd, buf, sizeof buf, error);
             parseStHeader(buf, got < 0 ? 0 : size_t(got), f->m_size);
         }
-        // MAP_PRIVATE + PROT_READ: the pages are the page cache's own (no copy), and a stray
-        // write through a view faults loudly instead of changing the file.
-        void* p = ::mmap(nullptr, f->m_size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
-        if (p == MAP_FAILED)
-            throw FileError(path, std::string("cannot map: ") + std::strerror(errno));
+        void* p = platform::mapReadOnly(fd.fd, f->m_size, error);
+        if (!p) throw FileError(path, "cannot map: " + error);
         f->m_map = p;  // owned from here: the destructor unmaps, also when parsing throws
         f->m_fd = fd.fd;
-        fd.fd = -1;
+        fd.fd = platform::kNoFile;
         // Guarded before the header is read: the file may shrink while it is parsed.
         f->m_guard = registerMapping(p, f->m_size, f->m_fd, f->m_path.c_str());
         f->m_header = parseStHeader(static_cast<const uint8_t*>(p), f->m_size, f->m_size);
@@ -147,17 +134,18 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
 
 SafetensorsFile::~SafetensorsFile() {
     unregisterMapping(m_guard);
-    if (m_map) ::munmap(m_map, m_size);
-    if (m_fd >= 0) ::close(m_fd);
+    platform::unmap(m_map, m_size);
+    platform::closeFile(m_fd);
 }
 
 void SafetensorsFile::checkIntact() const {
     const std::string damage = mappingDamage(m_guard);
     if (!damage.empty()) throw FileError(m_path, damage);
-    if (m_guard < 0 && m_fd >= 0) {  // unguarded (table full): the size check alone
-        struct stat st {};
-        if (::fstat(m_fd, &st) == 0 && uint64_t(st.st_size) < m_size)
-            throw FileError(m_path, "file shrank to " + std::to_string(st.st_size) +
+    if (m_guard < 0 && m_fd != platform::kNoFile) {  // unguarded (table full): the size check
+        platform::FileStatus st;
+        std::string error;
+        if (platform::fileStatus(m_fd, st, error) && st.size < m_size)
+            throw FileError(m_path, "file shrank to " + std::to_string(st.size) +
                                         " bytes after it was opened (was " +
                                         std::to_string(m_size) + ")");
     }
@@ -207,13 +195,12 @@ torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
 void SafetensorsFile::prefetch(const std::string& name) const {
     const StTensorInfo* info = find(name);
     if (!info || info->begin == info->end) return;
-    static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    static const uintptr_t page = uintptr_t(platform::pageSize());
     const auto first = reinterpret_cast<uintptr_t>(m_map) + 8 + m_header.headerSize + info->begin;
     const uintptr_t start = first & ~(page - 1);
     const size_t len = size_t(first + (info->end - info->begin) - start);
     // Best effort: a failure only means the pages fault in one by one later.
-    if (::madvise(reinterpret_cast<void*>(start), len, MADV_POPULATE_READ) != 0)
-        ::madvise(reinterpret_cast<void*>(start), len, MADV_WILLNEED);
+    platform::prefetchPages(reinterpret_cast<void*>(start), len);
 }
 
 // ---- TensorSet ------------------------------------------------------------------------------

@@ -58,8 +58,8 @@ private:
     std::string m_path;
     uint64_t m_size = 0;
     void* m_map = nullptr;
-    int m_fd = -1;     // kept open for the size check
-    int m_guard = -1;  // io/mapped_guard.h slot
+    intptr_t m_fd = -1;  // platform::NativeFile, kept open for the size check
+    int m_guard = -1;    // io/mapped_guard.h slot
     StHeader m_header;
     std::map<std::string, size_t> m_index;
     std::weak_ptr<SafetensorsFile> m_self;

@@ -1,10 +1,6 @@
 #include "library/header_probe.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -12,6 +8,7 @@
 
 #include "io/bounded_read.h"
 #include "io/inspect_headline.h"
+#include "io/platform_file.h"
 #include "io/safetensors_header.h"
 #include "models/single_file.h"
 
@@ -49,14 +46,12 @@ torch::ScalarType metaTypeOf(StDType t) {
 }
 
 // Reads exactly `n` bytes at `offset`; false at end of file.
-bool readAt(int fd, void* buf, size_t n, uint64_t offset) {
+bool readAt(platform::NativeFile fd, void* buf, size_t n, uint64_t offset) {
     auto* p = static_cast<uint8_t*>(buf);
+    std::string error;
     while (n > 0) {
-        const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(offset));
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            throw std::runtime_error(std::string("read failed: ") + std::strerror(errno));
-        }
+        const int64_t got = platform::readAt(fd, p, n, offset, error);
+        if (got < 0) throw std::runtime_error("read failed: " + error);
         if (got == 0) return false;
         p += got;
         n -= static_cast<size_t>(got);
@@ -66,16 +61,17 @@ bool readAt(int fd, void* buf, size_t n, uint64_t offset) {
 }
 
 StHeader readHeader(const std::string& path, uint64_t fileSize) {
-    // O_NONBLOCK: a FIFO put in a model folder must not block the scan (statForProbe refused
-    // non-regular files already; this covers a swap between the stat and the open).
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) throw std::runtime_error(std::string("cannot open: ") + std::strerror(errno));
+    // Not blocked by a FIFO put in a model folder (platform::openForRead): statForProbe refused
+    // non-regular files already; this covers a swap between the stat and the open.
+    std::string error;
+    const platform::NativeFile fd = platform::openForRead(path, error);
+    if (fd == platform::kNoFile) throw std::runtime_error("cannot open: " + error);
     struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
+        platform::NativeFile fd;
+        ~Closer() { platform::closeFile(fd); }
     } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    platform::FileStatus st;
+    if (!platform::fileStatus(fd, st, error) || !st.regular)
         throw std::runtime_error("not a regular file");
     ++g_headerReads;
     uint8_t lenBytes[8];
@@ -104,25 +100,14 @@ int headerReadCount() {
 
 bool statForProbe(const std::string& path, FileProbe& p) {
     p.path = path;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        const int err = errno;
-        struct stat lst {};
-        if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
-            std::error_code ec;
-            const auto target = std::filesystem::read_symlink(path, ec);
-            p.error = "dangling symlink to " + (ec ? std::string("?") : target.string());
-        } else {
-            p.error = std::strerror(err);
-        }
-        return false;
-    }
-    p.size = static_cast<uint64_t>(st.st_size);
-    p.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-    p.inode = static_cast<uint64_t>(st.st_ino);
-    p.device = static_cast<uint64_t>(st.st_dev);
-    if (!S_ISREG(st.st_mode)) {
-        p.error = "not a regular file (" + fileKindOf(st.st_mode) + ")";
+    platform::FileStatus st;
+    if (!platform::pathStatus(path, st, p.error)) return false;
+    p.size = st.size;
+    p.mtimeNs = st.mtimeNs;
+    p.inode = st.inode;
+    p.device = st.device;
+    if (!st.regular) {
+        p.error = "not a regular file (" + st.kind + ")";
         return false;
     }
     return true;

@@ -1,10 +1,9 @@
 #include "text/sentencepiece_model.h"
 
-#include <dlfcn.h>
-
 #include <filesystem>
 #include <mutex>
 
+#include "io/platform_file.h"
 #include "text/clip_tokenizer.h"  // TokenizerError
 #include "text/sentencepiece/spm_bridge.h"
 
@@ -25,15 +24,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+#ifdef _WIN32
+constexpr const char* kModuleName = "libhalfscope_spm.dll";
+#else
+constexpr const char* kModuleName = "libhalfscope_spm.so";
+#endif
+
 // $HALFSCOPE_SPM_MODULE; installed: <prefix>/lib/halfscope/ from <prefix>/libexec/halfscope/ or
 // <prefix>/bin/; then the build tree's copy.
 std::vector<fs::path> candidates() {
     std::vector<fs::path> c;
-    const char* name = "libhalfscope_spm.so";
+    const char* name = kModuleName;
     if (const char* env = std::getenv("HALFSCOPE_SPM_MODULE")) c.emplace_back(env);
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
+    const fs::path exe = fs::u8path(platform::executablePath());
+    if (!exe.empty()) {
         c.push_back(exe.parent_path().parent_path().parent_path() / "lib/halfscope" / name);
         c.push_back(exe.parent_path().parent_path() / "lib/halfscope" / name);
     }
@@ -43,7 +47,7 @@ std::vector<fs::path> candidates() {
 
 template <typename F>
 void bind(void* handle, const char* symbol, F& fn, std::string& error) {
-    fn = reinterpret_cast<F>(dlsym(handle, symbol));
+    fn = reinterpret_cast<F>(platform::moduleSymbol(handle, symbol));
     if (!fn && error.empty()) error = std::string("it has no ") + symbol;
 }
 
@@ -58,12 +62,16 @@ const SentencePieceModel::Api& api() {
                 tried += (tried.empty() ? "" : ", ") + path.string();
                 continue;
             }
-            void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+            // Its own symbol namespace on Linux (RTLD_DEEPBIND): SentencePiece's protobuf must
+            // not bind to the one LibTorch brought in (platform::loadModule).
+            std::string loadError;
+            void* h = platform::loadModule(path.u8string(), loadError);
             if (!h) {
-                a.error = path.string() + ": " + dlerror();
+                a.error = path.string() + ": " + loadError;
                 return;
             }
-            auto abi = reinterpret_cast<decltype(&hs_spm_abi)>(dlsym(h, "hs_spm_abi"));
+            auto abi =
+                reinterpret_cast<decltype(&hs_spm_abi)>(platform::moduleSymbol(h, "hs_spm_abi"));
             if (!abi || abi() != HS_SPM_ABI) {
                 a.error = path.string() + ": another version of the module";
                 return;
@@ -79,10 +87,9 @@ const SentencePieceModel::Api& api() {
             if (!e.empty()) e = path.string() + ": " + e;
             return;
         }
-        a.error =
-            "libhalfscope_spm.so (Halfscope's SentencePiece module) was not found; looked "
-            "in " +
-            tried + " (set $HALFSCOPE_SPM_MODULE to its path)";
+        a.error = std::string(kModuleName) +
+                  " (Halfscope's SentencePiece module) was not found; looked in " + tried +
+                  " (set $HALFSCOPE_SPM_MODULE to its path)";
     });
     return a;
 }

@@ -1,15 +1,16 @@
 #include "models/common/weight_stream.h"
 
-#include <dlfcn.h>
-#include <malloc.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#ifdef __linux__
+#include <malloc.h>  // malloc_trim
+#endif
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+
+#include "io/platform_file.h"
 
 namespace hs {
 
@@ -40,20 +41,26 @@ namespace {
 
 // Returns freed heap pages to the system, so that resident memory falls when a block's weights
 // are released: tcmalloc (linked into the executables when found) keeps freed spans otherwise;
-// glibc unmaps large chunks itself and trims the rest here.
+// glibc unmaps large chunks itself and trims the rest here. The Windows heap decommits freed
+// large blocks itself: nothing to do there.
 void releaseFreedMemory() {
     using Fn = void (*)();
     static const Fn tcmallocRelease =
-        reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, "MallocExtension_ReleaseFreeMemory"));
-    if (tcmallocRelease)
+        reinterpret_cast<Fn>(platform::processSymbol("MallocExtension_ReleaseFreeMemory"));
+    if (tcmallocRelease) {
         tcmallocRelease();
-    else
-        ::malloc_trim(0);
+        return;
+    }
+#ifdef __linux__
+    ::malloc_trim(0);
+#endif
 }
 
 }  // namespace
 
 FileMappings::FileMappings() {
+    // Linux lists its mappings in /proc/self/maps; elsewhere the list stays empty, so no page
+    // is dropped (streamed loading still frees each block's converted copies).
     FILE* f = std::fopen("/proc/self/maps", "r");
     if (!f) return;
     char line[512];
@@ -69,7 +76,7 @@ FileMappings::FileMappings() {
 
 MappedPages FileMappings::pagesOf(const torch::Tensor& stored) const {
     if (!stored.defined() || !stored.device().is_cpu() || stored.numel() == 0) return {};
-    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    const size_t page = platform::pageSize();
     const auto begin = reinterpret_cast<uintptr_t>(stored.data_ptr());
     const auto end = begin + size_t(stored.numel()) * stored.element_size();
     const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
@@ -80,7 +87,7 @@ MappedPages FileMappings::pagesOf(const torch::Tensor& stored) const {
 }
 
 void MappedPages::drop() const {
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    if (last > first) platform::dropPages(reinterpret_cast<void*>(first), last - first);
 }
 
 WeightStream::WeightStream(torch::nn::Module& module, const WeightMap& weights,
