@@ -7,9 +7,15 @@
 #include <iterator>
 #include <stdexcept>
 
-// Debian's libstb.so holds the implementations: include the declarations only.
+// Debian's libstb.so holds the implementations: include the declarations only (elsewhere
+// io/stb_implementation.cpp compiles them). vcpkg puts the headers at the include folder's top.
+#if __has_include(<stb/stb_image.h>)
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
+#else
+#include <stb_image.h>
+#include <stb_image_write.h>
+#endif
 
 #include "io/atomic_file.h"
 #include "io/bounded_read.h"
