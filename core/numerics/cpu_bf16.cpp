@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <cstdlib>
+
+#include "numerics/cpu_features.h"
 #if defined(__aarch64__) && defined(__linux__)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
@@ -18,9 +20,8 @@ bool cpuHasBf16Instructions() {
     // tests that compare with native bf16 skip, the trainer keeps fp32).
     static const bool assumeNone = std::getenv("HALFSCOPE_ASSUME_NO_BF16") != nullptr;
     if (assumeNone) return false;
-#if defined(__x86_64__)
-    static const bool has =
-        __builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16");
+#if defined(__x86_64__) || defined(_M_X64)
+    static const bool has = cpuSupports(CpuFeature::Avx512Bf16) || cpuSupports(CpuFeature::AmxBf16);
     return has;
 #elif defined(__aarch64__) && defined(__linux__) && defined(HWCAP2_BF16)
     static const bool has = (getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0;

@@ -8,6 +8,8 @@
 
 #include <cstring>
 
+#include "numerics/cpu_features.h"
+
 namespace hs {
 
 Execution executionFor(Format f, const torch::Device& device) {
@@ -93,7 +95,7 @@ __attribute__((target("avx,f16c"))) void roundHalfF16c(const float* in, float* o
 }
 
 torch::Tensor roundHalfCpu(const torch::Tensor& x) {
-    static const bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    static const bool f16c = cpuSupports(CpuFeature::F16c) && cpuSupports(CpuFeature::Avx);
     if (!f16c) return roundFloatCpu<c10::Half>(x);
     auto src = x.contiguous();
     auto out = torch::empty_like(src);

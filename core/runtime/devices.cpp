@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "numerics/cpu_features.h"
+
 namespace hs {
 
 std::string CudaDeviceInfo::capabilityNote() const {
@@ -33,6 +35,16 @@ std::string CudaDeviceInfo::capabilityNote() const {
 CpuInfo cpuInfo() {
     CpuInfo c;
     c.cores = int(std::thread::hardware_concurrency());
+#ifdef _WIN32
+    // No /proc/cpuinfo: CPUID and the OS's feature flags (numerics/cpu_features.h).
+    c.model = cpuBrandString();
+    c.avx2 = cpuSupports(CpuFeature::Avx2);
+    c.avx512f = cpuSupports(CpuFeature::Avx512f);
+    c.avx512bf16 = cpuSupports(CpuFeature::Avx512Bf16);
+    c.amxBf16 = cpuSupports(CpuFeature::AmxBf16);
+    c.f16c = cpuSupports(CpuFeature::F16c);
+    return c;
+#else
     std::ifstream in("/proc/cpuinfo");
     std::string line;
     std::set<std::string> flags;
@@ -54,6 +66,7 @@ CpuInfo cpuInfo() {
     c.f16c = flags.count("f16c");
     c.armBf16 = flags.count("bf16");
     return c;
+#endif
 }
 
 std::string cpuFeatureText(const CpuInfo& c) {
