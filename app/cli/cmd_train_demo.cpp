@@ -47,6 +47,9 @@ int runTrainDemo(const Args& args) {
     o.cancel = &g_interrupted;
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
+#ifdef SIGBREAK
+    std::signal(SIGBREAK, onSignal);  // Windows' Ctrl-Break (app/cli/main.cpp)
+#endif
     const auto r = demo::trainDemo(o);
     if (!r.finished) {
         std::cerr << (g_interrupted ? "interrupted" : "time limit reached")

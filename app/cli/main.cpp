@@ -4,8 +4,10 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "cli/command.h"
+#include "cli/load_progress_line.h"
 #include "cli/terminal_stream.h"
 #include "io/terminal_text.h"
 #include "numerics/format.h"
@@ -86,7 +88,7 @@ double Args::getDouble(const std::string& name, double fallback) const {
 }
 
 const std::vector<std::string>& globalOptions() {
-    static const std::vector<std::string> g = {"threads", "cpu-bf16"};
+    static const std::vector<std::string> g = {"threads", "cpu-bf16", "quiet"};
     return g;
 }
 
@@ -116,7 +118,9 @@ void printUsage(std::ostream& os) {
           "                    every op output rounded to bf16, as a GPU stores it), native\n"
           "                    (oneDNN's bf16 kernels: fast only with AVX512-BF16/AMX), or auto\n"
           "                    (native exactly where the CPU has bf16 instructions);\n"
-          "                    default $HALFSCOPE_CPU_BF16\n";
+          "                    default $HALFSCOPE_CPU_BF16\n"
+          "  --quiet           no loading progress on stderr (generate, compare, bisect\n"
+          "                    print \"loading COMPONENT: shard i/n, bytes, time left\")\n";
 }
 
 }  // namespace
@@ -171,6 +175,7 @@ int main(int argc, char** argv) {
     try {
         auto flags = cmd->flags;
         flags.push_back("json");
+        flags.push_back("quiet");
         Args args(sub, flags);
         try {
             hs::configureRuntime(args.getInt("threads", 0));
@@ -185,7 +190,17 @@ int main(int argc, char** argv) {
         }
         std::signal(SIGINT, onInterrupt);
         std::signal(SIGTERM, onInterrupt);
+#ifdef SIGBREAK
+        // Windows: the C runtime turns Ctrl-Break into SIGBREAK (Ctrl-C is SIGINT there too). It
+        // resets a handler to the default before calling it, so there a second Ctrl-C or
+        // Ctrl-Break ends the process at once without reaching onInterrupt's raise.
+        std::signal(SIGBREAK, onInterrupt);
+#endif
         const hs::CancelScope interruptible(&g_interrupted);
+        const std::string name = cmd->name;
+        std::optional<StderrLoadProgress> loading;
+        if (!args.has("quiet") && (name == "generate" || name == "compare" || name == "bisect"))
+            loading.emplace();
         const int status = cmd->run(args);
         return g_interrupted ? interrupted(cmd->name) : status;
     } catch (const UsageError& e) {
