@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/common/config.h"
+#include "pipeline/load_progress.h"
 
 namespace hs {
 
@@ -55,11 +56,36 @@ std::vector<std::string> FamilyRegistry::classNames() const {
 
 namespace {
 
+uint64_t storedBytes(const WeightMap& weights, const std::string& key) {
+    const auto it = weights.find(key);
+    return it == weights.end() ? 0 : uint64_t(it->second.numel()) * it->second.element_size();
+}
+
+// The shard files that hold `weights` (views into mapped safetensors files), sorted by path;
+// `ranges` gets the process's file mappings to look them up in; none for weights in memory.
+std::vector<std::string> shardFilesOf(const WeightMap& weights,
+                                      std::vector<MappedFileRange>& ranges) {
+    ranges = mappedFileRanges();
+    std::set<std::string> used;
+    for (const auto& kv : weights) {
+        if (!kv.second.defined() || !kv.second.device().is_cpu() || kv.second.numel() == 0)
+            continue;
+        const auto at = reinterpret_cast<uintptr_t>(kv.second.data_ptr());
+        for (const auto& r : ranges)
+            if (at >= r.begin && at < r.end) {
+                used.insert(r.path);
+                break;
+            }
+    }
+    return {used.begin(), used.end()};
+}
+
 // The streamed load: the blocks' parameters go to a WeightStream (placeholders until a block
 // runs), every other tensor is converted now, its mapped pages dropped once copied.
 void loadStreamed(Component& c, StreamedBlocks& hook, const Family& family,
                   const ComponentSource& source, const PrecisionPolicy& policy,
-                  const std::string& component, const std::vector<std::string>& ignored) {
+                  const std::string& component, const std::vector<std::string>& ignored,
+                  ComponentLoadReport& report) {
     checkWeights(c.module(), source.weights, ignored);
     auto stream =
         std::make_shared<WeightStream>(c.module(), source.weights, component, policy,
@@ -74,6 +100,11 @@ void loadStreamed(Component& c, StreamedBlocks& hook, const Family& family,
     for (const auto& prefix : stream->blocks())
         for (auto& p : c.module().named_parameters(true))
             if (p.key().compare(0, prefix.size(), prefix) == 0) streamed.insert(p.key());
+    uint64_t total = 0;  // what is converted now: the blocks' weights wait for their run
+    for (auto& p : c.module().named_parameters(true))
+        if (!streamed.count(p.key())) total += storedBytes(source.weights, p.key());
+    for (auto& b : c.module().named_buffers(true)) total += storedBytes(source.weights, b.key());
+    report.start(total);
     for (auto& p : c.module().named_parameters(true))
         if (!streamed.count(p.key())) load(p.key(), p.value(), true);
     // Buffers as loadWeights takes them: floating ones, and others the checkpoint holds.
@@ -96,15 +127,33 @@ std::shared_ptr<Component> loadComponent(const Family& family, const ComponentSo
             checkWeights(family.build(source, component)->module(), source.weights, ignored);
         }
         torch::NoGradGuard noGrad;
+        // Progress per tensor (pipeline/load_progress.h); a cancel thrown by convertWeight
+        // leaves through here and `c` is freed with what it had converted.
+        std::vector<MappedFileRange> ranges;
+        std::vector<std::string> files;
+        if (loadProgressWanted()) files = shardFilesOf(source.weights, ranges);
+        ComponentLoadReport report(component, files);
+        for (const auto& r : ranges)
+            for (size_t i = 0; i < files.size(); ++i)
+                if (r.path == files[i]) report.addRange(r.begin, r.end, int(i));
         auto c = family.build(source, component);
         if (mode == LoadMode::Streamed) {
             StreamedBlocks* hook = c->streamedBlocks();
             if (!hook || family.blockStems.empty())
                 throw std::invalid_argument(family.name + " cannot be loaded block by block");
-            loadStreamed(*c, *hook, family, source, policy, component, ignored);
+            loadStreamed(*c, *hook, family, source, policy, component, ignored, report);
         } else {
+            if (loadProgressWanted()) {
+                uint64_t total = 0;
+                for (auto& p : c->module().named_parameters(true))
+                    total += storedBytes(source.weights, p.key());
+                for (auto& b : c->module().named_buffers(true))
+                    total += storedBytes(source.weights, b.key());
+                report.start(total);
+            }
             loadWeights(c->module(), source.weights, component, policy, ignored);
         }
+        report.finish();
         for (auto& p : c->module().parameters()) p.set_requires_grad(false);
         c->module().eval();
         return c;

@@ -2,6 +2,7 @@
 
 #include "io/safetensors.h"
 #include "pipeline/cancel.h"
+#include "pipeline/load_progress.h"
 
 namespace hs {
 
@@ -93,6 +94,9 @@ torch::Tensor convertWeight(const torch::Tensor& src, torch::ScalarType dstType,
     // `src` may view a mapped file that shrank while it was read: the read gave zeros instead
     // of a SIGBUS, and this turns them into the file's error (io/safetensors.h).
     checkMappedTensor(src);
+    // Counts toward the load's progress (pipeline/load_progress.h), when a load is reporting.
+    noteWeightRead(src.device().is_cpu() ? src.data_ptr() : nullptr,
+                   uint64_t(src.numel()) * src.element_size());
     return v.contiguous();
 }
 
