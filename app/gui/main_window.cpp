@@ -23,6 +23,7 @@
 #include "history_browser.h"
 #include "image_view.h"
 #include "layer_heatmap.h"
+#include "library_dialog.h"
 #include "log_panel.h"
 #include "model_panel.h"
 #include "numerics/cpu_bf16.h"
@@ -165,6 +166,16 @@ void MainWindow::buildMenus() {
         else
             m_studio->openModel(demo);
     });
+    QAction* library =
+        file->addAction(tr("Model &library..."), QKeySequence(tr("Ctrl+L")), this, [this] {
+            // One window, made at first use (it scans when first shown); Close only hides it.
+            auto* d = findChild<LibraryDialog*>();
+            if (!d) d = new LibraryDialog(m_studio, this);
+            d->show();
+            d->raise();
+            d->activateWindow();
+        });
+    library->setObjectName("modelLibraryAction");
     file->addAction(tr("&Export report..."), QKeySequence(tr("Ctrl+E")), this,
                     &MainWindow::exportReport);
     file->addSeparator();

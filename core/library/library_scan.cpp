@@ -105,6 +105,11 @@ private:
     // One more folder entry looked at; false once the cap is reached.
     bool visit() {
         if (m_stopped) return false;
+        if (m_opt.cancel && m_opt.cancel->load()) {
+            note("scan stopped before the end; the list is incomplete");
+            m_stopped = true;
+            return false;
+        }
         if (++m_visited > m_opt.maxVisited) {
             note("stopped after looking at " + std::to_string(m_opt.maxVisited) +
                  " folder entries (the cap); the list is incomplete");

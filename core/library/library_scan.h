@@ -10,6 +10,7 @@
 // Every entry is described from safetensors headers (library/header_probe.h). The walk is
 // bounded (depth, folder entries seen, entries listed): past a cap it stops and says so in the
 // report's notes. A broken file or folder is an entry with its error, never skipped.
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct LibraryOptions {
     int maxDepth = 8;            // folder levels below a source's folder
     size_t maxVisited = 200000;  // folder entries looked at, all sources together
     size_t maxEntries = 5000;    // entries listed
+    // Set by another thread (the studio's Stop): the walk ends at the next folder entry, the
+    // report keeps what was found and says it is incomplete. Not owned; may be null.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 // The Hugging Face hub caches that exist: $HF_HUB_CACHE, else $HF_HOME/hub, else

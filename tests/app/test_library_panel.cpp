@@ -1,0 +1,189 @@
+// The model library in the studio, offscreen, over real files: a Hugging Face cache (a symlinked
+// snapshot), a ComfyUI tree with broken files and an AUTOMATIC1111 tree, built by the library
+// tests' writers; real window, real scan thread, real load of the entry opened.
+// LibTorch (through the fixtures) before any Qt header: see torch_include.h.
+// clang-format off
+#include "torch_include.h"
+#include "library/library_tree.h"
+#include "library/library_scan.h"
+// clang-format on
+
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+
+#include "library_dialog.h"
+#include "library_panel.h"
+#include "main_window.h"
+#include "model_panel.h"
+#include "runtime/demo_location.h"
+#include "studio.h"
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+const LibraryRow* rowNamed(const LibraryPanel& p, const QString& name) {
+    for (const auto& r : p.rows())
+        if (r.name == name) return &r;
+    return nullptr;
+}
+
+QString names(const LibraryPanel& p) {
+    QStringList n;
+    for (const auto& r : p.rows()) n << r.name;
+    return n.join(", ");
+}
+
+bool waitScan(LibraryDialog& d) {
+    return QTest::qWaitFor([&] { return !d.isScanning() && !d.panel()->isScanning(); }, 30000);
+}
+
+TEST(ModelLibraryPanel, ScansTheCacheAndAddedFoldersOpensAnEntryAndNamesAMissingPart) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.filePath("settings"));
+    const auto t = hs::test::writeLibraryTree(dir.filePath("tree").toStdString());
+    // The studio finds the hub cache from $HF_HOME and keeps its header cache under
+    // $XDG_CACHE_HOME: both in the test's folder, never the user's.
+    ASSERT_TRUE(QDir().mkpath(dir.filePath("home")));
+    qputenv("HOME", dir.filePath("home").toUtf8());
+    qputenv("HF_HOME", qs(t.root + "/hf").toUtf8());
+    qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
+    qunsetenv("HF_HUB_CACHE");
+
+    MainWindow w(dir.filePath("history"), qs(hs::findDemoModel()));
+    w.show();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.studio().model().has_value(); }, 60000));
+
+    // File > Model library: the first show scans the defaults (the hub cache alone here).
+    auto* action = w.findChild<QAction*>("modelLibraryAction");
+    ASSERT_NE(action, nullptr);
+    EXPECT_EQ(action->shortcut(), QKeySequence("Ctrl+L"));
+    action->trigger();
+    auto* dialog = w.findChild<LibraryDialog*>();
+    ASSERT_NE(dialog, nullptr);
+    LibraryPanel& panel = *dialog->panel();
+    ASSERT_TRUE(waitScan(*dialog));
+    ASSERT_EQ(panel.rows().size(), 1) << names(panel).toStdString();
+    const LibraryRow* hub = rowNamed(panel, "black-forest-labs/FLUX.1-tiny");
+    ASSERT_NE(hub, nullptr);
+    EXPECT_EQ(hub->source, "hf-cache");
+    EXPECT_EQ(hub->kind, "pipeline");
+    EXPECT_EQ(hub->family, "Flux transformer");
+    EXPECT_TRUE(QFileInfo::exists(dir.filePath("cache") + "/halfscope/library.json"));
+    const QString hubName = hub->name;  // the rows are replaced by the next scan
+
+    // The user adds a ComfyUI and an AUTOMATIC1111 folder: kept in the settings, scanned again.
+    panel.setSourceChooser([&](QWidget*, const QString& kind) {
+        return kind == "comfyui" ? qs(t.comfy) : kind == "a1111" ? qs(t.a1111) : QString();
+    });
+    panel.findChild<QPushButton*>("addComfyui")->click();
+    ASSERT_TRUE(waitScan(*dialog));
+    panel.findChild<QPushButton*>("addA1111")->click();
+    ASSERT_TRUE(waitScan(*dialog));
+    EXPECT_EQ(QSettings().value("library/comfyui").toStringList(), QStringList{qs(t.comfy)});
+    EXPECT_EQ(QSettings().value("library/a1111").toStringList(), QStringList{qs(t.a1111)});
+    const LibraryRow* dit = rowNamed(panel, "flux1-tiny.safetensors");
+    ASSERT_NE(dit, nullptr) << names(panel).toStdString();
+    EXPECT_EQ(dit->source, "comfyui");
+    EXPECT_EQ(dit->family, "Flux transformer");
+    EXPECT_EQ(dit->variant, "FLUX.1-dev style (guidance embedding)");
+    const LibraryRow* sd = rowNamed(panel, "sd15-tiny.safetensors");
+    ASSERT_NE(sd, nullptr);
+    EXPECT_EQ(sd->source, "a1111");
+    EXPECT_TRUE(sd->variant.contains("SD 1.x")) << sd->variant.toStdString();
+    // Broken files are rows with their errors, in the table too.
+    const LibraryRow* truncated = rowNamed(panel, "truncated.safetensors");
+    ASSERT_NE(truncated, nullptr);
+    EXPECT_TRUE(truncated->error.contains("exceeds the file size 100"))
+        << truncated->error.toStdString();
+    const LibraryRow* gone = rowNamed(panel, "gone.safetensors");
+    ASSERT_NE(gone, nullptr);
+    EXPECT_TRUE(gone->error.contains("dangling symlink")) << gone->error.toStdString();
+    auto* filter = panel.findChild<QLineEdit*>("libraryFilter");
+    filter->setText("TRUNCATED");
+    QAbstractItemModel* shown = panel.table()->model();
+    ASSERT_EQ(shown->rowCount(), 1);
+    EXPECT_EQ(shown->index(0, LibraryPanel::Name).data().toString(), "truncated.safetensors");
+    EXPECT_TRUE(
+        shown->index(0, LibraryPanel::Error).data().toString().contains("exceeds the file size"));
+    filter->clear();
+    EXPECT_EQ(shown->rowCount(), panel.rows().size());
+    // Sorted by size (bytes, not the text "12.3 MB"), largest first.
+    const LibraryRow* largest = &panel.rows().front();
+    for (const auto& r : panel.rows())
+        if (r.bytes > largest->bytes) largest = &r;
+    panel.table()->sortByColumn(LibraryPanel::Size, Qt::DescendingOrder);
+    EXPECT_EQ(shown->index(0, LibraryPanel::Name).data().toString(), largest->name);
+
+    // A split FLUX set without its VAE: the engine names the missing part, Open waits.
+    auto* open = panel.findChild<QPushButton*>("libraryOpen");
+    const QString models = qs(t.comfy) + "/models/";
+    ASSERT_TRUE(panel.setTicked(models + "diffusion_models/flux1-tiny.safetensors", true));
+    ASSERT_TRUE(panel.setTicked(models + "clip/clip_l.safetensors", true));
+    ASSERT_TRUE(panel.setTicked(models + "text_encoders/t5xxl_tiny.safetensors", true));
+    EXPECT_TRUE(panel.pickText().contains("no VAE: pick an ae.safetensors"))
+        << panel.pickText().toStdString();
+    EXPECT_FALSE(open->isEnabled());
+    ASSERT_TRUE(panel.setTicked(models + "vae/ae.safetensors", true));
+    EXPECT_TRUE(open->isEnabled()) << panel.pickText().toStdString();
+    EXPECT_TRUE(panel.pickText().contains("FluxPipeline")) << panel.pickText().toStdString();
+    // A broken file cannot be ticked into a set.
+    EXPECT_FALSE(panel.setTicked(models + "vae/truncated.safetensors", true));
+    for (const auto& p : panel.picks()) ASSERT_TRUE(panel.setTicked(p, false));
+
+    // Open the hub pipeline: the studio loads it as File > Open does, the model panel shows it.
+    const QModelIndexList hits = shown->match(shown->index(0, LibraryPanel::Name), Qt::DisplayRole,
+                                              hubName, 1, Qt::MatchExactly);
+    ASSERT_EQ(hits.size(), 1);
+    panel.table()->selectRow(hits[0].row());
+    ASSERT_TRUE(open->isEnabled()) << panel.pickText().toStdString();
+    open->click();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return w.studio().model() && w.studio().model()->dir == qs(t.snapshot); }, 120000))
+        << w.views().model->errorText().toStdString();
+    EXPECT_EQ(w.views().model->model().folder, qs(t.snapshot));
+    EXPECT_FALSE(w.views().model->model().components.empty());
+
+    // A second window reads the added folders back from the settings.
+    LibraryDialog again(&w.studio());
+    EXPECT_EQ(again.panel()->sources().comfyui, QStringList{qs(t.comfy)});
+    EXPECT_EQ(again.panel()->sources().a1111, QStringList{qs(t.a1111)});
+    w.close();
+}
+
+// Stop: a scan whose flag is set ends at the next folder entry and says the list is incomplete
+// (the flag is what the panel's Stop sets, read by the scan thread).
+TEST(ModelLibraryPanel, AStoppedScanEndsAndSaysItIsIncomplete) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const auto t = hs::test::writeLibraryTree(dir.filePath("tree").toStdString());
+    hs::LibraryOptions o;
+    o.defaultHfCache = false;
+    o.comfyui = {t.comfy};
+    const auto all = hs::scanLibrary(o);
+    EXPECT_GT(all.entries.size(), 5u);
+    const std::atomic<bool> stop{true};
+    o.cancel = &stop;
+    const auto stopped = hs::scanLibrary(o);
+    EXPECT_LT(stopped.entries.size(), all.entries.size());
+    EXPECT_NE(std::find(stopped.notes.begin(), stopped.notes.end(),
+                        "scan stopped before the end; the list is incomplete"),
+              stopped.notes.end());
+}
+
+}  // namespace
