@@ -20,8 +20,10 @@ std::string sizeText(uint64_t done, uint64_t total) {
     const double gb = 1e9, mb = 1e6;
     if (total >= uint64_t(gb))
         std::snprintf(buf, sizeof buf, "%.1f/%.1f GB", done / gb, total / gb);
-    else
+    else if (total >= uint64_t(mb))
         std::snprintf(buf, sizeof buf, "%.0f/%.0f MB", done / mb, total / mb);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f/%.0f kB", done / 1e3, total / 1e3);
     return buf;
 }
 

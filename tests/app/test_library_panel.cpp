@@ -13,7 +13,9 @@
 #include <QAction>
 #include <QDir>
 #include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -77,7 +79,15 @@ TEST(ModelLibraryPanel, ScansTheCacheAndAddedFoldersOpensAnEntryAndNamesAMissing
     auto* dialog = w.findChild<LibraryDialog*>();
     ASSERT_NE(dialog, nullptr);
     LibraryPanel& panel = *dialog->panel();
+    // The scan runs on its own thread: the window is back at once, with Stop on, Rescan off.
+    auto* stop = panel.findChild<QPushButton*>("libraryStop");
+    auto* rescan = panel.findChild<QPushButton*>("libraryRescan");
+    EXPECT_TRUE(dialog->isScanning());
+    EXPECT_TRUE(stop->isEnabled());
+    EXPECT_FALSE(rescan->isEnabled());
     ASSERT_TRUE(waitScan(*dialog));
+    EXPECT_FALSE(stop->isEnabled());
+    EXPECT_TRUE(rescan->isEnabled());
     ASSERT_EQ(panel.rows().size(), 1) << names(panel).toStdString();
     const LibraryRow* hub = rowNamed(panel, "black-forest-labs/FLUX.1-tiny");
     ASSERT_NE(hub, nullptr);
@@ -121,6 +131,7 @@ TEST(ModelLibraryPanel, ScansTheCacheAndAddedFoldersOpensAnEntryAndNamesAMissing
     EXPECT_EQ(shown->index(0, LibraryPanel::Name).data().toString(), "truncated.safetensors");
     EXPECT_TRUE(
         shown->index(0, LibraryPanel::Error).data().toString().contains("exceeds the file size"));
+    EXPECT_TRUE(panel.findChild<QLabel*>("libraryStatus")->text().contains("cannot be read"));
     filter->clear();
     EXPECT_EQ(shown->rowCount(), panel.rows().size());
     // Sorted by size (bytes, not the text "12.3 MB"), largest first.
@@ -160,9 +171,27 @@ TEST(ModelLibraryPanel, ScansTheCacheAndAddedFoldersOpensAnEntryAndNamesAMissing
     EXPECT_FALSE(w.views().model->model().components.empty());
 
     // A second window reads the added folders back from the settings.
-    LibraryDialog again(&w.studio());
-    EXPECT_EQ(again.panel()->sources().comfyui, QStringList{qs(t.comfy)});
-    EXPECT_EQ(again.panel()->sources().a1111, QStringList{qs(t.a1111)});
+    {
+        LibraryDialog again(&w.studio());
+        EXPECT_EQ(again.panel()->sources().comfyui, QStringList{qs(t.comfy)});
+        EXPECT_EQ(again.panel()->sources().a1111, QStringList{qs(t.a1111)});
+    }
+
+    // Removing the ComfyUI folder forgets it and its models; Stop ends a scan (here one that
+    // may already be done: either way the window comes back with a list).
+    auto* sources = panel.findChild<QListWidget*>("librarySources");
+    const auto found = sources->findItems("ComfyUI: " + qs(t.comfy), Qt::MatchExactly);
+    ASSERT_EQ(found.size(), 1);
+    sources->setCurrentItem(found[0]);
+    panel.findChild<QPushButton*>("removeSource")->click();
+    EXPECT_TRUE(stop->isEnabled());
+    stop->click();
+    ASSERT_TRUE(waitScan(*dialog));
+    EXPECT_TRUE(QSettings().value("library/comfyui").toStringList().isEmpty());
+    rescan->click();
+    ASSERT_TRUE(waitScan(*dialog));
+    EXPECT_EQ(rowNamed(panel, "flux1-tiny.safetensors"), nullptr) << names(panel).toStdString();
+    EXPECT_NE(rowNamed(panel, "sd15-tiny.safetensors"), nullptr) << names(panel).toStdString();
     w.close();
 }
 
