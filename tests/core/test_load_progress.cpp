@@ -1,8 +1,8 @@
 // Loading reports its progress per component and per shard, and a cancel lands within one
-// tensor: a T5 encoder of 2.3 GB (bf16, two shards written sparse, so the test writes no data)
-// starts loading on a thread, the reports arrive with growing bytes and the true total, and a
-// cancel set after them makes loadComponent throw Cancelled within a second, leaving no
-// component and no view of the files alive.
+// tensor: a T5 encoder of 2.3 GB (24 layers of width 2048 in bf16, two shards written sparse, so
+// the test writes no data) starts loading on a thread, the reports arrive with growing bytes and
+// the true total, and a cancel set after them makes loadComponent throw Cancelled within a second,
+// leaving no component and no view of the files alive.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -27,9 +27,9 @@ using Clock = std::chrono::steady_clock;
 nlohmann::json wideT5(int layers) {
     return {{"architectures", {"T5EncoderModel"}},
             {"vocab_size", 64},
-            {"d_model", 4096},
-            {"d_kv", 128},
-            {"d_ff", 10240},
+            {"d_model", 2048},
+            {"d_kv", 64},
+            {"d_ff", 5120},
             {"num_layers", layers},
             {"num_heads", 32},
             {"relative_attention_num_buckets", 32},
@@ -106,7 +106,7 @@ protected:
 TEST_F(LoadProgressTest, MultiGigabyteLoadReportsShardsAndCancelsWithinASecond) {
     const auto space = std::filesystem::space(m_dir);
     if (space.available < (uint64_t(1) << 30)) GTEST_SKIP() << "less than 1 GiB free";
-    const Written w = writeShardedModel(m_dir, wideT5(6));
+    const Written w = writeShardedModel(m_dir, wideT5(24));
     ASSERT_GE(w.bytes, uint64_t(2) << 30);  // >= 2 GiB of weights
 
     std::weak_ptr<SafetensorsFile> shard0, shard1;
@@ -126,7 +126,7 @@ TEST_F(LoadProgressTest, MultiGigabyteLoadReportsShardsAndCancelsWithinASecond) 
             TensorSet set = TensorSet::open(w.index);
             shard0 = set.files().at(0);
             shard1 = set.files().at(1);
-            auto c = loadComponent(*family, {m_dir, wideT5(6), weightMapOf(set)},
+            auto c = loadComponent(*family, {m_dir, wideT5(24), weightMapOf(set)},
                                    PrecisionPolicy(PrecisionPlan(), torch::kCPU), "text_encoder_2");
             outcome = "loaded";
         } catch (const Cancelled&) {
