@@ -10,6 +10,7 @@
 #include "torch_include.h"
 #include "numerics/cpu_bf16.h"
 #include "pipeline/cancel.h"
+#include "pipeline/load_progress.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
 // clang-format on
@@ -79,7 +80,7 @@ void RunWorker::loadFiles(const QStringList& files, const hs::PrecisionPlan& pla
     load(set.model, set.with, plan, device);
 }
 
-bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
+bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error, int jobId) {
     const QString dir = QString::fromStdString(cfg.modelDir);
     const QString device = QString::fromStdString(cfg.device);
     const QString plan = QString::fromStdString(cfg.plan.toString());
@@ -88,6 +89,13 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error) {
                            device == m_device && cpuBf16 == m_cpuBf16;
     if (sameModel && plan == m_planText) return true;
     LoadedModel m;
+    // Per component and shard, bytes and time left; Stop cancels it within one tensor.
+    const hs::LoadProgressScope progress(
+        [this, jobId](const hs::LoadProgress& p) {
+            emit stage(jobId,
+                       tr("Loading %1").arg(QString::fromStdString(hs::loadProgressText(p))));
+        },
+        0.25);
     try {
         if (sameModel) {
             // Only the components whose weights the new plan stores otherwise are read again.
@@ -143,7 +151,7 @@ void RunWorker::runJob(const RunJob& job) {
         return;
     }
     QString error;
-    if (!ensureLoaded(job.config, error)) {
+    if (!ensureLoaded(job.config, error, job.id)) {
         emit jobFailed(job.id, error);
         return;
     }

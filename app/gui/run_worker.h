@@ -56,7 +56,9 @@ signals:
     void searchFinished(int jobId, const hs::PrecisionSearch& search);
 
 private:
-    bool ensureLoaded(const hs::RunConfig& cfg, QString& error);
+    // Loads what `cfg` names unless it is loaded; the load's progress goes out as stage(jobId,
+    // "Loading transformer: shard 1/2, 1.2/4.0 GB, 3 s left") a few times a second.
+    bool ensureLoaded(const hs::RunConfig& cfg, QString& error, int jobId = 0);
     void runSearch(const RunJob& job);
 
     std::shared_ptr<const WorkerFlags> m_flags;

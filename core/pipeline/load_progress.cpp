@@ -53,7 +53,7 @@ ComponentLoadReport::~ComponentLoadReport() {
 void ComponentLoadReport::start(uint64_t bytesTotal) {
     m_p.bytesTotal = bytesTotal;
     if (m_p.fileCount > 0) m_p.fileIndex = 1, m_p.file = m_files[0];
-    emit(true);
+    publish(true);
 }
 
 void ComponentLoadReport::addRange(uintptr_t begin, uintptr_t end, int index) {
@@ -70,16 +70,16 @@ void ComponentLoadReport::add(const void* data, uint64_t bytes) {
             break;
         }
     m_p.bytesDone += bytes;
-    emit(false);
+    publish(false);
 }
 
 void ComponentLoadReport::finish() {
     m_p.done = true;
     m_p.bytesDone = m_p.bytesTotal;  // keys the model skips are counted in neither
-    emit(true);
+    publish(true);
 }
 
-void ComponentLoadReport::emit(bool force) {
+void ComponentLoadReport::publish(bool force) {
     if (!m_scope || !m_scope->m_fn) return;
     const auto now = std::chrono::steady_clock::now();
     if (!force && secondsBetween(m_last, now) < m_scope->m_interval) return;

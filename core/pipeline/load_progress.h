@@ -66,7 +66,7 @@ public:
     void finish();
 
 private:
-    void emit(bool force);
+    void publish(bool force);  // not "emit": Qt defines that as a macro
     const LoadProgressScope* m_scope;
     const ComponentLoadReport* m_outer;
     std::vector<std::tuple<uintptr_t, uintptr_t, int>> m_ranges;
