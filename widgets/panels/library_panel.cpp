@@ -88,6 +88,7 @@ LibraryPanel::LibraryPanel(QWidget* parent) : QWidget(parent), m_chooser(default
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
+    m_table->setWordWrap(false);  // one line a model; a cut cell has its text in a tooltip
     m_table->horizontalHeader()->setStretchLastSection(true);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             [this] { emit picksChanged(picks()); });
@@ -136,6 +137,7 @@ LibraryPanel::LibraryPanel(QWidget* parent) : QWidget(parent), m_chooser(default
     split->addWidget(sources);
     split->addWidget(models);
     split->setStretchFactor(1, 4);
+    split->setSizes({110, 500});  // a few sources, many models
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split);
     showSources();
@@ -206,6 +208,7 @@ void LibraryPanel::removeSource() {
 
 QStandardItem* LibraryPanel::item(const QString& text, const QVariant& sortKey) const {
     auto* i = new QStandardItem(text);
+    if (!text.isEmpty()) i->setToolTip(text);
     i->setData(sortKey.isValid() ? sortKey : QVariant(text.toLower()), kSortRole);
     return i;
 }
@@ -240,7 +243,10 @@ void LibraryPanel::setRows(const QVector<LibraryRow>& rows, const QStringList& n
     }
     m_filling = false;
     m_table->resizeColumnsToContents();
-    for (int c = 0; c < Error; ++c) m_table->setColumnWidth(c, qMin(m_table->columnWidth(c), 320));
+    // Long variants and layouts are cut (their tooltips say them whole) so that more of the Error
+    // column stays in view; selecting a broken row also says its error under the table.
+    for (int c = 0; c < Error; ++c)
+        m_table->setColumnWidth(c, qMin(m_table->columnWidth(c), c == Name ? 320 : 180));
     updateStatus();
     emit picksChanged(picks());
 }
