@@ -17,6 +17,8 @@ if [ "${1:-}" = "--tests" ]; then
   PACKAGES+=(sentencepiece)  # spm_train / spm_encode: the T5 tokenizer test's model and reference
   PACKAGES+=(lintian appstream nsis)  # the package checks: lintian, appstreamcli, makensis
   PACKAGES+=(fonts-dejavu-core)  # the CJK glyph test: a Latin-only font set
+  PACKAGES+=(p7zip-full)  # the NSIS check lists the installer's payload
+  PACKAGES+=(g++-mingw-w64-x86-64-posix)  # the Windows code paths compile-checked with MinGW-w64
 fi
 missing=()
 for p in "${PACKAGES[@]}"; do
