@@ -26,35 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<torch::ScalarType> scalarTypeOf(StDType t) {
-    switch (t) {
-        case StDType::F64:
-            return torch::kFloat64;
-        case StDType::F32:
-            return torch::kFloat32;
-        case StDType::F16:
-            return torch::kFloat16;
-        case StDType::BF16:
-            return torch::kBFloat16;
-        case StDType::I64:
-            return torch::kInt64;
-        case StDType::I32:
-            return torch::kInt32;
-        case StDType::I16:
-            return torch::kInt16;
-        case StDType::I8:
-            return torch::kInt8;
-        case StDType::U8:
-            return torch::kUInt8;
-        case StDType::BOOL:
-            return torch::kBool;
-        case StDType::F8_E4M3:
-        case StDType::F8_E5M2:
-            return std::nullopt;  // no float8 in LibTorch 1.13
-    }
-    return std::nullopt;
-}
-
 std::optional<StDType> stDTypeOf(torch::ScalarType t) {
     switch (t) {
         case torch::kFloat64:
@@ -88,6 +59,35 @@ struct Fd {
 };
 
 }  // namespace
+
+std::optional<torch::ScalarType> scalarTypeOf(StDType t) {
+    switch (t) {
+        case StDType::F64:
+            return torch::kFloat64;
+        case StDType::F32:
+            return torch::kFloat32;
+        case StDType::F16:
+            return torch::kFloat16;
+        case StDType::BF16:
+            return torch::kBFloat16;
+        case StDType::I64:
+            return torch::kInt64;
+        case StDType::I32:
+            return torch::kInt32;
+        case StDType::I16:
+            return torch::kInt16;
+        case StDType::I8:
+            return torch::kInt8;
+        case StDType::U8:
+            return torch::kUInt8;
+        case StDType::BOOL:
+            return torch::kBool;
+        case StDType::F8_E4M3:
+        case StDType::F8_E5M2:
+            return std::nullopt;  // no float8 in LibTorch 1.13
+    }
+    return std::nullopt;
+}
 
 // ---- SafetensorsFile ------------------------------------------------------------------------
 

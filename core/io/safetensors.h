@@ -13,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,9 @@ private:
     std::vector<std::shared_ptr<SafetensorsFile>> m_files;
     std::map<std::string, size_t> m_where;  // name -> index into m_files
 };
+
+// LibTorch's type for a stored dtype; none for float8 (LibTorch 1.13 has none).
+std::optional<torch::ScalarType> scalarTypeOf(StDType t);
 
 // When `t` views a mapped safetensors file that has shrunk since it was opened, throws FileError
 // naming the file; nothing for any other tensor. For code that holds views without their file

@@ -9,6 +9,7 @@
 #include "io/bounded_read.h"
 #include "io/inspect_headline.h"
 #include "io/platform_file.h"
+#include "io/safetensors.h"
 #include "io/safetensors_header.h"
 #include "models/single_file.h"
 
@@ -17,33 +18,6 @@ namespace hs {
 namespace {
 
 std::atomic<int> g_headerReads{0};
-
-// Torch has no 8-bit float in this LibTorch: such tensors become bytes, which is enough for the
-// detectors (they look at names and shapes).
-torch::ScalarType metaTypeOf(StDType t) {
-    switch (t) {
-        case StDType::F64:
-            return torch::kFloat64;
-        case StDType::F32:
-            return torch::kFloat32;
-        case StDType::F16:
-            return torch::kFloat16;
-        case StDType::BF16:
-            return torch::kBFloat16;
-        case StDType::I64:
-            return torch::kInt64;
-        case StDType::I32:
-            return torch::kInt32;
-        case StDType::I16:
-            return torch::kInt16;
-        case StDType::I8:
-            return torch::kInt8;
-        case StDType::BOOL:
-            return torch::kBool;
-        default:
-            return torch::kUInt8;
-    }
-}
 
 // Reads exactly `n` bytes at `offset`; false at end of file.
 bool readAt(platform::NativeFile fd, void* buf, size_t n, uint64_t offset) {
@@ -128,10 +102,13 @@ FileProbe probeSafetensorsFile(const std::string& path) {
         ++p.tensors;
         p.parameters += t.numel();
         p.dtypes[stDTypeName(t.dtype)] += t.numel();
+        // Float8 has no LibTorch 1.13 type: bytes of its shape are enough for the detectors,
+        // which look at names and shapes.
         meta.emplace(
             t.name,
-            torch::empty(t.shape,
-                         torch::TensorOptions().device(torch::kMeta).dtype(metaTypeOf(t.dtype))));
+            torch::empty(t.shape, torch::TensorOptions()
+                                      .device(torch::kMeta)
+                                      .dtype(scalarTypeOf(t.dtype).value_or(torch::kUInt8))));
     }
     try {
         p.layouts = detectSingleFile(meta);
