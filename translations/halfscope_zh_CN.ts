@@ -1390,6 +1390,246 @@
     </message>
 </context>
 <context>
+    <name>LibraryDialog</name>
+    <message>
+        <location filename="../app/gui/library_dialog.cpp" line="+67"/>
+        <source>Model library</source>
+        <translation>模型库</translation>
+    </message>
+    <message>
+        <location line="+99"/>
+        <source>Select a model, or tick the files of a split set (the model, its VAE and text encoders).</source>
+        <translation>选择一个模型，或勾选拆分文件集的各个文件（模型本体、VAE 和文本编码器）。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 cannot be read: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Opens %1 (%2).</source>
+        <translation>打开 %1（%2）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 is a %2, not a file of a set: open the pipeline folder it belongs to.</source>
+        <translation>%1 是%2，不是文件集中的文件：请打开它所属的管线文件夹。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>These files do not make a model: %1</source>
+        <translation>这些文件组不成一个模型：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Missing, so Open waits: %1</source>
+        <translation>尚缺以下部分，暂不能打开：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Opens %1 as %2.</source>
+        <translation>将 %1 作为%2打开。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a model</source>
+        <translation>一个模型</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryPanel</name>
+    <message>
+        <location filename="../widgets/panels/library_panel.cpp" line="+27"/>
+        <source>Add a model file</source>
+        <translation>添加模型文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model files (*.safetensors *.json)</source>
+        <translation>模型文件 (*.safetensors *.json)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The ComfyUI folder (with models/)</source>
+        <translation>ComfyUI 文件夹（含 models/）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The AUTOMATIC1111 or Forge folder (with models/)</source>
+        <translation>AUTOMATIC1111 或 Forge 文件夹（含 models/）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A folder of models</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Add ComfyUI folder...</source>
+        <translation>添加 ComfyUI 文件夹…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add A1111/Forge folder...</source>
+        <translation>添加 A1111/Forge 文件夹…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add folder...</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add file...</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Filter: name, family, dtype, error...</source>
+        <translation>筛选：名称、系列、数据类型、错误…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Family</source>
+        <translation>系列</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Layout</source>
+        <translation>布局</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stored</source>
+        <translation>存储精度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fp16</source>
+        <translation>fp16</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Rescan</source>
+        <translation>重新扫描</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Select a model, or tick the files of a split set (the model, its VAE and text encoders).</source>
+        <translation>选择一个模型，或勾选拆分文件集的各个文件（模型本体、VAE 和文本编码器）。</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 kB</source>
+        <translation>%1 kB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Hugging Face cache: none found ($HF_HOME/hub, ~/.cache/huggingface/hub)</source>
+        <translation>Hugging Face 缓存：未找到（$HF_HOME/hub、~/.cache/huggingface/hub）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Hugging Face cache: %1</source>
+        <translation>Hugging Face 缓存：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ComfyUI: %1</source>
+        <translation>ComfyUI：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>AUTOMATIC1111/Forge: %1</source>
+        <translation>AUTOMATIC1111/Forge：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Added: %1</source>
+        <translation>已添加：%1</translation>
+    </message>
+    <message>
+        <location line="+85"/>
+        <source>Scanning... (the list so far stays usable)</source>
+        <translation>正在扫描…（已列出的条目仍可使用）</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n model(s)</source>
+        <translation>
+            <numerusform>%n 个模型</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>, %n cannot be read (see the Error column)</source>
+        <translation>
+            <numerusform>，%n 个无法读取（见“错误”列）</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>LogPanel</name>
     <message>
         <location filename="../widgets/panels/log_panel.cpp" line="+55"/>
@@ -1435,7 +1675,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../app/gui/main_window.cpp" line="+63"/>
+        <location filename="../app/gui/main_window.cpp" line="+64"/>
         <location line="+101"/>
         <source>Halfscope</source>
         <translation>Halfscope</translation>
@@ -1523,7 +1763,17 @@
         <translation>找不到内置的演示模型。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
+        <source>Model &amp;library...</source>
+        <translation>模型库(&amp;L)…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Ctrl+L</source>
+        <translation>Ctrl+L</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>&amp;Export report...</source>
         <translation>导出报告(&amp;E)…</translation>
     </message>
@@ -2466,12 +2716,17 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../app/gui/run_worker.cpp" line="+26"/>
+        <location filename="../app/gui/run_worker.cpp" line="+27"/>
         <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
     <message>
-        <location line="+81"/>
+        <location line="+69"/>
+        <source>Loading %1</source>
+        <translation>正在加载 %1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>Loading %1 was cancelled</source>
         <translation>已取消加载 %1</translation>
     </message>
