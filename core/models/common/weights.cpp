@@ -1,6 +1,10 @@
 #include "models/common/weights.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "io/safetensors.h"
+#include "models/common/weight_convert.h"
 #include "pipeline/cancel.h"
 #include "pipeline/load_progress.h"
 
@@ -77,27 +81,58 @@ void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std:
 torch::Tensor convertWeight(const torch::Tensor& src, torch::ScalarType dstType, bool floating,
                             const std::string& component, const std::string& key,
                             const PrecisionPolicy& policy) {
+    return convertWeightInChunks(src, dstType, floating, component, key, policy, kWeightChunkBytes);
+}
+
+torch::Tensor convertWeightInChunks(const torch::Tensor& src, torch::ScalarType dstType,
+                                    bool floating, const std::string& component,
+                                    const std::string& key, const PrecisionPolicy& policy,
+                                    uint64_t chunkBytes) {
     torch::NoGradGuard noGrad;
-    throwIfCancelled();  // a load stops within one tensor (pipeline/cancel.h)
+    throwIfCancelled();  // a load stops within one slice of a tensor (pipeline/cancel.h)
     const torch::Device device = policy.device();
-    torch::Tensor v;
+    torch::ScalarType type = dstType;
+    std::optional<Format> rounding;  // emulated: fp32 storage of values the format holds
     if (floating && src.is_floating_point()) {
         const std::string path = modulePathOf(component, key);
         const auto& info = policy.info(path);
-        v = src.to(device, policy.computeTypeFor(path), /*non_blocking=*/false, /*copy=*/true);
-        // Emulated: fp32 storage of values the format holds (already so when stored in it).
+        type = policy.computeTypeFor(path);
+        // Already so when stored in the format.
         if (info.execution == Execution::Emulated && src.scalar_type() != scalarTypeOf(info.format))
-            v = roundTo(v, info.format);
-    } else {
-        v = src.to(device, dstType, false, true);
+            rounding = info.format;
     }
-    // `src` may view a mapped file that shrank while it was read: the read gave zeros instead
-    // of a SIGBUS, and this turns them into the file's error (io/safetensors.h).
-    checkMappedTensor(src);
-    // Counts toward the load's progress (pipeline/load_progress.h), when a load is reporting.
-    noteWeightRead(src.device().is_cpu() ? src.data_ptr() : nullptr,
-                   uint64_t(src.numel()) * src.element_size());
-    return v.contiguous();
+    const uint64_t bytes = uint64_t(src.numel()) * src.element_size();
+    const int64_t rows = src.dim() > 0 ? src.size(0) : 0;
+    torch::Tensor v;
+    if (chunkBytes == 0 || bytes <= chunkBytes || rows < 2) {
+        v = src.to(device, type, /*non_blocking=*/false, /*copy=*/true);
+        if (rounding) v = roundTo(v, *rounding);
+        v = v.contiguous();
+        checkMappedTensor(src);
+        // Counts toward the load's progress (pipeline/load_progress.h), when a load is reporting.
+        noteWeightRead(src.device().is_cpu() ? src.data_ptr() : nullptr, bytes);
+        return v;
+    }
+    // The result once, then each slice of rows cast into its place: copy_ casts exactly as to()
+    // does (to() is an empty tensor plus copy_), and rounding is elementwise, so the slices give
+    // the one-shot bits. Rounding a slice in place keeps the peak at the result plus one slice
+    // (the one-shot path holds two full tensors while it rounds).
+    v = torch::empty(src.sizes(), torch::TensorOptions().dtype(type).device(device));
+    const uint64_t rowBytes = bytes / uint64_t(rows);
+    const int64_t step =
+        std::max<int64_t>(1, int64_t(chunkBytes / std::max<uint64_t>(rowBytes, 1)));
+    for (int64_t r = 0; r < rows; r += step) {
+        if (r > 0) throwIfCancelled();
+        const int64_t n = std::min(step, rows - r);
+        const torch::Tensor from = src.narrow(0, r, n);  // [n, ...] view, maybe of a mapped file
+        torch::Tensor to = v.narrow(0, r, n);            // [n, ...] contiguous rows of v
+        to.copy_(from);
+        if (rounding) to.copy_(roundTo(to, *rounding));
+        // A mapped file that shrank gave zeros instead of a SIGBUS: its error, not its zeros.
+        checkMappedTensor(from);
+        noteWeightRead(from.device().is_cpu() ? from.data_ptr() : nullptr, uint64_t(n) * rowBytes);
+    }
+    return v;
 }
 
 WeightMap stateOf(torch::nn::Module& module) {
