@@ -70,6 +70,11 @@ LibraryTree writeLibraryTree(const std::string& root) {
     copyInto(t.flux.ae, m + "/vae", "ae.safetensors");
     copyInto(t.flux.clipL, m + "/clip", "clip_l.safetensors");
     copyInto(t.flux.t5, m + "/text_encoders", "t5xxl_tiny.safetensors");
+    // The tokenizers beside the encoders, where the load looks for them: ComfyUI's own files
+    // carry none (the library names a missing T5 tokenizer); the tiny CLIP's vocabulary is not
+    // the bundled CLIP-L one.
+    fs::copy(t.flux.tokenizer, m + "/clip/tokenizer", fs::copy_options::recursive);
+    fs::copy(t.flux.tokenizer2, m + "/text_encoders/tokenizer_2", fs::copy_options::recursive);
     {
         // Truncated: the first 100 bytes of a real file (inside its header).
         std::ifstream in(t.flux.ae, std::ios::binary);
