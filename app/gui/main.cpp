@@ -24,6 +24,7 @@
 #include "settings_dialog.h"
 #include "studio.h"
 #include "ui_fonts.h"
+#include "welcome_dialog.h"
 
 namespace {
 
@@ -116,6 +117,9 @@ int main(int argc, char** argv) {
 
     MainWindow window(args.value(data), args.value(model));
     window.show();
+    // The welcome at the first launch, unless the command line already says what to do.
+    if (!args.isSet(generate) && !args.isSet(compare) && !args.isSet(shot))
+        WelcomeDialog::showAtFirstLaunch(&window);
     if (startPlan || args.isSet(prompt) || args.isSet(seed))
         QObject::connect(
             &window.studio(), &Studio::modelLoaded, &window,

@@ -36,6 +36,7 @@
 #include "settings_dialog.h"
 #include "step_plot.h"
 #include "studio.h"
+#include "welcome_dialog.h"
 
 namespace {
 
@@ -210,6 +211,8 @@ void MainWindow::buildMenus() {
     connect(log, &QAction::toggled, m_views->plot, &StepPlot::setLogScale);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Welcome..."), this, [this] { WelcomeDialog::showFor(this); })
+        ->setObjectName("welcomeAction");
     help->addAction(tr("&About Halfscope"), this, [this] {
         QMessageBox::about(this, tr("About Halfscope"),
                            tr("<b>Halfscope %1</b><p>Finds out why a diffusion model gives a black "

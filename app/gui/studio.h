@@ -82,6 +82,9 @@ public:
     // What the views show: the last single run and the runs of the last comparison.
     const std::optional<hs::RunRecord>& lastRun() const { return m_lastRun; }
     const QVector<hs::RunRecord>& compareRuns() const { return m_compareRuns; }
+    // Shows a finished record in the single-run views (curves, previews, layers, image), as a
+    // run opened from the history; the tab stays as it is.
+    void showRecord(const hs::RunRecord& r);
 
 signals:
     void busyChanged(bool busy);
@@ -110,7 +113,6 @@ private:
     void onFinished(int id, const hs::RunRecord& r);
     void onFailed(int id, const QString& message);
     void onLoaded(const LoadedModel& m);
-    void showRecord(const hs::RunRecord& r);
     void updateDivergence();
     void decodeStep(int compareIndex, int step);
     // Saves a run's outcome; when the history refuses (locked by another program), keeps the

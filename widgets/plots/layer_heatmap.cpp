@@ -241,6 +241,17 @@ bool LayerHeatmap::selectCell(const QString& probe, int column) {
     return true;
 }
 
+bool LayerHeatmap::selectLayer(const QString& probe, int step) {
+    const int r = m_data.rowOf(probe);
+    if (r < 0) return false;
+    const int column = step >= 0 ? m_data.columnOfStep(step) : m_data.columnForUnsteppedName(probe);
+    if (column < 0 || column >= m_data.columnCount()) return false;
+    if (m_grid->displayRowOf(r) < 0) setFilter(Filter::LayersAndModules);
+    m_grid->scrollToCell(m_grid->displayRowOf(r), column);
+    onGridClick(r, column);
+    return true;
+}
+
 void LayerHeatmap::onGridClick(int dataRow, int column) {
     m_selRow = dataRow;
     m_selColumn = column;

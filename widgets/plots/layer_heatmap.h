@@ -43,6 +43,10 @@ public:
     // Selects a cell as a click would (details shown, cellClicked emitted). Column as in
     // ViewHeatmapData: 0 text encoding, step + 1, last VAE decode. False if there is no such row.
     bool selectCell(const QString& probe, int column);
+    // Scrolls to and selects the cell of probe point `probe` at sampling step `step` (-1: its
+    // text-encoding or VAE-decode column), as a click would; shows the layers first when the
+    // filter hides that row. False when there is no such row or column (yet).
+    bool selectLayer(const QString& probe, int step);
     // Scrolls to and selects the first non-finite cell; false when there is none (yet).
     bool showFirstNonFinite();
 
