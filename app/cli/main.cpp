@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/load_progress_line.h"
+#include "cli/work_progress_line.h"
 #include "cli/terminal_stream.h"
 #include "io/terminal_text.h"
 #include "numerics/format.h"
@@ -119,8 +120,11 @@ void printUsage(std::ostream& os) {
           "                    (oneDNN's bf16 kernels: fast only with AVX512-BF16/AMX), or auto\n"
           "                    (native exactly where the CPU has bf16 instructions);\n"
           "                    default $HALFSCOPE_CPU_BF16\n"
-          "  --quiet           no loading progress on stderr (generate, compare, bisect\n"
-          "                    print \"loading COMPONENT: shard i/n, bytes, time left\")\n";
+          "  --quiet           no progress on stderr (generate, compare, bisect print\n"
+          "                    \"loading COMPONENT: shard i/n, bytes, time left\", how long\n"
+          "                    text encoding and decoding took, the streamed block resident,\n"
+          "                    the search's trial i of n, and the run's estimate of its time\n"
+          "                    and memory after its first step, against the time it took)\n";
 }
 
 }  // namespace
@@ -199,8 +203,11 @@ int main(int argc, char** argv) {
         const hs::CancelScope interruptible(&g_interrupted);
         const std::string name = cmd->name;
         std::optional<StderrLoadProgress> loading;
-        if (!args.has("quiet") && (name == "generate" || name == "compare" || name == "bisect"))
+        std::optional<StderrWorkProgress> working;  // stages, streamed blocks, trials, estimate
+        if (!args.has("quiet") && (name == "generate" || name == "compare" || name == "bisect")) {
             loading.emplace();
+            working.emplace();
+        }
         const int status = cmd->run(args);
         return g_interrupted ? interrupted(cmd->name) : status;
     } catch (const UsageError& e) {

@@ -5,6 +5,8 @@
 
 #include "io/image_tensor.h"
 #include "pipeline/cancel.h"
+#include "pipeline/run_estimate.h"
+#include "pipeline/work_progress.h"
 #include "pipeline/image_assessment.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/model_sources.h"
@@ -377,6 +379,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
     rec.components = m_infos;
     ProbeContext probes(*m_policy, cfg.probeLevel);
     RunRecorder recorder(rec, probes, obs);
+    RunEstimator estimator;  // time and memory after step 1 (pipeline/run_estimate.h)
     auto stop = [&] {
         rec.cancelled = true;
         recorder.collect();  // the points that ran before the cancel
@@ -400,7 +403,10 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
                         "cast by hand do");
 
         recorder.stage("text encoder");
-        rec.textEmbedding = computeStats(denoising->encodePrompt(probes));
+        {
+            const WorkStage encoding(WorkKind::TextEncoding, "text encoder");
+            rec.textEmbedding = computeStats(denoising->encodePrompt(probes));
+        }
         recorder.collect();
         // A model too large for memory gives the denoiser the encoders' memory.
         if (streams()) freeTextEncoders();
@@ -410,6 +416,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
         for (int i = 0; i < denoising->numSteps(); ++i) {
             throwIfCancelled();
             probes.setStep(i);
+            if (i == 0) estimator.beforeFirstStep();
             const auto stepStart = Clock::now();
             const DenoiseStep d = denoising->step(i, probes);
             StepRecord s = stepRecordOf(d, i, cfg.keepLatents);
@@ -422,11 +429,40 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
                 ProbeContext quiet(*m_policy, ProbeLevel::Off);
                 recorder.preview(previewOf(decode(d.denoised, quiet)[0], i, true));
             }
+            if (i == 0 && estimator.active()) {
+                // The decode timed on a corner of this step's x0 estimate, scaled by the pixels.
+                double decodeSeconds = 0;
+                try {
+                    const int64_t h = d.denoised.size(-2), w = d.denoised.size(-1);
+                    const int64_t ch = estimateCornerSide(h), cw = estimateCornerSide(w);
+                    const auto corner = d.denoised.narrow(-2, 0, ch).narrow(-1, 0, cw);
+                    ProbeContext quiet(*m_policy, ProbeLevel::Off);
+                    const auto decodeStart = Clock::now();
+                    decode(corner, quiet);
+                    decodeSeconds = secondsSince(decodeStart) * double(h * w) / double(ch * cw);
+                } catch (const Cancelled&) {
+                    throw;
+                } catch (const std::exception&) {
+                    decodeSeconds = 0;  // a VAE that takes no corner: the decode is left out
+                }
+                const int n = denoising->numSteps();
+                const int previews =
+                    cfg.decodeEvery > 0 ? n / cfg.decodeEvery - (cfg.decodeEvery == 1 ? 1 : 0) : 0;
+                uint64_t weights = 0;
+                for (auto& part : m_parts)
+                    if (part.component) weights += heldTensorBytes(part.component->module());
+                estimator.afterFirstStep(rec.steps.back().seconds, n, decodeSeconds, 1 + previews,
+                                         weights, m_device.is_cpu());
+            }
         }
 
         recorder.stage("vae decode");
         probes.setStep(-1);
-        auto image = decode(denoising->latents(), probes);  // [1, 3, H, W]
+        torch::Tensor image;
+        {
+            const WorkStage decoding(WorkKind::VaeDecoding, "vae decode");
+            image = decode(denoising->latents(), probes);  // [1, 3, H, W]
+        }
         recorder.collect();
         rec.image = computeStats(image);
         rec.finalImage = previewOf(image[0], -1, true);
@@ -441,6 +477,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
     }
     rec.firstNonFinite = probes.firstNonFinite();
     rec.seconds = secondsSince(t0);
+    estimator.finish(rec.seconds);
     return rec;
 }
 

@@ -9,6 +9,7 @@
 #include "diagnosis/blocks.h"
 #include "pipeline/cancel.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/work_progress.h"
 
 namespace hs {
 
@@ -123,7 +124,12 @@ PrecisionSearch search(const RunConfig& config, const PrecisionSearchOptions& o,
             if (componentOf(b) == c) candidates.push_back(b);
 
     double lastMse = std::numeric_limits<double>::quiet_NaN();
+    // "trial i of at most n" per phase (pipeline/work_progress.h): the bisection's n is its
+    // iteration limit, the remedies' the candidates to try.
+    std::string trialPhase = "bisection";
+    int trialIndex = 0, trialCount = o.maxIterations;
     auto trial = [&](const PrecisionPlan& plan) {
+        const WorkStage progress(WorkKind::Trial, trialPhase, ++trialIndex, trialCount);
         TrialOutcome out;
         lastMse = std::numeric_limits<double>::quiet_NaN();
         const auto t0 = std::chrono::steady_clock::now();
@@ -187,8 +193,12 @@ PrecisionSearch search(const RunConfig& config, const PrecisionSearchOptions& o,
     };
     stage("remedies");
     const int steps = std::max(1, base.steps);
-    for (RemedyCandidate& c :
-         remedyCandidates(config.plan, table.failingBlocks, o.remedies, absMaxOf)) {
+    std::vector<RemedyCandidate> remedyList =
+        remedyCandidates(config.plan, table.failingBlocks, o.remedies, absMaxOf);
+    trialPhase = "remedies";
+    trialIndex = 0;
+    trialCount = int(remedyList.size());
+    for (RemedyCandidate& c : remedyList) {
         if (o.cancel && o.cancel->load()) break;
         RemedyRow row;
         row.planText = c.plan.toString();
@@ -219,6 +229,7 @@ PrecisionSearch searchPrecision(const RunConfig& config, const PrecisionSearchOp
     PrecisionSearch s;
     // Loads and reloads between trials stop within one tensor, runs within one block.
     CancelScope scope(o.cancel);
+    const QuietRuns shortTrials;  // the trials report as trials, not as runs
     try {
         return search(config, o, s);
     } catch (const Cancelled&) {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "io/platform_file.h"
+#include "pipeline/work_progress.h"
 
 namespace hs {
 
@@ -154,6 +155,8 @@ void WeightStream::acquire(size_t b) {
         throw;
     }
     ++m_materialisations;
+    // Which block is resident, for the run's progress (pipeline/work_progress.h).
+    noteBlockResident(m_component, m_prefixes[b], int(b) + 1, int(m_prefixes.size()));
     m_materialiseMs +=
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
