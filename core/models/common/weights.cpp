@@ -115,7 +115,7 @@ torch::Tensor convertWeightInChunks(const torch::Tensor& src, torch::ScalarType 
     }
     // The result once, then each slice of rows cast into its place: copy_ casts exactly as to()
     // does (to() is an empty tensor plus copy_), and rounding is elementwise, so the slices give
-    // the one-shot bits. Rounding a slice in place keeps the peak at the result plus one slice
+    // the one-shot bits. Rounding a slice at a time keeps the peak at the result plus one slice
     // (the one-shot path holds two full tensors while it rounds).
     v = torch::empty(src.sizes(), torch::TensorOptions().dtype(type).device(device));
     const uint64_t rowBytes = bytes / uint64_t(rows);
@@ -126,8 +126,10 @@ torch::Tensor convertWeightInChunks(const torch::Tensor& src, torch::ScalarType 
         const int64_t n = std::min(step, rows - r);
         const torch::Tensor from = src.narrow(0, r, n);  // [n, ...] view, maybe of a mapped file
         torch::Tensor to = v.narrow(0, r, n);            // [n, ...] contiguous rows of v
-        to.copy_(from);
-        if (rounding) to.copy_(roundTo(to, *rounding));
+        if (rounding)  // cast (a view when `from` has the type already), round, place
+            to.copy_(roundTo(from.to(device, type), *rounding));
+        else
+            to.copy_(from);
         // A mapped file that shrank gave zeros instead of a SIGBUS: its error, not its zeros.
         checkMappedTensor(from);
         noteWeightRead(from.device().is_cpu() ? from.data_ptr() : nullptr, uint64_t(n) * rowBytes);
