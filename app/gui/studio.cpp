@@ -17,6 +17,7 @@
 #include "layer_heatmap.h"
 #include "log_panel.h"
 #include "model_panel.h"
+#include "numerics/plan_titles.h"
 #include "precision_panel.h"
 #include "preview_strip.h"
 #include "prompt_panel.h"
@@ -30,6 +31,18 @@ QString planLabel(const hs::PrecisionPlan& p) {
 }
 
 namespace {
+QStringList planTitles(const QVector<hs::PrecisionPlan>& plans,
+                       const std::vector<std::string>& components) {
+    hs::PlanTitleOptions o;
+    o.storedDtypes = Studio::tr("stored dtypes").toStdString();
+    //: A module left at the dtype its checkpoint stores, as in "vae stored".
+    o.stored = Studio::tr("stored").toStdString();
+    o.components = components;
+    QStringList out;
+    for (const auto& t : hs::planTitles({plans.begin(), plans.end()}, o)) out << qs(t);
+    return out;
+}
+
 
 // The records a run made after its last step: the VAE decode (and nothing else).
 std::vector<hs::ProbeRecord> decodeProbes(const hs::RunRecord& r) {
@@ -456,7 +469,10 @@ void Studio::compare(const QVector<hs::PrecisionPlan>& plans, const QStringList&
         configs.push_back(c);
         planTexts << planLabel(p);
     }
-    m_v.compare->setRuns(labels, planTexts);
+    // Titles name what differs between the plans; the whole plan goes with the final image.
+    std::vector<std::string> components;
+    for (const auto& c : m_model->components) components.push_back(c.name);
+    m_v.compare->setRuns(labels.isEmpty() ? planTitles(plans, components) : labels, planTexts);
     m_v.compare->setStepCount(base.steps);
     m_compareRuns = QVector<hs::RunRecord>(plans.size());
     m_lastWasCompare = true;
@@ -474,21 +490,19 @@ void Studio::compareBf16VsFp16() {
         bf16.add(c.name, hs::Format::BF16);
         fp16.add(c.name, hs::Format::FP16);
     }
-    compare({bf16, fp16}, {tr("bf16"), tr("fp16")});
+    compare({bf16, fp16}, {});
 }
 
 void Studio::compareOneModuleAtATime() {
     if (!m_model) return;
     QVector<hs::PrecisionPlan> plans{hs::PrecisionPlan()};
-    QStringList labels{tr("stored dtypes")};
     for (const auto& c : m_model->components) {
         if (plans.size() == 4) break;
         hs::PrecisionPlan p;
         p.add(c.name, hs::Format::FP16);
         plans.push_back(p);
-        labels << tr("%1 in fp16").arg(qs(c.name));
     }
-    compare(plans, labels);
+    compare(plans, {});
 }
 
 void Studio::decodeStep(int compareIndex, int step) {
@@ -544,12 +558,9 @@ void Studio::compareRemedies(const QStringList& planTexts) {
         return;
     }
     QVector<hs::PrecisionPlan> plans;
-    QStringList labels;
     try {
-        for (const auto& text : planTexts.mid(0, 4)) {
+        for (const auto& text : planTexts.mid(0, 4))
             plans.push_back(hs::PrecisionPlan::parse(text.toStdString()));
-            labels << tr("remedy %1").arg(labels.size() + 1);
-        }
     } catch (const std::exception& e) {
         m_v.log->error(qs(e.what()), "fix");
         return;
@@ -558,7 +569,7 @@ void Studio::compareRemedies(const QStringList& planTexts) {
         m_v.log->warning(tr("Fewer than two passing remedies to compare"), "fix");
         return;
     }
-    compare(plans, labels);
+    compare(plans, {});
 }
 
 hs::DeviceInfo Studio::adviceTarget() const {

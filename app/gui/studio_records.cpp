@@ -25,10 +25,12 @@ std::string reportLabel(const hs::PrecisionPlan& plan) {
     return plan.empty() ? "stored dtypes" : plan.toString();
 }
 
-QString runLabel(const RunSummary& s) {
+// A compared history run: its name, else what its plan changes against the others (`title`,
+// planTitles()) and its number in the history.
+QString runLabel(const RunSummary& s, const QString& title) {
     if (!s.name.isEmpty()) return s.name;
-    return s.plan.isEmpty() ? Studio::tr("Run %1 (stored dtypes)").arg(s.id)
-                            : Studio::tr("Run %1 (%2)").arg(s.id).arg(s.plan);
+    //: A compared run from the history: %1 what its plan changes ("transformer fp16"), %2 its id.
+    return Studio::tr("%1 (run %2)").arg(title).arg(s.id);
 }
 
 }  // namespace
@@ -72,6 +74,7 @@ void Studio::openHistoryRun(qint64 id) {
 void Studio::compareHistoryRuns(const QVector<qint64>& ids) {
     if (!m_history || ids.size() < 2 || ids.size() > 4) return;
     QVector<hs::RunRecord> runs;
+    QVector<RunSummary> summaries;
     QStringList labels, plans;
     for (qint64 id : ids) {
         const auto r = m_history->load(id);
@@ -82,9 +85,13 @@ void Studio::compareHistoryRuns(const QVector<qint64>& ids) {
             return;
         }
         runs.push_back(*r);
-        labels << runLabel(*s);
+        summaries.push_back(*s);
         plans << (s->plan.isEmpty() ? tr("stored dtypes") : s->plan);
     }
+    QVector<hs::PrecisionPlan> runPlans;
+    for (const auto& r : runs) runPlans.push_back(r.config.plan);
+    const QStringList titles = planTitles(runPlans);
+    for (int i = 0; i < summaries.size(); ++i) labels << runLabel(summaries[i], titles[i]);
     m_v.compare->setRuns(labels, plans);
     int steps = 0;
     for (const auto& r : runs) steps = std::max({steps, r.config.steps, int(r.steps.size())});

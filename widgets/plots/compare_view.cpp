@@ -165,6 +165,7 @@ void CompareView::rebuildRuns() {
         auto* label = new QLabel(runBox(r, m_labels[r]), m_stripBox);
         label->setTextFormat(Qt::RichText);
         label->setWordWrap(true);
+        if (r < m_plans.size()) label->setToolTip(m_plans[r]);  // the whole plan behind a title
         label->setFixedWidth(140);
         auto* strip = new PreviewStrip(m_stripBox);
         strip->setLegendVisible(false);
