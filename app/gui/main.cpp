@@ -24,6 +24,7 @@
 #include "settings_dialog.h"
 #include "studio.h"
 #include "ui_fonts.h"
+#include "ui_theme.h"
 #include "welcome_dialog.h"
 
 namespace {
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
     const cjk::FontCheck fonts = cjk::ensureCjkFont(locale);
     qCDebug(lcFonts, "%s: outcome %d, check %.1f ms, load %.1f ms, %s", qPrintable(locale),
             int(fonts.outcome), fonts.checkMs, fonts.loadMs, qPrintable(fonts.fontFile));
+    ui_theme::install(app);  // light, dark or the desktop's (File > Settings), before any window
     try {
         hs::configureRuntime();
     } catch (const std::exception& e) {

@@ -36,6 +36,7 @@
 #include "settings_dialog.h"
 #include "step_plot.h"
 #include "studio.h"
+#include "ui_theme.h"
 #include "welcome_dialog.h"
 
 namespace {
@@ -242,6 +243,7 @@ void MainWindow::showSettings() {
     SettingsDialog dialog(&settings, this);
     dialog.setCpuHasBf16Instructions(hs::cpuHasBf16Instructions());
     connect(&dialog, &SettingsDialog::cpuBf16Changed, this, &MainWindow::applyCpuBf16);
+    connect(&dialog, &SettingsDialog::themeChanged, this, &ui_theme::applySetting);
     dialog.exec();
 }
 

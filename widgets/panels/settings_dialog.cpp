@@ -16,6 +16,8 @@ namespace {
 const QStringList kLanguages = {QString(), QStringLiteral("en"), QStringLiteral("zh_CN")};
 const QStringList kCpuBf16Modes = {QStringLiteral("emulated"), QStringLiteral("native"),
                                    QStringLiteral("auto")};
+const QStringList kThemes = {QStringLiteral("system"), QStringLiteral("light"),
+                             QStringLiteral("dark")};
 
 }  // namespace
 
@@ -25,7 +27,8 @@ SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
       m_language(new QComboBox(this)),
       m_note(new QLabel(this)),
       m_cpuBf16(new QComboBox(this)),
-      m_cpuBf16Note(new QLabel(this)) {
+      m_cpuBf16Note(new QLabel(this)),
+      m_theme(new QComboBox(this)) {
     if (!m_settings) {
         m_settings = new QSettings;
         m_ownsSettings = true;
@@ -60,9 +63,15 @@ SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
     connect(m_cpuBf16, qOverload<int>(&QComboBox::currentIndexChanged), this,
             [this] { updateCpuBf16Note(); });
 
+    m_theme->setObjectName("theme");
+    m_theme->addItem(tr("Follow the system"), kThemes[0]);
+    m_theme->addItem(tr("Light"), kThemes[1]);
+    m_theme->addItem(tr("Dark"), kThemes[2]);
+
     auto* form = new QFormLayout;
     form->addRow(tr("Language"), m_language);
     form->addRow(QString(), m_note);
+    form->addRow(tr("Theme"), m_theme);
     form->addRow(tr("bf16 on the CPU"), m_cpuBf16);
     form->addRow(QString(), m_cpuBf16Note);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -75,6 +84,7 @@ SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
 
     setLanguage(storedLanguage(*m_settings));
     setCpuBf16(storedCpuBf16(*m_settings));
+    setTheme(storedTheme(*m_settings));
 }
 
 SettingsDialog::~SettingsDialog() {
@@ -89,6 +99,19 @@ QString SettingsDialog::storedLanguage(const QSettings& settings) {
 QString SettingsDialog::storedCpuBf16(const QSettings& settings) {
     const QString v = settings.value(QLatin1String(kCpuBf16Key)).toString();
     return kCpuBf16Modes.contains(v) ? v : kCpuBf16Modes[0];
+}
+
+QString SettingsDialog::storedTheme(const QSettings& settings) {
+    const QString v = settings.value(QLatin1String(kThemeKey)).toString();
+    return kThemes.contains(v) ? v : kThemes[0];
+}
+
+QString SettingsDialog::theme() const {
+    return m_theme->currentData().toString();
+}
+
+void SettingsDialog::setTheme(const QString& theme) {
+    m_theme->setCurrentIndex(std::max(0, m_theme->findData(theme)));
 }
 
 QString SettingsDialog::cpuBf16() const {
@@ -143,10 +166,14 @@ void SettingsDialog::accept() {
     const QString now = language();
     const QString bf16Before = storedCpuBf16(*m_settings);
     const QString bf16Now = cpuBf16();
+    const QString themeBefore = storedTheme(*m_settings);
+    const QString themeNow = theme();
     m_settings->setValue(QLatin1String(kLanguageKey), now);
     m_settings->setValue(QLatin1String(kCpuBf16Key), bf16Now);
+    m_settings->setValue(QLatin1String(kThemeKey), themeNow);
     m_settings->sync();
     QDialog::accept();
     if (now != before) emit languageChanged(effectiveLocale(now));
     if (bf16Now != bf16Before) emit cpuBf16Changed(bf16Now);
+    if (themeNow != themeBefore) emit themeChanged(themeNow);
 }

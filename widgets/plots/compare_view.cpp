@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ctl_plot_style.h"
 #include "image_view.h"
 #include "preview_strip.h"
 #include "step_plot.h"
@@ -69,6 +70,7 @@ CompareView::CompareView(QWidget* parent)
     steps->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     m_divergence->xAxis->setTicker(steps);
     m_divergence->setMinimumHeight(140);
+    ctl::followPalette(m_divergence);  // its grey curve turns light on a dark palette
     connect(m_plot->plot()->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this](const QCPRange& r) {
                 m_divergence->xAxis->setRange(r);
@@ -163,9 +165,9 @@ void CompareView::rebuildRuns() {
 
     for (int r = 0; r < runCount(); ++r) {
         auto* label = new QLabel(runBox(r, m_labels[r]), m_stripBox);
+        if (r < m_plans.size()) label->setToolTip(m_plans[r]);  // the whole plan behind a title
         label->setTextFormat(Qt::RichText);
         label->setWordWrap(true);
-        if (r < m_plans.size()) label->setToolTip(m_plans[r]);  // the whole plan behind a title
         label->setFixedWidth(140);
         auto* strip = new PreviewStrip(m_stripBox);
         strip->setLegendVisible(false);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ctl_style.h"
 #include "engine_text.h"
 
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
@@ -280,7 +281,7 @@ void ImageView::paintEvent(QPaintEvent*) {
         p.drawText(QRect(4, y + 3, width() - 8, nh), Qt::AlignLeft | Qt::TextWordWrap, m_nonFinite);
         p.setFont(font());
         y += nh;
-        p.setPen(pal.color(QPalette::Disabled, QPalette::WindowText).darker(140));
+        p.setPen(ctl::subtleColor(pal));  // readable on light and dark palettes
         p.drawText(QRect(4, y + 3, width() - 8, wrappedHeight(font(), m_explanation, width() - 8)),
                    Qt::AlignLeft | Qt::TextWordWrap, m_explanation);
     }

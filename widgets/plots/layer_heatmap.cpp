@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "ctl_style.h"
 #include "records/format_types.h"
 #include "view_format.h"
 #include "view_heatmap_grid.h"
@@ -23,7 +24,8 @@ QString plainOf(const QString& html) {
 }
 
 // The gradient bar of the legend with its scale underneath, painted once.
-QPixmap legendBar(const QFont& font, const QString& low, const QString& mid, const QString& high) {
+QPixmap legendBar(const QFont& font, const QColor& text, const QString& low, const QString& mid,
+                  const QString& high) {
     const QFontMetrics fm(font);
     const int w = 260, barH = 10, h = barH + fm.height() + 3;
     QPixmap pm(w, h);
@@ -36,11 +38,11 @@ QPixmap legendBar(const QFont& font, const QString& low, const QString& mid, con
         p.setPen(viewHeadroomGradient(v));
         p.drawLine(x, 1, x, barH);
     }
-    p.setPen(Qt::black);
-    const QRect text(0, barH + 2, w, fm.height());
-    p.drawText(text, Qt::AlignLeft, low);
-    p.drawText(text, Qt::AlignHCenter, mid);
-    p.drawText(text, Qt::AlignRight, high);
+    p.setPen(text);
+    const QRect scale(0, barH + 2, w, fm.height());
+    p.drawText(scale, Qt::AlignLeft, low);
+    p.drawText(scale, Qt::AlignHCenter, mid);
+    p.drawText(scale, Qt::AlignRight, high);
     return pm;
 }
 
@@ -65,7 +67,12 @@ LayerHeatmap::LayerHeatmap(QWidget* parent)
             [this](int i) { setFilter(Filter(i)); });
 
     auto* bar = new QLabel(this);
-    bar->setPixmap(legendBar(font(), tr("2^-24"), tr("2^-12"), tr("65504")));
+    const auto paintBar = [this, bar] {  // again when the theme changes
+        bar->setPixmap(legendBar(font(), bar->palette().color(QPalette::WindowText), tr("2^-24"),
+                                 tr("2^-12"), tr("65504")));
+    };
+    paintBar();
+    ctl::onPaletteChange(bar, paintBar);
     bar->setToolTip(tr("Blue: lots of headroom below fp16's 65504; red: at the limit"));
     auto* swatches = new QLabel(this);
     swatches->setTextFormat(Qt::RichText);

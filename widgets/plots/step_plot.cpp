@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ctl_plot_style.h"
 #include "records/format_types.h"
 #include "view_format.h"
 
@@ -194,6 +195,7 @@ StepPlot::StepPlot(QWidget* parent)
     setMinimumSize(360, 240);
 
     setRunLabels({tr("Run 1")});
+    ctl::followPalette(m_plot);  // axes, grid and curves from the palette, light or dark
     markDirty();
 }
 
