@@ -30,7 +30,6 @@ QString planLabel(const hs::PrecisionPlan& p) {
     return p.empty() ? Studio::tr("stored dtypes") : qs(p.toString());
 }
 
-namespace {
 QStringList planTitles(const QVector<hs::PrecisionPlan>& plans,
                        const std::vector<std::string>& components) {
     hs::PlanTitleOptions o;
@@ -43,6 +42,7 @@ QStringList planTitles(const QVector<hs::PrecisionPlan>& plans,
     return out;
 }
 
+namespace {
 
 // The records a run made after its last step: the VAE decode (and nothing else).
 std::vector<hs::ProbeRecord> decodeProbes(const hs::RunRecord& r) {
