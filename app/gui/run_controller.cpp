@@ -14,6 +14,13 @@ RunController::RunController(QObject* parent)
     // (different threads), so handlers below run on the GUI thread.
     connect(m_worker, &RunWorker::loaded, this, &RunController::loaded);
     connect(m_worker, &RunWorker::loadFailed, this, &RunController::loadFailed);
+    connect(m_worker, &RunWorker::loadStopped, this, &RunController::loadStopped);
+    connect(m_worker, &RunWorker::loadEnded, this, [this](int loadId) {
+        m_loads.remove(loadId);
+        if (!isBusy()) emit idle();
+    });
+    connect(m_worker, &RunWorker::estimate, this, &RunController::estimate);
+    connect(m_worker, &RunWorker::estimateChecked, this, &RunController::estimateChecked);
     connect(m_worker, &RunWorker::stage, this, &RunController::stage);
     connect(m_worker, &RunWorker::stepDone, this, &RunController::stepDone);
     connect(m_worker, &RunWorker::preview, this, &RunController::preview);
@@ -46,11 +53,13 @@ bool RunController::shutdown(int waitMs) {
     if (m_shutDown) return m_joined;
     m_shutDown = true;
     m_queue.clear();
+    for (const auto& flag : m_loads) *flag = true;
     m_flags->closing = true;  // loads, runs, searches and decodes stop at their next block
     m_flags->cancel = true;
     m_thread->requestInterruption();
     m_thread->quit();
     m_joined = m_thread->wait(QDeadlineTimer(waitMs));
+    m_loads.clear();  // each was cancelled above; an end that never arrives is not awaited
     if (!m_joined) {
         // One long op is still running: its events must not reach a controller that is gone.
         disconnect(m_worker, nullptr, this, nullptr);
@@ -59,18 +68,33 @@ bool RunController::shutdown(int waitMs) {
     return m_joined;
 }
 
+int RunController::newLoad() {
+    const int id = m_nextLoadId++;
+    m_loads.insert(id, std::make_shared<std::atomic<bool>>(false));
+    return id;
+}
+
 void RunController::loadModel(const QString& model, const hs::ModelFiles& files,
                               const hs::PrecisionPlan& plan, const QString& device) {
+    if (m_shutDown) return;
+    const int id = newLoad();
     QMetaObject::invokeMethod(
         m_worker,
-        [w = m_worker, model, files, plan, device] { w->load(model, files, plan, device); },
+        [w = m_worker, model, files, plan, device, id, stop = m_loads.value(id)] {
+            w->load(model, files, plan, device, id, stop);
+        },
         Qt::QueuedConnection);
 }
 
 void RunController::loadFiles(const QStringList& files, const hs::PrecisionPlan& plan,
                               const QString& device) {
+    if (m_shutDown) return;
+    const int id = newLoad();
     QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, files, plan, device] { w->loadFiles(files, plan, device); },
+        m_worker,
+        [w = m_worker, files, plan, device, id, stop = m_loads.value(id)] {
+            w->loadFiles(files, plan, device, id, stop);
+        },
         Qt::QueuedConnection);
 }
 
@@ -110,6 +134,7 @@ QVector<int> RunController::startCompare(const QVector<hs::RunConfig>& configs) 
 void RunController::stop() {
     m_queue.clear();
     if (m_current) m_flags->cancel = true;
+    for (const auto& flag : m_loads) *flag = true;  // a queued load stops at its first tensor
 }
 
 void RunController::decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step) {
@@ -120,7 +145,7 @@ void RunController::decodeStep(int jobId, const hs::RunConfig& config, const hs:
 void RunController::dispatchNext() {
     if (m_queue.isEmpty()) {
         m_current = 0;
-        emit idle();
+        if (!isLoading()) emit idle();  // else idle comes when the load ends
         return;
     }
     if (m_shutDown) {

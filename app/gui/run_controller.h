@@ -4,6 +4,7 @@
 // probe point and weight tensor (pipeline/cancel.h), so it takes effect within one block of a
 // load, the text encoder, a step, the VAE decode or a search trial, even while the worker is
 // busy.
+#include <QMap>
 #include <QObject>
 #include <QQueue>
 #include <QThread>
@@ -45,19 +46,29 @@ public:
     QVector<int> startCompare(const QVector<hs::RunConfig>& configs);
     // Queues a search for the cheapest plan that fixes `config.plan` (the failing plan).
     int startSearch(const hs::RunConfig& config, const SearchSettings& settings);
-    // Cancels the running job and drops the queued ones.
+    // Cancels the running job and the model loads in flight (within one tensor) and drops the
+    // queued jobs.
     void stop();
     // Full decode of one step of a job that ran with `config` (needs keepLatents). Queued
     // behind the running job.
     void decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step);
 
-    bool isBusy() const { return m_current != 0 || !m_queue.isEmpty(); }
+    // A job runs or waits, or a model load (loadModel, loadFiles) is in flight.
+    bool isBusy() const { return m_current != 0 || !m_queue.isEmpty() || isLoading(); }
+    bool isLoading() const { return !m_loads.isEmpty(); }
     int currentJob() const { return m_current; }
+    // The job id with which a load's progress arrives as stage().
+    static constexpr int kLoadJob = 0;
 
 signals:
     void loaded(const LoadedModel& model);
     void loadFailed(const QString& message);
+    void loadStopped(const QString& model);  // Stop cancelled the load of `model`
     void jobStarted(const RunJob& job);
+    // See RunWorker::estimate and estimateChecked (pipeline/run_estimate.h).
+    void estimate(int jobId, double seconds, double bytes, double weightBytes,
+                  double activationBytes);
+    void estimateChecked(int jobId, double estimatedSeconds, double actualSeconds);
     void stage(int jobId, const QString& stage);
     void stepDone(int jobId, const hs::StepRecord& step,
                   const std::vector<hs::ProbeRecord>& probes);
@@ -75,6 +86,7 @@ private:
     int enqueue(RunJob job);
     void dispatchNext();
     void onJobEnded(int jobId);
+    int newLoad();  // a load's id, with its stop flag in m_loads
 
     std::shared_ptr<WorkerFlags> m_flags;
     QThread* m_thread;  // no parent: left alive when shutdown() gives up waiting for it
@@ -84,4 +96,7 @@ private:
     QQueue<RunJob> m_queue;
     int m_current = 0;  // running job id, 0 when none
     int m_nextId = 1;
+    // The loads in flight (queued on the worker or loading), each with the flag Stop sets.
+    QMap<int, std::shared_ptr<std::atomic<bool>>> m_loads;
+    int m_nextLoadId = 1;
 };

@@ -12,6 +12,7 @@
 #include "pipeline/cancel.h"
 #include "pipeline/load_progress.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/work_progress.h"
 #include "runtime/demo_location.h"
 // clang-format on
 
@@ -59,25 +60,70 @@ RunWorker::RunWorker(std::shared_ptr<const WorkerFlags> flags, QObject* parent)
 RunWorker::~RunWorker() = default;
 
 void RunWorker::load(const QString& model, const hs::ModelFiles& files,
-                     const hs::PrecisionPlan& plan, const QString& device) {
+                     const hs::PrecisionPlan& plan, const QString& device, int loadId,
+                     std::shared_ptr<const std::atomic<bool>> stop) {
     const hs::CancelScope closing(&m_flags->closing);
+    const hs::CancelScope stopped(stop.get());
     hs::RunConfig cfg;
     cfg.modelDir = model.toStdString();
     cfg.modelFiles = files;
     cfg.plan = plan;
     cfg.device = device.toStdString();
     QString error;
-    if (!ensureLoaded(cfg, error)) emit loadFailed(error);
+    if (!ensureLoaded(cfg, error)) {
+        if (stop && stop->load())
+            emit loadStopped(model);
+        else
+            emit loadFailed(error);
+    }
+    emit loadEnded(loadId);
 }
 
 void RunWorker::loadFiles(const QStringList& files, const hs::PrecisionPlan& plan,
-                          const QString& device) {
+                          const QString& device, int loadId,
+                          std::shared_ptr<const std::atomic<bool>> stop) {
     const FileSet set = sortModelFiles(files);
     if (!set.ok()) {
         emit loadFailed(set.error);
+        emit loadEnded(loadId);
         return;
     }
-    load(set.model, set.with, plan, device);
+    load(set.model, set.with, plan, device, loadId, std::move(stop));
+}
+
+void RunWorker::reportWork(int jobId, const hs::WorkProgress& p) {
+    using hs::WorkKind;
+    switch (p.kind) {
+        case WorkKind::TextEncoding:
+            emit stage(jobId, p.done ? tr("prompt encoded in %1 s").arg(p.elapsedSeconds, 0, 'f', 1)
+                                     : tr("encoding the prompt"));
+            break;
+        case WorkKind::VaeDecoding:
+            emit stage(jobId, p.done ? tr("image decoded in %1 s").arg(p.elapsedSeconds, 0, 'f', 1)
+                                     : tr("decoding the image with the VAE"));
+            break;
+        case WorkKind::Block:
+            emit stage(jobId, tr("%1: block %2/%3 resident (%4)")
+                                  .arg(QString::fromStdString(p.component))
+                                  .arg(p.index)
+                                  .arg(p.count)
+                                  .arg(QString::fromStdString(p.what)));
+            break;
+        case WorkKind::Trial:
+            if (!p.done)
+                emit stage(jobId, tr("Find minimal fix: trial %1 of at most %2 (%3)")
+                                      .arg(p.index)
+                                      .arg(p.count)
+                                      .arg(QString::fromStdString(p.what)));
+            break;
+        case WorkKind::Estimate:
+            emit estimate(jobId, p.estimateSeconds, p.estimateBytes, p.weightBytes,
+                          p.activationBytes);
+            break;
+        case WorkKind::Finished:
+            emit estimateChecked(jobId, p.estimateSeconds, p.actualSeconds);
+            break;
+    }
 }
 
 bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error, int jobId) {
@@ -146,6 +192,9 @@ void RunWorker::runJob(const RunJob& job) {
     // Stop and close both reach the load, the run and the search within one block.
     const hs::CancelScope closing(&m_flags->closing);
     const hs::CancelScope stop(&m_flags->cancel);
+    // The run's stages, streamed blocks, trials and estimate (pipeline/work_progress.h).
+    const hs::WorkProgressScope work(
+        [this, id = job.id](const hs::WorkProgress& p) { reportWork(id, p); });
     if (job.kind == RunJob::Kind::Search) {
         runSearch(job);
         return;

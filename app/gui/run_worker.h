@@ -11,7 +11,8 @@
 
 namespace hs {
 class Pipeline;
-}
+struct WorkProgress;
+}  // namespace hs
 
 // The flags the controller sets and the worker's engine calls read at every probe point and
 // weight tensor (pipeline/cancel.h). Shared, so that a worker left to finish on its own after
@@ -30,11 +31,16 @@ public:
 public slots:
     // Opens a pipeline folder or a model file (completed by `files`, see hs::ModelFiles) for
     // `plan` on `device`; emits loaded() or loadFailed().
+    // Its progress goes out as stage(0, ...); `stop` (may be null) cancels it within one
+    // tensor, and then loadStopped() comes instead of loadFailed(). loadEnded(loadId) follows
+    // every outcome.
     void load(const QString& model, const hs::ModelFiles& files, const hs::PrecisionPlan& plan,
-              const QString& device);
+              const QString& device, int loadId = 0,
+              std::shared_ptr<const std::atomic<bool>> stop = nullptr);
     // Sorts files picked together into the model and its VAE and text encoders (file_set.h),
     // then loads them as load() does; a set that makes no model fails with the reason.
-    void loadFiles(const QStringList& files, const hs::PrecisionPlan& plan, const QString& device);
+    void loadFiles(const QStringList& files, const hs::PrecisionPlan& plan, const QString& device,
+                   int loadId = 0, std::shared_ptr<const std::atomic<bool>> stop = nullptr);
     // Runs a job, reloading first when its model, plan or device differ from the loaded ones.
     void runJob(const RunJob& job);
     // Full VAE decode of one step (kept latents needed) of job `jobId`, run with `config`.
@@ -43,6 +49,15 @@ public slots:
 signals:
     void loaded(const LoadedModel& model);
     void loadFailed(const QString& message);
+    void loadStopped(const QString& model);  // a load() that Stop cancelled
+    void loadEnded(int loadId);              // after load()'s loaded, loadFailed or loadStopped
+    // After a run's first step: the whole run should take about `seconds` and `bytes` of
+    // memory (weights + activations; activations -1 where not measured). See
+    // pipeline/run_estimate.h for the method.
+    void estimate(int jobId, double seconds, double bytes, double weightBytes,
+                  double activationBytes);
+    // The run ended: what it took against what its estimate said.
+    void estimateChecked(int jobId, double estimatedSeconds, double actualSeconds);
     void stage(int jobId, const QString& stage);
     void stepDone(int jobId, const hs::StepRecord& step,
                   const std::vector<hs::ProbeRecord>& probes);
@@ -59,6 +74,9 @@ private:
     // Loads what `cfg` names unless it is loaded; the load's progress goes out as stage(jobId,
     // "Loading transformer: shard 1/2, 1.2/4.0 GB, 3 s left") a few times a second.
     bool ensureLoaded(const hs::RunConfig& cfg, QString& error, int jobId = 0);
+    // Text encoding, VAE decoding, streamed blocks and search trials of job `jobId` go out as
+    // its stage; its estimate through estimate() and estimateChecked().
+    void reportWork(int jobId, const hs::WorkProgress& p);
     void runSearch(const RunJob& job);
 
     std::shared_ptr<const WorkerFlags> m_flags;

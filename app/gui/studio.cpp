@@ -18,6 +18,7 @@
 #include "log_panel.h"
 #include "model_panel.h"
 #include "numerics/plan_titles.h"
+#include "pipeline/work_progress.h"
 #include "precision_panel.h"
 #include "preview_strip.h"
 #include "prompt_panel.h"
@@ -154,8 +155,43 @@ void Studio::connectController() {
     });
     connect(c, &RunController::jobStarted, this, &Studio::onJobStarted);
     connect(c, &RunController::stage, this, [this](int id, const QString& stage) {
-        if (id == m_viewJob) m_v.prompt->setStage(stage);
+        // A standalone Open's load (File > Open, the library) reports as job 0; a search's
+        // trials ("Find minimal fix: trial 3 of at most 32") show there too.
+        if (id == m_viewJob || (id == RunController::kLoadJob && m_controller->isLoading()) ||
+            (m_jobs.contains(id) && m_jobs[id].search))
+            m_v.prompt->setStage(stage);
     });
+    connect(c, &RunController::loadStopped, this, [this](const QString& dir) {
+        const QString message =
+            m_model ? tr("Loading %1 was stopped; the model stays %2").arg(dir, m_model->dir)
+                    : tr("Loading %1 was stopped; no model is open").arg(dir);
+        m_v.model->setError(message);
+        m_v.log->warning(message, "load");
+    });
+    connect(
+        c, &RunController::estimate, this,
+        [this](int id, double seconds, double bytes, double weights, double activations) {
+            const QString memory =
+                activations >= 0 ? tr("%1 (weights %2 + activations %3)")
+                                       .arg(qs(hs::bytesText(bytes)), qs(hs::bytesText(weights)),
+                                            qs(hs::bytesText(activations)))
+                                 : tr("%1 of weights (activations not measured on this device)")
+                                       .arg(qs(hs::bytesText(weights)));
+            m_v.log->info(tr("Run %1: about %2 and %3 in all, estimated from its first step")
+                              .arg(id)
+                              .arg(qs(hs::secondsText(seconds)), memory),
+                          "run");
+            if (id == m_viewJob)
+                m_v.prompt->setEstimate(tr("about %1 in all").arg(qs(hs::secondsText(seconds))));
+        });
+    connect(c, &RunController::estimateChecked, this,
+            [this](int id, double estimated, double actual) {
+                m_v.log->info(tr("Run %1 took %2; its estimate said about %3 (%4× the time taken)")
+                                  .arg(id)
+                                  .arg(qs(hs::secondsText(actual)), qs(hs::secondsText(estimated)))
+                                  .arg(actual > 0 ? estimated / actual : 0.0, 0, 'f', 2),
+                              "run");
+            });
     connect(c, &RunController::stepDone, this, &Studio::onStep);
     connect(c, &RunController::preview, this, &Studio::onPreview);
     connect(c, &RunController::firstNonFinite, this, [this](int id, const hs::FirstNonFinite& f) {
@@ -227,6 +263,9 @@ void Studio::openModel(const QString& dir, const hs::ModelFiles& files) {
     else
         m_v.log->info(tr("Loading %1 with %2").arg(dir, with.join(", ")), "load");
     m_controller->loadModel(dir, files, m_v.precision->plan(), m_v.precision->deviceId());
+    // The load's progress shows in the prompt panel, whose Stop (and Run > Stop, Esc) cancels it.
+    if (!m_v.prompt->isRunning()) m_v.prompt->setRunning(true);
+    emit busyChanged(true);
 }
 
 void Studio::openFiles(const QStringList& files) {
@@ -234,6 +273,8 @@ void Studio::openFiles(const QStringList& files) {
     m_v.model->setLoadingFiles(files);
     m_v.log->info(tr("Loading the model files %1").arg(files.join(", ")), "load");
     m_controller->loadFiles(files, m_v.precision->plan(), m_v.precision->deviceId());
+    if (!m_v.prompt->isRunning()) m_v.prompt->setRunning(true);
+    emit busyChanged(true);
 }
 
 void Studio::onLoaded(const LoadedModel& m) {
@@ -317,8 +358,11 @@ void Studio::generate() {
 
 void Studio::stop() {
     if (!isBusy()) return;
+    const bool loadOnly = m_controller->isLoading() && m_controller->currentJob() == 0;
     m_controller->stop();
-    m_v.log->warning(tr("Stopping after the current step"), "run");
+    m_v.log->warning(
+        loadOnly ? tr("Stopping the model load") : tr("Stopping after the current step"),
+        loadOnly ? "load" : "run");
 }
 
 void Studio::onJobStarted(const RunJob& started) {
@@ -547,6 +591,7 @@ void Studio::findMinimalFix(const FixSettings& s) {
     settings.remedies = s.remedies;
     settings.target = adviceTarget();
     m_v.fix->setRunning(true);
+    m_v.prompt->setRunning(true);  // the trials show in its progress; its Stop ends the search
     m_controller->startSearch(cfg, settings);
     m_v.log->info(tr("Searching for the cheapest fix of %1").arg(planLabel(cfg.plan)), "fix");
     emit busyChanged(true);

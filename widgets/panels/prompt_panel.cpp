@@ -301,7 +301,10 @@ void PromptPanel::setRunning(bool running) {
         m_progress->setValue(0);
         m_progress->setFormat(tr("idle"));
     }
-    if (running) m_lastStep = m_lastSteps = 0;
+    if (running) {
+        m_lastStep = m_lastSteps = 0;
+        m_estimate.clear();
+    }
 }
 
 void PromptPanel::setProgress(int step, int steps, double secondsPerStep) {
@@ -311,7 +314,19 @@ void PromptPanel::setProgress(int step, int steps, double secondsPerStep) {
     m_progress->setValue(m_lastStep);
     QString text = tr("step %1 / %2").arg(m_lastStep).arg(m_lastSteps);
     if (secondsPerStep > 0) text += QStringLiteral(" \u00b7 ") + secondsText(secondsPerStep);
+    if (!m_estimate.isEmpty()) text += QStringLiteral(" \u00b7 ") + m_estimate;
     m_progress->setFormat(text);
+}
+
+void PromptPanel::setEstimate(const QString& estimate) {
+    m_estimate = estimate;
+    QString text = m_progress->format();
+    if (m_lastSteps > 0 && !text.contains(estimate))
+        m_progress->setFormat(text + QStringLiteral(" \u00b7 ") + estimate);
+}
+
+QString PromptPanel::progressText() const {
+    return m_progress->format();
 }
 
 void PromptPanel::setStage(const QString& stage) {

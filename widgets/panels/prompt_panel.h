@@ -47,6 +47,7 @@ public:
     void setSamplers(const QStringList& ids, const QStringList& labels);
 
     bool isRunning() const { return m_running; }
+    QString progressText() const;  // what the progress bar says now
 
 public slots:
     // Running: Generate disabled, Stop enabled, progress reset. Not running: the reverse; the
@@ -54,8 +55,11 @@ public slots:
     void setRunning(bool running);
     // `step` finished steps of `steps`; secondsPerStep <= 0 hides the time.
     void setProgress(int step, int steps, double secondsPerStep);
-    // A stage outside the step loop ("text encoder", "vae decode"), shown in the progress bar.
+    // A stage outside the step loop ("text encoder", "vae decode", a model load, a streamed
+    // block, a search trial), shown in the progress bar.
     void setStage(const QString& stage);
+    // The run's estimate ("about 12 s in all"), shown after the step count until the next run.
+    void setEstimate(const QString& estimate);
 
 signals:
     void generateRequested();
@@ -89,4 +93,5 @@ private:
     int m_noteAboveChars = 2000;
     int m_maxTokens = 77;
     int m_lastStep = 0, m_lastSteps = 0;
+    QString m_estimate;
 };
