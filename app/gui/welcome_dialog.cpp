@@ -239,7 +239,8 @@ void WelcomeDialog::onComparisonEnded() {
     QString html = tr("<b>bf16</b>: %1.<br><b>fp16</b>: %2.")
                        .arg(verdictWords(bf16).toHtmlEscaped(), verdictWords(fp16).toHtmlEscaped());
     if (m_failure && m_failure->fromProbe)
-        html += "<br>" + tr("First failing layer in fp16: <b>%1</b> (component %2, %3): %4.")
+        html += "<br>" + tr("First failing layer in fp16: <b>%1</b> (component %2, %3), where %4 "
+                            "first appeared.")
                              .arg(qs(m_failure->point).toHtmlEscaped(),
                                   qs(m_failure->component).toHtmlEscaped(), stageText(*m_failure),
                                   qs(hs::nonFiniteKindName(m_failure->kind)));

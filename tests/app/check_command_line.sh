@@ -12,6 +12,9 @@ timeout 300 "$studio" --data-dir "$tmp/history" --prompt "a large red circle in 
   --seed 3 --plan transformer=fp16 --generate --screenshot "$tmp/shot.png" || { echo "studio run failed"; exit 1; }
 [ -s "$tmp/shot.png" ] || { echo "no screenshot written"; exit 1; }
 [ "$(head -c 8 "$tmp/shot.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || { echo "screenshot is not a PNG"; exit 1; }
+# The first-launch welcome stays away when the command line says what to do.
+[ -s "$tmp/config/Halfscope/Halfscope.conf" ] || { echo "no settings written"; exit 1; }
+grep -q '^\[welcome\]' "$tmp/config/Halfscope/Halfscope.conf" && { echo "the welcome showed with --generate"; exit 1; }
 # The run went into the history with the start-up plan and prompt.
 ls "$tmp/history" | grep -q . || { echo "nothing saved in the history folder"; exit 1; }
 
