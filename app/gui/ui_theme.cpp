@@ -14,6 +14,7 @@
 
 #ifdef HALFSCOPE_HAVE_QTDBUS
 #include <QDBusConnection>
+#include <QDBusError>
 #include <QDBusMessage>
 #include <QDBusVariant>
 #endif
@@ -30,7 +31,8 @@ const char* kPortalPath = "/org/freedesktop/portal/desktop";
 const char* kPortalSettings = "org.freedesktop.portal.Settings";
 
 struct State {
-    bool installed = false;
+    bool installed = false;      // the platform's style and palette are remembered
+    bool following = false;      // the Follower listens
     bool applying = false;       // our own ApplicationPaletteChange is not the system's
     bool platformShown = false;  // the application shows the platform's own palette
     QString setting = QStringLiteral("system");
@@ -263,14 +265,19 @@ void install(QApplication& app) {
         st.platformStyle = app.style()->name();
         st.platformPalette = app.palette();
         st.installed = true;
+    }
+    if (!st.following) {
+        st.following = true;
         auto* follower = new Follower(&app);
         app.installEventFilter(follower);
 #ifdef HALFSCOPE_HAVE_QTDBUS
         QDBusConnection bus = QDBusConnection::sessionBus();
-        if (bus.isConnected())
-            bus.connect(kPortalService, kPortalPath, kPortalSettings,
-                        QStringLiteral("SettingChanged"), follower,
-                        SLOT(portalSettingChanged(QString, QString, QDBusVariant)));
+        if (bus.isConnected() &&
+            !bus.connect(kPortalService, kPortalPath, kPortalSettings,
+                         QStringLiteral("SettingChanged"), follower,
+                         SLOT(portalSettingChanged(QString, QString, QDBusVariant))))
+            qCWarning(lcTheme, "cannot follow the portal's color-scheme: %s",
+                      qPrintable(bus.lastError().message()));
 #endif
     }
     st.setting = SettingsDialog::storedTheme(QSettings());

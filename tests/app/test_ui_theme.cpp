@@ -7,14 +7,20 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QStyle>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <atomic>
 #include <cmath>
+#include <optional>
 
 #include "compare_view.h"
 #include "ctl_plot_style.h"
@@ -22,6 +28,13 @@
 #include "settings_dialog.h"
 #include "step_plot.h"
 #include "ui_theme.h"
+
+#ifdef HALFSCOPE_HAVE_QTDBUS
+#include <QDBusConnection>
+#include <QDBusMessage>
+#include <QDBusVariant>
+#include <QDBusVirtualObject>
+#endif
 
 using ui_theme::Scheme;
 
@@ -95,6 +108,88 @@ PlotLook lookOf(QCustomPlot* plot) {
                 l.worstCurve, ctl::contrastRatio(plot->graph(i)->pen().color(), l.background));
     return l;
 }
+
+#ifdef HALFSCOPE_HAVE_QTDBUS
+// The freedesktop portal's Settings interface as xdg-desktop-portal serves it: Read answers
+// variant(variant(uint32 color-scheme)); 1 prefer dark, 2 prefer light.
+class FakePortal : public QDBusVirtualObject {
+public:
+    std::atomic<uint> scheme{1};
+    bool handleMessage(const QDBusMessage& m, const QDBusConnection& c) override {
+        if (m.interface() != "org.freedesktop.portal.Settings" || m.member() != "Read")
+            return false;
+        const auto args = m.arguments();
+        if (args.size() != 2 || args[0].toString() != "org.freedesktop.appearance" ||
+            args[1].toString() != "color-scheme") {
+            c.send(m.createErrorReply("org.freedesktop.portal.Error.NotFound", "no such key"));
+            return true;
+        }
+        const QVariant inner = QVariant::fromValue(QDBusVariant(QVariant::fromValue(uint(scheme))));
+        c.send(m.createReply(QVariant::fromValue(QDBusVariant(inner))));
+        return true;
+    }
+    QString introspect(const QString&) const override { return {}; }
+};
+
+// A private session bus (dbus-daemon) with the fake portal on its own connection and thread, as
+// a separate process would be; DBUS_SESSION_BUS_ADDRESS points at it before Qt first uses it.
+class PortalBus {
+public:
+    bool start() {
+        m_daemon.start("dbus-daemon", {"--session", "--nofork", "--print-address"});
+        if (!m_daemon.waitForStarted(5000) || !m_daemon.waitForReadyRead(5000)) return false;
+        const QByteArray address = m_daemon.readLine().trimmed();
+        if (address.isEmpty()) return false;
+        qputenv("DBUS_SESSION_BUS_ADDRESS", address);
+        m_thread.start();
+        bool ok = false;
+        QMetaObject::invokeMethod(
+            &m_anchor,
+            [&] {
+                QDBusConnection c =
+                    QDBusConnection::connectToBus(QDBusConnection::SessionBus, "fake-portal");
+                ok = c.isConnected() && c.registerService("org.freedesktop.portal.Desktop") &&
+                     c.registerVirtualObject("/org/freedesktop/portal/desktop", &portal);
+            },
+            Qt::BlockingQueuedConnection);
+        return ok;
+    }
+    void announce(uint scheme) {
+        portal.scheme = scheme;
+        QMetaObject::invokeMethod(
+            &m_anchor,
+            [scheme] {
+                QDBusMessage sig =
+                    QDBusMessage::createSignal("/org/freedesktop/portal/desktop",
+                                               "org.freedesktop.portal.Settings", "SettingChanged");
+                sig << QStringLiteral("org.freedesktop.appearance")
+                    << QStringLiteral("color-scheme")
+                    << QVariant::fromValue(QDBusVariant(QVariant::fromValue(scheme)));
+                QDBusConnection(QStringLiteral("fake-portal")).send(sig);
+            },
+            Qt::BlockingQueuedConnection);
+    }
+    PortalBus() {
+        m_anchor.moveToThread(&m_thread);
+        portal.moveToThread(&m_thread);
+    }
+    ~PortalBus() {
+        QMetaObject::invokeMethod(
+            &m_anchor, [] { QDBusConnection::disconnectFromBus("fake-portal"); },
+            Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+        m_daemon.kill();
+        m_daemon.waitForFinished(3000);
+    }
+    FakePortal portal;
+
+private:
+    QProcess m_daemon;
+    QThread m_thread;
+    QObject m_anchor;
+};
+#endif
 
 class ThemeTest : public ::testing::Test {
 protected:
@@ -267,6 +362,53 @@ TEST_F(ThemeTest, SubtleTextFollowsTheTheme) {
     EXPECT_GT(note->palette().color(QPalette::WindowText).lightnessF(), 0.5);
     EXPECT_GE(contrast(), ctl::kTextContrast);
 }
+
+// The portal first: it answers over a real (private) D-Bus session, wins over GTK's file, and its
+// SettingChanged signal switches the running application while the setting is "system".
+#ifdef HALFSCOPE_HAVE_QTDBUS
+TEST(UiThemePortal, ThePortalDecidesAndItsChangeIsFollowed) {
+    if (QStandardPaths::findExecutable("dbus-daemon").isEmpty())
+        GTEST_SKIP() << "no dbus-daemon (package dbus)";
+    QTemporaryDir dir;
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.filePath("settings"));
+    PortalBus bus;
+    ASSERT_TRUE(bus.start());
+    QTemporaryDir home;
+    writeFile(home.filePath(".config/gtk-3.0/settings.ini"),
+              "[Settings]\ngtk-application-prefer-dark-theme=0\n");
+    auto s = fakeDesktop(home.path());
+    s.portal = true;
+    QElapsedTimer t;
+    t.start();
+    EXPECT_EQ(ui_theme::portalScheme(), Scheme::Dark);
+    std::printf("portal Read answered in %lld ms\n", static_cast<long long>(t.elapsed()));
+    EXPECT_EQ(ui_theme::systemScheme(s).scheme, Scheme::Dark);
+    EXPECT_EQ(ui_theme::systemScheme(s).source, "portal");
+    bus.portal.scheme = 0;  // no preference: the next source answers
+    EXPECT_EQ(ui_theme::portalScheme(), std::nullopt);
+    EXPECT_EQ(ui_theme::systemScheme(s).scheme, Scheme::Light);
+    EXPECT_NE(ui_theme::systemScheme(s).source, "portal");
+
+    // The running application: the stored setting is "system" (nothing stored).
+    bus.portal.scheme = 1;
+    ui_theme::install(*qApp);
+    EXPECT_EQ(ui_theme::current().source, "portal");
+    EXPECT_EQ(ui_theme::current().scheme, Scheme::Dark);
+    EXPECT_LT(QApplication::palette().color(QPalette::Window).lightnessF(), 0.25);
+    bus.announce(2);
+    EXPECT_TRUE(QTest::qWaitFor([] { return ui_theme::current().scheme == Scheme::Light; }, 5000));
+    EXPECT_GT(QApplication::palette().color(QPalette::Window).lightnessF(), 0.7);
+    bus.announce(1);
+    EXPECT_TRUE(QTest::qWaitFor([] { return ui_theme::current().scheme == Scheme::Dark; }, 5000));
+    // A chosen theme is not moved by the desktop.
+    ui_theme::applySetting("light");
+    bus.announce(1);
+    QTest::qWait(200);
+    EXPECT_EQ(ui_theme::current().scheme, Scheme::Light);
+    EXPECT_EQ(ui_theme::current().source, "setting");
+}
+#endif
 
 TEST(UiThemeSetting, TheSettingsDialogStoresTheThemeAndSaysSo) {
     QTemporaryDir dir;
