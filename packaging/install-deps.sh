@@ -19,6 +19,7 @@ if [ "${1:-}" = "--tests" ]; then
   PACKAGES+=(fonts-dejavu-core)  # the CJK glyph test: a Latin-only font set
   PACKAGES+=(p7zip-full)  # the NSIS check lists the installer's payload
   PACKAGES+=(g++-mingw-w64-x86-64-posix)  # the Windows code paths compile-checked with MinGW-w64
+  PACKAGES+=(dbus-daemon)  # the theme test's private session bus, serving a freedesktop portal
 fi
 missing=()
 for p in "${PACKAGES[@]}"; do
