@@ -103,7 +103,13 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     run->setStretchFactor(0, 2);
     run->setStretchFactor(2, 3);
     m_tabs = new QTabWidget;
-    m_tabs->addTab(run, tr("Run"));
+    // A scroll area under the run too: on a short screen (1366x768) it scrolls instead of
+    // squeezing the plot below its axis labels.
+    auto* runScroll = new QScrollArea;
+    runScroll->setWidget(run);
+    runScroll->setWidgetResizable(true);
+    runScroll->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(runScroll, tr("Run"));
     auto* compareScroll = new QScrollArea;  // four runs side by side need more than a screen
     compareScroll->setWidget(v.compare);
     compareScroll->setWidgetResizable(true);
@@ -113,7 +119,11 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     // Bottom: wide and short suits the log, the run table and the trial table alike.
     auto* log = dock(this, tr("Log"), "log", v.log, Qt::BottomDockWidgetArea);
     auto* history = dock(this, tr("History"), "history", v.history, Qt::BottomDockWidgetArea);
-    auto* fix = dock(this, tr("Find minimal fix"), "fix", v.fix, Qt::BottomDockWidgetArea);
+    auto* fixScroll = new QScrollArea;  // its options and tables scroll in a short dock
+    fixScroll->setWidget(v.fix);
+    fixScroll->setWidgetResizable(true);
+    fixScroll->setFrameShape(QFrame::NoFrame);
+    auto* fix = dock(this, tr("Find minimal fix"), "fix", fixScroll, Qt::BottomDockWidgetArea);
     tabifyDockWidget(log, history);
     tabifyDockWidget(history, fix);
     log->raise();

@@ -38,6 +38,7 @@ CompareView::CompareView(QWidget* parent)
     : QWidget(parent),
       m_plot(new StepPlot(this)),
       m_divergence(new QCustomPlot(this)),
+      m_divergenceNote(new QLabel(this)),
       m_stripBox(new QWidget),
       m_stripGrid(new QGridLayout(m_stripBox)),
       m_imageRow(new QHBoxLayout),
@@ -70,6 +71,10 @@ CompareView::CompareView(QWidget* parent)
     steps->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     m_divergence->xAxis->setTicker(steps);
     m_divergence->setMinimumHeight(140);
+    // The measure and the pair in a line that wraps above the plot; the axis keeps a short word.
+    m_divergenceNote->setWordWrap(true);
+    m_divergenceNote->setTextFormat(Qt::PlainText);
+    m_divergence->yAxis->setLabel(tr("divergence"));
     ctl::followPalette(m_divergence);  // its grey curve turns light on a dark palette
     connect(m_plot->plot()->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this](const QCPRange& r) {
@@ -132,12 +137,18 @@ CompareView::CompareView(QWidget* parent)
     top->setStretchFactor(1, 2);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(top);
-    split->addWidget(m_divergence);
+    auto* divergenceBox = new QWidget(this);
+    auto* divergenceLayout = new QVBoxLayout(divergenceBox);
+    divergenceLayout->setContentsMargins(0, 0, 0, 0);
+    divergenceLayout->setSpacing(0);
+    divergenceLayout->addWidget(m_divergenceNote);
+    divergenceLayout->addWidget(m_divergence, 1);
+    split->addWidget(divergenceBox);
     split->addWidget(m_stripScroll);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     split->setStretchFactor(2, 2);
-    m_plot->setMinimumHeight(280);
+    // The step plot's height comes from its layout (controls, wrapped note, plot, values).
     images->setMinimumHeight(200);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -297,8 +308,9 @@ void CompareView::replotDivergence() {
     m_divergence->graph(1)->setData(badKeys, QVector<double>(badKeys.size(), top), true);
     m_divergence->yAxis->setRange(range);
     const QString a = m_labels.value(m_pairA), b = m_labels.value(m_pairB);
-    m_divergence->yAxis->setLabel(m_divergenceWhat);
-    m_divergence->xAxis->setLabel(tr("step (%1 vs %2; red x: not finite)").arg(a, b));
+    m_divergenceNote->setText(tr("Per step: %1, %2 vs %3 (a red x marks a step that is not finite)")
+                                  .arg(m_divergenceWhat, a, b));
+    m_divergence->xAxis->setLabel(tr("step"));
     m_divergence->xAxis->setRange(m_plot->plot()->xAxis->range());
     m_divergence->replot(QCustomPlot::rpQueuedReplot);
 }

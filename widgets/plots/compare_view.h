@@ -77,6 +77,7 @@ private:
 
     StepPlot* m_plot;
     QCustomPlot* m_divergence;
+    QLabel* m_divergenceNote;  // what the divergence measures, for which pair
     QWidget* m_stripBox;
     QGridLayout* m_stripGrid;
     QHBoxLayout* m_imageRow;

@@ -2,6 +2,7 @@
 
 #include <QPaintEvent>
 #include <QPainter>
+#include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
 
@@ -194,20 +195,52 @@ QFont boldOf(QFont f) {
     return f;
 }
 
+// A title with a break opportunity (zero-width space) after each comma: a plan such as
+// "text_encoder=bf16,transformer=fp16,vae=fp16" has no spaces to wrap at.
+QString breakable(const QString& title) {
+    QString t = title;
+    t.replace(',', QStringLiteral(",\u200B"));
+    return t;
+}
+
+// The widest piece of `text` that wrapping cannot split (between spaces and break points).
+int widestPiece(const QFont& font, const QString& text) {
+    const QFontMetrics fm(font);
+    int w = 0;
+    for (const QString& piece :
+         text.split(QRegularExpression(QStringLiteral("[\\s\u200B]+")), Qt::SkipEmptyParts))
+        w = std::max(w, fm.horizontalAdvance(piece));
+    return w;
+}
+
 }  // namespace
 
 int ImageView::headerHeight() const {
     const int line = fontMetrics().height() + 6;
     int h = 0;
-    if (!m_title.isEmpty()) h += line;
+    if (!m_title.isEmpty()) h += wrappedHeight(boldOf(font()), breakable(m_title), width() - 8);
     if (m_verdict != Verdict::None) {  // badge + levels, non-finite, explanation
         h += line;
+        if (!levelsBesideBadge()) h += wrappedHeight(font(), m_levels, width() - 8);
         h += wrappedHeight(m_hasNonFinite ? boldOf(font()) : font(), m_nonFinite, width() - 8);
         h += wrappedHeight(font(), m_explanation, width() - 8);
     } else if (!m_caption.isEmpty()) {
         h += wrappedHeight(font(), m_caption, width() - 8);
     }
     return h ? h + 4 : 0;
+}
+
+bool ImageView::levelsBesideBadge() const {
+    const int badge = QFontMetrics(boldOf(font())).horizontalAdvance(badgeText()) + 16;
+    return fontMetrics().horizontalAdvance(m_levels) <= width() - badge - 16;
+}
+
+QStringList ImageView::elidedTexts() const {
+    QStringList out;
+    if (!m_title.isEmpty() && widestPiece(boldOf(font()), breakable(m_title)) > width() - 8)
+        out << m_title;
+    if (m_verdict != Verdict::None && widestPiece(font(), m_levels) > width() - 8) out << m_levels;
+    return out;
 }
 
 QRect ImageView::headerRect() const {
@@ -249,9 +282,11 @@ void ImageView::paintEvent(QPaintEvent*) {
         bold.setBold(true);
         p.setFont(bold);
         p.setPen(pal.color(QPalette::WindowText));
-        p.drawText(QRect(4, y, width() - 8, line), Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(bold).elidedText(m_title, Qt::ElideRight, width() - 8));
-        y += line;
+        const QString title = breakable(m_title);
+        const int th = wrappedHeight(bold, title, width() - 8);
+        p.drawText(QRect(4, y, width() - 8, th),
+                   Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, title);
+        y += th;
     }
     if (m_verdict != Verdict::None) {
         QFont bold = font();
@@ -269,10 +304,17 @@ void ImageView::paintEvent(QPaintEvent*) {
         p.drawText(badgeRect, Qt::AlignCenter, badge);
         p.setFont(font());
         p.setPen(pal.color(QPalette::WindowText));
-        const QRect levels(badgeRect.right() + 8, y, width() - badgeRect.right() - 12, line);
-        p.drawText(levels, Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(m_levels, Qt::ElideRight, levels.width()));
         y += line;
+        if (levelsBesideBadge()) {
+            const QRect levels(badgeRect.right() + 8, badgeRect.top() - 1,
+                               width() - badgeRect.right() - 12, line);
+            p.drawText(levels, Qt::AlignLeft | Qt::AlignVCenter, m_levels);
+        } else {  // a narrow view: under the badge, wrapped
+            const int lh = wrappedHeight(font(), m_levels, width() - 8);
+            p.drawText(QRect(4, y, width() - 8, lh),
+                       Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, m_levels);
+            y += lh;
+        }
         if (m_hasNonFinite) {
             p.setFont(bold);
             p.setPen(badgeColor());

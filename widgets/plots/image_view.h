@@ -6,6 +6,7 @@
 // Before any run it shows an empty state. The scaled pixmap is cached per size.
 #include <QImage>
 #include <QPixmap>
+#include <QStringList>
 #include <QWidget>
 
 #include "records/run_types.h"
@@ -46,6 +47,10 @@ public:
     double stdLevel() const { return m_std; }
     // Where the image is drawn, in widget coordinates (empty without an image).
     QRect imageRect() const;
+    // The painted texts (title, levels) with a piece too wide for the view's width: a title
+    // wraps at spaces and after commas, the levels move under the badge when they do not fit
+    // beside it, so this is empty unless one word is wider than the whole view.
+    QStringList elidedTexts() const;
 
     static Verdict parseVerdict(const QString& verdict);
 
@@ -59,6 +64,7 @@ protected:
 private:
     QRect headerRect() const;
     int headerHeight() const;
+    bool levelsBesideBadge() const;
     void computeNumbers(const hs::PreviewImage& image, const hs::TensorStats& stats);
     void refreshCache();
 

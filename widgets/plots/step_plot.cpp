@@ -94,12 +94,17 @@ StepPlot::StepPlot(QWidget* parent)
            "mean are signed and are hidden"));
     connect(m_logBox, &QCheckBox::toggled, this, &StepPlot::setLogScale);
 
+    // Two rows (what is drawn; which curves), so a narrow plot never squeezes a control below
+    // the width of its text.
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
     bar->addWidget(new QLabel(tr("Tensor:"), this));
     bar->addWidget(m_tensorBox);
     bar->addWidget(m_logBox);
     bar->addStretch(1);
+    auto* seriesBar = new QHBoxLayout;
+    seriesBar->setContentsMargins(0, 0, 0, 0);
+    seriesBar->setSpacing(0);
     const QString names[SeriesCount] = {tr("min"), tr("max"), tr("|max|"), tr("mean"),
                                         tr("std"), tr("NaN"), tr("Inf")};
     for (int s = 0; s < SeriesCount; ++s) {
@@ -111,11 +116,13 @@ StepPlot::StepPlot(QWidget* parent)
         b->setToolTip(tr("Show or hide the %1 curve").arg(names[s]));
         connect(b, &QToolButton::toggled, this,
                 [this, s](bool on) { setSeriesVisible(Series(s), on); });
-        bar->addWidget(b);
+        seriesBar->addWidget(b);
         m_seriesButtons[s] = b;
     }
+    seriesBar->addStretch(1);
 
     m_note->setWordWrap(true);
+    // A wrapped label's minimum is one line; the note takes its lines' height (see resizeEvent).
     m_note->setTextFormat(Qt::PlainText);
     m_values->setTextFormat(Qt::RichText);
     m_values->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -126,7 +133,7 @@ StepPlot::StepPlot(QWidget* parent)
     m_plot->xAxis->setLabel(tr("step"));
     m_plot->yAxis->setLabel(tr("value"));
     m_plot->yAxis2->setVisible(true);
-    m_plot->yAxis2->setLabel(tr("NaN / Inf count"));
+    m_plot->yAxis2->setLabel(tr("count"));  // the legend names NaN and Inf counts
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis2}) {
         QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
         ticker->setTickStep(1.0);
@@ -189,10 +196,13 @@ StepPlot::StepPlot(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(bar);
+    layout->addLayout(seriesBar);
     layout->addWidget(m_note);
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_values);
-    setMinimumSize(360, 240);
+    // Room for the axis labels and two legend rows; the width follows the controls' rows (the
+    // legend's columns follow the width, see fitLegend, so its hint must not set a minimum).
+    m_plot->setMinimumSize(240, 170);
 
     setRunLabels({tr("Run 1")});
     ctl::followPalette(m_plot);  // axes, grid and curves from the palette, light or dark
@@ -295,12 +305,53 @@ void StepPlot::flush() {
     fillData();
     updateRanges();
     updateLimitItems();
+    fitLegend();
     // A plot in a hidden dock or tab keeps its data current but renders when it is shown.
     if (isVisible()) {
         m_plot->replot();
     } else {
         m_replotOnShow = true;
     }
+}
+
+void StepPlot::fitLegend() {
+    QCPLegend* legend = m_plot->legend;
+    QVector<int> widths;  // each item's width with its whole text
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i))
+            widths << item->minimumOuterSizeHint().width();
+    if (widths.isEmpty()) return;
+    const int room = m_plot->width() - legend->margins().left() - legend->margins().right();
+    // The most columns whose widest items fit side by side (items fill rows, left to right).
+    int columns = int(widths.size());
+    for (; columns > 1; --columns) {
+        int total = legend->columnSpacing() * (columns - 1);
+        for (int c = 0; c < columns; ++c) {
+            int w = 0;
+            for (int i = c; i < widths.size(); i += columns) w = std::max(w, widths[i]);
+            total += w;
+        }
+        if (total <= room) break;
+    }
+    if (legend->wrap() != columns || legend->columnCount() > columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-flows the items
+    }
+    // The legend's rows come out of the plot's height: keep ~120 px for the axis rect and its
+    // tick and axis labels under them.
+    m_plot->setMinimumHeight(std::max(170, legend->minimumOuterSizeHint().height() + 120));
+}
+
+void StepPlot::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitNote();
+}
+
+void StepPlot::fitNote() {
+    // The layout's minimum counts a wrapped label as one line: the note's height at this width
+    // goes into its minimum, so a short plot scrolls or grows instead of overlapping the note.
+    const int h = m_note->text().isEmpty() ? 0 : m_note->heightForWidth(width());
+    if (m_note->minimumHeight() != h) m_note->setMinimumHeight(h);
 }
 
 void StepPlot::showEvent(QShowEvent* event) {
@@ -434,6 +485,7 @@ void StepPlot::updateLimitItems() {
     m_limitNote = m_data.limitNote();
     m_note->setText(m_limitNote);
     m_note->setVisible(!m_limitNote.isEmpty());
+    fitNote();
 }
 
 void StepPlot::updateButtons() {
@@ -501,7 +553,9 @@ void StepPlot::setHover(int step) {
 
 bool StepPlot::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_plot) {
-        if (event->type() == QEvent::MouseMove) {
+        if (event->type() == QEvent::Resize) {
+            fitLegend();  // the plot replots itself after a resize
+        } else if (event->type() == QEvent::MouseMove) {
             const auto* me = static_cast<QMouseEvent*>(event);
             const int before = m_hoverStep;
             const int step = showValuesAt(m_plot->xAxis->pixelToCoord(me->position().x()));

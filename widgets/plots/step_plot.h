@@ -34,6 +34,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QMouseEvent;
+class QResizeEvent;
 class QShowEvent;
 class QTimer;
 class QToolButton;
@@ -103,6 +104,7 @@ signals:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void markDirty();
@@ -113,6 +115,9 @@ private:
     void updateRanges();
     void updateLimitItems();
     void updateButtons();
+    // Sets the legend's columns to as many as fit the plot's width with every item whole.
+    void fitLegend();
+    void fitNote();  // the note's minimum height: its wrapped lines at the current width
     void setHover(int step);
 
     QCustomPlot* m_plot;
