@@ -255,6 +255,19 @@ TEST_F(StudioTest, CompareTitlesNameWhatDiffersAndKeepTheWholePlan) {
     w->studio().compareRemedies({m + "=fp16," + m + "=clamp", m + "=fp16," + m + "=scale:4"});
     EXPECT_EQ(v.compare->runLabels(), QStringList({m + " fp16 + clamp", m + " fp16 + scale:4"}));
     ASSERT_TRUE(waitIdle(*w));
+
+    // Runs from the history: the same titles, with their numbers there.
+    qint64 bf16 = -1, fp16 = -1;
+    for (const auto& r : RunHistory(m_dir.filePath("history")).list()) {
+        if (r.plan.contains("=bf16") && !r.plan.contains("=fp16")) bf16 = r.id;
+        if (r.plan.contains("=fp16") && !r.plan.contains("=bf16") && r.plan.count('=') > 2)
+            fp16 = r.id;
+    }
+    ASSERT_GE(bf16, 0);
+    ASSERT_GE(fp16, 0);
+    w->studio().compareHistoryRuns({bf16, fp16});
+    EXPECT_EQ(v.compare->runLabels(), QStringList({QString("bf16 (run %1)").arg(bf16),
+                                                   QString("fp16 (run %1)").arg(fp16)}));
 }
 
 TEST_F(StudioTest, HistorySurvivesARestart) {
