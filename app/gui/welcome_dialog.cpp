@@ -122,8 +122,8 @@ WelcomeDialog::WelcomeDialog(MainWindow* window)
     connect(&studio, &Studio::busyChanged, this, &WelcomeDialog::updateBusy);
     connect(&studio, &Studio::modelLoaded, this, &WelcomeDialog::onModelLoaded);
     connect(&c, &RunController::loadFailed, this, [this](const QString& message) {
-        if (m_state == State::Loading)
-            fail(tr("The demo model could not be opened: %1").arg(message));
+        if (m_state != State::Loading) return;
+        fail(tr("The demo model could not be opened: %1").arg(message));
     });
     connect(&c, &RunController::stepDone, this, [this] {
         if (m_state != State::Comparing) return;
@@ -174,27 +174,26 @@ void WelcomeDialog::startComparison() {
     m_fp16.reset();
     m_jobError.clear();
     m_showLayer->setEnabled(false);
-    const QString demo = qs(hs::findDemoModel());
-    if (demo.isEmpty()) {
-        fail(
-            tr("The embedded demo model is missing from this installation: reinstall "
-               "Halfscope, or open one of your own models from the model library."));
-        return;
-    }
-    if (studio.model() && studio.model()->isDemo) {
-        compareNow();
-        return;
-    }
+    if (studio.model() && studio.model()->isDemo) return compareNow();
     m_state = State::Loading;
     m_progress->setRange(0, 0);  // busy indicator: a load reports no steps here
     m_progress->setVisible(true);
-    m_result->setText(tr("Opening the demo model..."));
     updateBusy();
-    studio.openModel(demo);
+    openDemo();
+}
+
+void WelcomeDialog::openDemo() {
+    const QString demo = qs(hs::findDemoModel());
+    if (demo.isEmpty())
+        return fail(
+            tr("The embedded demo model is missing from this installation: reinstall "
+               "Halfscope, or open one of your own models from the model library."));
+    m_result->setText(tr("Opening the demo model..."));
+    m_window->studio().openModel(demo);
 }
 
 void WelcomeDialog::onModelLoaded(const LoadedModel& model) {
-    // A load queued before ours ends first: wait for the demo.
+    // Another model's load (one queued before the demo's) ends first: wait for the demo.
     if (m_state != State::Loading || !model.isDemo) return;
     // After the window's own handlers (the saved steps and plan of this model).
     QTimer::singleShot(0, this, &WelcomeDialog::compareNow);

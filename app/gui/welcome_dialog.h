@@ -48,6 +48,7 @@ public:
     void openLibrary();
 
 private:
+    void openDemo();
     void onModelLoaded(const LoadedModel& model);
     void compareNow();
     void onComparisonEnded();
@@ -61,7 +62,7 @@ private:
     QPushButton* m_showLayer;
     QPushButton* m_library;
     State m_state = State::Ready;
-    int m_stepsDone = 0, m_stepsTotal = 0;
+    int m_stepsDone = 0;
     QString m_jobError;  // a comparison run that failed, in the engine's words
     std::optional<hs::FirstFailure> m_failure;
     std::optional<hs::RunRecord> m_fp16;  // the run the failing layer is shown from

@@ -23,7 +23,9 @@
 #include "diagnosis/first_failure.h"
 #include "layer_heatmap.h"
 #include "library_dialog.h"
+#include "log_panel.h"
 #include "main_window.h"
+#include "model_panel.h"
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
@@ -181,6 +183,28 @@ TEST_F(WelcomeTest, WithAnotherModelOpenTheClickOpensTheDemoFirst) {
     ASSERT_TRUE(w->studio().model()->isDemo);
     ASSERT_EQ(w->studio().compareRuns().size(), 2);
     EXPECT_EQ(qs(w->studio().compareRuns()[1].config.modelDir), qs(hs::findDemoModel()));
+}
+
+TEST_F(WelcomeTest, TheButtonWaitsForTheWindowsOwnLoadAndLoadsNothingTwice) {
+    auto w = std::make_unique<MainWindow>(m_dir.filePath("history"), qs(hs::findDemoModel()));
+    QObject::connect(&w->studio(), &Studio::modelLoaded, w.get(), [w = w.get()] {
+        hs::RunConfig cfg;
+        w->views().prompt->applyTo(cfg);
+        cfg.steps = 4;
+        w->views().prompt->setFrom(cfg);
+    });
+    w->show();
+    WelcomeDialog* d = WelcomeDialog::showFor(w.get());  // as at the first launch
+    ASSERT_TRUE(w->views().model->isLoading());          // the window opens the demo
+    EXPECT_FALSE(d->compareButton()->isEnabled());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return d->compareButton()->isEnabled(); }, 60000));
+    ASSERT_TRUE(w->studio().model() && w->studio().model()->isDemo);
+    d->compareButton()->click();
+    EXPECT_EQ(d->state(), WelcomeDialog::State::Comparing) << d->resultText().toStdString();
+    ASSERT_TRUE(waitEnded(*d));
+    ASSERT_EQ(d->state(), WelcomeDialog::State::Done) << d->resultText().toStdString();
+    const QString log = w->views().log->toPlainText();
+    EXPECT_EQ(log.count("Loaded "), 1) << log.toStdString();
 }
 
 TEST_F(WelcomeTest, StoppedComparisonIsSaidAndTheButtonWaitsWhileTheStudioIsBusy) {
