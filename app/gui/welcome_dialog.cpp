@@ -252,7 +252,6 @@ void WelcomeDialog::onComparisonEnded() {
     m_result->setToolTip(QString("bf16: %1\nfp16: %2")
                              .arg(engine_text::text(bf16.verdictMessage, bf16.verdictExplanation),
                                   engine_text::text(fp16.verdictMessage, fp16.verdictExplanation)));
-    m_showLayer->setEnabled(m_failure && m_failure->fromProbe);
     updateBusy();
 }
 
@@ -266,7 +265,7 @@ void WelcomeDialog::fail(const QString& message) {
 }
 
 void WelcomeDialog::showFirstFailure() {
-    if (!m_fp16 || !m_failure || !m_failure->fromProbe) return;
+    if (!m_fp16 || !m_failure || !m_failure->fromProbe || m_window->studio().isBusy()) return;
     m_window->studio().showRecord(*m_fp16);
     LayerHeatmap* layers = m_window->views().layers;
     bringForward(layers);
@@ -281,7 +280,10 @@ void WelcomeDialog::openLibrary() {
 
 void WelcomeDialog::updateBusy() {
     const bool mine = m_state == State::Loading || m_state == State::Comparing;
-    m_compare->setEnabled(!mine && !m_window->studio().isBusy());
+    const bool busy = m_window->studio().isBusy();
+    m_compare->setEnabled(!mine && !busy);
+    // Showing a record takes over the single-run views, which a running job feeds.
+    m_showLayer->setEnabled(m_state == State::Done && m_failure && m_failure->fromProbe && !busy);
     m_compare->setToolTip(mine ? tr("The comparison is running")
                           : m_compare->isEnabled()
                               ? QString()

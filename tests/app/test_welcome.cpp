@@ -143,6 +143,13 @@ TEST_F(WelcomeTest, OneClickComparesAndNamesTheFp16RunsFirstFailingLayer) {
     if (expected->step >= 0)
         EXPECT_TRUE(text.contains(QString("step %1").arg(expected->step))) << text.toStdString();
 
+    // While another run feeds the single-run views, they are not taken over.
+    w->studio().generate();
+    EXPECT_FALSE(d->showLayerButton()->isEnabled());
+    w->studio().stop();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w->studio().isBusy(); }, 60000));
+    w->centralTabs()->setCurrentIndex(1);
+
     // "Show this layer": the fp16 run in the Run tab, that layer's cell selected and in view.
     LayerHeatmap* layers = w->views().layers;
     ASSERT_NE(w->centralTabs()->currentWidget(), nullptr);
