@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTextDocument>
@@ -47,7 +48,8 @@ QString stageText(const hs::FirstFailure& f) {
                                 : WelcomeDialog::tr("text encoding");
 }
 
-// Brings `w` into view: the tab page that holds it to the front, the dock that holds it raised.
+// Brings `w` into view: the tab page that holds it to the front, the dock that holds it raised,
+// the scroll areas around it scrolled to it.
 void bringForward(QWidget* w) {
     for (QWidget *child = w, *p = w->parentWidget(); p; child = p, p = p->parentWidget()) {
         // A tab page's parent is the tab widget's internal stack, whose parent is the tab widget.
@@ -58,6 +60,9 @@ void bringForward(QWidget* w) {
             dock->raise();
         }
     }
+    // Once its page is current (and laid out).
+    for (QWidget* p = w->parentWidget(); p; p = p->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(p)) area->ensureWidgetVisible(w);
 }
 
 }  // namespace

@@ -158,6 +158,8 @@ TEST_F(WelcomeTest, OneClickComparesAndNamesTheFp16RunsFirstFailingLayer) {
     QSignalSpy clicked(layers, &LayerHeatmap::cellClicked);
     d->showLayerButton()->click();
     EXPECT_TRUE(w->centralTabs()->currentWidget()->isAncestorOf(layers));
+    QApplication::processEvents();
+    EXPECT_FALSE(layers->grid()->visibleRegion().isEmpty());  // scrolled into the window
     ASSERT_EQ(clicked.count(), 1);
     EXPECT_EQ(clicked[0][0].toString(), qs(expected->point));
     EXPECT_EQ(clicked[0][1].toInt(), expected->step);
