@@ -4,17 +4,23 @@
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../widgets/plots/compare_view.cpp" line="+47"/>
+        <location filename="../widgets/plots/compare_view.cpp" line="+49"/>
         <source>latent divergence</source>
         <translation>潜变量偏离</translation>
     </message>
     <message>
         <location line="+19"/>
+        <location line="+245"/>
         <source>step</source>
         <translation>步</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="-236"/>
+        <source>divergence</source>
+        <translation>偏离</translation>
+    </message>
+    <message>
+        <location line="+27"/>
         <source>auto</source>
         <translation>自动</translation>
     </message>
@@ -49,7 +55,7 @@
         <translation>两次运行都有最终图像后，这里会显示差异。</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+34"/>
         <source>Run A</source>
         <translation>运行 A</translation>
     </message>
@@ -59,17 +65,17 @@
         <translation>运行 B</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+47"/>
         <source>Waiting for the final image of this run.</source>
         <translation>正在等待此次运行的最终图像。</translation>
     </message>
     <message>
-        <location line="+108"/>
-        <source>step (%1 vs %2; red x: not finite)</source>
-        <translation>步（%1 对比 %2；红色 x：非有限值）</translation>
+        <location line="+107"/>
+        <source>Per step: %1, %2 vs %3 (a red x marks a step that is not finite)</source>
+        <translation>每一步的%1，%2 对比 %3（红色 x 标出出现非有限值的步）</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+29"/>
         <source>Difference |%1 - %2|</source>
         <translation>差异 |%1 - %2|</translation>
     </message>
@@ -1120,7 +1126,7 @@
 <context>
     <name>ImageView</name>
     <message>
-        <location filename="../widgets/plots/image_view.cpp" line="+11"/>
+        <location filename="../widgets/plots/image_view.cpp" line="+13"/>
         <source>No image yet. Start a run to see its final image and verdict here.</source>
         <translation>尚无图像。开始一次运行后，将在此处显示其最终图像和判定。</translation>
     </message>
@@ -1180,7 +1186,7 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+150"/>
+        <location line="+191"/>
         <source>No image</source>
         <translation>无图像</translation>
     </message>
@@ -1188,25 +1194,25 @@
 <context>
     <name>LayerHeatmap</name>
     <message>
-        <location filename="../widgets/plots/layer_heatmap.cpp" line="+48"/>
-        <location line="+98"/>
+        <location filename="../widgets/plots/layer_heatmap.cpp" line="+50"/>
+        <location line="+103"/>
         <source>text encoding</source>
         <translation>文本编码</translation>
     </message>
     <message>
-        <location line="-97"/>
-        <location line="+98"/>
+        <location line="-102"/>
+        <location line="+103"/>
         <source>VAE decode</source>
         <translation>VAE 解码</translation>
     </message>
     <message>
-        <location line="-97"/>
-        <location line="+94"/>
+        <location line="-102"/>
+        <location line="+99"/>
         <source>step %1</source>
         <translation>第 %1 步</translation>
     </message>
     <message>
-        <location line="-84"/>
+        <location line="-89"/>
         <source>Show</source>
         <translation>查看</translation>
     </message>
@@ -1221,12 +1227,12 @@
         <translation>仅模块</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>2^-24</source>
         <translation>2^-24</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>2^-12</source>
         <translation>2^-12</translation>
     </message>
@@ -1236,7 +1242,7 @@
         <translation>65504</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>Blue: lots of headroom below fp16&apos;s 65504; red: at the limit</source>
         <translation>蓝色：距 fp16 上限 65504 余量充足；红色：已达上限</translation>
     </message>
@@ -1247,12 +1253,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+208"/>
+        <location line="+219"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
     <message>
-        <location line="-207"/>
+        <location line="-218"/>
         <source>Inf</source>
         <translation>Inf</translation>
     </message>
@@ -1309,7 +1315,7 @@
         <translation> 且含有非有限值</translation>
     </message>
     <message>
-        <location line="+96"/>
+        <location line="+107"/>
         <source>%1 point, %2</source>
         <translation>%1 级探针点，%2</translation>
     </message>
@@ -1675,13 +1681,13 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../app/gui/main_window.cpp" line="+64"/>
-        <location line="+101"/>
+        <location filename="../app/gui/main_window.cpp" line="+66"/>
+        <location line="+111"/>
         <source>Halfscope</source>
         <translation>Halfscope</translation>
     </message>
     <message>
-        <location line="-87"/>
+        <location line="-97"/>
         <source>Final image</source>
         <translation>最终图像</translation>
     </message>
@@ -1691,7 +1697,7 @@
         <translation>配置</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+20"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
@@ -1711,7 +1717,7 @@
         <translation>历史记录</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source>Find minimal fix</source>
         <translation>查找最小修复</translation>
     </message>
@@ -1861,6 +1867,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>&amp;Welcome...</source>
+        <translation>欢迎(&amp;W)…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&amp;About Halfscope</source>
         <translation>关于 Halfscope(&amp;A)</translation>
     </message>
@@ -1891,7 +1902,7 @@
         <translation>HTML 报告 (*.html)</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+22"/>
         <source>bf16 on the CPU: %1</source>
         <translation>CPU 上的 bf16：%1</translation>
     </message>
@@ -2472,7 +2483,7 @@
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+20"/>
         <source>step %1 / %2</source>
         <translation>第 %1 / %2 步</translation>
     </message>
@@ -2716,12 +2727,42 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../app/gui/run_worker.cpp" line="+27"/>
+        <location filename="../app/gui/run_worker.cpp" line="+28"/>
         <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+70"/>
+        <source>prompt encoded in %1 s</source>
+        <translation>提示词编码完成，用时 %1 秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>encoding the prompt</source>
+        <translation>正在编码提示词</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>image decoded in %1 s</source>
+        <translation>图像解码完成，用时 %1 秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>decoding the image with the VAE</source>
+        <translation>正在用 VAE 解码图像</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1: block %2/%3 resident (%4)</source>
+        <translation>%1：第 %2/%3 块已载入（%4）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Find minimal fix: trial %1 of at most %2 (%3)</source>
+        <translation>查找最小修复：第 %1 次试验，最多 %2 次（%3）</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Loading %1</source>
         <translation>正在加载 %1</translation>
     </message>
@@ -2757,7 +2798,7 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../widgets/panels/settings_dialog.cpp" line="+33"/>
+        <location filename="../widgets/panels/settings_dialog.cpp" line="+36"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -2798,16 +2839,36 @@
     </message>
     <message>
         <location line="+8"/>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
         <location line="+2"/>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>bf16 on the CPU</source>
         <translation>CPU 上的 bf16</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+63"/>
         <source>bf16 computes in fp32 with the weights and every layer&apos;s output rounded to bf16: the same numbers on every CPU, at fp32&apos;s speed.</source>
         <translation>bf16 以 fp32 计算，权重和每一层的输出都舍入为 bf16：在任何 CPU 上结果都相同，速度与 fp32 相当。</translation>
     </message>
@@ -2830,7 +2891,7 @@
 <context>
     <name>StepPlot</name>
     <message>
-        <location filename="../widgets/plots/step_plot.cpp" line="+78"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+79"/>
         <source>Log scale (|x|)</source>
         <translation>对数刻度（|x|）</translation>
     </message>
@@ -2855,42 +2916,42 @@
         <translation>幅值的对数刻度：显示 |max| 和标准差；最小值、最大值和均值带正负号，因此隐藏</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>Tensor:</source>
         <translation>张量：</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <location line="+253"/>
+        <location line="+7"/>
+        <location line="+300"/>
         <source>min</source>
         <translation>最小值</translation>
     </message>
     <message>
-        <location line="-253"/>
-        <location line="+253"/>
+        <location line="-300"/>
+        <location line="+300"/>
         <source>max</source>
         <translation>最大值</translation>
     </message>
     <message>
-        <location line="-253"/>
-        <location line="+253"/>
+        <location line="-300"/>
+        <location line="+300"/>
         <source>|max|</source>
         <translation>|max|</translation>
     </message>
     <message>
-        <location line="-253"/>
-        <location line="+253"/>
+        <location line="-300"/>
+        <location line="+300"/>
         <source>mean</source>
         <translation>均值</translation>
     </message>
     <message>
-        <location line="-252"/>
-        <location line="+253"/>
+        <location line="-299"/>
+        <location line="+300"/>
         <source>std</source>
         <translation>标准差</translation>
     </message>
     <message>
-        <location line="-253"/>
+        <location line="-300"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
@@ -2901,18 +2962,18 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+333"/>
+        <location line="+381"/>
         <source>Show or hide the %1 curve</source>
         <translation>显示或隐藏 %1 曲线</translation>
     </message>
     <message>
-        <location line="-321"/>
-        <location line="+335"/>
+        <location line="-367"/>
+        <location line="+381"/>
         <source>Point at the plot to read the exact values of a step.</source>
         <translation>将鼠标指向图表，可读取某一步的精确数值。</translation>
     </message>
     <message>
-        <location line="-332"/>
+        <location line="-378"/>
         <source>step</source>
         <translation>步</translation>
     </message>
@@ -2923,8 +2984,8 @@
     </message>
     <message>
         <location line="+2"/>
-        <source>NaN / Inf count</source>
-        <translation>NaN / Inf 个数</translation>
+        <source>count</source>
+        <translation>个数</translation>
     </message>
     <message>
         <location line="+36"/>
@@ -2937,17 +2998,17 @@
         <translation>bf16 上限 %1</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+34"/>
         <source>Run 1</source>
         <translation>运行 1</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+25"/>
         <source>Run %1</source>
         <translation>运行 %1</translation>
     </message>
     <message>
-        <location line="+136"/>
+        <location line="+177"/>
         <source>NaN count</source>
         <translation>NaN 个数</translation>
     </message>
@@ -3002,7 +3063,7 @@
         <translation>bf16 上限 %1 超出显示范围，比数据高 %2 个数量级。</translation>
     </message>
     <message>
-        <location filename="../widgets/plots/step_plot.cpp" line="+13"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+14"/>
         <source>Signed values cannot be drawn on a log scale</source>
         <translation>带符号的数值无法在对数刻度上绘制</translation>
     </message>
@@ -3035,14 +3096,20 @@
 <context>
     <name>Studio</name>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+29"/>
-        <location line="+454"/>
-        <location filename="../app/gui/studio_records.cpp" line="+86"/>
+        <location filename="../app/gui/studio.cpp" line="+31"/>
+        <location line="+6"/>
+        <location filename="../app/gui/studio_records.cpp" line="+89"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="-422"/>
+        <location line="+2"/>
+        <source>stored</source>
+        <extracomment>A module left at the dtype its checkpoint stores, as in &quot;vae stored&quot;.</extracomment>
+        <translation>存储精度</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -3068,7 +3135,42 @@
         <translation>运行 %1 已保存</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+36"/>
+        <source>Loading %1 was stopped; the model stays %2</source>
+        <translation>已停止加载 %1；当前模型仍为 %2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Loading %1 was stopped; no model is open</source>
+        <translation>已停止加载 %1；当前没有打开的模型</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 (weights %2 + activations %3)</source>
+        <translation>%1（权重 %2 + 激活值 %3）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 of weights (activations not measured on this device)</source>
+        <translation>%1 权重（此设备上未测量激活值）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run %1: about %2 and %3 in all, estimated from its first step</source>
+        <translation>运行 %1：根据第一步估算，总计约 %2，占用 %3</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>about %1 in all</source>
+        <translation>总计约 %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Run %1 took %2; its estimate said about %3 (%4× the time taken)</source>
+        <translation>运行 %1 用时 %2；估算约为 %3（实际用时的 %4 倍）</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>First non-finite value: %1 at step %2 (%3, %4)</source>
         <translation>首个非有限值：%1，第 %2 步（%3，%4）</translation>
     </message>
@@ -3110,12 +3212,12 @@
         <translation>正在加载 %1，附带 %2</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>Loading the model files %1</source>
         <translation>正在加载模型文件 %1</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>Halfscope demo model</source>
         <translation>Halfscope 演示模型</translation>
     </message>
@@ -3156,23 +3258,28 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+240"/>
-        <location line="+23"/>
+        <location line="+244"/>
+        <location line="+24"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
     <message>
-        <location line="-259"/>
+        <location line="-264"/>
         <source>The precision plan does not parse: %1</source>
         <translation>精度方案无法解析：%1</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+26"/>
         <source>Stopping after the current step</source>
         <translation>将在当前步完成后停止</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+0"/>
+        <source>Stopping the model load</source>
+        <translation>正在停止加载模型</translation>
+    </message>
+    <message>
+        <location line="+21"/>
         <source>Run %1 started: %2, seed %3, %4 steps</source>
         <translation>运行 %1 已开始：%2，种子 %3，%4 步</translation>
     </message>
@@ -3218,7 +3325,7 @@
         <translation>运行 %1 完成，用时 %2 秒：%3（%4）</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+48"/>
         <source>Comparing %1</source>
         <translation>正在比较 %1</translation>
     </message>
@@ -3228,22 +3335,7 @@
         <translation> 对比 </translation>
     </message>
     <message>
-        <location line="+12"/>
-        <source>bf16</source>
-        <translation>bf16</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>fp16</source>
-        <translation>fp16</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>%1 in fp16</source>
-        <translation>%1 使用 fp16</translation>
-    </message>
-    <message>
-        <location line="+14"/>
+        <location line="+36"/>
         <source>Decoding step %1 with the VAE</source>
         <translation>正在用 VAE 解码第 %1 步</translation>
     </message>
@@ -3258,17 +3350,12 @@
         <translation>建议针对：%1</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>Searching for the cheapest fix of %1</source>
         <translation>正在为 %1 搜索代价最低的修复方案</translation>
     </message>
     <message>
-        <location line="+14"/>
-        <source>remedy %1</source>
-        <translation>补救方案 %1</translation>
-    </message>
-    <message>
-        <location line="+7"/>
+        <location line="+18"/>
         <source>Fewer than two passing remedies to compare</source>
         <translation>通过的补救方案少于两个，无法比较</translation>
     </message>
@@ -3279,27 +3366,23 @@
     </message>
     <message>
         <location filename="../app/gui/studio_records.cpp" line="-56"/>
-        <source>Run %1 (stored dtypes)</source>
-        <translation>运行 %1（存储精度）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Run %1 (%2)</source>
-        <translation>运行 %1（%2）</translation>
+        <source>%1 (run %2)</source>
+        <extracomment>A compared run from the history: %1 what its plan changes (&quot;transformer fp16&quot;), %2 its id.</extracomment>
+        <translation>%1（运行 %2）</translation>
     </message>
     <message>
         <location line="+31"/>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>Could not open run %1: %2</source>
         <translation>无法打开运行 %1：%2</translation>
     </message>
     <message>
-        <location line="-12"/>
+        <location line="-13"/>
         <source>Opened run %1 from the history</source>
         <translation>已从历史记录中打开运行 %1</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+60"/>
         <source>Nothing to report yet: generate an image first.</source>
         <translation>尚无可报告的内容：请先生成一张图像。</translation>
     </message>
@@ -3431,9 +3514,187 @@
     </message>
 </context>
 <context>
+    <name>WelcomeDialog</name>
+    <message>
+        <location filename="../app/gui/welcome_dialog.cpp" line="+36"/>
+        <source>the image is fine</source>
+        <translation>图像正常</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a black image</source>
+        <translation>黑图</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NaN/Inf in the image, black once saved</source>
+        <translation>图像中有 NaN/Inf，保存后为黑图</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a flat image</source>
+        <translation>纯色图像</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VAE decode</source>
+        <translation>VAE 解码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>text encoding</source>
+        <translation>文本编码</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Compare bf16 and fp16 on the demo model</source>
+        <translation>在演示模型上比较 bf16 与 fp16</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The result appears here when the comparison ends.</source>
+        <translation>比较结束后，结果将显示在这里。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show this layer</source>
+        <translation>显示此层</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the model library</source>
+        <translation>打开模型库</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Welcome to Halfscope</source>
+        <translation>欢迎使用 Halfscope</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The fp16 run in the Run tab, with this layer selected in the layer heatmap</source>
+        <translation>在“运行”标签页中打开 fp16 运行，并在层热力图中选中此层</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&lt;b&gt;Halfscope finds out why a diffusion model gives a black image in half precision.&lt;/b&gt; It runs the model step by step, watches every layer against fp16&apos;s limit of 65504 and names the first layer that overflowed.</source>
+        <translation>&lt;b&gt;Halfscope 用于找出扩散模型在半精度下生成黑图的原因。&lt;/b&gt;它逐步运行模型，对照 fp16 的上限 65504 监测每一层，并指出最先溢出的层。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&lt;b&gt;1.&lt;/b&gt; See it happen on the small demo model, trained in bf16 (seconds on a CPU):</source>
+        <translation>&lt;b&gt;1.&lt;/b&gt; 在以 bf16 训练的小型演示模型上亲眼看看（CPU 上只需几秒）：</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&lt;b&gt;2.&lt;/b&gt; What the two runs gave:</source>
+        <translation>&lt;b&gt;2.&lt;/b&gt; 两次运行的结果：</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&lt;b&gt;3.&lt;/b&gt; Open the model library to diagnose your own models: it lists those already on disk (Hugging Face cache, ComfyUI, A1111/Forge) and folders you add.</source>
+        <translation>&lt;b&gt;3.&lt;/b&gt; 打开模型库来诊断你自己的模型：其中列出磁盘上已有的模型（Hugging Face 缓存、ComfyUI、A1111/Forge）以及你添加的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Help &gt; Welcome shows this window again.</source>
+        <translation>通过“帮助 &gt; 欢迎”可再次打开此窗口。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>The demo model could not be opened: %1</source>
+        <translation>无法打开演示模型：%1</translation>
+    </message>
+    <message>
+        <location line="+43"/>
+        <source>Halfscope is busy: start the comparison when the current work ends, or stop it (Run &gt; Stop).</source>
+        <translation>Halfscope 正忙：请在当前任务结束后再开始比较，或先停止当前任务（运行 &gt; 停止）。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>The embedded demo model is missing from this installation: reinstall Halfscope, or open one of your own models from the model library.</source>
+        <translation>此安装中缺少内置的演示模型：请重新安装 Halfscope，或从模型库中打开你自己的模型。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Opening the demo model...</source>
+        <translation>正在打开演示模型…</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>The demo model is not open.</source>
+        <translation>演示模型尚未打开。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%v of %m steps</source>
+        <translation>%v / %m 步</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Comparing: the bf16 run, then the fp16 run, same prompt and seed...</source>
+        <translation>正在比较：先运行 bf16，再运行 fp16，提示词和种子相同…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The comparison did not start; the log says why.</source>
+        <translation>比较未能开始，原因见日志。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The comparison failed: %1</source>
+        <translation>比较失败：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The comparison was stopped before it ended. Click the button above to run it again.</source>
+        <translation>比较在结束前被停止。点击上方按钮可重新运行。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&lt;b&gt;bf16&lt;/b&gt;: %1.&lt;br&gt;&lt;b&gt;fp16&lt;/b&gt;: %2.</source>
+        <translation>&lt;b&gt;bf16&lt;/b&gt;：%1。&lt;br&gt;&lt;b&gt;fp16&lt;/b&gt;：%2。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>First failing layer in fp16: &lt;b&gt;%1&lt;/b&gt; (component %2, %3), where %4 first appeared.</source>
+        <translation>fp16 下最先出错的层：&lt;b&gt;%1&lt;/b&gt;（组件 %2，%3），%4 首次出现在这里。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>fp16 first failed in the %1 (%2); the layers were not recorded.</source>
+        <translation>fp16 最先在 %1 中出错（%2）；未记录各层数据。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No layer overflowed in fp16 on this run.</source>
+        <translation>本次运行中 fp16 下没有层溢出。</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>The layer heatmap has no cell for this layer.</source>
+        <translation>层热力图中没有此层的单元格。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>The comparison is running</source>
+        <translation>比较正在进行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Halfscope is busy; this is possible again when it ends</source>
+        <translation>Halfscope 正忙，当前任务结束后即可再次使用</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="+72"/>
+        <location filename="../app/gui/main.cpp" line="+75"/>
         <source>Finds out why a diffusion model gives a black image.</source>
         <translation>找出扩散模型生成黑图的原因。</translation>
     </message>
