@@ -75,9 +75,14 @@ int runCompare(const Args& args) {
         for (const auto& e : j) {
             std::cout << e["plan"].get<std::string>() << ": " << e["verdict"].get<std::string>()
                       << " (" << e["verdict_explanation"].get<std::string>() << ")";
-            if (e.contains("image_difference_to_first"))
-                std::printf(", mean |difference| to the first %.4f",
-                            e["image_difference_to_first"].get<double>());
+            if (e.contains("image_difference_to_first")) {
+                // Through std::cout like the rest of the line: printf's buffer would come out
+                // after it when stdout is a pipe.
+                char diff[64];
+                std::snprintf(diff, sizeof diff, ", mean |difference| to the first %.4f",
+                              e["image_difference_to_first"].get<double>());
+                std::cout << diff;
+            }
             std::cout << "\n";
             if (e.contains("first_failure"))
                 std::cout << "  " << e["first_failure"].get<std::string>() << "\n";

@@ -68,6 +68,24 @@ TEST_F(CliRuns, CompareReportsBothRunsAndTheirDivergence) {
     EXPECT_GT(fs::file_size(path("again.html")), 10000u);
 }
 
+TEST_F(CliRuns, CompareTextPrintsOneLinePerRunWithItsDifference) {
+    // Through a pipe, as a script reads it: each run's verdict line ends with its difference to
+    // the first run, and the next run starts a line of its own.
+    int status = -1;
+    const std::string out = runCli(std::string("compare --quiet ") + kPrompt +
+                                       " --steps 3 --plan transformer=bf16 --plan transformer=fp16",
+                                   status, true);
+    EXPECT_EQ(status, 1) << out;
+    const size_t second = out.find("transformer=fp16: ");
+    ASSERT_NE(second, std::string::npos) << out;
+    ASSERT_GT(second, 0u);
+    EXPECT_EQ(out[second - 1], '\n') << out;
+    const size_t diff = out.find(", mean |difference| to the first ");
+    ASSERT_NE(diff, std::string::npos) << out;
+    EXPECT_GT(diff, second) << out;
+    EXPECT_LT(diff, out.find('\n', second)) << out;
+}
+
 TEST_F(CliRuns, BisectPrintsAPlanThatWorks) {
     int status = -1;
     const std::string out =
