@@ -24,6 +24,7 @@
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
+#include "studio_test_fixture.h"
 
 namespace {
 
@@ -46,26 +47,13 @@ struct Seen {
     QString html;         // the exported HTML report
 };
 
-class EngineTextStudio : public ::testing::Test {
+class EngineTextStudio : public StudioFixture {
 protected:
-    void SetUp() override {
-        ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-        ASSERT_FALSE(hs::findDemoModel().empty()) << "resources/demo-model is missing";
-    }
-
     Seen runFailingFp16(const QString& name) {
         Seen seen;
-        MainWindow w(m_dir.filePath("history-" + name),
-                     QString::fromStdString(hs::findDemoModel()));
-        w.show();
-        EXPECT_TRUE(QTest::qWaitFor([&] { return w.studio().model().has_value(); }, 60000));
-        hs::RunConfig cfg;
-        cfg.prompt = "a large red circle in the centre, blue background";
-        cfg.seed = 3;
-        cfg.steps = 4;
-        w.views().prompt->setFrom(cfg);
+        const auto window = openStudio(QString(), nullptr, "history-" + name);
+        MainWindow& w = *window;
+        setDemoRun(w, 4);
         w.views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
         w.studio().generate();
         EXPECT_TRUE(QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000));
@@ -87,8 +75,6 @@ protected:
             if (!seen.point.isEmpty() && line.contains(seen.point)) seen.failureLine = line;
         return seen;
     }
-
-    QTemporaryDir m_dir;
 };
 
 }  // namespace
@@ -142,9 +128,9 @@ TEST_F(EngineTextStudio, AChineseStudioShowsTheRemedyTableInChinese) {
     QTranslator zh;
     ASSERT_TRUE(zh.load("halfscope_zh_CN", HALFSCOPE_QM_DIR)) << HALFSCOPE_QM_DIR;
     QCoreApplication::installTranslator(&zh);
-    MainWindow w(m_dir.filePath("history-fix"), QString::fromStdString(hs::findDemoModel()));
-    w.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return w.studio().model().has_value(); }, 60000));
+    const auto window = openStudio(QString(), nullptr, "history-fix");
+    MainWindow& w = *window;
+    ASSERT_TRUE(w.studio().model().has_value());
     w.views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
     FixSettings s;
     s.trialSteps = 3;

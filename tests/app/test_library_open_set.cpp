@@ -32,6 +32,7 @@
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
+#include "studio_test_fixture.h"
 
 namespace {
 
@@ -76,22 +77,14 @@ bool waitScan(LibraryDialog& d) {
     return QTest::qWaitFor([&] { return !d.isScanning() && !d.panel()->isScanning(); }, 30000);
 }
 
-TEST(LibraryOpenSet, AComfyUiFluxSetTickedInTheLibraryOpensAndGenerates) {
-    QTemporaryDir dir;
-    ASSERT_TRUE(dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.filePath("settings"));
-    const ComfyTree t = writeComfyTree(dir.filePath("tree").toStdString());
-    // No hub cache, the header cache in the test's folder: never the user's.
-    ASSERT_TRUE(QDir().mkpath(dir.filePath("home")));
-    qputenv("HOME", dir.filePath("home").toUtf8());
-    qputenv("HF_HOME", dir.filePath("no-hf").toUtf8());
-    qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
-    qunsetenv("HF_HUB_CACHE");
+// No hub cache, the header cache in the test's folder: never the user's (StudioFixture).
+class LibraryOpenSet : public StudioFixture {};
 
-    MainWindow w(dir.filePath("history"), qs(hs::findDemoModel()));
-    w.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return w.studio().model().has_value(); }, 60000));
+TEST_F(LibraryOpenSet, AComfyUiFluxSetTickedInTheLibraryOpensAndGenerates) {
+    const ComfyTree t = writeComfyTree(m_dir.filePath("tree").toStdString());
+    const auto window = openStudio();
+    MainWindow& w = *window;
+    ASSERT_TRUE(w.studio().model().has_value());
     w.findChild<QAction*>("modelLibraryAction")->trigger();
     auto* dialog = w.findChild<LibraryDialog*>();
     ASSERT_NE(dialog, nullptr);

@@ -30,6 +30,7 @@
 #include "model_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
+#include "studio_test_fixture.h"
 
 namespace {
 
@@ -53,23 +54,17 @@ bool waitScan(LibraryDialog& d) {
     return QTest::qWaitFor([&] { return !d.isScanning() && !d.panel()->isScanning(); }, 30000);
 }
 
-TEST(ModelLibraryPanel, ScansTheCacheAndAddedFoldersOpensAnEntryAndNamesAMissingPart) {
-    QTemporaryDir dir;
-    ASSERT_TRUE(dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.filePath("settings"));
-    const auto t = hs::test::writeLibraryTree(dir.filePath("tree").toStdString());
+class ModelLibraryPanel : public StudioFixture {};
+
+TEST_F(ModelLibraryPanel, ScansTheCacheAndAddedFoldersOpensAnEntryAndNamesAMissingPart) {
+    const auto t = hs::test::writeLibraryTree(m_dir.filePath("tree").toStdString());
     // The studio finds the hub cache from $HF_HOME and keeps its header cache under
     // $XDG_CACHE_HOME: both in the test's folder, never the user's.
-    ASSERT_TRUE(QDir().mkpath(dir.filePath("home")));
-    qputenv("HOME", dir.filePath("home").toUtf8());
-    qputenv("HF_HOME", qs(t.root + "/hf").toUtf8());
-    qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
-    qunsetenv("HF_HUB_CACHE");
+    setEnv("HF_HOME", qs(t.root + "/hf"));
 
-    MainWindow w(dir.filePath("history"), qs(hs::findDemoModel()));
-    w.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return w.studio().model().has_value(); }, 60000));
+    const auto window = openStudio();
+    MainWindow& w = *window;
+    ASSERT_TRUE(w.studio().model().has_value());
 
     // File > Model library: the first show scans the defaults (the hub cache alone here).
     auto* action = w.findChild<QAction*>("modelLibraryAction");
@@ -94,7 +89,7 @@ TEST(ModelLibraryPanel, ScansTheCacheAndAddedFoldersOpensAnEntryAndNamesAMissing
     EXPECT_EQ(hub->source, "hf-cache");
     EXPECT_EQ(hub->kind, "pipeline");
     EXPECT_EQ(hub->family, "Flux transformer");
-    EXPECT_TRUE(QFileInfo::exists(dir.filePath("cache") + "/halfscope/library.json"));
+    EXPECT_TRUE(QFileInfo::exists(m_dir.filePath("cache") + "/halfscope/library.json"));
     const QString hubName = hub->name;  // the rows are replaced by the next scan
 
     // The user adds a ComfyUI and an AUTOMATIC1111 folder: kept in the settings, scanned again.
@@ -197,7 +192,7 @@ TEST(ModelLibraryPanel, ScansTheCacheAndAddedFoldersOpensAnEntryAndNamesAMissing
 
 // Stop: a scan whose flag is set ends at the next folder entry and says the list is incomplete
 // (the flag is what the panel's Stop sets, read by the scan thread).
-TEST(ModelLibraryPanel, AStoppedScanEndsAndSaysItIsIncomplete) {
+TEST_F(ModelLibraryPanel, AStoppedScanEndsAndSaysItIsIncomplete) {
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
     const auto t = hs::test::writeLibraryTree(dir.filePath("tree").toStdString());

@@ -44,27 +44,15 @@
 #include "runtime/demo_location.h"
 #include "step_plot.h"
 #include "studio.h"
+#include "studio_test_fixture.h"
 
 namespace {
 
-class StudioTest : public ::testing::Test {
+class StudioTest : public StudioFixture {
 protected:
-    void SetUp() override {
-        ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-        ASSERT_FALSE(hs::findDemoModel().empty()) << "resources/demo-model is missing";
-    }
     std::unique_ptr<MainWindow> open() {
-        auto w = std::make_unique<MainWindow>(m_dir.filePath("history"),
-                                              QString::fromStdString(hs::findDemoModel()));
-        w->show();
-        EXPECT_TRUE(QTest::qWaitFor([&] { return w->studio().model().has_value(); }, 60000));
-        hs::RunConfig cfg;
-        cfg.prompt = "a large red circle in the centre, blue background";
-        cfg.seed = 3;
-        cfg.steps = 4;
-        w->views().prompt->setFrom(cfg);
+        auto w = openStudio();
+        setDemoRun(*w, 4);
         return w;
     }
     static bool waitIdle(MainWindow& w) {
@@ -100,7 +88,6 @@ protected:
         cfg.prompt = "a large red circle in the centre, blue background";
         w.views().prompt->setFrom(cfg);
     }
-    QTemporaryDir m_dir;
 };
 
 QString qs(const std::string& s) {

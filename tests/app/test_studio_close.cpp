@@ -25,32 +25,14 @@
 #include "run_history.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
+#include "studio_test_fixture.h"
 
 namespace {
 
-class StudioCloseTest : public ::testing::Test {
+class StudioCloseTest : public StudioFixture {
 protected:
-    void SetUp() override {
-        ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-        ASSERT_FALSE(hs::findDemoModel().empty()) << "resources/demo-model is missing";
-    }
-    std::unique_ptr<MainWindow> open() {
-        auto w =
-            std::make_unique<MainWindow>(historyDir(), QString::fromStdString(hs::findDemoModel()));
-        w->show();
-        EXPECT_TRUE(QTest::qWaitFor([&] { return w->studio().model().has_value(); }, 60000));
-        return w;
-    }
-    static void setSteps(MainWindow& w, int steps) {
-        hs::RunConfig cfg;
-        w.views().prompt->applyTo(cfg);
-        cfg.prompt = "a large red circle in the centre, blue background";
-        cfg.seed = 3;
-        cfg.steps = steps;
-        w.views().prompt->setFrom(cfg);
-    }
+    std::unique_ptr<MainWindow> open() { return openStudio(); }
+    static void setSteps(MainWindow& w, int steps) { setDemoRun(w, steps, panelRun(w)); }
     static bool waitIdle(MainWindow& w) {
         return QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000);
     }
@@ -72,7 +54,6 @@ protected:
         return runs.isEmpty() ? -1 : runs.first().id;
     }
     QString historyDir() const { return m_dir.filePath("history"); }
-    QTemporaryDir m_dir;
 };
 
 // The longest time the GUI thread's event loop went without a 10 ms timer tick.

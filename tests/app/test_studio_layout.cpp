@@ -45,6 +45,7 @@
 #include "runtime/demo_location.h"
 #include "settings_dialog.h"
 #include "studio.h"
+#include "studio_test_fixture.h"
 
 namespace {
 
@@ -324,19 +325,8 @@ QStringList hiddenControls(QWidget* root) {
     return out;
 }
 
-class StudioLayoutTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-        // The library dialog scans an empty cache, not this machine's.
-        qputenv("HF_HUB_CACHE", m_dir.filePath("hub").toUtf8());
-        qputenv("XDG_CACHE_HOME", m_dir.filePath("cache").toUtf8());
-        ASSERT_FALSE(hs::findDemoModel().empty()) << "resources/demo-model is missing";
-    }
-    QTemporaryDir m_dir;
-};
+// The library dialog scans an empty cache, not this machine's (StudioFixture).
+class StudioLayoutTest : public StudioFixture {};
 
 // The smallest screen of the offscreen configuration that holds `size` (logical pixels), else
 // the first one.
@@ -384,17 +374,14 @@ TEST_F(StudioLayoutTest, EveryViewFitsAt1366x768And1920x1080) {
     QElapsedTimer timer;
     timer.start();
     const bool twice = qEnvironmentVariableIntValue("QT_SCALE_FACTOR") == 2;
-    MainWindow w(m_dir.filePath("history"), QString::fromStdString(hs::findDemoModel()));
-    place(&w, screenOf({1366, 768}));
-    w.resize(1366, 768);
-    w.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return w.studio().model().has_value(); }, 60000));
+    const auto window = openStudio(QString(), [](MainWindow& w) {
+        place(&w, screenOf({1366, 768}));
+        w.resize(1366, 768);
+    });
+    MainWindow& w = *window;
+    ASSERT_TRUE(w.studio().model().has_value());
     EXPECT_EQ(w.devicePixelRatio(), twice ? 2.0 : 1.0);
-    hs::RunConfig cfg;
-    cfg.prompt = "a large red circle in the centre, blue background";
-    cfg.seed = 3;
-    cfg.steps = 6;
-    w.views().prompt->setFrom(cfg);
+    setDemoRun(w, 6);
     w.studio().generate();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000));
     w.studio().compareBf16VsFp16();

@@ -30,6 +30,7 @@
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
+#include "studio_test_fixture.h"
 
 namespace {
 
@@ -83,25 +84,11 @@ uint64_t writeSparseClip(const std::string& dir, const nlohmann::json& config) {
     return at;
 }
 
-class StudioProgress : public ::testing::Test {
+class StudioProgress : public StudioFixture {
 protected:
-    void SetUp() override {
-        ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-        ASSERT_FALSE(hs::findDemoModel().empty()) << "resources/demo-model is missing";
-    }
     std::unique_ptr<MainWindow> open() {
-        auto w = std::make_unique<MainWindow>(m_dir.filePath("history"),
-                                              QString::fromStdString(hs::findDemoModel()));
-        w->show();
-        EXPECT_TRUE(QTest::qWaitFor([&] { return w->studio().model().has_value(); }, 60000));
-        EXPECT_TRUE(QTest::qWaitFor([&] { return !w->studio().isBusy(); }, 60000));
-        hs::RunConfig cfg;
-        cfg.prompt = "a large red circle in the centre, blue background";
-        cfg.seed = 3;
-        cfg.steps = 6;
-        w->views().prompt->setFrom(cfg);
+        auto w = openStudio();
+        setDemoRun(*w, 6);
         return w;
     }
     // The demo model with its text encoder replaced by the wide one.
@@ -116,7 +103,6 @@ protected:
         m_wideBytes = writeSparseClip((dir / "text_encoder").string(), wideClip());
         return QString::fromStdString(dir.string());
     }
-    QTemporaryDir m_dir;
     uint64_t m_wideBytes = 0;
 };
 

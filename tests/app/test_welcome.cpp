@@ -29,6 +29,7 @@
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
+#include "studio_test_fixture.h"
 #include "view_heatmap_grid.h"
 #include "welcome_dialog.h"
 
@@ -38,35 +39,16 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-class WelcomeTest : public ::testing::Test {
+// The model library scans the test's empty folders, never the user's (StudioFixture).
+class WelcomeTest : public StudioFixture {
 protected:
-    void SetUp() override {
-        ASSERT_TRUE(m_dir.isValid());
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
-        // The model library scans the test's empty folders, never the user's.
-        qputenv("HOME", m_dir.filePath("home").toUtf8());
-        qputenv("HF_HOME", m_dir.filePath("hf").toUtf8());
-        qputenv("XDG_CACHE_HOME", m_dir.filePath("cache").toUtf8());
-        qunsetenv("HF_HUB_CACHE");
-        ASSERT_FALSE(hs::findDemoModel().empty()) << "resources/demo-model is missing";
-    }
     // A window on `model` (the demo when empty), loaded, with short runs set.
     std::unique_ptr<MainWindow> open(const QString& model = QString()) {
-        auto w = std::make_unique<MainWindow>(m_dir.filePath("history"),
-                                              model.isEmpty() ? qs(hs::findDemoModel()) : model);
-        // Every load (the welcome's own too) gets the short run: 4 steps, seed 3.
-        QObject::connect(&w->studio(), &Studio::modelLoaded, w.get(), [w = w.get()] {
-            hs::RunConfig cfg;
-            w->views().prompt->applyTo(cfg);
-            cfg.prompt = "a large red circle in the centre, blue background";
-            cfg.seed = 3;
-            cfg.steps = m_steps;
-            w->views().prompt->setFrom(cfg);
+        return openStudio(model, [](MainWindow& w) {
+            // Every load (the welcome's own too) gets the short run: 4 steps, seed 3.
+            QObject::connect(&w.studio(), &Studio::modelLoaded, &w,
+                             [w = &w] { setDemoRun(*w, m_steps, panelRun(*w)); });
         });
-        w->show();
-        EXPECT_TRUE(QTest::qWaitFor([&] { return w->studio().model().has_value(); }, 60000));
-        return w;
     }
     static bool waitEnded(WelcomeDialog& d) {
         return QTest::qWaitFor(
@@ -77,7 +59,6 @@ protected:
             300000);
     }
     static inline int m_steps = 4;
-    QTemporaryDir m_dir;
 };
 
 // Copies a folder tree (the demo model, to open it as "another model").
