@@ -8,8 +8,8 @@
 
 #include "cli/command.h"
 #include "cli/load_progress_line.h"
-#include "cli/work_progress_line.h"
 #include "cli/terminal_stream.h"
+#include "cli/work_progress_line.h"
 #include "io/terminal_text.h"
 #include "numerics/format.h"
 #include "pipeline/cancel.h"

@@ -5,11 +5,11 @@
 
 #include "io/image_tensor.h"
 #include "pipeline/cancel.h"
-#include "pipeline/run_estimate.h"
-#include "pipeline/work_progress.h"
 #include "pipeline/image_assessment.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/model_sources.h"
+#include "pipeline/run_estimate.h"
+#include "pipeline/work_progress.h"
 
 namespace hs {
 
