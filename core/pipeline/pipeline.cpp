@@ -425,25 +425,30 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
             recorder.step(std::move(s));
             auto proj = projectLatents(d.denoised);
             if (proj.defined()) recorder.preview(previewOf(proj, i, false));
+            double decodeSeconds = -1;  // a full decode of this step, timed when it ran
             if (cfg.decodeEvery > 0 && (i + 1) % cfg.decodeEvery == 0) {
                 ProbeContext quiet(*m_policy, ProbeLevel::Off);
+                const auto decodeStart = Clock::now();
                 recorder.preview(previewOf(decode(d.denoised, quiet)[0], i, true));
+                decodeSeconds = secondsSince(decodeStart);
             }
             if (i == 0 && estimator.active()) {
-                // The decode timed on a corner of this step's x0 estimate, scaled by the pixels.
-                double decodeSeconds = 0;
-                try {
-                    const int64_t h = d.denoised.size(-2), w = d.denoised.size(-1);
-                    const int64_t ch = estimateCornerSide(h), cw = estimateCornerSide(w);
-                    const auto corner = d.denoised.narrow(-2, 0, ch).narrow(-1, 0, cw);
-                    ProbeContext quiet(*m_policy, ProbeLevel::Off);
-                    const auto decodeStart = Clock::now();
-                    decode(corner, quiet);
-                    decodeSeconds = secondsSince(decodeStart) * double(h * w) / double(ch * cw);
-                } catch (const Cancelled&) {
-                    throw;
-                } catch (const std::exception&) {
-                    decodeSeconds = 0;  // a VAE that takes no corner: the decode is left out
+                // Without a preview decode at this step: one timed on a corner of its x0
+                // estimate, scaled by the pixels.
+                if (decodeSeconds < 0) {
+                    try {
+                        const int64_t h = d.denoised.size(-2), w = d.denoised.size(-1);
+                        const int64_t ch = estimateCornerSide(h), cw = estimateCornerSide(w);
+                        const auto corner = d.denoised.narrow(-2, 0, ch).narrow(-1, 0, cw);
+                        ProbeContext quiet(*m_policy, ProbeLevel::Off);
+                        const auto decodeStart = Clock::now();
+                        decode(corner, quiet);
+                        decodeSeconds = secondsSince(decodeStart) * double(h * w) / double(ch * cw);
+                    } catch (const Cancelled&) {
+                        throw;
+                    } catch (const std::exception&) {
+                        decodeSeconds = 0;  // a VAE that takes no corner: the decode is left out
+                    }
                 }
                 const int n = denoising->numSteps();
                 const int previews =
