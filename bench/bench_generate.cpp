@@ -104,6 +104,8 @@ int main(int argc, char** argv) {
     cfg.prompt = kPrompt;
     cfg.steps = steps;
     cfg.guidance = 4.0;  // classifier-free guidance: two transformer passes per step (batch 2)
+    const RunDefaults size = settings.front().pipeline->defaults();  // the demo model's own
+    if (size.width) cfg.width = size.width, cfg.height = size.height;
     for (auto& s : settings) {
         cfg.probeLevel = s.level;
         setSmallWorkOnOneThread(s.smallOnOne);

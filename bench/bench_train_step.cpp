@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "demo/adamw.h"
+#include "demo/caption_grammar.h"
 #include "demo/dataset.h"
 #include "demo/demo_config.h"
 #include "demo/demo_tokenizer.h"
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
     const int vaeBatch = argc > 3 ? std::max(1, std::atoi(argv[3])) : 32;
     const int threads = configureRuntime(0);
     const auto dir = std::filesystem::temp_directory_path() / "halfscope-bench-tokenizer";
-    const BpeVocabulary vocab = learnBpe(vocabularyWords());
+    const BpeVocabulary vocab = learnBpe(grammarWords());
     writeTokenizerFolder(dir.string(), vocab, kTextLength);
     torch::manual_seed(0);
     TrainModels m = makeTrainModels(vocab, dir.string());
@@ -49,11 +50,7 @@ int main(int argc, char** argv) {
     auto batch = makeBatch(1, n);
     EncodedSet data;
     data.latents = torch::randn({n, 4, 16, 16});
-    data.ids = torch::empty({n, kTextLength}, torch::kInt64);
-    for (int j = 0; j < n; ++j) {
-        auto v = m.tokenizer.encodePadded(batch.captions[j], kTextLength);
-        for (int k = 0; k < kTextLength; ++k) data.ids[j][k] = int64_t(v[k]);
-    }
+    data.scenes = batch.scenes;
     auto e = m.tokenizer.encodePadded("", kTextLength);
     data.emptyIds = torch::tensor(std::vector<int64_t>(e.begin(), e.end()), torch::kInt64);
 

@@ -2290,7 +2290,7 @@
 <context>
     <name>PromptPanel</name>
     <message>
-        <location filename="../widgets/panels/prompt_panel.cpp" line="+36"/>
+        <location filename="../widgets/panels/prompt_panel.cpp" line="+37"/>
         <source>%1 ms/step</source>
         <translation>%1 毫秒/步</translation>
     </message>
@@ -2403,12 +2403,12 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+174"/>
+        <location line="+198"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-164"/>
+        <location line="-188"/>
         <source>Seed</source>
         <translation>种子</translation>
     </message>
@@ -2468,7 +2468,7 @@
         <translation>须为 %1 的倍数，范围 %2 到 %3 像素</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+39"/>
         <source>The prompt has %1 characters. The text encoder reads at most %2 tokens; the rest will be cut off.</source>
         <translation>提示词有 %1 个字符。文本编码器最多读取 %2 个 token，超出部分将被截断。</translation>
     </message>
@@ -2476,6 +2476,11 @@
         <location line="+5"/>
         <source>The negative prompt has %1 characters. The text encoder reads at most %2 tokens; the rest will be cut off.</source>
         <translation>负面提示词有 %1 个字符。文本编码器最多读取 %2 个 token，超出部分将被截断。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Not understood by the demo model: %1. It knows only the words of its shapes, colours, sizes, positions and backgrounds; other words are ignored at best.</source>
+        <translation>演示模型无法理解：%1。它只认识表示形状、颜色、大小、位置和背景的词；其他词最多会被忽略。</translation>
     </message>
     <message>
         <location line="+14"/>
@@ -3222,7 +3227,7 @@
         <translation>Halfscope 演示模型</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+19"/>
         <source>This model takes no negative prompt: FLUX.1 is guidance-distilled, each step is one pass with the prompt alone and the guidance value is an input of the model.</source>
         <translation>此模型不接受负面提示词：FLUX.1 经过引导蒸馏，每步只用提示词进行一次前向计算，引导系数是模型的一个输入。</translation>
     </message>

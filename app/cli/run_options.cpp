@@ -68,6 +68,8 @@ RunConfig runConfigFrom(const Args& args) {
 void applyModelDefaults(const Args& args, const RunDefaults& d, RunConfig& cfg) {
     if (!args.has("steps")) cfg.steps = d.steps;
     if (!args.has("guidance")) cfg.guidance = d.guidance;
+    if (!args.has("width") && d.width) cfg.width = d.width;
+    if (!args.has("height") && d.height) cfg.height = d.height;
 }
 
 }  // namespace hs::cli

@@ -23,7 +23,8 @@ const std::vector<std::string>& runOptionNames();
     "                     turns classifier-free guidance off; FLUX.1-dev 3.5 into its guidance\n"  \
     "                     embedding; schnell ignores it; 7.5 SD, 5 SDXL, 4 Anima, 7\n"             \
     "                     Cosmos-Predict2; Qwen-Image's true_cfg_scale 4, with --negative only)\n" \
-    "  --width W, --height H   image size (default 64 x 64, the demo model's size)\n"              \
+    "  --width W, --height H   image size (default 64 x 64; the demo model: the size it was\n"     \
+    "                     trained at, its VAE's sample_size)\n"                                    \
     "  --shift S          scheduler shift override (flow-matching models)\n"                       \
     "  --scheduler NAME   sampler for SD / SDXL models: euler, euler_a, ddim, dpmpp_2m,\n"         \
     "                     dpmpp_2m_karras, pndm (default: the model's own scheduler)\n"            \
@@ -46,7 +47,7 @@ const std::vector<std::string>& runOptionNames();
 // Throws UsageError / PlanParseError.
 RunConfig runConfigFrom(const Args& args);
 
-// The model's steps and guidance for the options not given.
+// The model's steps, guidance and image size for the options not given.
 void applyModelDefaults(const Args& args, const RunDefaults& defaults, RunConfig& cfg);
 
 // Options plus `extra`, for allowOnly.

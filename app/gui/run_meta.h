@@ -25,9 +25,11 @@ struct LoadedModel {
     int defaultSteps = 20;
     double defaultGuidance = 4.0;
     bool negativePrompt = true;
+    int defaultWidth = 0, defaultHeight = 0;  // 0: keep the panel's size
     // Samplers a run may pick (RunConfig::scheduler ids and their labels); empty: the model's
     // own scheduler only.
     QStringList samplerIds, samplerLabels;
+    QStringList vocabulary;  // the only words the model understands (the demo's); empty: any
     // Empty for a fresh load; after a plan change on the loaded model, the components whose
     // weights it converted again (the others were kept as they were).
     bool planChange = false;

@@ -175,10 +175,13 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error, int jobId
     m.defaultSteps = defaults.steps;
     m.defaultGuidance = defaults.guidance;
     m.negativePrompt = defaults.negativePrompt;
+    m.defaultWidth = defaults.width;
+    m.defaultHeight = defaults.height;
     for (const auto& [id, label] : defaults.samplers) {
         m.samplerIds << QString::fromStdString(id);
         m.samplerLabels << QString::fromStdString(label);
     }
+    for (const auto& w : defaults.vocabulary) m.vocabulary << QString::fromStdString(w);
     m.effectivePlan = QString::fromStdString(m_pipeline->effectivePlan().toString());
     m.components = m_pipeline->components();
     m.sizeMultiple = m_pipeline->sizeMultiple();

@@ -291,12 +291,15 @@ void Studio::onLoaded(const LoadedModel& m) {
     m_v.precision->setComponents(m.components);
     m_v.prompt->setSizeConstraints(m.sizeMultiple, m.sizeMultiple, 2048);
     m_v.prompt->setSamplers(m.samplerIds, m.samplerLabels);
+    m_v.prompt->setVocabulary(m.vocabulary);
     if (!m.planChange && otherModel) {
         // What the model is meant to run with; a plan change or a reload keeps what is set.
         hs::RunConfig cfg;
         m_v.prompt->applyTo(cfg);
         cfg.steps = m.defaultSteps;
         cfg.guidance = m.defaultGuidance;
+        if (m.defaultWidth) cfg.width = m.defaultWidth;
+        if (m.defaultHeight) cfg.height = m.defaultHeight;
         m_v.prompt->setFrom(cfg);
         m_v.prompt->setNegativePromptSupported(
             m.negativePrompt,

@@ -1,5 +1,7 @@
 #include "demo/demo_config.h"
 
+#include "demo/prompt_words.h"
+
 namespace hs::demo {
 
 nlohmann::json textEncoderConfig(int vocabSize, int bosId, int eosId, int padId) {
@@ -37,23 +39,26 @@ nlohmann::json transformerConfig() {
 }
 
 nlohmann::json vaeConfig(double scalingFactor, double shiftFactor) {
-    return {{"_class_name", "AutoencoderKL"},
-            {"in_channels", 3},
-            {"out_channels", 3},
-            {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D"}},
-            {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D"}},
-            {"block_out_channels", {32, 64, 96}},
-            {"layers_per_block", 1},
-            {"act_fn", "silu"},
-            {"latent_channels", 4},
-            {"norm_num_groups", 16},
-            {"sample_size", 64},
-            {"scaling_factor", scalingFactor},
-            {"shift_factor", shiftFactor},
-            {"force_upcast", false},
-            {"use_quant_conv", true},
-            {"use_post_quant_conv", true},
-            {"mid_block_add_attention", true}};
+    return {
+        {"_class_name", "AutoencoderKL"},
+        {"in_channels", 3},
+        {"out_channels", 3},
+        {"down_block_types",
+         {"DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D"}},
+        {"up_block_types",
+         {"UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D"}},
+        {"block_out_channels", {16, 32, 64, 96}},
+        {"layers_per_block", 1},
+        {"act_fn", "silu"},
+        {"latent_channels", 4},
+        {"norm_num_groups", 8},
+        {"sample_size", 128},
+        {"scaling_factor", scalingFactor},
+        {"shift_factor", shiftFactor},
+        {"force_upcast", false},
+        {"use_quant_conv", true},
+        {"use_post_quant_conv", true},
+        {"mid_block_add_attention", true}};
 }
 
 nlohmann::json schedulerConfig() {
@@ -64,7 +69,7 @@ nlohmann::json schedulerConfig() {
 }
 
 nlohmann::json modelIndex() {
-    return {{"_class_name", "HalfscopeDemoPipeline"},
+    return {{"_class_name", kDemoPipelineClass},
             {"text_encoder", {"transformers", "CLIPTextModel"}},
             {"tokenizer", {"transformers", "CLIPTokenizer"}},
             {"transformer", {"diffusers", "FluxTransformer2DModel"}},

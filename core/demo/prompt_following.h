@@ -1,9 +1,11 @@
 #pragma once
-// The demo model's prompt-following check: generate held-out single-object scenes from their
-// captions and read the pictures back (scene_reader.h).
+// The demo model's prompt-following check: generate held-out single-object scenes from captions
+// of one template set and read the pictures back (scene_reader.h).
 #include <cstdint>
 #include <functional>
+#include <string>
 
+#include "demo/caption_grammar.h"
 #include "demo/dataset.h"
 #include "demo/scene_reader.h"
 
@@ -17,10 +19,16 @@ struct EvaluationOptions {
     int count = 100;  // single-object scenes to generate
     int steps = 20;
     double guidance = 4.0;
+    // Held-out templates test phrasings the trainer never drew; the training grammar, new
+    // scenes in familiar phrasings.
+    TemplateSet templates = TemplateSet::HeldOut;
+    PhrasingOdds odds;
     // Scenes come from seeds firstSeed, firstSeed + 1, ... (two-object ones are skipped);
     // training never draws seeds at or past kHeldOutSeedBase.
     uint64_t firstSeed = kHeldOutSeedBase + 1000000000ull;
-    std::function<void(int index, const Scene&, const SceneReading&)> onScene;  // progress
+    // Progress: the scene, the prompt it was asked with and what was read back.
+    std::function<void(int index, const Scene&, const std::string& prompt, const SceneReading&)>
+        onScene;
 };
 
 PromptFollowing evaluatePromptFollowing(Pipeline& pipeline, const EvaluationOptions& options);

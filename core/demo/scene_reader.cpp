@@ -115,43 +115,44 @@ SceneReading readScene(const std::vector<uint8_t>& rgb, int size) {
     // Shape and size: best soft IoU over shapes, sizes and small shifts.
     for (int s = 0; s < 5; ++s)
         for (int z = 0; z < 2; ++z)
-            for (int dy = -3; dy <= 3; ++dy)
+            for (int dy = -3; dy <= 3; ++dy)  // the jitter is at most 2
                 for (int dx = -3; dx <= 3; ++dx) {
                     SceneObject o;
                     o.shape = Shape(s);
                     o.size = Size(z);
                     o.position = r.position;
-                    o.dx = float(dx) * 64.f / float(size);
-                    o.dy = float(dy) * 64.f / float(size);
+                    o.dx = float(dx);  // in 64-pixel canvas units, as the scene's jitter
+                    o.dy = float(dy);
                     const double iou = softIoU(renderMask(o, size), cover);
                     if (iou > r.shapeIoU) r.shapeIoU = iou, r.shape = o.shape, r.size = o.size;
                 }
     return r;
 }
 
-void PromptFollowing::add(const SceneObject& asked, int askedBackground, const SceneReading& got) {
+void PromptFollowing::add(const SceneObject& asked, int askedBackground, const SceneReading& got,
+                          bool backgroundWasStated, bool positionWasStated, bool sizeWasStated) {
     ++scenes;
-    background += got.background == askedBackground;
-    if (!got.objectFound) {
-        ++shapeTotal[int(asked.shape)];
-        return;
-    }
-    colour += got.colour == asked.colour;
-    position += got.position == asked.position;
-    size += got.size == asked.size;
     ++shapeTotal[int(asked.shape)];
+    backgroundStated += backgroundWasStated;
+    positionStated += positionWasStated;
+    sizeStated += sizeWasStated;
+    if (backgroundWasStated) background += got.background == askedBackground;
+    if (!got.objectFound) return;  // counts as wrong in every rate below
+    ++found;
+    colour += got.colour == asked.colour;
+    if (positionWasStated) position += got.position == asked.position;
+    if (sizeWasStated) size += got.size == asked.size;
     shapeCorrect[int(asked.shape)] += got.shape == asked.shape;
 }
 
-double PromptFollowing::basicShapeRate() const {
+double PromptFollowing::shapeRate() const {
     int t = 0, c = 0;
-    for (Shape s : {Shape::Circle, Shape::Square, Shape::Triangle})
-        t += shapeTotal[int(s)], c += shapeCorrect[int(s)];
-    return t ? double(c) / t : 0.0;
+    for (int s = 0; s < 5; ++s) t += shapeTotal[s], c += shapeCorrect[s];
+    return rate(c, t);
 }
 
 double PromptFollowing::shapeRate(Shape s) const {
-    return shapeTotal[int(s)] ? double(shapeCorrect[int(s)]) / shapeTotal[int(s)] : 0.0;
+    return rate(shapeCorrect[int(s)], shapeTotal[int(s)]);
 }
 
 }  // namespace hs::demo

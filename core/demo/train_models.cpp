@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "demo/caption_grammar.h"
 #include "demo/dataset.h"
 #include "demo/demo_config.h"
 #include "models/flux/flux_latents.h"
@@ -61,10 +62,13 @@ LatentStatistics latentStatistics(TrainModels& m, uint64_t seed) {
     s.heldOutPsnr = 10 * std::log10(4.0 / mse);  // peak-to-peak 2 in [-1, 1]
     s.shift = mean.mean().item<double>();
     s.scaling = 1.0 / mean.std().item<double>();
-    // Least squares RGB ~ [latents, 1] per latent pixel, against 4x4-averaged image pixels.
+    // Least squares RGB ~ [latents, 1] per latent pixel, against the image averaged over each
+    // latent pixel's area (8x8 pixels).
     auto lat = ((mean - s.shift) * s.scaling).permute({0, 2, 3, 1}).reshape({-1, 4});
     auto x = torch::cat({lat, torch::ones({lat.size(0), 1})}, 1).to(torch::kFloat64);  // [P, 5]
-    auto rgb = torch::avg_pool2d(batch.images, 4).permute({0, 2, 3, 1}).reshape({-1, 3});
+    auto rgb = torch::avg_pool2d(batch.images, batch.images.size(2) / mean.size(2))
+                   .permute({0, 2, 3, 1})
+                   .reshape({-1, 3});
     auto y = rgb.to(torch::kFloat64);  // [P, 3]
     auto w = torch::matmul(torch::inverse(x.t().mm(x) + 1e-6 * torch::eye(5, torch::kFloat64)),
                            x.t().mm(y));  // [5, 3]
@@ -76,7 +80,7 @@ LatentStatistics latentStatistics(TrainModels& m, uint64_t seed) {
 EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling, double shift) {
     torch::NoGradGuard g;
     EncodedSet d;
-    std::vector<torch::Tensor> lat, ids;
+    std::vector<torch::Tensor> lat;
     const uint64_t base = (seed % 1000) * 1000000000ull + 500000000ull;
     const int chunk = 256;
     for (int i = 0; i < count; i += chunk) {
@@ -84,24 +88,43 @@ EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling
         auto batch = makeBatch(base + uint64_t(i), n);
         lat.push_back((m.vae->encode(batch.images, m.probes).mean.to(torch::kFloat32) - shift) *
                       scaling);
-        auto t = torch::empty({n, kTextLength}, torch::kInt64);
-        for (int j = 0; j < n; ++j) {
-            auto v = m.tokenizer.encodePadded(batch.captions[j], kTextLength);
-            for (int k = 0; k < kTextLength; ++k) t[j][k] = int64_t(v[k]);
-        }
-        ids.push_back(t);
+        d.scenes.insert(d.scenes.end(), batch.scenes.begin(), batch.scenes.end());
     }
     d.latents = torch::cat(lat);
-    d.ids = torch::cat(ids);
     auto e = m.tokenizer.encodePadded("", kTextLength);
     d.emptyIds = torch::tensor(std::vector<int64_t>(e.begin(), e.end()), torch::kInt64);
     return d;
 }
 
+namespace {
+
+// [N, kTextLength] int64: a training-grammar caption of each scene, phrased by its seed.
+torch::Tensor captionIds(const ClipTokenizer& tokenizer, const std::vector<Scene>& scenes,
+                         const std::vector<uint64_t>& seeds) {
+    auto t = torch::empty({int64_t(scenes.size()), kTextLength}, torch::kInt64);
+    auto acc = t.accessor<int64_t, 2>();
+    for (size_t j = 0; j < scenes.size(); ++j) {
+        const auto v = tokenizer.encodePadded(
+            describeScene(scenes[j], seeds[j], TemplateSet::Training).text, kTextLength);
+        for (int k = 0; k < kTextLength; ++k) acc[int64_t(j)][k] = int64_t(v[size_t(k)]);
+    }
+    return t;
+}
+
+}  // namespace
+
 torch::Tensor flowMatchingLoss(TrainModels& m, const EncodedSet& data, int batch, double dropout) {
     auto idx = torch::randint(data.latents.size(0), {batch}, torch::kInt64);
     auto x0 = data.latents.index_select(0, idx);  // [B, 4, 16, 16]
-    auto ids = data.ids.index_select(0, idx);     // [B, L]
+    // The phrasing seeds come from torch's generator, seeded per step: a resumed run repeats them.
+    auto phrasing = torch::randint(int64_t(1) << 62, {batch}, torch::kInt64);
+    std::vector<Scene> scenes;
+    std::vector<uint64_t> seeds;
+    for (int64_t j = 0; j < batch; ++j) {
+        scenes.push_back(data.scenes[size_t(idx[j].item<int64_t>())]);
+        seeds.push_back(uint64_t(phrasing[j].item<int64_t>()));
+    }
+    auto ids = captionIds(m.tokenizer, scenes, seeds);  // [B, L]
     auto drop = torch::rand({batch}) < dropout;
     ids = torch::where(drop.unsqueeze(1), data.emptyIds.unsqueeze(0).expand_as(ids), ids);
     auto text = m.textEncoder->forward(ids, m.probes);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "demo/demo_tokenizer.h"
+#include "demo/world.h"
 #include "models/clip/clip_text_model.h"
 #include "models/flux/flux_transformer.h"
 #include "models/vae/autoencoder_kl.h"
@@ -46,10 +47,11 @@ struct LatentStatistics {
 };
 LatentStatistics latentStatistics(TrainModels& m, uint64_t seed);
 
-// Scenes pre-encoded to scaled latents (the transformer phase's data).
+// Scenes pre-encoded to scaled latents (the transformer phase's data). Their captions are drawn
+// afresh from the training grammar at every step, so each scene is seen in many phrasings.
 struct EncodedSet {
-    torch::Tensor latents;   // [N, 4, 16, 16] float32, scaled
-    torch::Tensor ids;       // [N, L] int64 caption tokens
+    torch::Tensor latents;  // [N, 4, 16, 16] float32, scaled
+    std::vector<Scene> scenes;
     torch::Tensor emptyIds;  // [L] int64 tokens of "" (caption dropout)
 };
 EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling, double shift);

@@ -38,9 +38,8 @@ std::string Scene::caption() const {
     std::ostringstream c;
     for (size_t i = 0; i < objects.size(); ++i) {
         const auto& o = objects[i];
-        c << (i ? " and a " : "a ") << sizeNames()[int(o.size)] << ' '
-          << palette()[o.colour].name << ' ' << shapeNames()[int(o.shape)] << ' '
-          << positionPhrases()[int(o.position)];
+        c << (i ? " and a " : "a ") << sizeNames()[int(o.size)] << ' ' << palette()[o.colour].name
+          << ' ' << shapeNames()[int(o.shape)] << ' ' << positionPhrases()[int(o.position)];
     }
     c << ", " << palette()[background].name << " background";
     return c.str();
@@ -57,10 +56,12 @@ Scene randomScene(uint64_t seed) {
     for (int i = 0; i < count; ++i) {
         SceneObject o;
         o.shape = Shape(pick(5));
-        do o.colour = pick(nColours); while (usedColour.count(o.colour));
+        do o.colour = pick(nColours);
+        while (usedColour.count(o.colour));
         usedColour.insert(o.colour);
         int pos;
-        do pos = pick(5); while (usedPos.count(pos));
+        do pos = pick(5);
+        while (usedPos.count(pos));
         usedPos.insert(pos);
         o.position = Position(pos);
         o.size = count == 2 ? Size::Small : Size(pick(2));
@@ -84,8 +85,10 @@ namespace {
 // Inside test for a point relative to the object's centre, in units of its radius.
 bool inside(Shape s, float x, float y) {
     switch (s) {
-        case Shape::Circle: return x * x + y * y <= 1.f;
-        case Shape::Square: return std::fabs(x) <= 0.82f && std::fabs(y) <= 0.82f;
+        case Shape::Circle:
+            return x * x + y * y <= 1.f;
+        case Shape::Square:
+            return std::fabs(x) <= 0.82f && std::fabs(y) <= 0.82f;
         case Shape::Ring: {
             float d = x * x + y * y;
             return d <= 1.f && d >= 0.5f * 0.5f;
@@ -145,20 +148,11 @@ std::vector<float> render(const Scene& s, int size) {
         const auto& col = palette()[o.colour].rgb;
         for (size_t i = 0; i < m.size(); ++i) {
             if (m[i] == 0.f) continue;
-            for (int c = 0; c < 3; ++c) img[i * 3 + c] = img[i * 3 + c] * (1 - m[i]) + col[c] * m[i];
+            for (int c = 0; c < 3; ++c)
+                img[i * 3 + c] = img[i * 3 + c] * (1 - m[i]) + col[c] * m[i];
         }
     }
     return img;
-}
-
-std::vector<std::string> vocabularyWords() {
-    std::set<std::string> w = {"a", "and", "background", "on", "the", "at", "in", ","};
-    for (const auto& c : palette()) w.insert(c.name);
-    for (const auto& s : shapeNames()) w.insert(s);
-    for (const auto& s : sizeNames()) w.insert(s);
-    for (const char* p : {"left", "right", "top", "bottom", "centre", "center", "medium"})
-        w.insert(p);
-    return {w.begin(), w.end()};
 }
 
 }  // namespace hs::demo

@@ -32,12 +32,16 @@ struct SceneObject {
 };
 
 struct Scene {
-    int background = 4;  // index into palette()
+    int background = 4;                // index into palette()
     std::vector<SceneObject> objects;  // one or two, at different positions and colours
+    // Every attribute in one fixed phrasing: "a large red circle on the left, blue background"
+    // (caption_grammar.h has the many others).
     std::string caption() const;
 };
 
-constexpr int kImageSize = 64;
+// The size the trainer draws scenes at. A checkpoint runs at its own VAE's sample_size (the
+// shipped one predates this and is 64).
+constexpr int kImageSize = 128;
 
 // A random scene; the same seed gives the same scene on every machine.
 Scene randomScene(uint64_t seed);
@@ -48,8 +52,5 @@ std::vector<float> render(const Scene& scene, int size = kImageSize);
 std::vector<float> renderMask(const SceneObject& obj, int size = kImageSize);
 // Centre and radius in pixels for an object in an image of `size` pixels.
 void placement(const SceneObject& obj, int size, float& cx, float& cy, float& radius);
-
-// Words of the grammar (the demo tokenizer gives each its own token).
-std::vector<std::string> vocabularyWords();
 
 }  // namespace hs::demo

@@ -1,7 +1,9 @@
 #include "denoising/flux_strategy.h"
 
+#include <algorithm>
 #include <optional>
 
+#include "demo/prompt_words.h"
 #include "denoising/clip_tokenizers.h"
 #include "denoising/token_bounds.h"
 #include "models/clip/clip_family.h"
@@ -9,6 +11,7 @@
 #include "models/flux/flux_latents.h"
 #include "models/roles.h"
 #include "models/t5/t5_family.h"
+#include "models/vae/vae_family.h"
 #include "sampling/flow_match.h"
 #include "text/clip_tokenizer.h"
 #include "text/t5_tokenizer.h"
@@ -125,6 +128,9 @@ public:
 
     torch::Tensor latents() const override { return unpackLatents(m_x, m_h, m_w); }
 
+    std::vector<std::string> notes() const override { return m_notes; }
+    void addNote(const std::string& note) { m_notes.push_back(note); }
+
 private:
     RunConfig m_cfg;
     torch::Device m_device;
@@ -137,6 +143,7 @@ private:
     torch::Tensor m_x;  // packed latents [1, h/2 * w/2, 4C]
     FlowMatchEulerScheduler m_scheduler;
     FluxInputs m_in;
+    std::vector<std::string> m_notes;
 };
 
 std::string dims(int64_t n) {
@@ -185,6 +192,7 @@ public:
             throw PipelineError(folder.dir + ": transformer in_channels " + dims(fc.inChannels) +
                                 " != 4 x VAE latent_channels " + dims(m_vae->latentChannels()));
         m_tokenizer = clipTokenizerFor(folder, "tokenizer", m_textEncoder, "text_encoder");
+        m_demo = folder.className == demo::kDemoPipelineClass;
         m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
     }
 
@@ -199,8 +207,15 @@ public:
 
     std::unique_ptr<DenoisingRun> start(const RunConfig& cfg,
                                         const torch::Device& device) override {
-        return std::make_unique<FluxRun>(cfg, device, *m_textEncoder, *m_transformer, *m_vae,
-                                         *m_tokenizer, m_t5, m_scheduler);
+        auto run = std::make_unique<FluxRun>(cfg, device, *m_textEncoder, *m_transformer, *m_vae,
+                                             *m_tokenizer, m_t5, m_scheduler);
+        if (m_demo) {
+            std::vector<std::string> words = demo::wordsNotUnderstood(*m_tokenizer, cfg.prompt);
+            for (const auto& w : demo::wordsNotUnderstood(*m_tokenizer, cfg.negativePrompt))
+                if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
+            if (!words.empty()) run->addNote(demo::notUnderstoodNote(words));
+        }
+        return run;
     }
 
     // diffusers' FLUX.1 scheduler configs: dev shifts dynamically (mu from the image size),
@@ -222,6 +237,17 @@ public:
     // FLUX.1-dev: 28 steps, guidance 3.5; schnell: 4 steps, guidance unused (0, as its model
     // card runs it); the single-encoder shape keeps the demo's defaults.
     RunDefaults defaults() const override {
+        if (m_demo) {
+            // The size it was trained at (its VAE's sample_size) and the words its tokenizer has.
+            RunDefaults d;
+            if (const auto* kl = dynamic_cast<const AutoencoderKLComponent*>(m_vae)) {
+                const auto& s = kl->model->config().sampleSize;
+                d.height = s.front();
+                d.width = s.back();
+            }
+            d.vocabulary = demo::understoodWords(*m_tokenizer);
+            return d;
+        }
         if (!m_t5.encoder) return {};
         if (m_transformer->model->config().guidanceEmbeds) return {28, 3.5, false};
         return {4, 0.0, false};
@@ -254,6 +280,7 @@ private:
     std::optional<ClipTokenizer> m_tokenizer;
     T5Text m_t5;
     FlowMatchConfig m_scheduler;
+    bool m_demo = false;  // the embedded demo model: its prompts' unknown words are named
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The pipeline shapes that ship with Halfscope: adding one is a strategy in this folder and a
 // line here.
+#include "demo/prompt_words.h"
 #include "denoising/anima_strategy.h"
 #include "denoising/cosmos2_strategy.h"
 #include "denoising/flux_strategy.h"
@@ -11,7 +12,7 @@ namespace hs {
 
 void registerBuiltinStrategies(StrategyRegistry& r) {
     r.add({"Flux",
-           {"FluxPipeline", "HalfscopeDemoPipeline"},
+           {"FluxPipeline", demo::kDemoPipelineClass},
            makeFluxStrategy,
            {"FluxTransformer2DModel"}});
     r.add({"Stable Diffusion",

@@ -66,9 +66,13 @@ struct RunDefaults {
     int steps = 20;
     double guidance = 4.0;
     bool negativePrompt = true;  // whether the model takes a negative prompt
+    int width = 0, height = 0;   // the image size it was trained at; 0: the caller's default
     // Samplers a run may pick (RunConfig::scheduler), as (id, label); empty: the model's own
     // scheduler only.
     std::vector<std::pair<std::string, std::string>> samplers = {};
+    // The only words the model understands, lower case (the demo model's grammar); empty: any
+    // text. The studio names the prompt's other words as they are typed.
+    std::vector<std::string> vocabulary = {};
 };
 
 class DenoisingStrategy {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "runtime/demo_location.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -45,6 +46,33 @@ TEST_F(CliRuns, GenerateExitsZeroForACleanPictureAndOneForNaN) {
     const std::string text((std::istreambuf_iterator<char>(html)), {});
     EXPECT_NE(text.find("a large red circle in the centre"), std::string::npos);
     EXPECT_EQ(text.find("src=\"http"), std::string::npos);  // self-contained
+}
+
+TEST_F(CliRuns, GenerateNamesWordsTheDemoModelDoesNotKnowAndDrawsAtItsSize) {
+    int status = -1;
+    const std::string out = runCli(
+        "generate --prompt 'A teal hexagon, on a blue background!' "
+        "--steps 2 --json --out " +
+            path("teal.png"),
+        status, /*stdoutOnly=*/true);
+    EXPECT_EQ(status, 0) << out;
+    const auto j = nlohmann::json::parse(out);
+    std::string notes;
+    for (const auto& n : j["notes"]) notes += n.get<std::string>() + "\n";
+    EXPECT_NE(notes.find("words not understood by the demo model: \"teal\", \"hexagon\""),
+              std::string::npos)
+        << out;
+    // The size the model was trained at, its VAE's sample_size.
+    std::ifstream vae(hs::findDemoModel() + "/vae/config.json");
+    EXPECT_EQ(j["config"]["width"], nlohmann::json::parse(vae)["sample_size"]);
+    // Words it knows, in any case and punctuation: no note.
+    const std::string clean = runCli(
+        "generate --prompt 'A LARGE red circle, blue background.' "
+        "--steps 2 --out " +
+            path("red.png"),
+        status);
+    EXPECT_EQ(status, 0) << clean;
+    EXPECT_EQ(clean.find("not understood"), std::string::npos) << clean;
 }
 
 TEST_F(CliRuns, CompareReportsBothRunsAndTheirDivergence) {

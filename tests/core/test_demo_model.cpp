@@ -5,6 +5,7 @@
 #include <atomic>
 #include <filesystem>
 
+#include "demo/caption_grammar.h"
 #include "demo/demo_config.h"
 #include "demo/demo_export.h"
 #include "demo/massive_activations.h"
@@ -110,7 +111,7 @@ protected:
         s_dir = test::tempDir("demo-pipeline") + "/model";
         torch::manual_seed(4);
         DemoExport e;
-        e.vocab = learnBpe(vocabularyWords());
+        e.vocab = learnBpe(grammarWords());
         const int n = int(e.vocab.tokens.size());
         ClipTextModel te(clipTextConfigFromJson(textEncoderConfig(n, n - 2, n - 1, n - 1)));
         FluxTransformer tr(FluxConfig::fromJson(transformerConfig()));

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "demo/caption_grammar.h"
 #include "demo/dataset.h"
 #include "demo/demo_tokenizer.h"
 #include "demo/world.h"
@@ -70,14 +71,15 @@ TEST(DemoWorld, RenderingIsAntiAliasedAndShapesDiffer) {
     for (int a = 0; a < 5; ++a)
         for (int b = a + 1; b < 5; ++b) {
             double diff = 0;
-            for (size_t i = 0; i < masks[a].size(); ++i) diff += std::fabs(masks[a][i] - masks[b][i]);
+            for (size_t i = 0; i < masks[a].size(); ++i)
+                diff += std::fabs(masks[a][i] - masks[b][i]);
             EXPECT_GT(diff, 40) << shapeNames()[a] << " vs " << shapeNames()[b];
         }
 }
 
 TEST(DemoWorld, BatchesAreImagesInMinusOneToOne) {
     auto b = makeBatch(5, 4);
-    EXPECT_EQ(b.images.sizes(), (std::vector<int64_t>{4, 3, 64, 64}));
+    EXPECT_EQ(b.images.sizes(), (std::vector<int64_t>{4, 3, kImageSize, kImageSize}));
     EXPECT_GE(b.images.min().item<float>(), -1.f);
     EXPECT_LE(b.images.max().item<float>(), 1.f);
     EXPECT_EQ(b.captions[1], randomScene(6).caption());
@@ -85,10 +87,10 @@ TEST(DemoWorld, BatchesAreImagesInMinusOneToOne) {
 
 TEST(DemoTokenizer, EveryGrammarWordIsOneTokenAndOtherTextStillTokenizes) {
     const std::string dir = test::tempDir("demo-tok");
-    writeTokenizerFolder(dir, learnBpe(vocabularyWords()), 32);
+    writeTokenizerFolder(dir, learnBpe(grammarWords()), 32);
     auto tok = ClipTokenizer::fromFolder(dir);
     EXPECT_EQ(tok.modelMaxLength(), 32);
-    for (const auto& w : vocabularyWords()) {
+    for (const auto& w : grammarWords()) {
         auto ids = tok.tokenIds(w);
         EXPECT_EQ(ids.size(), 1u) << w;
     }

@@ -66,7 +66,7 @@ TEST(SceneReader, ToleratesBlur) {
     EXPECT_EQ(t.background, 200);
     EXPECT_GE(t.colour, 198);
     EXPECT_EQ(t.position, 200);
-    EXPECT_GE(t.basicShapeRate(), 0.95);
+    EXPECT_GE(t.shapeRate(), 0.9);
     EXPECT_GE(t.shapeRate(Shape::Star), 0.8);
     EXPECT_GE(t.shapeRate(Shape::Ring), 0.8);
 }
@@ -77,4 +77,29 @@ TEST(SceneReader, EmptyPictureHasNoObject) {
     const SceneReading r = readScene(toRgb8(img), kImageSize);
     EXPECT_FALSE(r.objectFound);
     EXPECT_EQ(std::string(palette()[r.background].name), "red");
+}
+
+TEST(SceneReader, UnstatedAttributesAreNotCounted) {
+    PromptFollowing t;
+    const Scene s = randomScene(11);  // one large red triangle on the left, yellow background
+    ASSERT_EQ(s.objects.size(), 1u);
+    SceneReading wrong = readScene(toRgb8(render(s)), kImageSize);
+    ASSERT_TRUE(wrong.objectFound);
+    wrong.position = Position::Right;
+    wrong.size = Size::Small;
+    t.add(s.objects[0], s.background, wrong, /*background*/ false, /*position*/ false,
+          /*size*/ false);
+    EXPECT_EQ(t.scenes, 1);
+    EXPECT_EQ(t.found, 1);
+    EXPECT_EQ(t.colour, 1);
+    EXPECT_EQ(t.backgroundStated + t.positionStated + t.sizeStated, 0);
+    t.add(s.objects[0], s.background, wrong);  // all stated: position and size now count wrong
+    EXPECT_EQ(t.positionStated, 1);
+    EXPECT_EQ(t.position, 0);
+    EXPECT_EQ(t.size, 0);
+    EXPECT_EQ(t.background, 1);
+    SceneReading empty;
+    t.add(s.objects[0], s.background, empty);  // nothing drawn: wrong everywhere
+    EXPECT_EQ(t.found, 2);
+    EXPECT_DOUBLE_EQ(t.shapeRate(), 2.0 / 3.0);
 }

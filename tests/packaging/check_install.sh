@@ -72,7 +72,11 @@ launch() {
       { tail -20 gen.log; fail "$name: halfscope-cli generate exited $?"; }
     [[ $(model_dir gen.json) == "$model" ]] ||
       fail "$name: generate ran the model in '$(model_dir gen.json)', not the installed $model"
-    [[ $(png_size gen.png) == 64x64 ]] || fail "$name: generate wrote no 64x64 PNG"
+    # The demo model draws at the size it was trained at: its VAE's sample_size.
+    local side
+    side=$(grep -o '"sample_size": *[0-9]*' "$model/vae/config.json" | grep -o '[0-9]*$')
+    [[ $(png_size gen.png) == "${side}x${side}" ]] ||
+      fail "$name: generate wrote no ${side}x${side} PNG (the demo model's size)"
     QT_QPA_PLATFORM=offscreen "$studio" --generate --screenshot shot.png >studio.log 2>&1 ||
       { tail -20 studio.log; fail "$name: the studio exited $?"; }
     [[ -f shot.png ]] || { tail -20 studio.log; fail "$name: the studio wrote no screenshot"; }

@@ -213,6 +213,27 @@ TEST(PromptPanel, LongPromptsGetATruncationNote) {
     EXPECT_EQ(c.negativePrompt.size(), 2500u);  // the panel itself never cuts text
 }
 
+TEST(PromptPanel, WordsOutsideTheModelsVocabularyAreNamedAsTyped) {
+    PromptPanel panel;
+    auto* prompt = child<QPlainTextEdit>(panel, "prompt");
+    auto* note = child<QLabel>(panel, "promptNote");
+    prompt->setPlainText("a teal hexagon");
+    EXPECT_TRUE(panel.wordsNotUnderstood().isEmpty());  // any text, for a model of any words
+    EXPECT_FALSE(panel.truncationNoteShown());
+    panel.setVocabulary({"a", "red", "circle", "on", "blue", "background", ",", "."});
+    EXPECT_EQ(panel.wordsNotUnderstood(), (QStringList{"teal", "hexagon"}));
+    EXPECT_TRUE(note->isVisibleTo(&panel));
+    EXPECT_TRUE(note->text().contains("Not understood by the demo model: teal, hexagon"))
+        << note->text().toStdString();
+    prompt->setPlainText("A Red circle, on a blue background.");  // capitals and punctuation
+    EXPECT_TRUE(panel.wordsNotUnderstood().isEmpty());
+    EXPECT_FALSE(panel.truncationNoteShown());
+    child<QPlainTextEdit>(panel, "negativePrompt")->setPlainText("blurry, red");
+    EXPECT_EQ(panel.wordsNotUnderstood(), QStringList{"blurry"});
+    panel.setVocabulary({});
+    EXPECT_FALSE(panel.truncationNoteShown());
+}
+
 TEST(PromptPanel, ProbeLevelAndDecodeEvery) {
     PromptPanel panel;
     auto* level = child<QComboBox>(panel, "probeLevel");

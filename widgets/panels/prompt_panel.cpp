@@ -9,6 +9,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -268,6 +269,24 @@ bool PromptPanel::truncationNoteShown() const {
     return !m_note->isHidden();
 }
 
+void PromptPanel::setVocabulary(const QStringList& words) {
+    m_vocabulary = QSet<QString>(words.begin(), words.end());
+    updateNote();
+}
+
+QStringList PromptPanel::wordsNotUnderstood() const {
+    QStringList unknown;
+    if (m_vocabulary.isEmpty()) return unknown;
+    // Words as the CLIP tokenizer splits them: letter runs, single digits, punctuation runs.
+    static const QRegularExpression word(R"([\p{L}]+|\p{N}|[^\s\p{L}\p{N}]+)");
+    for (const QString& text : {m_prompt->toPlainText(), m_negative->toPlainText()})
+        for (auto it = word.globalMatch(text.toLower()); it.hasNext();) {
+            const QString w = it.next().captured();
+            if (!m_vocabulary.contains(w) && !unknown.contains(w)) unknown << w;
+        }
+    return unknown;
+}
+
 void PromptPanel::updateNote() {
     const int p = m_prompt->toPlainText().size();
     const int n = m_negative->toPlainText().size();
@@ -282,6 +301,12 @@ void PromptPanel::updateNote() {
                     "tokens; the rest will be cut off.")
                      .arg(n)
                      .arg(m_maxTokens);
+    const QStringList unknown = wordsNotUnderstood();
+    if (!unknown.isEmpty())
+        notes << tr("Not understood by the demo model: %1. It knows only the words of its "
+                    "shapes, colours, sizes, positions and backgrounds; other words are ignored "
+                    "at best.")
+                     .arg(unknown.join(", "));
     m_note->setText(notes.join('\n'));
     m_note->setVisible(!notes.isEmpty());
 }

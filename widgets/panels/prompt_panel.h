@@ -3,6 +3,7 @@
 // preview decoding and probe detail, the Generate / Stop buttons and the progress of a run.
 // The panel edits only its own fields of a RunConfig: model folder, precision plan, device and
 // keepLatents belong to other panels and are left as they are by applyTo().
+#include <QSet>
 #include <QStringList>
 #include <QWidget>
 
@@ -37,6 +38,11 @@ public:
     // only `maxTokens` tokens and cuts off the rest. Defaults: 2000 characters, 77 tokens.
     void setPromptLimits(int noteAboveChars, int maxTokens);
     bool truncationNoteShown() const;
+    // A model that understands only these words (lower case; the demo model's grammar): the
+    // prompt's other words are named under it as they are typed. Empty: any text, no check.
+    void setVocabulary(const QStringList& words);
+    // Words of the prompt and the negative prompt outside that vocabulary, once each.
+    QStringList wordsNotUnderstood() const;
     // A model that takes no negative prompt (FLUX.1): the field is emptied and disabled, with
     // `why` as its tooltip, and applyTo() writes an empty negative prompt. The text is kept and
     // comes back when a model that takes one is loaded.
@@ -92,6 +98,7 @@ private:
     QString m_negativeKept;  // the text while the model takes no negative prompt
     int m_noteAboveChars = 2000;
     int m_maxTokens = 77;
+    QSet<QString> m_vocabulary;
     int m_lastStep = 0, m_lastSteps = 0;
     QString m_estimate;
 };
