@@ -73,17 +73,8 @@ int runOwnPrompts(const Args& args, Pipeline& pipeline, const demo::EvaluationOp
     if (prompts.empty()) throw std::runtime_error(file + " holds no prompt");
     if (prompts.size() > 64) throw UsageError("--prompts takes at most 64 prompts");
     std::vector<Image> images;
-    const RunDefaults size = pipeline.defaults();
     for (size_t i = 0; i < prompts.size(); ++i) {
-        RunConfig cfg;
-        cfg.prompt = prompts[i];
-        cfg.seed = uint64_t(i);
-        cfg.steps = o.steps;
-        cfg.guidance = o.guidance;
-        cfg.width = size.width ? size.width : demo::kImageSize;
-        cfg.height = size.height ? size.height : demo::kImageSize;
-        cfg.probeLevel = ProbeLevel::Off;
-        const RunRecord rec = pipeline.run(cfg);
+        const RunRecord rec = pipeline.run(demo::evaluationRun(pipeline, prompts[i], i, o));
         if (!rec.savedImage) throw std::runtime_error("the run produced no image: " + rec.error);
         const auto& img = *rec.savedImage;
         std::printf("%2zu %-60s -> %s\n", i + 1, prompts[i].c_str(),

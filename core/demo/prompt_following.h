@@ -8,6 +8,7 @@
 #include "demo/caption_grammar.h"
 #include "demo/dataset.h"
 #include "demo/scene_reader.h"
+#include "records/run_types.h"
 
 namespace hs {
 class Pipeline;
@@ -32,5 +33,10 @@ struct EvaluationOptions {
 };
 
 PromptFollowing evaluatePromptFollowing(Pipeline& pipeline, const EvaluationOptions& options);
+
+// A run of `prompt` as the evaluation makes them: the options' steps and guidance, the model's
+// own image size (its VAE's sample_size), no probes.
+RunConfig evaluationRun(const Pipeline& pipeline, const std::string& prompt, uint64_t seed,
+                        const EvaluationOptions& options);
 
 }  // namespace hs::demo

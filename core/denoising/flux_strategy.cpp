@@ -1,6 +1,5 @@
 #include "denoising/flux_strategy.h"
 
-#include <algorithm>
 #include <optional>
 
 #include "demo/prompt_words.h"
@@ -210,9 +209,8 @@ public:
         auto run = std::make_unique<FluxRun>(cfg, device, *m_textEncoder, *m_transformer, *m_vae,
                                              *m_tokenizer, m_t5, m_scheduler);
         if (m_demo) {
-            std::vector<std::string> words = demo::wordsNotUnderstood(*m_tokenizer, cfg.prompt);
-            for (const auto& w : demo::wordsNotUnderstood(*m_tokenizer, cfg.negativePrompt))
-                if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
+            const auto words =
+                demo::wordsNotUnderstood(*m_tokenizer, cfg.prompt + "\n" + cfg.negativePrompt);
             if (!words.empty()) run->addNote(demo::notUnderstoodNote(words));
         }
         return run;
