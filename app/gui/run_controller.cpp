@@ -26,6 +26,11 @@ RunController::RunController(QObject* parent)
     connect(m_worker, &RunWorker::preview, this, &RunController::preview);
     connect(m_worker, &RunWorker::firstNonFinite, this, &RunController::firstNonFinite);
     connect(m_worker, &RunWorker::decodeFailed, this, &RunController::decodeFailed);
+    connect(m_worker, &RunWorker::decodeStopped, this, &RunController::decodeStopped);
+    connect(m_worker, &RunWorker::decodeEnded, this, [this](int decodeId) {
+        m_decodes.remove(decodeId);
+        if (!isBusy()) emit idle();
+    });
     connect(m_worker, &RunWorker::searchTrial, this, &RunController::searchTrial);
     connect(m_worker, &RunWorker::searchRemedy, this, &RunController::searchRemedy);
     connect(m_worker, &RunWorker::searchFinished, this,
@@ -59,7 +64,9 @@ bool RunController::shutdown(int waitMs) {
     m_thread->requestInterruption();
     m_thread->quit();
     m_joined = m_thread->wait(QDeadlineTimer(waitMs));
-    m_loads.clear();  // each was cancelled above; an end that never arrives is not awaited
+    // Each was cancelled above (the closing flag); an end that never arrives is not awaited.
+    m_loads.clear();
+    m_decodes.clear();
     if (!m_joined) {
         // One long op is still running: its events must not reach a controller that is gone.
         disconnect(m_worker, nullptr, this, nullptr);
@@ -135,17 +142,31 @@ void RunController::stop() {
     m_queue.clear();
     if (m_current) m_flags->cancel = true;
     for (const auto& flag : m_loads) *flag = true;  // a queued load stops at its first tensor
+    for (const auto& d : m_decodes) *d.stop = true;
 }
 
 void RunController::decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step) {
-    QMetaObject::invokeMethod(m_worker, "decodeStep", Qt::QueuedConnection, Q_ARG(int, jobId),
-                              Q_ARG(hs::RunConfig, config), Q_ARG(hs::StepRecord, step));
+    if (m_shutDown) return;
+    const int id = m_nextDecodeId++;
+    m_decodes.insert(id, {jobId, std::make_shared<std::atomic<bool>>(false)});
+    QMetaObject::invokeMethod(
+        m_worker,
+        [w = m_worker, jobId, config, step, id, stop = m_decodes.value(id).stop] {
+            w->decodeStep(jobId, config, step, id, stop);
+        },
+        Qt::QueuedConnection);
+}
+
+bool RunController::isDecoding(int jobId) const {
+    for (const auto& d : m_decodes)
+        if (d.jobId == jobId) return true;
+    return false;
 }
 
 void RunController::dispatchNext() {
     if (m_queue.isEmpty()) {
         m_current = 0;
-        if (!isLoading()) emit idle();  // else idle comes when the load ends
+        if (!isBusy()) emit idle();  // else idle comes when the load or decode ends
         return;
     }
     if (m_shutDown) {

@@ -50,12 +50,16 @@ public:
     // queued jobs.
     void stop();
     // Full decode of one step of a job that ran with `config` (needs keepLatents). Queued
-    // behind the running job.
+    // behind the running job; stop() cancels it within one VAE block.
     void decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step);
 
-    // A job runs or waits, or a model load (loadModel, loadFiles) is in flight.
-    bool isBusy() const { return m_current != 0 || !m_queue.isEmpty() || isLoading(); }
+    // A job runs or waits, or a model load (loadModel, loadFiles) or a decode is in flight.
+    bool isBusy() const {
+        return m_current != 0 || !m_queue.isEmpty() || isLoading() || !m_decodes.isEmpty();
+    }
     bool isLoading() const { return !m_loads.isEmpty(); }
+    // A decode of a step of job `jobId` is queued or running.
+    bool isDecoding(int jobId) const;
     int currentJob() const { return m_current; }
     // The job id with which a load's progress arrives as stage().
     static constexpr int kLoadJob = 0;
@@ -77,6 +81,7 @@ signals:
     void jobFinished(int jobId, const hs::RunRecord& record);
     void jobFailed(int jobId, const QString& message);
     void decodeFailed(int jobId, const QString& message);
+    void decodeStopped(int jobId, int step);  // Stop cancelled the decode of `step`
     void searchTrial(int jobId, const hs::BisectionTrial& trial);
     void searchRemedy(int jobId, const hs::RemedyRow& row);
     void searchFinished(int jobId, const hs::PrecisionSearch& search);
@@ -99,4 +104,11 @@ private:
     // The loads in flight (queued on the worker or loading), each with the flag Stop sets.
     QMap<int, std::shared_ptr<std::atomic<bool>>> m_loads;
     int m_nextLoadId = 1;
+    // The decodes in flight: their job and the flag Stop sets.
+    struct Decode {
+        int jobId = 0;
+        std::shared_ptr<std::atomic<bool>> stop;
+    };
+    QMap<int, Decode> m_decodes;
+    int m_nextDecodeId = 1;
 };

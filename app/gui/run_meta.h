@@ -11,10 +11,11 @@
 
 // What the worker loaded: shown by the model and precision panels.
 struct LoadedModel {
-    QString dir;           // the pipeline folder or the model file
-    hs::ModelFiles files;  // the files that complete a model file (a file set); empty for a folder
-    QStringList detected;  // what was found in each single file, one line each
-    QString memoryPlan;    // how the weights are held (whole, or streamed block by block)
+    QString dir;            // the pipeline folder or the model file
+    hs::ModelFiles files;   // the files that complete a model file (a file set); empty for a folder
+    QStringList detected;   // what was found in each single file, one line each
+    QString pipelineClass;  // "FluxPipeline", "StableDiffusionXLPipeline", ...
+    QString memoryPlan;     // how the weights are held (whole, or streamed block by block)
     QString effectivePlan;
     std::vector<hs::ComponentInfo> components;
     int sizeMultiple = 16;  // width and height must be multiples of this

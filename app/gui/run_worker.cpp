@@ -1,5 +1,6 @@
 #include "run_worker.h"
 
+#include <QElapsedTimer>
 #include <new>
 
 #include "file_set.h"
@@ -170,6 +171,7 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error, int jobId
     m.dir = dir;
     m.files = cfg.modelFiles;
     for (const auto& line : m_pipeline->detected()) m.detected << QString::fromStdString(line);
+    m.pipelineClass = QString::fromStdString(m_pipeline->pipelineClass());
     m.memoryPlan = QString::fromStdString(m_pipeline->memoryPlan());
     const hs::RunDefaults defaults = m_pipeline->defaults();
     m.defaultSteps = defaults.steps;
@@ -238,18 +240,33 @@ void RunWorker::runSearch(const RunJob& job) {
     }
 }
 
-void RunWorker::decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step) {
+void RunWorker::decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step,
+                           int decodeId, std::shared_ptr<const std::atomic<bool>> stop) {
     const hs::CancelScope closing(&m_flags->closing);
+    const hs::CancelScope stopped(stop.get());
     QString error;
-    if (!ensureLoaded(config, error)) {
-        emit decodeFailed(jobId, error);
+    if (!ensureLoaded(config, error, jobId)) {
+        if (stop && stop->load())
+            emit decodeStopped(jobId, step.step);
+        else
+            emit decodeFailed(jobId, error);
+        emit decodeEnded(decodeId);
         return;
     }
+    emit stage(jobId, tr("decoding step %1 with the VAE").arg(step.step));
+    QElapsedTimer timer;
+    timer.start();
     try {
         emit preview(jobId, m_pipeline->decodePreview(step));
+        emit stage(jobId, tr("step %1 decoded in %2 s")
+                              .arg(step.step)
+                              .arg(double(timer.elapsed()) / 1000.0, 0, 'f', 1));
+    } catch (const hs::Cancelled&) {
+        emit decodeStopped(jobId, step.step);
     } catch (const std::exception& e) {
         emit decodeFailed(jobId, plainError(e));
     }
+    emit decodeEnded(decodeId);
 }
 
 void registerRunMetaTypes() {

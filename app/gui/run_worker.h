@@ -43,8 +43,12 @@ public slots:
                    int loadId = 0, std::shared_ptr<const std::atomic<bool>> stop = nullptr);
     // Runs a job, reloading first when its model, plan or device differ from the loaded ones.
     void runJob(const RunJob& job);
-    // Full VAE decode of one step (kept latents needed) of job `jobId`, run with `config`.
-    void decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step);
+    // Full VAE decode of one step (kept latents needed) of job `jobId`, run with `config`:
+    // stage(jobId, "decoding step 3 with the VAE"), then preview() and stage(jobId, "step 3
+    // decoded in 2.1 s"), or decodeFailed(), or decodeStopped() when `stop` (may be null)
+    // cancelled it (within one VAE block). decodeEnded(decodeId) follows every outcome.
+    void decodeStep(int jobId, const hs::RunConfig& config, const hs::StepRecord& step,
+                    int decodeId = 0, std::shared_ptr<const std::atomic<bool>> stop = nullptr);
 
 signals:
     void loaded(const LoadedModel& model);
@@ -66,6 +70,8 @@ signals:
     void jobFinished(int jobId, const hs::RunRecord& record);
     void jobFailed(int jobId, const QString& message);
     void decodeFailed(int jobId, const QString& message);
+    void decodeStopped(int jobId, int step);
+    void decodeEnded(int decodeId);
     void searchTrial(int jobId, const hs::BisectionTrial& trial);
     void searchRemedy(int jobId, const hs::RemedyRow& row);  // unranked, as it was tried
     void searchFinished(int jobId, const hs::PrecisionSearch& search);

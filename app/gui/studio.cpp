@@ -71,6 +71,9 @@ Studio::Studio(const StudioViews& v, RunHistory* history, QObject* parent)
     connect(m_v.fix, &FixPanel::findRequested, this, &Studio::findMinimalFix);
     connect(m_v.fix, &FixPanel::applyRequested, this, &Studio::applyPlan);
     connect(m_v.fix, &FixPanel::compareRequested, this, &Studio::compareRemedies);
+    connect(m_v.prompt, &PromptPanel::runSettingsChanged, this, &Studio::updateForecast);
+    connect(m_v.precision, &PrecisionPanel::planChanged, this, &Studio::updateForecast);
+    connect(m_v.precision, &PrecisionPanel::deviceChanged, this, &Studio::updateForecast);
     if (m_history && !m_history->isOpen())
         m_v.log->warning(tr("The run history is not available, runs will not be saved: %1")
                              .arg(m_history->errorString()),
@@ -150,6 +153,7 @@ void Studio::connectController() {
     auto* c = m_controller;
     connect(c, &RunController::loaded, this, &Studio::onLoaded);
     connect(c, &RunController::loadFailed, this, [this](const QString& message) {
+        m_v.prompt->setStage(tr("loading failed"));
         m_v.model->setError(message);
         m_v.log->error(message, "load");
     });
@@ -158,13 +162,15 @@ void Studio::connectController() {
         // A standalone Open's load (File > Open, the library) reports as job 0; a search's
         // trials ("Find minimal fix: trial 3 of at most 32") show there too.
         if (id == m_viewJob || (id == RunController::kLoadJob && m_controller->isLoading()) ||
-            (m_jobs.contains(id) && m_jobs[id].search))
+            (m_jobs.contains(id) && m_jobs[id].search) || m_controller->isDecoding(id) ||
+            m_controller->currentJob() == id)
             m_v.prompt->setStage(stage);
     });
     connect(c, &RunController::loadStopped, this, [this](const QString& dir) {
         const QString message =
             m_model ? tr("Loading %1 was stopped; the model stays %2").arg(dir, m_model->dir)
                     : tr("Loading %1 was stopped; no model is open").arg(dir);
+        m_v.prompt->setStage(tr("loading stopped"));
         m_v.model->setError(message);
         m_v.log->warning(message, "load");
     });
@@ -183,6 +189,8 @@ void Studio::connectController() {
                           "run");
             if (id == m_viewJob)
                 m_v.prompt->setEstimate(tr("about %1 in all").arg(qs(hs::secondsText(seconds))));
+            else if (m_compareJobs.contains(id))
+                m_v.prompt->setEstimate(tr("about %1 a run").arg(qs(hs::secondsText(seconds))));
         });
     connect(c, &RunController::estimateChecked, this,
             [this](int id, double estimated, double actual) {
@@ -208,6 +216,10 @@ void Studio::connectController() {
     connect(c, &RunController::decodeFailed, this, [this](int, const QString& message) {
         m_v.log->warning(tr("Decode failed: %1").arg(message), "decode");
     });
+    connect(c, &RunController::decodeStopped, this, [this](int, int step) {
+        m_v.prompt->setStage(tr("decoding step %1 stopped").arg(step));
+        m_v.log->warning(tr("Decoding step %1 was stopped").arg(step), "decode");
+    });
     connect(c, &RunController::searchTrial, this, [this](int, const hs::BisectionTrial& t) {
         m_v.fix->addTrial(t);
         m_v.log->info(tr("Trial %1 (%2): %3 — %4")
@@ -226,6 +238,7 @@ void Studio::connectController() {
     connect(c, &RunController::searchFinished, this, [this](int id, const hs::PrecisionSearch& s) {
         m_jobs.remove(id);
         m_lastSearch = s;
+        m_v.prompt->setStage(tr("Find minimal fix ended"));
         if (!s.planFails) {
             m_v.fix->setMessage(qs(s.result.message));
         } else {
@@ -285,6 +298,7 @@ void Studio::onLoaded(const LoadedModel& m) {
     ModelSummary s;
     s.folder = m.dir;
     s.name = m.isDemo ? tr("Halfscope demo model") : QFileInfo(m.dir).fileName();
+    s.pipelineClass = m.pipelineClass;
     s.components = m.components;
     for (const auto& f : fileRoles(m.dir, m.files)) s.files.push_back({f.role, f.path});
     m_v.model->setModel(s);
@@ -329,6 +343,8 @@ void Studio::onLoaded(const LoadedModel& m) {
                           .arg(m.effectivePlan, m.reloaded.join(", ")),
                       "load");
     m_v.log->info(tr("Memory: %1").arg(m.memoryPlan), "load");
+    if (!m.planChange) m_v.prompt->setStage(tr("model loaded"));
+    updateForecast();
     emit modelLoaded(m);
 }
 
@@ -361,8 +377,10 @@ void Studio::generate() {
 
 void Studio::stop() {
     if (!isBusy()) return;
-    const bool loadOnly = m_controller->isLoading() && m_controller->currentJob() == 0;
+    const bool noJob = m_controller->currentJob() == 0;
+    const bool loadOnly = noJob && m_controller->isLoading();
     m_controller->stop();
+    if (noJob && !loadOnly) return;  // a decode: its end is logged when it stops
     m_v.log->warning(
         loadOnly ? tr("Stopping the model load") : tr("Stopping after the current step"),
         loadOnly ? "load" : "run");
@@ -410,6 +428,7 @@ void Studio::onStep(int id, const hs::StepRecord& s, const std::vector<hs::Probe
     }
     if (job.compareIndex >= 0) {
         m_v.compare->addStep(job.compareIndex, s);
+        m_v.prompt->setProgress(s.step + 1, job.config.steps, s.seconds, compareRunName(id));
     } else if (id == m_viewJob) {
         m_v.plot->addStep(0, s);
         m_v.layers->addProbes(probes);
@@ -467,6 +486,8 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
                                          : tr("done in %1 s").arg(r.seconds, 0, 'f', 2));
         m_lastRun = r;
     }
+    rememberTimes(id, r);
+    updateForecast();
     for (const auto& note : r.notes) m_v.log->info(tr("Run %1: %2").arg(id).arg(qs(note)), "run");
     // Where the first NaN/Inf appeared, in the engine's words (translated).
     if (const auto failure = hs::findFirstFailure(r))
@@ -519,7 +540,8 @@ void Studio::compare(const QVector<hs::PrecisionPlan>& plans, const QStringList&
     // Titles name what differs between the plans; the whole plan goes with the final image.
     std::vector<std::string> components;
     for (const auto& c : m_model->components) components.push_back(c.name);
-    m_v.compare->setRuns(labels.isEmpty() ? planTitles(plans, components) : labels, planTexts);
+    m_compareTitles = labels.isEmpty() ? planTitles(plans, components) : labels;
+    m_v.compare->setRuns(m_compareTitles, planTexts);
     m_v.compare->setStepCount(base.steps);
     m_compareRuns = QVector<hs::RunRecord>(plans.size());
     m_lastWasCompare = true;
@@ -562,8 +584,20 @@ void Studio::decodeStep(int compareIndex, int step) {
         if (s.step == step) {
             m_controller->decodeStep(id, it->config, s);
             m_v.log->info(tr("Decoding step %1 with the VAE").arg(step), "decode");
+            // Its progress shows in the prompt panel, whose Stop cancels it.
+            if (!m_v.prompt->isRunning()) m_v.prompt->setRunning(true);
+            emit busyChanged(true);
             return;
         }
+}
+
+QString Studio::compareRunName(int jobId) const {
+    const int i = m_compareJobs.indexOf(jobId);
+    if (i < 0) return QString();
+    return tr("run %1 of %2, %3")
+        .arg(i + 1)
+        .arg(m_compareJobs.size())
+        .arg(i < m_compareTitles.size() ? m_compareTitles[i] : QString());
 }
 
 void Studio::updateDivergence() {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "fix_panel.h"
+#include "records/run_forecast.h"
 #include "run_controller.h"
 
 class CompareView;
@@ -82,6 +83,9 @@ public:
     // What the views show: the last single run and the runs of the last comparison.
     const std::optional<hs::RunRecord>& lastRun() const { return m_lastRun; }
     const QVector<hs::RunRecord>& compareRuns() const { return m_compareRuns; }
+    // What the panels' next run should take (shown under the prompt panel's progress), from a
+    // finished run of this session; none before one of this model, plan and guidance mode.
+    const std::optional<hs::RunForecast>& forecast() const { return m_forecast; }
     // Shows a finished record in the single-run views (curves, previews, layers, image), as a
     // run opened from the history; the tab stays as it is.
     void showRecord(const hs::RunRecord& r);
@@ -114,11 +118,17 @@ private:
     void onFailed(int id, const QString& message);
     void onLoaded(const LoadedModel& m);
     void updateDivergence();
+    // "run 1 of 2, bf16" for a job of the current comparison, else empty.
+    QString compareRunName(int jobId) const;
     void decodeStep(int compareIndex, int step);
     // Saves a run's outcome; when the history refuses (locked by another program), keeps the
     // record and tries again every few seconds and at close.
     void finishInHistory(int jobId, qint64 historyId, const hs::RunRecord& record);
     void saveUnsaved();
+    // Keeps a finished run's times for forecasts; shows the forecast of the panels' next run
+    // (studio_forecast.cpp).
+    void rememberTimes(int jobId, const hs::RunRecord& record);
+    void updateForecast();
 
     StudioViews m_v;
     RunHistory* m_history;
@@ -129,6 +139,7 @@ private:
     std::optional<hs::RunRecord> m_lastRun;
     QVector<hs::RunRecord> m_compareRuns;
     QVector<int> m_compareJobs;
+    QStringList m_compareTitles;  // the compared runs' titles, as the compare view shows them
     std::optional<hs::PrecisionSearch> m_lastSearch;
     bool m_closed = false;
     struct Unsaved {
@@ -138,4 +149,10 @@ private:
     };
     QVector<Unsaved> m_unsaved;     // outcomes a locked history refused, to write again
     bool m_lastWasCompare = false;  // what Export report writes: the comparison or the last run
+    struct Measured {
+        int jobId;
+        hs::RunRecord record;  // config, steps' times, seconds and estimate only
+    };
+    QVector<Measured> m_measured;  // this session's finished runs, newest last, at most 16
+    std::optional<hs::RunForecast> m_forecast;
 };

@@ -458,6 +458,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
                     if (part.component) weights += heldTensorBytes(part.component->module());
                 estimator.afterFirstStep(rec.steps.back().seconds, n, decodeSeconds, 1 + previews,
                                          weights, m_device.is_cpu());
+                rec.estimate = estimator.made();
             }
         }
 

@@ -38,6 +38,9 @@ public:
     const ModelFiles& files() const { return m_files; }
     // What was detected in single files, one line each (empty for a folder).
     const std::vector<std::string>& detected() const { return m_detected; }
+    // The pipeline class it runs as ("FluxPipeline"): model_index.json's, or the one a single
+    // file's denoiser implies.
+    const std::string& pipelineClass() const { return m_folder.className; }
     // The steps, guidance and size the model is meant to run with.
     RunDefaults defaults() const;
     // How the weights are held, one line: "all loaded whole: ...", or which components stream

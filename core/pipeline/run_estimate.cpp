@@ -92,6 +92,12 @@ void RunEstimator::afterFirstStep(double stepSeconds, int steps, double decodeSe
     reportWork(m_p);
 }
 
+std::optional<RunEstimate> RunEstimator::made() const {
+    if (!m_made) return std::nullopt;
+    return RunEstimate{m_p.estimateSeconds, m_p.estimateBytes, m_p.weightBytes,
+                       m_p.activationBytes};
+}
+
 void RunEstimator::finish(double actualSeconds) {
     if (!m_active || !m_made) return;
     WorkProgress p = m_p;

@@ -24,9 +24,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "pipeline/work_progress.h"
+#include "records/run_types.h"
 
 namespace hs {
 
@@ -56,7 +58,8 @@ public:
     // The run ended after `actualSeconds`: reports WorkKind::Finished with the estimate.
     void finish(double actualSeconds);
     bool active() const { return m_active; }
-    const WorkProgress& estimate() const { return m_p; }
+    // The estimate afterFirstStep() made, for the run's record (none before it).
+    std::optional<RunEstimate> made() const;
 
 private:
     bool m_active;

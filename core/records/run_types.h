@@ -120,6 +120,15 @@ struct ComponentInfo {
     bool streamed = false;
 };
 
+// A run's estimate of its own time and memory, made after its first step
+// (pipeline/run_estimate.h); -1 where unknown.
+struct RunEstimate {
+    double seconds = -1;  // the whole run
+    double bytes = -1;    // weights + activations
+    double weightBytes = -1;
+    double activationBytes = -1;  // unknown off Linux and on a GPU
+};
+
 struct RunRecord {
     RunConfig config;
     std::string effectivePlan;  // stored-dtype defaults + user rules, text form
@@ -139,6 +148,7 @@ struct RunRecord {
     MessageText verdictMessage;  // the explanation as messages (empty: only the English is known)
     std::vector<PreviewImage> previews;
     double seconds = 0;
+    std::optional<RunEstimate> estimate;  // made by runs with progress wanted (the studio, CLI)
     bool cancelled = false;
     std::string error;
 };

@@ -168,8 +168,19 @@ void summary(std::ostringstream& o, const Report& r, const HtmlReportOptions& op
         if (rec.cancelled) o << "<p><b>The run was cancelled</b> before it finished.</p>";
         if (!rec.error.empty()) o << "<p><b>Error:</b> " << esc(rec.error) << "</p>";
         o << "<p class=\"muted\">" << rec.steps.size() << " steps, "
-          << count(int64_t(rec.probes.size())) << " probe records, " << num(rec.seconds)
-          << " s</p></div>";
+          << count(int64_t(rec.probes.size())) << " probe records, " << num(rec.seconds) << " s";
+        if (rec.estimate && rec.estimate->seconds >= 0) {
+            o << "; estimated after its first step: " << num(rec.estimate->seconds) << " s";
+            if (rec.estimate->weightBytes >= 0)
+                o << ", " << num(rec.estimate->bytes / 1e9) << " GB of memory ("
+                  << (rec.estimate->activationBytes >= 0
+                          ? "weights " + num(rec.estimate->weightBytes / 1e9) +
+                                " GB + activations " + num(rec.estimate->activationBytes / 1e9) +
+                                " GB"
+                          : std::string("weights only: activations not measured on this device"))
+                  << ")";
+        }
+        o << "</p></div>";
     }
     o << "</div>";
     if (r.advice) {

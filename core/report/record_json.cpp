@@ -224,6 +224,14 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
     auto optImage = [&](const std::optional<PreviewImage>& p) {
         return o.images && p ? previewToJson(*p) : ordered_json(nullptr);
     };
+    // Unknown parts (-1) are written as null.
+    auto known = [](double v) { return v >= 0 ? ordered_json(v) : ordered_json(nullptr); };
+    const ordered_json estimate =
+        r.estimate ? ordered_json{{"seconds", known(r.estimate->seconds)},
+                                  {"bytes", known(r.estimate->bytes)},
+                                  {"weight_bytes", known(r.estimate->weightBytes)},
+                                  {"activation_bytes", known(r.estimate->activationBytes)}}
+                   : ordered_json(nullptr);
     return ordered_json{{"config", config},
                         {"effective_plan", r.effectivePlan},
                         {"components", components},
@@ -240,6 +248,7 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"verdict_message", messageToJson(r.verdictMessage)},
                         {"previews", previews},
                         {"seconds", numberOrNull(r.seconds)},
+                        {"estimate", estimate},
                         {"cancelled", r.cancelled},
                         {"error", r.error}};
 }
@@ -332,6 +341,12 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     const Node previews = n["previews"];
     for (size_t i = 0; i < previews.size(); ++i) r.previews.push_back(previewFrom(previews.at(i)));
     r.seconds = n["seconds"].number();
+    if (n.has("estimate")) {  // absent in older reports
+        const Node e = n["estimate"];
+        auto known = [&e](const char* key) { return e.has(key) ? e[key].number() : -1.0; };
+        r.estimate = RunEstimate{known("seconds"), known("bytes"), known("weight_bytes"),
+                                 known("activation_bytes")};
+    }
     r.cancelled = n["cancelled"].boolean();
     r.error = n["error"].string();
     return r;

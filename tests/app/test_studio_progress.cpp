@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -27,6 +28,7 @@
 #include "log_panel.h"
 #include "main_window.h"
 #include "model_panel.h"
+#include "preview_strip.h"
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
@@ -230,6 +232,106 @@ TEST_F(StudioProgress, FindMinimalFixShowsTrialIOfNAndStopEndsIt) {
     ASSERT_EQ(done.count(), 1);
     EXPECT_EQ(done.first().at(1).value<hs::PrecisionSearch>().result.status,
               hs::BisectionStatus::Cancelled);
+}
+
+// Before a run the prompt panel says what it should take: after the first run of a model, plan
+// and guidance mode, from that run's times, scaled to the steps and size set; the run's own
+// estimate goes into its record.
+TEST_F(StudioProgress, TheNextRunIsForecastFromAFinishedRunBeforeItStarts) {
+    auto w = open();
+    Studio& studio = w->studio();
+    PromptPanel& prompt = *w->views().prompt;
+    EXPECT_FALSE(studio.forecast().has_value());
+    EXPECT_TRUE(prompt.forecastText().contains("estimated after its first step"))
+        << prompt.forecastText().toStdString();
+    EXPECT_EQ(w->views().model->findChild<QLabel*>("modelPipeline")->text(),
+              "Runs as HalfscopeDemoPipeline");
+
+    QSignalSpy finished(&studio.controller(), &RunController::jobFinished);
+    studio.generate();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !studio.isBusy(); }, 120000));
+    ASSERT_EQ(finished.count(), 1);
+    const auto first = finished.first().at(1).value<hs::RunRecord>();
+    ASSERT_TRUE(first.estimate.has_value());  // the run's estimate is part of its record
+    EXPECT_GT(first.estimate->seconds, 0);
+    EXPECT_GT(first.estimate->weightBytes, 20e6);
+    ASSERT_TRUE(studio.forecast().has_value());
+    EXPECT_TRUE(prompt.forecastText().startsWith("Next run: about "))
+        << prompt.forecastText().toStdString();
+    EXPECT_TRUE(prompt.forecastText().contains("from the times of run 1"));
+
+    // Twice the steps: the forecast follows the spin box before anything runs.
+    const double six = studio.forecast()->seconds;
+    hs::RunConfig cfg = panelRun(*w);
+    cfg.steps = 12;
+    prompt.setFrom(cfg);
+    ASSERT_TRUE(studio.forecast().has_value());
+    const double twelve = studio.forecast()->seconds;
+    EXPECT_GT(twelve, six * 1.3);
+    EXPECT_LT(twelve, six * 2.0);  // the fixed part (encoding, decoding) does not double
+    studio.generate();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished.count() == 2 && !studio.isBusy(); }, 120000));
+    const double actual = finished.at(1).at(1).value<hs::RunRecord>().seconds;
+    std::printf("12 steps: forecast %.3f s, took %.3f s\n", twelve, actual);
+    EXPECT_GT(twelve / actual, 1 / 3.0);
+    EXPECT_LT(twelve / actual, 3.0);
+
+    // Another plan has no finished run yet: back to the estimate after the first step.
+    studio.applyPlan("transformer=fp16");
+    EXPECT_FALSE(studio.forecast().has_value());
+    EXPECT_TRUE(prompt.forecastText().contains("estimated after its first step"));
+}
+
+// A comparison's runs show in the prompt panel's progress, each named by its title.
+TEST_F(StudioProgress, AComparisonShowsWhichRunIsAtWhichStep) {
+    auto w = open();
+    Studio& studio = w->studio();
+    setDemoRun(*w, 3, panelRun(*w));
+    QStringList shown;
+    // Connected after the studio: runs once the studio has shown the step.
+    QObject::connect(&studio.controller(), &RunController::stepDone,
+                     [&] { shown << w->views().prompt->progressText(); });
+    studio.compareBf16VsFp16();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !studio.isBusy(); }, 120000));
+    ASSERT_EQ(shown.size(), 6) << shown.join('\n').toStdString();
+    EXPECT_TRUE(shown.first().startsWith("run 1 of 2, bf16: step 1 / 3"))
+        << shown.first().toStdString();
+    EXPECT_TRUE(shown.last().startsWith("run 2 of 2, fp16: step 3 / 3"))
+        << shown.last().toStdString();
+}
+
+// A step decoded on click shows its progress in the prompt panel, counts as busy, and Stop
+// cancels it.
+TEST_F(StudioProgress, ADecodeOnClickShowsItsProgressAndStopCancelsIt) {
+    auto w = open();
+    Studio& studio = w->studio();
+    studio.generate();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !studio.isBusy(); }, 120000));
+    QStringList stages;
+    QObject::connect(&studio.controller(), &RunController::stage,
+                     [&] { stages << w->views().prompt->progressText(); });
+    QSignalSpy previews(&studio.controller(), &RunController::preview);
+    emit w->views().previews->stepClicked(2);
+    EXPECT_TRUE(studio.isBusy());
+    EXPECT_TRUE(w->views().prompt->isRunning());  // its Stop is the decode's
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !studio.isBusy(); }, 60000));
+    ASSERT_EQ(previews.count(), 1);
+    EXPECT_TRUE(previews.first().at(1).value<hs::PreviewImage>().fullDecode);
+    EXPECT_TRUE(stages.contains("decoding step 2 with the VAE")) << stages.join('\n').toStdString();
+    ASSERT_FALSE(stages.isEmpty());
+    EXPECT_TRUE(stages.last().startsWith("step 2 decoded in ")) << stages.last().toStdString();
+    EXPECT_FALSE(w->views().prompt->isRunning());
+
+    // Stopped as soon as it is asked for: it stops at the VAE's first block.
+    QSignalSpy stopped(&studio.controller(), &RunController::decodeStopped);
+    emit w->views().previews->stepClicked(3);
+    studio.stop();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !studio.isBusy(); }, 60000));
+    ASSERT_EQ(stopped.count(), 1);
+    EXPECT_EQ(stopped.first().at(1).toInt(), 3);
+    EXPECT_EQ(previews.count(), 1);  // no image for the stopped decode
+    EXPECT_TRUE(w->views().log->toPlainText().contains("Decoding step 3 was stopped"));
+    EXPECT_EQ(w->views().prompt->progressText(), "decoding step 3 stopped");
 }
 
 }  // namespace

@@ -241,6 +241,7 @@ inline RunRecord makeRun(const FixtureOptions& o = {}) {
             }
     }
     r.seconds = 6.5;
+    r.estimate = RunEstimate{7.25, 1.5e9, 1.25e9, 2.5e8};
     return r;
 }
 

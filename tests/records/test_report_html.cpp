@@ -153,6 +153,27 @@ TEST(HtmlReport, EmptyAndProbelessRuns) {
     EXPECT_EQ(h.find("id=\"divergence\""), std::string::npos);  // one run: nothing to compare
 }
 
+TEST(HtmlReport, RunsShowTheEstimateTheyMadeBesideTheirTime) {
+    Report r = test::makeComparisonReport();
+    r.runs[0].record.estimate = RunEstimate{7.25, 1.5e9, 1.25e9, 2.5e8};
+    r.runs[1].record.estimate = RunEstimate{12.5, 2.5e9, 2.5e9, -1};
+    r.runs.push_back(r.runs[1]);
+    r.runs[2].record.estimate.reset();
+    const std::string h = reportToHtml(r);
+    EXPECT_NE(h.find("6.5 s; estimated after its first step: 7.25 s, 1.5 GB of memory (weights "
+                     "1.25 GB + activations 0.25 GB)"),
+              std::string::npos);
+    EXPECT_NE(h.find("12.5 s, 2.5 GB of memory (weights only: activations not measured on this "
+                     "device)"),
+              std::string::npos);
+    // A run without an estimate states only its time.
+    size_t n = 0;
+    for (size_t at = h.find("estimated after its first step"); at != std::string::npos;
+         at = h.find("estimated after its first step", at + 1))
+        ++n;
+    EXPECT_EQ(n, 2u);
+}
+
 TEST(HtmlReport, WrittenAtomically) {
     const Report r = test::makeComparisonReport();
     const std::string path = (std::filesystem::temp_directory_path() /

@@ -115,6 +115,13 @@ void expectSameRecord(const RunRecord& a, const RunRecord& b) {
     EXPECT_EQ(a.verdict, b.verdict);
     EXPECT_EQ(a.verdictExplanation, b.verdictExplanation);
     EXPECT_DOUBLE_EQ(a.seconds, b.seconds);
+    ASSERT_EQ(a.estimate.has_value(), b.estimate.has_value());
+    if (a.estimate) {
+        EXPECT_DOUBLE_EQ(a.estimate->seconds, b.estimate->seconds);
+        EXPECT_DOUBLE_EQ(a.estimate->bytes, b.estimate->bytes);
+        EXPECT_DOUBLE_EQ(a.estimate->weightBytes, b.estimate->weightBytes);
+        EXPECT_DOUBLE_EQ(a.estimate->activationBytes, b.estimate->activationBytes);
+    }
     EXPECT_EQ(a.cancelled, b.cancelled);
     EXPECT_EQ(a.error, b.error);
 }
@@ -213,6 +220,9 @@ TEST(ReportJson, WriteReadRoundTrip) {
     r.runs[1].record.config.modelFiles = {"/models/ae.safetensors", "/models/clip_l.safetensors",
                                           "/models/t5xxl_fp16.safetensors", "",
                                           "/models/FLUX.1-dev/tokenizer_2"};
+    // The first run made no estimate; the second's activations were not measured (a GPU).
+    r.runs[0].record.estimate.reset();
+    r.runs[1].record.estimate = RunEstimate{12.5, 2.5e9, 2.5e9, -1};
     const std::string path = tempPath("report.json");
     writeReportJson(path, r);
     const Report back = readReportJson(path);
@@ -224,6 +234,9 @@ TEST(ReportJson, WriteReadRoundTrip) {
     EXPECT_EQ(back.environment.cpuBf16, r.environment.cpuBf16);
     EXPECT_EQ(back.environment.threads, 8);
     ASSERT_EQ(back.runs.size(), 2u);
+    EXPECT_TRUE(
+        nlohmann::json::parse(reportToJson(r))["runs"][1]["record"]["estimate"]["activation_bytes"]
+            .is_null());
     for (size_t i = 0; i < 2; ++i) {
         EXPECT_EQ(back.runs[i].label, r.runs[i].label);
         expectSameRecord(r.runs[i].record, back.runs[i].record);

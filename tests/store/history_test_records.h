@@ -136,6 +136,7 @@ inline hs::RunRecord outcome(const hs::RunConfig& cfg, int steps) {
     r.verdict = "nan/inf";
     r.verdictExplanation = "30 of 1000 image values are NaN";
     r.seconds = 12.5;
+    r.estimate = hs::RunEstimate{14.0, 3.5e9, 3.0e9, -1};  // activations unknown (a GPU)
     return r;
 }
 

@@ -68,6 +68,13 @@ qint64 writeSteps(RunHistory& h, int steps, const std::string& prompt = "a red f
     return id;
 }
 
+// Back to before format 4: no estimate columns.
+void dropEstimateColumns(QSqlQuery& q) {
+    for (const char* c : {"estimate_seconds", "estimate_bytes", "estimate_weight_bytes",
+                          "estimate_activation_bytes"})
+        ASSERT_TRUE(q.exec(QStringLiteral("ALTER TABLE runs DROP COLUMN ") + c));
+}
+
 TEST(RunHistory, EverythingComesBackAfterARestart) {
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
@@ -158,6 +165,11 @@ TEST(RunHistory, EverythingComesBackAfterARestart) {
     EXPECT_EQ(back->verdict, rec.verdict);
     EXPECT_EQ(back->verdictExplanation, rec.verdictExplanation);
     EXPECT_EQ(back->seconds, rec.seconds);
+    ASSERT_TRUE(back->estimate.has_value());
+    EXPECT_EQ(back->estimate->seconds, 14.0);
+    EXPECT_EQ(back->estimate->bytes, 3.5e9);
+    EXPECT_EQ(back->estimate->weightBytes, 3.0e9);
+    EXPECT_EQ(back->estimate->activationBytes, -1);
     EXPECT_FALSE(back->cancelled);
     EXPECT_TRUE(back->error.empty());
 }
@@ -180,6 +192,7 @@ TEST(RunHistory, AVersionOneHistoryIsUpgradedInPlace) {
         ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN role"));
         ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN streamed"));
         ASSERT_TRUE(q.exec("ALTER TABLE runs DROP COLUMN model_files"));
+        dropEstimateColumns(q);
         ASSERT_TRUE(q.exec("PRAGMA user_version = 1"));
         db.close();
     }
@@ -228,6 +241,7 @@ TEST(RunHistory, FileSetsAndStreamingComeBackAndFormatTwoIsUpgraded) {
         ASSERT_TRUE(q.exec("DELETE FROM components WHERE run_id = " + QString::number(id)));
         ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN streamed"));
         ASSERT_TRUE(q.exec("ALTER TABLE runs DROP COLUMN model_files"));
+        dropEstimateColumns(q);
         ASSERT_TRUE(q.exec("PRAGMA user_version = 2"));
         db.close();
     }
@@ -240,6 +254,36 @@ TEST(RunHistory, FileSetsAndStreamingComeBackAndFormatTwoIsUpgraded) {
     EXPECT_FALSE(back->components[1].streamed);
     const qint64 again = h.beginRun(cfg, "flux again", components);
     EXPECT_TRUE(h.load(again)->config.modelFiles == cfg.modelFiles);
+}
+
+// A format-3 history gains the estimate columns; its runs read back without an estimate, new
+// runs keep theirs.
+TEST(RunHistory, FormatThreeIsUpgradedAndOldRunsHaveNoEstimate) {
+    QTemporaryDir dir;
+    qint64 old = 0;
+    {
+        RunHistory h(dir.path());
+        old = writeSteps(h, 1);
+    }
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade3");
+        db.setDatabaseName(dir.filePath("history.sqlite"));
+        ASSERT_TRUE(db.open());
+        QSqlQuery q(db);
+        dropEstimateColumns(q);
+        ASSERT_TRUE(q.exec("PRAGMA user_version = 3"));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("downgrade3");
+    RunHistory h(dir.path());
+    ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
+    ASSERT_TRUE(h.load(old).has_value());
+    EXPECT_FALSE(h.load(old)->estimate.has_value());
+    const hs::RunConfig cfg = testrec::config("a fox");
+    const qint64 id = h.beginRun(cfg, "plan", testrec::components());
+    ASSERT_TRUE(h.finishRun(id, testrec::outcome(cfg, 2))) << h.errorString().toStdString();
+    ASSERT_TRUE(h.load(id)->estimate.has_value());
+    EXPECT_EQ(h.load(id)->estimate->seconds, 14.0);
 }
 
 TEST(RunHistory, UnsetStatisticsStayNaN) {

@@ -64,6 +64,13 @@ TEST(ModelPanel, ShowsTheModelAndItsComponents) {
     EXPECT_EQ(tree->topLevelItem(2)->text(3), "950");
     EXPECT_TRUE(child<QLabel>(panel, "modelTotal")->text().contains("11.1 M"))
         << child<QLabel>(panel, "modelTotal")->text().toStdString();
+    // The pipeline class is named only when known.
+    EXPECT_TRUE(child<QLabel>(panel, "modelPipeline")->isHidden());
+    ModelSummary flux = demo("/models/flux");
+    flux.pipelineClass = "FluxPipeline";
+    panel.setModel(flux);
+    EXPECT_FALSE(child<QLabel>(panel, "modelPipeline")->isHidden());
+    EXPECT_EQ(child<QLabel>(panel, "modelPipeline")->text(), "Runs as FluxPipeline");
 }
 
 TEST(ModelPanel, ParameterText) {

@@ -22,6 +22,7 @@ ModelPanel::ModelPanel(QWidget* parent)
       m_folder(new QLabel(this)),
       m_files(new QLabel(this)),
       m_components(new QTreeWidget(this)),
+      m_pipeline(new QLabel(this)),
       m_total(new QLabel(this)),
       m_status(new QLabel(this)),
       m_busy(new QProgressBar(this)),
@@ -58,6 +59,11 @@ ModelPanel::ModelPanel(QWidget* parent)
     // A pipeline has three to five components: room for six rows, no more.
     m_components->setMinimumHeight(m_components->fontMetrics().height() * 6);
     m_components->setMaximumHeight(m_components->fontMetrics().height() * 8);
+    m_pipeline->setObjectName("modelPipeline");
+    m_pipeline->setTextFormat(Qt::PlainText);
+    m_pipeline->setWordWrap(true);
+    m_pipeline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_pipeline->hide();
     m_total->setObjectName("modelTotal");
     m_status->setObjectName("modelStatus");
     m_status->setWordWrap(true);
@@ -90,6 +96,7 @@ ModelPanel::ModelPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_name);
     layout->addWidget(m_folder);
+    layout->addWidget(m_pipeline);
     layout->addWidget(m_files);
     layout->addWidget(m_components, 1);
     layout->addWidget(m_total);
@@ -134,6 +141,8 @@ void ModelPanel::setModel(const ModelSummary& model) {
     m_files->setText(lines.join('\n'));
     m_files->setToolTip(paths.join('\n'));
     m_files->setVisible(!lines.isEmpty());
+    m_pipeline->setText(tr("Runs as %1").arg(model.pipelineClass));
+    m_pipeline->setVisible(!model.pipelineClass.isEmpty());
     m_components->clear();
     qint64 total = 0;
     for (const auto& c : model.components) {

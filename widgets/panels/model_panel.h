@@ -32,6 +32,7 @@ struct ModelSummary {
     QString folder;  // absolute path of the pipeline folder, or of the model file
     std::vector<hs::ComponentInfo> components;
     QVector<ModelFileRole> files = {};  // a file set's files, the model first; empty otherwise
+    QString pipelineClass = {};         // the pipeline it runs as: "FluxPipeline", ...
 };
 
 class ModelPanel : public QWidget {
@@ -103,6 +104,7 @@ private:
     QLabel* m_folder;
     QLabel* m_files;
     QTreeWidget* m_components;
+    QLabel* m_pipeline;
     QLabel* m_total;
     QLabel* m_status;
     QProgressBar* m_busy;

@@ -62,7 +62,8 @@ PromptPanel::PromptPanel(QWidget* parent)
       m_probeLevel(new QComboBox(this)),
       m_generate(new QPushButton(tr("Generate"), this)),
       m_stop(new QPushButton(tr("Stop"), this)),
-      m_progress(new QProgressBar(this)) {
+      m_progress(new QProgressBar(this)),
+      m_forecast(new QLabel(this)) {
     m_note->setObjectName("promptNote");
     m_note->setWordWrap(true);
     m_note->setStyleSheet("color: #a05a00;");
@@ -127,6 +128,10 @@ PromptPanel::PromptPanel(QWidget* parent)
     m_progress->setValue(0);
     m_progress->setTextVisible(true);
     m_progress->setFormat(tr("idle"));
+    m_forecast->setObjectName("forecast");
+    m_forecast->setWordWrap(true);
+    ctl::setSubtle(m_forecast);
+    m_forecast->hide();
 
     auto* size = new QHBoxLayout;
     size->addWidget(m_width, 1);
@@ -158,6 +163,7 @@ PromptPanel::PromptPanel(QWidget* parent)
     layout->addLayout(form);
     layout->addLayout(buttons);
     layout->addWidget(m_progress);
+    layout->addWidget(m_forecast);
     layout->addStretch(0);
 
     connect(m_prompt, &QPlainTextEdit::textChanged, this, &PromptPanel::updateNote);
@@ -167,6 +173,13 @@ PromptPanel::PromptPanel(QWidget* parent)
     connect(m_stop, &QPushButton::clicked, this, [this] {
         if (m_running) emit stopRequested();
     });
+    // What a forecast of the next run depends on.
+    auto changed = [this] { emit runSettingsChanged(); };
+    connect(m_steps, &QSpinBox::valueChanged, this, changed);
+    connect(m_guidance, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(m_width, &QSpinBox::valueChanged, this, changed);
+    connect(m_height, &QSpinBox::valueChanged, this, changed);
+    connect(m_decodeEvery, &QSpinBox::valueChanged, this, changed);
     auto* shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
     shortcut->setContext(Qt::WidgetWithChildrenShortcut);
     connect(shortcut, &QShortcut::activated, this, &PromptPanel::requestGenerate);
@@ -321,23 +334,29 @@ void PromptPanel::setRunning(bool running) {
     } else if (m_lastSteps > 0) {
         m_progress->setRange(0, m_lastSteps);
         m_progress->setValue(m_lastStep);
+    } else if (m_stageShown) {
+        // Work without steps (a load, a decode): its last stage stays readable, the bar stops.
+        m_progress->setRange(0, 1);
+        m_progress->setValue(0);
     } else {
         m_progress->setRange(0, 1);
         m_progress->setValue(0);
         m_progress->setFormat(tr("idle"));
     }
     if (running) {
+        m_stageShown = false;
         m_lastStep = m_lastSteps = 0;
         m_estimate.clear();
     }
 }
 
-void PromptPanel::setProgress(int step, int steps, double secondsPerStep) {
+void PromptPanel::setProgress(int step, int steps, double secondsPerStep, const QString& run) {
     m_lastStep = std::clamp(step, 0, std::max(steps, 0));
     m_lastSteps = std::max(steps, 0);
     m_progress->setRange(0, std::max(m_lastSteps, 1));
     m_progress->setValue(m_lastStep);
     QString text = tr("step %1 / %2").arg(m_lastStep).arg(m_lastSteps);
+    if (!run.isEmpty()) text = run + QStringLiteral(": ") + text;
     if (secondsPerStep > 0) text += QStringLiteral(" \u00b7 ") + secondsText(secondsPerStep);
     if (!m_estimate.isEmpty()) text += QStringLiteral(" \u00b7 ") + m_estimate;
     m_progress->setFormat(text);
@@ -350,11 +369,21 @@ void PromptPanel::setEstimate(const QString& estimate) {
         m_progress->setFormat(text + QStringLiteral(" \u00b7 ") + estimate);
 }
 
+void PromptPanel::setForecast(const QString& forecast) {
+    m_forecast->setText(forecast);
+    m_forecast->setVisible(!forecast.isEmpty());
+}
+
+QString PromptPanel::forecastText() const {
+    return m_forecast->isHidden() ? QString() : m_forecast->text();
+}
+
 QString PromptPanel::progressText() const {
     return m_progress->format();
 }
 
 void PromptPanel::setStage(const QString& stage) {
-    if (m_lastSteps == 0) m_progress->setRange(0, 0);
+    m_stageShown = true;
+    if (m_lastSteps == 0 && m_running) m_progress->setRange(0, 0);
     m_progress->setFormat(stage);
 }

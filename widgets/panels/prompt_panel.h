@@ -54,13 +54,17 @@ public:
 
     bool isRunning() const { return m_running; }
     QString progressText() const;  // what the progress bar says now
+    // What the next run should take, under the progress bar (empty: hidden).
+    void setForecast(const QString& forecast);
+    QString forecastText() const;
 
 public slots:
     // Running: Generate disabled, Stop enabled, progress reset. Not running: the reverse; the
     // progress bar keeps the last state so the user sees how far the run got.
     void setRunning(bool running);
-    // `step` finished steps of `steps`; secondsPerStep <= 0 hides the time.
-    void setProgress(int step, int steps, double secondsPerStep);
+    // `step` finished steps of `steps`; secondsPerStep <= 0 hides the time. `run` names the
+    // run among several (a comparison's "run 1 of 2, bf16") before the steps.
+    void setProgress(int step, int steps, double secondsPerStep, const QString& run = QString());
     // A stage outside the step loop ("text encoder", "vae decode", a model load, a streamed
     // block, a search trial), shown in the progress bar.
     void setStage(const QString& stage);
@@ -70,6 +74,8 @@ public slots:
 signals:
     void generateRequested();
     void stopRequested();
+    // Steps, guidance, size or full decodes changed: what a run takes changes with them.
+    void runSettingsChanged();
 
 private:
     void updateNote();
@@ -93,6 +99,7 @@ private:
     QPushButton* m_generate;
     QPushButton* m_stop;
     QProgressBar* m_progress;
+    QLabel* m_forecast;
     bool m_running = false;
     bool m_negativeSupported = true;
     QString m_negativeKept;  // the text while the model takes no negative prompt
@@ -100,5 +107,6 @@ private:
     int m_maxTokens = 77;
     QSet<QString> m_vocabulary;
     int m_lastStep = 0, m_lastSteps = 0;
+    bool m_stageShown = false;  // a stage was shown since the work began
     QString m_estimate;
 };

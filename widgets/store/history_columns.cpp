@@ -40,6 +40,35 @@ QString statsColumnDefs(const QString& prefix) {
     return defs.join(QStringLiteral(", "));
 }
 
+QStringList estimateColumns() {
+    return {QStringLiteral("estimate_seconds"), QStringLiteral("estimate_bytes"),
+            QStringLiteral("estimate_weight_bytes"), QStringLiteral("estimate_activation_bytes")};
+}
+
+QString estimateColumnDefs() {
+    return estimateColumns().join(QStringLiteral(" REAL, ")) + QStringLiteral(" REAL");
+}
+
+void appendEstimate(QVariantList& values, const std::optional<hs::RunEstimate>& e) {
+    auto known = [](double v) { return realValue(v >= 0 ? v : std::nan("")); };
+    if (!e) {
+        for (int i = 0; i < 4; ++i) values << known(-1);
+        return;
+    }
+    values << known(e->seconds) << known(e->bytes) << known(e->weightBytes)
+           << known(e->activationBytes);
+}
+
+std::optional<hs::RunEstimate> readEstimate(const QSqlQuery& q, int& col) {
+    double v[4];
+    for (double& x : v) {
+        x = realFrom(q.value(col++));
+        if (std::isnan(x)) x = -1;
+    }
+    if (v[0] < 0) return std::nullopt;
+    return hs::RunEstimate{v[0], v[1], v[2], v[3]};
+}
+
 QVariant realValue(double v) {
     if (std::isnan(v)) return QVariant(QMetaType::fromType<double>());  // NULL
     return QVariant(v);

@@ -42,6 +42,13 @@ QString stepColumnDefs();
 void appendStep(QVariantList& values, const hs::StepRecord& s);
 hs::StepRecord readStep(const QSqlQuery& q, int& col);
 
+// RunEstimate: estimate_seconds, estimate_bytes, estimate_weight_bytes,
+// estimate_activation_bytes, all REAL; NULL for a run without an estimate or a part unknown.
+QStringList estimateColumns();
+QString estimateColumnDefs();
+void appendEstimate(QVariantList& values, const std::optional<hs::RunEstimate>& e);
+std::optional<hs::RunEstimate> readEstimate(const QSqlQuery& q, int& col);
+
 // NaN-safe double for binding: SQLite would store NaN as NULL anyway, this says so explicitly.
 QVariant realValue(double v);
 double realFrom(const QVariant& v);  // NULL -> NaN

@@ -49,7 +49,7 @@ bool RunHistory::writeRunRow(qint64 id, const hs::RunRecord& r) {
     const QStringList cols =
         QStringList{"finished_utc", "state",     "verdict", "verdict_explanation",
                     "seconds",      "cancelled", "error"} +
-        statsColumns("te_") + statsColumns("img_");
+        estimateColumns() + statsColumns("te_") + statsColumns("img_");
     QStringList sets;
     for (const QString& c : cols) sets << c + QStringLiteral(" = ?");
     QSqlQuery q(db);
@@ -63,6 +63,7 @@ bool RunHistory::writeRunRow(qint64 id, const hs::RunRecord& r) {
                    realValue(r.seconds),
                    int(r.cancelled),
                    QString::fromStdString(r.error)};
+    appendEstimate(v, r.estimate);
     appendStats(v, r.textEmbedding);
     appendStats(v, r.image);
     v << QString::fromStdString(r.effectivePlan) << id;

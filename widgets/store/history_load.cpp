@@ -67,8 +67,8 @@ QString runRowSql() {
            QStringLiteral(
                ", effective_plan, verdict, verdict_explanation, "
                "seconds, cancelled, error, ") +
-           statsColumns("te_").join(", ") + ", " + statsColumns("img_").join(", ") +
-           QStringLiteral(" FROM runs WHERE id = ?");
+           estimateColumns().join(", ") + ", " + statsColumns("te_").join(", ") + ", " +
+           statsColumns("img_").join(", ") + QStringLiteral(" FROM runs WHERE id = ?");
 }
 
 // The runs row (runRowSql's columns): config, outcome, text-embedding and image statistics.
@@ -82,6 +82,7 @@ void readRunRow(const QSqlQuery& q, hs::RunRecord& r, QString* planError) {
     if (std::isnan(r.seconds)) r.seconds = 0;
     r.cancelled = q.value(col++).toInt() != 0;
     r.error = q.value(col++).toString().toStdString();
+    r.estimate = readEstimate(q, col);
     r.textEmbedding = readStats(q, col);
     r.image = readStats(q, col);
 }

@@ -19,7 +19,8 @@ QStringList createStatements() {
             configColumnDefs() +
             QStringLiteral(", effective_plan TEXT, verdict TEXT, verdict_explanation TEXT, "
                            "seconds REAL, cancelled INTEGER NOT NULL DEFAULT 0, error TEXT, ") +
-            statsColumnDefs("te_") + ", " + statsColumnDefs("img_") + ")",
+            estimateColumnDefs() + ", " + statsColumnDefs("te_") + ", " + statsColumnDefs("img_") +
+            ")",
         QStringLiteral("CREATE TABLE components (run_id INTEGER NOT NULL, idx INTEGER NOT NULL, "
                        "name TEXT, class_name TEXT, stored_dtype TEXT, parameters INTEGER, "
                        "format TEXT, execution TEXT, role TEXT, streamed INTEGER, "
@@ -100,14 +101,19 @@ bool prepareSchema(QSqlDatabase& db, QString* error) {
     }
     // A new file gets every table; version 1 gains the components' role (its older rows keep
     // NULL, read back by the component's name), versions 1 and 2 the file set and the
-    // components' streaming (NULL: a folder, loaded whole).
+    // components' streaming (NULL: a folder, loaded whole), versions 1 to 3 the runs' estimates
+    // (NULL: none made).
     QStringList statements;
     if (version == 0) statements = createStatements();
     if (version == 1) statements << QStringLiteral("ALTER TABLE components ADD COLUMN role TEXT");
     if (version == 1 || version == 2)
         statements << QStringLiteral("ALTER TABLE runs ADD COLUMN model_files TEXT")
-                   << QStringLiteral("ALTER TABLE components ADD COLUMN streamed INTEGER")
-                   << QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion);
+                   << QStringLiteral("ALTER TABLE components ADD COLUMN streamed INTEGER");
+    if (version >= 1 && version <= 3) {
+        for (const QString& column : estimateColumns())
+            statements << QStringLiteral("ALTER TABLE runs ADD COLUMN %1 REAL").arg(column);
+        statements << QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion);
+    }
     for (const QString& sql : statements) {
         if (!exec(db, sql, &sqlError)) {
             exec(db, QStringLiteral("ROLLBACK"), &sqlError);

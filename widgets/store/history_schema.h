@@ -17,7 +17,7 @@ class QSqlQuery;
 namespace history {
 
 // 2: components.role; 3: runs.model_files (a file set, JSON), components.streamed
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 // Creates the tables in an empty database; accepts a database of this version; refuses a file
 // that holds other tables or a newer version. False and `error` (plain words) otherwise.
