@@ -1910,7 +1910,7 @@
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../widgets/panels/model_panel.cpp" line="+29"/>
+        <location filename="../widgets/panels/model_panel.cpp" line="+30"/>
         <source>Open folder…</source>
         <translation>打开文件夹…</translation>
     </message>
@@ -1940,7 +1940,7 @@
         <translation>参数量</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+30"/>
         <source>Open a diffusers pipeline folder (with model_index.json). You can also drop a folder onto this panel.</source>
         <translation>打开 diffusers 管线文件夹（含 model_index.json）。也可以将文件夹拖放到此面板上。</translation>
     </message>
@@ -1950,7 +1950,7 @@
         <translation>打开单文件检查点（flux1-dev.safetensors），或一次选中一组文件：模型本身、它的 VAE（ae.safetensors）和文本编码器（clip_l、t5xxl）。每个文件的用途根据其内容自动识别。也可以把这些文件拖放到此面板上。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>Open a model folder</source>
         <translation>打开模型文件夹</translation>
     </message>
@@ -1996,7 +1996,12 @@
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+5"/>
+        <source>Runs as %1</source>
+        <translation>以 %1 运行</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>%L1 parameters</source>
         <translation>%L1 个参数</translation>
     </message>
@@ -2311,12 +2316,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+181"/>
+        <location line="+194"/>
         <source>Negative prompt (used when guidance &gt; 1)</source>
         <translation>负面提示词（引导系数 &gt; 1 时使用）</translation>
     </message>
     <message>
-        <location line="-172"/>
+        <location line="-185"/>
         <source>Sampler</source>
         <translation>采样器</translation>
     </message>
@@ -2337,7 +2342,7 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Classifier-free guidance scale. 1 or less turns guidance off: one model pass per step and the negative prompt is not used.</source>
         <translation>无分类器引导（CFG）系数。小于或等于 1 时关闭引导：每步只进行一次模型前向计算，且不使用负面提示词。</translation>
     </message>
@@ -2403,12 +2408,12 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+198"/>
+        <location line="+214"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-188"/>
+        <location line="-200"/>
         <source>Seed</source>
         <translation>种子</translation>
     </message>
@@ -2453,7 +2458,7 @@
         <translation>负面提示词</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+88"/>
         <source>This model takes no negative prompt</source>
         <translation>此模型不接受负面提示词</translation>
     </message>
@@ -2488,7 +2493,7 @@
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+25"/>
         <source>step %1 / %2</source>
         <translation>第 %1 / %2 步</translation>
     </message>
@@ -2496,7 +2501,7 @@
 <context>
     <name>RunHistory</name>
     <message>
-        <location filename="../widgets/store/history_finish.cpp" line="+70"/>
+        <location filename="../widgets/store/history_finish.cpp" line="+71"/>
         <source>Cannot save the outcome of run %1</source>
         <translation>无法保存运行 %1 的结果</translation>
     </message>
@@ -2558,7 +2563,7 @@
         <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_load.cpp" line="+133"/>
+        <location filename="../widgets/store/history_load.cpp" line="+134"/>
         <source>the image path &apos;%1&apos; is not inside the history&apos;s data folder; the image was not read</source>
         <translation>图像路径“%1”不在历史记录的数据文件夹内；未读取该图像</translation>
     </message>
@@ -2593,7 +2598,7 @@
         <translation>读取运行 %1 时出现问题：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_schema.cpp" line="+74"/>
+        <location filename="../widgets/store/history_schema.cpp" line="+75"/>
         <source>it was written by a newer version of Halfscope (history format %1, this version reads format %2)</source>
         <translation>它由更新版本的 Halfscope 写入（历史记录格式 %1，当前版本读取格式 %2）</translation>
     </message>
@@ -2603,7 +2608,7 @@
         <translation>它是其他程序的 SQLite 数据库（包含 %1 张表，但没有 Halfscope 历史记录）</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+26"/>
         <source>the tables could not be created: %1</source>
         <translation>无法创建数据表：%1</translation>
     </message>
@@ -2732,7 +2737,7 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../app/gui/run_worker.cpp" line="+28"/>
+        <location filename="../app/gui/run_worker.cpp" line="+29"/>
         <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
@@ -2780,6 +2785,16 @@
         <location line="+1"/>
         <source>Could not load %1: %2</source>
         <translation>无法加载 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+93"/>
+        <source>decoding step %1 with the VAE</source>
+        <translation>正在用 VAE 解码第 %1 步</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>step %1 decoded in %2 s</source>
+        <translation>第 %1 步已解码，用时 %2 秒</translation>
     </message>
 </context>
 <context>
@@ -3114,7 +3129,7 @@
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+39"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -3140,7 +3155,12 @@
         <translation>运行 %1 已保存</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+23"/>
+        <source>loading failed</source>
+        <translation>加载失败</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Loading %1 was stopped; the model stays %2</source>
         <translation>已停止加载 %1；当前模型仍为 %2</translation>
     </message>
@@ -3148,6 +3168,11 @@
         <location line="+1"/>
         <source>Loading %1 was stopped; no model is open</source>
         <translation>已停止加载 %1；当前没有打开的模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>loading stopped</source>
+        <translation>加载已停止</translation>
     </message>
     <message>
         <location line="+8"/>
@@ -3170,6 +3195,11 @@
         <translation>总计约 %1</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>about %1 a run</source>
+        <translation>每次运行约 %1</translation>
+    </message>
+    <message>
         <location line="+4"/>
         <source>Run %1 took %2; its estimate said about %3 (%4× the time taken)</source>
         <translation>运行 %1 用时 %2；估算约为 %3（实际用时的 %4 倍）</translation>
@@ -3183,6 +3213,16 @@
         <location line="+9"/>
         <source>Decode failed: %1</source>
         <translation>解码失败：%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>decoding step %1 stopped</source>
+        <translation>第 %1 步的解码已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Decoding step %1 was stopped</source>
+        <translation>第 %1 步的解码已被停止</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -3207,7 +3247,12 @@
         <translation>补救方案 %1：%2 — %3</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+9"/>
+        <source>Find minimal fix ended</source>
+        <translation>查找最小修复已结束</translation>
+    </message>
+    <message>
+        <location line="+34"/>
         <source>Loading %1</source>
         <translation>正在加载 %1</translation>
     </message>
@@ -3227,7 +3272,7 @@
         <translation>Halfscope 演示模型</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>This model takes no negative prompt: FLUX.1 is guidance-distilled, each step is one pass with the prompt alone and the guidance value is an input of the model.</source>
         <translation>此模型不接受负面提示词：FLUX.1 经过引导蒸馏，每步只用提示词进行一次前向计算，引导系数是模型的一个输入。</translation>
     </message>
@@ -3262,19 +3307,24 @@
         <translation>内存：%1</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+244"/>
+        <location line="+1"/>
+        <source>model loaded</source>
+        <translation>模型已加载</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+262"/>
         <location line="+24"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
     <message>
-        <location line="-264"/>
+        <location line="-282"/>
         <source>The precision plan does not parse: %1</source>
         <translation>精度方案无法解析：%1</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+28"/>
         <source>Stopping after the current step</source>
         <translation>将在当前步完成后停止</translation>
     </message>
@@ -3289,7 +3339,7 @@
         <translation>运行 %1 已开始：%2，种子 %3，%4 步</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+35"/>
         <source>Run %1: %2 The steps are kept and saved when the run ends.</source>
         <translation>运行 %1：%2 各步数据会保留，并在运行结束时保存。</translation>
     </message>
@@ -3314,7 +3364,7 @@
         <translation>完成，用时 %1 秒</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <location line="+3"/>
         <source>Run %1: %2</source>
         <translation>运行 %1：%2</translation>
@@ -3330,7 +3380,7 @@
         <translation>运行 %1 完成，用时 %2 秒：%3（%4）</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+49"/>
         <source>Comparing %1</source>
         <translation>正在比较 %1</translation>
     </message>
@@ -3345,7 +3395,12 @@
         <translation>正在用 VAE 解码第 %1 步</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11"/>
+        <source>run %1 of %2, %3</source>
+        <translation>第 %1 次运行（共 %2 次），%3</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>relative L2 distance of the latents, run %1 vs run %2</source>
         <translation>潜变量的相对 L2 距离，运行 %1 对比运行 %2</translation>
     </message>
@@ -3395,6 +3450,26 @@
         <location line="+23"/>
         <source>Report written: %1 (with %2 and the CSV files)</source>
         <translation>报告已写入：%1（附带 %2 和 CSV 文件）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/studio_forecast.cpp" line="+43"/>
+        <source>Next run: about %1, from the times of run %2</source>
+        <translation>下一次运行：约 %1，依据运行 %2 的用时</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Next run: about %1 and %2 of weights (activations not measured on this device), from the times of run %3</source>
+        <translation>下一次运行：约 %1，权重 %2（此设备上未测量激活值），依据运行 %3 的用时</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Next run: about %1 and %2 of memory, from the times of run %3</source>
+        <translation>下一次运行：约 %1，内存 %2，依据运行 %3 的用时</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Next run: its time and memory are estimated after its first step (no run of this model with this plan and guidance has finished yet)</source>
+        <translation>下一次运行：其时间和内存在第一步之后估算（此模型在此方案和引导设置下尚无已完成的运行）</translation>
     </message>
 </context>
 <context>

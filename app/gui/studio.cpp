@@ -476,6 +476,9 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
     if (job.compareIndex >= 0) {
         if (job.compareIndex < m_compareRuns.size()) m_compareRuns[job.compareIndex] = r;
         m_v.compare->setFinal(job.compareIndex, r);
+        m_v.prompt->setStage(
+            compareRunName(id) + QStringLiteral(": ") +
+            (r.cancelled ? tr("stopped") : tr("done in %1 s").arg(r.seconds, 0, 'f', 2)));
         m_v.compare->stepPlot()->flush();  // complete now, not at the next redraw tick
         updateDivergence();
     } else if (id == m_viewJob) {

@@ -298,6 +298,8 @@ TEST_F(StudioProgress, AComparisonShowsWhichRunIsAtWhichStep) {
         << shown.first().toStdString();
     EXPECT_TRUE(shown.last().startsWith("run 2 of 2, fp16: step 3 / 3"))
         << shown.last().toStdString();
+    EXPECT_TRUE(w->views().prompt->progressText().startsWith("run 2 of 2, fp16: done in "))
+        << w->views().prompt->progressText().toStdString();
 }
 
 // A step decoded on click shows its progress in the prompt panel, counts as busy, and Stop
