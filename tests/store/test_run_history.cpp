@@ -68,11 +68,23 @@ qint64 writeSteps(RunHistory& h, int steps, const std::string& prompt = "a red f
     return id;
 }
 
-// Back to before format 4: no estimate columns.
-void dropEstimateColumns(QSqlQuery& q) {
-    for (const char* c : {"estimate_seconds", "estimate_bytes", "estimate_weight_bytes",
-                          "estimate_activation_bytes"})
-        ASSERT_TRUE(q.exec(QStringLiteral("ALTER TABLE runs DROP COLUMN ") + c));
+// Turns the history in `dir` back into format `version`: runs `statements`, drops the columns
+// format 4 added (the runs' estimates) and sets user_version.
+void downgrade(const QTemporaryDir& dir, int version, const QStringList& statements) {
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade");
+        db.setDatabaseName(dir.filePath("history.sqlite"));
+        ASSERT_TRUE(db.open());
+        QSqlQuery q(db);
+        QStringList all = statements;
+        for (const char* c : {"estimate_seconds", "estimate_bytes", "estimate_weight_bytes",
+                              "estimate_activation_bytes"})
+            all << QStringLiteral("ALTER TABLE runs DROP COLUMN ") + c;
+        all << QStringLiteral("PRAGMA user_version = %1").arg(version);
+        for (const QString& sql : all) ASSERT_TRUE(q.exec(sql)) << sql.toStdString();
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("downgrade");
 }
 
 TEST(RunHistory, EverythingComesBackAfterARestart) {
@@ -183,20 +195,11 @@ TEST(RunHistory, AVersionOneHistoryIsUpgradedInPlace) {
         RunHistory h(dir.path());
         id = writeSteps(h, 1);
     }
-    {
-        // Back to format 1: no role column, user_version 1.
-        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade");
-        db.setDatabaseName(dir.filePath("history.sqlite"));
-        ASSERT_TRUE(db.open());
-        QSqlQuery q(db);
-        ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN role"));
-        ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN streamed"));
-        ASSERT_TRUE(q.exec("ALTER TABLE runs DROP COLUMN model_files"));
-        dropEstimateColumns(q);
-        ASSERT_TRUE(q.exec("PRAGMA user_version = 1"));
-        db.close();
-    }
-    QSqlDatabase::removeDatabase("downgrade");
+    // Back to format 1: no role, streaming or file-set columns.
+    downgrade(
+        dir, 1,
+        {"ALTER TABLE components DROP COLUMN role", "ALTER TABLE components DROP COLUMN streamed",
+         "ALTER TABLE runs DROP COLUMN model_files"});
     RunHistory h(dir.path());
     ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
     auto back = h.load(id);
@@ -232,20 +235,11 @@ TEST(RunHistory, FileSetsAndStreamingComeBackAndFormatTwoIsUpgraded) {
         EXPECT_TRUE(back->components[1].streamed);
         EXPECT_FALSE(back->components[0].streamed);
     }
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade2");
-        db.setDatabaseName(dir.filePath("history.sqlite"));
-        ASSERT_TRUE(db.open());
-        QSqlQuery q(db);
-        ASSERT_TRUE(q.exec("DELETE FROM runs WHERE id = " + QString::number(id)));
-        ASSERT_TRUE(q.exec("DELETE FROM components WHERE run_id = " + QString::number(id)));
-        ASSERT_TRUE(q.exec("ALTER TABLE components DROP COLUMN streamed"));
-        ASSERT_TRUE(q.exec("ALTER TABLE runs DROP COLUMN model_files"));
-        dropEstimateColumns(q);
-        ASSERT_TRUE(q.exec("PRAGMA user_version = 2"));
-        db.close();
-    }
-    QSqlDatabase::removeDatabase("downgrade2");
+    downgrade(dir, 2,
+              {"DELETE FROM runs WHERE id = " + QString::number(id),
+               "DELETE FROM components WHERE run_id = " + QString::number(id),
+               "ALTER TABLE components DROP COLUMN streamed",
+               "ALTER TABLE runs DROP COLUMN model_files"});
     RunHistory h(dir.path());
     ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
     auto back = h.load(old);
@@ -265,16 +259,7 @@ TEST(RunHistory, FormatThreeIsUpgradedAndOldRunsHaveNoEstimate) {
         RunHistory h(dir.path());
         old = writeSteps(h, 1);
     }
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade3");
-        db.setDatabaseName(dir.filePath("history.sqlite"));
-        ASSERT_TRUE(db.open());
-        QSqlQuery q(db);
-        dropEstimateColumns(q);
-        ASSERT_TRUE(q.exec("PRAGMA user_version = 3"));
-        db.close();
-    }
-    QSqlDatabase::removeDatabase("downgrade3");
+    downgrade(dir, 3, {});
     RunHistory h(dir.path());
     ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
     ASSERT_TRUE(h.load(old).has_value());
