@@ -18,10 +18,14 @@ extern "C" void onSignal(int) {
 }
 
 int runTrainDemo(const Args& args) {
-    args.allowOnly({"out", "minutes", "resume", "seed", "vae-steps", "dit-steps", "vae-batch",
-                    "dit-batch", "encoded-scenes", "decoder-steps", "decoder-batch", "json"});
+    args.allowOnly({"out", "base", "dit-lr", "vae-lr", "minutes", "resume", "seed", "vae-steps",
+                    "dit-steps", "vae-batch", "dit-batch", "encoded-scenes", "decoder-steps",
+                    "decoder-batch", "json"});
     demo::TrainOptions o;
     o.outDir = args.require("out");
+    o.base = args.get("base").value_or("");
+    o.ditLr = args.getDouble("dit-lr", o.ditLr);
+    o.vaeLr = args.getDouble("vae-lr", o.vaeLr);
     o.minutes = args.getDouble("minutes", 0);
     o.resume = args.has("resume");
     o.seed = uint64_t(args.getInt("seed", int(o.seed)));
@@ -32,11 +36,14 @@ int runTrainDemo(const Args& args) {
     o.encodedScenes = args.getInt("encoded-scenes", o.encodedScenes);
     o.decoderSteps = args.getInt("decoder-steps", o.decoderSteps);
     o.decoderBatch = args.getInt("decoder-batch", o.decoderBatch);
-    if (o.vaeSteps < 1 || o.ditSteps < 1 || o.vaeBatch < 1 || o.ditBatch < 1 ||
-        o.decoderSteps < 0 || o.decoderBatch < 1 || o.encodedScenes < o.ditBatch)
+    if (o.vaeSteps < (o.base.empty() ? 1 : 0) || o.ditSteps < 1 || o.vaeBatch < 1 ||
+        o.ditBatch < 1 || o.decoderSteps < 0 || o.decoderBatch < 1 ||
+        o.encodedScenes < o.ditBatch || !(o.ditLr > 0 && o.ditLr < 1) ||
+        !(o.vaeLr > 0 && o.vaeLr < 1))
         throw UsageError(
             "step counts and batch sizes must be positive (--decoder-steps may be "
-            "0), and --encoded-scenes at least --dit-batch");
+            "0, and --vae-steps with --base), --encoded-scenes at least --dit-batch, and the "
+            "learning rates in (0, 1)");
     const auto t0 = std::chrono::steady_clock::now();
     o.log = [t0](const std::string& line) {
         const double s =
@@ -62,7 +69,8 @@ int runTrainDemo(const Args& args) {
 
 const Registrar reg({"train-demo",
                      "train the embedded demo model on CPU",
-                     "usage: halfscope-cli train-demo --out DIR [--minutes N] [--resume]\n"
+                     "usage: halfscope-cli train-demo --out DIR [--base DIR] [--minutes N]\n"
+                     "                                [--resume] [--dit-lr LR] [--vae-lr LR]\n"
                      "                                [--seed S] [--vae-steps N] [--dit-steps N]\n"
                      "                                [--vae-batch N] [--dit-batch N]\n"
                      "                                [--encoded-scenes N] [--decoder-steps N]\n"
@@ -72,7 +80,11 @@ const Registrar reg({"train-demo",
                      "10x), and writes a bf16 pipeline folder to DIR. Progress\n"
                      "goes to stderr. The training state is saved every 5 minutes, on Ctrl-C and\n"
                      "when --minutes runs out, in DIR.train-state; --resume continues from it.\n"
-                     "Deterministic given the seed and the step counts.\n",
+                     "Deterministic given the seed and the step counts.\n\n"
+                     "--base DIR refits a trained demo pipeline folder instead: its transformer\n"
+                     "and latent space stay, its text encoder moves to this grammar's vocabulary\n"
+                     "(token rows by string, new words from a synonym), the VAE phase teaches\n"
+                     "this VAE the base's latents, and the transformer phase fine-tunes.\n",
                      runTrainDemo,
                      {"resume"}});
 

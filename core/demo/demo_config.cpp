@@ -47,11 +47,13 @@ nlohmann::json vaeConfig(double scalingFactor, double shiftFactor) {
          {"DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D"}},
         {"up_block_types",
          {"UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D"}},
-        {"block_out_channels", {16, 32, 64, 96}},
+        // A base checkpoint's [32, 64, 96] with one more 32-channel level in front, so a refit
+        // grows the base VAE into this one (base_checkpoint.h).
+        {"block_out_channels", {32, 32, 64, 96}},
         {"layers_per_block", 1},
         {"act_fn", "silu"},
         {"latent_channels", 4},
-        {"norm_num_groups", 8},
+        {"norm_num_groups", 16},
         {"sample_size", 128},
         {"scaling_factor", scalingFactor},
         {"shift_factor", shiftFactor},

@@ -37,22 +37,12 @@ bool isDecoderStream(const std::string& n) {
 
 }  // namespace
 
-ResidualPeaks measureResidualPeaks(const DemoExport& e, const std::string& tokenizerDir) {
+double transformerResidualPeak(ClipTextModel& text, FluxTransformer& flux,
+                               const ClipTokenizer& tok) {
     torch::NoGradGuard noGrad;
-    ResidualPeaks peaks;
     const torch::Device cpu(torch::kCPU);
-    const PrecisionPolicy loader(PrecisionPlan(), cpu);
-    const int n = int(e.vocab.tokens.size());
-    auto text = loadClipText(textEncoderConfig(n, n - 2, n - 1, n - 1), e.textEncoder, loader);
-    auto flux = loadFluxTransformer(transformerConfig(), e.transformer, loader);
-    auto vae = loadAutoencoderKL(vaeConfig(e.scalingFactor, e.shiftFactor), e.vae, loader);
-    text->eval();
-    flux->eval();
-    vae->eval();
-
-    const ClipTokenizer tok = ClipTokenizer::fromFolder(tokenizerDir);
     const int count = 16;
-    Batch batch = makeBatch(kHeldOutSeedBase + 2000000000ull, count);
+    const Batch batch = makeBatch(kHeldOutSeedBase + 2000000000ull, count, 16);
     std::vector<int64_t> ids;
     for (int i = 0; i <= count; ++i) {
         auto v = tok.encodePadded(i < count ? batch.captions[i] : std::string(), kTextLength);
@@ -71,13 +61,36 @@ ResidualPeaks measureResidualPeaks(const DemoExport& e, const std::string& token
     in.txtIds = prepareTextIds(kTextLength);
     ProbeContext tp(PrecisionPlan(), cpu, ProbeLevel::Module);
     flux->forward(in, tp);
-    peaks.transformer = peakOf(tp, isResidualStream);
+    return peakOf(tp, isResidualStream);
+}
 
+ResidualPeaks measureResidualPeaks(const DemoExport& e, const std::string& tokenizerDir) {
+    torch::NoGradGuard noGrad;
+    ResidualPeaks peaks;
+    const torch::Device cpu(torch::kCPU);
+    const PrecisionPolicy loader(PrecisionPlan(), cpu);
+    const int n = int(e.vocab.tokens.size());
+    auto text = loadClipText(textEncoderConfig(n, n - 2, n - 1, n - 1), e.textEncoder, loader);
+    auto flux = loadFluxTransformer(transformerConfig(), e.transformer, loader);
+    auto vae = loadAutoencoderKL(vaeConfig(e.scalingFactor, e.shiftFactor), e.vae, loader);
+    text->eval();
+    flux->eval();
+    vae->eval();
+    peaks.transformer =
+        transformerResidualPeak(text, flux, ClipTokenizer::fromFolder(tokenizerDir));
+    peaks.vaeDecoder = vaeDecoderResidualPeak(vae, kImageSize);
+    return peaks;
+}
+
+double vaeDecoderResidualPeak(AutoencoderKL& vae, int imageSize) {
+    torch::NoGradGuard noGrad;
+    const torch::Device cpu(torch::kCPU);
+    ProbeContext quiet(PrecisionPlan(), cpu, ProbeLevel::Off);
     ProbeContext vp(PrecisionPlan(), cpu, ProbeLevel::Layer);
+    const Batch batch = makeBatch(kHeldOutSeedBase + 2000000000ull, 16, imageSize);
     auto mean = vae->encode(batch.images, quiet).mean;  // [16, 4, 16, 16] decoder-space latents
     vae->decode(mean, vp);
-    peaks.vaeDecoder = peakOf(vp, isDecoderStream);
-    return peaks;
+    return peakOf(vp, isDecoderStream);
 }
 
 double residualScaleFor(double peak, double target) {

@@ -4,6 +4,10 @@
 #include <string>
 
 #include "demo/demo_export.h"
+#include "models/clip/clip_text_model.h"
+#include "models/flux/flux_transformer.h"
+#include "models/vae/autoencoder_kl.h"
+#include "text/clip_tokenizer.h"
 
 namespace hs::demo {
 
@@ -11,6 +15,15 @@ struct ResidualPeaks {
     double transformer = 0;  // max |x| of the double/single blocks' outputs (both streams)
     double vaeDecoder = 0;   // max |x| of the decoder's conv_in, mid block and up blocks
 };
+
+// Max |x| of a Flux transformer's residual streams at sigma 1 (the first sampling step) on the
+// captions of 16 held-out scenes and the empty caption, in fp32.
+double transformerResidualPeak(ClipTextModel& text, FluxTransformer& flux,
+                               const ClipTokenizer& tokenizer);
+
+// Max |x| of an AutoencoderKL decoder's residual stream (conv_in, mid block, up blocks) on the
+// latents of 16 held-out scenes drawn at `imageSize`, in fp32.
+double vaeDecoderResidualPeak(AutoencoderKL& vae, int imageSize);
 
 // fp32 forwards of the trained (unscaled) weights: the transformer at sigma 1 (the first
 // sampling step) on 16 held-out captions and the empty caption; the VAE decoder on the latents

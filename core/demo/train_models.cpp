@@ -77,7 +77,8 @@ LatentStatistics latentStatistics(TrainModels& m, uint64_t seed) {
     return s;
 }
 
-EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling, double shift) {
+EncodedSet encodeScenes(TrainModels& m, AutoencoderKL& vae, int imageSize, uint64_t seed, int count,
+                        double scaling, double shift) {
     torch::NoGradGuard g;
     EncodedSet d;
     std::vector<torch::Tensor> lat;
@@ -85,8 +86,8 @@ EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling
     const int chunk = 256;
     for (int i = 0; i < count; i += chunk) {
         const int n = std::min(chunk, count - i);
-        auto batch = makeBatch(base + uint64_t(i), n);
-        lat.push_back((m.vae->encode(batch.images, m.probes).mean.to(torch::kFloat32) - shift) *
+        auto batch = makeBatch(base + uint64_t(i), n, imageSize);
+        lat.push_back((vae->encode(batch.images, m.probes).mean.to(torch::kFloat32) - shift) *
                       scaling);
         d.scenes.insert(d.scenes.end(), batch.scenes.begin(), batch.scenes.end());
     }

@@ -54,7 +54,9 @@ struct EncodedSet {
     std::vector<Scene> scenes;
     torch::Tensor emptyIds;  // [L] int64 tokens of "" (caption dropout)
 };
-EncodedSet encodeScenes(TrainModels& m, uint64_t seed, int count, double scaling, double shift);
+// `vae` draws the latent space: the trained model's own, or a base checkpoint's at its size.
+EncodedSet encodeScenes(TrainModels& m, AutoencoderKL& vae, int imageSize, uint64_t seed, int count,
+                        double scaling, double shift);
 
 // One batch of the rectified-flow objective: x_t = (1 - t) x0 + t e, target v = e - x0,
 // t ~ sigmoid(N(0, 1)); captions dropped to "" with probability `dropout`.

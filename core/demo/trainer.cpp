@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "demo/adamw.h"
+#include "demo/base_checkpoint.h"
 #include "demo/caption_grammar.h"
 #include "demo/dataset.h"
 #include "demo/demo_config.h"
@@ -106,6 +107,7 @@ std::string recipeOf(const TrainOptions& o) {
       << "x" << o.ditBatch << "@" << o.ditLr << ";ema=" << o.emaDecay
       << ";dropout=" << o.captionDropout << ";scenes=" << o.encodedScenes
       << ";decoder=" << o.decoderSteps << "x" << o.decoderBatch << "@" << o.decoderLr;
+    if (!o.base.empty()) r << ";base=" << fs::absolute(o.base).lexically_normal().string();
     return r.str();
 }
 
@@ -213,6 +215,8 @@ private:
     bool runPhase(const Phase& p);
     void nextPhase();
     bool trainVae();
+    bool trainVaeFromBase();
+    void loadBase();
     bool trainTransformer();
     bool trainDecoder();
     void exportModel();
@@ -226,6 +230,7 @@ private:
     AdamW m_vaeOpt, m_ditOpt, m_decoderOpt;
     WeightMap m_ema;  // of the text encoder and transformer: what gets exported
     State m_st;
+    std::optional<BaseCheckpoint> m_base;
     TrainResult m_result;
     Clock::time_point m_lastSave = Clock::now();
 };
@@ -239,7 +244,23 @@ Trainer::Trainer(const TrainOptions& o)
       m_vaeOpt(m_params.vae, {}),
       m_ditOpt(m_params.dit, {o.ditLr, 0.9, 0.99, 1e-8, 0.01, 1.0}),
       m_decoderOpt(m_params.decoder, {o.decoderLr, 0.9, 0.99, 1e-8, 0.0, 1.0}) {
+    if (!o.base.empty()) loadBase();
     for (auto& p : m_params.dit) m_ema[p.first] = p.second.detach().clone();
+}
+
+void Trainer::loadBase() {
+    m_base = loadBaseCheckpoint(m_o.base);
+    const int rows = transplantTextEncoder(*m_base, m_m.tokenizer, m_m.textEncoder);
+    copyInto(*m_m.transformer, m_base->transformer, "the base transformer");
+    const int vaeTensors = growVae(*m_base, m_m.vae);
+    m_st.scaling = m_base->scaling;
+    m_st.shift = m_base->shift;
+    m_st.rgb = m_base->rgbFactors;
+    log("base " + m_o.base + ": " + std::to_string(rows) +
+        " token rows carried over by string, transformer residual scale " +
+        fmt(m_base->residualScale) + " undone, latents of " + std::to_string(m_base->imageSize) +
+        "-pixel scenes; VAE grown around " + std::to_string(vaeTensors) +
+        " base tensors (decoder residual scale " + fmt(m_base->vaeResidualScale) + " undone)");
 }
 
 void Trainer::resume() {
@@ -350,12 +371,61 @@ bool Trainer::trainVae() {
     return true;
 }
 
+// Phase 0 with a base checkpoint: this VAE, grown from the base's by a level (growVae), learns to
+// work at the full size on the base's latent space, so the base transformer's latents keep their
+// meaning: its decoder draws the full-size scene from the base encoder's latents of the base-size
+// one (object pixels weighted 10x, as in phase 2), its encoder gives those latents back from the
+// full-size picture. Whole pictures, not crops: a crop's latents lose their context at its edges.
+bool Trainer::trainVaeFromBase() {
+    m_m.vae->train();
+    torch::Tensor rec, images;
+    if (m_st.step == 0)
+        log("grown vae before training: held-out psnr " +
+            fmt(latentStatistics(m_m, m_o.seed).heldOutPsnr, 3) + " dB");
+    Phase p{"vae", m_o.vaeSteps, &m_vaeOpt, m_o.vaeLr, 20, 7919, 0};
+    p.loss = [&] {
+        const uint64_t first =
+            (m_o.seed % 1000) * 1000000000ull + uint64_t(m_st.step) * m_o.vaeBatch;
+        const Batch full = makeBatch(first, m_o.vaeBatch);
+        torch::Tensor mean, logvar;
+        {
+            torch::NoGradGuard g;
+            auto mom = m_base->vae->encode(makeBatch(first, m_o.vaeBatch, m_base->imageSize).images,
+                                           m_m.probes);  // [B, 4, 16, 16]
+            mean = mom.mean.to(torch::kFloat32);
+            logvar = mom.logvar.to(torch::kFloat32);
+        }
+        images = full.images;  // [B, 3, S, S]
+        auto z = mean + torch::exp(0.5 * logvar) * torch::randn_like(mean);
+        rec = m_m.vae->decode(z, m_m.probes).to(torch::kFloat32);
+        auto w = 1 + 9 * objectMask(full);  // [B, 1, S, S]
+        auto decoder =
+            (w * (rec - images).abs()).sum() / (3 * w.sum()) + 0.5 * gradLoss(rec, images);
+        auto mom = m_m.vae->encode(images, m_m.probes);
+        auto encoder = torch::mse_loss(mom.mean.to(torch::kFloat32), mean) +
+                       0.01 * torch::mse_loss(mom.logvar.to(torch::kFloat32), logvar);
+        return decoder + encoder;
+    };
+    p.extra = [&](const torch::Tensor&) {
+        const double mse = (rec.detach().clamp(-1, 1) - images).pow(2).mean().item<double>();
+        return "psnr " + fmt(10 * std::log10(4.0 / mse), 3) + " dB";
+    };
+    if (!runPhase(p)) return false;
+    m_m.vae->eval();
+    log("vae done: held-out psnr " + fmt(latentStatistics(m_m, m_o.seed).heldOutPsnr, 3) +
+        " dB; the base's scaling_factor " + fmt(m_st.scaling) + " and shift_factor " +
+        fmt(m_st.shift) + " stay");
+    return true;
+}
+
 // Phase 1: text encoder + transformer, rectified flow, on scenes encoded once.
 bool Trainer::trainTransformer() {
     m_m.vae->eval();
     log("encoding " + std::to_string(m_o.encodedScenes) + " scenes to latents...");
-    const EncodedSet data =
-        encodeScenes(m_m, m_o.seed, m_o.encodedScenes, m_st.scaling, m_st.shift);
+    const EncodedSet data = m_base ? encodeScenes(m_m, m_base->vae, m_base->imageSize, m_o.seed,
+                                                  m_o.encodedScenes, m_st.scaling, m_st.shift)
+                                   : encodeScenes(m_m, m_m.vae, kImageSize, m_o.seed,
+                                                  m_o.encodedScenes, m_st.scaling, m_st.shift);
     log("encoded in " + fmt(seconds(m_start), 3) + " s");
     m_m.textEncoder->train();
     m_m.transformer->train();
@@ -412,19 +482,35 @@ void Trainer::exportModel() {
     e.residualScaleTransformer = m_o.residualScaleTransformer;
     e.residualScaleVae = m_o.residualScaleVae;
     std::ostringstream summary;
-    summary << "## Training\n\n"
-            << "- seed " << m_o.seed << "; VAE " << m_o.vaeSteps << " steps at batch "
-            << m_o.vaeBatch << " on " << kVaeCrop << "-pixel crops; text encoder + transformer "
-            << m_o.ditSteps << " steps at batch " << m_o.ditBatch << " (EMA " << m_o.emaDecay
-            << "), caption dropout " << m_o.captionDropout << "; VAE decoder alone "
-            << m_o.decoderSteps << " steps at batch " << m_o.decoderBatch
-            << " (crops too), object pixels weighted 10x\n"
+    summary << "## Training\n\n";
+    if (m_base)
+        summary << "- refitted from a demo checkpoint of " << m_base->imageSize
+                << "-pixel scenes: its transformer and latent space kept (its residual scale "
+                << fmt(m_base->residualScale)
+                << " undone before training), its text encoder's token rows carried over by "
+                   "token string, its VAE grown by "
+                << m_m.vae->config().levels() - m_base->vae->config().levels()
+                << " level(s), each starting as the identity\n"
+                << "- seed " << m_o.seed << "; VAE " << m_o.vaeSteps << " steps at batch "
+                << m_o.vaeBatch
+                << " on whole pictures (the decoder from the base encoder's latents, the "
+                   "encoder to them); text encoder + transformer ";
+    else
+        summary << "- seed " << m_o.seed << "; VAE " << m_o.vaeSteps << " steps at batch "
+                << m_o.vaeBatch << " on " << kVaeCrop
+                << "-pixel crops; text encoder + transformer ";
+    summary << m_o.ditSteps << " steps at batch " << m_o.ditBatch << ", lr " << m_o.ditLr
+            << " (EMA " << m_o.emaDecay << "), caption dropout " << m_o.captionDropout
+            << "; VAE decoder alone " << m_o.decoderSteps << " steps at batch " << m_o.decoderBatch
+            << " (crops), object pixels weighted 10x\n"
             << "- " << fmt((m_st.seconds + seconds(m_start)) / 60, 3)
             << " minutes of wall-clock time on " << at::get_num_threads() << " threads"
             << (cpuHasBf16Instructions() ? " with bf16 autocast" : " in fp32") << "\n"
             << "- VAE held-out PSNR " << fmt(m_result.vaePsnr, 3) << " dB\n"
             << "- latent scaling_factor " << fmt(m_st.scaling) << ", shift_factor "
             << fmt(m_st.shift) << "\n";
+    if (m_base && !m_base->training.empty())
+        summary << "\n### The base checkpoint's training\n\n" << m_base->training;
     e.trainingSummary = summary.str();
     exportDemoPipeline(m_o.outDir, e);
     m_result.finished = true;
@@ -439,7 +525,8 @@ TrainResult Trainer::run() {
         bool (Trainer::*train)();
         int TrainResult::*done;
         int total;
-    } phases[] = {{&Trainer::trainVae, &TrainResult::vaeStepsDone, m_o.vaeSteps},
+    } phases[] = {{m_base ? &Trainer::trainVaeFromBase : &Trainer::trainVae,
+                   &TrainResult::vaeStepsDone, m_o.vaeSteps},
                   {&Trainer::trainTransformer, &TrainResult::ditStepsDone, m_o.ditSteps},
                   {&Trainer::trainDecoder, &TrainResult::decoderStepsDone, m_o.decoderSteps}};
     for (int i = 0; i < 3; ++i) {

@@ -13,6 +13,10 @@ namespace hs::demo {
 
 struct TrainOptions {
     std::string outDir;
+    // A trained demo pipeline folder to refit instead of training from scratch: its transformer
+    // and latent space stay, its text encoder passes to this grammar's vocabulary row by row, the
+    // VAE phase teaches this VAE the base's latents, and the transformer phase fine-tunes.
+    std::string base;
     uint64_t seed = 20261130;
     // Sized to about an hour on two cores with bf16 instructions (a transformer step at batch 48
     // took 0.82 s, a VAE step on 64-pixel crops at batch 32 about 0.5 s).
