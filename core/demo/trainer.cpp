@@ -379,6 +379,7 @@ bool Trainer::trainVae() {
 bool Trainer::trainVaeFromBase() {
     m_m.vae->train();
     torch::Tensor rec, images;
+    if (m_o.vaeSteps == 0) return true;  // the grown VAE as it is: nothing to measure twice
     if (m_st.step == 0)
         log("grown vae before training: held-out psnr " +
             fmt(latentStatistics(m_m, m_o.seed).heldOutPsnr, 3) + " dB");
