@@ -7,6 +7,8 @@
 #include "demo/caption_grammar.h"
 #include "demo/dataset.h"
 #include "demo/demo_config.h"
+#include "demo/scene_reader.h"
+#include "io/image_tensor.h"
 #include "models/flux/flux_latents.h"
 #include "numerics/cpu_bf16.h"
 
@@ -55,15 +57,25 @@ TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& token
 LatentStatistics latentStatistics(TrainModels& m, uint64_t seed) {
     torch::NoGradGuard g;
     LatentStatistics s;
-    auto batch = makeBatch(kHeldOutSeedBase + (seed % 1000) * 100000, 256);
+    const int size = m.vae->config().sampleSize.at(0);
+    auto batch = makeBatch(kHeldOutSeedBase + (seed % 1000) * 100000, 256, size);
     auto mean = m.vae->encode(batch.images, m.probes).mean;  // [256, 4, 16, 16]
     auto rec = m.vae->decode(mean, m.probes).clamp(-1, 1);
     const double mse = (rec - batch.images).pow(2).mean().item<double>();
     s.heldOutPsnr = 10 * std::log10(4.0 / mse);  // peak-to-peak 2 in [-1, 1]
+    int single = 0, right = 0;
+    for (int i = 0; i < int(batch.scenes.size()); ++i) {
+        if (batch.scenes[i].objects.size() != 1) continue;
+        const Image img = imageFromTensor(rec[i]);  // [3, S, S] -> 8-bit HWC
+        ++single;
+        const SceneReading got = readScene(img.pixels, img.width);
+        right += got.objectFound && got.shape == batch.scenes[i].objects[0].shape;
+    }
+    s.heldOutShapes = PromptFollowing::rate(right, single);
     s.shift = mean.mean().item<double>();
     s.scaling = 1.0 / mean.std().item<double>();
     // Least squares RGB ~ [latents, 1] per latent pixel, against the image averaged over each
-    // latent pixel's area (8x8 pixels).
+    // latent pixel's area (8x8 pixels at 128).
     auto lat = ((mean - s.shift) * s.scaling).permute({0, 2, 3, 1}).reshape({-1, 4});
     auto x = torch::cat({lat, torch::ones({lat.size(0), 1})}, 1).to(torch::kFloat64);  // [P, 5]
     auto rgb = torch::avg_pool2d(batch.images, batch.images.size(2) / mean.size(2))

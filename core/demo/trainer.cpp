@@ -44,6 +44,12 @@ std::string fmt(double v, int prec = 4) {
     return s.str();
 }
 
+// "held-out psnr 27 dB, shapes read back 87%": the two numbers a VAE phase is judged by.
+std::string vaeQuality(const LatentStatistics& s) {
+    return "held-out psnr " + fmt(s.heldOutPsnr, 3) + " dB, shapes read back " +
+           fmt(100 * s.heldOutShapes, 3) + "%";
+}
+
 // Finite differences along H and W: an L1 loss on them sharpens the VAE's edges.
 torch::Tensor gradLoss(const torch::Tensor& a, const torch::Tensor& b) {
     using torch::indexing::Slice;
@@ -366,8 +372,8 @@ bool Trainer::trainVae() {
     m_st.scaling = stats.scaling;
     m_st.shift = stats.shift;
     m_st.rgb = stats.rgbFactors;
-    log("vae done: held-out psnr " + fmt(stats.heldOutPsnr, 3) + " dB, scaling_factor " +
-        fmt(m_st.scaling) + ", shift_factor " + fmt(m_st.shift));
+    log("vae done: " + vaeQuality(stats) + ", scaling_factor " + fmt(m_st.scaling) +
+        ", shift_factor " + fmt(m_st.shift));
     return true;
 }
 
@@ -381,8 +387,7 @@ bool Trainer::trainVaeFromBase() {
     torch::Tensor rec, images;
     if (m_o.vaeSteps == 0) return true;  // the grown VAE as it is: nothing to measure twice
     if (m_st.step == 0)
-        log("grown vae before training: held-out psnr " +
-            fmt(latentStatistics(m_m, m_o.seed).heldOutPsnr, 3) + " dB");
+        log("grown vae before training: " + vaeQuality(latentStatistics(m_m, m_o.seed)));
     Phase p{"vae", m_o.vaeSteps, &m_vaeOpt, m_o.vaeLr, 20, 7919, 0};
     p.loss = [&] {
         const uint64_t first =
@@ -413,8 +418,8 @@ bool Trainer::trainVaeFromBase() {
     };
     if (!runPhase(p)) return false;
     m_m.vae->eval();
-    log("vae done: held-out psnr " + fmt(latentStatistics(m_m, m_o.seed).heldOutPsnr, 3) +
-        " dB; the base's scaling_factor " + fmt(m_st.scaling) + " and shift_factor " +
+    log("vae done: " + vaeQuality(latentStatistics(m_m, m_o.seed)) +
+        "; the base's scaling_factor " + fmt(m_st.scaling) + " and shift_factor " +
         fmt(m_st.shift) + " stay");
     return true;
 }
@@ -470,8 +475,10 @@ bool Trainer::trainDecoder() {
 
 void Trainer::exportModel() {
     m_m.vae->eval();
-    m_result.vaePsnr = latentStatistics(m_m, m_o.seed).heldOutPsnr;
-    log("vae held-out psnr " + fmt(m_result.vaePsnr, 3) + " dB");
+    const LatentStatistics stats = latentStatistics(m_m, m_o.seed);
+    m_result.vaePsnr = stats.heldOutPsnr;
+    m_result.vaeShapes = stats.heldOutShapes;
+    log("vae " + vaeQuality(stats));
     DemoExport e;
     e.vae = stateOf(*m_m.vae);
     e.textEncoder = withPrefix(m_ema, "text_encoder.");
@@ -507,7 +514,9 @@ void Trainer::exportModel() {
             << "- " << fmt((m_st.seconds + seconds(m_start)) / 60, 3)
             << " minutes of wall-clock time on " << at::get_num_threads() << " threads"
             << (cpuHasBf16Instructions() ? " with bf16 autocast" : " in fp32") << "\n"
-            << "- VAE held-out PSNR " << fmt(m_result.vaePsnr, 3) << " dB\n"
+            << "- VAE held-out PSNR " << fmt(m_result.vaePsnr, 3) << " dB; "
+            << fmt(100 * m_result.vaeShapes, 3)
+            << "% of held-out one-object reconstructions read back as the shape drawn\n"
             << "- latent scaling_factor " << fmt(m_st.scaling) << ", shift_factor "
             << fmt(m_st.shift) << "\n";
     if (m_base && !m_base->training.empty())

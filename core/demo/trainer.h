@@ -49,7 +49,8 @@ struct TrainResult {
     int vaeStepsDone = 0;
     int ditStepsDone = 0;
     int decoderStepsDone = 0;
-    double vaePsnr = 0;  // on held-out scenes, after the VAE phase
+    double vaePsnr = 0;    // on held-out scenes, after the VAE phase
+    double vaeShapes = 0;  // LatentStatistics::heldOutShapes at the end
     std::string exportedDir;
 };
 
