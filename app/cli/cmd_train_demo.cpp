@@ -20,7 +20,7 @@ extern "C" void onSignal(int) {
 int runTrainDemo(const Args& args) {
     args.allowOnly({"out", "base", "dit-lr", "vae-lr", "minutes", "resume", "seed", "vae-steps",
                     "dit-steps", "vae-batch", "dit-batch", "encoded-scenes", "decoder-steps",
-                    "decoder-batch", "json"});
+                    "decoder-batch", "object-weight", "json"});
     demo::TrainOptions o;
     o.outDir = args.require("out");
     o.base = args.get("base").value_or("");
@@ -36,14 +36,15 @@ int runTrainDemo(const Args& args) {
     o.encodedScenes = args.getInt("encoded-scenes", o.encodedScenes);
     o.decoderSteps = args.getInt("decoder-steps", o.decoderSteps);
     o.decoderBatch = args.getInt("decoder-batch", o.decoderBatch);
+    o.objectWeight = args.getDouble("object-weight", o.objectWeight);
     if (o.vaeSteps < (o.base.empty() ? 1 : 0) || o.ditSteps < 1 || o.vaeBatch < 1 ||
         o.ditBatch < 1 || o.decoderSteps < 0 || o.decoderBatch < 1 ||
         o.encodedScenes < o.ditBatch || !(o.ditLr > 0 && o.ditLr < 1) ||
-        !(o.vaeLr > 0 && o.vaeLr < 1))
+        !(o.vaeLr > 0 && o.vaeLr < 1) || !(o.objectWeight >= 1 && o.objectWeight <= 100))
         throw UsageError(
             "step counts and batch sizes must be positive (--decoder-steps may be "
             "0, and --vae-steps with --base), --encoded-scenes at least --dit-batch, and the "
-            "learning rates in (0, 1)");
+            "learning rates in (0, 1), --object-weight in [1, 100]");
     const auto t0 = std::chrono::steady_clock::now();
     o.log = [t0](const std::string& line) {
         const double s =
@@ -74,13 +75,16 @@ const Registrar reg({"train-demo",
                      "                                [--seed S] [--vae-steps N] [--dit-steps N]\n"
                      "                                [--vae-batch N] [--dit-batch N]\n"
                      "                                [--encoded-scenes N] [--decoder-steps N]\n"
-                     "                                [--decoder-batch N] [--threads N]\n\n"
+                     "                                [--decoder-batch N] [--object-weight W]\n"
+                     "                                [--threads N]\n\n"
                      "Trains the VAE, then the text encoder and transformer (rectified flow,\n"
                      "10% caption dropout), then the VAE decoder alone (object pixels weighted\n"
                      "10x), and writes a bf16 pipeline folder to DIR. Progress\n"
                      "goes to stderr. The training state is saved every 5 minutes, on Ctrl-C and\n"
                      "when --minutes runs out, in DIR.train-state; --resume continues from it.\n"
-                     "Deterministic given the seed and the step counts.\n\n"
+                     "Deterministic given the seed and the step counts.\n"
+                     "--object-weight W weighs the transformer's loss on the latent pixels\n"
+                     "the objects cover W times (default 1: uniform).\n\n"
                      "--base DIR refits a trained demo pipeline folder instead: its transformer\n"
                      "and latent space stay, its text encoder moves to this grammar's vocabulary\n"
                      "(token rows by string, new words from a synonym), the VAE phase teaches\n"

@@ -25,4 +25,12 @@ Batch makeBatch(uint64_t firstSeed, int count, int size) {
     return b;
 }
 
+torch::Tensor objectMask(const Batch& batch) {
+    std::vector<float> bg;
+    for (const auto& sc : batch.scenes)
+        for (float c : palette()[sc.background].rgb) bg.push_back(c * 2 - 1);
+    auto bgt = torch::tensor(bg).view({-1, 3, 1, 1});
+    return ((batch.images - bgt).abs().sum(1, true) > 0.05).to(torch::kFloat32);
+}
+
 }  // namespace hs::demo

@@ -93,7 +93,7 @@ EncodedSet encodeScenes(TrainModels& m, AutoencoderKL& vae, int imageSize, uint6
                         double scaling, double shift) {
     torch::NoGradGuard g;
     EncodedSet d;
-    std::vector<torch::Tensor> lat;
+    std::vector<torch::Tensor> lat, cover;
     const uint64_t base = (seed % 1000) * 1000000000ull + 500000000ull;
     const int chunk = 256;
     for (int i = 0; i < count; i += chunk) {
@@ -101,9 +101,12 @@ EncodedSet encodeScenes(TrainModels& m, AutoencoderKL& vae, int imageSize, uint6
         auto batch = makeBatch(base + uint64_t(i), n, imageSize);
         lat.push_back((vae->encode(batch.images, m.probes).mean.to(torch::kFloat32) - shift) *
                       scaling);
+        const int64_t f = imageSize / lat.back().size(2);          // pixels per latent pixel
+        cover.push_back(torch::avg_pool2d(objectMask(batch), f));  // [n, 1, 16, 16]
         d.scenes.insert(d.scenes.end(), batch.scenes.begin(), batch.scenes.end());
     }
     d.latents = torch::cat(lat);
+    d.objectCover = torch::cat(cover);
     auto e = m.tokenizer.encodePadded("", kTextLength);
     d.emptyIds = torch::tensor(std::vector<int64_t>(e.begin(), e.end()), torch::kInt64);
     return d;
@@ -126,7 +129,8 @@ torch::Tensor captionIds(const ClipTokenizer& tokenizer, const std::vector<Scene
 
 }  // namespace
 
-torch::Tensor flowMatchingLoss(TrainModels& m, const EncodedSet& data, int batch, double dropout) {
+torch::Tensor flowMatchingLoss(TrainModels& m, const EncodedSet& data, int batch, double dropout,
+                               double objectWeight) {
     auto idx = torch::randint(data.latents.size(0), {batch}, torch::kInt64);
     auto x0 = data.latents.index_select(0, idx);  // [B, 4, 16, 16]
     // The phrasing seeds come from torch's generator, seeded per step: a resumed run repeats them.
@@ -154,7 +158,10 @@ torch::Tensor flowMatchingLoss(TrainModels& m, const EncodedSet& data, int batch
     in.imgIds = prepareLatentImageIds(x0.size(2) / 2, x0.size(3) / 2);
     in.txtIds = prepareTextIds(ids.size(1));
     auto v = m.transformer->forward(in, m.probes);
-    return torch::mse_loss(v.to(torch::kFloat32), target);
+    if (objectWeight == 1) return torch::mse_loss(v.to(torch::kFloat32), target);
+    auto w = 1 + (objectWeight - 1) * data.objectCover.index_select(0, idx);  // [B, 1, 16, 16]
+    w = packLatents(w.expand_as(x0).contiguous());                            // [B, 64, 16]
+    return (w * (v.to(torch::kFloat32) - target).pow(2)).sum() / w.sum();
 }
 
 }  // namespace hs::demo

@@ -56,14 +56,19 @@ LatentStatistics latentStatistics(TrainModels& m, uint64_t seed);
 struct EncodedSet {
     torch::Tensor latents;  // [N, 4, 16, 16] float32, scaled
     std::vector<Scene> scenes;
-    torch::Tensor emptyIds;  // [L] int64 tokens of "" (caption dropout)
+    torch::Tensor emptyIds;     // [L] int64 tokens of "" (caption dropout)
+    torch::Tensor objectCover;  // [N, 1, 16, 16] float32: the share of each latent pixel's area
+                                // the scene's objects cover
 };
 // `vae` draws the latent space: the trained model's own, or a base checkpoint's at its size.
 EncodedSet encodeScenes(TrainModels& m, AutoencoderKL& vae, int imageSize, uint64_t seed, int count,
                         double scaling, double shift);
 
 // One batch of the rectified-flow objective: x_t = (1 - t) x0 + t e, target v = e - x0,
-// t ~ sigmoid(N(0, 1)); captions dropped to "" with probability `dropout`.
-torch::Tensor flowMatchingLoss(TrainModels& m, const EncodedSet& data, int batch, double dropout);
+// t ~ sigmoid(N(0, 1)); captions dropped to "" with probability `dropout`. The squared error of
+// each latent pixel is weighted 1 + (objectWeight - 1) * its object cover: the objects are a few
+// percent of a scene, so at weight 1 the background's easy error dominates the loss.
+torch::Tensor flowMatchingLoss(TrainModels& m, const EncodedSet& data, int batch, double dropout,
+                               double objectWeight = 1);
 
 }  // namespace hs::demo

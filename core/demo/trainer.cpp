@@ -63,16 +63,6 @@ torch::Tensor gradLoss(const torch::Tensor& a, const torch::Tensor& b) {
     return (dx(a) - dx(b)).abs().mean() + (dy(a) - dy(b)).abs().mean();
 }
 
-// [B, 1, S, S]: 1 where a pixel differs from its scene's background colour (the objects and
-// their anti-aliased edges), 0 elsewhere.
-torch::Tensor objectMask(const Batch& batch) {
-    std::vector<float> bg;
-    for (const auto& sc : batch.scenes)
-        for (float c : palette()[sc.background].rgb) bg.push_back(c * 2 - 1);
-    auto bgt = torch::tensor(bg).view({-1, 3, 1, 1});
-    return ((batch.images - bgt).abs().sum(1, true) > 0.05).to(torch::kFloat32);
-}
-
 // The VAE trains on crops of this many pixels of the 128-pixel scenes, at a multiple of 8 (one
 // latent pixel) so the latent grid lines up with a whole picture's. It is convolutional, so a crop
 // teaches it the same function at a quarter of the cost per sample: the whole pictures at batch
@@ -114,6 +104,7 @@ std::string recipeOf(const TrainOptions& o) {
       << ";dropout=" << o.captionDropout << ";scenes=" << o.encodedScenes
       << ";decoder=" << o.decoderSteps << "x" << o.decoderBatch << "@" << o.decoderLr;
     if (!o.base.empty()) r << ";base=" << fs::absolute(o.base).lexically_normal().string();
+    if (o.objectWeight != 1) r << ";object_weight=" << o.objectWeight;  // older states hold 1
     return r.str();
 }
 
@@ -436,7 +427,9 @@ bool Trainer::trainTransformer() {
     m_m.textEncoder->train();
     m_m.transformer->train();
     Phase p{"transformer", m_o.ditSteps, &m_ditOpt, m_o.ditLr, 200, 104729, 1};
-    p.loss = [&] { return flowMatchingLoss(m_m, data, m_o.ditBatch, m_o.captionDropout); };
+    p.loss = [&] {
+        return flowMatchingLoss(m_m, data, m_o.ditBatch, m_o.captionDropout, m_o.objectWeight);
+    };
     p.afterStep = [&] {
         torch::NoGradGuard g;
         const double d = std::min(m_o.emaDecay, double(m_st.step + 1) / double(m_st.step + 10));
@@ -509,6 +502,8 @@ void Trainer::exportModel() {
                 << "-pixel crops; text encoder + transformer ";
     summary << m_o.ditSteps << " steps at batch " << m_o.ditBatch << ", lr " << m_o.ditLr
             << " (EMA " << m_o.emaDecay << "), caption dropout " << m_o.captionDropout
+            << (m_o.objectWeight != 1 ? ", object latents weighted " + fmt(m_o.objectWeight) + "x"
+                                      : std::string())
             << "; VAE decoder alone " << m_o.decoderSteps << " steps at batch " << m_o.decoderBatch
             << " (crops), object pixels weighted 10x\n"
             << "- " << fmt((m_st.seconds + seconds(m_start)) / 60, 3)

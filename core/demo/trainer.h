@@ -28,6 +28,8 @@ struct TrainOptions {
     double ditLr = 6e-4;
     double emaDecay = 0.999;
     double captionDropout = 0.1;
+    // The flow loss's weight on latent pixels the objects cover (train_models.h); 1: uniform.
+    double objectWeight = 1;
     int encodedScenes = 16384;  // scenes pre-encoded to latents for the transformer phase
     // Then the VAE decoder alone (encoder frozen, so the transformer's latents keep their
     // meaning), with the loss weighted towards the objects: after the first phase small white
