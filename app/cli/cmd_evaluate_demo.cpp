@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "demo/base_checkpoint.h"
+#include "demo/dataset.h"
 #include "demo/prompt_following.h"
 #include "io/image_io.h"
 #include "pipeline/pipeline.h"
@@ -147,6 +149,10 @@ int runEvaluateDemo(const Args& args) {
         j[name] = tallyJson(t);
         results.emplace_back(title, t);
     }
+    // The ceiling: the same kind of scenes through the VAE alone (seeds of their own).
+    const PromptFollowing vae = demo::vaeReadBack(*demo::loadFolderVae(dir), o.count,
+                                                  demo::kHeldOutSeedBase + 2000000000ull);
+    j["vae_alone"] = tallyJson(vae);
     if (args.has("json")) {
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitOk;
@@ -156,6 +162,7 @@ int runEvaluateDemo(const Args& args) {
         "prompt states them\n",
         o.steps, o.guidance, pipeline->effectivePlan().toString().c_str());
     for (const auto& [title, t] : results) printTally(title, t);
+    printTally("its VAE alone (the scenes encoded and decoded, no prompt: the ceiling above)", vae);
     return kExitOk;
 }
 
@@ -171,7 +178,9 @@ const Registrar reg({"evaluate-demo",
                      "and reads each picture back: whether an object was drawn, background and\n"
                      "object colour, position, size and shape (the rendered shape mask with the\n"
                      "best overlap). The held-out templates are phrasings the trainer never\n"
-                     "drew. Prints the rates of each set; --verbose lists every scene.\n\n"
+                     "drew. Prints the rates of each set; --verbose lists every scene. Then N\n"
+                     "scenes through the model's VAE alone (encoded and decoded, no prompt): the\n"
+                     "ceiling of every rate above, since the pictures come out of that decoder.\n\n"
                      "--prompts FILE generates each line of FILE instead (seed: its index) and\n"
                      "prints what was read back from each picture; --grid OUT.png puts them in\n"
                      "rows of four, in file order.\n",

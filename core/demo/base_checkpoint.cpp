@@ -81,6 +81,15 @@ std::string trainingSectionOf(const fs::path& readme) {
 
 }  // namespace
 
+AutoencoderKL loadFolderVae(const std::string& dirName) {
+    const fs::path dir = fs::path(dirName) / "vae";
+    const PrecisionPolicy fp32(PrecisionPlan(), torch::Device(torch::kCPU));
+    auto vae = loadAutoencoderKL(readJson(dir / "config.json"),
+                                 readFp32(dir / "diffusion_pytorch_model.safetensors"), fp32);
+    vae->eval();
+    return vae;
+}
+
 BaseCheckpoint loadBaseCheckpoint(const std::string& dirName) {
     torch::NoGradGuard noGrad;
     const fs::path dir(dirName);

@@ -30,6 +30,9 @@ struct BaseCheckpoint {
 // transformer does not fit the demo's transformer config.
 BaseCheckpoint loadBaseCheckpoint(const std::string& dir);
 
+// The VAE of a demo pipeline folder in fp32, its residual scaling kept (fp32 holds it).
+AutoencoderKL loadFolderVae(const std::string& dir);
+
 // Copies the base text encoder into `target`, an encoder of the same shape over `tokenizer`'s
 // vocabulary: every weight as it is but the token embedding, whose rows follow the token
 // strings. A token new to the vocabulary starts from its synonym's row where the base knows the

@@ -12,7 +12,8 @@
 
 namespace hs {
 class Pipeline;
-}
+class AutoencoderKLImpl;
+}  // namespace hs
 
 namespace hs::demo {
 
@@ -33,6 +34,15 @@ struct EvaluationOptions {
 };
 
 PromptFollowing evaluatePromptFollowing(Pipeline& pipeline, const EvaluationOptions& options);
+
+// Reads back the one-object scenes of `batch` from `pictures` ([B, 3, S, S] in [-1, 1], one per
+// scene) into `tally`, every attribute counted as stated.
+void addReadings(PromptFollowing& tally, const Batch& batch, const torch::Tensor& pictures);
+
+// The VAE alone, on `count` scenes from seed `firstSeed` on at its sample_size: each encoded (the
+// mean) and decoded, the pictures read back. The whole model's rates cannot pass these, since
+// its pictures come out of the same decoder: a shape lost here is the VAE's, not the transformer's.
+PromptFollowing vaeReadBack(AutoencoderKLImpl& vae, int count, uint64_t firstSeed);
 
 // A run of `prompt` as the evaluation makes them: the options' steps and guidance, the model's
 // own image size (its VAE's sample_size), no probes.

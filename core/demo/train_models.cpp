@@ -7,8 +7,7 @@
 #include "demo/caption_grammar.h"
 #include "demo/dataset.h"
 #include "demo/demo_config.h"
-#include "demo/scene_reader.h"
-#include "io/image_tensor.h"
+#include "demo/prompt_following.h"
 #include "models/flux/flux_latents.h"
 #include "numerics/cpu_bf16.h"
 
@@ -63,15 +62,9 @@ LatentStatistics latentStatistics(TrainModels& m, uint64_t seed) {
     auto rec = m.vae->decode(mean, m.probes).clamp(-1, 1);
     const double mse = (rec - batch.images).pow(2).mean().item<double>();
     s.heldOutPsnr = 10 * std::log10(4.0 / mse);  // peak-to-peak 2 in [-1, 1]
-    int single = 0, right = 0;
-    for (int i = 0; i < int(batch.scenes.size()); ++i) {
-        if (batch.scenes[i].objects.size() != 1) continue;
-        const Image img = imageFromTensor(rec[i]);  // [3, S, S] -> 8-bit HWC
-        ++single;
-        const SceneReading got = readScene(img.pixels, img.width);
-        right += got.objectFound && got.shape == batch.scenes[i].objects[0].shape;
-    }
-    s.heldOutShapes = PromptFollowing::rate(right, single);
+    PromptFollowing readBack;
+    addReadings(readBack, batch, rec);
+    s.heldOutShapes = readBack.shapeRate();
     s.shift = mean.mean().item<double>();
     s.scaling = 1.0 / mean.std().item<double>();
     // Least squares RGB ~ [latents, 1] per latent pixel, against the image averaged over each
