@@ -90,9 +90,9 @@ TEST(CaptionGrammar, PhrasingsVaryAndHeldOutTemplatesAreTheirOwn) {
     for (const auto& t : held)
         EXPECT_EQ(std::find(train.begin(), train.end(), t), train.end()) << t;
     // One scene, many seeds: many different captions, with capitals, punctuation, synonyms
-    // ("big"/"large"), articles ("an orange").
+    // ("big"/"large"), articles ("an orange") or none ("orange ring", "Big orange ring").
     std::set<std::string> texts;
-    bool capital = false, stop = false, big = false, large = false, an = false;
+    bool capital = false, stop = false, big = false, large = false, an = false, bare = false;
     SceneObject o;
     o.colour = 5;  // orange
     o.size = Size::Large;
@@ -107,9 +107,12 @@ TEST(CaptionGrammar, PhrasingsVaryAndHeldOutTemplatesAreTheirOwn) {
         big |= hasWord(t, "big");
         large |= hasWord(t, "large");
         an |= lower(t).find("an orange") != std::string::npos;
+        const std::string l = lower(t);
+        bare |= l.rfind("orange ", 0) == 0 || l.rfind("big orange ", 0) == 0 ||
+                l.rfind("large orange ", 0) == 0;
     }
     EXPECT_GT(texts.size(), 100u);
-    EXPECT_TRUE(capital && stop && big && large && an);
+    EXPECT_TRUE(capital && stop && big && large && an && bare);
 }
 
 TEST(PromptWords, NamesWordsOutsideTheGrammarOnceEach) {
