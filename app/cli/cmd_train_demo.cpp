@@ -20,7 +20,7 @@ extern "C" void onSignal(int) {
 int runTrainDemo(const Args& args) {
     args.allowOnly({"out", "base", "dit-lr", "vae-lr", "minutes", "resume", "seed", "vae-steps",
                     "dit-steps", "vae-batch", "dit-batch", "encoded-scenes", "decoder-steps",
-                    "decoder-batch", "object-weight", "json"});
+                    "decoder-batch", "decoder-lr", "object-weight", "json"});
     demo::TrainOptions o;
     o.outDir = args.require("out");
     o.base = args.get("base").value_or("");
@@ -36,14 +36,18 @@ int runTrainDemo(const Args& args) {
     o.encodedScenes = args.getInt("encoded-scenes", o.encodedScenes);
     o.decoderSteps = args.getInt("decoder-steps", o.decoderSteps);
     o.decoderBatch = args.getInt("decoder-batch", o.decoderBatch);
+    o.decoderLr = args.getDouble("decoder-lr", o.decoderLr);
     o.objectWeight = args.getDouble("object-weight", o.objectWeight);
-    if (o.vaeSteps < (o.base.empty() ? 1 : 0) || o.ditSteps < 1 || o.vaeBatch < 1 ||
+    const int leastRefitSteps = o.base.empty() ? 1 : 0;
+    if (o.vaeSteps < leastRefitSteps || o.ditSteps < leastRefitSteps || o.vaeBatch < 1 ||
         o.ditBatch < 1 || o.decoderSteps < 0 || o.decoderBatch < 1 ||
         o.encodedScenes < o.ditBatch || !(o.ditLr > 0 && o.ditLr < 1) ||
-        !(o.vaeLr > 0 && o.vaeLr < 1) || !(o.objectWeight >= 1 && o.objectWeight <= 100))
+        !(o.vaeLr > 0 && o.vaeLr < 1) || !(o.decoderLr > 0 && o.decoderLr < 1) ||
+        !(o.objectWeight >= 1 && o.objectWeight <= 100))
         throw UsageError(
             "step counts and batch sizes must be positive (--decoder-steps may be "
-            "0, and --vae-steps with --base), --encoded-scenes at least --dit-batch, and the "
+            "0, and --vae-steps and --dit-steps with --base), --encoded-scenes at least "
+            "--dit-batch, and the "
             "learning rates in (0, 1), --object-weight in [1, 100]");
     const auto t0 = std::chrono::steady_clock::now();
     o.log = [t0](const std::string& line) {
@@ -75,8 +79,8 @@ const Registrar reg({"train-demo",
                      "                                [--seed S] [--vae-steps N] [--dit-steps N]\n"
                      "                                [--vae-batch N] [--dit-batch N]\n"
                      "                                [--encoded-scenes N] [--decoder-steps N]\n"
-                     "                                [--decoder-batch N] [--object-weight W]\n"
-                     "                                [--threads N]\n\n"
+                     "                                [--decoder-batch N] [--decoder-lr LR]\n"
+                     "                                [--object-weight W] [--threads N]\n\n"
                      "Trains the VAE, then the text encoder and transformer (rectified flow,\n"
                      "10% caption dropout), then the VAE decoder alone (object pixels weighted\n"
                      "10x), and writes a bf16 pipeline folder to DIR. Progress\n"
@@ -88,7 +92,9 @@ const Registrar reg({"train-demo",
                      "--base DIR refits a trained demo pipeline folder instead: its transformer\n"
                      "and latent space stay, its text encoder moves to this grammar's vocabulary\n"
                      "(token rows by string, new words from a synonym), the VAE phase teaches\n"
-                     "this VAE the base's latents, and the transformer phase fine-tunes.\n",
+                     "this VAE the base's latents, and the transformer phase fine-tunes; the\n"
+                     "decoder phase draws whole pictures from the base's latents. With\n"
+                     "--vae-steps 0 --dit-steps 0 only the decoder is refitted.\n",
                      runTrainDemo,
                      {"resume"}});
 

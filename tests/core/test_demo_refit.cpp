@@ -13,6 +13,7 @@
 #include "demo/demo_tokenizer.h"
 #include "demo/residual_calibration.h"
 #include "demo/trainer.h"
+#include "io/safetensors.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
 #include "test_util.h"
@@ -175,6 +176,42 @@ TEST(DemoRefit, ATinyRefitExportsAPipelineAtTheNewVaeSize) {
     EXPECT_GT(r.vaeShapes, 0.5);
     EXPECT_LT(r.vaeShapes, 1.0);
     EXPECT_NE(text.find("% of held-out one-object reconstructions read back"), std::string::npos);
+    fs::remove_all(dir);
+}
+
+// --vae-steps 0 --dit-steps 0: only the decoder trains, on whole pictures from the base's
+// latents; the transformer and the VAE encoder (the latent space) leave as they came.
+TEST(DemoRefit, ADecoderOnlyRefitMovesTheDecoderAlone) {
+    namespace fs = std::filesystem;
+    const std::string dir = test::tempDir("refit-decoder");
+    demo::TrainOptions o;
+    o.outDir = dir + "/r";
+    o.base = findDemoModel();
+    o.vaeSteps = 0;
+    o.ditSteps = 0;
+    o.decoderSteps = 3;
+    o.decoderBatch = 2;
+    const auto r = demo::trainDemo(o);
+    ASSERT_TRUE(r.finished);
+    EXPECT_EQ(r.decoderStepsDone, 3);
+    const auto open = [](const std::string& folder, const char* file) {
+        return SafetensorsFile::open(folder + "/" + file);
+    };
+    const char* kTransformer = "transformer/diffusion_pytorch_model.safetensors";
+    const auto baseDit = open(o.base, kTransformer), dit = open(o.outDir, kTransformer);
+    ASSERT_EQ(dit->tensors().size(), baseDit->tensors().size());
+    for (const auto& t : baseDit->tensors())
+        EXPECT_TRUE(torch::equal(dit->tensor(t.name), baseDit->tensor(t.name))) << t.name;
+    const auto vae = open(o.outDir, "vae/diffusion_pytorch_model.safetensors");
+    // The grown levels start as the identity (zero second convolutions): the encoder's stays so,
+    // the decoder's has learnt something.
+    EXPECT_EQ(vae->tensor("encoder.down_blocks.0.resnets.0.conv2.weight").abs().max().item<float>(),
+              0.0f);
+    EXPECT_GT(vae->tensor("decoder.up_blocks.3.resnets.1.conv2.weight").abs().max().item<float>(),
+              0.0f);
+    std::ifstream readme(o.outDir + "/README.md");
+    const std::string text{std::istreambuf_iterator<char>(readme), {}};
+    EXPECT_NE(text.find("whole pictures from the base's latents"), std::string::npos);
     fs::remove_all(dir);
 }
 
