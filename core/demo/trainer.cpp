@@ -509,14 +509,17 @@ void Trainer::exportModel() {
     e.residualScaleVae = m_o.residualScaleVae;
     std::ostringstream summary;
     summary << "## Training\n\n";
+    const int grownLevels =
+        m_base ? m_m.vae->config().levels() - m_base->vae->config().levels() : 0;
     if (m_base)
         summary << "- refitted from a demo checkpoint of " << m_base->imageSize
                 << "-pixel scenes: its transformer and latent space kept (its residual scale "
                 << fmt(m_base->residualScale)
                 << " undone before training), its text encoder's token rows carried over by "
-                   "token string, its VAE grown by "
-                << m_m.vae->config().levels() - m_base->vae->config().levels()
-                << " level(s), each starting as the identity\n"
+                   "token string, "
+                << (grownLevels ? "its VAE grown by " + std::to_string(grownLevels) +
+                                      " level(s), each starting as the identity\n"
+                                : std::string("its VAE carried over\n"))
                 << "- seed " << m_o.seed << "; VAE " << m_o.vaeSteps << " steps at batch "
                 << m_o.vaeBatch
                 << " on whole pictures (the decoder from the base encoder's latents, the "

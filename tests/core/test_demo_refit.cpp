@@ -171,10 +171,15 @@ TEST(DemoRefit, ATinyRefitExportsAPipelineAtTheNewVaeSize) {
     const std::string text{std::istreambuf_iterator<char>(readme), {}};
     EXPECT_NE(text.find("refitted from a demo checkpoint"), std::string::npos);
     EXPECT_NE(text.find("### The base checkpoint's training\n\n- "), std::string::npos);
-    // The grown VAE draws most shapes from the start (about 3 in 4 before training): the
-    // identity levels pass on what the base decoder drew at its own size.
-    EXPECT_GT(r.vaeShapes, 0.5);
-    EXPECT_LT(r.vaeShapes, 1.0);
+    // A grown VAE draws most shapes from the start (about 3 in 4 before training): the identity
+    // levels pass on what the base decoder drew at its own size. One of the same depth keeps
+    // what it read back, as two small steps barely move it.
+    if (base.vae->config().blockOutChannels.size() < 4) {
+        EXPECT_GT(r.vaeShapes, 0.5);
+        EXPECT_LT(r.vaeShapes, 1.0);
+    } else {
+        EXPECT_GT(r.vaeShapes, 0.9);
+    }
     EXPECT_NE(text.find("% of held-out one-object reconstructions read back"), std::string::npos);
     fs::remove_all(dir);
 }
@@ -202,13 +207,28 @@ TEST(DemoRefit, ADecoderOnlyRefitMovesTheDecoderAlone) {
     ASSERT_EQ(dit->tensors().size(), baseDit->tensors().size());
     for (const auto& t : baseDit->tensors())
         EXPECT_TRUE(torch::equal(dit->tensor(t.name), baseDit->tensor(t.name))) << t.name;
-    const auto vae = open(o.outDir, "vae/diffusion_pytorch_model.safetensors");
-    // The grown levels start as the identity (zero second convolutions): the encoder's stays so,
-    // the decoder's has learnt something.
-    EXPECT_EQ(vae->tensor("encoder.down_blocks.0.resnets.0.conv2.weight").abs().max().item<float>(),
-              0.0f);
-    EXPECT_GT(vae->tensor("decoder.up_blocks.3.resnets.1.conv2.weight").abs().max().item<float>(),
-              0.0f);
+    const char* kVae = "vae/diffusion_pytorch_model.safetensors";
+    const auto baseVae = open(o.base, kVae), vae = open(o.outDir, kVae);
+    if (baseVae->tensors().size() < vae->tensors().size()) {
+        // A shallower base: the grown levels start as the identity (zero second convolutions);
+        // the encoder's stays so, the decoder's has learnt something.
+        EXPECT_EQ(
+            vae->tensor("encoder.down_blocks.0.resnets.0.conv2.weight").abs().max().item<float>(),
+            0.0f);
+        EXPECT_GT(
+            vae->tensor("decoder.up_blocks.3.resnets.1.conv2.weight").abs().max().item<float>(),
+            0.0f);
+    } else {
+        int moved = 0;
+        for (const auto& t : baseVae->tensors()) {
+            const bool same = torch::equal(vae->tensor(t.name), baseVae->tensor(t.name));
+            if (t.name.rfind("decoder.", 0) == 0 || t.name.rfind("post_quant_conv.", 0) == 0)
+                moved += !same;
+            else
+                EXPECT_TRUE(same) << t.name;
+        }
+        EXPECT_GT(moved, 0);
+    }
     std::ifstream readme(o.outDir + "/README.md");
     const std::string text{std::istreambuf_iterator<char>(readme), {}};
     EXPECT_NE(text.find("whole pictures from the base's latents"), std::string::npos);
