@@ -40,20 +40,22 @@ namespace fs = std::filesystem;
 
 // 24 layers of width 2048: 2.4 GB in bf16, converted to fp32 as the demo's bf16 is emulated.
 nlohmann::json wideClip() {
-    return {{"architectures", {"CLIPTextModel"}},
-            {"hidden_act", "quick_gelu"},
-            {"hidden_size", 2048},
-            {"intermediate_size", 8192},
-            {"layer_norm_eps", 1e-5},
-            {"max_position_embeddings", 32},
-            {"num_attention_heads", 32},
-            {"num_hidden_layers", 24},
-            {"projection_dim", 2048},
-            {"vocab_size", 607},
-            {"bos_token_id", 605},
-            {"eos_token_id", 606},
-            {"pad_token_id", 606},
-            {"torch_dtype", "bfloat16"}};
+    nlohmann::json j{{"architectures", {"CLIPTextModel"}},
+                     {"hidden_act", "quick_gelu"},
+                     {"hidden_size", 2048},
+                     {"intermediate_size", 8192},
+                     {"layer_norm_eps", 1e-5},
+                     {"max_position_embeddings", 32},
+                     {"num_attention_heads", 32},
+                     {"num_hidden_layers", 24},
+                     {"projection_dim", 2048},
+                     {"torch_dtype", "bfloat16"}};
+    // The ids of the demo tokenizer it is paired with.
+    std::ifstream f(fs::path(hs::findDemoModel()) / "text_encoder" / "config.json");
+    const auto demo = nlohmann::json::parse(f);
+    for (const char* k : {"vocab_size", "bos_token_id", "eos_token_id", "pad_token_id"})
+        j[k] = demo.at(k);
+    return j;
 }
 
 // A bf16 safetensors file of zeros with the shapes of `config`'s model, written sparse (the

@@ -165,19 +165,18 @@ nlohmann::json transformerConfig(bool dev) {
 }
 
 nlohmann::json clipConfig() {
-    return {{"architectures", {"CLIPTextModel"}},
-            {"model_type", "clip_text_model"},
-            {"vocab_size", 607},
-            {"hidden_size", 24},
-            {"intermediate_size", 48},
-            {"num_hidden_layers", 2},
-            {"num_attention_heads", 4},  // what a CLIP file of width 24 is read with
-            {"max_position_embeddings", 77},
-            {"hidden_act", "quick_gelu"},
-            {"layer_norm_eps", 1e-5},
-            {"bos_token_id", 605},
-            {"eos_token_id", 606},
-            {"pad_token_id", 606}};
+    nlohmann::json j{{"architectures", {"CLIPTextModel"}},
+                     {"model_type", "clip_text_model"},
+                     {"hidden_size", 24},
+                     {"intermediate_size", 48},
+                     {"num_hidden_layers", 2},
+                     {"num_attention_heads", 4},  // what a CLIP file of width 24 is read with
+                     {"max_position_embeddings", 77},
+                     {"hidden_act", "quick_gelu"},
+                     {"layer_norm_eps", 1e-5}};
+    j.update(test::demoTokenIds());  // the demo tokenizer is copied beside it
+    j["pad_token_id"] = j["eos_token_id"];
+    return j;
 }
 
 nlohmann::json t5Config() {

@@ -24,12 +24,11 @@ void writeWeights(const std::string& path, const WeightMap& w) {
     writeSafetensors(path, list);
 }
 
-// The demo model's tokenizer (607 ids, 32 tokens) feeds both encoders.
+// The demo model's tokenizer (its ids: test::demoTokenIds; 32 tokens) feeds both encoders.
 nlohmann::json clipConfig(bool openClip) {
     nlohmann::json j{
         {"architectures", {openClip ? "CLIPTextModelWithProjection" : "CLIPTextModel"}},
         {"model_type", "clip_text_model"},
-        {"vocab_size", 607},
         {"hidden_size", openClip ? 32 : 24},
         {"intermediate_size", openClip ? 64 : 48},
         {"num_hidden_layers", 3},
@@ -37,9 +36,8 @@ nlohmann::json clipConfig(bool openClip) {
         {"max_position_embeddings", 77},
         {"hidden_act", openClip ? "gelu" : "quick_gelu"},
         {"layer_norm_eps", 1e-5},
-        {"bos_token_id", 605},
-        {"eos_token_id", 606},
         {"pad_token_id", 1}};
+    j.update(test::demoTokenIds());
     if (openClip) j["projection_dim"] = 16;
     return j;
 }

@@ -37,7 +37,7 @@ void writeJson(const std::string& path, const nlohmann::json& j) {
     std::ofstream(path) << j.dump();
 }
 
-// A copy of the shipped demo pipeline (CLIP tokenizer and text encoder of 607 rows).
+// A copy of the shipped demo pipeline (CLIP tokenizer and text encoder).
 std::string demoCopy(const std::string& root) {
     const std::string dir = root + "/demo";
     fs::copy(findDemoModel(), dir, fs::copy_options::recursive);

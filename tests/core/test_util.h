@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,16 @@ struct ScopedMemoryLimit {
 
 inline std::string dataPath(const std::string& rel) {
     return std::string(HALFSCOPE_TEST_DATA) + "/" + rel;
+}
+
+// The ids a CLIP text encoder needs to read the shipped demo tokenizer (its vocab_size,
+// bos_token_id and eos_token_id), for fixtures that pair that tokenizer with encoders of their own.
+inline nlohmann::json demoTokenIds() {
+    std::ifstream f(dataPath("../../resources/demo-model/text_encoder/config.json"));
+    const auto c = nlohmann::json::parse(f);
+    return {{"vocab_size", c.at("vocab_size")},
+            {"bos_token_id", c.at("bos_token_id")},
+            {"eos_token_id", c.at("eos_token_id")}};
 }
 
 // max |a - b| / max |b|: the relative error the golden tests report.
