@@ -47,8 +47,7 @@ int runTrainDemo(const Args& args) {
         throw UsageError(
             "step counts and batch sizes must be positive (--decoder-steps may be "
             "0, and --vae-steps and --dit-steps with --base), --encoded-scenes at least "
-            "--dit-batch, and the "
-            "learning rates in (0, 1), --object-weight in [1, 100]");
+            "--dit-batch, and the learning rates in (0, 1), --object-weight in [1, 100]");
     const auto t0 = std::chrono::steady_clock::now();
     o.log = [t0](const std::string& line) {
         const double s =

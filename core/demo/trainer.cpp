@@ -469,9 +469,14 @@ bool Trainer::trainDecoder() {
             VaeMoments mom;
             if (m_base) {
                 images = batch.images;  // [B, 3, S, S]
+                // The same scenes at the base's size; a base of this size takes them as they are.
                 mom = m_base->vae->encode(
-                    makeBatch(first, m_o.decoderBatch, m_base->imageSize).images, m_m.probes);
-                w = 1 + 9 * objectMask(batch) + 10 * outlineBand(objectMask(batch));
+                    m_base->imageSize == kImageSize
+                        ? images
+                        : makeBatch(first, m_o.decoderBatch, m_base->imageSize).images,
+                    m_m.probes);
+                const torch::Tensor mask = objectMask(batch);  // [B, 1, S, S]
+                w = 1 + 9 * mask + 10 * outlineBand(mask);
             } else {
                 const torch::Tensor at = cropOffset();
                 images = cropped(batch.images, at);
