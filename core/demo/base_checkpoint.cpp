@@ -10,6 +10,7 @@
 #include "demo/massive_activations.h"
 #include "demo/residual_calibration.h"
 #include "io/safetensors.h"
+#include "records/affixes.h"
 
 namespace hs::demo {
 
@@ -51,10 +52,6 @@ double naturalScaleOf(double peak, const std::string& what) {
         throw std::runtime_error("base checkpoint: the " + what +
                                  "'s residual stream is not finite in fp32");
     return std::max(1.0, std::exp2(std::floor(std::log2(peak / 32.0))));
-}
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // The base key of a grown VAE's key: the encoder's down blocks shift by the levels added in

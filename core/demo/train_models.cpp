@@ -53,12 +53,12 @@ TrainModels makeTrainModels(const BpeVocabulary& vocab, const std::string& token
     return m;
 }
 
-LatentStatistics latentStatistics(TrainModels& m, uint64_t seed) {
+LatentStatistics latentStatistics(TrainModels& m, uint64_t seed, int scenes) {
     torch::NoGradGuard g;
     LatentStatistics s;
     const int size = m.vae->config().sampleSize.at(0);
-    auto batch = makeBatch(kHeldOutSeedBase + (seed % 1000) * 100000, 256, size);
-    auto mean = m.vae->encode(batch.images, m.probes).mean;  // [256, 4, 16, 16]
+    auto batch = makeBatch(kHeldOutSeedBase + (seed % 1000) * 100000, scenes, size);
+    auto mean = m.vae->encode(batch.images, m.probes).mean;  // [scenes, 4, 16, 16]
     auto rec = m.vae->decode(mean, m.probes).clamp(-1, 1);
     const double mse = (rec - batch.images).pow(2).mean().item<double>();
     s.heldOutPsnr = 10 * std::log10(4.0 / mse);  // peak-to-peak 2 in [-1, 1]

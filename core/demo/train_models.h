@@ -49,7 +49,8 @@ struct LatentStatistics {
     // pass through the same decoder. PSNR hides a rounded corner; this does not.
     double heldOutShapes = 0;
 };
-LatentStatistics latentStatistics(TrainModels& m, uint64_t seed);
+// Measured on `scenes` held-out scenes (the trainer's default 256).
+LatentStatistics latentStatistics(TrainModels& m, uint64_t seed, int scenes = 256);
 
 // Scenes pre-encoded to scaled latents (the transformer phase's data). Their captions are drawn
 // afresh from the training grammar at every step, so each scene is seen in many phrasings.

@@ -112,6 +112,7 @@ std::string recipeOf(const TrainOptions& o) {
       << ";decoder=" << o.decoderSteps << "x" << o.decoderBatch << "@" << o.decoderLr;
     if (!o.base.empty()) r << ";base=" << fs::absolute(o.base).lexically_normal().string();
     if (o.objectWeight != 1) r << ";object_weight=" << o.objectWeight;  // older states hold 1
+    if (o.heldOutScenes != 256) r << ";held_out=" << o.heldOutScenes;   // and 256
     return r.str();
 }
 
@@ -366,7 +367,7 @@ bool Trainer::trainVae() {
     };
     if (!runPhase(p)) return false;
     m_m.vae->eval();
-    auto stats = latentStatistics(m_m, m_o.seed);
+    auto stats = latentStatistics(m_m, m_o.seed, m_o.heldOutScenes);
     m_st.scaling = stats.scaling;
     m_st.shift = stats.shift;
     m_st.rgb = stats.rgbFactors;
@@ -385,7 +386,8 @@ bool Trainer::trainVaeFromBase() {
     torch::Tensor rec, images;
     if (m_o.vaeSteps == 0) return true;  // the grown VAE as it is: nothing to measure twice
     if (m_st.step == 0)
-        log("grown vae before training: " + vaeQuality(latentStatistics(m_m, m_o.seed)));
+        log("grown vae before training: " +
+            vaeQuality(latentStatistics(m_m, m_o.seed, m_o.heldOutScenes)));
     Phase p{"vae", m_o.vaeSteps, &m_vaeOpt, m_o.vaeLr, 20, 7919, 0};
     p.loss = [&] {
         const uint64_t first =
@@ -416,7 +418,7 @@ bool Trainer::trainVaeFromBase() {
     };
     if (!runPhase(p)) return false;
     m_m.vae->eval();
-    log("vae done: " + vaeQuality(latentStatistics(m_m, m_o.seed)) +
+    log("vae done: " + vaeQuality(latentStatistics(m_m, m_o.seed, m_o.heldOutScenes)) +
         "; the base's scaling_factor " + fmt(m_st.scaling) + " and shift_factor " +
         fmt(m_st.shift) + " stay");
     return true;
@@ -491,14 +493,14 @@ bool Trainer::trainDecoder() {
     p.afterStep = [&] {
         if ((m_st.step + 1) % 250 == 0 && m_st.step + 1 < m_o.decoderSteps)
             log("vae decoder at step " + std::to_string(m_st.step + 1) + ": " +
-                vaeQuality(latentStatistics(m_m, m_o.seed)));
+                vaeQuality(latentStatistics(m_m, m_o.seed, m_o.heldOutScenes)));
     };
     return runPhase(p);
 }
 
 void Trainer::exportModel() {
     m_m.vae->eval();
-    const LatentStatistics stats = latentStatistics(m_m, m_o.seed);
+    const LatentStatistics stats = latentStatistics(m_m, m_o.seed, m_o.heldOutScenes);
     m_result.vaePsnr = stats.heldOutPsnr;
     m_result.vaeShapes = stats.heldOutShapes;
     log("vae " + vaeQuality(stats));

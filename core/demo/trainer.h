@@ -31,6 +31,9 @@ struct TrainOptions {
     // The flow loss's weight on latent pixels the objects cover (train_models.h); 1: uniform.
     double objectWeight = 1;
     int encodedScenes = 16384;  // scenes pre-encoded to latents for the transformer phase
+    // Held-out scenes the VAE is measured on (PSNR, shapes read back) and the latent scaling and
+    // RGB projection are fitted to, after the VAE phase and at export.
+    int heldOutScenes = 256;
     // Then the VAE decoder alone (encoder frozen, so the transformer's latents keep their
     // meaning), with the loss weighted towards the objects: after the first phase small white
     // objects came back yellow and black ones dark red (see trainer.cpp).

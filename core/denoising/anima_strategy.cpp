@@ -78,10 +78,6 @@ private:
     FlowMatchEulerScheduler m_scheduler;
 };
 
-std::string num(int64_t n) {
-    return std::to_string(n);
-}
-
 class AnimaStrategy : public DenoisingStrategy {
 public:
     std::vector<ComponentSlot> componentSlots() const override {
@@ -112,15 +108,15 @@ public:
         const int64_t qwenWidth = m_text.encoder->width();
         if (ac.sourceDim != qwenWidth)
             throw PipelineError(folder.dir + ": the text conditioner reads Qwen3 states of width " +
-                                num(ac.sourceDim) + " (source_dim), text_encoder gives " +
-                                num(qwenWidth) + " (hidden_size): they are not a pair");
+                                std::to_string(ac.sourceDim) + " (source_dim), text_encoder gives " +
+                                std::to_string(qwenWidth) + " (hidden_size): they are not a pair");
         if (ac.targetDim != tc.textEmbedDim)
             throw PipelineError(folder.dir + ": the transformer takes text features of width " +
-                                num(tc.textEmbedDim) + " (text_embed_dim), the text conditioner " +
-                                "gives " + num(ac.targetDim) + " (target_dim)");
+                                std::to_string(tc.textEmbedDim) + " (text_embed_dim), the text conditioner " +
+                                "gives " + std::to_string(ac.targetDim) + " (target_dim)");
         if (tc.inChannels != m_vae->latentChannels())
-            throw PipelineError(folder.dir + ": transformer in_channels " + num(tc.inChannels) +
-                                " != VAE z_dim " + num(m_vae->latentChannels()));
+            throw PipelineError(folder.dir + ": transformer in_channels " + std::to_string(tc.inChannels) +
+                                " != VAE z_dim " + std::to_string(m_vae->latentChannels()));
         attachTokenizers(folder);
         m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
     }
@@ -165,14 +161,14 @@ private:
         const auto& ac = m_text.conditioner->model->config();
         if (m_t5Tokenizer->vocabSize() > size_t(ac.targetVocabSize))
             throw PipelineError(folder.dir + ": the T5 tokenizer (" + t5->dir + ") has " +
-                                num(int64_t(m_t5Tokenizer->vocabSize())) +
+                                std::to_string(int64_t(m_t5Tokenizer->vocabSize())) +
                                 " ids but the text conditioner embeds only " +
-                                num(ac.targetVocabSize) + " (target_vocab_size)");
+                                std::to_string(ac.targetVocabSize) + " (target_vocab_size)");
         const int64_t qwenVocab = m_text.encoder->model->config().vocabSize;
         if (m_qwenTokenizer->vocabSize() > size_t(qwenVocab))
             throw PipelineError(folder.dir + ": the Qwen tokenizer (" + qwen->dir + ") has " +
-                                num(int64_t(m_qwenTokenizer->vocabSize())) +
-                                " ids but text_encoder embeds only " + num(qwenVocab) +
+                                std::to_string(int64_t(m_qwenTokenizer->vocabSize())) +
+                                " ids but text_encoder embeds only " + std::to_string(qwenVocab) +
                                 " (vocab_size): they are not a pair");
         checkQwenTokenizerFits(*m_qwenTokenizer, qwen->dir, m_text.encoder, "text_encoder");
         m_text.tokenizer = &*m_qwenTokenizer;

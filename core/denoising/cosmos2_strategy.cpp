@@ -129,10 +129,6 @@ private:
     torch::Tensor m_x, m_cond, m_uncond;  // latents [1, C, h, w]; text [1, 512, D]
 };
 
-std::string num(int64_t n) {
-    return std::to_string(n);
-}
-
 class Cosmos2Strategy : public DenoisingStrategy {
 public:
     std::vector<ComponentSlot> componentSlots() const override {
@@ -152,11 +148,11 @@ public:
         const auto& tc = m_transformer->model->config();
         if (tc.textEmbedDim != m_encoder->width())
             throw PipelineError(folder.dir + ": the transformer takes text features of width " +
-                                num(tc.textEmbedDim) + " (text_embed_dim), text_encoder gives " +
-                                num(m_encoder->width()) + " (d_model)");
+                                std::to_string(tc.textEmbedDim) + " (text_embed_dim), text_encoder gives " +
+                                std::to_string(m_encoder->width()) + " (d_model)");
         if (tc.inChannels != m_vae->latentChannels())
-            throw PipelineError(folder.dir + ": transformer in_channels " + num(tc.inChannels) +
-                                " != VAE z_dim " + num(m_vae->latentChannels()));
+            throw PipelineError(folder.dir + ": transformer in_channels " + std::to_string(tc.inChannels) +
+                                " != VAE z_dim " + std::to_string(m_vae->latentChannels()));
         const nlohmann::json sched = schedulerConfigOf(*folder.find("scheduler"));
         if (!sched.value("use_karras_sigmas", false))
             throw PipelineError(folder.dir +
@@ -165,9 +161,9 @@ public:
         m_tokenizer = T5Tokenizer::fromFolder(folder.find("tokenizer")->dir);
         if (m_tokenizer->vocabSize() > size_t(m_encoder->model->config().vocabSize))
             throw PipelineError(folder.dir + ": the tokenizer has " +
-                                num(int64_t(m_tokenizer->vocabSize())) +
+                                std::to_string(int64_t(m_tokenizer->vocabSize())) +
                                 " ids but text_encoder embeds only " +
-                                num(m_encoder->model->config().vocabSize) + " (vocab_size)");
+                                std::to_string(m_encoder->model->config().vocabSize) + " (vocab_size)");
     }
 
     int sizeMultiple() const override {

@@ -15,10 +15,6 @@ namespace hs {
 
 namespace {
 
-std::string num(int64_t n) {
-    return std::to_string(n);
-}
-
 class QwenImageRun : public DenoisingRun {
 public:
     QwenImageRun(const RunConfig& cfg, const torch::Device& device, const QwenImageText& text,
@@ -99,10 +95,10 @@ private:
         auto cut = [&](const std::string& which, const std::string& text) {
             const int64_t n = qwenImagePromptTokens(m_text, text);
             if (n > L)
-                m_notes.push_back("the " + which + " has " + num(n) +
-                                  " tokens after the template's " + num(kQwenImageTemplateDrop) +
-                                  ", more than max_sequence_length " + num(L) +
-                                  ": cut to the first " + num(L) + ", as diffusers does");
+                m_notes.push_back("the " + which + " has " + std::to_string(n) +
+                                  " tokens after the template's " + std::to_string(kQwenImageTemplateDrop) +
+                                  ", more than max_sequence_length " + std::to_string(L) +
+                                  ": cut to the first " + std::to_string(L) + ", as diffusers does");
         };
         cut("prompt", m_cfg.prompt);
         if (m_guided) cut("negative prompt", m_cfg.negativePrompt);
@@ -153,20 +149,20 @@ public:
         const int64_t textWidth = m_text.encoder->width();
         if (tc.jointAttentionDim != textWidth)
             throw PipelineError(folder.dir + ": the transformer takes text features of width " +
-                                num(tc.jointAttentionDim) + " (joint_attention_dim), " +
-                                "text_encoder gives " + num(textWidth) +
+                                std::to_string(tc.jointAttentionDim) + " (joint_attention_dim), " +
+                                "text_encoder gives " + std::to_string(textWidth) +
                                 " (hidden_size): they are not a pair");
         if (tc.patchSize != 2)
-            throw PipelineError(folder.dir + ": transformer patch_size " + num(tc.patchSize) +
+            throw PipelineError(folder.dir + ": transformer patch_size " + std::to_string(tc.patchSize) +
                                 ": QwenImagePipeline packs the latents in 2 x 2 patches");
         const int64_t z = m_vae->latentChannels();
         if (tc.inChannels != 4 * z)
-            throw PipelineError(folder.dir + ": transformer in_channels " + num(tc.inChannels) +
-                                " != 4 x VAE z_dim " + num(z) +
+            throw PipelineError(folder.dir + ": transformer in_channels " + std::to_string(tc.inChannels) +
+                                " != 4 x VAE z_dim " + std::to_string(z) +
                                 " (the latents are packed in 2 x 2 patches)");
         if (tc.outDim() != tc.inChannels)
-            throw PipelineError(folder.dir + ": transformer out_channels " + num(tc.outChannels) +
-                                " x 4 != in_channels " + num(tc.inChannels) +
+            throw PipelineError(folder.dir + ": transformer out_channels " + std::to_string(tc.outChannels) +
+                                " x 4 != in_channels " + std::to_string(tc.inChannels) +
                                 ": its prediction does not have the latents' shape");
         attachTokenizer(folder);
         m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
@@ -211,8 +207,8 @@ private:
         const int64_t vocab = m_text.encoder->model->config().vocabSize;
         if (m_tokenizer->vocabSize() > size_t(vocab))
             throw PipelineError(folder.dir + ": the Qwen tokenizer (" + tok->dir + ") has " +
-                                num(int64_t(m_tokenizer->vocabSize())) +
-                                " ids but text_encoder embeds only " + num(vocab) +
+                                std::to_string(int64_t(m_tokenizer->vocabSize())) +
+                                " ids but text_encoder embeds only " + std::to_string(vocab) +
                                 " (vocab_size): they are not a pair");
         checkQwenTokenizerFits(*m_tokenizer, tok->dir, m_text.encoder, "text_encoder");
         for (const char* special : {"<|im_start|>", "<|im_end|>"})

@@ -11,10 +11,6 @@ namespace hs {
 
 namespace {
 
-std::string num(int64_t n) {
-    return std::to_string(n);
-}
-
 class SdRun : public DenoisingRun {
 public:
     SdRun(const RunConfig& cfg, const torch::Device& device, SdText& text,
@@ -114,8 +110,8 @@ public:
                                         "as StableDiffusionXLPipeline"));
         if (uc.inChannels != m_vae->latentChannels())
             throw PipelineError(
-                folder.dir + ": the UNet takes " + num(uc.inChannels) +
-                " input channels and the VAE gives " + num(m_vae->latentChannels()) +
+                folder.dir + ": the UNet takes " + std::to_string(uc.inChannels) +
+                " input channels and the VAE gives " + std::to_string(m_vae->latentChannels()) +
                 (uc.inChannels == 9 ? " (an inpainting UNet: it needs an image and a mask; "
                                       "Halfscope runs text-to-image)"
                                     : ""));

@@ -9,10 +9,6 @@ namespace hs {
 
 namespace {
 
-std::string num(int64_t n) {
-    return std::to_string(n);
-}
-
 // SDXL's refiner conditions on an aesthetic score instead of the target size
 // (requires_aesthetics_score): five time ids; diffusers' defaults 6.0 and, unconditional, 2.5.
 constexpr double kAestheticScore = 6.0, kNegativeAestheticScore = 2.5;
@@ -38,11 +34,11 @@ SdText SdText::attach(const SdTextParts& parts, const PipelineFolder& folder,
     std::string widths;
     for (const auto& e : t.m_encoders) {
         width += e.model->width();
-        widths += (widths.empty() ? "" : " + ") + num(e.model->width());
+        widths += (widths.empty() ? "" : " + ") + std::to_string(e.model->width());
     }
     if (width != unet.contextDim())
         throw PipelineError(folder.dir + ": the UNet attends to text features of width " +
-                            num(unet.contextDim()) +
+                            std::to_string(unet.contextDim()) +
                             " (cross_attention_dim), the text encoders give " + widths);
     if (!xl) return t;
     if (!parts.encoder2)
@@ -62,11 +58,11 @@ SdText SdText::attach(const SdTextParts& parts, const PipelineFolder& folder,
     if ((ids != 6 && ids != 5) ||
         ids * unet.additionTimeEmbedDim + projection != unet.projectionClassEmbeddingsInputDim)
         throw PipelineError(folder.dir + ": the UNet expects an added embedding of " +
-                            num(unet.projectionClassEmbeddingsInputDim) +
+                            std::to_string(unet.projectionClassEmbeddingsInputDim) +
                             " (projection_class_embeddings_input_dim), but text_encoder_2's "
                             "projection (" +
-                            num(projection) + ") and 6 time ids of " +
-                            num(unet.additionTimeEmbedDim) +
+                            std::to_string(projection) + ") and 6 time ids of " +
+                            std::to_string(unet.additionTimeEmbedDim) +
                             " (addition_time_embed_dim) do not make it");
     t.m_timeIds = int(ids);
     return t;

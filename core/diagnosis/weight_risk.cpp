@@ -8,6 +8,7 @@
 
 #include "diagnosis/blocks.h"
 #include "diagnosis/headroom.h"
+#include "records/affixes.h"
 
 namespace hs {
 
@@ -17,11 +18,6 @@ std::string num(double v) {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.3g", v);
     return buf;
-}
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool contains(const std::string& s, const char* part) {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "models/unet/unet_ldm_layout.h"
+#include "records/affixes.h"
 
 namespace hs {
 
@@ -13,10 +14,6 @@ int64_t parametersOf(const ConvertedComponent& c) {
     int64_t n = 0;
     for (const auto& kv : c.weights) n += kv.second.numel();
     return n;
-}
-
-bool startsWith(const std::string& s, const std::string& head) {
-    return s.compare(0, head.size(), head) == 0;
 }
 
 // The most common floating dtype of the file, by elements: "fp16 weights".

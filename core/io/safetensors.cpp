@@ -15,6 +15,7 @@
 #include "io/mapped_guard.h"
 #include "io/model_folder.h"
 #include "io/platform_file.h"
+#include "records/affixes.h"
 
 // The format is little-endian and tensors are views of the raw bytes: a big-endian host would
 // need a byte-swapping copy, which nothing here does.
@@ -206,11 +207,6 @@ void SafetensorsFile::prefetch(const std::string& name) const {
 // ---- TensorSet ------------------------------------------------------------------------------
 
 namespace {
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // `s` cut to `max` bytes with control characters as \xNN: a NUL would end the message there.
 std::string visible(const std::string& s, size_t max) {

@@ -8,16 +8,13 @@
 #include "io/model_folder.h"
 #include "library/header_probe.h"
 #include "models/registry.h"
+#include "records/affixes.h"
 
 namespace hs {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 std::string fileNameOf(const std::string& path) {
     return fs::path(path).filename().string();

@@ -14,6 +14,7 @@
 #include "library/library_cache.h"
 #include "library/library_describe.h"
 #include "library/model_paths_yaml.h"
+#include "records/affixes.h"
 
 namespace hs {
 
@@ -26,10 +27,6 @@ namespace {
 const std::vector<std::string> kComfyKinds{"checkpoints", "diffusion_models", "unet", "vae",
                                            "clip",        "text_encoders"};
 const std::vector<std::string> kA1111Folders{"Stable-diffusion", "VAE", "text_encoder"};
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 bool isDir(const fs::path& p) {
     std::error_code ec;

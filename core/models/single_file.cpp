@@ -12,14 +12,11 @@
 #include "models/unet/unet_ldm_layout.h"
 #include "models/vae/vae_ldm_layout.h"
 #include "models/wan_vae/wan_vae_original_layout.h"
+#include "records/affixes.h"
 
 namespace hs {
 
 namespace {
-
-bool startsWith(const std::string& s, const std::string& head) {
-    return s.compare(0, head.size(), head) == 0;
-}
 
 // A layout Halfscope recognises (so that the error says what the file is) but cannot load yet.
 // It owns every key under its prefix.

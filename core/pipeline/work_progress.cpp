@@ -7,10 +7,10 @@ namespace hs {
 
 namespace {
 
-thread_local WorkProgressScope* t_scope = nullptr;
+thread_local WorkProgressScope* t_workScope = nullptr;
 thread_local int t_quietRuns = 0;
 
-double secondsBetween(std::chrono::steady_clock::time_point a,
+double secondsSince(std::chrono::steady_clock::time_point a,
                       std::chrono::steady_clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
 }
@@ -18,29 +18,29 @@ double secondsBetween(std::chrono::steady_clock::time_point a,
 }  // namespace
 
 WorkProgressScope::WorkProgressScope(WorkProgressFn fn, double blockIntervalSeconds)
-    : m_fn(std::move(fn)), m_interval(blockIntervalSeconds), m_outer(t_scope) {
-    t_scope = this;
+    : m_fn(std::move(fn)), m_interval(blockIntervalSeconds), m_outer(t_workScope) {
+    t_workScope = this;
 }
 
 WorkProgressScope::~WorkProgressScope() {
-    t_scope = const_cast<WorkProgressScope*>(m_outer);
+    t_workScope = const_cast<WorkProgressScope*>(m_outer);
 }
 
 bool workProgressWanted() {
-    return t_scope != nullptr;
+    return t_workScope != nullptr;
 }
 
 bool runEstimatesWanted() {
-    return t_scope != nullptr && t_quietRuns == 0;
+    return t_workScope != nullptr && t_quietRuns == 0;
 }
 
 void reportWork(const WorkProgress& p) {
-    WorkProgressScope* s = t_scope;
+    WorkProgressScope* s = t_workScope;
     if (!s || !s->m_fn) return;
     if (t_quietRuns > 0 && p.kind != WorkKind::Block && p.kind != WorkKind::Trial) return;
     if (p.kind == WorkKind::Block) {
         const auto now = std::chrono::steady_clock::now();
-        if (s->m_anyBlock && secondsBetween(s->m_lastBlock, now) < s->m_interval) return;
+        if (s->m_anyBlock && secondsSince(s->m_lastBlock, now) < s->m_interval) return;
         s->m_anyBlock = true;
         s->m_lastBlock = now;
     }
@@ -59,7 +59,7 @@ WorkStage::WorkStage(WorkKind kind, std::string what, int index, int count)
 WorkStage::~WorkStage() {
     if (std::uncaught_exceptions() > m_exceptions) return;  // cancelled or failed: no "done"
     m_p.done = true;
-    m_p.elapsedSeconds = secondsBetween(m_begin, std::chrono::steady_clock::now());
+    m_p.elapsedSeconds = secondsSince(m_begin, std::chrono::steady_clock::now());
     try {
         reportWork(m_p);
     } catch (...) {
@@ -69,7 +69,7 @@ WorkStage::~WorkStage() {
 
 void noteBlockResident(const std::string& component, const std::string& block, int index,
                        int count) {
-    if (!t_scope) return;
+    if (!t_workScope) return;
     WorkProgress p;
     p.kind = WorkKind::Block;
     p.component = component;

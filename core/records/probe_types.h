@@ -10,6 +10,12 @@
 namespace hs {
 
 enum class ProbeLevel { Off = 0, Module = 1, Layer = 2, Op = 3 };
+// Short names for the blocks that give a level at every probe point they declare.
+namespace probe_levels {
+inline constexpr ProbeLevel kModule = ProbeLevel::Module;
+inline constexpr ProbeLevel kLayer = ProbeLevel::Layer;
+inline constexpr ProbeLevel kOp = ProbeLevel::Op;
+}  // namespace probe_levels
 std::string probeLevelName(ProbeLevel l);
 std::optional<ProbeLevel> parseProbeLevel(const std::string& text);
 

@@ -12,11 +12,11 @@
 namespace hs {
 
 namespace {
-const char* kCls = "DDIMScheduler";
+const char* kDdimClass = "DDIMScheduler";
 }
 
 DdimConfig DdimConfig::fromJson(const nlohmann::json& j) {
-    const SchedulerConfigReader r(j, kCls);
+    const SchedulerConfigReader r(j, kDdimClass);
     DdimConfig c;
     c.beta = BetaSchedule::read(r);
     c.clipSample = r.getBool("clip_sample", c.clipSample);
@@ -44,19 +44,19 @@ void DdimScheduler::setEta(double eta) {
 
 void DdimScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     if (o.mu || o.sigmas)
-        throw std::invalid_argument(std::string(kCls) +
+        throw std::invalid_argument(std::string(kDdimClass) +
                                     ": set_timesteps takes neither 'mu' nor 'sigmas'");
-    sched::checkNumSteps(kCls, numSteps);
+    sched::checkNumSteps(kDdimClass, numSteps);
     const int n = m_config.beta.numTrainTimesteps;
     if (numSteps > n)
-        throw std::invalid_argument(std::string(kCls) + ": " + std::to_string(numSteps) +
+        throw std::invalid_argument(std::string(kDdimClass) + ": " + std::to_string(numSteps) +
                                     " inference steps, more than num_train_timesteps " +
                                     std::to_string(n));
     m_numInferenceSteps = numSteps;
     m_timesteps = ddimSpacing(m_config.spacing, n, numSteps, m_config.stepsOffset);
     for (int64_t t : m_timesteps)
         if (t < 0 || t >= n)
-            throw std::invalid_argument(std::string(kCls) + ": timestep " + std::to_string(t) +
+            throw std::invalid_argument(std::string(kDdimClass) + ": timestep " + std::to_string(t) +
                                         " outside the training schedule (steps_offset " +
                                         std::to_string(m_config.stepsOffset) + ")");
 }
@@ -74,15 +74,15 @@ torch::Tensor DdimScheduler::sigmas() const {
 }
 
 torch::Tensor DdimScheduler::scaleModelInput(const torch::Tensor& sample, int i) const {
-    sched::checkStepIndex(kCls, i, numSteps());
+    sched::checkStepIndex(kDdimClass, i, numSteps());
     return sample;
 }
 
 SchedulerStep DdimScheduler::step(const torch::Tensor& modelOutput, int i,
                                   const torch::Tensor& sample, const torch::Tensor& noise,
                                   c10::optional<at::Generator> generator) {
-    sched::checkStepIndex(kCls, i, numSteps());
-    sched::checkShapes(kCls, modelOutput, sample);
+    sched::checkStepIndex(kDdimClass, i, numSteps());
+    sched::checkShapes(kDdimClass, modelOutput, sample);
     const int64_t t = m_timesteps[size_t(i)];
     const int64_t prevT = t - m_config.beta.numTrainTimesteps / m_numInferenceSteps;
     auto alphaProdT = m_alphasCumprod[t];  // [] float32
@@ -108,7 +108,7 @@ SchedulerStep DdimScheduler::step(const torch::Tensor& modelOutput, int i,
     auto direction = (1 - alphaProdTPrev - stdDevT.pow(2)).pow(0.5) * eps;
     auto prev = alphaProdTPrev.pow(0.5) * pred + direction;
     if (m_eta > 0)
-        prev = prev + stdDevT * sched::noiseFor(kCls, modelOutput, modelOutput.scalar_type(), noise,
+        prev = prev + stdDevT * sched::noiseFor(kDdimClass, modelOutput, modelOutput.scalar_type(), noise,
                                                 generator);
     return {prev, pred.to(torch::kFloat32)};
 }

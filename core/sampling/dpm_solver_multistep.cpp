@@ -13,7 +13,7 @@ namespace hs {
 
 namespace {
 
-const char* kCls = "DPMSolverMultistepScheduler";
+const char* kDpmClass = "DPMSolverMultistepScheduler";
 
 bool isPlusPlus(const std::string& a) {
     return a == "dpmsolver++" || a == "sde-dpmsolver++";
@@ -25,7 +25,7 @@ bool isSde(const std::string& a) {
 }  // namespace
 
 DpmSolverConfig DpmSolverConfig::fromJson(const nlohmann::json& j) {
-    const SchedulerConfigReader r(j, kCls);
+    const SchedulerConfigReader r(j, kDpmClass);
     DpmSolverConfig c;
     c.beta = BetaSchedule::read(r);
     c.solverOrder = r.getInt("solver_order", c.solverOrder, 1, 3);
@@ -52,12 +52,12 @@ DpmSolverConfig DpmSolverConfig::fromJson(const nlohmann::json& j) {
     }
     c.finalSigmaZero = r.getChoice("final_sigmas_type", "zero", {"zero", "sigma_min"}) == "zero";
     if (!isPlusPlus(c.algorithmType) && c.finalSigmaZero)
-        throw ConfigError(std::string(kCls) +
+        throw ConfigError(std::string(kDpmClass) +
                           ": 'final_sigmas_type' \"zero\" is not supported "
                           "for 'algorithm_type' \"" +
                           c.algorithmType + "\" (diffusers refuses it too); choose \"sigma_min\"");
     if (c.algorithmType == "sde-dpmsolver" && c.solverOrder == 3)
-        throw ConfigError(std::string(kCls) +
+        throw ConfigError(std::string(kDpmClass) +
                           ": 'solver_order' 3 is not defined for "
                           "'algorithm_type' \"sde-dpmsolver\"");
     c.lambdaMinClipped = r.getDouble("lambda_min_clipped", c.lambdaMinClipped);
@@ -78,9 +78,9 @@ bool DpmSolverMultistepScheduler::stochastic() const {
 
 void DpmSolverMultistepScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     if (o.mu || o.sigmas)
-        throw std::invalid_argument(std::string(kCls) +
+        throw std::invalid_argument(std::string(kDpmClass) +
                                     ": set_timesteps takes neither 'mu' nor 'sigmas'");
-    sched::checkNumSteps(kCls, numSteps);
+    sched::checkNumSteps(kDpmClass, numSteps);
     const int n = m_config.beta.numTrainTimesteps;
     // clipped_idx = searchsorted(flip(lambda_t), lambda_min_clipped): the training steps whose
     // log-SNR lies below the clip are cut from the end of the schedule.
@@ -108,7 +108,7 @@ void DpmSolverMultistepScheduler::setTimesteps(int numSteps, const ScheduleOptio
     } else {
         for (int64_t t : ts)
             if (t < 0 || t >= n)
-                throw std::invalid_argument(std::string(kCls) + ": timestep " + std::to_string(t) +
+                throw std::invalid_argument(std::string(kDpmClass) + ": timestep " + std::to_string(t) +
                                             " outside the training schedule (steps_offset " +
                                             std::to_string(m_config.stepsOffset) + ")");
         s = np::interpIndex(std::vector<double>(ts.begin(), ts.end()), m_trainSigmas);
@@ -128,7 +128,7 @@ torch::Tensor DpmSolverMultistepScheduler::timesteps() const {
 
 torch::Tensor DpmSolverMultistepScheduler::scaleModelInput(const torch::Tensor& sample,
                                                            int i) const {
-    sched::checkStepIndex(kCls, i, numSteps());
+    sched::checkStepIndex(kDpmClass, i, numSteps());
     return sample;
 }
 
@@ -239,13 +239,13 @@ SchedulerStep DpmSolverMultistepScheduler::step(const torch::Tensor& modelOutput
                                                 const torch::Tensor& sample,
                                                 const torch::Tensor& noise,
                                                 c10::optional<at::Generator> generator) {
-    sched::checkStepIndex(kCls, i, numSteps());
-    sched::checkShapes(kCls, modelOutput, sample);
+    sched::checkStepIndex(kDpmClass, i, numSteps());
+    sched::checkShapes(kDpmClass, modelOutput, sample);
     if (i == 0) {
         m_modelOutputs.assign(size_t(m_config.solverOrder), torch::Tensor());
         m_lowerOrderNums = 0;
     } else if (i != m_nextStep) {
-        throw std::invalid_argument(std::string(kCls) + ": steps run in order; expected step " +
+        throw std::invalid_argument(std::string(kDpmClass) + ": steps run in order; expected step " +
                                     std::to_string(m_nextStep) + ", got " + std::to_string(i));
     }
     const int n = numSteps();
@@ -261,7 +261,7 @@ SchedulerStep DpmSolverMultistepScheduler::step(const torch::Tensor& modelOutput
     auto x = sample.to(torch::kFloat32);
     torch::Tensor eps;
     if (isSde(m_config.algorithmType))
-        eps = sched::noiseFor(kCls, modelOutput, torch::kFloat32, noise, generator);
+        eps = sched::noiseFor(kDpmClass, modelOutput, torch::kFloat32, noise, generator);
 
     const int order = m_config.solverOrder;
     torch::Tensor prev;

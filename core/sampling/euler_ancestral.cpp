@@ -14,11 +14,11 @@
 namespace hs {
 
 namespace {
-const char* kCls = "EulerAncestralDiscreteScheduler";
+const char* kEulerAClass = "EulerAncestralDiscreteScheduler";
 }
 
 EulerAncestralConfig EulerAncestralConfig::fromJson(const nlohmann::json& j) {
-    const SchedulerConfigReader r(j, kCls);
+    const SchedulerConfigReader r(j, kEulerAClass);
     EulerAncestralConfig c;
     c.beta = BetaSchedule::read(r);
     c.predictionType =
@@ -37,9 +37,9 @@ EulerAncestralDiscreteScheduler::EulerAncestralDiscreteScheduler(EulerAncestralC
 
 void EulerAncestralDiscreteScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     if (o.mu || o.sigmas)
-        throw std::invalid_argument(std::string(kCls) +
+        throw std::invalid_argument(std::string(kEulerAClass) +
                                     ": set_timesteps takes neither 'mu' nor 'sigmas'");
-    sched::checkNumSteps(kCls, numSteps);
+    sched::checkNumSteps(kEulerAClass, numSteps);
     const std::vector<float> ts = floatSpacing(m_config.spacing, m_config.beta.numTrainTimesteps,
                                                numSteps, m_config.stepsOffset);
     std::vector<float> sig;
@@ -61,7 +61,7 @@ double EulerAncestralDiscreteScheduler::initNoiseSigma() const {
 
 torch::Tensor EulerAncestralDiscreteScheduler::scaleModelInput(const torch::Tensor& sample,
                                                                int i) const {
-    sched::checkStepIndex(kCls, i, numSteps());
+    sched::checkStepIndex(kEulerAClass, i, numSteps());
     auto sigma = m_sigmas[i];
     return sample / (sigma.pow(2) + 1).pow(0.5);
 }
@@ -70,8 +70,8 @@ SchedulerStep EulerAncestralDiscreteScheduler::step(const torch::Tensor& modelOu
                                                     const torch::Tensor& sample,
                                                     const torch::Tensor& noise,
                                                     c10::optional<at::Generator> generator) {
-    sched::checkStepIndex(kCls, i, numSteps());
-    sched::checkShapes(kCls, modelOutput, sample);
+    sched::checkStepIndex(kEulerAClass, i, numSteps());
+    sched::checkShapes(kEulerAClass, modelOutput, sample);
     auto sigma = m_sigmas[i];  // [] float32
     auto x = sample.to(torch::kFloat32);
     torch::Tensor pred;
@@ -86,7 +86,7 @@ SchedulerStep EulerAncestralDiscreteScheduler::step(const torch::Tensor& modelOu
     auto derivative = (x - pred) / sigma;
     auto dt = sigmaDown - sigma;
     auto prev = x + derivative * dt;
-    auto n = sched::noiseFor(kCls, modelOutput, modelOutput.scalar_type(), noise, generator);
+    auto n = sched::noiseFor(kEulerAClass, modelOutput, modelOutput.scalar_type(), noise, generator);
     prev = prev + n * sigmaUp;
     return {prev.to(modelOutput.scalar_type()), pred.to(torch::kFloat32)};
 }

@@ -14,11 +14,11 @@
 namespace hs {
 
 namespace {
-const char* kCls = "EulerDiscreteScheduler";
+const char* kEulerClass = "EulerDiscreteScheduler";
 }
 
 EulerDiscreteConfig EulerDiscreteConfig::fromJson(const nlohmann::json& j) {
-    const SchedulerConfigReader r(j, kCls);
+    const SchedulerConfigReader r(j, kEulerClass);
     EulerDiscreteConfig c;
     c.beta = BetaSchedule::read(r);
     c.predictionType = r.getChoice("prediction_type", c.predictionType,
@@ -46,7 +46,7 @@ EulerDiscreteScheduler::EulerDiscreteScheduler(EulerDiscreteConfig c) : m_config
 
 void EulerDiscreteScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     if (o.mu)
-        throw std::invalid_argument(std::string(kCls) +
+        throw std::invalid_argument(std::string(kEulerClass) +
                                     ": set_timesteps takes no 'mu' (a flow-matching option)");
     const std::vector<float> logSigmas = np::logf(m_trainSigmas);
     std::vector<float> ts, sig;
@@ -54,18 +54,18 @@ void EulerDiscreteScheduler::setTimesteps(int numSteps, const ScheduleOptions& o
         // set_timesteps(sigmas=...): float32 sigmas, timesteps by _sigma_to_t in float32.
         const auto& given = *o.sigmas;
         if (given.size() < 2)
-            throw std::invalid_argument(std::string(kCls) +
+            throw std::invalid_argument(std::string(kEulerClass) +
                                         ": 'sigmas' needs n + 1 values (the final one included)");
         const int n = int(given.size()) - 1;
         if (numSteps != 0 && numSteps != n)
-            throw std::invalid_argument(std::string(kCls) + ": " + std::to_string(n + 1) +
+            throw std::invalid_argument(std::string(kEulerClass) + ": " + std::to_string(n + 1) +
                                         " sigmas make " + std::to_string(n) + " steps, not " +
                                         std::to_string(numSteps));
-        sched::checkNumSteps(kCls, n);
+        sched::checkNumSteps(kEulerClass, n);
         for (double s : given) sig.push_back(float(s));
         for (int i = 0; i < n; ++i) ts.push_back(float(np::sigmaToT(sig[size_t(i)], logSigmas)));
     } else {
-        sched::checkNumSteps(kCls, numSteps);
+        sched::checkNumSteps(kEulerClass, numSteps);
         ts = floatSpacing(m_config.spacing, m_config.beta.numTrainTimesteps, numSteps,
                           m_config.stepsOffset);
         std::vector<double> s = np::interpIndex(std::vector<double>(ts.begin(), ts.end()),
@@ -95,7 +95,7 @@ double EulerDiscreteScheduler::initNoiseSigma() const {
 }
 
 void EulerDiscreteScheduler::checkStep(int i) const {
-    sched::checkStepIndex(kCls, i, numSteps());
+    sched::checkStepIndex(kEulerClass, i, numSteps());
 }
 
 torch::Tensor EulerDiscreteScheduler::scaleModelInput(const torch::Tensor& sample, int i) const {
@@ -108,7 +108,7 @@ SchedulerStep EulerDiscreteScheduler::step(const torch::Tensor& modelOutput, int
                                            const torch::Tensor& sample, const torch::Tensor&,
                                            c10::optional<at::Generator>) {
     checkStep(i);
-    sched::checkShapes(kCls, modelOutput, sample);
+    sched::checkShapes(kEulerClass, modelOutput, sample);
     auto x = sample.to(torch::kFloat32);
     auto sigma = m_sigmas[i];  // [] float32; sigma_hat = sigma (s_churn = 0)
     torch::Tensor pred;

@@ -7,35 +7,35 @@
 namespace hs {
 
 namespace {
-const char* kCls = "FlowMatchEulerDiscreteScheduler";
+const char* kFlowMatchClass = "FlowMatchEulerDiscreteScheduler";
 }
 
 void FlowMatchEulerDiscreteAdapter::setTimesteps(int numSteps, const ScheduleOptions& o) {
     if (o.sigmas) {
         const int n = int(o.sigmas->size());
         if (numSteps != 0 && numSteps != n)
-            throw std::invalid_argument(std::string(kCls) + ": " + std::to_string(n) +
+            throw std::invalid_argument(std::string(kFlowMatchClass) + ": " + std::to_string(n) +
                                         " sigmas for " + std::to_string(numSteps) +
                                         " steps (they must be as many)");
-        sched::checkNumSteps(kCls, n);
+        sched::checkNumSteps(kFlowMatchClass, n);
         m_s.setSigmas(*o.sigmas, o.mu);
         return;
     }
-    sched::checkNumSteps(kCls, numSteps);
+    sched::checkNumSteps(kFlowMatchClass, numSteps);
     m_s.setTimesteps(numSteps, o.mu);
 }
 
 torch::Tensor FlowMatchEulerDiscreteAdapter::scaleModelInput(const torch::Tensor& sample,
                                                              int i) const {
-    sched::checkStepIndex(kCls, i, numSteps());
+    sched::checkStepIndex(kFlowMatchClass, i, numSteps());
     return sample;
 }
 
 SchedulerStep FlowMatchEulerDiscreteAdapter::step(const torch::Tensor& modelOutput, int i,
                                                   const torch::Tensor& sample, const torch::Tensor&,
                                                   c10::optional<at::Generator>) {
-    sched::checkStepIndex(kCls, i, numSteps());
-    sched::checkShapes(kCls, modelOutput, sample);
+    sched::checkStepIndex(kFlowMatchClass, i, numSteps());
+    sched::checkShapes(kFlowMatchClass, modelOutput, sample);
     return {m_s.step(modelOutput, i, sample), m_s.denoised(modelOutput, i, sample)};
 }
 

@@ -12,12 +12,12 @@
 namespace hs {
 
 namespace {
-const char* kCls = "PNDMScheduler";
+const char* kPndmClass = "PNDMScheduler";
 constexpr int kPndmOrder = 4;  // pndm_order: four Runge-Kutta stages, four PLMS outputs
 }  // namespace
 
 PndmConfig PndmConfig::fromJson(const nlohmann::json& j) {
-    const SchedulerConfigReader r(j, kCls);
+    const SchedulerConfigReader r(j, kPndmClass);
     PndmConfig c;
     c.beta = BetaSchedule::read(r);
     c.beta.rescaleBetasZeroSnr = false;  // not an argument of PNDMScheduler: from_config drops it
@@ -38,17 +38,17 @@ PndmScheduler::PndmScheduler(PndmConfig c) : m_config(std::move(c)) {
 
 void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     if (o.mu || o.sigmas)
-        throw std::invalid_argument(std::string(kCls) +
+        throw std::invalid_argument(std::string(kPndmClass) +
                                     ": set_timesteps takes neither 'mu' nor 'sigmas'");
-    sched::checkNumSteps(kCls, numSteps);
+    sched::checkNumSteps(kPndmClass, numSteps);
     const int n = m_config.beta.numTrainTimesteps;
     if (numSteps > n)
-        throw std::invalid_argument(std::string(kCls) + ": " + std::to_string(numSteps) +
+        throw std::invalid_argument(std::string(kPndmClass) + ": " + std::to_string(numSteps) +
                                     " inference steps, more than num_train_timesteps " +
                                     std::to_string(n));
     if (!m_config.skipPrkSteps && numSteps < kPndmOrder)
         throw std::invalid_argument(
-            std::string(kCls) + ": with 'skip_prk_steps' false the Runge-Kutta warm-up needs at " +
+            std::string(kPndmClass) + ": with 'skip_prk_steps' false the Runge-Kutta warm-up needs at " +
             "least 4 inference steps, got " + std::to_string(numSteps) +
             " (set skip_prk_steps to true for PLMS steps only)");
     // self._timesteps, ascending: DDIM's spacings (the same numpy formulas) in reverse.
@@ -83,7 +83,7 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     }
     for (int64_t t : out)
         if (t < 0 || t >= n)
-            throw std::invalid_argument(std::string(kCls) + ": timestep " + std::to_string(t) +
+            throw std::invalid_argument(std::string(kPndmClass) + ": timestep " + std::to_string(t) +
                                         " outside the training schedule (steps_offset " +
                                         std::to_string(m_config.stepsOffset) + ")");
     m_timesteps = std::move(out);
@@ -104,13 +104,13 @@ torch::Tensor PndmScheduler::sigmas() const {
 }
 
 torch::Tensor PndmScheduler::scaleModelInput(const torch::Tensor& sample, int i) const {
-    sched::checkStepIndex(kCls, i, numSteps());
+    sched::checkStepIndex(kPndmClass, i, numSteps());
     return sample;
 }
 
 torch::Tensor PndmScheduler::alphaAt(int64_t t) const {
     if (t < 0 || t >= m_config.beta.numTrainTimesteps)
-        throw std::invalid_argument(std::string(kCls) + ": timestep " + std::to_string(t) +
+        throw std::invalid_argument(std::string(kPndmClass) + ": timestep " + std::to_string(t) +
                                     " outside the training schedule");
     return m_alphasCumprod[t];
 }
@@ -170,7 +170,7 @@ torch::Tensor PndmScheduler::stepPrk(const torch::Tensor& modelOutput, int64_t t
 torch::Tensor PndmScheduler::stepPlms(const torch::Tensor& modelOutput, int64_t t,
                                       const torch::Tensor& sample) {
     if (!m_config.skipPrkSteps && m_ets.size() < 3)
-        throw std::logic_error(std::string(kCls) + ": PLMS step before the Runge-Kutta steps");
+        throw std::logic_error(std::string(kPndmClass) + ": PLMS step before the Runge-Kutta steps");
     const int64_t d = m_config.beta.numTrainTimesteps / m_numInferenceSteps;
     int64_t timestep = t, prevT = t - d;
     if (m_counter != 1) {
@@ -207,15 +207,15 @@ SchedulerStep PndmScheduler::step(const torch::Tensor& modelOutput, int i,
                                   c10::optional<at::Generator> generator) {
     (void)noise;
     (void)generator;
-    sched::checkStepIndex(kCls, i, numSteps());
-    sched::checkShapes(kCls, modelOutput, sample);
+    sched::checkStepIndex(kPndmClass, i, numSteps());
+    sched::checkShapes(kPndmClass, modelOutput, sample);
     if (i == 0) {
         m_counter = 0;
         m_ets.clear();
         m_curSample = torch::Tensor();
         m_curModelOutput = torch::Tensor();
     } else if (i != m_counter) {
-        throw std::invalid_argument(std::string(kCls) + ": steps run in order; expected step " +
+        throw std::invalid_argument(std::string(kPndmClass) + ": steps run in order; expected step " +
                                     std::to_string(m_counter) + ", got " + std::to_string(i));
     }
     const int64_t t = m_timesteps[size_t(i)];

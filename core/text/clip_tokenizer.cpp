@@ -13,6 +13,7 @@
 #include "text/tokenizer_files.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
+#include "text/whitespace.h"
 
 namespace hs {
 
@@ -20,23 +21,6 @@ namespace {
 
 // transformers reads at most this many merges (lines[1 : 49152 - 256 - 2 + 1]).
 constexpr size_t kMaxMerges = 49152 - 256 - 2;
-
-bool isSpaceByte(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::vector<std::string> splitWhitespace(const std::string& line) {
-    std::vector<std::string> parts;
-    size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && isSpaceByte(line[i])) ++i;
-        size_t j = i;
-        while (j < line.size() && !isSpaceByte(line[j])) ++j;
-        if (j > i) parts.push_back(line.substr(i, j - i));
-        i = j;
-    }
-    return parts;
-}
 
 // Case-insensitive match of an ASCII-lower-case literal at t[i] as the regex module's
 // IGNORECASE sees it after str.lower(): only U+017F LONG S also matches 's'.

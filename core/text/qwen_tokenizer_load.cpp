@@ -8,6 +8,7 @@
 #include "text/qwen_tokenizer.h"
 #include "text/tokenizer_files.h"
 #include "text/utf8.h"
+#include "text/whitespace.h"
 
 namespace hs {
 
@@ -15,23 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Merges = std::vector<std::pair<std::string, std::string>>;
-
-bool isSpaceByte(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::vector<std::string> splitWhitespace(std::string_view line) {
-    std::vector<std::string> parts;
-    size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && isSpaceByte(line[i])) ++i;
-        size_t j = i;
-        while (j < line.size() && !isSpaceByte(line[j])) ++j;
-        if (j > i) parts.emplace_back(line.substr(i, j - i));
-        i = j;
-    }
-    return parts;
-}
 
 std::unordered_map<std::string, int> readVocabObject(const nlohmann::json& v,
                                                      const std::string& where);

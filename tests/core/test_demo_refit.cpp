@@ -156,6 +156,7 @@ TEST(DemoRefit, ATinyRefitExportsAPipelineAtTheNewVaeSize) {
     o.ditBatch = 4;
     o.encodedScenes = 16;
     o.decoderSteps = 0;
+    o.heldOutScenes = 64;  // enough to tell 3 in 4 shapes read back from 9 in 10
     const auto r = demo::trainDemo(o);
     ASSERT_TRUE(r.finished);
     auto p = Pipeline::load(o.outDir, PrecisionPlan(), torch::Device(torch::kCPU));
@@ -196,6 +197,7 @@ TEST(DemoRefit, ADecoderOnlyRefitMovesTheDecoderAlone) {
     o.ditSteps = 0;
     o.decoderSteps = 3;
     o.decoderBatch = 2;
+    o.heldOutScenes = 16;
     const auto r = demo::trainDemo(o);
     ASSERT_TRUE(r.finished);
     EXPECT_EQ(r.decoderStepsDone, 3);

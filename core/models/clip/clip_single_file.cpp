@@ -15,7 +15,7 @@ int clipHeadsFor(int64_t hidden) {
 namespace {
 
 // The slot each prefix fills in its pipeline (SD3 / SDXL: CLIP-G is the second encoder).
-const std::map<std::string, std::string>& slots() {
+const std::map<std::string, std::string>& clipSlots() {
     static const std::map<std::string, std::string> s{
         {"", "text_encoder"},
         {"cond_stage_model.transformer.", "text_encoder"},
@@ -53,7 +53,7 @@ ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
 
     const bool openClipWidth = hidden == 1024 || hidden == 1280;
     ConvertedComponent c;
-    c.slot = slots().count(k.prefix()) ? slots().at(k.prefix()) : "text_encoder";
+    c.slot = clipSlots().count(k.prefix()) ? clipSlots().at(k.prefix()) : "text_encoder";
     c.className = projection.defined() ? "CLIPTextModelWithProjection" : "CLIPTextModel";
     c.config = {{"architectures", {c.className}},
                 {"model_type", "clip_text_model"},
@@ -84,7 +84,7 @@ ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
 SingleFileLayout clipSingleFileLayout() {
     SingleFileLayout l;
     l.name = "CLIP text encoder (transformers keys)";
-    for (const auto& kv : slots())
+    for (const auto& kv : clipSlots())
         if (!kv.first.empty()) l.prefixes.push_back(kv.first);
     l.prefixes.push_back("");
     l.roots = {"text_model.", "text_projection."};

@@ -12,7 +12,7 @@ const std::string kSd2Prefix = "cond_stage_model.model.";
 
 // The slot each prefix fills: SD 2.x's only encoder, SDXL's second, the refiner's only one
 // (which diffusers' StableDiffusionXLImg2ImgPipeline also calls text_encoder_2).
-const std::map<std::string, std::string>& slots() {
+const std::map<std::string, std::string>& openClipSlots() {
     static const std::map<std::string, std::string> s{
         {kSd2Prefix, "text_encoder"},
         {"conditioner.embedders.1.model.", "text_encoder_2"},
@@ -111,7 +111,7 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
     k.finish();
 
     ConvertedComponent c;
-    c.slot = slots().count(k.prefix()) ? slots().at(k.prefix()) : "text_encoder";
+    c.slot = openClipSlots().count(k.prefix()) ? openClipSlots().at(k.prefix()) : "text_encoder";
     c.className = sd2 ? "CLIPTextModel" : "CLIPTextModelWithProjection";
     const int64_t projectionDim = sd2 ? width : projection.size(1);
     c.config = {{"architectures", {c.className}},
@@ -149,7 +149,7 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
 SingleFileLayout openClipLayout() {
     SingleFileLayout l;
     l.name = "OpenCLIP text encoder (SD 2.x / SDXL layout)";
-    for (const auto& kv : slots()) l.prefixes.push_back(kv.first);
+    for (const auto& kv : openClipSlots()) l.prefixes.push_back(kv.first);
     // Everything of the text tower; anything else under the prefix (a vision tower) is not ours.
     l.roots = {"token_embedding.", "positional_embedding", "transformer.", "ln_final.",
                "text_projection",  "logit_scale",          "attn_mask"};

@@ -106,6 +106,10 @@ std::vector<std::string> cfgStringList(const nlohmann::json& j, const char* key,
     return out;
 }
 
+[[noreturn]] void cfgBadField(const std::string& field, const std::string& what) {
+    throw ConfigError("config.json: '" + field + "' " + what);
+}
+
 void cfgRequire(bool ok, const std::string& what) {
     if (!ok) throw ConfigError("config.json: " + what);
 }

@@ -44,6 +44,8 @@ std::vector<std::string> cfgStringList(const nlohmann::json& j, const char* key,
 
 // Throws ConfigError("config.json: " + what) unless `ok`.
 void cfgRequire(bool ok, const std::string& what);
+// Throws ConfigError("config.json: 'field' what").
+[[noreturn]] void cfgBadField(const std::string& field, const std::string& what);
 
 // Throws ConfigError naming both keys, their values and `limit` unless a * b is in 1..limit:
 // the size of one weight matrix (vocab x hidden, hidden x feed-forward), checked before anything

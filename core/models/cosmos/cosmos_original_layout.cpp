@@ -1,18 +1,11 @@
 #include "models/cosmos/cosmos_original_layout.h"
+#include "records/affixes.h"
 
 #include <torch/torch.h>
 
 namespace hs {
 
 namespace {
-
-bool startsWith(const std::string& s, const std::string& head) {
-    return s.compare(0, head.size(), head) == 0;
-}
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 bool hasUnder(const WeightMap& all, const std::string& head) {
     auto it = all.lower_bound(head);

@@ -8,10 +8,6 @@ namespace hs {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& field, const std::string& what) {
-    throw ConfigError("config.json: '" + field + "' " + what);
-}
-
 // A value in a message: short and never recursive, whatever the file holds.
 std::string shown(const nlohmann::json& v) {
     return quoteJsonValue(v);
@@ -26,22 +22,22 @@ bool isNull(const nlohmann::json& j, const char* key) {
 void requireValue(const nlohmann::json& j, const char* key, const nlohmann::json& allowed,
                   const std::string& what) {
     if (isNull(j, key) || j[key] == allowed) return;
-    bad(key, "is " + shown(j[key]) + "; " + what);
+    cfgBadField(key, "is " + shown(j[key]) + "; " + what);
 }
 
 void requireNull(const nlohmann::json& j, const char* key, const std::string& what) {
     if (isNull(j, key)) return;
-    bad(key, "is " + shown(j[key]) + "; " + what);
+    cfgBadField(key, "is " + shown(j[key]) + "; " + what);
 }
 
 int intIn(const nlohmann::json& v, const std::string& field, int lo, int hi) {
-    if (!v.is_number_integer()) bad(field, "must be an integer, got " + shown(v));
+    if (!v.is_number_integer()) cfgBadField(field, "must be an integer, got " + shown(v));
     // nlohmann stores non-negative integers unsigned: 0 must still fail a lower bound of 1.
     const bool outside = v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(int64_t(hi)) ||
                                                       int64_t(v.get<uint64_t>()) < lo
                                                 : v.get<int64_t>() > hi || v.get<int64_t>() < lo;
     if (outside)
-        bad(field,
+        cfgBadField(field,
             "is " + shown(v) + ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
     return int(v.get<int64_t>());
 }
@@ -53,7 +49,7 @@ std::vector<int> perBlock(const nlohmann::json& j, const char* key, int fallback
     const auto& v = j[key];
     if (v.is_array()) {
         if (v.size() != n)
-            bad(key, "has " + std::to_string(v.size()) + " entries, block_out_channels has " +
+            cfgBadField(key, "has " + std::to_string(v.size()) + " entries, block_out_channels has " +
                          std::to_string(n));
         std::vector<int> out;
         for (size_t i = 0; i < n; ++i)
@@ -68,7 +64,7 @@ std::vector<int> perBlock(const nlohmann::json& j, const char* key, int fallback
 std::vector<int> layersOf(const nlohmann::json& v, const std::string& field, int count) {
     if (!v.is_array()) return std::vector<int>(size_t(count), intIn(v, field, 0, kMaxLayers));
     if (int(v.size()) < count)
-        bad(field, "has " + std::to_string(v.size()) + " entries; the block has " +
+        cfgBadField(field, "has " + std::to_string(v.size()) + " entries; the block has " +
                        std::to_string(count) + " resnets");
     std::vector<int> out;
     for (int k = 0; k < count; ++k)
@@ -84,7 +80,7 @@ void checkTypes(const std::vector<std::string>& types, const char* field,
         if (ok) continue;
         std::string list;
         for (const auto& s : supported) list += (list.empty() ? "\"" : ", \"") + s + "\"";
-        bad(std::string(field) + "[" + std::to_string(i) + "]",
+        cfgBadField(std::string(field) + "[" + std::to_string(i) + "]",
             "is \"" + types[i] + "\"; supported: " + list);
     }
 }
@@ -95,13 +91,13 @@ void readTransformerLayers(const nlohmann::json& j, UNetConfig& c) {
     nlohmann::json tl = isNull(j, key) ? nlohmann::json(1) : j[key];
     if (!tl.is_array()) tl = nlohmann::json::array_t(n, tl);
     if (tl.size() != n)
-        bad(key, "has " + std::to_string(tl.size()) + " entries, block_out_channels has " +
+        cfgBadField(key, "has " + std::to_string(tl.size()) + " entries, block_out_channels has " +
                      std::to_string(n));
     const char* rkey = "reverse_transformer_layers_per_block";
     bool nested = false;
     for (const auto& e : tl) nested |= e.is_array();
     if (nested && isNull(j, rkey))
-        bad(rkey,
+        cfgBadField(rkey,
             "must be given when transformer_layers_per_block holds lists (an asymmetric "
             "UNet), as diffusers requires");
     for (size_t i = 0; i < n; ++i)
@@ -117,7 +113,7 @@ void readTransformerLayers(const nlohmann::json& j, UNetConfig& c) {
     } else {
         rev = j[rkey];
         if (!rev.is_array() || rev.size() != n)
-            bad(rkey, "must be a list with one entry per up block (" + std::to_string(n) +
+            cfgBadField(rkey, "must be a list with one entry per up block (" + std::to_string(n) +
                           "), got " + shown(rev));
     }
     for (size_t i = 0; i < n; ++i)
@@ -148,10 +144,10 @@ void rejectUnsupported(const nlohmann::json& j) {
             any = false;
             for (const auto& e : v) any |= !e.is_boolean() || e.get<bool>();
         }
-        if (any) bad("only_cross_attention", "is " + shown(v) + "; only false is supported");
+        if (any) cfgBadField("only_cross_attention", "is " + shown(v) + "; only false is supported");
     }
     if (j.contains("norm_num_groups") && j["norm_num_groups"].is_null())
-        bad("norm_num_groups", "is null; the UNet needs group norms (an integer)");
+        cfgBadField("norm_num_groups", "is null; the UNet needs group norms (an integer)");
 }
 
 }  // namespace
@@ -178,7 +174,7 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     if (!j.is_object()) throw ConfigError("config.json: expected a JSON object, got " + shown(j));
     const std::string cls = cfgString(j, "_class_name", "UNet2DConditionModel");
     if (cls != "UNet2DConditionModel")
-        bad("_class_name", "is \"" + cls + "\"; this loader reads UNet2DConditionModel configs");
+        cfgBadField("_class_name", "is \"" + cls + "\"; this loader reads UNet2DConditionModel configs");
     rejectUnsupported(j);
 
     UNetConfig c;
@@ -201,20 +197,20 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     c.blockOutChannels = cfgIntList(j, "block_out_channels", {320, 640, 1280, 1280}, 1, kMaxWidth);
     const std::string act = cfgString(j, "act_fn", "silu");
     if (act != "silu" && act != "swish")
-        bad("act_fn", "is \"" + act + "\"; supported: \"silu\" (alias \"swish\")");
+        cfgBadField("act_fn", "is \"" + act + "\"; supported: \"silu\" (alias \"swish\")");
 
     checkTypes(c.downBlockTypes, "down_block_types", {"DownBlock2D", "CrossAttnDownBlock2D"});
     checkTypes(c.upBlockTypes, "up_block_types", {"UpBlock2D", "CrossAttnUpBlock2D"});
     if (c.hasMidBlock() && c.midBlockType != "UNetMidBlock2DCrossAttn")
-        bad("mid_block_type",
+        cfgBadField("mid_block_type",
             "is \"" + c.midBlockType + "\"; supported: \"UNetMidBlock2DCrossAttn\" or null");
     const size_t n = c.blockOutChannels.size();
-    if (n == 0) bad("block_out_channels", "must not be empty");
+    if (n == 0) cfgBadField("block_out_channels", "must not be empty");
     if (c.downBlockTypes.size() != n)
-        bad("down_block_types", "has " + std::to_string(c.downBlockTypes.size()) +
+        cfgBadField("down_block_types", "has " + std::to_string(c.downBlockTypes.size()) +
                                     " entries, block_out_channels has " + std::to_string(n));
     if (c.upBlockTypes.size() != n)
-        bad("up_block_types", "has " + std::to_string(c.upBlockTypes.size()) +
+        cfgBadField("up_block_types", "has " + std::to_string(c.upBlockTypes.size()) +
                                   " entries, block_out_channels has " + std::to_string(n));
 
     c.layersPerBlock = perBlock(j, "layers_per_block", 2, n, 1, kMaxLayers);
@@ -227,13 +223,13 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
 
     c.additionEmbedType = cfgString(j, "addition_embed_type", "");
     if (!c.additionEmbedType.empty() && c.additionEmbedType != "text_time")
-        bad("addition_embed_type",
+        cfgBadField("addition_embed_type",
             "is \"" + c.additionEmbedType + "\"; supported: null or \"text_time\" (SDXL)");
     if (c.additionEmbedType == "text_time") {
         if (isNull(j, "addition_time_embed_dim"))
-            bad("addition_time_embed_dim", "must be given for addition_embed_type \"text_time\"");
+            cfgBadField("addition_time_embed_dim", "must be given for addition_embed_type \"text_time\"");
         if (isNull(j, "projection_class_embeddings_input_dim"))
-            bad("projection_class_embeddings_input_dim",
+            cfgBadField("projection_class_embeddings_input_dim",
                 "must be given for addition_embed_type \"text_time\"");
         c.additionTimeEmbedDim = cfgInt(j, "addition_time_embed_dim", 0, 1, kMaxWidth);
         c.projectionClassEmbeddingsInputDim =
@@ -250,16 +246,16 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     c.normNumGroups = cfgInt(j, "norm_num_groups", c.normNumGroups, 1, kMaxHeads);
     c.normEps = cfgDouble(j, "norm_eps", c.normEps);
 
-    if (!(c.normEps > 0)) bad("norm_eps", "must be positive");
-    if (c.midBlockScaleFactor == 0) bad("mid_block_scale_factor", "must not be 0");
+    if (!(c.normEps > 0)) cfgBadField("norm_eps", "must be positive");
+    if (c.midBlockScaleFactor == 0) cfgBadField("mid_block_scale_factor", "must not be 0");
     if (double(c.blockOutChannels.front() / 2) == c.freqShift)
-        bad("freq_shift", "must differ from block_out_channels[0] / 2 (a division by zero)");
+        cfgBadField("freq_shift", "must differ from block_out_channels[0] / 2 (a division by zero)");
     if (c.additionTimeEmbedDim > 0 && double(c.additionTimeEmbedDim / 2) == c.freqShift)
-        bad("freq_shift", "must differ from addition_time_embed_dim / 2 (a division by zero)");
+        cfgBadField("freq_shift", "must differ from addition_time_embed_dim / 2 (a division by zero)");
     for (size_t i = 0; i < n; ++i) {
         const int ch = c.blockOutChannels[i];
         if (ch % c.normNumGroups != 0)
-            bad("block_out_channels[" + std::to_string(i) + "]",
+            cfgBadField("block_out_channels[" + std::to_string(i) + "]",
                 "is " + std::to_string(ch) + ", not a multiple of norm_num_groups (" +
                     std::to_string(c.normNumGroups) + ")");
     }
@@ -283,11 +279,11 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     auto checkAttn = [&](size_t i, const std::string& where) {
         const int ch = c.blockOutChannels[i], heads = c.numAttentionHeads[i];
         if (ch % heads != 0)
-            bad(std::string(headsKey) + "[" + std::to_string(i) + "]",
+            cfgBadField(std::string(headsKey) + "[" + std::to_string(i) + "]",
                 "gives " + std::to_string(heads) + " heads (" + where + "), which do not divide " +
                     std::to_string(ch) + " channels");
         if (c.crossAttentionDim[i] != ctx)
-            bad("cross_attention_dim[" + std::to_string(i) + "]",
+            cfgBadField("cross_attention_dim[" + std::to_string(i) + "]",
                 "is " + std::to_string(c.crossAttentionDim[i]) +
                     ", another cross-attention block "
                     "has " +

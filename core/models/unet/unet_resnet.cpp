@@ -3,8 +3,7 @@
 namespace hs {
 
 namespace {
-constexpr ProbeLevel kOp = ProbeLevel::Op;
-constexpr ProbeLevel kLayer = ProbeLevel::Layer;
+using namespace probe_levels;
 }  // namespace
 
 // ---- ResnetBlock2D ------------------------------------------------------------------------

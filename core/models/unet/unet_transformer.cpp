@@ -3,8 +3,7 @@
 namespace hs {
 
 namespace {
-constexpr ProbeLevel kOp = ProbeLevel::Op;
-constexpr ProbeLevel kLayer = ProbeLevel::Layer;
+using namespace probe_levels;
 
 // Exact GELU (erf), as F.gelu; half types in float32, rounded once (CUDA's opmath).
 torch::Tensor geluErf(const torch::Tensor& x) {

@@ -7,10 +7,8 @@
 namespace hs {
 
 namespace {
+using namespace probe_levels;
 
-constexpr ProbeLevel kOp = ProbeLevel::Op;
-constexpr ProbeLevel kLayer = ProbeLevel::Layer;
-constexpr ProbeLevel kModule = ProbeLevel::Module;
 // Attention scores above this many elements are computed in query chunks (256 MiB in fp32), so a
 // 1024x1024 image (16384 latent tokens, 1 GiB of scores) does not need them all at once.
 constexpr int64_t kMaxScoreElements = int64_t(1) << 26;

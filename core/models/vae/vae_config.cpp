@@ -11,29 +11,25 @@ namespace hs {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& field, const std::string& what) {
-    throw ConfigError("config.json: '" + field + "' " + what);
-}
-
 std::optional<std::vector<double>> optDoubleList(const nlohmann::json& j, const char* key) {
     if (!j.contains(key) || j[key].is_null()) return std::nullopt;
     const auto& v = j[key];
     std::vector<double> out;
     if (v.is_array()) {
         for (const auto& e : v) {
-            if (!e.is_number()) bad(key, "must be a list of numbers, got " + quoteJsonValue(v));
+            if (!e.is_number()) cfgBadField(key, "must be a list of numbers, got " + quoteJsonValue(v));
             out.push_back(e.get<double>());
         }
         return out;
     }
-    bad(key, "must be null or a list of numbers, got " + quoteJsonValue(v));
+    cfgBadField(key, "must be null or a list of numbers, got " + quoteJsonValue(v));
 }
 
 void checkTypes(const std::vector<std::string>& types, const char* field,
                 const std::string& supported) {
     for (size_t i = 0; i < types.size(); ++i) {
         if (types[i] != supported)
-            bad(std::string(field) + "[" + std::to_string(i) + "]",
+            cfgBadField(std::string(field) + "[" + std::to_string(i) + "]",
                 "is \"" + types[i] + "\"; AutoencoderKL supports only \"" + supported + "\"");
     }
 }
@@ -45,7 +41,7 @@ AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
         throw ConfigError("config.json: expected a JSON object, got " + quoteJsonValue(j));
     const std::string cls = cfgString(j, "_class_name", "AutoencoderKL");
     if (cls != "AutoencoderKL")
-        bad("_class_name", "is \"" + cls + "\"; this loader reads AutoencoderKL configs");
+        cfgBadField("_class_name", "is \"" + cls + "\"; this loader reads AutoencoderKL configs");
 
     AutoencoderKLConfig c;
     c.inChannels = cfgInt(j, "in_channels", c.inChannels, 1, kMaxWidth);
@@ -74,20 +70,20 @@ AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
     checkTypes(c.downBlockTypes, "down_block_types", "DownEncoderBlock2D");
     checkTypes(c.upBlockTypes, "up_block_types", "UpDecoderBlock2D");
     if (c.actFn != "silu" && c.actFn != "swish")
-        bad("act_fn", "is \"" + c.actFn + "\"; supported: \"silu\" (alias \"swish\")");
-    if (c.blockOutChannels.empty()) bad("block_out_channels", "must not be empty");
+        cfgBadField("act_fn", "is \"" + c.actFn + "\"; supported: \"silu\" (alias \"swish\")");
+    if (c.blockOutChannels.empty()) cfgBadField("block_out_channels", "must not be empty");
     const size_t levels = c.blockOutChannels.size();
     if (c.downBlockTypes.size() != levels)
-        bad("down_block_types", "has " + std::to_string(c.downBlockTypes.size()) +
+        cfgBadField("down_block_types", "has " + std::to_string(c.downBlockTypes.size()) +
                                     " entries, block_out_channels has " + std::to_string(levels));
     if (c.upBlockTypes.size() != levels)
-        bad("up_block_types", "has " + std::to_string(c.upBlockTypes.size()) +
+        cfgBadField("up_block_types", "has " + std::to_string(c.upBlockTypes.size()) +
                                   " entries, block_out_channels has " + std::to_string(levels));
-    if (c.normNumGroups <= 0) bad("norm_num_groups", "must be positive");
+    if (c.normNumGroups <= 0) cfgBadField("norm_num_groups", "must be positive");
     for (size_t i = 0; i < levels; ++i) {
         const int ch = c.blockOutChannels[i];
         if (ch <= 0 || ch % c.normNumGroups != 0)
-            bad("block_out_channels[" + std::to_string(i) + "]",
+            cfgBadField("block_out_channels[" + std::to_string(i) + "]",
                 "is " + std::to_string(ch) + ", not a positive multiple of norm_num_groups (" +
                     std::to_string(c.normNumGroups) + ")");
     }
@@ -95,18 +91,18 @@ AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
     const int64_t widest = *std::max_element(c.blockOutChannels.begin(), c.blockOutChannels.end());
     cfgRequireElements("block_out_channels (the largest)", widest, "9 x the same (3x3 convolution)",
                        9 * widest);
-    if (c.layersPerBlock < 1) bad("layers_per_block", "must be at least 1");
-    if (c.inChannels < 1) bad("in_channels", "must be positive");
-    if (c.outChannels < 1) bad("out_channels", "must be positive");
-    if (c.latentChannels < 1) bad("latent_channels", "must be positive");
-    if (c.scalingFactor == 0.0) bad("scaling_factor", "must not be 0");
+    if (c.layersPerBlock < 1) cfgBadField("layers_per_block", "must be at least 1");
+    if (c.inChannels < 1) cfgBadField("in_channels", "must be positive");
+    if (c.outChannels < 1) cfgBadField("out_channels", "must be positive");
+    if (c.latentChannels < 1) cfgBadField("latent_channels", "must be positive");
+    if (c.scalingFactor == 0.0) cfgBadField("scaling_factor", "must not be 0");
     if (c.latentsMean.has_value() != c.latentsStd.has_value())
-        bad(c.latentsMean ? "latents_std" : "latents_mean",
+        cfgBadField(c.latentsMean ? "latents_std" : "latents_mean",
             "must be given together with the other of latents_mean/latents_std");
     if (c.latentsMean) {
         const auto n = static_cast<size_t>(c.latentChannels);
-        if (c.latentsMean->size() != n) bad("latents_mean", "needs latent_channels entries");
-        if (c.latentsStd->size() != n) bad("latents_std", "needs latent_channels entries");
+        if (c.latentsMean->size() != n) cfgBadField("latents_mean", "needs latent_channels entries");
+        if (c.latentsStd->size() != n) cfgBadField("latents_std", "needs latent_channels entries");
     }
     return c;
 }

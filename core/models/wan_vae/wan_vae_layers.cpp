@@ -6,9 +6,8 @@
 namespace hs {
 
 namespace {
+using namespace probe_levels;
 
-constexpr ProbeLevel kOp = ProbeLevel::Op;
-constexpr ProbeLevel kLayer = ProbeLevel::Layer;
 // Attention scores above this many elements are computed in query chunks (256 MiB in fp32): a
 // 1024x1024 image has 16384 latent pixels, 1 GiB of scores at once.
 constexpr int64_t kMaxScoreElements = int64_t(1) << 26;
