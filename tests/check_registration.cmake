@@ -3,6 +3,7 @@
 # by halfscope_add_suites (tests/gtest_suites.cmake). Parameterised tests count by their suite and
 # name without the instantiation's prefix and parameter ("Every/Suite.Name/0" is Suite.Name).
 # Usage: cmake -DEXE=path -DREGISTERED=file -P check_registration.cmake
+cmake_minimum_required(VERSION 3.22)
 execute_process(COMMAND ${EXE} --gtest_list_tests OUTPUT_VARIABLE out RESULT_VARIABLE rc
                 TIMEOUT 100)
 if(NOT rc EQUAL 0)

@@ -94,7 +94,7 @@ int runBisect(const Args& args) {
     return fixed || !s.planFails ? kExitOk : kExitNonFinite;
 }
 
-const Registrar reg(
+const Registrar kBisectCommand(
     {"bisect",
      "find the fewest blocks that must leave fp16 for a failing plan to work",
      "usage: halfscope-cli bisect --plan FAILING [--safe bf16|fp32] [--trial-steps N]\n"

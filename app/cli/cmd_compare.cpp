@@ -91,7 +91,7 @@ int runCompare(const Args& args) {
     return status;
 }
 
-const Registrar reg(
+const Registrar kCompareCommand(
     {"compare",
      "run two to four precision plans on the same prompt and seed",
      "usage: halfscope-cli compare --plan A --plan B [--plan C [--plan D]]\n"

@@ -166,7 +166,7 @@ int runEvaluateDemo(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg({"evaluate-demo",
+const Registrar kEvaluateDemoCommand({"evaluate-demo",
                      "measure how well the demo model follows its prompts",
                      "usage: halfscope-cli evaluate-demo [--model DIR] [--count N] [--steps N]\n"
                      "                                   [--guidance G] [--plan PLAN]\n"

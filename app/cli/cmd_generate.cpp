@@ -72,7 +72,7 @@ int runGenerate(const Args& args) {
     return exitStatusOf(rec);
 }
 
-const Registrar reg(
+const Registrar kGenerateCommand(
     {"generate",
      "one text-to-image run with probes (demo model by default)",
      "usage: halfscope-cli generate --out IMG.png [run options] [--plan RULES]\n"

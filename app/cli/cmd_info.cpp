@@ -127,7 +127,7 @@ int runInfo(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg({"info",
+const Registrar kInfoCommand({"info",
                      "LibTorch build, threads, CPU features and devices",
                      "usage: halfscope-cli info [--json] [--threads N] [--cpu-bf16 MODE]\n\n"
                      "Prints the LibTorch version and build (BLAS, oneDNN, OpenMP), the intra-op\n"

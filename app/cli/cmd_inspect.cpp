@@ -43,7 +43,7 @@ int runInspect(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg({
+const Registrar kInspectCommand({
     "inspect",
     "list a checkpoint's tensors and check its weights against fp16/bf16 range",
     "usage: halfscope-cli inspect PATH [--json] [--variant V]\n"

@@ -43,7 +43,7 @@ int runLibrary(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg({
+const Registrar kLibraryCommand({
     "library",
     "list the models already on this machine, from their headers (no weights read)",
     "usage: halfscope-cli library [--comfyui DIR] [--a1111 DIR] [--add DIR|FILE]...\n"

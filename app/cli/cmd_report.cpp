@@ -28,7 +28,7 @@ int runReport(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg(
+const Registrar kReportCommand(
     {"report",
      "re-render a saved report (JSON) as HTML and CSV",
      "usage: halfscope-cli report SAVED.json [--out FILE.html]\n"

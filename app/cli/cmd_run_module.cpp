@@ -147,7 +147,7 @@ std::string usage() {
            "Exit code 1 when an output holds NaN or Inf.\n";
 }
 
-const Registrar reg({"run-module",
+const Registrar kRunModuleCommand({"run-module",
                      "run one component (folder or single file) on saved inputs",
                      usage(),
                      runModule,

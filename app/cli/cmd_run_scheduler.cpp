@@ -194,7 +194,7 @@ int runScheduler(const Args& args) {
     return nonFinite ? kExitNonFinite : kExitOk;
 }
 
-const Registrar reg(
+const Registrar kRunSchedulerCommand(
     {"run-scheduler",
      "run a scheduler on saved model outputs (diffusers' numbers)",
      "usage: halfscope-cli run-scheduler --config scheduler_config.json --steps N\n"

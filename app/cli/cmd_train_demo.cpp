@@ -12,9 +12,9 @@
 namespace hs::cli {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
+std::atomic<bool> g_trainInterrupted{false};
 extern "C" void onSignal(int) {
-    g_interrupted.store(true);
+    g_trainInterrupted.store(true);
 }
 
 int runTrainDemo(const Args& args) {
@@ -54,8 +54,8 @@ int runTrainDemo(const Args& args) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::fprintf(stderr, "[%7.1f s] %s\n", s, printable(line).c_str());
     };
-    g_interrupted = false;
-    o.cancel = &g_interrupted;
+    g_trainInterrupted = false;
+    o.cancel = &g_trainInterrupted;
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
 #ifdef SIGBREAK
@@ -63,7 +63,7 @@ int runTrainDemo(const Args& args) {
 #endif
     const auto r = demo::trainDemo(o);
     if (!r.finished) {
-        std::cerr << (g_interrupted ? "interrupted" : "time limit reached")
+        std::cerr << (g_trainInterrupted ? "interrupted" : "time limit reached")
                   << ": state saved; continue with --resume\n";
         return kExitOk;
     }
@@ -71,7 +71,7 @@ int runTrainDemo(const Args& args) {
     return kExitOk;
 }
 
-const Registrar reg({"train-demo",
+const Registrar kTrainDemoCommand({"train-demo",
                      "train the embedded demo model on CPU",
                      "usage: halfscope-cli train-demo --out DIR [--base DIR] [--minutes N]\n"
                      "                                [--resume] [--dit-lr LR] [--vae-lr LR]\n"
