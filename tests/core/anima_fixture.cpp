@@ -128,7 +128,7 @@ nlohmann::json tinyQwenImageVaeConfig() {
 
 namespace {
 
-void writeJson(const std::string& path, const nlohmann::json& j) {
+void writeJsonAnimaFixture(const std::string& path, const nlohmann::json& j) {
     fs::create_directories(fs::path(path).parent_path());
     std::ofstream(path) << j.dump(2);
 }
@@ -138,7 +138,8 @@ void writeFile(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-void writeSingle(const std::string& path, const WeightMap& w, const std::string& prefix = "") {
+void writeSingleAnimaFixture(const std::string& path, const WeightMap& w,
+                             const std::string& prefix = "") {
     std::vector<std::pair<std::string, torch::Tensor>> list;
     for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
     writeSafetensors(path, list);
@@ -183,18 +184,19 @@ void writeQwenTokenizer(const std::string& dir) {
         text += a + " " + b + "\n";
         vocab[a + b] = id++;
     }
-    writeJson(dir + "/vocab.json", vocab);
+    writeJsonAnimaFixture(dir + "/vocab.json", vocab);
     writeFile(dir + "/merges.txt", text);
-    writeJson(dir + "/tokenizer_config.json",
-              {{"added_tokens_decoder",
-                {{std::to_string(id),
-                  {{"content", "<|endoftext|>"}, {"special", true}, {"normalized", false}}}}},
-               {"bos_token", nullptr},
-               {"eos_token", "<|endoftext|>"},
-               {"pad_token", "<|endoftext|>"},
-               {"errors", "replace"},
-               {"model_max_length", 131072},
-               {"tokenizer_class", "Qwen2Tokenizer"}});
+    writeJsonAnimaFixture(
+        dir + "/tokenizer_config.json",
+        {{"added_tokens_decoder",
+          {{std::to_string(id),
+            {{"content", "<|endoftext|>"}, {"special", true}, {"normalized", false}}}}},
+         {"bos_token", nullptr},
+         {"eos_token", "<|endoftext|>"},
+         {"pad_token", "<|endoftext|>"},
+         {"errors", "replace"},
+         {"model_max_length", 131072},
+         {"tokenizer_class", "Qwen2Tokenizer"}});
 }
 
 nlohmann::json qwenConfig(int hidden = 32) {
@@ -229,7 +231,7 @@ nlohmann::json conditionerConfig() {
             {"min_sequence_length", 512}};
 }
 
-nlohmann::json transformerConfig() {
+nlohmann::json transformerConfigAnimaFixture() {
     return {{"_class_name", "CosmosTransformer3DModel"},
             {"in_channels", 16},  // the VAE's z_dim
             {"out_channels", 16},
@@ -256,7 +258,7 @@ void tameModulation(WeightMap& dit) {
         if (std::regex_match(key, modulation)) t = t * 0.02;
 }
 
-nlohmann::json schedulerConfig() {
+nlohmann::json schedulerConfigAnimaFixture() {
     return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
             {"base_image_seq_len", 256},
             {"base_shift", 0.5},
@@ -286,7 +288,7 @@ nlohmann::json entry(const std::string& library, const std::string& cls, const s
              {"variant", nullptr}}};
 }
 
-void copyFolder(const std::string& from, const std::string& to) {
+void copyFolderAnimaFixture(const std::string& from, const std::string& to) {
     fs::create_directories(to);
     fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
 }
@@ -309,37 +311,38 @@ std::string writeTinyCosmos2(const std::string& root) {
                                {"layer_norm_epsilon", 1e-6}};
     nlohmann::json vae = tinyQwenImageVaeConfig();
     vae["_class_name"] = "AutoencoderKLWan";
-    nlohmann::json sched = schedulerConfig();
+    nlohmann::json sched = schedulerConfigAnimaFixture();
     sched["shift"] = 1.0;
     sched["use_karras_sigmas"] = true;
-    writeJson(folder + "/model_index.json",
-              {{"_class_name", "Cosmos2TextToImagePipeline"},
-               {"_diffusers_version", "0.34.0"},
-               {"safety_checker", {nullptr, nullptr}},
-               {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
-               {"text_encoder", {"transformers", "T5EncoderModel"}},
-               {"tokenizer", {"transformers", "T5TokenizerFast"}},
-               {"transformer", {"diffusers", "CosmosTransformer3DModel"}},
-               {"vae", {"diffusers", "AutoencoderKLWan"}}});
-    writeJson(folder + "/text_encoder/config.json", t5);
-    writeSingle(folder + "/text_encoder/model.safetensors",
-                randomFixtureWeights(t5, "T5EncoderModel", 31));
-    copyFolder(dataPath("flux1_tiny/tokenizer_2"), folder + "/tokenizer");
-    WeightMap dit = randomFixtureWeights(transformerConfig(), "CosmosTransformer3DModel", 32);
+    writeJsonAnimaFixture(folder + "/model_index.json",
+                          {{"_class_name", "Cosmos2TextToImagePipeline"},
+                           {"_diffusers_version", "0.34.0"},
+                           {"safety_checker", {nullptr, nullptr}},
+                           {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+                           {"text_encoder", {"transformers", "T5EncoderModel"}},
+                           {"tokenizer", {"transformers", "T5TokenizerFast"}},
+                           {"transformer", {"diffusers", "CosmosTransformer3DModel"}},
+                           {"vae", {"diffusers", "AutoencoderKLWan"}}});
+    writeJsonAnimaFixture(folder + "/text_encoder/config.json", t5);
+    writeSingleAnimaFixture(folder + "/text_encoder/model.safetensors",
+                            randomFixtureWeights(t5, "T5EncoderModel", 31));
+    copyFolderAnimaFixture(dataPath("flux1_tiny/tokenizer_2"), folder + "/tokenizer");
+    WeightMap dit =
+        randomFixtureWeights(transformerConfigAnimaFixture(), "CosmosTransformer3DModel", 32);
     tameModulation(dit);
-    writeJson(folder + "/transformer/config.json", transformerConfig());
-    writeSingle(folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
-    writeJson(folder + "/vae/config.json", vae);
-    writeSingle(folder + "/vae/diffusion_pytorch_model.safetensors",
-                randomFixtureWeights(vae, "AutoencoderKLWan", 33));
-    writeJson(folder + "/scheduler/scheduler_config.json", sched);
+    writeJsonAnimaFixture(folder + "/transformer/config.json", transformerConfigAnimaFixture());
+    writeSingleAnimaFixture(folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
+    writeJsonAnimaFixture(folder + "/vae/config.json", vae);
+    writeSingleAnimaFixture(folder + "/vae/diffusion_pytorch_model.safetensors",
+                            randomFixtureWeights(vae, "AutoencoderKLWan", 33));
+    writeJsonAnimaFixture(folder + "/scheduler/scheduler_config.json", sched);
     return folder;
 }
 
 std::string writeTinyQwen3(const std::string& dir, int hidden) {
-    writeJson(dir + "/config.json", qwenConfig(hidden));
-    writeSingle(dir + "/model.safetensors",
-                randomFixtureWeights(qwenConfig(hidden), "Qwen3Model", 21));
+    writeJsonAnimaFixture(dir + "/config.json", qwenConfig(hidden));
+    writeSingleAnimaFixture(dir + "/model.safetensors",
+                            randomFixtureWeights(qwenConfig(hidden), "Qwen3Model", 21));
     return dir;
 }
 
@@ -347,10 +350,11 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     AnimaFiles f;
     f.root = root;
     f.folder = root + "/folder";
-    const int layers = transformerConfig()["num_layers"];
+    const int layers = transformerConfigAnimaFixture()["num_layers"];
     WeightMap qwen = randomFixtureWeights(qwenConfig(), "Qwen3Model", 11);
     WeightMap conditioner = randomFixtureWeights(conditionerConfig(), "AnimaTextConditioner", 12);
-    WeightMap dit = randomFixtureWeights(transformerConfig(), "CosmosTransformer3DModel", 13);
+    WeightMap dit =
+        randomFixtureWeights(transformerConfigAnimaFixture(), "CosmosTransformer3DModel", 13);
     const WeightMap vae =
         randomFixtureWeights(tinyQwenImageVaeConfig(), "AutoencoderKLQwenImage", 14);
     tameModulation(dit);
@@ -362,7 +366,7 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     f.transformer = dit;
 
     const std::string saved = "/tmp/anima-tiny-diffusers";  // where the index says it was saved
-    writeJson(
+    writeJsonAnimaFixture(
         f.folder + "/modular_model_index.json",
         {{"_blocks_class_name", "AnimaAutoBlocks"},
          {"_class_name", "AnimaModularPipeline"},
@@ -375,17 +379,19 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
          {"tokenizer", entry("transformers", "Qwen2TokenizerFast", "tokenizer", saved)},
          {"transformer", entry("diffusers", "CosmosTransformer3DModel", "transformer", saved)},
          {"vae", entry("diffusers", "AutoencoderKLQwenImage", "vae", saved)}});
-    writeJson(f.folder + "/text_encoder/config.json", qwenConfig());
-    writeSingle(f.folder + "/text_encoder/model.safetensors", qwen);
+    writeJsonAnimaFixture(f.folder + "/text_encoder/config.json", qwenConfig());
+    writeSingleAnimaFixture(f.folder + "/text_encoder/model.safetensors", qwen);
     writeQwenTokenizer(f.folder + "/tokenizer");
-    copyFolder(dataPath("flux1_tiny/tokenizer_2"), f.folder + "/t5_tokenizer");
-    writeJson(f.folder + "/text_conditioner/config.json", conditionerConfig());
-    writeSingle(f.folder + "/text_conditioner/diffusion_pytorch_model.safetensors", conditioner);
-    writeJson(f.folder + "/transformer/config.json", transformerConfig());
-    writeSingle(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
-    writeJson(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
-    writeSingle(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
-    writeJson(f.folder + "/scheduler/scheduler_config.json", schedulerConfig());
+    copyFolderAnimaFixture(dataPath("flux1_tiny/tokenizer_2"), f.folder + "/t5_tokenizer");
+    writeJsonAnimaFixture(f.folder + "/text_conditioner/config.json", conditionerConfig());
+    writeSingleAnimaFixture(f.folder + "/text_conditioner/diffusion_pytorch_model.safetensors",
+                            conditioner);
+    writeJsonAnimaFixture(f.folder + "/transformer/config.json", transformerConfigAnimaFixture());
+    writeSingleAnimaFixture(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
+    writeJsonAnimaFixture(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
+    writeSingleAnimaFixture(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
+    writeJsonAnimaFixture(f.folder + "/scheduler/scheduler_config.json",
+                          schedulerConfigAnimaFixture());
 
     // ComfyUI's set: the DiT with its adapter, the Qwen3 under "model.", the VAE in Wan's keys.
     const std::string set = root + "/comfyui";
@@ -394,15 +400,15 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     for (const auto& [k, t] : cosmosToOriginal(dit, layers)) file["net." + k] = t;
     for (const auto& [k, t] : conditioner) file["net.llm_adapter." + k] = t;
     f.dit = set + "/anima-tiny.safetensors";
-    writeSingle(f.dit, file);
+    writeSingleAnimaFixture(f.dit, file);
     f.qwen = set + "/qwen_3_06b_base.safetensors";
-    writeSingle(f.qwen, qwen, "model.");
+    writeSingleAnimaFixture(f.qwen, qwen, "model.");
     f.vae = set + "/qwen_image_vae.safetensors";
-    writeSingle(f.vae, wanVaeToOriginal(vae, 1));
+    writeSingleAnimaFixture(f.vae, wanVaeToOriginal(vae, 1));
     f.tokenizer = set + "/tokenizer";
-    copyFolder(f.folder + "/tokenizer", f.tokenizer);
+    copyFolderAnimaFixture(f.folder + "/tokenizer", f.tokenizer);
     f.t5Tokenizer = set + "/t5_tokenizer";
-    copyFolder(f.folder + "/t5_tokenizer", f.t5Tokenizer);
+    copyFolderAnimaFixture(f.folder + "/t5_tokenizer", f.t5Tokenizer);
     return f;
 }
 

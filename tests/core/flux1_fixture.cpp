@@ -142,14 +142,14 @@ WeightMap randomWeightsOf(const nlohmann::json& config, const std::string& class
 
 namespace {
 
-void writeJson(const std::string& path, const nlohmann::json& j) {
+void writeJsonFlux1Fixture(const std::string& path, const nlohmann::json& j) {
     fs::create_directories(fs::path(path).parent_path());
     std::ofstream(path) << j.dump(2);
 }
 
 // The sizes: CLIP as wide as the transformer's pooled projection, T5 as its joint attention
 // width; the tokenizers' vocabularies fit the encoders' embeddings.
-nlohmann::json transformerConfig(bool dev) {
+nlohmann::json transformerConfigFlux1Fixture(bool dev) {
     return {{"_class_name", "FluxTransformer2DModel"},
             {"patch_size", 1},
             {"in_channels", 64},
@@ -164,7 +164,7 @@ nlohmann::json transformerConfig(bool dev) {
             {"axes_dims_rope", {4, 4, 8}}};  // what a BFL file of head dim 16 is read with
 }
 
-nlohmann::json clipConfig() {
+nlohmann::json clipConfigFlux1Fixture() {
     nlohmann::json j{{"architectures", {"CLIPTextModel"}},
                      {"model_type", "clip_text_model"},
                      {"hidden_size", 24},
@@ -179,7 +179,7 @@ nlohmann::json clipConfig() {
     return j;
 }
 
-nlohmann::json t5Config() {
+nlohmann::json t5ConfigFlux1Fixture() {
     return {{"architectures", {"T5EncoderModel"}},
             {"model_type", "t5"},
             {"vocab_size", 416},
@@ -200,7 +200,7 @@ nlohmann::json t5Config() {
 
 // FLUX's VAE shape in small: 16 latent channels, no quant convs, its scaling and shift (what
 // the single-file converter assumes for a 16-channel ae.safetensors).
-nlohmann::json vaeConfig() {
+nlohmann::json vaeConfigFlux1Fixture() {
     return {{"_class_name", "AutoencoderKL"},
             {"in_channels", 3},
             {"out_channels", 3},
@@ -218,7 +218,7 @@ nlohmann::json vaeConfig() {
             {"shift_factor", 0.1159}};
 }
 
-nlohmann::json schedulerConfig(bool dev) {
+nlohmann::json schedulerConfigFlux1Fixture(bool dev) {
     return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
             {"base_image_seq_len", 256},
             {"base_shift", 0.5},
@@ -229,13 +229,14 @@ nlohmann::json schedulerConfig(bool dev) {
             {"use_dynamic_shifting", dev}};
 }
 
-void writeSingle(const std::string& path, const WeightMap& w, const std::string& prefix = "") {
+void writeSingleFlux1Fixture(const std::string& path, const WeightMap& w,
+                             const std::string& prefix = "") {
     std::vector<std::pair<std::string, torch::Tensor>> list;
     for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
     writeSafetensors(path, list);
 }
 
-void copyFolder(const std::string& from, const std::string& to) {
+void copyFolderFlux1Fixture(const std::string& from, const std::string& to) {
     fs::create_directories(to);
     fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
 }
@@ -246,32 +247,34 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev) {
     Flux1Files f;
     f.root = root;
     f.folder = root + "/folder";
-    const auto tc = transformerConfig(dev);
+    const auto tc = transformerConfigFlux1Fixture(dev);
     const WeightMap transformer = randomWeightsOf(tc, "FluxTransformer2DModel", 1);
-    const WeightMap clip = randomWeightsOf(clipConfig(), "CLIPTextModel", 2);
-    const WeightMap t5 = randomWeightsOf(t5Config(), "T5EncoderModel", 3);
-    const WeightMap vae = randomWeightsOf(vaeConfig(), "AutoencoderKL", 4);
+    const WeightMap clip = randomWeightsOf(clipConfigFlux1Fixture(), "CLIPTextModel", 2);
+    const WeightMap t5 = randomWeightsOf(t5ConfigFlux1Fixture(), "T5EncoderModel", 3);
+    const WeightMap vae = randomWeightsOf(vaeConfigFlux1Fixture(), "AutoencoderKL", 4);
 
-    writeJson(f.folder + "/model_index.json",
-              {{"_class_name", "FluxPipeline"},
-               {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
-               {"text_encoder", {"transformers", "CLIPTextModel"}},
-               {"text_encoder_2", {"transformers", "T5EncoderModel"}},
-               {"tokenizer", {"transformers", "CLIPTokenizer"}},
-               {"tokenizer_2", {"transformers", "T5TokenizerFast"}},
-               {"transformer", {"diffusers", "FluxTransformer2DModel"}},
-               {"vae", {"diffusers", "AutoencoderKL"}}});
-    writeJson(f.folder + "/transformer/config.json", tc);
+    writeJsonFlux1Fixture(f.folder + "/model_index.json",
+                          {{"_class_name", "FluxPipeline"},
+                           {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+                           {"text_encoder", {"transformers", "CLIPTextModel"}},
+                           {"text_encoder_2", {"transformers", "T5EncoderModel"}},
+                           {"tokenizer", {"transformers", "CLIPTokenizer"}},
+                           {"tokenizer_2", {"transformers", "T5TokenizerFast"}},
+                           {"transformer", {"diffusers", "FluxTransformer2DModel"}},
+                           {"vae", {"diffusers", "AutoencoderKL"}}});
+    writeJsonFlux1Fixture(f.folder + "/transformer/config.json", tc);
     writeSharded(f.folder + "/transformer", "diffusion_pytorch_model", transformer, 2);
-    writeJson(f.folder + "/text_encoder/config.json", clipConfig());
-    writeSingle(f.folder + "/text_encoder/model.safetensors", clip);
-    writeJson(f.folder + "/text_encoder_2/config.json", t5Config());
+    writeJsonFlux1Fixture(f.folder + "/text_encoder/config.json", clipConfigFlux1Fixture());
+    writeSingleFlux1Fixture(f.folder + "/text_encoder/model.safetensors", clip);
+    writeJsonFlux1Fixture(f.folder + "/text_encoder_2/config.json", t5ConfigFlux1Fixture());
     writeSharded(f.folder + "/text_encoder_2", "model", t5, 2);
-    writeJson(f.folder + "/vae/config.json", vaeConfig());
-    writeSingle(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
-    writeJson(f.folder + "/scheduler/scheduler_config.json", schedulerConfig(dev));
-    copyFolder(dataPath("../../resources/demo-model/tokenizer"), f.folder + "/tokenizer");
-    copyFolder(dataPath("flux1_tiny/tokenizer_2"), f.folder + "/tokenizer_2");
+    writeJsonFlux1Fixture(f.folder + "/vae/config.json", vaeConfigFlux1Fixture());
+    writeSingleFlux1Fixture(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
+    writeJsonFlux1Fixture(f.folder + "/scheduler/scheduler_config.json",
+                          schedulerConfigFlux1Fixture(dev));
+    copyFolderFlux1Fixture(dataPath("../../resources/demo-model/tokenizer"),
+                           f.folder + "/tokenizer");
+    copyFolderFlux1Fixture(dataPath("flux1_tiny/tokenizer_2"), f.folder + "/tokenizer_2");
 
     // The single files, in a folder of their own with the tokenizers beside them.
     const std::string files = root + "/files";
@@ -282,15 +285,15 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev) {
     f.clipL = files + "/clip_l.safetensors";
     f.t5 = files + "/t5xxl_tiny.safetensors";
     const WeightMap bfl = fluxToBfl(transformer, 2, 2);
-    writeSingle(f.bfl, bfl);
-    writeSingle(f.bflPrefixed, bfl, "model.diffusion_model.");
-    writeSingle(f.ae, vaeToLdm(vae, 2));
-    writeSingle(f.clipL, clip);
-    writeSingle(f.t5, t5);
+    writeSingleFlux1Fixture(f.bfl, bfl);
+    writeSingleFlux1Fixture(f.bflPrefixed, bfl, "model.diffusion_model.");
+    writeSingleFlux1Fixture(f.ae, vaeToLdm(vae, 2));
+    writeSingleFlux1Fixture(f.clipL, clip);
+    writeSingleFlux1Fixture(f.t5, t5);
     f.tokenizer = files + "/tokenizer";
     f.tokenizer2 = files + "/tokenizer_2";
-    copyFolder(f.folder + "/tokenizer", f.tokenizer);
-    copyFolder(f.folder + "/tokenizer_2", f.tokenizer2);
+    copyFolderFlux1Fixture(f.folder + "/tokenizer", f.tokenizer);
+    copyFolderFlux1Fixture(f.folder + "/tokenizer_2", f.tokenizer2);
     return f;
 }
 

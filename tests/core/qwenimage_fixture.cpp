@@ -17,12 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeJson(const std::string& path, const nlohmann::json& j) {
+void writeJsonQwenimageFixture(const std::string& path, const nlohmann::json& j) {
     fs::create_directories(fs::path(path).parent_path());
     std::ofstream(path) << j.dump(2);
 }
 
-void writeSingle(const std::string& path, const WeightMap& w) {
+void writeSingleQwenimageFixture(const std::string& path, const WeightMap& w) {
     fs::create_directories(fs::path(path).parent_path());
     std::vector<std::pair<std::string, torch::Tensor>> list(w.begin(), w.end());
     writeSafetensors(path, list);
@@ -50,7 +50,7 @@ nlohmann::json textEncoderConfig(int hidden = 16, int vocab = 152064) {
             {"tie_word_embeddings", false}};
 }
 
-nlohmann::json transformerConfig() {
+nlohmann::json transformerConfigQwenimageFixture() {
     return {{"_class_name", "QwenImageTransformer2DModel"},
             {"patch_size", 2},
             {"in_channels", 64},  // 16 latent channels x 2 x 2
@@ -75,7 +75,7 @@ void scaleResidualWriters(WeightMap& dit, double c, double mlpGain) {
             t = t * (mlp ? c * mlpGain : c);
             ++n;
         }
-    const int layers = transformerConfig()["num_layers"];
+    const int layers = transformerConfigQwenimageFixture()["num_layers"];
     if (n != 4 + 8 * layers) throw std::logic_error("the residual writers' keys changed");
 }
 
@@ -87,9 +87,9 @@ WeightMap withVisualTensor(WeightMap w) {
 }  // namespace
 
 std::string writeTinyQwen25Vl(const std::string& path, int hidden, int vocab) {
-    writeSingle(path,
-                withVisualTensor(randomFixtureWeights(textEncoderConfig(hidden, vocab),
-                                                      "Qwen2_5_VLForConditionalGeneration", 41)));
+    writeSingleQwenimageFixture(
+        path, withVisualTensor(randomFixtureWeights(textEncoderConfig(hidden, vocab),
+                                                    "Qwen2_5_VLForConditionalGeneration", 41)));
     return path;
 }
 
@@ -100,40 +100,43 @@ QwenImageFiles writeTinyQwenImage(const std::string& root, double residualScale,
     // Keys under "model." (the family's names for this class): the checkpoint's.
     const WeightMap text =
         randomFixtureWeights(textEncoderConfig(), "Qwen2_5_VLForConditionalGeneration", 21);
-    WeightMap dit = randomFixtureWeights(transformerConfig(), "QwenImageTransformer2DModel", 22);
+    WeightMap dit = randomFixtureWeights(transformerConfigQwenimageFixture(),
+                                         "QwenImageTransformer2DModel", 22);
     if (residualScale != 1.0 || mlpGain != 1.0) scaleResidualWriters(dit, residualScale, mlpGain);
     f.transformer = dit;
     const WeightMap vae =
         randomFixtureWeights(tinyQwenImageVaeConfig(), "AutoencoderKLQwenImage", 23);
 
-    writeJson(f.folder + "/model_index.json",
-              {{"_class_name", "QwenImagePipeline"},
-               {"_diffusers_version", "0.35.0.dev0"},
-               {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
-               {"text_encoder", {"transformers", "Qwen2_5_VLForConditionalGeneration"}},
-               {"tokenizer", {"transformers", "Qwen2Tokenizer"}},
-               {"transformer", {"diffusers", "QwenImageTransformer2DModel"}},
-               {"vae", {"diffusers", "AutoencoderKLQwenImage"}}});
-    writeJson(f.folder + "/text_encoder/config.json", textEncoderConfig());
-    writeSingle(f.folder + "/text_encoder/model.safetensors", text);
+    writeJsonQwenimageFixture(
+        f.folder + "/model_index.json",
+        {{"_class_name", "QwenImagePipeline"},
+         {"_diffusers_version", "0.35.0.dev0"},
+         {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+         {"text_encoder", {"transformers", "Qwen2_5_VLForConditionalGeneration"}},
+         {"tokenizer", {"transformers", "Qwen2Tokenizer"}},
+         {"transformer", {"diffusers", "QwenImageTransformer2DModel"}},
+         {"vae", {"diffusers", "AutoencoderKLQwenImage"}}});
+    writeJsonQwenimageFixture(f.folder + "/text_encoder/config.json", textEncoderConfig());
+    writeSingleQwenimageFixture(f.folder + "/text_encoder/model.safetensors", text);
     fs::create_directories(f.folder + "/tokenizer");
     fs::copy(findBundledTokenizer("qwen2"), f.folder + "/tokenizer",
              fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-    writeJson(f.folder + "/transformer/config.json", transformerConfig());
-    writeSingle(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
-    writeJson(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
-    writeSingle(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
+    writeJsonQwenimageFixture(f.folder + "/transformer/config.json",
+                              transformerConfigQwenimageFixture());
+    writeSingleQwenimageFixture(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
+    writeJsonQwenimageFixture(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
+    writeSingleQwenimageFixture(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
     nlohmann::json sched = qwenImageSchedulerConfig();
     sched["_diffusers_version"] = "0.35.0.dev0";
-    writeJson(f.folder + "/scheduler/scheduler_config.json", sched);
+    writeJsonQwenimageFixture(f.folder + "/scheduler/scheduler_config.json", sched);
 
     const std::string set = root + "/comfyui";
     f.dit = set + "/qwen_image_tiny.safetensors";
-    writeSingle(f.dit, dit);
+    writeSingleQwenimageFixture(f.dit, dit);
     f.textEncoder = set + "/qwen_2.5_vl_tiny.safetensors";
-    writeSingle(f.textEncoder, withVisualTensor(text));
+    writeSingleQwenimageFixture(f.textEncoder, withVisualTensor(text));
     f.vae = set + "/qwen_image_vae.safetensors";
-    writeSingle(f.vae, wanVaeToOriginal(vae, 1));
+    writeSingleQwenimageFixture(f.vae, wanVaeToOriginal(vae, 1));
     return f;
 }
 

@@ -14,18 +14,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeJson(const std::string& path, const nlohmann::json& j) {
+void writeJsonSdFixture(const std::string& path, const nlohmann::json& j) {
     fs::create_directories(fs::path(path).parent_path());
     std::ofstream(path) << j.dump(2);
 }
 
-void writeWeights(const std::string& path, const WeightMap& w) {
+void writeWeightsSdFixture(const std::string& path, const WeightMap& w) {
     std::vector<std::pair<std::string, torch::Tensor>> list(w.begin(), w.end());
     writeSafetensors(path, list);
 }
 
 // The demo model's tokenizer (its ids: test::demoTokenIds; 32 tokens) feeds both encoders.
-nlohmann::json clipConfig(bool openClip) {
+nlohmann::json clipConfigSdFixture(bool openClip) {
     nlohmann::json j{
         {"architectures", {openClip ? "CLIPTextModelWithProjection" : "CLIPTextModel"}},
         {"model_type", "clip_text_model"},
@@ -44,7 +44,7 @@ nlohmann::json clipConfig(bool openClip) {
 
 // SD 1.x: conv projections, 8 heads; SDXL: linear projections, [1, 2] transformer layers, text_time
 // conditioning of 6 time ids x 8 + the 16-wide projection.
-nlohmann::json unetConfig(bool xl) {
+nlohmann::json unetConfigSdFixture(bool xl) {
     nlohmann::json j{{"_class_name", "UNet2DConditionModel"},
                      {"in_channels", 4},
                      {"out_channels", 4},
@@ -73,7 +73,7 @@ nlohmann::json unetConfig(bool xl) {
     return j;
 }
 
-nlohmann::json vaeConfig(bool xl) {
+nlohmann::json vaeConfigSdFixture(bool xl) {
     return {{"_class_name", "AutoencoderKL"},
             {"in_channels", 3},
             {"out_channels", 3},
@@ -106,9 +106,9 @@ nlohmann::json sdEulerConfig() {
 SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& scheduler) {
     SdFiles f;
     f.folder = root + "/folder";
-    f.unetConfig = unetConfig(xl);
-    f.vaeConfig = vaeConfig(xl);
-    f.textEncoderConfig = clipConfig(false);
+    f.unetConfig = unetConfigSdFixture(xl);
+    f.vaeConfig = vaeConfigSdFixture(xl);
+    f.textEncoderConfig = clipConfigSdFixture(false);
     f.unet = randomWeightsOf(f.unetConfig, "UNet2DConditionModel", 11);
     f.vae = randomWeightsOf(f.vaeConfig, "AutoencoderKL", 12);
     f.textEncoder = randomWeightsOf(f.textEncoderConfig, "CLIPTextModel", 13);
@@ -124,30 +124,30 @@ SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& sche
         fs::create_directories(to);
         fs::copy(tokenizer, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
         if (padBang)  // OpenCLIP's tokenizer pads with "!"
-            writeJson(to + "/special_tokens_map.json", {{"bos_token", "<|startoftext|>"},
-                                                        {"eos_token", "<|endoftext|>"},
-                                                        {"pad_token", "!"},
-                                                        {"unk_token", "<|endoftext|>"}});
+            writeJsonSdFixture(to + "/special_tokens_map.json", {{"bos_token", "<|startoftext|>"},
+                                                                 {"eos_token", "<|endoftext|>"},
+                                                                 {"pad_token", "!"},
+                                                                 {"unk_token", "<|endoftext|>"}});
     };
     copyTokenizer(f.folder + "/tokenizer", false);
     if (xl) {
-        f.textEncoder2Config = clipConfig(true);
+        f.textEncoder2Config = clipConfigSdFixture(true);
         f.textEncoder2 = randomWeightsOf(f.textEncoder2Config, "CLIPTextModelWithProjection", 14);
         index["text_encoder_2"] = {"transformers", "CLIPTextModelWithProjection"};
         index["tokenizer_2"] = {"transformers", "CLIPTokenizer"};
         index["force_zeros_for_empty_prompt"] = true;
-        writeJson(f.folder + "/text_encoder_2/config.json", f.textEncoder2Config);
-        writeWeights(f.folder + "/text_encoder_2/model.safetensors", f.textEncoder2);
+        writeJsonSdFixture(f.folder + "/text_encoder_2/config.json", f.textEncoder2Config);
+        writeWeightsSdFixture(f.folder + "/text_encoder_2/model.safetensors", f.textEncoder2);
         copyTokenizer(f.folder + "/tokenizer_2", true);
     }
-    writeJson(f.folder + "/model_index.json", index);
-    writeJson(f.folder + "/unet/config.json", f.unetConfig);
-    writeWeights(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
-    writeJson(f.folder + "/vae/config.json", f.vaeConfig);
-    writeWeights(f.folder + "/vae/diffusion_pytorch_model.safetensors", f.vae);
-    writeJson(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
-    writeWeights(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
-    writeJson(f.folder + "/scheduler/scheduler_config.json", scheduler);
+    writeJsonSdFixture(f.folder + "/model_index.json", index);
+    writeJsonSdFixture(f.folder + "/unet/config.json", f.unetConfig);
+    writeWeightsSdFixture(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
+    writeJsonSdFixture(f.folder + "/vae/config.json", f.vaeConfig);
+    writeWeightsSdFixture(f.folder + "/vae/diffusion_pytorch_model.safetensors", f.vae);
+    writeJsonSdFixture(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
+    writeWeightsSdFixture(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
+    writeJsonSdFixture(f.folder + "/scheduler/scheduler_config.json", scheduler);
     return f;
 }
 
@@ -155,7 +155,7 @@ SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& sche
 // "!", linear projections, 8-wide heads.
 SdFiles writeTinySd2(const std::string& root, const nlohmann::json& scheduler) {
     SdFiles f = writeTinySd(root, false, scheduler);
-    f.textEncoderConfig = clipConfig(true);
+    f.textEncoderConfig = clipConfigSdFixture(true);
     f.textEncoderConfig["architectures"] = {"CLIPTextModel"};
     f.textEncoderConfig.erase("projection_dim");
     f.textEncoder = randomWeightsOf(f.textEncoderConfig, "CLIPTextModel", 15);
@@ -163,14 +163,15 @@ SdFiles writeTinySd2(const std::string& root, const nlohmann::json& scheduler) {
     f.unetConfig["attention_head_dim"] = {4, 8};
     f.unetConfig["cross_attention_dim"] = 32;
     f.unet = randomWeightsOf(f.unetConfig, "UNet2DConditionModel", 16);
-    writeJson(f.folder + "/unet/config.json", f.unetConfig);
-    writeWeights(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
-    writeJson(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
-    writeWeights(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
-    writeJson(f.folder + "/tokenizer/special_tokens_map.json", {{"bos_token", "<|startoftext|>"},
-                                                                {"eos_token", "<|endoftext|>"},
-                                                                {"pad_token", "!"},
-                                                                {"unk_token", "<|endoftext|>"}});
+    writeJsonSdFixture(f.folder + "/unet/config.json", f.unetConfig);
+    writeWeightsSdFixture(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
+    writeJsonSdFixture(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
+    writeWeightsSdFixture(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
+    writeJsonSdFixture(f.folder + "/tokenizer/special_tokens_map.json",
+                       {{"bos_token", "<|startoftext|>"},
+                        {"eos_token", "<|endoftext|>"},
+                        {"pad_token", "!"},
+                        {"unk_token", "<|endoftext|>"}});
     return f;
 }
 
@@ -197,7 +198,7 @@ std::string writeSdSingleFile(const SdFiles& f, const std::string& path, bool xl
             all.insert(kv);
     }
     fs::create_directories(fs::path(path).parent_path());
-    writeWeights(path, all);
+    writeWeightsSdFixture(path, all);
     // The tokenizers beside the file, as a user keeps them with a checkpoint of this vocabulary.
     const fs::path dir = fs::path(path).parent_path();
     for (const char* t : {"tokenizer", "tokenizer_2"})

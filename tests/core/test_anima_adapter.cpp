@@ -28,14 +28,14 @@ using test::readJson;
 using test::dataPath;
 using test::relErr;
 
-struct Case {
+struct CaseAnimaAdapter {
     nlohmann::json config;
     WeightMap weights;
     NamedTensors io;
 };
 
-Case loadCase(const std::string& dir, const std::string& ioPath) {
-    Case c;
+CaseAnimaAdapter loadCaseAnimaAdapter(const std::string& dir, const std::string& ioPath) {
+    CaseAnimaAdapter c;
     c.config = readJson(dataPath(dir + "/config.json"));
     c.weights =
         weightMapOf(TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors")));
@@ -44,14 +44,15 @@ Case loadCase(const std::string& dir, const std::string& ioPath) {
     return c;
 }
 
-Case golden() {
-    return loadCase("golden/anima_adapter", "golden/anima_adapter_io.safetensors");
+CaseAnimaAdapter goldenAnimaAdapter() {
+    return loadCaseAnimaAdapter("golden/anima_adapter", "golden/anima_adapter_io.safetensors");
 }
-Case layerNormCase() {
-    return loadCase("cosmos/anima_ln", "cosmos/anima_ln_io.safetensors");
+CaseAnimaAdapter layerNormCase() {
+    return loadCaseAnimaAdapter("cosmos/anima_ln", "cosmos/anima_ln_io.safetensors");
 }
 
-double compare(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
+double compareAnimaAdapter(const NamedTensors& out, const NamedTensors& io,
+                           const std::string& label) {
     return test::compareOutput(out, io, "out.text_embeds", "anima adapter " + label);
 }
 
@@ -76,19 +77,19 @@ TEST(AnimaAdapterConfig, ReadsGoldenConfigAndNamesBadFields) {
 }
 
 TEST(AnimaAdapter, GoldenParity) {
-    const Case g = golden();
+    const CaseAnimaAdapter g = goldenAnimaAdapter();
     for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
         ProbeContext probes = contextFor("", level);
         auto model = loadAnimaTextConditioner(g.config, g.weights, probes.policy());
         EXPECT_EQ(keysOf(stateOf(*model)), keysOf(g.weights));  // keys are diffusers' own
-        const double err = compare(runAnimaTextConditioner(model, g.io, probes), g.io,
-                                   "golden (probes " + probeLevelName(level) + ")");
+        const double err = compareAnimaAdapter(runAnimaTextConditioner(model, g.io, probes), g.io,
+                                               "golden (probes " + probeLevelName(level) + ")");
         EXPECT_LE(err, 1e-4);
     }
 }
 
 TEST(AnimaAdapter, GoldenParityThroughTheFamily) {
-    const Case g = golden();
+    const CaseAnimaAdapter g = goldenAnimaAdapter();
     auto family = FamilyRegistry::global().require("AnimaTextConditioner", "test");
     EXPECT_EQ(family->role, Role::Adapter);
     EXPECT_EQ(family->defaultComponent, "text_conditioner");
@@ -96,7 +97,7 @@ TEST(AnimaAdapter, GoldenParityThroughTheFamily) {
     auto c =
         loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "text_conditioner");
     const NamedTensors out = c->run(g.io, probes);
-    EXPECT_LE(compare(out, g.io, "golden via family"), 1e-4);
+    EXPECT_LE(compareAnimaAdapter(out, g.io, "golden via family"), 1e-4);
     // The target mask zeroes the padded tokens (the last two of ten).
     EXPECT_EQ(out.at("out.text_embeds").narrow(1, 8, 2).abs().max().item<float>(), 0.f);
     // Without masks every token attends everywhere: a different, unmasked result.
@@ -108,14 +109,14 @@ TEST(AnimaAdapter, GoldenParityThroughTheFamily) {
 }
 
 TEST(AnimaAdapter, LayerNormConfigMatchesTheReferencePort) {
-    const Case c = layerNormCase();
+    const CaseAnimaAdapter c = layerNormCase();
     ProbeContext probes = contextFor("");
     auto model = loadAnimaTextConditioner(c.config, c.weights, probes.policy());
     EXPECT_EQ(keysOf(stateOf(*model)), keysOf(c.weights));
     EXPECT_FALSE(c.weights.count("in_proj.weight"));  // model_dim == target_dim
     EXPECT_TRUE(c.weights.count("blocks.1.norm_mlp.bias"));
     const NamedTensors out = runAnimaTextConditioner(model, c.io, probes);
-    EXPECT_LE(compare(out, c.io, "layer norm, no self-attn"), 1e-4);
+    EXPECT_LE(compareAnimaAdapter(out, c.io, "layer norm, no self-attn"), 1e-4);
     // 7 target tokens padded to min_sequence_length 12 with zeros.
     const auto& t = out.at("out.text_embeds");
     ASSERT_EQ(t.sizes(), (std::vector<int64_t>{2, 12, 16}));
@@ -123,7 +124,7 @@ TEST(AnimaAdapter, LayerNormConfigMatchesTheReferencePort) {
 }
 
 TEST(AnimaAdapter, ReducedPrecisionAgreesWithFp32) {
-    const Case c = layerNormCase();
+    const CaseAnimaAdapter c = layerNormCase();
     ProbeContext p32 = contextFor("");
     auto m32 = loadAnimaTextConditioner(c.config, c.weights, p32.policy());
     auto o32 = runAnimaTextConditioner(m32, c.io, p32).at("out.text_embeds");
@@ -144,7 +145,7 @@ TEST(AnimaAdapter, ReducedPrecisionAgreesWithFp32) {
 }
 
 TEST(AnimaAdapter, ProbeNamesAndGranularity) {
-    const Case g = golden();
+    const CaseAnimaAdapter g = goldenAnimaAdapter();
     ProbeContext probes = contextFor("", ProbeLevel::Op);
     auto model = loadAnimaTextConditioner(g.config, g.weights, probes.policy());
     runAnimaTextConditioner(model, g.io, probes);
@@ -183,7 +184,7 @@ TEST(AnimaAdapter, ProbeNamesAndGranularity) {
 }
 
 TEST(AnimaAdapter, LoadErrorsNameTheKey) {
-    const Case g = golden();
+    const CaseAnimaAdapter g = goldenAnimaAdapter();
     ProbeContext probes = contextFor("");
     auto expectError = [&](const nlohmann::json& config, const WeightMap& w,
                            const std::string& key) {
@@ -202,7 +203,7 @@ TEST(AnimaAdapter, LoadErrorsNameTheKey) {
 }
 
 TEST(AnimaAdapter, InputErrorsNameTheKeyAndShape) {
-    const Case g = golden();
+    const CaseAnimaAdapter g = goldenAnimaAdapter();
     ProbeContext probes = contextFor("");
     auto model = loadAnimaTextConditioner(g.config, g.weights, probes.policy());
     auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
@@ -231,7 +232,7 @@ TEST(AnimaAdapter, InputErrorsNameTheKeyAndShape) {
 // A block whose MLP output passes 65504 in fp16: named inside that block, the block itself at
 // Module level; fp32 stays finite (the final RMSNorm rescales).
 TEST(AnimaAdapter, Fp16OverflowIsNamedInsideTheBlock) {
-    Case g = golden();
+    CaseAnimaAdapter g = goldenAnimaAdapter();
     // (The weights are views of a read-only mapped file: scale copies.)
     g.weights["blocks.1.mlp.2.weight"] = g.weights["blocks.1.mlp.2.weight"] * 1.5e5;
     g.weights["blocks.1.mlp.2.bias"] = g.weights["blocks.1.mlp.2.bias"] * 1.5e5;

@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::errorOf;
 
-const torch::Device kCpu(torch::kCPU);
+const torch::Device kCpuAnimaPipeline(torch::kCPU);
 
 class AnimaPipeline : public ::testing::Test {
 protected:
@@ -65,7 +65,7 @@ protected:
 std::string AnimaPipeline::s_root;
 test::AnimaFiles AnimaPipeline::s_files;
 
-float maxDifference(const std::vector<float>& a, const std::vector<float>& b) {
+float maxDifferenceAnimaPipeline(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size()) return INFINITY;
     float d = 0;
     for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
@@ -73,7 +73,7 @@ float maxDifference(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 TEST_F(AnimaPipeline, TheFolderAndTheComfyUiSetGiveTheSameImage) {
-    auto folder = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    auto folder = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuAnimaPipeline);
     std::vector<std::string> names;
     for (const auto& c : folder->components()) names.push_back(c.name);
     EXPECT_EQ(names,
@@ -88,13 +88,14 @@ TEST_F(AnimaPipeline, TheFolderAndTheComfyUiSetGiveTheSameImage) {
     // The conditioner pads its output to min_sequence_length 512 tokens of width 24.
     EXPECT_EQ(ref.textEmbedding.count, 512 * 24);
 
-    auto set = Pipeline::load(s_files.dit, comfySet(s_files), PrecisionPlan(), kCpu);
+    auto set = Pipeline::load(s_files.dit, comfySet(s_files), PrecisionPlan(), kCpuAnimaPipeline);
     ASSERT_GE(set->detected().size(), 4u);
     EXPECT_NE(set->detected()[0].find("(Anima)"), std::string::npos) << set->detected()[0];
     const RunRecord same = set->run(config());
     ASSERT_EQ(same.steps.size(), ref.steps.size());
     for (size_t i = 0; i < ref.steps.size(); ++i)
-        EXPECT_EQ(maxDifference(same.steps[i].latentValues, ref.steps[i].latentValues), 0.f)
+        EXPECT_EQ(maxDifferenceAnimaPipeline(same.steps[i].latentValues, ref.steps[i].latentValues),
+                  0.f)
             << "step " << i;
     ASSERT_TRUE(ref.savedImage && same.savedImage);
     EXPECT_TRUE(ref.savedImage->rgb == same.savedImage->rgb);
@@ -103,7 +104,8 @@ TEST_F(AnimaPipeline, TheFolderAndTheComfyUiSetGiveTheSameImage) {
 // A memory budget below the whole model streams the DiT block by block (and frees the text
 // encoder after the prompt): the same latents, bit for bit.
 TEST_F(AnimaPipeline, TheDitStreamsWhenTheModelDoesNotFit) {
-    const RunRecord ref = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu)->run(config());
+    const RunRecord ref =
+        Pipeline::load(s_files.folder, PrecisionPlan(), kCpuAnimaPipeline)->run(config());
     uint64_t bytes = 0;
     for (const auto& e : fs::recursive_directory_iterator(s_files.folder))
         if (e.path().extension() == ".safetensors") bytes += e.file_size();
@@ -111,7 +113,7 @@ TEST_F(AnimaPipeline, TheDitStreamsWhenTheModelDoesNotFit) {
     for (int pct = 124; pct > 10 && !p; pct -= 2) {
         test::ScopedMemoryLimit limit(std::to_string(bytes * pct / 100 / 1e6));
         try {
-            auto q = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+            auto q = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuAnimaPipeline);
             if (q->memoryPlan().find("streamed") != std::string::npos) p = std::move(q);
         } catch (const PipelineError& e) {
             ADD_FAILURE() << "refused at " << pct << "% before streaming: " << e.what();
@@ -126,7 +128,8 @@ TEST_F(AnimaPipeline, TheDitStreamsWhenTheModelDoesNotFit) {
         const RunRecord r = p->run(config());
         ASSERT_EQ(r.steps.size(), ref.steps.size());
         for (size_t i = 0; i < r.steps.size(); ++i)
-            EXPECT_EQ(maxDifference(r.steps[i].latentValues, ref.steps[i].latentValues), 0.f)
+            EXPECT_EQ(
+                maxDifferenceAnimaPipeline(r.steps[i].latentValues, ref.steps[i].latentValues), 0.f)
                 << "run " << run << " step " << i;
     }
 }
@@ -134,7 +137,7 @@ TEST_F(AnimaPipeline, TheDitStreamsWhenTheModelDoesNotFit) {
 // diffusers' Anima loop: sigmas linspace(1, 1/N, N) shifted by 3 (sigma' = 3s / (1 + 2s)), the
 // model called at t / 1000 = sigma', Euler steps x += (sigma'_{i+1} - sigma'_i) v.
 TEST_F(AnimaPipeline, TheScheduleIsShiftedAndGuidanceUsesTheNegativePrompt) {
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuAnimaPipeline);
     const RunRecord a = p->run(config(4));
     ASSERT_EQ(a.steps.size(), 4u);
     for (int i = 0; i < 4; ++i) {
@@ -146,20 +149,25 @@ TEST_F(AnimaPipeline, TheScheduleIsShiftedAndGuidanceUsesTheNegativePrompt) {
     const RunRecord empty = p->run(c);
     c.negativePrompt = "lowres, bad anatomy";
     const RunRecord negative = p->run(c);
-    EXPECT_GT(maxDifference(empty.steps[0].latentValues, negative.steps[0].latentValues), 1e-4f);
+    EXPECT_GT(
+        maxDifferenceAnimaPipeline(empty.steps[0].latentValues, negative.steps[0].latentValues),
+        1e-4f);
     // Guidance 1 runs the prompt alone: the negative prompt changes nothing.
     c.guidance = 1.0;
     const RunRecord unguided = p->run(c);
     c.negativePrompt.clear();
-    EXPECT_EQ(maxDifference(unguided.steps[0].latentValues, p->run(c).steps[0].latentValues), 0.f);
+    EXPECT_EQ(
+        maxDifferenceAnimaPipeline(unguided.steps[0].latentValues, p->run(c).steps[0].latentValues),
+        0.f);
     // The prompt matters (the conditioner's cross-attention reads the Qwen3 states).
     c.prompt = "the sea at dawn";
-    EXPECT_GT(maxDifference(unguided.steps[0].latentValues, p->run(c).steps[0].latentValues),
-              1e-5f);
+    EXPECT_GT(
+        maxDifferenceAnimaPipeline(unguided.steps[0].latentValues, p->run(c).steps[0].latentValues),
+        1e-5f);
 }
 
 TEST_F(AnimaPipeline, EmptyAndHugePromptsRun) {
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuAnimaPipeline);
     RunConfig c = config(1);
     c.prompt.clear();
     EXPECT_EQ(p->run(c).verdict, "ok");
@@ -182,7 +190,7 @@ TEST_F(AnimaPipeline, PartsThatDoNotFitAreRefusedByName) {
         fs::copy(f.tokenizer, root + "/tokenizer", fs::copy_options::recursive);
         fs::copy(f.t5Tokenizer, root + "/t5_tokenizer", fs::copy_options::recursive);
         const std::string e = errorOf<PipelineError>(
-            [&] { Pipeline::load(path, comfySet(f), PrecisionPlan(), kCpu); });
+            [&] { Pipeline::load(path, comfySet(f), PrecisionPlan(), kCpuAnimaPipeline); });
         EXPECT_NE(e.find("text_conditioner"), std::string::npos) << e;
     }
     // A Qwen3 narrower than the conditioner's source width.
@@ -190,8 +198,8 @@ TEST_F(AnimaPipeline, PartsThatDoNotFitAreRefusedByName) {
         const std::string narrow = test::writeTinyQwen3(root + "/narrow_qwen", 16);
         ModelFiles m;
         m.textEncoder = narrow;
-        const std::string e =
-            errorOf<PipelineError>([&] { Pipeline::load(f.folder, m, PrecisionPlan(), kCpu); });
+        const std::string e = errorOf<PipelineError>(
+            [&] { Pipeline::load(f.folder, m, PrecisionPlan(), kCpuAnimaPipeline); });
         EXPECT_NE(e.find("source_dim"), std::string::npos) << e;
         EXPECT_NE(e.find("32"), std::string::npos) << e;
         EXPECT_NE(e.find("16"), std::string::npos) << e;
@@ -200,8 +208,8 @@ TEST_F(AnimaPipeline, PartsThatDoNotFitAreRefusedByName) {
     {
         ModelFiles m = comfySet(f);
         m.vae = test::dataPath("golden/vae");
-        const std::string e =
-            errorOf<PipelineError>([&] { Pipeline::load(f.dit, m, PrecisionPlan(), kCpu); });
+        const std::string e = errorOf<PipelineError>(
+            [&] { Pipeline::load(f.dit, m, PrecisionPlan(), kCpuAnimaPipeline); });
         EXPECT_NE(e.find("AutoencoderKLQwenImage"), std::string::npos) << e;
     }
     // No T5 tokenizer anywhere near the set.
@@ -211,7 +219,8 @@ TEST_F(AnimaPipeline, PartsThatDoNotFitAreRefusedByName) {
         fs::copy_file(f.dit, lone + "/anima.safetensors");
         fs::copy(f.tokenizer, lone + "/tokenizer", fs::copy_options::recursive);
         const std::string e = errorOf<PipelineError>([&] {
-            Pipeline::load(lone + "/anima.safetensors", comfySet(f), PrecisionPlan(), kCpu);
+            Pipeline::load(lone + "/anima.safetensors", comfySet(f), PrecisionPlan(),
+                           kCpuAnimaPipeline);
         });
         EXPECT_NE(e.find("--tokenizer-2"), std::string::npos) << e;
     }
@@ -225,15 +234,16 @@ TEST_F(AnimaPipeline, PartsThatDoNotFitAreRefusedByName) {
         fs::copy(f.t5Tokenizer, bare + "/t5_tokenizer", fs::copy_options::recursive);
         ModelFiles m = comfySet(f);
         m.textEncoder = bare + "/qwen_3_06b_base.safetensors";
-        const std::string e = errorOf<PipelineError>(
-            [&] { Pipeline::load(bare + "/anima.safetensors", m, PrecisionPlan(), kCpu); });
+        const std::string e = errorOf<PipelineError>([&] {
+            Pipeline::load(bare + "/anima.safetensors", m, PrecisionPlan(), kCpuAnimaPipeline);
+        });
         EXPECT_NE(e.find("tokenizers/qwen2"), std::string::npos) << e;
         EXPECT_NE(e.find("not a pair"), std::string::npos) << e;
     }
 }
 
 // The largest |x| each DiT point reached at step 0 of `r`, by probe name.
-std::map<std::string, double> ditPeaks(const RunRecord& r) {
+std::map<std::string, double> ditPeaksAnimaPipeline(const RunRecord& r) {
     std::map<std::string, double> peaks;
     for (const auto& p : r.probes)
         if (p.step == 0 && p.name.rfind("transformer.", 0) == 0)
@@ -254,9 +264,9 @@ const test::AnimaFiles& scaledAnima(const std::string& root, const test::AnimaFi
         RunConfig c0 = cfg;
         c0.plan = PrecisionPlan();
         c0.probeLevel = ProbeLevel::Op;
-        ref = Pipeline::load(plain.folder, PrecisionPlan(), kCpu)->run(c0);
+        ref = Pipeline::load(plain.folder, PrecisionPlan(), kCpuAnimaPipeline)->run(c0);
         double embed = 0, blocks = 0;
-        for (const auto& [name, peak] : ditPeaks(ref)) {
+        for (const auto& [name, peak] : ditPeaksAnimaPipeline(ref)) {
             if (name.rfind("transformer.transformer_blocks.", 0) == 0)
                 blocks = std::max(blocks, peak);
             if (name == "transformer.patch_embed") embed = peak;
@@ -283,7 +293,7 @@ TEST_F(AnimaPipeline, TheT4PostMortemIsReproducedLocatedAndFixed) {
     RunRecord reference;
     const auto& scaled = scaledAnima(s_root, s_files, cfg, &reference);
     cfg.plan = PrecisionPlan::parse("transformer=fp16");
-    auto p = Pipeline::load(scaled.folder, cfg.plan, kCpu);
+    auto p = Pipeline::load(scaled.folder, cfg.plan, kCpuAnimaPipeline);
     const RunRecord bad = p->run(cfg);
     EXPECT_EQ(bad.verdict, "nan/inf") << bad.verdictExplanation;
     EXPECT_EQ(bad.textEmbedding.finite, bad.textEmbedding.count);  // the text path is clean
@@ -391,7 +401,7 @@ TEST_F(AnimaPipeline, TheCommandLineReproducesItFromTheComfyUiFiles) {
 TEST(Cosmos2Pipeline, RunsTheReferenceLoop) {
     test::ScopedDir dir("cosmos2");
     const std::string folder = test::writeTinyCosmos2(dir.path);
-    auto p = Pipeline::load(folder, PrecisionPlan(), kCpu);
+    auto p = Pipeline::load(folder, PrecisionPlan(), kCpuAnimaPipeline);
     std::vector<std::string> names;
     for (const auto& c : p->components()) names.push_back(c.name);
     EXPECT_EQ(names, (std::vector<std::string>{"text_encoder", "transformer", "vae"}));
@@ -414,19 +424,21 @@ TEST(Cosmos2Pipeline, RunsTheReferenceLoop) {
     EXPECT_NEAR(r.steps[1].sigma, std::pow(hi + 0.5 * (lo - hi), 7.0), 1e-4);
     EXPECT_NEAR(r.steps[2].sigma, 0.002, 1e-7);
     // The last step's sigma is held (final_sigmas_type "sigma_min"): it does not move x.
-    EXPECT_EQ(maxDifference(r.steps[2].latentValues, r.steps[1].latentValues), 0.f);
+    EXPECT_EQ(maxDifferenceAnimaPipeline(r.steps[2].latentValues, r.steps[1].latentValues), 0.f);
     EXPECT_EQ(r.textEmbedding.count, 512 * 24);
     // No negative prompt given: NVIDIA's default one guides, so an explicit empty-looking one
     // (a single space) changes the picture.
     RunConfig other = c;
     other.negativePrompt = " ";
-    EXPECT_GT(maxDifference(p->run(other).steps[0].latentValues, r.steps[0].latentValues), 1e-4f);
+    EXPECT_GT(
+        maxDifferenceAnimaPipeline(p->run(other).steps[0].latentValues, r.steps[0].latentValues),
+        1e-4f);
     // A scheduler config without Karras sigmas cannot sample this model.
     auto sched = readJsonFile(folder + "/scheduler/scheduler_config.json");
     sched["use_karras_sigmas"] = false;
     std::ofstream(folder + "/scheduler/scheduler_config.json") << sched.dump();
     const std::string e =
-        errorOf<PipelineError>([&] { Pipeline::load(folder, PrecisionPlan(), kCpu); });
+        errorOf<PipelineError>([&] { Pipeline::load(folder, PrecisionPlan(), kCpuAnimaPipeline); });
     EXPECT_NE(e.find("use_karras_sigmas"), std::string::npos) << e;
 }
 

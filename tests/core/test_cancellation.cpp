@@ -21,19 +21,19 @@ using namespace hs;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ClockCancellation = std::chrono::steady_clock;
 
-double secondsBetween(Clock::time_point a, Clock::time_point b) {
+double secondsBetween(ClockCancellation::time_point a, ClockCancellation::time_point b) {
     return std::chrono::duration<double>(b - a).count();
 }
 
-std::string demoDir() {
+std::string demoDirCancellation() {
     const std::string d = findDemoModel();
     EXPECT_FALSE(d.empty()) << "resources/demo-model is missing";
     return d;
 }
 
-RunConfig demoConfig(int steps) {
+RunConfig demoConfigCancellation(int steps) {
     RunConfig cfg;
     cfg.prompt = "a large red circle in the centre, blue background";
     cfg.seed = 5;
@@ -91,11 +91,11 @@ TEST(Cancellation, ProbePointThrowsOnlyInsideAScopeWhoseFlagIsSet) {
 }
 
 TEST(Cancellation, DemoRunStopsInsideTheTextEncoderAndInsideTheVaeDecode) {
-    auto p = Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU));
+    auto p = Pipeline::load(demoDirCancellation(), PrecisionPlan(), torch::Device(torch::kCPU));
     {
         std::atomic<bool> flag{false};
         CancelAtStage obs("text encoder", flag);
-        const RunRecord r = p->run(demoConfig(2), &obs, &flag);
+        const RunRecord r = p->run(demoConfigCancellation(2), &obs, &flag);
         EXPECT_TRUE(r.cancelled);
         EXPECT_TRUE(r.steps.empty());
         // Stopped at the encoder's first point, not after its last layer.
@@ -104,7 +104,7 @@ TEST(Cancellation, DemoRunStopsInsideTheTextEncoderAndInsideTheVaeDecode) {
     {
         std::atomic<bool> flag{false};
         CancelAtStage obs("vae decode", flag);
-        const RunRecord r = p->run(demoConfig(2), &obs, &flag);
+        const RunRecord r = p->run(demoConfigCancellation(2), &obs, &flag);
         EXPECT_TRUE(r.cancelled);
         EXPECT_EQ(r.steps.size(), 2u);
         EXPECT_FALSE(r.finalImage.has_value());
@@ -112,7 +112,7 @@ TEST(Cancellation, DemoRunStopsInsideTheTextEncoderAndInsideTheVaeDecode) {
     }
     // The pipeline runs on after a cancelled run.
     std::atomic<bool> flag{false};
-    const RunRecord r = p->run(demoConfig(1), nullptr, &flag);
+    const RunRecord r = p->run(demoConfigCancellation(1), nullptr, &flag);
     EXPECT_FALSE(r.cancelled);
     EXPECT_TRUE(r.finalImage.has_value());
 }
@@ -138,13 +138,13 @@ void expectStopInsideTheSecondStep(Pipeline& p, RunConfig cfg, const char* what)
         double delay;
         std::thread setter;
         std::atomic<int64_t> setAtNs{0};
-        std::vector<Clock::time_point> stepEnds;
+        std::vector<ClockCancellation::time_point> stepEnds;
         void onStep(const StepRecord& s, const std::vector<ProbeRecord>&) override {
-            stepEnds.push_back(Clock::now());
+            stepEnds.push_back(ClockCancellation::now());
             if (s.step != 0) return;
             setter = std::thread([this] {
                 std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-                setAtNs = Clock::now().time_since_epoch().count();
+                setAtNs = ClockCancellation::now().time_since_epoch().count();
                 *flag = true;
             });
         }
@@ -154,9 +154,9 @@ void expectStopInsideTheSecondStep(Pipeline& p, RunConfig cfg, const char* what)
     obs.flag = &flag;
     obs.delay = stepSeconds / 2;
     const RunRecord r = p.run(cfg, &obs, &flag);
-    const auto returned = Clock::now();
+    const auto returned = ClockCancellation::now();
     obs.setter.join();
-    const Clock::time_point setAt{Clock::duration(obs.setAtNs.load())};
+    const ClockCancellation::time_point setAt{ClockCancellation::duration(obs.setAtNs.load())};
     EXPECT_TRUE(r.cancelled);
     const double latency = secondsBetween(setAt, returned);
     std::printf("%s %dx%d: step %.4f s, %zu blocks (%.5f s each); cancel to return %.5f s\n", what,
@@ -170,15 +170,15 @@ void expectStopInsideTheSecondStep(Pipeline& p, RunConfig cfg, const char* what)
 }  // namespace
 
 TEST(Cancellation, DemoStepStopsWithinAFewBlocksOfTheFlag) {
-    auto p = Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU));
-    expectStopInsideTheSecondStep(*p, demoConfig(3), "demo (FLUX.1 transformer)");
+    auto p = Pipeline::load(demoDirCancellation(), PrecisionPlan(), torch::Device(torch::kCPU));
+    expectStopInsideTheSecondStep(*p, demoConfigCancellation(3), "demo (FLUX.1 transformer)");
 }
 
 TEST(Cancellation, TinySdUnetStepStopsWithinAFewBlocksOfTheFlag) {
     const std::string root = test::tempDir("cancel_sd");
     const auto f = test::writeTinySd(root, false, test::sdEulerConfig());
     auto p = Pipeline::load(f.folder, PrecisionPlan(), torch::Device(torch::kCPU));
-    RunConfig cfg = demoConfig(3);
+    RunConfig cfg = demoConfigCancellation(3);
     cfg.width = cfg.height = 64;
     expectStopInsideTheSecondStep(*p, cfg, "tiny SD 1.x (UNet)");
     p.reset();
@@ -188,11 +188,13 @@ TEST(Cancellation, TinySdUnetStepStopsWithinAFewBlocksOfTheFlag) {
 TEST(Cancellation, LoadStopsAtTheNextTensor) {
     std::atomic<bool> flag{true};
     CancelScope scope(&flag);
-    const auto t0 = Clock::now();
-    EXPECT_THROW(Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU)), Cancelled);
-    EXPECT_LT(secondsBetween(t0, Clock::now()), 1.0);
+    const auto t0 = ClockCancellation::now();
+    EXPECT_THROW(Pipeline::load(demoDirCancellation(), PrecisionPlan(), torch::Device(torch::kCPU)),
+                 Cancelled);
+    EXPECT_LT(secondsBetween(t0, ClockCancellation::now()), 1.0);
     flag = false;
-    EXPECT_NO_THROW(Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU)));
+    EXPECT_NO_THROW(
+        Pipeline::load(demoDirCancellation(), PrecisionPlan(), torch::Device(torch::kCPU)));
 }
 
 TEST(Cancellation, BisectionStopsWhenATrialIsCancelledAndRecordsNoOutcomeForIt) {
@@ -215,8 +217,8 @@ TEST(Cancellation, BisectionStopsWhenATrialIsCancelledAndRecordsNoOutcomeForIt) 
 }
 
 TEST(Cancellation, PrecisionSearchStopsInsideTheReferenceRun) {
-    RunConfig cfg = demoConfig(2);
-    cfg.modelDir = demoDir();
+    RunConfig cfg = demoConfigCancellation(2);
+    cfg.modelDir = demoDirCancellation();
     cfg.plan = PrecisionPlan::parse("transformer=fp16");
     std::atomic<bool> flag{false};
     PrecisionSearchOptions o;

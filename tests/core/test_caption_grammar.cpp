@@ -19,7 +19,7 @@ using namespace hs::demo;
 
 namespace {
 
-ClipTokenizer grammarTokenizer() {
+ClipTokenizer grammarTokenizerCaptionGrammar() {
     static const std::string dir = [] {
         const std::string d = test::tempDir("grammar-tok");
         writeTokenizerFolder(d, learnBpe(grammarWords()), kTextLength);
@@ -47,7 +47,7 @@ const std::vector<std::string> kSizeWords = {"small", "tiny", "little", "large",
 }  // namespace
 
 TEST(CaptionGrammar, EveryCaptionIsUnderstoodAndFitsTheTextLength) {
-    const ClipTokenizer tok = grammarTokenizer();
+    const ClipTokenizer tok = grammarTokenizerCaptionGrammar();
     size_t longest = 0;
     for (auto set : {TemplateSet::Training, TemplateSet::HeldOut})
         for (uint64_t seed = 0; seed < 4000; ++seed) {
@@ -116,7 +116,7 @@ TEST(CaptionGrammar, PhrasingsVaryAndHeldOutTemplatesAreTheirOwn) {
 }
 
 TEST(PromptWords, NamesWordsOutsideTheGrammarOnceEach) {
-    const ClipTokenizer tok = grammarTokenizer();
+    const ClipTokenizer tok = grammarTokenizerCaptionGrammar();
     EXPECT_TRUE(wordsNotUnderstood(tok, "A BIG Red Circle, on a blue background!").empty());
     EXPECT_EQ(wordsNotUnderstood(tok, "a teal hexagon and a teal circle over a blue backdrop"),
               (std::vector<std::string>{"teal", "hexagon"}));

@@ -45,7 +45,7 @@ torch::Tensor testValues(c10::IntArrayRef shape, torch::ScalarType type) {
     return x.to(type);
 }
 
-struct Case {
+struct CaseChunkedConvert {
     const char* name;
     torch::ScalarType stored;
     const char* plan;
@@ -57,7 +57,7 @@ struct Case {
 
 // 1031 x 77 rows over 4 KiB slices: slices of 13 or 26 rows, the last one short.
 TEST(ChunkedConvert, SlicesGiveTheOneShotBitsOnANonMultipleShape) {
-    const Case cases[] = {
+    const CaseChunkedConvert cases[] = {
         {"bf16 -> fp32", torch::kBFloat16, "transformer*=fp32", Execution::Native, torch::kFloat32},
         {"fp16 -> fp32", torch::kHalf, "transformer*=fp32", Execution::Native, torch::kFloat32},
         {"fp32 -> bf16 (native cast)", torch::kFloat32, "transformer*=bf16", Execution::Native,

@@ -32,7 +32,7 @@ protected:
     std::string m_dir;
 };
 
-std::string readFile(const std::string& p) {
+std::string readFileCliTarget(const std::string& p) {
     std::ifstream f(p);
     return std::string((std::istreambuf_iterator<char>(f)), {});
 }
@@ -55,10 +55,10 @@ TEST_F(CliTarget, ATargetByNameNamesTheT4AndItsMemory) {
         << out;
     EXPECT_EQ(out.find("bf16 runs natively on this CPU"), std::string::npos) << out;
     // The report states the target, with its memory, in the HTML and the JSON.
-    const std::string html = readFile(path("t4.html"));
+    const std::string html = readFileCliTarget(path("t4.html"));
     EXPECT_NE(html.find("Target device:</b> GPU Tesla T4 (compute capability 7.5) with 16 GB"),
               std::string::npos);
-    const auto j = nlohmann::json::parse(readFile(path("t4.json")));
+    const auto j = nlohmann::json::parse(readFileCliTarget(path("t4.json")));
     const auto& d = j["advice"]["device"];
     EXPECT_EQ(d["name"], "Tesla T4");
     EXPECT_EQ(d["compute_capability"], "7.5");
@@ -71,7 +71,7 @@ TEST_F(CliTarget, ATargetByNameNamesTheT4AndItsMemory) {
                    path("again.html"),
                status);
     EXPECT_EQ(status, 0) << again;
-    const auto k = nlohmann::json::parse(readFile(path("again.json")));
+    const auto k = nlohmann::json::parse(readFileCliTarget(path("again.json")));
     EXPECT_EQ(k["advice"]["device"]["compute_capability"], "8.6");
     EXPECT_EQ(k["advice"]["device"]["memory_gb"], 12.0);
 }

@@ -20,15 +20,15 @@ using test::dataPath;
 using test::readJson;
 using test::relErr;
 
-struct Golden {
+struct GoldenClip {
     nlohmann::json config;
     WeightMap weights;
     NamedTensors io;
 };
 
-const Golden& golden() {
-    static const Golden g = [] {
-        Golden r;
+const GoldenClip& goldenClip() {
+    static const GoldenClip g = [] {
+        GoldenClip r;
         r.config = readJson(dataPath("golden/clip/config.json"));
         r.weights = weightMapOf(TensorSet::open(dataPath("golden/clip/model.safetensors")));
         const TensorSet io = TensorSet::open(dataPath("golden/clip_io.safetensors"));
@@ -39,16 +39,16 @@ const Golden& golden() {
 }
 
 NamedTensors runGolden(const std::string& plan, ProbeContext* probesOut = nullptr,
-                       WeightMap weights = golden().weights) {
+                       WeightMap weights = goldenClip().weights) {
     ProbeContext local = contextFor(plan);
     ProbeContext& probes = probesOut ? *probesOut : local;
-    ClipTextModel model = loadClipText(golden().config, weights, probes.policy());
-    return runClipText(model, golden().io, probes);
+    ClipTextModel model = loadClipText(goldenClip().config, weights, probes.policy());
+    return runClipText(model, goldenClip().io, probes);
 }
 
 // A config sharing little with the golden one: exact GELU, first-eos pooling (eos 7),
 // projection, 2 heads of 12, 2 layers.
-nlohmann::json otherConfig() {
+nlohmann::json otherConfigClip() {
     return {{"architectures", {"CLIPTextModelWithProjection"}},
             {"vocab_size", 50},
             {"hidden_size", 24},
@@ -64,7 +64,7 @@ nlohmann::json otherConfig() {
             {"pad_token_id", 1}};
 }
 
-WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 11) {
+WeightMap randomWeightsClip(const nlohmann::json& config, uint64_t seed = 11) {
     torch::manual_seed(seed);
     ClipTextModel m(clipTextConfigFromJson(config));
     nn::initialiseForTraining(*m);
@@ -84,8 +84,8 @@ WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 11) {
 struct RefOut {
     torch::Tensor last, pooled, embeds;
 };
-RefOut referenceForward(const WeightMap& w, const nlohmann::json& config,
-                        const torch::Tensor& ids) {
+RefOut referenceForwardClip(const WeightMap& w, const nlohmann::json& config,
+                            const torch::Tensor& ids) {
     const auto c = clipTextConfigFromJson(config);
     const int64_t B = ids.size(0), L = ids.size(1), D = c.hiddenSize, H = c.numAttentionHeads;
     auto W = [&](const std::string& k) { return w.at(k).to(torch::kFloat32); };
@@ -126,7 +126,7 @@ RefOut referenceForward(const WeightMap& w, const nlohmann::json& config,
 }
 
 TEST(ClipConfig, ReadsTopLevelAndNestedConfigs) {
-    auto c = clipTextConfigFromJson(golden().config);
+    auto c = clipTextConfigFromJson(goldenClip().config);
     EXPECT_EQ(c.hiddenSize, 32);
     EXPECT_EQ(c.intermediateSize, 37);
     EXPECT_EQ(c.numAttentionHeads, 4);
@@ -137,20 +137,20 @@ TEST(ClipConfig, ReadsTopLevelAndNestedConfigs) {
     EXPECT_FALSE(c.withProjection);
     nlohmann::json full = {{"architectures", {"CLIPModel"}},
                            {"projection_dim", 64},
-                           {"text_config", otherConfig()},
+                           {"text_config", otherConfigClip()},
                            {"vision_config", {{"hidden_size", 8}}}};
     full["text_config"].erase("architectures");
     c = clipTextConfigFromJson(full);
     EXPECT_TRUE(c.nestedInFullClip && c.withProjection);
     EXPECT_EQ(c.projectionDim, 64);
     EXPECT_EQ(c.hiddenAct, ClipActivation::Gelu);
-    auto bad = otherConfig();
+    auto bad = otherConfigClip();
     bad["hidden_act"] = "relu";
     EXPECT_THROW(clipTextConfigFromJson(bad), ConfigError);
-    bad = otherConfig();
+    bad = otherConfigClip();
     bad["num_attention_heads"] = 5;
     EXPECT_THROW(clipTextConfigFromJson(bad), ConfigError);
-    bad = otherConfig();
+    bad = otherConfigClip();
     bad["hidden_size"] = "wide";
     EXPECT_THROW(clipTextConfigFromJson(bad), ConfigError);
 }
@@ -160,7 +160,7 @@ TEST(ClipText, MatchesTransformersGolden) {
     double worst = 0;
     std::string worstKey;
     int compared = 0;
-    for (const auto& kv : golden().io) {
+    for (const auto& kv : goldenClip().io) {
         if (kv.first.rfind("out.", 0) != 0) continue;
         ASSERT_TRUE(out.count(kv.first)) << "missing " << kv.first;
         ASSERT_EQ(out.at(kv.first).sizes(), kv.second.sizes()) << kv.first;
@@ -176,8 +176,8 @@ TEST(ClipText, MatchesTransformersGolden) {
 }
 
 TEST(ClipText, OtherConfigPoolsAtTheFirstEosAndProjects) {
-    const auto config = otherConfig();
-    const WeightMap w = randomWeights(config);
+    const auto config = otherConfigClip();
+    const WeightMap w = randomWeightsClip(config);
     ProbeContext probes = contextFor("");
     ClipTextModel model = loadClipText(config, w, probes.policy());
     // Checkpoint keys: every tensor of the map, and the projection without a bias.
@@ -201,7 +201,7 @@ TEST(ClipText, OtherConfigPoolsAtTheFirstEosAndProjects) {
     const auto& pooled = out.at("out.pooler_output");
     const int64_t expected[3] = {4, 1, 0};
     for (int b = 0; b < 3; ++b) EXPECT_TRUE(torch::equal(pooled[b], last[b][expected[b]])) << b;
-    const RefOut ref = referenceForward(w, config, ids);
+    const RefOut ref = referenceForwardClip(w, config, ids);
     std::cout << "[ clip other config ] relative error last " << relErr(last, ref.last)
               << ", embeds " << relErr(out.at("out.text_embeds"), ref.embeds) << "\n";
     EXPECT_LE(relErr(last, ref.last), 1e-5);
@@ -210,15 +210,15 @@ TEST(ClipText, OtherConfigPoolsAtTheFirstEosAndProjects) {
 }
 
 TEST(ClipText, GoldenModelAgreesWithTheEagerReference) {
-    const auto ids = golden().io.at("in.input_ids");
-    const RefOut ref = referenceForward(golden().weights, golden().config, ids);
-    EXPECT_LE(relErr(ref.last, golden().io.at("out.last_hidden_state")), 1e-4);
+    const auto ids = goldenClip().io.at("in.input_ids");
+    const RefOut ref = referenceForwardClip(goldenClip().weights, goldenClip().config, ids);
+    EXPECT_LE(relErr(ref.last, goldenClip().io.at("out.last_hidden_state")), 1e-4);
 }
 
-void expectWeightError(const WeightMap& w, const std::string& needle) {
+void expectWeightErrorClip(const WeightMap& w, const std::string& needle) {
     ProbeContext probes = contextFor("");
     try {
-        loadClipText(golden().config, w, probes.policy());
+        loadClipText(goldenClip().config, w, probes.policy());
         ADD_FAILURE() << "no error for " << needle;
     } catch (const WeightError& e) {
         EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -227,29 +227,29 @@ void expectWeightError(const WeightMap& w, const std::string& needle) {
 
 TEST(ClipText, LoadingErrorsNameTheTensor) {
     const std::string key = "text_model.encoder.layers.3.mlp.fc1.weight";
-    WeightMap w = golden().weights;
+    WeightMap w = goldenClip().weights;
     w.erase(key);
-    expectWeightError(w, key);
-    w = golden().weights;
+    expectWeightErrorClip(w, key);
+    w = goldenClip().weights;
     w["text_model.encoder.layers.9.mlp.fc1.weight"] = torch::zeros({37, 32});
-    expectWeightError(w, "text_model.encoder.layers.9.mlp.fc1.weight");
-    w = golden().weights;
+    expectWeightErrorClip(w, "text_model.encoder.layers.9.mlp.fc1.weight");
+    w = goldenClip().weights;
     w[key] = torch::zeros({32, 37});
-    expectWeightError(w, key);
+    expectWeightErrorClip(w, key);
     // Projection weights with a config that says CLIPTextModel are unexpected.
-    w = golden().weights;
+    w = goldenClip().weights;
     w["text_projection.weight"] = torch::zeros({32, 32});
-    expectWeightError(w, "text_projection.weight");
+    expectWeightErrorClip(w, "text_projection.weight");
     // Older checkpoints carry the position_ids buffer: ignored.
-    w = golden().weights;
+    w = goldenClip().weights;
     w["text_model.embeddings.position_ids"] = torch::arange(77).view({1, 77});
     ProbeContext probes = contextFor("");
-    EXPECT_NO_THROW(loadClipText(golden().config, w, probes.policy()));
+    EXPECT_NO_THROW(loadClipText(goldenClip().config, w, probes.policy()));
 }
 
 TEST(ClipText, InputErrorsNameTheKey) {
     ProbeContext probes = contextFor("");
-    ClipTextModel model = loadClipText(golden().config, golden().weights, probes.policy());
+    ClipTextModel model = loadClipText(goldenClip().config, goldenClip().weights, probes.policy());
     auto expectInputError = [&](const NamedTensors& in, const std::string& needle) {
         try {
             runClipText(model, in, probes);
@@ -307,7 +307,7 @@ TEST(ClipText, EmulatedAndNativeBf16Agree) {
 }
 
 TEST(ClipText, Fp16OverflowIsReportedAtTheLayer) {
-    WeightMap w = golden().weights;
+    WeightMap w = goldenClip().weights;
     w["text_model.encoder.layers.2.mlp.fc1.weight"] =
         w.at("text_model.encoder.layers.2.mlp.fc1.weight") * 1e6;
     // fp32: large but finite.
@@ -338,8 +338,8 @@ TEST(ClipText, Fp16OverflowIsReportedAtTheLayer) {
 TEST(ClipText, ProbeNamesFollowTheComponentPrefix) {
     ProbeContext probes = contextFor("text_encoder_2=fp32", ProbeLevel::Op);
     ClipTextModel model =
-        loadClipText(golden().config, golden().weights, probes.policy(), "text_encoder_2");
-    runClipText(model, golden().io, probes);
+        loadClipText(goldenClip().config, goldenClip().weights, probes.policy(), "text_encoder_2");
+    runClipText(model, goldenClip().io, probes);
     std::set<std::string> names;
     for (const auto& r : probes.records()) names.insert(r.name);
     const std::string l0 = "text_encoder_2.text_model.encoder.layers.0";
@@ -354,7 +354,7 @@ TEST(ClipText, ProbeNamesFollowTheComponentPrefix) {
     EXPECT_EQ(names.size(), 3u + 5u * 12u + 1u);
     // Module level keeps the layer outputs only.
     ProbeContext modules = contextFor("", ProbeLevel::Module);
-    runClipText(model, golden().io, modules);
+    runClipText(model, goldenClip().io, modules);
     EXPECT_EQ(modules.records().size(), 5u);
 }
 

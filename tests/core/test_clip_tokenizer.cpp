@@ -22,7 +22,7 @@ const ClipTokenizer& clipL() {
     return tok;
 }
 
-double msSince(std::chrono::steady_clock::time_point t0) {
+double msSinceClipTokenizer(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -129,7 +129,7 @@ TEST(ClipTokenizer, MegabytePromptsAreFastAndKeepTheFirstTokens) {
     for (const auto& c : cases) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto ids = clipL().encodePadded(c.text);
-        const double ms = msSince(t0);
+        const double ms = msSinceClipTokenizer(t0);
         std::cout << "[ clip tokenizer ] 1 MB " << c.name << ": " << ms << " ms\n";
         EXPECT_LT(ms, 20000.0) << c.name;  // generous: the machine is shared; ~1 s typical
         ASSERT_EQ(ids.size(), 77u);

@@ -30,14 +30,14 @@ using test::readJson;
 using test::dataPath;
 using test::relErr;
 
-struct Case {
+struct CaseCosmos {
     nlohmann::json config;
     WeightMap weights;
     NamedTensors io;
 };
 
-Case loadCase(const std::string& dir, const std::string& io) {
-    Case c;
+CaseCosmos loadCaseCosmos(const std::string& dir, const std::string& io) {
+    CaseCosmos c;
     c.config = readJson(dataPath(dir + "/config.json"));
     c.weights =
         weightMapOf(TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors")));
@@ -45,11 +45,11 @@ Case loadCase(const std::string& dir, const std::string& io) {
     return c;
 }
 
-Case golden() {
-    return loadCase("golden/cosmos", "golden/cosmos_io.safetensors");
+CaseCosmos goldenCosmos() {
+    return loadCaseCosmos("golden/cosmos", "golden/cosmos_io.safetensors");
 }
 
-double compare(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
+double compareCosmos(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
     return test::compareOutput(out, io, "out.sample", "cosmos " + label);
 }
 
@@ -83,19 +83,19 @@ TEST(CosmosConfig, ReadsGoldenConfigAndNamesBadFields) {
 }
 
 TEST(Cosmos, GoldenParity) {
-    const Case g = golden();
+    const CaseCosmos g = goldenCosmos();
     for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
         ProbeContext probes = contextFor("", level);
         auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
         EXPECT_EQ(keysOf(stateOf(*model)), keysOf(g.weights));  // keys are diffusers' own
-        const double err = compare(runCosmosTransformer(model, g.io, probes), g.io,
-                                   "golden (probes " + probeLevelName(level) + ")");
+        const double err = compareCosmos(runCosmosTransformer(model, g.io, probes), g.io,
+                                         "golden (probes " + probeLevelName(level) + ")");
         EXPECT_LE(err, 1e-4);
     }
 }
 
 TEST(Cosmos, GoldenParityThroughTheFamily) {
-    const Case g = golden();
+    const CaseCosmos g = goldenCosmos();
     auto family = FamilyRegistry::global().require("CosmosTransformer3DModel", "test");
     EXPECT_EQ(family->role, Role::Denoiser);
     EXPECT_EQ(family->defaultComponent, "transformer");
@@ -103,7 +103,7 @@ TEST(Cosmos, GoldenParityThroughTheFamily) {
     ProbeContext probes = contextFor("", ProbeLevel::Layer);
     auto c = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "transformer");
     const auto whole = c->run(g.io, probes).at("out.sample");
-    EXPECT_LE(compare({{"out.sample", whole}}, g.io, "golden via family"), 1e-4);
+    EXPECT_LE(compareCosmos({{"out.sample", whole}}, g.io, "golden via family"), 1e-4);
     // Streamed (blocks converted one at a time, as for a model larger than memory): the same.
     auto streamed = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(),
                                   "transformer", LoadMode::Streamed);
@@ -124,16 +124,17 @@ TEST(Cosmos, GoldenParityThroughTheFamily) {
 // frames, a batch of 2 with two timesteps, a mask resized from 4 x 6, no mask channel.
 TEST(Cosmos, OtherConfigsMatchTheReferencePort) {
     for (const char* name : {"heads3_t2", "nomask_p1"}) {
-        const Case c = loadCase(std::string("cosmos/") + name,
-                                std::string("cosmos/") + name + "_io.safetensors");
+        const CaseCosmos c = loadCaseCosmos(std::string("cosmos/") + name,
+                                            std::string("cosmos/") + name + "_io.safetensors");
         ProbeContext probes = contextFor("");
         auto model = loadCosmosTransformer(c.config, c.weights, probes.policy());
-        EXPECT_LE(compare(runCosmosTransformer(model, c.io, probes), c.io, name), 1e-4) << name;
+        EXPECT_LE(compareCosmos(runCosmosTransformer(model, c.io, probes), c.io, name), 1e-4)
+            << name;
     }
 }
 
 TEST(Cosmos, ReducedPrecisionAgreesWithFp32) {
-    const Case c = loadCase("cosmos/heads3_t2", "cosmos/heads3_t2_io.safetensors");
+    const CaseCosmos c = loadCaseCosmos("cosmos/heads3_t2", "cosmos/heads3_t2_io.safetensors");
     ProbeContext p32 = contextFor("");
     auto m32 = loadCosmosTransformer(c.config, c.weights, p32.policy());
     auto o32 = runCosmosTransformer(m32, c.io, p32).at("out.sample");
@@ -155,7 +156,7 @@ TEST(Cosmos, ReducedPrecisionAgreesWithFp32) {
 }
 
 TEST(Cosmos, ProbeNamesAndGranularity) {
-    const Case g = golden();
+    const CaseCosmos g = goldenCosmos();
     ProbeContext probes = contextFor("", ProbeLevel::Op);
     auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
     runCosmosTransformer(model, g.io, probes);
@@ -243,7 +244,7 @@ TEST(Cosmos, RealConfigsBuildOnTheMetaDevice) {
 }
 
 TEST(Cosmos, LoadErrorsNameTheKey) {
-    const Case g = golden();
+    const CaseCosmos g = goldenCosmos();
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
         expectThrowNaming<WeightError>([&] { loadCosmosTransformer(g.config, w, probes.policy()); },
@@ -261,7 +262,7 @@ TEST(Cosmos, LoadErrorsNameTheKey) {
 }
 
 TEST(Cosmos, InputErrorsNameTheKeyAndShape) {
-    const Case g = golden();
+    const CaseCosmos g = goldenCosmos();
     ProbeContext probes = contextFor("");
     auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
     auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
@@ -298,7 +299,7 @@ TEST(Cosmos, InputErrorsNameTheKeyAndShape) {
 // at every probe level that records it, and the block at Module level.
 TEST(Cosmos, Fp16ResidualOverflowIsNamed) {
     // Two samples of 48 tokens, 72 channels: enough elements for a same-signed update.
-    Case g = loadCase("cosmos/heads3_t2", "cosmos/heads3_t2_io.safetensors");
+    CaseCosmos g = loadCaseCosmos("cosmos/heads3_t2", "cosmos/heads3_t2_io.safetensors");
     const std::string block = "transformer.transformer_blocks.0";
     auto absMax = [](ProbeContext& p, const std::string& name) {
         double m = -1;

@@ -22,7 +22,7 @@ using namespace hs::demo;
 
 namespace {
 
-torch::Device cpu() {
+torch::Device cpuDemoModel() {
     return torch::Device(torch::kCPU);
 }
 
@@ -57,8 +57,8 @@ TEST(MassiveActivations, FluxScalingKeepsTheFunctionAndOverflowsFp16) {
     EXPECT_EQ(keys.size(), 2u * (2 + 3 * 4 + 3));  // embedders, 4 writers x 3 double, 3 single
     torch::NoGradGuard g;
     auto in = demoFluxInputs(2);
-    ProbeContext p0(PrecisionPlan::parse("transformer=fp32"), cpu(), ProbeLevel::Module);
-    ProbeContext p1(PrecisionPlan::parse("transformer=fp32"), cpu(), ProbeLevel::Module);
+    ProbeContext p0(PrecisionPlan::parse("transformer=fp32"), cpuDemoModel(), ProbeLevel::Module);
+    ProbeContext p1(PrecisionPlan::parse("transformer=fp32"), cpuDemoModel(), ProbeLevel::Module);
     auto a = loadFluxTransformer(transformerConfig(), w, p0.policy())->forward(in, p0);
     auto b = loadFluxTransformer(transformerConfig(), scaled, p1.policy())->forward(in, p1);
     EXPECT_LT(test::relErr(b, a), 1e-4);
@@ -66,7 +66,7 @@ TEST(MassiveActivations, FluxScalingKeepsTheFunctionAndOverflowsFp16) {
     const double r1 = blockAbsMax(p1, "transformer.transformer_blocks.0");
     EXPECT_NEAR(r1 / r0, 4096.0, 4096.0 * 0.01);
 
-    ProbeContext pb(PrecisionPlan::parse("transformer=bf16"), cpu(), ProbeLevel::Module);
+    ProbeContext pb(PrecisionPlan::parse("transformer=bf16"), cpuDemoModel(), ProbeLevel::Module);
     auto c = loadFluxTransformer(transformerConfig(), scaled, pb.policy())->forward(in, pb);
     EXPECT_LT(test::relErr(c.to(torch::kFloat32), a), 0.05);
     EXPECT_FALSE(pb.firstNonFinite().has_value());
@@ -75,7 +75,7 @@ TEST(MassiveActivations, FluxScalingKeepsTheFunctionAndOverflowsFp16) {
     WeightMap huge;
     for (auto& kv : w) huge[kv.first] = kv.second.detach().clone();
     scaleFluxResidual(huge, 65536);
-    ProbeContext ph(PrecisionPlan::parse("transformer=fp16"), cpu(), ProbeLevel::Layer);
+    ProbeContext ph(PrecisionPlan::parse("transformer=fp16"), cpuDemoModel(), ProbeLevel::Layer);
     auto d = loadFluxTransformer(transformerConfig(), huge, ph.policy())->forward(in, ph);
     ASSERT_TRUE(ph.firstNonFinite().has_value());
     EXPECT_EQ(ph.firstNonFinite()->at.name.rfind("transformer.", 0), 0u)
@@ -93,12 +93,12 @@ TEST(MassiveActivations, VaeDecoderScalingKeepsTheFunctionAndOverflowsFp16) {
     EXPECT_GT(keys.size(), 10u);
     torch::NoGradGuard g;
     auto z = torch::randn({1, 4, 16, 16});
-    ProbeContext p0(PrecisionPlan::parse("vae=fp32"), cpu(), ProbeLevel::Off);
-    ProbeContext p1(PrecisionPlan::parse("vae=fp32"), cpu(), ProbeLevel::Off);
+    ProbeContext p0(PrecisionPlan::parse("vae=fp32"), cpuDemoModel(), ProbeLevel::Off);
+    ProbeContext p1(PrecisionPlan::parse("vae=fp32"), cpuDemoModel(), ProbeLevel::Off);
     auto a = loadAutoencoderKL(vaeConfig(1.0, 0.0), w, p0.policy())->decode(z, p0);
     auto b = loadAutoencoderKL(vaeConfig(1.0, 0.0), scaled, p1.policy())->decode(z, p1);
     EXPECT_LT(test::relErr(b, a), 1e-4);
-    ProbeContext ph(PrecisionPlan::parse("vae=fp16"), cpu(), ProbeLevel::Layer);
+    ProbeContext ph(PrecisionPlan::parse("vae=fp16"), cpuDemoModel(), ProbeLevel::Layer);
     loadAutoencoderKL(vaeConfig(1.0, 0.0), scaled, ph.policy())->decode(z, ph);
     ASSERT_TRUE(ph.firstNonFinite().has_value());
     EXPECT_EQ(ph.firstNonFinite()->at.name.rfind("vae.decoder.", 0), 0u)
@@ -149,7 +149,7 @@ TEST_F(DemoPipelineFolder, IsADiffusersStyleFolderInBf16) {
 }
 
 TEST_F(DemoPipelineFolder, RunsStepsWithPreviewsAndAVerdict) {
-    auto p = Pipeline::load(s_dir, PrecisionPlan(), cpu());
+    auto p = Pipeline::load(s_dir, PrecisionPlan(), cpuDemoModel());
     EXPECT_EQ(p->effectivePlan().toString(), "text_encoder=bf16,transformer=bf16,vae=bf16");
     RunConfig cfg;
     cfg.prompt = "a large red circle on the left, blue background";
@@ -174,7 +174,7 @@ TEST_F(DemoPipelineFolder, RunsStepsWithPreviewsAndAVerdict) {
 }
 
 TEST_F(DemoPipelineFolder, Fp16TransformerGivesNonFiniteLatentsFromTheFirstStep) {
-    auto p = Pipeline::load(s_dir, PrecisionPlan::parse("transformer=fp16"), cpu());
+    auto p = Pipeline::load(s_dir, PrecisionPlan::parse("transformer=fp16"), cpuDemoModel());
     RunConfig cfg;
     cfg.prompt = "a small blue star at the top, white background";
     cfg.steps = 2;
@@ -195,7 +195,7 @@ TEST_F(DemoPipelineFolder, Fp16TransformerGivesNonFiniteLatentsFromTheFirstStep)
 }
 
 TEST_F(DemoPipelineFolder, CancelStopsWithinOneStepAndBadSettingsAreRefused) {
-    auto p = Pipeline::load(s_dir, PrecisionPlan(), cpu());
+    auto p = Pipeline::load(s_dir, PrecisionPlan(), cpuDemoModel());
     struct StopAfterFirst : RunObserver {
         std::atomic<bool>* flag;
         void onStep(const StepRecord&, const std::vector<ProbeRecord>&) override {

@@ -32,7 +32,7 @@ nlohmann::json textConfigOf(const ClipTokenizer& tok) {
     return demo::textEncoderConfig(n, n - 2, n - 1, n - 1);
 }
 
-ClipTokenizer grammarTokenizer(const std::string& tag) {
+ClipTokenizer grammarTokenizerDemoRefit(const std::string& tag) {
     const std::string dir = test::tempDir(tag);
     demo::writeTokenizerFolder(dir, demo::learnBpe(demo::grammarWords()), demo::kTextLength);
     ClipTokenizer tok = ClipTokenizer::fromFolder(dir);
@@ -65,7 +65,7 @@ TEST(DemoRefit, BaseResidualStreamsComeBackAtTheirNaturalScale) {
 
 TEST(DemoRefit, TextEncoderCarriesOverByTokenString) {
     const demo::BaseCheckpoint base = demo::loadBaseCheckpoint(findDemoModel());
-    const ClipTokenizer tok = grammarTokenizer("refit-tok");
+    const ClipTokenizer tok = grammarTokenizerDemoRefit("refit-tok");
     const int n = int(tok.vocabSize());
     ClipTextModel target(clipTextConfigFromJson(demo::textEncoderConfig(n, n - 2, n - 1, n - 1)));
     EXPECT_GT(demo::transplantTextEncoder(base, tok, target), 512);  // bytes and shared words
@@ -89,7 +89,7 @@ TEST(DemoRefit, NewWordsStartFromTheirSynonymOrTheMeanRow) {
     demo::BaseCheckpoint base{{}, {}, 1, ClipTokenizer::fromFolder(dir + "/base")};
     ClipTextModel baseText(clipTextConfigFromJson(textConfigOf(base.tokenizer)));
     base.textEncoder = stateOf(*baseText);
-    const ClipTokenizer tok = grammarTokenizer("refit-syn-new");
+    const ClipTokenizer tok = grammarTokenizerDemoRefit("refit-syn-new");
     const int n = int(tok.vocabSize());
     ClipTextModel target(clipTextConfigFromJson(demo::textEncoderConfig(n, n - 2, n - 1, n - 1)));
     demo::transplantTextEncoder(base, tok, target);

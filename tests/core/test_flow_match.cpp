@@ -16,14 +16,14 @@ namespace {
 using test::dataPath;
 using test::relErr;
 
-struct Golden {
+struct GoldenFlowMatch {
     nlohmann::json cases;
     NamedTensors io;
 };
 
-const Golden& golden() {
-    static const Golden g = [] {
-        Golden r;
+const GoldenFlowMatch& goldenFlowMatch() {
+    static const GoldenFlowMatch g = [] {
+        GoldenFlowMatch r;
         std::ifstream in(dataPath("golden/manifest.json"));
         r.cases = nlohmann::json::parse(in)["schedulers"]["cases"];
         auto set = TensorSet::open(dataPath("golden/sched_io.safetensors"));
@@ -33,10 +33,10 @@ const Golden& golden() {
     return g;
 }
 
-const char* kCases[] = {"flowmatch_shift3", "flowmatch_dynamic_mu0.8"};
+const char* kCasesFlowMatch[] = {"flowmatch_shift3", "flowmatch_dynamic_mu0.8"};
 
-FlowMatchEulerScheduler schedulerFor(const std::string& name) {
-    const auto& c = golden().cases.at(name);
+FlowMatchEulerScheduler schedulerForFlowMatch(const std::string& name) {
+    const auto& c = goldenFlowMatch().cases.at(name);
     EXPECT_EQ(c.at("class"), "FlowMatchEulerDiscreteScheduler");
     FlowMatchEulerScheduler s(FlowMatchConfig::fromJson(c.at("config")));
     std::optional<double> mu;
@@ -47,10 +47,10 @@ FlowMatchEulerScheduler schedulerFor(const std::string& name) {
 }
 
 TEST(FlowMatch, GoldenSchedulesAndSteps) {
-    const auto& io = golden().io;
-    for (const char* name : kCases) {
+    const auto& io = goldenFlowMatch().io;
+    for (const char* name : kCasesFlowMatch) {
         SCOPED_TRACE(name);
-        auto s = schedulerFor(name);
+        auto s = schedulerForFlowMatch(name);
         const std::string pre = std::string("out.") + name + ".";
         ASSERT_EQ(s.numSteps(), 5);
         const double et = relErr(s.timesteps(), io.at(pre + "timesteps"));
@@ -70,12 +70,12 @@ TEST(FlowMatch, GoldenSchedulesAndSteps) {
         EXPECT_EQ(s.sigma(5), 0.0);
     }
     // README: with shift 3 the last sigma is 0.0089, not 0.003.
-    EXPECT_NEAR(schedulerFor("flowmatch_shift3").sigma(4), 0.0089, 5e-5);
+    EXPECT_NEAR(schedulerForFlowMatch("flowmatch_shift3").sigma(4), 0.0089, 5e-5);
 }
 
 TEST(FlowMatch, ModelTimeAndDenoisedEstimateFollowThePipeline) {
-    const auto& io = golden().io;
-    auto s = schedulerFor("flowmatch_dynamic_mu0.8");
+    const auto& io = goldenFlowMatch().io;
+    auto s = schedulerForFlowMatch("flowmatch_dynamic_mu0.8");
     torch::Tensor x = io.at("in.x0");
     for (int i = 0; i < 5; ++i) {
         // timesteps[i] / 1000 in float32: sigma, up to float32 rounding.

@@ -45,7 +45,7 @@ nlohmann::json smallConfig() {
 }
 
 // Seeded random weights in checkpoint layout: default linears, norms around 1, small biases.
-WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 5) {
+WeightMap randomWeightsFlux(const nlohmann::json& config, uint64_t seed = 5) {
     torch::manual_seed(seed);
     FluxTransformer m(FluxConfig::fromJson(config));
     nn::initialiseForTraining(*m);
@@ -119,7 +119,7 @@ TEST(Flux, GoldenParity) {
 TEST(Flux, ProbeNamesAndGranularity) {
     const auto config = smallConfig();
     ProbeContext probes = contextFor("", ProbeLevel::Op);
-    auto model = loadFluxTransformer(config, randomWeights(config), probes.policy());
+    auto model = loadFluxTransformer(config, randomWeightsFlux(config), probes.policy());
     runFluxTransformer(model, smallInputs(), probes);
     std::map<std::string, ProbeLevel> got;
     for (const auto& r : probes.records()) got.emplace(r.name, r.granularity);
@@ -173,7 +173,7 @@ TEST(Flux, ProbeNamesAndGranularity) {
 
 TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
     const auto config = smallConfig();
-    const auto weights = randomWeights(config);
+    const auto weights = randomWeightsFlux(config);
     EXPECT_FALSE(weights.count("time_text_embed.guidance_embedder.linear_1.weight"));
     EXPECT_TRUE(weights.count("single_transformer_blocks.2.attn.norm_k.weight"));
     torch::Tensor latents;
@@ -227,7 +227,7 @@ TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
 
 TEST(Flux, LoadErrorsNameTheKey) {
     const auto config = smallConfig();
-    const auto good = randomWeights(config);
+    const auto good = randomWeightsFlux(config);
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
         try {
@@ -283,7 +283,7 @@ TEST(Flux, InputErrorsNameTheKeyAndShape) {
 // The product's core case: a block whose residual stream passes 65504 in fp16.
 TEST(Flux, Fp16OverflowIsNamedInsideTheBlock) {
     const auto config = smallConfig();
-    auto weights = randomWeights(config);
+    auto weights = randomWeightsFlux(config);
     // x8e5 keeps every weight finite in fp16 (|w| <= 8e5 / sqrt(192) = 5.8e4 < 65504): what
     // overflows is the activations, as in the real failure.
     weights["transformer_blocks.1.ff.net.2.weight"] *= 8e5;
@@ -323,7 +323,7 @@ TEST(Flux, Fp16OverflowIsNamedInsideTheBlock) {
 // diffusers clips fp16 residual streams to +-65504; the probe still shows the Inf before it.
 TEST(Flux, Fp16ClipIsRecordedBeforeItApplies) {
     const auto config = smallConfig();
-    auto weights = randomWeights(config);
+    auto weights = randomWeightsFlux(config);
     weights["single_transformer_blocks.1.proj_out.weight"] *= 3e5;
     weights["single_transformer_blocks.1.proj_out.bias"] *= 3e5;
     ProbeContext p16 = contextFor("transformer=fp16", ProbeLevel::Op);

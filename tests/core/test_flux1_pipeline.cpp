@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::errorOf;
 
-const torch::Device kCpu(torch::kCPU);
+const torch::Device kCpuFlux1Pipeline(torch::kCPU);
 
 class Flux1Pipeline : public ::testing::Test {
 protected:
@@ -62,7 +62,7 @@ protected:
 std::string Flux1Pipeline::s_root;
 test::Flux1Files Flux1Pipeline::s_dev, Flux1Pipeline::s_schnell;
 
-float maxDifference(const std::vector<float>& a, const std::vector<float>& b) {
+float maxDifferenceFlux1Pipeline(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size()) return INFINITY;
     float d = 0;
     for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
@@ -74,7 +74,7 @@ void expectSameRun(const RunRecord& a, const RunRecord& b, const std::string& wh
     ASSERT_EQ(a.steps.size(), b.steps.size()) << what;
     for (size_t i = 0; i < a.steps.size(); ++i) {
         EXPECT_EQ(a.steps[i].sigma, b.steps[i].sigma) << what << " step " << i;
-        EXPECT_EQ(maxDifference(a.steps[i].latentValues, b.steps[i].latentValues), 0.f)
+        EXPECT_EQ(maxDifferenceFlux1Pipeline(a.steps[i].latentValues, b.steps[i].latentValues), 0.f)
             << what << " step " << i;
     }
     ASSERT_TRUE(a.savedImage && b.savedImage) << what;
@@ -83,7 +83,7 @@ void expectSameRun(const RunRecord& a, const RunRecord& b, const std::string& wh
 }
 
 TEST_F(Flux1Pipeline, TheThreeLayoutsLoadTheSameModelAndGiveTheSameImage) {
-    auto folder = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
+    auto folder = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline);
     std::vector<std::string> names;
     for (const auto& c : folder->components()) names.push_back(c.name);
     EXPECT_EQ(names,
@@ -95,7 +95,7 @@ TEST_F(Flux1Pipeline, TheThreeLayoutsLoadTheSameModelAndGiveTheSameImage) {
     // T5's sequence (dev: 512 tokens of width 32) is the text embedding the run records.
     EXPECT_EQ(ref.textEmbedding.count, 512 * 32);
 
-    auto bfl = Pipeline::load(s_dev.bfl, comfySet(s_dev), PrecisionPlan(), kCpu);
+    auto bfl = Pipeline::load(s_dev.bfl, comfySet(s_dev), PrecisionPlan(), kCpuFlux1Pipeline);
     ASSERT_EQ(bfl->detected().size(), 4u);
     EXPECT_NE(bfl->detected()[0].find("Black Forest Labs layout"), std::string::npos)
         << bfl->detected()[0];
@@ -103,13 +103,14 @@ TEST_F(Flux1Pipeline, TheThreeLayoutsLoadTheSameModelAndGiveTheSameImage) {
     EXPECT_EQ(bfl->components().size(), 4u);
     expectSameRun(ref, bfl->run(config()), "BFL file + ComfyUI set");
 
-    auto prefixed = Pipeline::load(s_dev.bflPrefixed, comfySet(s_dev), PrecisionPlan(), kCpu);
+    auto prefixed =
+        Pipeline::load(s_dev.bflPrefixed, comfySet(s_dev), PrecisionPlan(), kCpuFlux1Pipeline);
     EXPECT_NE(prefixed->detected()[0].find("model.diffusion_model."), std::string::npos);
     expectSameRun(ref, prefixed->run(config()), "model.diffusion_model. prefix");
 }
 
 TEST_F(Flux1Pipeline, DevAndSchnellRunAsDiffusersDoes) {
-    auto dev = Pipeline::load(s_dev.bfl, comfySet(s_dev), PrecisionPlan(), kCpu);
+    auto dev = Pipeline::load(s_dev.bfl, comfySet(s_dev), PrecisionPlan(), kCpuFlux1Pipeline);
     EXPECT_EQ(dev->defaults().steps, 28);
     EXPECT_EQ(dev->defaults().guidance, 3.5);
     EXPECT_FALSE(dev->defaults().negativePrompt);
@@ -124,7 +125,8 @@ TEST_F(Flux1Pipeline, DevAndSchnellRunAsDiffusersDoes) {
     g.guidance = 1.0;
     EXPECT_NE(dev->run(g).savedImage->rgb, a.savedImage->rgb);
 
-    auto schnell = Pipeline::load(s_schnell.bfl, comfySet(s_schnell), PrecisionPlan(), kCpu);
+    auto schnell =
+        Pipeline::load(s_schnell.bfl, comfySet(s_schnell), PrecisionPlan(), kCpuFlux1Pipeline);
     EXPECT_EQ(schnell->defaults().steps, 4);
     EXPECT_NE(schnell->detected()[0].find("no guidance embedding"), std::string::npos);
     const RunRecord s = schnell->run(config(4));
@@ -139,7 +141,7 @@ TEST_F(Flux1Pipeline, DevAndSchnellRunAsDiffusersDoes) {
 // A budget below the weights: the pipeline streams the transformer (and T5) block by block,
 // frees the text encoders after encoding, and gives the same image as the whole load.
 TEST_F(Flux1Pipeline, AModelLargerThanTheBudgetStreamsAndGivesTheSameImage) {
-    auto whole = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
+    auto whole = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline);
     EXPECT_NE(whole->memoryPlan().find("whole"), std::string::npos) << whole->memoryPlan();
     const RunRecord ref = whole->run(config());
     whole.reset();
@@ -152,7 +154,7 @@ TEST_F(Flux1Pipeline, AModelLargerThanTheBudgetStreamsAndGivesTheSameImage) {
     for (int pct = 124; pct > 10 && !p; pct -= 2) {
         test::ScopedMemoryLimit limit(std::to_string(bytes * pct / 100 / 1e6));
         try {
-            auto q = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
+            auto q = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline);
             if (q->memoryPlan().find("streamed") != std::string::npos) p = std::move(q);
         } catch (const PipelineError& e) {
             ADD_FAILURE() << "refused at " << pct << "% before streaming: " << e.what();
@@ -170,13 +172,13 @@ TEST_F(Flux1Pipeline, AModelLargerThanTheBudgetStreamsAndGivesTheSameImage) {
 
     // Far below: refused, saying that even streaming does not fit.
     test::ScopedMemoryLimit tiny(std::to_string(bytes / 50 / 1e6));
-    const std::string m =
-        errorOf<PipelineError>([&] { Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu); });
+    const std::string m = errorOf<PipelineError>(
+        [&] { Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline); });
     EXPECT_NE(m.find("stream"), std::string::npos) << m;
 }
 
 TEST_F(Flux1Pipeline, RefusesWhatFlux1CannotRun) {
-    auto p = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpu);
+    auto p = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline);
     RunConfig c = config(1);
     c.negativePrompt = "blurry";
     const std::string m = errorOf<PipelineError>([&] { p->run(c); });
@@ -191,7 +193,7 @@ class Flux1BadInput : public Flux1Pipeline {
 protected:
     std::string loadError(const std::string& model, const ModelFiles& with) {
         try {
-            Pipeline::load(model, with, PrecisionPlan(), kCpu);
+            Pipeline::load(model, with, PrecisionPlan(), kCpuFlux1Pipeline);
         } catch (const std::exception& e) {
             return e.what();
         }
@@ -439,9 +441,9 @@ TEST(Flux1RealShapes, Flux1DevIsNamedAndStreamsInto24Gb) {
     EXPECT_NEAR(double(n), 11.9e9, 0.05e9);
     const auto family = FamilyRegistry::global().require(c.className, "test");
     test::ScopedMemoryLimit limit("24000");
-    const LoadModeChoice choice =
-        chooseLoadModes("flux1-dev.safetensors", {{"transformer", &c.weights, family->blockStems}},
-                        PrecisionPolicy(PrecisionPlan::parse("transformer=fp16"), kCpu));
+    const LoadModeChoice choice = chooseLoadModes(
+        "flux1-dev.safetensors", {{"transformer", &c.weights, family->blockStems}},
+        PrecisionPolicy(PrecisionPlan::parse("transformer=fp16"), kCpuFlux1Pipeline));
     ASSERT_EQ(choice.modes.size(), 1u);
     EXPECT_EQ(choice.modes[0], LoadMode::Streamed);
     EXPECT_NE(choice.description.find("1.36 GB per block"), std::string::npos)

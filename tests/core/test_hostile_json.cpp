@@ -27,14 +27,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeText(const std::string& path, const std::string& text) {
+void writeTextHostileJson(const std::string& path, const std::string& text) {
     fs::create_directories(fs::path(path).parent_path());
     std::ofstream(path, std::ios::binary) << text;
 }
 
 // The message of whatever `fn` throws ("no error" when it returns).
 template <typename Fn>
-std::string errorOf(Fn fn) {
+std::string errorOfHostileJson(Fn fn) {
     try {
         fn();
     } catch (const std::exception& e) {
@@ -69,7 +69,7 @@ protected:
     }
     // A sparse file of `bytes` bytes: nothing is written to disk.
     void makeSparse(const std::string& path, uint64_t bytes) {
-        writeText(path, "");
+        writeTextHostileJson(path, "");
         ASSERT_EQ(::truncate(path.c_str(), off_t(bytes)), 0);
     }
     std::string m_dir;
@@ -81,14 +81,14 @@ TEST_F(HostileJsonTest, ReadJsonFileRefusesPipesDevicesAndFoldersAtOnce) {
     makeDevZero(sub("zero/config.json"));
     fs::create_directories(sub("dir/config.json"));
     double took = secondsOf([&] {
-        EXPECT_HAS(errorOf([&] { hs::readJsonFile(sub("fifo/config.json")); }),
+        EXPECT_HAS(errorOfHostileJson([&] { hs::readJsonFile(sub("fifo/config.json")); }),
                    "is a pipe (FIFO), expected a regular file");
-        EXPECT_HAS(errorOf([&] { hs::readJsonFile(sub("zero/config.json")); }),
+        EXPECT_HAS(errorOfHostileJson([&] { hs::readJsonFile(sub("zero/config.json")); }),
                    "is a device, expected a regular file");
-        EXPECT_HAS(errorOf([&] { hs::readJsonFile(sub("dir/config.json")); }),
+        EXPECT_HAS(errorOfHostileJson([&] { hs::readJsonFile(sub("dir/config.json")); }),
                    "is a folder, expected a regular file");
         // The component opener reports the same, naming the file.
-        const std::string e = errorOf([&] { hs::openComponent(sub("fifo")); });
+        const std::string e = errorOfHostileJson([&] { hs::openComponent(sub("fifo")); });
         EXPECT_HAS(e, "fifo/config.json");
         EXPECT_HAS(e, "pipe");
     });
@@ -97,7 +97,8 @@ TEST_F(HostileJsonTest, ReadJsonFileRefusesPipesDevicesAndFoldersAtOnce) {
 
 TEST_F(HostileJsonTest, SymlinkToARegularFileStillWorks) {
     // Hugging Face caches are made of symlinks into blobs/.
-    writeText(sub("blobs/abc"), R"({"_class_name": "AutoencoderKL", "latent_channels": 4})");
+    writeTextHostileJson(sub("blobs/abc"),
+                         R"({"_class_name": "AutoencoderKL", "latent_channels": 4})");
     fs::create_directories(sub("snap"));
     fs::create_symlink("../blobs/abc", sub("snap/config.json"));
     const auto j = hs::readJsonFile(sub("snap/config.json"));
@@ -106,58 +107,61 @@ TEST_F(HostileJsonTest, SymlinkToARegularFileStillWorks) {
 
 TEST_F(HostileJsonTest, OversizedConfigIsRefusedWithoutReading) {
     makeSparse(sub("big/config.json"), hs::kMaxConfigBytes + 1);
-    const std::string e = errorOf([&] { hs::readJsonFile(sub("big/config.json")); });
+    const std::string e = errorOfHostileJson([&] { hs::readJsonFile(sub("big/config.json")); });
     EXPECT_HAS(e, "larger than the 16 MB accepted");
 }
 
 TEST_F(HostileJsonTest, DeeplyNestedConfigAndIndexAreRefusedQuickly) {
     const std::string deep(100000, '[');
-    writeText(sub("deep/config.json"), deep + std::string(100000, ']'));
-    writeText(sub("pipe/model_index.json"), "{\"vae\": " + deep);
+    writeTextHostileJson(sub("deep/config.json"), deep + std::string(100000, ']'));
+    writeTextHostileJson(sub("pipe/model_index.json"), "{\"vae\": " + deep);
     double took = secondsOf([&] {
-        EXPECT_HAS(errorOf([&] { hs::readJsonFile(sub("deep/config.json")); }),
+        EXPECT_HAS(errorOfHostileJson([&] { hs::readJsonFile(sub("deep/config.json")); }),
                    "nested deeper than 64 levels");
-        EXPECT_HAS(errorOf([&] { hs::openPipeline(sub("pipe")); }), "nested deeper than 64 levels");
+        EXPECT_HAS(errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); }),
+                   "nested deeper than 64 levels");
     });
     EXPECT_LT(took, 1.0);
 }
 
 TEST_F(HostileJsonTest, ParserMessagesAreCutShort) {
     // An unterminated 1 MB string: nlohmann's message quotes the whole token it stopped in.
-    writeText(sub("s/config.json"), "{\"a\": \"" + std::string(1 << 20, 'x'));
-    const std::string e = errorOf([&] { hs::readJsonFile(sub("s/config.json")); });
+    writeTextHostileJson(sub("s/config.json"), "{\"a\": \"" + std::string(1 << 20, 'x'));
+    const std::string e = errorOfHostileJson([&] { hs::readJsonFile(sub("s/config.json")); });
     EXPECT_HAS(e, "invalid JSON");
     EXPECT_LT(e.size(), 600u);
 }
 
 TEST_F(HostileJsonTest, TokenizerFilesAreBounded) {
     // CLIP: vocab.json a FIFO, then merges.txt /dev/zero.
-    writeText(sub("clip/merges.txt"), "#version: 0.2\na b\n");
+    writeTextHostileJson(sub("clip/merges.txt"), "#version: 0.2\na b\n");
     makeFifo(sub("clip/vocab.json"));
     double took = secondsOf([&] {
-        const std::string e = errorOf([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
+        const std::string e =
+            errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
         EXPECT_HAS(e, "vocab.json");
         EXPECT_HAS(e, "is a pipe (FIFO)");
     });
     EXPECT_LT(took, 1.0);
     fs::remove(sub("clip/vocab.json"));
-    writeText(sub("clip/vocab.json"), R"({"a": 0, "b": 1, "ab": 2})");
+    writeTextHostileJson(sub("clip/vocab.json"), R"({"a": 0, "b": 1, "ab": 2})");
     fs::remove(sub("clip/merges.txt"));
     makeDevZero(sub("clip/merges.txt"));
-    EXPECT_HAS(errorOf([&] { hs::ClipTokenizer::fromFolder(sub("clip")); }), "is a device");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); }),
+               "is a device");
 
     // T5: spiece.model a folder.
     fs::create_directories(sub("t5/spiece.model"));
-    EXPECT_HAS(errorOf([&] { hs::T5Tokenizer::fromFolder(sub("t5")); }), "is a folder");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::T5Tokenizer::fromFolder(sub("t5")); }), "is a folder");
 
     // Qwen: tokenizer.json past the cap (sparse), then nested 100 000 deep.
     makeSparse(sub("qwen/tokenizer.json"), hs::kMaxTokenizerBytes + 1);
-    EXPECT_HAS(errorOf([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
+    EXPECT_HAS(errorOfHostileJson([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
                "larger than the 64 MB accepted");
     fs::remove(sub("qwen/tokenizer.json"));
-    writeText(sub("qwen/tokenizer.json"), std::string(100000, '{'));
+    writeTextHostileJson(sub("qwen/tokenizer.json"), std::string(100000, '{'));
     took = secondsOf([&] {
-        EXPECT_HAS(errorOf([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
+        EXPECT_HAS(errorOfHostileJson([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
                    "nested deeper than 64 levels");
     });
     EXPECT_LT(took, 1.0);
@@ -165,30 +169,30 @@ TEST_F(HostileJsonTest, TokenizerFilesAreBounded) {
 
 TEST_F(HostileJsonTest, TokenIdsOutsideTheTableAreRefusedNotTruncated) {
     // 2^32 + 1 would become id 1 through get<int>().
-    writeText(sub("clip/vocab.json"), R"({"a": 0, "b": 4294967297})");
-    writeText(sub("clip/merges.txt"), "#version: 0.2\na b\n");
-    const std::string e = errorOf([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
+    writeTextHostileJson(sub("clip/vocab.json"), R"({"a": 0, "b": 4294967297})");
+    writeTextHostileJson(sub("clip/merges.txt"), "#version: 0.2\na b\n");
+    const std::string e = errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
     EXPECT_HAS(e, "the id of 'b' is 4294967297, outside 0..16777216");
 
-    writeText(sub("qwen/vocab.json"), R"({"a": 0, "b": -7})");
-    writeText(sub("qwen/merges.txt"), "#version: 0.2\na b\n");
-    EXPECT_HAS(errorOf([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
+    writeTextHostileJson(sub("qwen/vocab.json"), R"({"a": 0, "b": -7})");
+    writeTextHostileJson(sub("qwen/merges.txt"), "#version: 0.2\na b\n");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
                "the id of 'b' is -7, outside 0..16777216");
 
     // A 1 MB token is quoted by its first 40 bytes only.
     const std::string longToken(1 << 20, 'k');
-    writeText(sub("clip/vocab.json"), "{\"" + longToken + "\": \"x\"}");
-    const std::string e2 = errorOf([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
+    writeTextHostileJson(sub("clip/vocab.json"), "{\"" + longToken + "\": \"x\"}");
+    const std::string e2 = errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
     EXPECT_HAS(e2, "is not an integer");
     EXPECT_LT(e2.size(), 300u);
 }
 
 TEST_F(HostileJsonTest, HugeSpecialTokenIsRefusedQuotedShort) {
-    writeText(sub("clip/vocab.json"), R"({"a": 0, "b": 1})");
-    writeText(sub("clip/merges.txt"), "#version: 0.2\na b\n");
-    writeText(sub("clip/special_tokens_map.json"),
-              "{\"eos_token\": {\"content\": \"" + std::string(2 << 20, 'e') + "\"}}");
-    const std::string e = errorOf([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
+    writeTextHostileJson(sub("clip/vocab.json"), R"({"a": 0, "b": 1})");
+    writeTextHostileJson(sub("clip/merges.txt"), "#version: 0.2\na b\n");
+    writeTextHostileJson(sub("clip/special_tokens_map.json"),
+                         "{\"eos_token\": {\"content\": \"" + std::string(2 << 20, 'e') + "\"}}");
+    const std::string e = errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
     EXPECT_HAS(e, "'eos_token' is 'eeee");
     EXPECT_HAS(e, "longer than 1024 bytes");
     EXPECT_LT(e.size(), 400u);
@@ -196,17 +200,18 @@ TEST_F(HostileJsonTest, HugeSpecialTokenIsRefusedQuotedShort) {
 
 TEST_F(HostileJsonTest, SchedulerConfigTextIsBounded) {
     const std::string deep = "{\"a\": " + std::string(100000, '[');
-    EXPECT_HAS(errorOf([&] { hs::parseSchedulerConfigText(deep, "scheduler_config.json"); }),
-               "nested deeper than 64 levels");
+    EXPECT_HAS(
+        errorOfHostileJson([&] { hs::parseSchedulerConfigText(deep, "scheduler_config.json"); }),
+        "nested deeper than 64 levels");
     const std::string bad = "{\"a\": \"" + std::string(1 << 20, 'y');
-    const std::string e = errorOf([&] { hs::parseSchedulerConfigText(bad, "s.json"); });
+    const std::string e = errorOfHostileJson([&] { hs::parseSchedulerConfigText(bad, "s.json"); });
     EXPECT_HAS(e, "not valid JSON");
     EXPECT_LT(e.size(), 600u);
     // A scheduler folder's scheduler_config.json that is a FIFO.
     makeFifo(sub("scheduler/scheduler_config.json"));
     hs::PipelineComponent c;
     c.dir = sub("scheduler");
-    EXPECT_HAS(errorOf([&] { hs::schedulerConfigOf(c); }), "is a pipe (FIFO)");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::schedulerConfigOf(c); }), "is a pipe (FIFO)");
 }
 
 TEST_F(HostileJsonTest, RunSchedulerRefusesAFifoConfigAtOnce) {
@@ -223,11 +228,11 @@ TEST_F(HostileJsonTest, RunSchedulerRefusesAFifoConfigAtOnce) {
 TEST_F(HostileJsonTest, ImagesAreRegularFilesWithinACap) {
     makeFifo(sub("img/fifo.png"));
     makeDevZero(sub("img/zero.png"));
-    EXPECT_HAS(errorOf([&] { hs::readImage(sub("img/fifo.png")); }), "is a pipe (FIFO)");
-    EXPECT_HAS(errorOf([&] { hs::readImage(sub("img/zero.png")); }), "is a device");
-    EXPECT_HAS(errorOf([&] { hs::readImage(sub("img")); }), "is a folder");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::readImage(sub("img/fifo.png")); }), "is a pipe (FIFO)");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::readImage(sub("img/zero.png")); }), "is a device");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::readImage(sub("img")); }), "is a folder");
     makeSparse(sub("img/huge.png"), 8ull << 30);
-    EXPECT_HAS(errorOf([&] { hs::readImage(sub("img/huge.png")); }), "larger than the");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::readImage(sub("img/huge.png")); }), "larger than the");
 }
 
 TEST(QuoteJsonValue, NeverLongNeverRecursive) {
@@ -250,34 +255,34 @@ TEST(QuoteJsonValue, NeverLongNeverRecursive) {
 
 TEST_F(HostileJsonTest, ComponentNamesCannotLeaveThePipelineFolder) {
     fs::create_directories(sub("pipe/vae"));
-    writeText(sub("pipe/model_index.json"),
-              R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL"],
+    writeTextHostileJson(sub("pipe/model_index.json"),
+                         R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL"],
                   "../../etc": ["diffusers", "AutoencoderKL"]})");
-    std::string e = errorOf([&] { hs::openPipeline(sub("pipe")); });
+    std::string e = errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); });
     EXPECT_HAS(e, "component '../../etc' is not a plain folder name");
     EXPECT_HAS(e, "'..' leads outside the pipeline folder");
 
-    writeText(sub("pipe/model_index.json"),
-              R"({"_class_name": "P", "/etc": ["diffusers", "AutoencoderKL"]})");
-    e = errorOf([&] { hs::openPipeline(sub("pipe")); });
+    writeTextHostileJson(sub("pipe/model_index.json"),
+                         R"({"_class_name": "P", "/etc": ["diffusers", "AutoencoderKL"]})");
+    e = errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); });
     EXPECT_HAS(e, "component '/etc'");
     EXPECT_HAS(e, "absolute path");
 
-    writeText(sub("pipe/model_index.json"),
-              R"({"_class_name": "P", "vae/../..": ["diffusers", "AutoencoderKL"]})");
-    EXPECT_HAS(errorOf([&] { hs::openPipeline(sub("pipe")); }), "holds a '/'");
+    writeTextHostileJson(sub("pipe/model_index.json"),
+                         R"({"_class_name": "P", "vae/../..": ["diffusers", "AutoencoderKL"]})");
+    EXPECT_HAS(errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); }), "holds a '/'");
 
     // A modular index's subfolder may not leave the folder either.
     fs::remove(sub("pipe/model_index.json"));
-    writeText(sub("pipe/modular_model_index.json"),
-              R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL",
+    writeTextHostileJson(sub("pipe/modular_model_index.json"),
+                         R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL",
                   {"subfolder": "../../etc"}]})");
-    e = errorOf([&] { hs::openPipeline(sub("pipe")); });
+    e = errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); });
     EXPECT_HAS(e, "subfolder '../../etc'");
     EXPECT_HAS(e, "outside the pipeline folder");
 
     // A plain name still opens.
-    writeText(
+    writeTextHostileJson(
         sub("pipe/modular_model_index.json"),
         R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL", {"subfolder": "vae"}]})");
     EXPECT_EQ(hs::openPipeline(sub("pipe")).components.size(), 1u);

@@ -36,15 +36,15 @@ void spit(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-struct TempDir {
+struct TempDirHostileOutput {
     std::string path = test::tempDir("hostile-output");
-    ~TempDir() { fs::remove_all(path); }
+    ~TempDirHostileOutput() { fs::remove_all(path); }
 };
 
 }  // namespace
 
 TEST(HostileOutput, AtomicFileNeverFollowsAPlantedSymlink) {
-    TempDir d;
+    TempDirHostileOutput d;
     const std::string victim = d.path + "/victim.txt", target = d.path + "/report.json";
     spit(victim, "precious");
     // Symlinks at the first names the next AtomicFile of `target` tries, all but the last.
@@ -57,7 +57,7 @@ TEST(HostileOutput, AtomicFileNeverFollowsAPlantedSymlink) {
 }
 
 TEST(HostileOutput, AtomicFileGivesUpClearlyWhenEveryNameIsTaken) {
-    TempDir d;
+    TempDirHostileOutput d;
     const std::string victim = d.path + "/victim.txt", target = d.path + "/out.csv";
     spit(victim, "precious");
     for (int k = 0; k < kAtomicTempAttempts; ++k)
@@ -74,7 +74,7 @@ TEST(HostileOutput, AtomicFileGivesUpClearlyWhenEveryNameIsTaken) {
 
 TEST(HostileOutput, DemoTokenizerFilesDoNotFollowOldTemporaryNames) {
     // The demo's writers used "<file>.tmp" by hand: a symlink planted there was written through.
-    TempDir d;
+    TempDirHostileOutput d;
     const std::string victim = d.path + "/victim.txt", dir = d.path + "/tokenizer";
     spit(victim, "precious");
     fs::create_directories(dir);
@@ -146,7 +146,7 @@ TEST(HostileOutput, PrintableEscapesControlsAndKeepsUtf8) {
 }
 
 TEST(HostileOutput, InspectPrintsATensorNameWithEscapesNotTheSequence) {
-    TempDir d;
+    TempDirHostileOutput d;
     const std::string file = d.path + "/evil.safetensors";
     writeSafetensors(file, {{"blocks\x1b[2J\x1b]0;pwned\x07.weight", torch::ones({2, 2})}},
                      {{"format", "pt"}});
@@ -160,7 +160,7 @@ TEST(HostileOutput, InspectPrintsATensorNameWithEscapesNotTheSequence) {
 }
 
 TEST(HostileOutput, InspectJsonOfALatin1PathDoesNotThrow) {
-    TempDir d;
+    TempDirHostileOutput d;
     const std::string dir = d.path + "/caf\xe9";
     fs::create_directories(dir);
     const std::string file = dir + "/model.safetensors";
@@ -173,7 +173,7 @@ TEST(HostileOutput, InspectJsonOfALatin1PathDoesNotThrow) {
 }
 
 TEST(HostileOutput, DeeplyNestedReportIsRefusedQuickly) {
-    TempDir d;
+    TempDirHostileOutput d;
     const std::string path = d.path + "/deep.json";
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
     spit(path, deep);
@@ -191,6 +191,6 @@ TEST(HostileOutput, DeeplyNestedReportIsRefusedQuickly) {
 
 TEST(HostileOutput, ReportThatIsNotARegularFileIsRefused) {
     EXPECT_THROW(readReportJson("/dev/zero"), FileError);
-    TempDir d;
+    TempDirHostileOutput d;
     EXPECT_THROW(readReportJson(d.path), FileError);
 }

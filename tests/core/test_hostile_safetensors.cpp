@@ -22,13 +22,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string le64(uint64_t n) {
+std::string le64HostileSafetensors(uint64_t n) {
     std::string s(8, '\0');
     for (int i = 0; i < 8; ++i) s[i] = char(uint8_t(n >> (8 * i)));
     return s;
 }
 
-void writeAll(const std::string& path, const std::string& bytes) {
+void writeAllHostileSafetensors(const std::string& path, const std::string& bytes) {
     std::ofstream out(path, std::ios::binary);
     out.write(bytes.data(), std::streamsize(bytes.size()));
 }
@@ -40,7 +40,8 @@ protected:
     std::string path(const std::string& name) const { return m_dir + "/" + name; }
     std::string put(const std::string& name, const std::string& header,
                     const std::string& data = "") {
-        writeAll(path(name), le64(header.size()) + header + data);
+        writeAllHostileSafetensors(path(name),
+                                   le64HostileSafetensors(header.size()) + header + data);
         return path(name);
     }
     // Two F32 tensors of 64 Ki elements each (256 KiB, many pages): "a" first, "b" after it.
@@ -54,7 +55,7 @@ protected:
 
 // Runs `fn`, expecting a FileError whose message contains `file` and `needle`.
 template <typename Fn>
-void expectFileError(Fn fn, const std::string& file, const std::string& needle) {
+void expectFileErrorHostileSafetensors(Fn fn, const std::string& file, const std::string& needle) {
     try {
         fn();
         ADD_FAILURE() << "no error; expected '" << needle << "'";
@@ -86,7 +87,7 @@ TEST_F(HostileSafetensors, HundredMegabyteNestedHeaderIsRefusedQuickly) {
     const uint64_t n = hs::kMaxHeaderBytes;
     for (const std::string prefix : {std::string("{\"a\":"), std::string("{")}) {
         SCOPED_TRACE(prefix);
-        std::string bytes = le64(n) + prefix;
+        std::string bytes = le64HostileSafetensors(n) + prefix;
         bytes.resize(8 + n, '[');
         const auto t0 = std::chrono::steady_clock::now();
         try {
@@ -106,7 +107,8 @@ TEST_F(HostileSafetensors, NestedMetadataInAFileIsRefused) {
     const std::string header =
         "{\"__metadata__\":{\"k\":" + std::string(200, '[') + std::string(200, ']') + "}}";
     const std::string p = put("deep.safetensors", header);
-    expectFileError([&] { hs::SafetensorsFile::open(p); }, p, "nested deeper than 64 levels");
+    expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(p); }, p,
+                                      "nested deeper than 64 levels");
 }
 
 // ---- 2. shapes ---------------------------------------------------------------------------------
@@ -130,8 +132,9 @@ TEST_F(HostileSafetensors, ShapeProductsThatOverflowAreRefused) {
                                    "\",\"shape\":" + c.shape + ",\"data_offsets\":" + c.offsets +
                                    "}}";
         const std::string p = put("shape.safetensors", header, std::string(c.dataBytes, '\0'));
-        expectFileError([&] { hs::SafetensorsFile::open(p); }, p, "tensor 'big': shape [");
-        expectFileError([&] { hs::SafetensorsFile::open(p); }, p, "overflows");
+        expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(p); }, p,
+                                          "tensor 'big': shape [");
+        expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(p); }, p, "overflows");
     }
 }
 
@@ -155,9 +158,10 @@ TEST_F(HostileSafetensors, TensorOfAFileTruncatedAfterOpeningIsAnError) {
     auto f = hs::SafetensorsFile::open(p);
     const auto size = f->fileSize();
     halve(p);
-    expectFileError([&] { f->tensor("b"); }, p,
-                    "file shrank to " + std::to_string(size / 2) +
-                        " bytes after it was opened (was " + std::to_string(size) + ")");
+    expectFileErrorHostileSafetensors([&] { f->tensor("b"); }, p,
+                                      "file shrank to " + std::to_string(size / 2) +
+                                          " bytes after it was opened (was " +
+                                          std::to_string(size) + ")");
 }
 
 TEST_F(HostileSafetensors, ViewReadAfterTruncationSurvivesAndIsReported) {
@@ -170,8 +174,8 @@ TEST_F(HostileSafetensors, ViewReadAfterTruncationSurvivesAndIsReported) {
     // Without the guard this read is a SIGBUS: the pages past the new end are gone.
     const double sum = b.sum().item<double>();
     EXPECT_LT(sum, 2.5 * 65536);  // what was cut reads as zeros
-    expectFileError([&] { f->checkIntact(); }, p, "file shrank");
-    expectFileError([&] { hs::checkMappedTensor(b); }, p, "file shrank");
+    expectFileErrorHostileSafetensors([&] { f->checkIntact(); }, p, "file shrank");
+    expectFileErrorHostileSafetensors([&] { hs::checkMappedTensor(b); }, p, "file shrank");
     EXPECT_NO_THROW(hs::checkMappedTensor(torch::ones({4})));  // heap tensors are not files
 }
 
@@ -183,22 +187,23 @@ TEST_F(HostileSafetensors, LoadingWeightsFromATruncatedFileIsAnError) {
     halve(p);  // "b" lies wholly in the cut half
     torch::nn::Linear linear(256, 256);
     const hs::PrecisionPolicy policy(hs::PrecisionPlan(), torch::kCPU);
-    expectFileError([&] { hs::loadWeights(*linear, weights, "model", policy); }, p,
-                    "file shrank to");
+    expectFileErrorHostileSafetensors([&] { hs::loadWeights(*linear, weights, "model", policy); },
+                                      p, "file shrank to");
 }
 
 TEST_F(HostileSafetensors, WeightStatisticsOfATruncatedFileAreAnError) {
     const std::string p = twoTensors("stats.safetensors");
     const hs::TensorSet set = hs::TensorSet::open(p);
     halve(p);
-    expectFileError([&] { hs::weightStatsOf(set, "model"); }, p, "file shrank to");
+    expectFileErrorHostileSafetensors([&] { hs::weightStatsOf(set, "model"); }, p,
+                                      "file shrank to");
 }
 
 TEST_F(HostileSafetensors, InspectOfATruncatedFileIsAnError) {
     const std::string p = twoTensors("inspect.safetensors");
     const hs::TensorSet set = hs::TensorSet::open(p);
     halve(p);
-    expectFileError([&] { hs::inspectTensors(set); }, p, "file shrank to");
+    expectFileErrorHostileSafetensors([&] { hs::inspectTensors(set); }, p, "file shrank to");
 }
 
 // ---- 4. non-regular files ----------------------------------------------------------------------
@@ -207,18 +212,21 @@ TEST_F(HostileSafetensors, FifoInPlaceOfWeightsIsRefusedAtOnce) {
     const std::string p = path("model.safetensors");
     ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
     const auto t0 = std::chrono::steady_clock::now();
-    expectFileError([&] { hs::SafetensorsFile::open(p); }, p, "a pipe (FIFO), not a regular file");
-    expectFileError([&] { hs::TensorSet::open(p); }, p, "a pipe (FIFO)");
+    expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(p); }, p,
+                                      "a pipe (FIFO), not a regular file");
+    expectFileErrorHostileSafetensors([&] { hs::TensorSet::open(p); }, p, "a pipe (FIFO)");
     EXPECT_LT(secondsSince(t0), 1.0);
 }
 
 TEST_F(HostileSafetensors, FolderAndDeviceInPlaceOfWeightsAreRefused) {
     const std::string dir = path("dir.safetensors");
     fs::create_directory(dir);
-    expectFileError([&] { hs::SafetensorsFile::open(dir); }, dir, "is a folder, not a regular");
+    expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(dir); }, dir,
+                                      "is a folder, not a regular");
     const std::string zero = path("zero.safetensors");
     fs::create_symlink("/dev/zero", zero);
-    expectFileError([&] { hs::SafetensorsFile::open(zero); }, zero, "is a device, not a regular");
+    expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(zero); }, zero,
+                                      "is a device, not a regular");
 }
 
 TEST_F(HostileSafetensors, SymlinkToARegularFileLoads) {
@@ -254,8 +262,8 @@ TEST_F(HostileSafetensors, ShardNamesMustStayInsideTheFolder) {
     for (const auto& c : cases) {
         SCOPED_TRACE(c.shard);
         const std::string idx = path("m.safetensors.index.json");
-        writeAll(idx, "{\"weight_map\":{\"a\":" + c.shard + "}}");
-        expectFileError([&] { hs::TensorSet::open(idx); }, idx, c.message);
+        writeAllHostileSafetensors(idx, "{\"weight_map\":{\"a\":" + c.shard + "}}");
+        expectFileErrorHostileSafetensors([&] { hs::TensorSet::open(idx); }, idx, c.message);
     }
 }
 
@@ -266,7 +274,8 @@ TEST_F(HostileSafetensors, ShardsInSubfoldersAndSymlinkedShardsLoad) {
     hs::writeSafetensors(path("sub/s1.safetensors"), {{"a", torch::ones({2})}});
     fs::create_symlink(outside + "/blob", path("s2.safetensors"));  // as in the HF cache
     const std::string idx = path("m.safetensors.index.json");
-    writeAll(idx, R"({"weight_map":{"a":"sub/s1.safetensors","b":"./s2.safetensors"}})");
+    writeAllHostileSafetensors(
+        idx, R"({"weight_map":{"a":"sub/s1.safetensors","b":"./s2.safetensors"}})");
     const hs::TensorSet set = hs::TensorSet::open(idx);
     EXPECT_TRUE(set.tensor("a").equal(torch::ones({2})));
     EXPECT_TRUE(set.tensor("b").equal(torch::full({3}, 4.f)));

@@ -29,7 +29,7 @@ void writeBytes(const std::string& path, const std::vector<uint8_t>& b) {
 }
 
 template <typename Fn>
-std::string errorOf(Fn fn) {
+std::string errorOfImageIo(Fn fn) {
     try {
         fn();
     } catch (const std::exception& e) {
@@ -82,16 +82,18 @@ TEST_F(ImageIoTest, PngRoundTrip) {
 }
 
 TEST_F(ImageIoTest, ReadErrors) {
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("absent.png")); }), "absent.png: cannot open");
+    EXPECT_HAS(errorOfImageIo([&] { hs::readImage(path("absent.png")); }),
+               "absent.png: cannot open");
     writeBytes(path("empty.png"), {});
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("empty.png")); }), "empty file");
+    EXPECT_HAS(errorOfImageIo([&] { hs::readImage(path("empty.png")); }), "empty file");
     writeBytes(path("junk.png"), {'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd'});
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("junk.png")); }), "junk.png: not a PNG image");
+    EXPECT_HAS(errorOfImageIo([&] { hs::readImage(path("junk.png")); }),
+               "junk.png: not a PNG image");
 
     // A PNG cut in half: the header reads, the pixel data does not.
     auto png = hs::encodePng(randomImage(64, 64, 3, 2));
     writeBytes(path("cut.png"), std::vector<uint8_t>(png.begin(), png.begin() + png.size() / 2));
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("cut.png")); }), "cut.png: corrupt image");
+    EXPECT_HAS(errorOfImageIo([&] { hs::readImage(path("cut.png")); }), "cut.png: corrupt image");
 
     // A tiny grey PNG claiming 20000 x 20000 pixels (400 MB once decoded) is refused before
     // anything is allocated. IHDR width/height sit at bytes 16-23; stb does not check CRCs.
@@ -101,27 +103,28 @@ TEST_F(ImageIoTest, ReadErrors) {
         bomb[i] = 0, bomb[i + 1] = 0, bomb[i + 2] = 0x4E, bomb[i + 3] = 0x20;  // 20000
     }
     writeBytes(path("bomb.png"), bomb);
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("bomb.png")); }), "larger than the limit");
+    EXPECT_HAS(errorOfImageIo([&] { hs::readImage(path("bomb.png")); }), "larger than the limit");
     EXPECT_THROW(hs::readImage(path("bomb.png")), hs::FileError);
 
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("junk.png"), 7); }), "channels must be");
+    EXPECT_HAS(errorOfImageIo([&] { hs::readImage(path("junk.png"), 7); }), "channels must be");
 
     // Found by fuzz_image: stb read this PPM header as 2 x 0 pixels and "decoded" it, and a
     // short 16-bit PPM ("P6 8288 18288 13838") made Debian's libstb read past the buffer. Only
     // PNGs reach stb.
     writeBytes(path("flat.ppm"),
                {'P', '6', '\n', '2', '$', '1', '\n', '2', '5', '5', '\n', 0xff, 0, 0, 0, 0xff, 0});
-    EXPECT_HAS(errorOf([&] { hs::readImage(path("flat.ppm")); }), "flat.ppm: not a PNG image");
+    EXPECT_HAS(errorOfImageIo([&] { hs::readImage(path("flat.ppm")); }),
+               "flat.ppm: not a PNG image");
 }
 
 TEST_F(ImageIoTest, WriteErrors) {
     hs::Image bad{4, 4, 3, std::vector<uint8_t>(10)};
-    EXPECT_HAS(errorOf([&] { hs::writePng(path("bad.png"), bad); }),
+    EXPECT_HAS(errorOfImageIo([&] { hs::writePng(path("bad.png"), bad); }),
                "bad.png: image holds 10 bytes");
     hs::Image five{1, 1, 5, std::vector<uint8_t>(5)};
-    EXPECT_HAS(errorOf([&] { hs::writePng(path("five.png"), five); }), "5 channels");
-    EXPECT_HAS(errorOf([&] { hs::writePng(path("none.png"), hs::Image{}); }), "no pixels");
-    EXPECT_HAS(errorOf([&] { hs::writePng(path("nodir/x.png"), randomImage(1, 1, 1, 1)); }),
+    EXPECT_HAS(errorOfImageIo([&] { hs::writePng(path("five.png"), five); }), "5 channels");
+    EXPECT_HAS(errorOfImageIo([&] { hs::writePng(path("none.png"), hs::Image{}); }), "no pixels");
+    EXPECT_HAS(errorOfImageIo([&] { hs::writePng(path("nodir/x.png"), randomImage(1, 1, 1, 1)); }),
                "cannot create temporary file");
     EXPECT_FALSE(fs::exists(path("bad.png")));
     EXPECT_EQ(tempFiles(), 0);

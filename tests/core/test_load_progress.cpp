@@ -22,7 +22,7 @@
 namespace hs {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ClockLoadProgress = std::chrono::steady_clock;
 
 nlohmann::json wideT5(int layers) {
     return {{"architectures", {"T5EncoderModel"}},
@@ -113,7 +113,7 @@ TEST_F(LoadProgressTest, MultiGigabyteLoadReportsShardsAndCancelsWithinASecond) 
     std::mutex mutex;
     std::vector<LoadProgress> seen;
     std::atomic<bool> cancel{false};
-    Clock::time_point thrownAt{};
+    ClockLoadProgress::time_point thrownAt{};
     std::string outcome;
     std::thread loader([&] {
         const CancelScope scope(&cancel);
@@ -130,16 +130,16 @@ TEST_F(LoadProgressTest, MultiGigabyteLoadReportsShardsAndCancelsWithinASecond) 
                                    PrecisionPolicy(PrecisionPlan(), torch::kCPU), "text_encoder_2");
             outcome = "loaded";
         } catch (const Cancelled&) {
-            thrownAt = Clock::now();
+            thrownAt = ClockLoadProgress::now();
             outcome = "cancelled";
         } catch (const std::exception& e) {
             outcome = e.what();
         }
     });
     // Cancel once two reports with bytes have come (the load is well under way).
-    const auto deadline = Clock::now() + std::chrono::seconds(60);
-    Clock::time_point cancelledAt{};
-    while (Clock::now() < deadline) {
+    const auto deadline = ClockLoadProgress::now() + std::chrono::seconds(60);
+    ClockLoadProgress::time_point cancelledAt{};
+    while (ClockLoadProgress::now() < deadline) {
         {
             std::lock_guard<std::mutex> lock(mutex);
             int withBytes = 0;
@@ -148,7 +148,7 @@ TEST_F(LoadProgressTest, MultiGigabyteLoadReportsShardsAndCancelsWithinASecond) 
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    cancelledAt = Clock::now();
+    cancelledAt = ClockLoadProgress::now();
     cancel = true;
     loader.join();
 

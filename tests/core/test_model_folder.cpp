@@ -12,13 +12,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeText(const std::string& path, const std::string& text) {
+void writeTextModelFolder(const std::string& path, const std::string& text) {
     fs::create_directories(fs::path(path).parent_path());
     std::ofstream(path, std::ios::binary) << text;
 }
 
 template <typename Fn>
-std::string errorOf(Fn fn) {
+std::string errorOfModelFolder(Fn fn) {
     try {
         fn();
     } catch (const hs::FileError& e) {
@@ -42,7 +42,8 @@ protected:
     std::string component(const std::string& name, const std::vector<std::string>& weightFiles,
                           torch::ScalarType dtype = torch::kFloat32) {
         const std::string d = sub(name);
-        writeText(d + "/config.json", R"({"_class_name": "AutoencoderKL", "latent_channels": 4})");
+        writeTextModelFolder(d + "/config.json",
+                             R"({"_class_name": "AutoencoderKL", "latent_channels": 4})");
         for (const auto& w : weightFiles)
             hs::writeSafetensors(d + "/" + w, {{"w." + w, torch::ones({2}, dtype)}});
         return d;
@@ -84,7 +85,7 @@ TEST_F(ModelFolderTest, Variants) {
     auto fp16 = hs::openComponent(d, "fp16");
     EXPECT_EQ(fp16.variant, "fp16");
     EXPECT_TRUE(fp16.weights.contains("w.diffusion_pytorch_model.fp16.safetensors"));
-    EXPECT_HAS(errorOf([&] { hs::openComponent(d, "bf16"); }), "no 'bf16' weights");
+    EXPECT_HAS(errorOfModelFolder([&] { hs::openComponent(d, "bf16"); }), "no 'bf16' weights");
 
     // Only one variant: used, and said so.
     auto only = component("only", {"model.bf16.safetensors"});
@@ -95,19 +96,19 @@ TEST_F(ModelFolderTest, Variants) {
     // Several variants and no plain weights: the caller must choose.
     auto two = component("two", {"diffusion_pytorch_model.fp16.safetensors",
                                  "diffusion_pytorch_model.bf16.safetensors"});
-    const std::string e = errorOf([&] { hs::openComponent(two); });
+    const std::string e = errorOfModelFolder([&] { hs::openComponent(two); });
     EXPECT_HAS(e, "several variants (bf16, fp16)");
     EXPECT_HAS(e, two);
     // A missing requested variant lists what is there.
-    EXPECT_HAS(errorOf([&] { hs::openComponent(two, "fp32"); }),
+    EXPECT_HAS(errorOfModelFolder([&] { hs::openComponent(two, "fp32"); }),
                "variants present: 'bf16', 'fp16'");
 }
 
 TEST_F(ModelFolderTest, ShardedWeights) {
     auto d = component("sharded", {"diffusion_pytorch_model-00001-of-00002.safetensors",
                                    "diffusion_pytorch_model-00002-of-00002.safetensors"});
-    writeText(d + "/diffusion_pytorch_model.safetensors.index.json",
-              R"({"weight_map": {
+    writeTextModelFolder(d + "/diffusion_pytorch_model.safetensors.index.json",
+                         R"({"weight_map": {
                    "w.diffusion_pytorch_model-00001-of-00002.safetensors": "diffusion_pytorch_model-00001-of-00002.safetensors",
                    "w.diffusion_pytorch_model-00002-of-00002.safetensors": "diffusion_pytorch_model-00002-of-00002.safetensors"}})");
     auto c = hs::openComponent(d);
@@ -116,7 +117,7 @@ TEST_F(ModelFolderTest, ShardedWeights) {
 
     // A sharded variant, named as diffusers names it (and not mistaken for a variant "fp16-0001").
     auto v = component("sharded_fp16", {"model.fp16-00001-of-00001.safetensors"}, torch::kFloat16);
-    writeText(
+    writeTextModelFolder(
         v + "/model.safetensors.index.fp16.json",
         R"({"weight_map": {"w.model.fp16-00001-of-00001.safetensors": "model.fp16-00001-of-00001.safetensors"}})");
     auto cv = hs::openComponent(v);
@@ -127,8 +128,8 @@ TEST_F(ModelFolderTest, ShardedWeights) {
 
 TEST_F(ModelFolderTest, RefusesPickle) {
     auto d = component("pickle", {});
-    writeText(d + "/diffusion_pytorch_model.bin", "not really a pickle");
-    const std::string e = errorOf([&] { hs::openComponent(d); });
+    writeTextModelFolder(d + "/diffusion_pytorch_model.bin", "not really a pickle");
+    const std::string e = errorOfModelFolder([&] { hs::openComponent(d); });
     EXPECT_HAS(e, d);
     EXPECT_HAS(e, "diffusion_pytorch_model.bin");
     EXPECT_HAS(e, "arbitrary code");
@@ -137,39 +138,39 @@ TEST_F(ModelFolderTest, RefusesPickle) {
 
     // A pickle beside safetensors weights is simply ignored.
     auto mixed = component("mixed", {"model.safetensors"});
-    writeText(mixed + "/pytorch_model.bin", "x");
+    writeTextModelFolder(mixed + "/pytorch_model.bin", "x");
     EXPECT_NO_THROW(hs::openComponent(mixed));
 }
 
 TEST_F(ModelFolderTest, ComponentErrors) {
     auto none = component("none", {});
-    EXPECT_HAS(errorOf([&] { hs::openComponent(none); }),
+    EXPECT_HAS(errorOfModelFolder([&] { hs::openComponent(none); }),
                "no weights: expected diffusion_pytorch_model.safetensors");
     hs::writeSafetensors(none + "/ae.safetensors", {{"x", torch::ones({1})}});
-    EXPECT_HAS(errorOf([&] { hs::openComponent(none); }), "found only ae.safetensors");
+    EXPECT_HAS(errorOfModelFolder([&] { hs::openComponent(none); }), "found only ae.safetensors");
 
     fs::create_directories(sub("noconfig"));
-    const std::string e = errorOf([&] { hs::openComponent(sub("noconfig")); });
+    const std::string e = errorOfModelFolder([&] { hs::openComponent(sub("noconfig")); });
     EXPECT_HAS(e, "noconfig/config.json");
     EXPECT_HAS(e, "missing config.json");
 
-    writeText(sub("badjson/config.json"), "{\n  \"a\": 1,\n  \"b\": ]\n}");
-    const std::string j = errorOf([&] { hs::openComponent(sub("badjson")); });
+    writeTextModelFolder(sub("badjson/config.json"), "{\n  \"a\": 1,\n  \"b\": ]\n}");
+    const std::string j = errorOfModelFolder([&] { hs::openComponent(sub("badjson")); });
     EXPECT_HAS(j, "badjson/config.json: invalid JSON");
     EXPECT_HAS(j, "line 3");
 
-    EXPECT_HAS(errorOf([&] { hs::openComponent(sub("absent")); }), "not a folder");
+    EXPECT_HAS(errorOfModelFolder([&] { hs::openComponent(sub("absent")); }), "not a folder");
 
     // A broken weights file is reported with its own path.
     auto corrupt = component("corrupt", {});
-    writeText(corrupt + "/model.safetensors", "garbage!garbage!");
-    EXPECT_HAS(errorOf([&] { hs::openComponent(corrupt); }),
+    writeTextModelFolder(corrupt + "/model.safetensors", "garbage!garbage!");
+    EXPECT_HAS(errorOfModelFolder([&] { hs::openComponent(corrupt); }),
                "corrupt/model.safetensors: header length");
 }
 
 TEST_F(ModelFolderTest, Pipeline) {
     const std::string p = sub("pipe");
-    writeText(p + "/model_index.json", R"({
+    writeTextModelFolder(p + "/model_index.json", R"({
         "_class_name": "FluxPipeline", "_diffusers_version": "0.30.0",
         "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"],
         "text_encoder": ["transformers", "CLIPTextModel"],
@@ -188,8 +189,8 @@ TEST_F(ModelFolderTest, Pipeline) {
         fs::create_symlink(
             fs::absolute(hs::test::dataPath(std::string("golden/clip_tokenizer/") + f)),
             p + "/tokenizer/" + f);
-    writeText(p + "/scheduler/scheduler_config.json",
-              R"({"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0})");
+    writeTextModelFolder(p + "/scheduler/scheduler_config.json",
+                         R"({"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0})");
 
     EXPECT_TRUE(hs::isPipelineFolder(p));
     EXPECT_FALSE(hs::isComponentFolder(p));
@@ -207,14 +208,16 @@ TEST_F(ModelFolderTest, Pipeline) {
 
     // A listed component whose folder is missing.
     fs::remove_all(p + "/scheduler");
-    const std::string e = errorOf([&] { hs::openPipeline(p); });
+    const std::string e = errorOfModelFolder([&] { hs::openPipeline(p); });
     EXPECT_HAS(e, "pipe/model_index.json");
     EXPECT_HAS(e, "component 'scheduler'");
     EXPECT_HAS(e, "is missing");
 
-    writeText(sub("bad/model_index.json"), R"({"vae": ["diffusers"]})");
-    EXPECT_HAS(errorOf([&] { hs::openPipeline(sub("bad")); }), "must be [library, class]");
-    EXPECT_HAS(errorOf([&] { hs::openPipeline(sub("nothing")); }), "missing model_index.json");
+    writeTextModelFolder(sub("bad/model_index.json"), R"({"vae": ["diffusers"]})");
+    EXPECT_HAS(errorOfModelFolder([&] { hs::openPipeline(sub("bad")); }),
+               "must be [library, class]");
+    EXPECT_HAS(errorOfModelFolder([&] { hs::openPipeline(sub("nothing")); }),
+               "missing model_index.json");
 }
 
 // diffusers' modular pipelines (Anima) save modular_model_index.json: [library, class, spec],
@@ -222,7 +225,7 @@ TEST_F(ModelFolderTest, Pipeline) {
 // spec] with its class in type_hint; one made from a config at run time has no spec.
 TEST_F(ModelFolderTest, ModularPipeline) {
     const std::string p = sub("modular");
-    writeText(p + "/modular_model_index.json", R"({
+    writeTextModelFolder(p + "/modular_model_index.json", R"({
         "_blocks_class_name": "AnimaAutoBlocks", "_class_name": "AnimaModularPipeline",
         "vae": ["diffusers", "AutoencoderKLQwenImage",
                 {"pretrained_model_name_or_path": "/home/me/anima", "subfolder": "vae",
@@ -244,7 +247,7 @@ TEST_F(ModelFolderTest, ModularPipeline) {
 
     // A component that lives in another repository is named with where the index points.
     fs::remove_all(p + "/te");
-    const std::string e = errorOf([&] { hs::openPipeline(p); });
+    const std::string e = errorOfModelFolder([&] { hs::openPipeline(p); });
     EXPECT_HAS(e, "modular_model_index.json");
     EXPECT_HAS(e, "component 'text_encoder'");
     EXPECT_HAS(e, "/home/me/anima");

@@ -7,13 +7,13 @@
 using namespace hs;
 
 namespace {
-torch::Device cpu() {
+torch::Device cpuProbe() {
     return torch::Device(torch::kCPU);
 }
 }  // namespace
 
 TEST(Probe, RecordsOnlyPointsWithinTheLevel) {
-    ProbeContext p(PrecisionPlan(), cpu(), ProbeLevel::Layer);
+    ProbeContext p(PrecisionPlan(), cpuProbe(), ProbeLevel::Layer);
     auto x = torch::ones({4});
     p.point({"m.block", ProbeLevel::Module}, x);
     p.point({"m.block.attn", ProbeLevel::Layer}, x);
@@ -21,13 +21,13 @@ TEST(Probe, RecordsOnlyPointsWithinTheLevel) {
     ASSERT_EQ(p.records().size(), 2u);
     EXPECT_EQ(p.records()[0].name, "m.block");
     EXPECT_EQ(p.records()[1].name, "m.block.attn");
-    ProbeContext off(PrecisionPlan(), cpu(), ProbeLevel::Off);
+    ProbeContext off(PrecisionPlan(), cpuProbe(), ProbeLevel::Off);
     off.point({"m.block", ProbeLevel::Module}, x);
     EXPECT_TRUE(off.records().empty());
 }
 
 TEST(Probe, EmulatedFp16RoundsEveryPointEvenWithProbingOff) {
-    ProbeContext p(PrecisionPlan::parse("transformer=fp16,transformer.keep=fp32"), cpu(),
+    ProbeContext p(PrecisionPlan::parse("transformer=fp16,transformer.keep=fp32"), cpuProbe(),
                    ProbeLevel::Off);
     auto x = torch::tensor({70000.f, 1.0f + 1.0f / 4096});
     auto y = p.point({"transformer.blocks.0.ff", ProbeLevel::Op}, x);
@@ -41,7 +41,7 @@ TEST(Probe, EmulatedFp16RoundsEveryPointEvenWithProbingOff) {
 }
 
 TEST(Probe, FirstNonFiniteIsTheEarliestPointInCallOrder) {
-    ProbeContext p(PrecisionPlan::parse("t=fp16"), cpu(), ProbeLevel::Op);
+    ProbeContext p(PrecisionPlan::parse("t=fp16"), cpuProbe(), ProbeLevel::Op);
     p.setStep(0);
     auto x = torch::full({8}, 1000.f);
     x = p.point({"t.blocks.0", ProbeLevel::Module}, x);
@@ -61,7 +61,7 @@ TEST(Probe, FirstNonFiniteIsTheEarliestPointInCallOrder) {
 }
 
 TEST(Probe, TakeRecordsKeepsTheFirstFailureAcrossSteps) {
-    ProbeContext p(PrecisionPlan::parse("t=fp16"), cpu(), ProbeLevel::Module);
+    ProbeContext p(PrecisionPlan::parse("t=fp16"), cpuProbe(), ProbeLevel::Module);
     p.setStep(0);
     p.point({"t.a", ProbeLevel::Module}, torch::ones({2}));
     auto step0 = p.takeRecords();
@@ -81,7 +81,8 @@ TEST(Probe, TakeRecordsKeepsTheFirstFailureAcrossSteps) {
 TEST(Probe, RecordsFormatAndExecutionOfEachPoint) {
     for (auto mode : {CpuBf16::Emulated, CpuBf16::Native}) {
         test::ScopedCpuBf16 m(mode);
-        ProbeContext p(PrecisionPlan::parse("vae=bf16,vae.decoder=fp16"), cpu(), ProbeLevel::Layer);
+        ProbeContext p(PrecisionPlan::parse("vae=bf16,vae.decoder=fp16"), cpuProbe(),
+                       ProbeLevel::Layer);
         auto x = torch::full({2}, 1.00390625f);  // 1 + 2^-8: bf16 rounds it to 1
         auto y = p.point({"vae.encoder.conv_in", ProbeLevel::Layer}, x);
         p.point({"vae.decoder.conv_in", ProbeLevel::Layer}, torch::ones({2}));
@@ -96,7 +97,7 @@ TEST(Probe, RecordsFormatAndExecutionOfEachPoint) {
 }
 
 TEST(Probe, ATensorRecordedTwiceIsReducedOnceUnlessItChanged) {
-    ProbeContext p(PrecisionPlan(), cpu(), ProbeLevel::Layer);
+    ProbeContext p(PrecisionPlan(), cpuProbe(), ProbeLevel::Layer);
     auto x = torch::tensor({1.f, 2.f, 3.f});
     p.point({"vae.decoder.up_blocks.3.resnets.2", ProbeLevel::Layer}, x);
     p.point({"vae.decoder.up_blocks.3", ProbeLevel::Module}, x);  // the same tensor: same record

@@ -29,44 +29,44 @@ NamedTensors readTensors(const std::string& path) {
     return r;
 }
 
-struct Case {
+struct CaseQwen {
     nlohmann::json config;
     WeightMap weights;
     NamedTensors io;
 };
 
 // "qwen3" or "qwen2": the golden folder and its io file.
-const Case& golden(const std::string& name) {
-    static std::map<std::string, Case> cases;
+const CaseQwen& goldenQwen(const std::string& name) {
+    static std::map<std::string, CaseQwen> cases;
     auto it = cases.find(name);
     if (it != cases.end()) return it->second;
-    Case c;
+    CaseQwen c;
     c.config = readJson(dataPath("golden/" + name + "/config.json"));
     c.weights = weightMapOf(TensorSet::open(dataPath("golden/" + name + "/model.safetensors")));
     c.io = readTensors(dataPath("golden/" + name + "_io.safetensors"));
     return cases.emplace(name, std::move(c)).first->second;
 }
 
-std::shared_ptr<QwenTextComponent> load(const nlohmann::json& config, const WeightMap& weights,
-                                        const PrecisionPolicy& policy) {
+std::shared_ptr<QwenTextComponent> loadQwen(const nlohmann::json& config, const WeightMap& weights,
+                                            const PrecisionPolicy& policy) {
     const auto archs = config.at("architectures");
     const auto family = FamilyRegistry::global().require(archs[0].get<std::string>(), "test");
     auto c = loadComponent(*family, {"test", config, weights}, policy, "text_encoder");
     return std::dynamic_pointer_cast<QwenTextComponent>(c);
 }
 
-NamedTensors run(const Case& c, const std::string& plan = "", ProbeContext* probesOut = nullptr,
-                 const NamedTensors* inputs = nullptr) {
+NamedTensors runQwen(const CaseQwen& c, const std::string& plan = "",
+                     ProbeContext* probesOut = nullptr, const NamedTensors* inputs = nullptr) {
     ProbeContext local = contextFor(plan);
     ProbeContext& probes = probesOut ? *probesOut : local;
     NamedTensors in = inputs ? *inputs : c.io;
     for (auto it = in.begin(); it != in.end();)
         it = it->first.rfind("out.", 0) == 0 ? in.erase(it) : std::next(it);
-    return load(c.config, c.weights, probes.policy())->run(in, probes);
+    return loadQwen(c.config, c.weights, probes.policy())->run(in, probes);
 }
 
 // The worst relative error over out.last_hidden_state and every out.hidden_states.N.
-double worstError(const NamedTensors& got, const NamedTensors& ref) {
+double worstErrorQwen(const NamedTensors& got, const NamedTensors& ref) {
     double worst = 0;
     size_t compared = 0;
     for (const auto& kv : ref) {
@@ -82,7 +82,7 @@ double worstError(const NamedTensors& got, const NamedTensors& ref) {
 }
 
 TEST(QwenConfig, ReadsBothVariants) {
-    QwenConfig c = qwenConfigFromJson(golden("qwen3").config);
+    QwenConfig c = qwenConfigFromJson(goldenQwen("qwen3").config);
     EXPECT_EQ(c.variant, QwenVariant::Qwen3);
     EXPECT_TRUE(c.qkNorm);
     EXPECT_FALSE(c.qkvBias);
@@ -90,7 +90,7 @@ TEST(QwenConfig, ReadsBothVariants) {
     EXPECT_EQ(c.qWidth(), 64);  // wider than hidden_size 48: head_dim is explicit
     EXPECT_EQ(c.numKeyValueHeads, 2);
     EXPECT_DOUBLE_EQ(c.ropeTheta, 1e6);
-    c = qwenConfigFromJson(golden("qwen2").config);
+    c = qwenConfigFromJson(goldenQwen("qwen2").config);
     EXPECT_EQ(c.variant, QwenVariant::Qwen2);
     EXPECT_FALSE(c.qkNorm);
     EXPECT_TRUE(c.qkvBias);
@@ -99,7 +99,7 @@ TEST(QwenConfig, ReadsBothVariants) {
     EXPECT_FALSE(c.maskedPositions);
     // Qwen2.5-VL: the text fields in text_config, mrope accepted.
     nlohmann::json vl = {{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
-                         {"text_config", golden("qwen2").config}};
+                         {"text_config", goldenQwen("qwen2").config}};
     vl["text_config"]["rope_scaling"] = {{"type", "mrope"}, {"mrope_section", {2, 2, 2}}};
     c = qwenConfigFromJson(vl);
     EXPECT_EQ(c.variant, QwenVariant::Qwen2);
@@ -110,7 +110,7 @@ TEST(QwenConfig, ReadsBothVariants) {
 TEST(QwenConfig, ErrorsNameTheField) {
     auto expectError = [](const std::function<void(nlohmann::json&)>& edit,
                           const std::string& needle) {
-        nlohmann::json j = golden("qwen3").config;
+        nlohmann::json j = goldenQwen("qwen3").config;
         edit(j);
         try {
             qwenConfigFromJson(j);
@@ -135,10 +135,10 @@ TEST(QwenConfig, ErrorsNameTheField) {
 }
 
 TEST(QwenText, Qwen3MatchesTransformersGolden) {
-    const Case& c = golden("qwen3");
-    const NamedTensors out = run(c, "text_encoder=fp32");
+    const CaseQwen& c = goldenQwen("qwen3");
+    const NamedTensors out = runQwen(c, "text_encoder=fp32");
     ASSERT_EQ(out.size(), 5u);  // last_hidden_state + hidden_states.0 .. 3
-    const double e = worstError(out, c.io);
+    const double e = worstErrorQwen(out, c.io);
     std::cout << "[ qwen3 golden ] worst relative error " << e << "\n";
     EXPECT_LE(e, 1e-5);
     // The last hidden state is the normed one, as transformers returns it.
@@ -146,10 +146,10 @@ TEST(QwenText, Qwen3MatchesTransformersGolden) {
 }
 
 TEST(QwenText, Qwen2MatchesTransformersGolden) {
-    const Case& c = golden("qwen2");
-    const NamedTensors out = run(c, "text_encoder=fp32");
+    const CaseQwen& c = goldenQwen("qwen2");
+    const NamedTensors out = runQwen(c, "text_encoder=fp32");
     ASSERT_EQ(out.size(), 5u);
-    const double e = worstError(out, c.io);
+    const double e = worstErrorQwen(out, c.io);
     std::cout << "[ qwen2 golden ] worst relative error " << e << "\n";
     EXPECT_LE(e, 1e-5);
 }
@@ -157,10 +157,10 @@ TEST(QwenText, Qwen2MatchesTransformersGolden) {
 TEST(QwenText, PaddingMasksKeysNotEarlierTokens) {
     // Right padding changes nothing before the padding (causal attention) and the padded
     // positions' outputs do change: the mask reaches the attention.
-    const Case& c = golden("qwen3");
+    const CaseQwen& c = goldenQwen("qwen3");
     NamedTensors in{{"in.input_ids", c.io.at("in.input_ids")}};
-    const NamedTensors open = run(c, "", nullptr, &in);
-    const NamedTensors masked = run(c);
+    const NamedTensors open = runQwen(c, "", nullptr, &in);
+    const NamedTensors masked = runQwen(c);
     const auto& a = open.at("out.last_hidden_state");
     const auto& b = masked.at("out.last_hidden_state");
     EXPECT_TRUE(torch::allclose(a[0], b[0], 1e-5, 1e-6));
@@ -168,7 +168,7 @@ TEST(QwenText, PaddingMasksKeysNotEarlierTokens) {
     EXPECT_GT((a[1].narrow(0, 9, 3) - b[1].narrow(0, 9, 3)).abs().max().item<double>(), 1e-3);
     // encode() without a mask is the unmasked run.
     ProbeContext probes = contextFor("");
-    auto comp = load(c.config, c.weights, probes.policy());
+    auto comp = loadQwen(c.config, c.weights, probes.policy());
     const TextEncoding e = comp->encode(c.io.at("in.input_ids"), probes);
     EXPECT_TRUE(torch::allclose(e.lastHiddenState, a, 1e-6, 1e-6));
     EXPECT_EQ(e.hiddenStates.size(), 4u);
@@ -185,7 +185,7 @@ TEST(QwenText, RunModuleReproducesTheGolden) {
             status);
         ASSERT_EQ(status, 0) << printed;
         EXPECT_NE(printed.find("as 'text_encoder'"), std::string::npos) << printed;
-        EXPECT_LE(worstError(readTensors(out), golden(name).io), 1e-5) << name;
+        EXPECT_LE(worstErrorQwen(readTensors(out), goldenQwen(name).io), 1e-5) << name;
     }
 }
 
@@ -197,13 +197,13 @@ WeightMap prefixed(const WeightMap& w, const std::string& prefix) {
 }
 
 TEST(QwenText, LoadsCausalLmAndQwen25VlLayouts) {
-    const Case& c = golden("qwen2");
+    const CaseQwen& c = goldenQwen("qwen2");
     const auto ref = c.io.at("out.last_hidden_state");
     NamedTensors in{{"in.input_ids", c.io.at("in.input_ids")},
                     {"in.attention_mask", c.io.at("in.attention_mask")}};
     auto runWith = [&](const nlohmann::json& config, const WeightMap& w) {
         ProbeContext probes = contextFor("");
-        auto comp = load(config, w, probes.policy());
+        auto comp = loadQwen(config, w, probes.policy());
         return comp->run(in, probes).at("out.last_hidden_state");
     };
     // Qwen2ForCausalLM: model.* plus lm_head.
@@ -233,8 +233,8 @@ TEST(QwenText, LoadsCausalLmAndQwen25VlLayouts) {
 // left-padded one's first queries see only padding).
 // qwen25vl_text: Qwen2_5_VLForConditionalGeneration with text_config, mrope, visual.* and lm_head
 // beside model.*, 6 heads without grouping, left and right padding (positions from the mask).
-Case portCase(const std::string& name) {
-    Case c;
+CaseQwen portCase(const std::string& name) {
+    CaseQwen c;
     c.config = readJson(dataPath("qwen/" + name + "/config.json"));
     c.weights = weightMapOf(TensorSet::open(dataPath("qwen/" + name + "/model.safetensors")));
     c.io = readTensors(dataPath("qwen/" + name + "_io.safetensors"));
@@ -243,37 +243,37 @@ Case portCase(const std::string& name) {
 
 TEST(QwenText, OtherConfigsMatchThePort) {
     for (const std::string name : {"qwen3_mqa", "qwen25vl_text"}) {
-        const Case c = portCase(name);
-        const NamedTensors out = run(c, "text_encoder=fp32");
-        const double e = worstError(out, c.io);
+        const CaseQwen c = portCase(name);
+        const NamedTensors out = runQwen(c, "text_encoder=fp32");
+        const double e = worstErrorQwen(out, c.io);
         std::cout << "[ qwen " << name << " ] worst relative error against the port " << e << "\n";
         EXPECT_LE(e, 1e-5) << name;
     }
     // The left-padded Qwen3 prompt: its first 3 queries attend to padding only, and eager
     // attention spreads them evenly over all keys (a plain causal softmax would not).
-    const Case c = portCase("qwen3_mqa");
+    const CaseQwen c = portCase("qwen3_mqa");
     NamedTensors in = c.io;
     in.erase("in.attention_mask");
-    const auto open = run(c, "", nullptr, &in).at("out.last_hidden_state");
+    const auto open = runQwen(c, "", nullptr, &in).at("out.last_hidden_state");
     const auto& masked = c.io.at("out.last_hidden_state");
     EXPECT_GT((open[2].narrow(0, 0, 3) - masked[2].narrow(0, 0, 3)).abs().max().item<double>(),
               1e-3);
     // Qwen2.5-VL's positions follow the mask: the same weights as a Qwen2Model (positions
     // 0 .. L-1 whatever the mask) agree on every real token (RoPE is relative, padded keys are
     // masked) and differ at the right-padded prompt's padding queries (position 1 there).
-    Case vl = portCase("qwen25vl_text");
+    CaseQwen vl = portCase("qwen25vl_text");
     const auto& ref = vl.io.at("out.last_hidden_state");
     vl.config["architectures"] = {"Qwen2Model"};
-    const auto plain = run(vl).at("out.last_hidden_state");
+    const auto plain = runQwen(vl).at("out.last_hidden_state");
     EXPECT_TRUE(torch::allclose(plain[0], ref[0], 1e-5, 1e-5));
     EXPECT_TRUE(torch::allclose(plain[1], ref[1], 1e-5, 1e-5));
     EXPECT_TRUE(torch::allclose(plain[2].narrow(0, 0, 6), ref[2].narrow(0, 0, 6), 1e-5, 1e-5));
     EXPECT_GT((plain[2].narrow(0, 6, 3) - ref[2].narrow(0, 6, 3)).abs().max().item<double>(), 1e-3);
 }
 
-void expectWeightError(const Case& c, const WeightMap& w, const std::string& needle) {
+void expectWeightErrorQwen(const CaseQwen& c, const WeightMap& w, const std::string& needle) {
     try {
-        load(c.config, w, PrecisionPolicy(PrecisionPlan(), torch::kCPU));
+        loadQwen(c.config, w, PrecisionPolicy(PrecisionPlan(), torch::kCPU));
         ADD_FAILURE() << "no error for " << needle;
     } catch (const WeightError& e) {
         EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -281,26 +281,26 @@ void expectWeightError(const Case& c, const WeightMap& w, const std::string& nee
 }
 
 TEST(QwenText, LoadingErrorsNameTheTensor) {
-    const Case& q3 = golden("qwen3");
+    const CaseQwen& q3 = goldenQwen("qwen3");
     WeightMap w = q3.weights;
     w.erase("layers.1.self_attn.k_norm.weight");
-    expectWeightError(q3, w, "layers.1.self_attn.k_norm.weight");
+    expectWeightErrorQwen(q3, w, "layers.1.self_attn.k_norm.weight");
     w = q3.weights;
     w["layers.0.self_attn.k_proj.weight"] = torch::zeros({64, 48});  // no grouped-query heads
-    expectWeightError(q3, w, "layers.0.self_attn.k_proj.weight");
+    expectWeightErrorQwen(q3, w, "layers.0.self_attn.k_proj.weight");
     // A Qwen2 checkpoint under a Qwen3 config: the biases are not Qwen3's, the q/k norms missing.
-    expectWeightError(q3, golden("qwen2").weights, "self_attn");
-    const Case& q2 = golden("qwen2");
+    expectWeightErrorQwen(q3, goldenQwen("qwen2").weights, "self_attn");
+    const CaseQwen& q2 = goldenQwen("qwen2");
     w = q2.weights;
     w.erase("layers.2.self_attn.v_proj.bias");
-    expectWeightError(q2, w, "layers.2.self_attn.v_proj.bias");
+    expectWeightErrorQwen(q2, w, "layers.2.self_attn.v_proj.bias");
 }
 
 TEST(QwenText, InputErrorsNameTheKey) {
-    const Case& c = golden("qwen3");
+    const CaseQwen& c = goldenQwen("qwen3");
     auto expectInputError = [&](const NamedTensors& in, const std::string& needle) {
         try {
-            run(c, "", nullptr, &in);
+            runQwen(c, "", nullptr, &in);
             ADD_FAILURE() << "no error for " << needle;
         } catch (const InputError& e) {
             EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -324,18 +324,18 @@ TEST(QwenText, InputErrorsNameTheKey) {
 // The golden Qwen3 with layer 1's feed-forward scaled past fp16's range through its weights
 // (x200 on up_proj, x4000 on down_proj, all still far inside fp16): finite in fp32, where the
 // next norms bring it back.
-WeightMap overflowingWeights() {
-    WeightMap w = golden("qwen3").weights;
+WeightMap overflowingWeightsQwen() {
+    WeightMap w = goldenQwen("qwen3").weights;
     for (const char* k : {"layers.1.mlp.up_proj.weight", "layers.1.mlp.down_proj.weight"})
         w[k] = w.at(k) * (std::string(k).find("up") != std::string::npos ? 200 : 4000);
     return w;
 }
 
 TEST(QwenText, Fp16FeedForwardOverflowIsNamed) {
-    Case c = golden("qwen3");
-    c.weights = overflowingWeights();
+    CaseQwen c = goldenQwen("qwen3");
+    c.weights = overflowingWeightsQwen();
     ProbeContext fp32 = contextFor("text_encoder=fp32", ProbeLevel::Op);
-    run(c, "", &fp32);
+    runQwen(c, "", &fp32);
     EXPECT_FALSE(fp32.firstNonFinite().has_value());
     double peak = 0;
     for (const auto& r : fp32.records())
@@ -344,12 +344,12 @@ TEST(QwenText, Fp16FeedForwardOverflowIsNamed) {
     EXPECT_GT(peak, kFp16Max);
     for (const auto& kv : c.weights)
         EXPECT_LT(kv.second.abs().max().item<double>(), 1000) << kv.first;
-    EXPECT_TRUE(torch::isfinite(run(c, "text_encoder=fp32").at("out.last_hidden_state"))
+    EXPECT_TRUE(torch::isfinite(runQwen(c, "text_encoder=fp32").at("out.last_hidden_state"))
                     .all()
                     .item<bool>());
     for (ProbeLevel level : {ProbeLevel::Layer, ProbeLevel::Op}) {
         ProbeContext fp16 = contextFor("text_encoder=fp16", level);
-        const auto out = run(c, "", &fp16).at("out.last_hidden_state");
+        const auto out = runQwen(c, "", &fp16).at("out.last_hidden_state");
         ASSERT_TRUE(fp16.firstNonFinite().has_value());
         EXPECT_EQ(fp16.firstNonFinite()->at.name, "text_encoder.layers.1.mlp");
         EXPECT_EQ(fp16.firstNonFinite()->at.format, Format::FP16);
@@ -365,8 +365,8 @@ TEST(QwenText, Fp16FeedForwardOverflowIsNamed) {
         }
     }
     // The unscaled model in fp16 stays close to fp32.
-    const auto ref = run(golden("qwen3"), "text_encoder=fp32").at("out.last_hidden_state");
-    const auto half = run(golden("qwen3"), "text_encoder=fp16").at("out.last_hidden_state");
+    const auto ref = runQwen(goldenQwen("qwen3"), "text_encoder=fp32").at("out.last_hidden_state");
+    const auto half = runQwen(goldenQwen("qwen3"), "text_encoder=fp16").at("out.last_hidden_state");
     const double e = relErr(half, ref);
     std::cout << "[ qwen3 fp16 ] relative error vs fp32 " << e << "\n";
     EXPECT_GT(e, 0.0);
@@ -375,7 +375,7 @@ TEST(QwenText, Fp16FeedForwardOverflowIsNamed) {
 
 TEST(QwenText, StreamedLayersEqualTheFullLoad) {
     // Layer by layer from the mapped file (LoadMode::Streamed), bare and "model." keys alike.
-    for (const Case& c : {golden("qwen3"), portCase("qwen3_mqa")}) {
+    for (const CaseQwen& c : {goldenQwen("qwen3"), portCase("qwen3_mqa")}) {
         const auto archs = c.config.at("architectures");
         const auto family = FamilyRegistry::global().require(archs[0].get<std::string>(), "test");
         for (const std::string fmt : {"fp32", "fp16"}) {
@@ -401,11 +401,11 @@ TEST(QwenText, StreamedLayersEqualTheFullLoad) {
 }
 
 TEST(QwenText, Bf16StaysWithinBf16Tolerance) {
-    const auto fp = run(golden("qwen2"), "text_encoder=fp32").at("out.last_hidden_state");
+    const auto fp = runQwen(goldenQwen("qwen2"), "text_encoder=fp32").at("out.last_hidden_state");
     for (CpuBf16 mode : test::bf16ModesHere()) {
         test::ScopedCpuBf16 scoped(mode);
         ProbeContext probes = contextFor("text_encoder=bf16", ProbeLevel::Layer);
-        const auto bf = run(golden("qwen2"), "", &probes).at("out.last_hidden_state");
+        const auto bf = runQwen(goldenQwen("qwen2"), "", &probes).at("out.last_hidden_state");
         const double e = relErr(bf, fp);
         std::cout << "[ qwen2 bf16 " << cpuBf16Name(mode) << " ] relative error vs fp32 " << e
                   << "\n";
@@ -422,7 +422,7 @@ TEST(QwenText, ProbePointsAtEachLevel) {
     std::map<ProbeLevel, std::set<std::string>> names;
     for (ProbeLevel level : {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op}) {
         ProbeContext probes = contextFor("text_encoder=fp32", level);
-        run(golden("qwen3"), "", &probes);
+        runQwen(goldenQwen("qwen3"), "", &probes);
         for (const auto& r : probes.records()) names[level].insert(r.name);
     }
     const std::string l0 = "text_encoder.layers.0";

@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::dataPath;
 
-double msSince(std::chrono::steady_clock::time_point t0) {
+double msSinceQwenTokenizer(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -39,13 +39,13 @@ const QwenTokenizer& qwen2() {
     static const QwenTokenizer tok = [] {
         const auto t0 = std::chrono::steady_clock::now();
         QwenTokenizer t = QwenTokenizer::fromFolder(qwenDir());
-        s_loadMs = msSince(t0);
+        s_loadMs = msSinceQwenTokenizer(t0);
         return t;
     }();
     return tok;
 }
 
-std::string readFile(const std::string& p) {
+std::string readFileQwenTokenizer(const std::string& p) {
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
@@ -56,8 +56,8 @@ std::string readFile(const std::string& p) {
 // "\n__ggml_vocab_test__\n", and one line of ids per text made by the Hugging Face tokenizer
 // (convert_hf_to_gguf_update.py: tokenizer.encode(text, add_special_tokens=False)).
 std::vector<std::pair<std::string, std::vector<int>>> llamaCppCases() {
-    const std::string inp = readFile(dataPath("qwen_tokenizer/llama_cpp_qwen2.inp"));
-    const std::string out = readFile(dataPath("qwen_tokenizer/llama_cpp_qwen2.out"));
+    const std::string inp = readFileQwenTokenizer(dataPath("qwen_tokenizer/llama_cpp_qwen2.inp"));
+    const std::string out = readFileQwenTokenizer(dataPath("qwen_tokenizer/llama_cpp_qwen2.out"));
     const std::string sep = "\n__ggml_vocab_test__\n";
     std::vector<std::pair<std::string, std::vector<int>>> cases;
     std::istringstream lines(out);
@@ -120,7 +120,8 @@ TEST(QwenTokenizer, MatchesTheHuggingFaceIdsOfLlamaCppsTests) {
 // cases.json: bench/reference/qwen_tokenizer_reference.py write — the regex module's splits and
 // a Python port of Qwen2Tokenizer (itself checked against the llama.cpp ids) on random mixes.
 TEST(QwenTokenizer, MatchesTheRegexModuleOnRandomMixes) {
-    const auto j = nlohmann::json::parse(readFile(dataPath("qwen_tokenizer/cases.json")));
+    const auto j =
+        nlohmann::json::parse(readFileQwenTokenizer(dataPath("qwen_tokenizer/cases.json")));
     int passed = 0, total = 0;
     for (const auto& c : j["cases"]) {
         const std::string text = c["text"];
@@ -255,17 +256,17 @@ TEST(QwenTokenizer, HugeInputsAreBounded) {
     qwen2();  // loaded outside the timings
     auto t0 = std::chrono::steady_clock::now();
     const auto run = qwen2().encode(std::string(100000, 'a'));
-    const double runMs = msSince(t0);
+    const double runMs = msSinceQwenTokenizer(t0);
     EXPECT_FALSE(run.empty());
     EXPECT_EQ(qwen2().decode(run), std::string(100000, 'a'));
     std::string mb;
     while (mb.size() < (size_t(1) << 20)) mb += "a photo of a cat, \xe7\x8c\xab 12 ";
     t0 = std::chrono::steady_clock::now();
     const auto ids = qwen2().encode(mb);
-    const double mbMs = msSince(t0);
+    const double mbMs = msSinceQwenTokenizer(t0);
     t0 = std::chrono::steady_clock::now();
     const auto first = qwen2().encodeBatchLongest({mb}, 512);
-    const double cutMs = msSince(t0);
+    const double cutMs = msSinceQwenTokenizer(t0);
     std::cout << "[ qwen tokenizer ] 100k 'a': " << runMs << " ms; 1 MB prompt: " << mbMs << " ms ("
               << ids.size() << " ids); first 512 of it: " << cutMs << " ms\n";
     EXPECT_LT(runMs, 10000.0);  // generous: the machine is shared
@@ -278,7 +279,7 @@ TEST(QwenTokenizer, HugeInputsAreBounded) {
         while (big.size() < (size_t(1) << 20)) big += unit;
         t0 = std::chrono::steady_clock::now();
         const auto bigIds = qwen2().encode(big);
-        const double ms = msSince(t0);
+        const double ms = msSinceQwenTokenizer(t0);
         EXPECT_LT(ms, 20000.0);
         EXPECT_EQ(qwen2().decode(bigIds), big);
         std::cout << "[ qwen tokenizer ] 1 MB of U+" << std::hex << decodeUtf8(unit)[0] << std::dec
@@ -300,7 +301,7 @@ TEST(QwenTokenizer, ShortPromptsAreFast) {
     const int reps = 200;
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < reps; ++i) EXPECT_EQ(qwen2().encode(prompt).size(), ids.size());
-    const double us = msSince(t0) * 1000.0 / reps;
+    const double us = msSinceQwenTokenizer(t0) * 1000.0 / reps;
     std::cout << "[ qwen tokenizer ] 77-word prompt (" << ids.size() << " ids): " << us
               << " us per encode\n";
     EXPECT_LT(us, 50000.0);  // generous: the machine is shared
@@ -345,9 +346,10 @@ TEST(QwenTokenizer, LoadsTokenizerJsonWithEitherMergeFormat) {
 TEST(QwenTokenizer, RealVocabularyFromTokenizerJson) {
     const std::string dir = test::tempDir("qwen-tokenizer-real-json");
     {
-        nlohmann::json vocab = nlohmann::json::parse(readFile(qwenDir() + "/vocab.json"));
+        nlohmann::json vocab =
+            nlohmann::json::parse(readFileQwenTokenizer(qwenDir() + "/vocab.json"));
         nlohmann::json merges = nlohmann::json::array();
-        std::istringstream lines(readFile(qwenDir() + "/merges.txt"));
+        std::istringstream lines(readFileQwenTokenizer(qwenDir() + "/merges.txt"));
         std::string line;
         std::getline(lines, line);  // #version: 0.2
         while (std::getline(lines, line)) {
@@ -365,7 +367,8 @@ TEST(QwenTokenizer, RealVocabularyFromTokenizerJson) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     const auto tok = QwenTokenizer::fromFolder(dir);
-    std::cout << "[ qwen tokenizer ] loading the real tokenizer.json: " << msSince(t0) << " ms\n";
+    std::cout << "[ qwen tokenizer ] loading the real tokenizer.json: " << msSinceQwenTokenizer(t0)
+              << " ms\n";
     EXPECT_EQ(tok.vocabSize(), 151646u);
     EXPECT_EQ(tok.padId(), 151643);
     for (const auto& [text, ids] : llamaCppCases()) EXPECT_EQ(tok.encode(text), ids) << text;

@@ -31,14 +31,14 @@ using test::readIo;
 using test::readJson;
 using test::relErr;
 
-struct Case {
+struct CaseQwenimage {
     nlohmann::json config;
     WeightMap weights;
     NamedTensors io;
 };
 
-Case loadCase(const std::string& dir, const std::string& io) {
-    Case c;
+CaseQwenimage loadCaseQwenimage(const std::string& dir, const std::string& io) {
+    CaseQwenimage c;
     c.config = readJson(dataPath(dir + "/config.json"));
     c.weights =
         weightMapOf(TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors")));
@@ -46,11 +46,11 @@ Case loadCase(const std::string& dir, const std::string& io) {
     return c;
 }
 
-Case golden() {
-    return loadCase("golden/qwenimage", "golden/qwenimage_io.safetensors");
+CaseQwenimage goldenQwenimage() {
+    return loadCaseQwenimage("golden/qwenimage", "golden/qwenimage_io.safetensors");
 }
 
-double compare(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
+double compareQwenimage(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
     return test::compareOutput(out, io, "out.sample", "qwenimage " + label);
 }
 
@@ -89,19 +89,19 @@ TEST(QwenImageConfig, ReadsGoldenConfigAndNamesBadFields) {
 }
 
 TEST(QwenImage, GoldenParity) {
-    const Case g = golden();
+    const CaseQwenimage g = goldenQwenimage();
     for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
         ProbeContext probes = contextFor("", level);
         auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
         EXPECT_EQ(keysOf(stateOf(*model)), keysOf(g.weights));  // keys are diffusers' own
-        const double err = compare(runQwenImageTransformer(model, g.io, probes), g.io,
-                                   "golden (probes " + probeLevelName(level) + ")");
+        const double err = compareQwenimage(runQwenImageTransformer(model, g.io, probes), g.io,
+                                            "golden (probes " + probeLevelName(level) + ")");
         EXPECT_LE(err, 1e-4);
     }
 }
 
 TEST(QwenImage, GoldenParityThroughTheFamily) {
-    const Case g = golden();
+    const CaseQwenimage g = goldenQwenimage();
     auto family = FamilyRegistry::global().require("QwenImageTransformer2DModel", "test");
     EXPECT_EQ(family->role, Role::Denoiser);
     EXPECT_EQ(family->defaultComponent, "transformer");
@@ -111,7 +111,7 @@ TEST(QwenImage, GoldenParityThroughTheFamily) {
     ProbeContext probes = contextFor("", ProbeLevel::Layer);
     auto c = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "transformer");
     const auto whole = c->run(g.io, probes).at("out.sample");
-    EXPECT_LE(compare({{"out.sample", whole}}, g.io, "golden via family"), 1e-4);
+    EXPECT_LE(compareQwenimage({{"out.sample", whole}}, g.io, "golden via family"), 1e-4);
     // Streamed (blocks converted one at a time, as for a model larger than memory): the same.
     auto streamed = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(),
                                   "transformer", LoadMode::Streamed);
@@ -137,11 +137,12 @@ TEST(QwenImage, GoldenParityThroughTheFamily) {
 // out_channels null, patch 1, two frames of 3 x 4.
 TEST(QwenImage, OtherConfigsMatchTheReferencePort) {
     for (const char* name : {"heads3_odd", "head1_frames2"}) {
-        const Case c = loadCase(std::string("qwenimage/") + name,
-                                std::string("qwenimage/") + name + "_io.safetensors");
+        const CaseQwenimage c = loadCaseQwenimage(
+            std::string("qwenimage/") + name, std::string("qwenimage/") + name + "_io.safetensors");
         ProbeContext probes = contextFor("");
         auto model = loadQwenImageTransformer(c.config, c.weights, probes.policy());
-        EXPECT_LE(compare(runQwenImageTransformer(model, c.io, probes), c.io, name), 1e-4) << name;
+        EXPECT_LE(compareQwenimage(runQwenImageTransformer(model, c.io, probes), c.io, name), 1e-4)
+            << name;
     }
 }
 
@@ -150,7 +151,8 @@ TEST(QwenImage, OtherConfigsMatchTheReferencePort) {
 // moves the output far more than the format's rounding does (rel err 0.22 against fp32). The
 // comparison therefore runs at timesteps every format holds exactly.
 TEST(QwenImage, ReducedPrecisionAgreesWithFp32) {
-    Case c = loadCase("qwenimage/heads3_odd", "qwenimage/heads3_odd_io.safetensors");
+    CaseQwenimage c =
+        loadCaseQwenimage("qwenimage/heads3_odd", "qwenimage/heads3_odd_io.safetensors");
     c.io["in.timestep"] = torch::tensor({0.5f, 0.75f});
     ProbeContext p32 = contextFor("");
     auto m32 = loadQwenImageTransformer(c.config, c.weights, p32.policy());
@@ -173,7 +175,7 @@ TEST(QwenImage, ReducedPrecisionAgreesWithFp32) {
 }
 
 TEST(QwenImage, ProbeNamesAndGranularity) {
-    const Case g = golden();
+    const CaseQwenimage g = goldenQwenimage();
     ProbeContext probes = contextFor("", ProbeLevel::Op);
     auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
     runQwenImageTransformer(model, g.io, probes);
@@ -269,7 +271,7 @@ TEST(QwenImage, RopeCentresTheImageAndPlacesTextAfterIt) {
 }
 
 TEST(QwenImage, LoadErrorsNameTheKey) {
-    const Case g = golden();
+    const CaseQwenimage g = goldenQwenimage();
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
         expectThrowNaming<WeightError>(
@@ -292,7 +294,7 @@ TEST(QwenImage, LoadErrorsNameTheKey) {
 }
 
 TEST(QwenImage, InputErrorsNameTheKeyAndShape) {
-    const Case g = golden();
+    const CaseQwenimage g = goldenQwenimage();
     ProbeContext probes = contextFor("");
     auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
     auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
@@ -344,7 +346,7 @@ TEST(QwenImage, InputErrorsNameTheKeyAndShape) {
 // and the output stays finite: the silent failure the studio exists to show. In fp32 nothing is
 // clipped or overflows.
 TEST(QwenImage, Fp16OverflowIsNamedAtTheBlockWhileTheClipKeepsTheOutputFinite) {
-    Case g = golden();
+    CaseQwenimage g = goldenQwenimage();
     const std::string block = "transformer.transformer_blocks.1";
     ProbeContext p0 = contextFor("", ProbeLevel::Op);
     auto m0 = loadQwenImageTransformer(g.config, g.weights, p0.policy());
@@ -398,7 +400,7 @@ TEST(QwenImage, Fp16OverflowIsNamedAtTheBlockWhileTheClipKeepsTheOutputFinite) {
 // that records it, and the block at Module level. Here the stream is Inf before the clip, and the
 // next LayerNorm makes NaN of it, which no clip can hide.
 TEST(QwenImage, Fp16ResidualOverflowIsNamedAtTheSum) {
-    const Case g = golden();
+    const CaseQwenimage g = goldenQwenimage();
     const std::string block = "transformer.transformer_blocks.0";
     ProbeContext p0 = contextFor("", ProbeLevel::Op);
     auto m0 = loadQwenImageTransformer(g.config, g.weights, p0.policy());

@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::errorOf;
 
-const torch::Device kCpu(torch::kCPU);
+const torch::Device kCpuQwenimageOverflow(torch::kCPU);
 
 RunConfig config(int steps = 2) {
     RunConfig c;
@@ -43,7 +43,7 @@ RunConfig config(int steps = 2) {
 }
 
 // The largest |x| each DiT point reached at step 0 of `r`, by probe name.
-std::map<std::string, double> ditPeaks(const RunRecord& r) {
+std::map<std::string, double> ditPeaksQwenimageOverflow(const RunRecord& r) {
     std::map<std::string, double> peaks;
     for (const auto& p : r.probes)
         if (p.step == 0 && p.name.rfind("transformer.", 0) == 0)
@@ -52,7 +52,7 @@ std::map<std::string, double> ditPeaks(const RunRecord& r) {
 }
 
 // The MLP outputs' gain of the reference and the scaled model (see writeTinyQwenImage).
-constexpr double kMlpGain = 16;
+constexpr double kMlpGainQwenimageOverflow = 16;
 
 class QwenImageOverflow : public ::testing::Test {
 protected:
@@ -60,11 +60,12 @@ protected:
     // that takes the blocks' stream peaks past 2^17 while img_in and txt_in stay below 65504.
     static void SetUpTestSuite() {
         s_root = test::tempDir("qwenimage_overflow");
-        s_plain = test::writeTinyQwenImage(s_root + "/plain", 1.0, kMlpGain);
+        s_plain = test::writeTinyQwenImage(s_root + "/plain", 1.0, kMlpGainQwenimageOverflow);
         RunConfig c = config();
         c.probeLevel = ProbeLevel::Op;
-        s_reference = Pipeline::load(s_plain.folder, PrecisionPlan(), kCpu)->run(c);
-        for (const auto& [name, peak] : ditPeaks(s_reference)) {
+        s_reference =
+            Pipeline::load(s_plain.folder, PrecisionPlan(), kCpuQwenimageOverflow)->run(c);
+        for (const auto& [name, peak] : ditPeaksQwenimageOverflow(s_reference)) {
             if (name.rfind("transformer.transformer_blocks.", 0) == 0)
                 s_blocks = std::max(s_blocks, peak);
             if (name == "transformer.img_in" || name == "transformer.txt_in")
@@ -73,7 +74,7 @@ protected:
         s_c = std::exp2(std::ceil(std::log2(131072.0 / s_blocks)));
         std::printf("  residual scale c = %g: img_in/txt_in up to %.4g, blocks up to %.4g\n", s_c,
                     s_embed * s_c, s_blocks * s_c);
-        s_scaled = test::writeTinyQwenImage(s_root + "/scaled", s_c, kMlpGain);
+        s_scaled = test::writeTinyQwenImage(s_root + "/scaled", s_c, kMlpGainQwenimageOverflow);
     }
     static void TearDownTestSuite() {
         std::error_code ec;
@@ -111,11 +112,12 @@ TEST_F(QwenImageOverflow, TheScaledModelIsTheSameFunctionWithStreamsPastFp16) {
     EXPECT_LE(s_blocks * s_c, 262144.0);
     RunConfig cfg = config();
     cfg.probeLevel = ProbeLevel::Module;
-    const RunRecord r = Pipeline::load(s_scaled.folder, PrecisionPlan(), kCpu)->run(cfg);
+    const RunRecord r =
+        Pipeline::load(s_scaled.folder, PrecisionPlan(), kCpuQwenimageOverflow)->run(cfg);
     EXPECT_EQ(r.verdict, "ok") << r.verdictExplanation;
     EXPECT_LT(meanPixelDifference(r, s_reference), 0.05);
     double blocks = 0;
-    for (const auto& [name, peak] : ditPeaks(r))
+    for (const auto& [name, peak] : ditPeaksQwenimageOverflow(r))
         if (name.rfind("transformer.transformer_blocks.", 0) == 0) blocks = std::max(blocks, peak);
     EXPECT_GT(blocks, 65520.0);
 }
@@ -130,7 +132,7 @@ TEST_F(QwenImageOverflow, Fp16IsNotRescuedByTheClipAndBf16IsClose) {
     RunConfig cfg = config();
     cfg.probeLevel = ProbeLevel::Op;
     cfg.plan = PrecisionPlan::parse("transformer=fp16");
-    auto p = Pipeline::load(s_scaled.folder, cfg.plan, kCpu);
+    auto p = Pipeline::load(s_scaled.folder, cfg.plan, kCpuQwenimageOverflow);
     const RunRecord bad = p->run(cfg);
     EXPECT_EQ(bad.verdict, "nan/inf") << bad.verdictExplanation;
     EXPECT_EQ(bad.textEmbedding.finite, bad.textEmbedding.count);  // the text path is clean
@@ -257,15 +259,17 @@ TEST_F(QwenImageOverflow, AMissingShardIsNamed) {
     ASSERT_TRUE(fs::exists(dir + "diffusion_pytorch_model.safetensors.index.json"));
     ASSERT_FALSE(fs::exists(dir + "diffusion_pytorch_model.safetensors"));
     // Complete, it gives the single file's latents.
-    const RunRecord whole = Pipeline::load(folder, PrecisionPlan(), kCpu)->run(config());
-    const RunRecord single = Pipeline::load(s_plain.folder, PrecisionPlan(), kCpu)->run(config());
+    const RunRecord whole =
+        Pipeline::load(folder, PrecisionPlan(), kCpuQwenimageOverflow)->run(config());
+    const RunRecord single =
+        Pipeline::load(s_plain.folder, PrecisionPlan(), kCpuQwenimageOverflow)->run(config());
     ASSERT_EQ(whole.steps.size(), single.steps.size());
     EXPECT_EQ(whole.steps.back().latentValues, single.steps.back().latentValues);
 
     fs::remove(dir + "diffusion_pytorch_model-00002-of-00003.safetensors");
     std::string e;
     try {
-        Pipeline::load(folder, PrecisionPlan(), kCpu);
+        Pipeline::load(folder, PrecisionPlan(), kCpuQwenimageOverflow);
         ADD_FAILURE() << "loaded without a shard";
     } catch (const FileError& x) {
         e = x.what();
@@ -400,10 +404,10 @@ TEST(QwenImageRealShapes, TheRealModelStreamsInto16And24Gb) {
     }
     // This machine's free memory, on the CPU (fp16 and, without bf16 instructions, bf16 are held
     // in fp32 there): streamed when the whole does not fit.
-    const auto budget = memoryBudget(kCpu);
+    const auto budget = memoryBudget(kCpuQwenimageOverflow);
     ASSERT_TRUE(budget.has_value());
     for (const char* plan : {"", bf16}) {
-        const PrecisionPolicy policy(PrecisionPlan::parse(plan), kCpu);
+        const PrecisionPolicy policy(PrecisionPlan::parse(plan), kCpuQwenimageOverflow);
         const uint64_t need = weightBytes(all, policy);
         const LoadModeChoice c = chooseLoadModes("Qwen/Qwen-Image", all, policy);
         std::printf("  this machine, %s (%.2f GB): %s\n", *plan ? plan : "fp32", need / 1e9,

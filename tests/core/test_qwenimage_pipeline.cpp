@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::errorOf;
 
-const torch::Device kCpu(torch::kCPU);
+const torch::Device kCpuQwenimagePipeline(torch::kCPU);
 
 class QwenImagePipelineTest : public ::testing::Test {
 protected:
@@ -60,7 +60,7 @@ protected:
 std::string QwenImagePipelineTest::s_root;
 test::QwenImageFiles QwenImagePipelineTest::s_files;
 
-float maxDifference(const std::vector<float>& a, const std::vector<float>& b) {
+float maxDifferenceQwenimagePipeline(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size()) return INFINITY;
     float d = 0;
     for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
@@ -81,7 +81,7 @@ int64_t probeCount(const RunRecord& r, const std::string& name, int step) {
 }
 
 TEST_F(QwenImagePipelineTest, TheFolderAndTheComfyUiSetGiveTheSameImage) {
-    auto folder = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    auto folder = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
     std::vector<std::string> names;
     for (const auto& c : folder->components()) names.push_back(c.name);
     EXPECT_EQ(names, (std::vector<std::string>{"text_encoder", "transformer", "vae"}));
@@ -99,13 +99,16 @@ TEST_F(QwenImagePipelineTest, TheFolderAndTheComfyUiSetGiveTheSameImage) {
     EXPECT_EQ(ref.steps[0].latentHeight, 8);
     EXPECT_EQ(ref.steps[0].latentWidth, 16);
 
-    auto set = Pipeline::load(s_files.dit, comfySet(s_files), PrecisionPlan(), kCpu);
+    auto set =
+        Pipeline::load(s_files.dit, comfySet(s_files), PrecisionPlan(), kCpuQwenimagePipeline);
     ASSERT_GE(set->detected().size(), 3u);
     EXPECT_NE(set->detected()[0].find("Qwen-Image"), std::string::npos) << set->detected()[0];
     const RunRecord same = set->run(c);
     ASSERT_EQ(same.steps.size(), ref.steps.size());
     for (size_t i = 0; i < ref.steps.size(); ++i)
-        EXPECT_EQ(maxDifference(same.steps[i].latentValues, ref.steps[i].latentValues), 0.f)
+        EXPECT_EQ(
+            maxDifferenceQwenimagePipeline(same.steps[i].latentValues, ref.steps[i].latentValues),
+            0.f)
             << "step " << i;
     ASSERT_TRUE(ref.savedImage && same.savedImage);
     EXPECT_TRUE(ref.savedImage->rgb == same.savedImage->rgb);
@@ -125,7 +128,7 @@ TEST_F(QwenImagePipelineTest, TheTemplatesFirst34TokensAreDropped) {
     EXPECT_EQ(tok.decode(std::vector<int>(ids.begin() + 34, ids.end())),
               c.prompt + "<|im_end|>\n<|im_start|>assistant\n");
 
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
     c.probeLevel = ProbeLevel::Layer;
     const RunRecord r = p->run(c);
     const int64_t S = int64_t(ids.size()), D = 16;
@@ -137,14 +140,16 @@ TEST_F(QwenImagePipelineTest, TheTemplatesFirst34TokensAreDropped) {
     // The prompt reaches the transformer.
     RunConfig other = c;
     other.prompt = "the sea at dawn";
-    EXPECT_GT(maxDifference(p->run(other).steps[0].latentValues, r.steps[0].latentValues), 1e-5f);
+    EXPECT_GT(maxDifferenceQwenimagePipeline(p->run(other).steps[0].latentValues,
+                                             r.steps[0].latentValues),
+              1e-5f);
 }
 
 // diffusers' schedule: sigmas linspace(1, 1/N, N), the exponential time shift by
 // mu = calculate_shift(32 tokens, 256, 8192, 0.5, 0.9), then stretched to end at 0.02; the
 // transformer called at t / 1000.
 TEST_F(QwenImagePipelineTest, TheScheduleShiftsDynamicallyAndEndsAtTheTerminal) {
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
     const RunRecord r = p->run(config(4));
     ASSERT_EQ(r.steps.size(), 4u);
     const double m = (0.9 - 0.5) / (8192 - 256), mu = 32 * m + 0.5 - m * 256;
@@ -185,21 +190,27 @@ std::vector<double> tokenNorms(const StepRecord& s, const std::vector<float>& x0
 // do_true_cfg = true_cfg_scale > 1 and a negative prompt; the guided prediction rescaled to the
 // conditional one's norm, token by token.
 TEST_F(QwenImagePipelineTest, TrueCfgNeedsANegativePromptAndKeepsTheConditionalNorm) {
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
     RunConfig c = config(2);
     const RunRecord plain = p->run(c);  // guidance 4, no negative prompt: no guidance
     EXPECT_TRUE(hasNote(plain, "no classifier-free guidance")) << plain.notes.size();
     c.guidance = 1.0;
     const RunRecord unguided = p->run(c);
-    EXPECT_EQ(maxDifference(plain.steps[0].latentValues, unguided.steps[0].latentValues), 0.f);
+    EXPECT_EQ(
+        maxDifferenceQwenimagePipeline(plain.steps[0].latentValues, unguided.steps[0].latentValues),
+        0.f);
     c.negativePrompt = "blurry, low quality";
     const RunRecord ignored = p->run(c);  // guidance 1: the negative prompt is not used
-    EXPECT_EQ(maxDifference(ignored.steps[0].latentValues, unguided.steps[0].latentValues), 0.f);
+    EXPECT_EQ(maxDifferenceQwenimagePipeline(ignored.steps[0].latentValues,
+                                             unguided.steps[0].latentValues),
+              0.f);
     EXPECT_TRUE(hasNote(ignored, "negative prompt is not used"));
     c.guidance = 4.0;
     const RunRecord guided = p->run(c);
     EXPECT_TRUE(guided.notes.empty());
-    EXPECT_GT(maxDifference(guided.steps[0].latentValues, unguided.steps[0].latentValues), 1e-4f);
+    EXPECT_GT(maxDifferenceQwenimagePipeline(guided.steps[0].latentValues,
+                                             unguided.steps[0].latentValues),
+              1e-4f);
     // Step 0's conditional prediction is the same in both runs (same noise, same prompt): the
     // rescale gives the guided one its norm per token.
     auto gen = at::detail::createCPUGenerator(c.seed);
@@ -212,11 +223,13 @@ TEST_F(QwenImagePipelineTest, TrueCfgNeedsANegativePromptAndKeepsTheConditionalN
     for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-4 * b[i]) << "token " << i;
     // The same prompt as the negative one: guidance changes nothing.
     c.negativePrompt = c.prompt;
-    EXPECT_EQ(maxDifference(p->run(c).steps[0].latentValues, unguided.steps[0].latentValues), 0.f);
+    EXPECT_EQ(maxDifferenceQwenimagePipeline(p->run(c).steps[0].latentValues,
+                                             unguided.steps[0].latentValues),
+              0.f);
 }
 
 TEST_F(QwenImagePipelineTest, LongPromptsAreCutWithANote) {
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
     RunConfig c = config(2);
     c.prompt.clear();
     for (int i = 0; i < 700; ++i) c.prompt += " cat";  // 700 tokens
@@ -238,7 +251,7 @@ TEST_F(QwenImagePipelineTest, PartsThatDoNotFitAreRefusedByName) {
         ModelFiles m;
         m.textEncoder = test::writeTinyQwen25Vl(root + "/narrow.safetensors", 8);
         const std::string e = errorOf<PipelineError>(
-            [&] { Pipeline::load(s_files.folder, m, PrecisionPlan(), kCpu); });
+            [&] { Pipeline::load(s_files.folder, m, PrecisionPlan(), kCpuQwenimagePipeline); });
         EXPECT_NE(e.find("joint_attention_dim"), std::string::npos) << e;
         EXPECT_NE(e.find("16"), std::string::npos) << e;
         EXPECT_NE(e.find("gives 8"), std::string::npos) << e;
@@ -247,12 +260,12 @@ TEST_F(QwenImagePipelineTest, PartsThatDoNotFitAreRefusedByName) {
         ModelFiles m;
         m.textEncoder = test::writeTinyQwen25Vl(root + "/small_vocab.safetensors", 16, 1000);
         const std::string e = errorOf<PipelineError>(
-            [&] { Pipeline::load(s_files.folder, m, PrecisionPlan(), kCpu); });
+            [&] { Pipeline::load(s_files.folder, m, PrecisionPlan(), kCpuQwenimagePipeline); });
         EXPECT_NE(e.find("not a pair"), std::string::npos) << e;
         EXPECT_NE(e.find("1000"), std::string::npos) << e;
     }
     {  // one step: the terminal stretch has nothing to stretch
-        auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpu);
+        auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
         RunConfig c = config(2);
         c.steps = 1;
         const std::string e = errorOf<PipelineError>([&] { p->run(c); });
@@ -261,8 +274,8 @@ TEST_F(QwenImagePipelineTest, PartsThatDoNotFitAreRefusedByName) {
     {  // a VAE of another family (an SD-style AutoencoderKL)
         ModelFiles m = comfySet(s_files);
         m.vae = test::dataPath("golden/vae");
-        const std::string e =
-            errorOf<PipelineError>([&] { Pipeline::load(s_files.dit, m, PrecisionPlan(), kCpu); });
+        const std::string e = errorOf<PipelineError>(
+            [&] { Pipeline::load(s_files.dit, m, PrecisionPlan(), kCpuQwenimagePipeline); });
         EXPECT_NE(e.find("AutoencoderKLQwenImage"), std::string::npos) << e;
     }
 }

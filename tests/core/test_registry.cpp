@@ -131,14 +131,15 @@ private:
     VaeComponent* m_vae = nullptr;
 };
 
-void writeJson(const fs::path& p, const nlohmann::json& j) {
+void writeJsonRegistry(const fs::path& p, const nlohmann::json& j) {
     std::ofstream(p) << j.dump(2);
 }
 
 // A component folder of the toy family: channels x channels weights, a scaled identity.
 fs::path writeToyComponent(const fs::path& dir, int channels, float scale) {
     fs::create_directories(dir);
-    writeJson(dir / "config.json", {{"_class_name", "ToyDenoiser"}, {"channels", channels}});
+    writeJsonRegistry(dir / "config.json",
+                      {{"_class_name", "ToyDenoiser"}, {"channels", channels}});
     std::vector<std::pair<std::string, torch::Tensor>> w = {
         {"proj.weight", torch::eye(channels) * scale},
         {"proj.bias", torch::full({channels}, 0.5f)}};
@@ -187,7 +188,7 @@ TEST(Registry, AToyFamilyRunsThroughRunModulesCodePath) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("[N, 4]"), std::string::npos) << e.what();
     }
-    writeJson(dir / "config.json", {{"_class_name", "NoSuchModel"}});
+    writeJsonRegistry(dir / "config.json", {{"_class_name", "NoSuchModel"}});
     try {
         runComponentFolder(dir.string(), in, {});
         FAIL() << "an unknown class was accepted";
@@ -205,10 +206,11 @@ TEST(Registry, AToyStrategyRunsAPipelineWithRolesFromItsSlots) {
     for (const char* part : {"text_encoder", "vae"})
         fs::copy(demo / part, dir / part, fs::copy_options::recursive);
     writeToyComponent(dir / "denoiser", 4, 0.5f);
-    writeJson(dir / "model_index.json", {{"_class_name", "ToyPipeline"},
-                                         {"text_encoder", {"transformers", "CLIPTextModel"}},
-                                         {"denoiser", {"diffusers", "ToyDenoiser"}},
-                                         {"vae", {"diffusers", "AutoencoderKL"}}});
+    writeJsonRegistry(dir / "model_index.json",
+                      {{"_class_name", "ToyPipeline"},
+                       {"text_encoder", {"transformers", "CLIPTextModel"}},
+                       {"denoiser", {"diffusers", "ToyDenoiser"}},
+                       {"vae", {"diffusers", "AutoencoderKL"}}});
     auto p = Pipeline::load(dir.string(), PrecisionPlan::parse("denoiser=fp16"),
                             torch::Device(torch::kCPU));
     ASSERT_EQ(p->components().size(), 3u);
@@ -230,9 +232,10 @@ TEST(Registry, AToyStrategyRunsAPipelineWithRolesFromItsSlots) {
     EXPECT_TRUE(sawVae);
 
     // A required slot that model_index.json lacks is named before anything loads.
-    writeJson(dir / "model_index.json", {{"_class_name", "ToyPipeline"},
-                                         {"text_encoder", {"transformers", "CLIPTextModel"}},
-                                         {"vae", {"diffusers", "AutoencoderKL"}}});
+    writeJsonRegistry(dir / "model_index.json",
+                      {{"_class_name", "ToyPipeline"},
+                       {"text_encoder", {"transformers", "CLIPTextModel"}},
+                       {"vae", {"diffusers", "AutoencoderKL"}}});
     try {
         Pipeline::load(dir.string(), PrecisionPlan(), torch::Device(torch::kCPU));
         FAIL() << "a pipeline without its denoiser loaded";
@@ -276,7 +279,7 @@ TEST(ConfigBounds, SizesAreBoundedAndOverflowIsAnError) {
     fs::copy(fs::path(findDemoModel()) / "transformer", dir, fs::copy_options::recursive);
     auto cfg = readJsonFile((dir / "config.json").string());
     cfg["num_layers"] = 1000000000;
-    writeJson(dir / "config.json", cfg);
+    writeJsonRegistry(dir / "config.json", cfg);
     try {
         runComponentFolder(dir.string(), {}, {});
         FAIL() << "a billion layers were accepted";
@@ -294,7 +297,7 @@ TEST(ConfigBounds, WeightsAreCheckedAgainstTheConfigBeforeAllocating) {
     auto cfg = readJsonFile((dir / "config.json").string());
     cfg["num_layers"] = 1024;
     cfg["num_attention_heads"] = 256;
-    writeJson(dir / "config.json", cfg);
+    writeJsonRegistry(dir / "config.json", cfg);
     const ComponentFolder folder = openComponent(dir.string());
     const auto family = FamilyRegistry::global().require(folder.className, dir.string());
     ComponentSource source{folder.dir, folder.config, weightMapOf(folder.weights)};

@@ -23,7 +23,7 @@ torch::Tensor stored(const std::string& plan, const std::string& path, const tor
     return policy.store(path, x, residual);
 }
 
-RunRecord runDemo(const std::string& plan, int steps = 3) {
+RunRecord runDemoRemedies(const std::string& plan, int steps = 3) {
     const std::string dir = findDemoModel();
     EXPECT_FALSE(dir.empty()) << "resources/demo-model is missing";
     auto p = Pipeline::load(dir, PrecisionPlan::parse(plan), torch::Device(torch::kCPU));
@@ -90,9 +90,9 @@ TEST(RemedyRules, ScaleAndFp32ResidualRunEmulatedAndLeaveOtherModulesAlone) {
 }
 
 TEST(RemedyRules, ScaleIsBitExactInFp32OnTheDemoModel) {
-    const RunRecord plain = runDemo("transformer=fp32,vae=fp32,text_encoder=fp32", 2);
-    const RunRecord scaled =
-        runDemo("transformer=fp32,vae=fp32,text_encoder=fp32,transformer=scale:7,vae=scale:3", 2);
+    const RunRecord plain = runDemoRemedies("transformer=fp32,vae=fp32,text_encoder=fp32", 2);
+    const RunRecord scaled = runDemoRemedies(
+        "transformer=fp32,vae=fp32,text_encoder=fp32,transformer=scale:7,vae=scale:3", 2);
     ASSERT_TRUE(plain.savedImage && scaled.savedImage);
     EXPECT_EQ(plain.savedImage->rgb, scaled.savedImage->rgb);
     ASSERT_EQ(plain.steps.size(), scaled.steps.size());
@@ -103,10 +103,10 @@ TEST(RemedyRules, ScaleIsBitExactInFp32OnTheDemoModel) {
 }
 
 TEST(RemedyRules, ClampTurnsTheDemosFp16NanIntoAFiniteImage) {
-    const RunRecord broken = runDemo("transformer=fp16");
+    const RunRecord broken = runDemoRemedies("transformer=fp16");
     ASSERT_FALSE(latentsFinite(broken));
-    const RunRecord bf16 = runDemo("");
-    const RunRecord clamped = runDemo("transformer=fp16,transformer=clamp");
+    const RunRecord bf16 = runDemoRemedies("");
+    const RunRecord clamped = runDemoRemedies("transformer=fp16,transformer=clamp");
     EXPECT_TRUE(latentsFinite(clamped));
     EXPECT_EQ(clamped.verdict, "ok");
     ASSERT_TRUE(clamped.savedImage && bf16.savedImage);
@@ -114,10 +114,10 @@ TEST(RemedyRules, ClampTurnsTheDemosFp16NanIntoAFiniteImage) {
     std::cout << "[ demo fp16 + clamp ] image difference to bf16 " << d << "\n";
     EXPECT_LT(d, 0.1);  // the broken run is about 0.47 away
     // The rules compose with formats in any order: the remedies act on the resolved format.
-    const RunRecord reordered = runDemo("transformer=clamp,transformer=fp16");
+    const RunRecord reordered = runDemoRemedies("transformer=clamp,transformer=fp16");
     EXPECT_EQ(reordered.savedImage->rgb, clamped.savedImage->rgb);
     // A clamp on another component changes nothing here.
-    EXPECT_FALSE(latentsFinite(runDemo("transformer=fp16,vae=clamp")));
+    EXPECT_FALSE(latentsFinite(runDemoRemedies("transformer=fp16,vae=clamp")));
 }
 
 TEST(RemedySearch, RanksEveryRemedyOnTheDemoAndTheReportCarriesTheTable) {

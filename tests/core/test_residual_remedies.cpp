@@ -51,7 +51,7 @@ constexpr const char* kVaeStreams =
     R"((encoder|decoder)\.)"
     R"(((((down|up)_blocks\.\d+)|mid_block)\.(resnets|attentions)\.\d+|mid_block))";
 
-const FamilyCase kCases[] = {
+const FamilyCase kCasesResidualRemedies[] = {
     {"Flux", "golden/flux", "golden/flux_io.safetensors",
      R"(transformer_blocks\.\d+(\.context|\.attn_residual|\.context_attn_residual)?)"
      R"(|single_transformer_blocks\.\d+)"},
@@ -75,7 +75,7 @@ const FamilyCase kCases[] = {
     {"T5", "golden/t5", "golden/t5_io.safetensors", R"(encoder\.block\.\d+(\.layer\.0)?)"},
 };
 
-NamedTensors inputsOf(const NamedTensors& io) {
+NamedTensors inputsOfResidualRemedies(const NamedTensors& io) {
     NamedTensors in;
     for (const auto& kv : io)
         if (kv.first.rfind("in.", 0) == 0) in.emplace(kv);
@@ -110,7 +110,7 @@ TEST_P(ResidualStreams, Fp32ResidualKeepsExactlyTheStreamPointsInFp32) {
     const OpenedComponent opened = openFolderComponent(dataPath(c.folder));
     const auto family = FamilyRegistry::global().require(opened.className, c.folder);
     const std::string comp = family->defaultComponent;
-    const NamedTensors in = inputsOf(readIo(c.io));
+    const NamedTensors in = inputsOfResidualRemedies(readIo(c.io));
     const std::set<std::string> keys = test::keysOf(opened.source.weights);
 
     auto run = [&](const std::string& plan) {
@@ -159,14 +159,14 @@ TEST_P(ResidualStreams, Fp32ResidualKeepsExactlyTheStreamPointsInFp32) {
     EXPECT_GT(fp16Points, streamPoints / 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryFamily, ResidualStreams, ::testing::ValuesIn(kCases),
+INSTANTIATE_TEST_SUITE_P(EveryFamily, ResidualStreams, ::testing::ValuesIn(kCasesResidualRemedies),
                          [](const auto& info) { return std::string(info.param.label); });
 
 // ---- clamp on an overflowing Qwen-Image DiT --------------------------------------------------
 
 // The MLP outputs' gain of the fixture (see writeTinyQwenImage): the streams grow through the
 // blocks, so a residual scale takes them past fp16's range while the embeddings stay inside.
-constexpr double kMlpGain = 16;
+constexpr double kMlpGainResidualRemedies = 16;
 
 // The tiny DiT's inputs: a 4 x 8 token image, 6 text tokens.
 NamedTensors qwenImageInputs() {
@@ -195,7 +195,7 @@ TEST(ResidualRemedies, ClampedQwenImageBlocksKeepTheirStreamsFiniteAndTheOverflo
     const auto family = FamilyRegistry::global().require("QwenImageTransformer2DModel", "test");
     const NamedTensors in = qwenImageInputs();
     auto transformer = [&](const std::string& tag, double scale) {
-        const auto f = test::writeTinyQwenImage(root + "/" + tag, scale, kMlpGain);
+        const auto f = test::writeTinyQwenImage(root + "/" + tag, scale, kMlpGainResidualRemedies);
         return openFolderComponent(f.folder + "/transformer").source;
     };
     auto run = [&](const ComponentSource& s, const std::string& plan) {

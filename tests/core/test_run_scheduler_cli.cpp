@@ -21,14 +21,14 @@ using test::dataPath;
 using test::relErr;
 using test::runCli;
 
-NamedTensors loadAll(const std::string& path) {
+NamedTensors loadAllRunSchedulerCli(const std::string& path) {
     NamedTensors r;
     auto set = TensorSet::open(path);
     for (const auto& n : set.names()) r.emplace(n, set.tensor(n).clone());
     return r;
 }
 
-nlohmann::json loadJson(const std::string& path) {
+nlohmann::json loadJsonRunSchedulerCli(const std::string& path) {
     std::ifstream in(path);
     return nlohmann::json::parse(in);
 }
@@ -48,7 +48,7 @@ protected:
         const std::string out =
             runCli("run-scheduler " + args + " --output " + path("out.st"), status);
         EXPECT_EQ(status, expectStatus) << out;
-        return status == 0 ? loadAll(path("out.st")) : NamedTensors{};
+        return status == 0 ? loadAllRunSchedulerCli(path("out.st")) : NamedTensors{};
     }
     // Every reference tensor out.<refName>.* against out.<name>.* of `got`; the worst error.
     static double compare(const NamedTensors& got, const std::string& name, const NamedTensors& ref,
@@ -74,8 +74,9 @@ protected:
 };
 
 TEST_F(RunSchedulerCli, GoldenCasesMatchDiffusers) {
-    const auto cases = loadJson(dataPath("golden/manifest.json"))["schedulers"]["cases"];
-    const auto golden = loadAll(dataPath("golden/sched_io.safetensors"));
+    const auto cases =
+        loadJsonRunSchedulerCli(dataPath("golden/manifest.json"))["schedulers"]["cases"];
+    const auto golden = loadAllRunSchedulerCli(dataPath("golden/sched_io.safetensors"));
     ASSERT_EQ(cases.size(), 4u);
     for (const auto& kv : cases.items()) {
         SCOPED_TRACE(kv.key());
@@ -88,9 +89,9 @@ TEST_F(RunSchedulerCli, GoldenCasesMatchDiffusers) {
 }
 
 TEST_F(RunSchedulerCli, DiffusersConfigsNoiseSigmasAndEta) {
-    const auto cases = loadJson(dataPath("sched/cases.json"))["cases"];
+    const auto cases = loadJsonRunSchedulerCli(dataPath("sched/cases.json"))["cases"];
     const std::string inputs = dataPath("sched/sched_ref.safetensors");
-    const auto ref = loadAll(inputs);
+    const auto ref = loadAllRunSchedulerCli(inputs);
     auto diffusersConfig = [&](const std::string& name) {
         nlohmann::json c = cases[name]["config"];
         c["_class_name"] = cases[name]["class"];

@@ -19,12 +19,12 @@ std::string readAll(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-void writeAll(const std::string& path, const std::string& bytes) {
+void writeAllSafetensors(const std::string& path, const std::string& bytes) {
     std::ofstream out(path, std::ios::binary);
     out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
-std::string le64(uint64_t n) {
+std::string le64Safetensors(uint64_t n) {
     std::string s(8, '\0');
     for (int i = 0; i < 8; ++i) s[i] = char(uint8_t(n >> (8 * i)));
     return s;
@@ -33,7 +33,7 @@ std::string le64(uint64_t n) {
 // [u64 length][header][data]; `length` overrides the true header length.
 std::string stFile(const std::string& header, const std::string& data = "",
                    std::optional<uint64_t> length = std::nullopt) {
-    return le64(length.value_or(header.size())) + header + data;
+    return le64Safetensors(length.value_or(header.size())) + header + data;
 }
 
 // Temporary files that name themselves; `name()` is the path.
@@ -43,7 +43,7 @@ protected:
     void TearDown() override { fs::remove_all(m_dir); }
     std::string path(const std::string& name) const { return m_dir + "/" + name; }
     std::string put(const std::string& name, const std::string& bytes) {
-        writeAll(path(name), bytes);
+        writeAllSafetensors(path(name), bytes);
         return path(name);
     }
     std::vector<std::string> tempFiles() const {
@@ -58,7 +58,7 @@ protected:
 
 // Runs `fn`, expecting a FileError that names `file` and contains `needle`.
 template <typename Fn>
-void expectFileError(Fn fn, const std::string& file, const std::string& needle) {
+void expectFileErrorSafetensors(Fn fn, const std::string& file, const std::string& needle) {
     try {
         fn();
         ADD_FAILURE() << "no error; expected '" << needle << "'";
@@ -273,7 +273,7 @@ TEST_F(SafetensorsTest, MalformedCorpus) {
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         const std::string p = put("bad.safetensors", c.bytes);
-        expectFileError([&] { hs::SafetensorsFile::open(p); }, p, c.message);
+        expectFileErrorSafetensors([&] { hs::SafetensorsFile::open(p); }, p, c.message);
         // The pure parser says the same without a path.
         try {
             hs::parseStHeader(reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size(),
@@ -291,12 +291,14 @@ TEST_F(SafetensorsTest, RequestErrors) {
     const std::string p = put("f8.safetensors", stFile(h, std::string("\x01\x02\x03\x01\x02", 5)));
     auto f = hs::SafetensorsFile::open(p);  // F8 headers parse
     EXPECT_EQ(f->find("f8")->dtype, hs::StDType::F8_E4M3);
-    expectFileError([&] { f->tensor("f8"); }, p, "F8_E4M3 is not supported yet");
-    expectFileError([&] { f->tensor("f8b"); }, p, "F8_E5M2 is not supported yet");
-    expectFileError([&] { f->tensor("flag"); }, p, "neither 0 nor 1");
-    expectFileError([&] { f->tensor("nope"); }, p, "no tensor named 'nope'");
-    expectFileError([&] { hs::SafetensorsFile::open(m_dir); }, m_dir, "not a regular file");
-    expectFileError([&] { hs::SafetensorsFile::open(path("missing")); }, "missing", "cannot open");
+    expectFileErrorSafetensors([&] { f->tensor("f8"); }, p, "F8_E4M3 is not supported yet");
+    expectFileErrorSafetensors([&] { f->tensor("f8b"); }, p, "F8_E5M2 is not supported yet");
+    expectFileErrorSafetensors([&] { f->tensor("flag"); }, p, "neither 0 nor 1");
+    expectFileErrorSafetensors([&] { f->tensor("nope"); }, p, "no tensor named 'nope'");
+    expectFileErrorSafetensors([&] { hs::SafetensorsFile::open(m_dir); }, m_dir,
+                               "not a regular file");
+    expectFileErrorSafetensors([&] { hs::SafetensorsFile::open(path("missing")); }, "missing",
+                               "cannot open");
 }
 
 TEST_F(SafetensorsTest, RandomCorruptionNeverCrashes) {
@@ -353,7 +355,7 @@ TEST_F(SafetensorsTest, ShardedIndex) {
     EXPECT_TRUE(set.contains("a"));
     EXPECT_FALSE(set.contains("d"));
     EXPECT_EQ(set.source(), idx);
-    expectFileError([&] { set.tensor("d"); }, idx, "no tensor named 'd'");
+    expectFileErrorSafetensors([&] { set.tensor("d"); }, idx, "no tensor named 'd'");
 
     // A single file opens as a set of one.
     auto single = hs::TensorSet::open(path("m-2.safetensors"));
@@ -384,12 +386,12 @@ TEST_F(SafetensorsTest, ShardedIndexErrors) {
         SCOPED_TRACE(c.message);
         const std::string idx =
             put("x.safetensors.index.json", std::string(R"({"weight_map":{)") + c.map + "}}");
-        expectFileError([&] { hs::TensorSet::open(idx); }, idx, c.message);
+        expectFileErrorSafetensors([&] { hs::TensorSet::open(idx); }, idx, c.message);
     }
     const std::string noMap = put("y.safetensors.index.json", R"({"metadata":{}})");
-    expectFileError([&] { hs::TensorSet::open(noMap); }, noMap, "no \"weight_map\"");
+    expectFileErrorSafetensors([&] { hs::TensorSet::open(noMap); }, noMap, "no \"weight_map\"");
     const std::string badJson = put("z.safetensors.index.json", "{\n \"weight_map\": {,}\n}");
-    expectFileError([&] { hs::TensorSet::open(badJson); }, badJson, "line 2");
+    expectFileErrorSafetensors([&] { hs::TensorSet::open(badJson); }, badJson, "line 2");
 }
 
 TEST_F(SafetensorsTest, AtomicWrite) {
@@ -399,18 +401,18 @@ TEST_F(SafetensorsTest, AtomicWrite) {
     const std::string before = readAll(p);
 
     // Errors found before writing: the old file stays, no temporary file is left.
-    expectFileError(
+    expectFileErrorSafetensors(
         [&] {
             hs::writeSafetensors(
                 p, {{"x", torch::ones({2})}, {"y", torch::ones({2}, torch::kComplexFloat)}});
         },
         p, "cannot be stored");
-    expectFileError(
+    expectFileErrorSafetensors(
         [&] {
             hs::writeSafetensors(p, {{"x", torch::ones({2})}, {"x", torch::ones({2})}});
         },
         p, "given twice");
-    expectFileError(
+    expectFileErrorSafetensors(
         [&] {
             hs::writeSafetensors(p, {{"__metadata__", torch::ones({2})}});
         },
@@ -422,7 +424,7 @@ TEST_F(SafetensorsTest, AtomicWrite) {
     // temporary file is removed and the folder is untouched.
     const std::string dirTarget = path("occupied");
     fs::create_directories(dirTarget + "/inner");
-    expectFileError(
+    expectFileErrorSafetensors(
         [&] {
             hs::writeSafetensors(dirTarget, {{"x", torch::ones({1000})}});
         },

@@ -26,7 +26,7 @@ namespace {
 using test::dataPath;
 using test::relErr;
 
-NamedTensors loadAll(const std::string& path) {
+NamedTensors loadAllSchedulerPndm(const std::string& path) {
     NamedTensors r;
     auto set = TensorSet::open(path);
     for (const auto& n : set.names()) r.emplace(n, set.tensor(n).clone());
@@ -45,7 +45,7 @@ const RefData& ref() {
         const auto all = nlohmann::json::parse(in);
         for (const auto& kv : all.at("cases").items())
             if (kv.value()["class"] == "PNDMScheduler") r.cases[kv.key()] = kv.value();
-        r.io = loadAll(dataPath("sched/sched_ref.safetensors"));
+        r.io = loadAllSchedulerPndm(dataPath("sched/sched_ref.safetensors"));
         return r;
     }();
     return d;
@@ -180,7 +180,7 @@ TEST(Schedulers, PndmVPredictionPreviewIsTheDdimX0) {
 }
 
 template <typename E>
-std::string errorOf(const std::function<void()>& f) {
+std::string errorOfSchedulerPndm(const std::function<void()>& f) {
     try {
         f();
     } catch (const E& e) {
@@ -193,17 +193,22 @@ std::string errorOf(const std::function<void()>& f) {
 TEST(Schedulers, PndmErrorsAreNamed) {
     auto c = sd15();
     c["prediction_type"] = "sample";  // diffusers' PNDM takes epsilon and v_prediction only
-    EXPECT_NE(errorOf<ConfigError>([&] { makeScheduler(c); }).find("'prediction_type'"),
-              std::string::npos);
+    EXPECT_NE(
+        errorOfSchedulerPndm<ConfigError>([&] { makeScheduler(c); }).find("'prediction_type'"),
+        std::string::npos);
     c = sd15();
     c["skip_prk_steps"] = false;
     auto prk = makeScheduler(c);
-    EXPECT_NE(errorOf<std::invalid_argument>([&] { prk->setTimesteps(3); }).find("skip_prk_steps"),
+    EXPECT_NE(errorOfSchedulerPndm<std::invalid_argument>([&] {
+                  prk->setTimesteps(3);
+              }).find("skip_prk_steps"),
               std::string::npos);
     c = sd15();
     c["steps_offset"] = -1;  // timestep -1
     auto neg = makeScheduler(c);
-    EXPECT_NE(errorOf<std::invalid_argument>([&] { neg->setTimesteps(5); }).find("steps_offset"),
+    EXPECT_NE(errorOfSchedulerPndm<std::invalid_argument>([&] {
+                  neg->setTimesteps(5);
+              }).find("steps_offset"),
               std::string::npos);
     auto s = makeScheduler(sd15());
     EXPECT_THROW(s->setTimesteps(1001), std::invalid_argument);
@@ -212,8 +217,9 @@ TEST(Schedulers, PndmErrorsAreNamed) {
     s->setTimesteps(5);
     auto x = torch::randn({1, 4, 4, 4});
     s->step(x, 0, x);
-    EXPECT_NE(errorOf<std::invalid_argument>([&] { s->step(x, 2, x); }).find("in order"),
-              std::string::npos);
+    EXPECT_NE(
+        errorOfSchedulerPndm<std::invalid_argument>([&] { s->step(x, 2, x); }).find("in order"),
+        std::string::npos);
     EXPECT_THROW(s->step(x, 1, torch::zeros({1, 4, 4, 5})), std::invalid_argument);
     s->step(x, 1, x);
     EXPECT_NO_THROW(s->step(x, 0, x));  // step 0 starts afresh
@@ -272,7 +278,7 @@ void runCliAndCompare(const ScopedDir& dir, const std::string& args, const std::
     const auto j = nlohmann::json::parse(out);
     EXPECT_EQ(j["class"], "PNDMScheduler");
     EXPECT_EQ(j["steps"], ref().cases[refName]["steps_run"]);
-    const auto got = loadAll(dir.path + "/out.st");
+    const auto got = loadAllSchedulerPndm(dir.path + "/out.st");
     EXPECT_EQ(got.count("out." + name + ".sigmas"), 0u);  // diffusers' PNDM has none
     const std::string pre = "out." + refName + ".";
     int n = 0;

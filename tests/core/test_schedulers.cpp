@@ -23,14 +23,14 @@ namespace {
 using test::dataPath;
 using test::relErr;
 
-NamedTensors loadAll(const std::string& path) {
+NamedTensors loadAllSchedulers(const std::string& path) {
     NamedTensors r;
     auto set = TensorSet::open(path);
     for (const auto& n : set.names()) r.emplace(n, set.tensor(n).clone());
     return r;
 }
 
-nlohmann::json loadJson(const std::string& path) {
+nlohmann::json loadJsonSchedulers(const std::string& path) {
     std::ifstream in(path);
     return nlohmann::json::parse(in);
 }
@@ -43,10 +43,10 @@ struct Data {
 const Data& data() {
     static const Data d = [] {
         Data r;
-        r.goldenCases = loadJson(dataPath("golden/manifest.json"))["schedulers"]["cases"];
-        r.golden = loadAll(dataPath("golden/sched_io.safetensors"));
-        r.refCases = loadJson(dataPath("sched/cases.json"))["cases"];
-        r.ref = loadAll(dataPath("sched/sched_ref.safetensors"));
+        r.goldenCases = loadJsonSchedulers(dataPath("golden/manifest.json"))["schedulers"]["cases"];
+        r.golden = loadAllSchedulers(dataPath("golden/sched_io.safetensors"));
+        r.refCases = loadJsonSchedulers(dataPath("sched/cases.json"))["cases"];
+        r.ref = loadAllSchedulers(dataPath("sched/sched_ref.safetensors"));
         return r;
     }();
     return d;
@@ -54,7 +54,7 @@ const Data& data() {
 
 // A case of the manifest form {"class", "config", "num_inference_steps", "set_timesteps_kwargs",
 // "eta"} as a scheduler with its schedule set.
-std::unique_ptr<Scheduler> schedulerFor(const nlohmann::json& c) {
+std::unique_ptr<Scheduler> schedulerForSchedulers(const nlohmann::json& c) {
     nlohmann::json config = c.at("config");
     config["_class_name"] = c.at("class");
     auto s = makeScheduler(config);
@@ -69,7 +69,7 @@ std::unique_ptr<Scheduler> schedulerFor(const nlohmann::json& c) {
 
 // Runs the golden convention and returns the worst relative error over all reference tensors.
 double runAgainst(const std::string& name, const nlohmann::json& c, const NamedTensors& io) {
-    auto s = schedulerFor(c);
+    auto s = schedulerForSchedulers(c);
     const std::string pre = "out." + name + ".";
     double worst = relErr(s->timesteps(), io.at(pre + "timesteps"));
     EXPECT_EQ(s->timesteps().size(0), io.at(pre + "timesteps").size(0));

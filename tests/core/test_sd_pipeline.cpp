@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::errorOf;
 
-const torch::Device kCpu(torch::kCPU);
+const torch::Device kCpuSdPipeline(torch::kCPU);
 
 class SdPipeline : public ::testing::Test {
 protected:
@@ -63,9 +63,9 @@ protected:
 std::string SdPipeline::s_root;
 test::SdFiles SdPipeline::s_sd, SdPipeline::s_xl;
 
-std::shared_ptr<Component> load(const std::string& dir) {
+std::shared_ptr<Component> loadSdPipeline(const std::string& dir) {
     OpenedComponent c = openFolderComponent(dir);
-    PrecisionPolicy policy(PrecisionPlan{}, kCpu);
+    PrecisionPolicy policy(PrecisionPlan{}, kCpuSdPipeline);
     return loadComponent(*FamilyRegistry::global().require(c.className, dir), c.source, policy,
                          fs::path(dir).filename().string());
 }
@@ -90,7 +90,7 @@ torch::Tensor latentsOf(const StepRecord& s) {
 // doubled batch, the UNet, uncond + g (cond - uncond), scheduler.step.
 std::vector<torch::Tensor> referenceLoop(const RunConfig& cfg, UNet2DConditionComponent& unet,
                                          const UNetInputs& conditioning, int h, int w) {
-    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpu), ProbeLevel::Off);
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuSdPipeline), ProbeLevel::Off);
     auto scheduler = makeScheduler(test::sdEulerConfig());
     scheduler->setTimesteps(cfg.steps);
     auto gen = at::detail::createCPUGenerator(cfg.seed);
@@ -115,14 +115,16 @@ void expectSteps(const RunRecord& rec, const std::vector<torch::Tensor>& referen
 }
 
 TEST_F(SdPipeline, Sd1RunsTheReferenceLoop) {
-    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpu);
+    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
     const RunConfig cfg = config(s_sd.folder);
     const RunRecord rec = pipeline->run(cfg);
     ASSERT_TRUE(rec.error.empty()) << rec.error;
 
-    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpu), ProbeLevel::Off);
-    auto te = std::dynamic_pointer_cast<TextEncoderComponent>(load(s_sd.folder + "/text_encoder"));
-    auto unet = std::dynamic_pointer_cast<UNet2DConditionComponent>(load(s_sd.folder + "/unet"));
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuSdPipeline), ProbeLevel::Off);
+    auto te = std::dynamic_pointer_cast<TextEncoderComponent>(
+        loadSdPipeline(s_sd.folder + "/text_encoder"));
+    auto unet =
+        std::dynamic_pointer_cast<UNet2DConditionComponent>(loadSdPipeline(s_sd.folder + "/unet"));
     UNetInputs c;
     // [uncond, cond]: the negative prompt's last hidden state first.
     c.encoderHiddenStates =
@@ -135,17 +137,19 @@ TEST_F(SdPipeline, Sd1RunsTheReferenceLoop) {
 }
 
 TEST_F(SdPipeline, SdxlRunsTheReferenceLoop) {
-    auto pipeline = Pipeline::load(s_xl.folder, {}, PrecisionPlan{}, kCpu);
+    auto pipeline = Pipeline::load(s_xl.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
     RunConfig cfg = config(s_xl.folder);
     cfg.negativePrompt.clear();  // force_zeros_for_empty_prompt: zeros, not the encoding of ""
     const RunRecord rec = pipeline->run(cfg);
     ASSERT_TRUE(rec.error.empty()) << rec.error;
 
-    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpu), ProbeLevel::Off);
-    auto te = std::dynamic_pointer_cast<TextEncoderComponent>(load(s_xl.folder + "/text_encoder"));
-    auto te2 =
-        std::dynamic_pointer_cast<TextEncoderComponent>(load(s_xl.folder + "/text_encoder_2"));
-    auto unet = std::dynamic_pointer_cast<UNet2DConditionComponent>(load(s_xl.folder + "/unet"));
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuSdPipeline), ProbeLevel::Off);
+    auto te = std::dynamic_pointer_cast<TextEncoderComponent>(
+        loadSdPipeline(s_xl.folder + "/text_encoder"));
+    auto te2 = std::dynamic_pointer_cast<TextEncoderComponent>(
+        loadSdPipeline(s_xl.folder + "/text_encoder_2"));
+    auto unet =
+        std::dynamic_pointer_cast<UNet2DConditionComponent>(loadSdPipeline(s_xl.folder + "/unet"));
     TextEncoding a = te->encode(ids(s_xl.folder + "/tokenizer", {cfg.prompt}), probes);
     TextEncoding b = te2->encode(ids(s_xl.folder + "/tokenizer_2", {cfg.prompt}), probes);
     // hidden_states[-2] of both, concatenated; text_embeds of the second.
@@ -171,9 +175,9 @@ TEST_F(SdPipeline, ASingleFileGivesTheFoldersImage) {
             f, s_root + (xl ? "/files/sdxl-tiny.safetensors" : "/files/sd15-tiny.safetensors"), xl);
         RunConfig cfg = config(f.folder);
         cfg.scheduler = "euler";  // the folder's; a single file gets the reference repository's
-        auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu);
+        auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
         const RunRecord a = folder->run(cfg);
-        auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpu);
+        auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpuSdPipeline);
         std::vector<std::string> slots;
         for (const auto& c : single->components()) slots.push_back(c.name);
         const std::vector<std::string> expected =
@@ -204,10 +208,10 @@ TEST_F(SdPipeline, AnSd2FileGivesTheFoldersImageWithVPrediction) {
     RunConfig cfg = config(f.folder);
     cfg.scheduler = "euler";
     cfg.predictionType = "v_prediction";  // the folder's; the file is taken as epsilon here
-    auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu);
+    auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
     const RunRecord a = folder->run(cfg);
     EXPECT_TRUE(a.notes.empty());
-    auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpu);
+    auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpuSdPipeline);
     cfg.modelDir = file;
     const RunRecord b = single->run(cfg);
     ASSERT_EQ(a.steps.size(), b.steps.size());
@@ -244,8 +248,8 @@ TEST_F(SdPipeline, AVaeFileReplacesTheCheckpointsVae) {
     cfg.plan = PrecisionPlan::parse("vae=fp16");
     ModelFiles with;
     with.vae = vaeFile;
-    auto own = Pipeline::load(file, {}, cfg.plan, kCpu);
-    auto swapped = Pipeline::load(file, with, cfg.plan, kCpu);
+    auto own = Pipeline::load(file, {}, cfg.plan, kCpuSdPipeline);
+    auto swapped = Pipeline::load(file, with, cfg.plan, kCpuSdPipeline);
     bool named = false;
     for (const auto& line : swapped->detected()) named |= line.find("(--vae)") != std::string::npos;
     EXPECT_TRUE(named);
@@ -263,13 +267,13 @@ TEST_F(SdPipeline, AnSdxlFileWithoutItsSecondEncoderSaysWhatToGive) {
     const std::string file =
         test::writeSdSingleFile(s_xl, s_root + "/no_bigg/sdxl.safetensors", true, false);
     const std::string e =
-        errorOf<PipelineError>([&] { Pipeline::load(file, {}, PrecisionPlan{}, kCpu); });
+        errorOf<PipelineError>([&] { Pipeline::load(file, {}, PrecisionPlan{}, kCpuSdPipeline); });
     EXPECT_NE(e.find("text_encoder_2"), std::string::npos) << e;
     EXPECT_NE(e.find("--text-encoder-2"), std::string::npos) << e;
 }
 
 TEST_F(SdPipeline, SamplersAndPredictionTypesAreTheRunsToPick) {
-    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpu);
+    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
     RunConfig cfg = config(s_sd.folder);
     std::map<std::string, RunRecord> runs;
     for (const std::string s : {"", "euler", "euler_a", "ddim", "dpmpp_2m", "dpmpp_2m_karras"}) {
@@ -300,7 +304,7 @@ TEST_F(SdPipeline, AnUnimplementedSchedulerRunsEulerAndSaysSo) {
     nlohmann::json lms = test::sdEulerConfig();
     lms["_class_name"] = "LMSDiscreteScheduler";
     const auto f = test::writeTinySd(root, false, lms);
-    auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu);
+    auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
     const RunRecord rec = pipeline->run(config(f.folder));
     ASSERT_FALSE(rec.notes.empty());
     EXPECT_NE(rec.notes[0].find("LMSDiscreteScheduler"), std::string::npos) << rec.notes[0];
@@ -310,7 +314,7 @@ TEST_F(SdPipeline, AnUnimplementedSchedulerRunsEulerAndSaysSo) {
 // Any multiple of the VAE's factor: an odd latent size is halved up (ceil) and upsampled back to
 // the skip's size, as diffusers' forward_upsample_size does.
 TEST_F(SdPipeline, SizesAreMultiplesOfTheVaeFactor) {
-    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpu);
+    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
     RunConfig cfg = config(s_sd.folder);
     cfg.width = 22;  // latent 11, 6 after the UNet's downsampling, 11 again on the way up
     const RunRecord rec = pipeline->run(cfg);
@@ -330,14 +334,15 @@ TEST_F(SdPipeline, PartsThatDoNotFitAreRefused) {
     const auto f = test::writeTinySd(root, false, test::sdEulerConfig());
     fs::remove_all(f.folder + "/unet");
     fs::copy(s_xl.folder + "/unet", f.folder + "/unet");
-    std::string e =
-        errorOf<PipelineError>([&] { Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpu); });
+    std::string e = errorOf<PipelineError>(
+        [&] { Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuSdPipeline); });
     EXPECT_NE(e.find("StableDiffusionXLPipeline"), std::string::npos) << e;
 
     const auto g = test::writeTinySd(root + "2", true, test::sdEulerConfig());
     fs::remove_all(g.folder + "/text_encoder_2");
     fs::copy(s_xl.folder + "/text_encoder", g.folder + "/text_encoder_2");
-    e = errorOf<PipelineError>([&] { Pipeline::load(g.folder, {}, PrecisionPlan{}, kCpu); });
+    e = errorOf<PipelineError>(
+        [&] { Pipeline::load(g.folder, {}, PrecisionPlan{}, kCpuSdPipeline); });
     EXPECT_NE(e.find("cross_attention_dim"), std::string::npos) << e;
 
     // An inpainting UNet (latents + mask + masked image) needs more than a prompt.
@@ -348,7 +353,8 @@ TEST_F(SdPipeline, PartsThatDoNotFitAreRefused) {
     std::ofstream(h.folder + "/unet/config.json") << inpaint.dump();
     writeSafetensors(h.folder + "/unet/diffusion_pytorch_model.safetensors",
                      std::vector<std::pair<std::string, torch::Tensor>>(w.begin(), w.end()));
-    e = errorOf<PipelineError>([&] { Pipeline::load(h.folder, {}, PrecisionPlan{}, kCpu); });
+    e = errorOf<PipelineError>(
+        [&] { Pipeline::load(h.folder, {}, PrecisionPlan{}, kCpuSdPipeline); });
     EXPECT_NE(e.find("inpainting"), std::string::npos) << e;
 }
 
@@ -369,7 +375,7 @@ TEST_F(SdPipeline, TheSdxlVaeFailureIsReproducedLocatedAndFixed) {
     cfg.steps = 2;
     cfg.probeLevel = ProbeLevel::Layer;
     cfg.plan = PrecisionPlan::parse("vae=fp16");
-    auto pipeline = Pipeline::load(f.folder, {}, cfg.plan, kCpu);
+    auto pipeline = Pipeline::load(f.folder, {}, cfg.plan, kCpuSdPipeline);
     const RunRecord bad = pipeline->run(cfg);
     EXPECT_EQ(bad.verdict, "nan/inf") << bad.verdictExplanation;
     ASSERT_TRUE(bad.firstNonFinite.has_value());

@@ -21,15 +21,16 @@ using namespace hs;
 
 namespace {
 
-std::string demoDir() {
+std::string demoDirShippedDemo() {
     const std::string d = findDemoModel();
     EXPECT_FALSE(d.empty()) << "resources/demo-model is missing";
     return d;
 }
 
-RunRecord runDemo(const std::string& plan, const std::string& prompt, int steps = 20,
-                  uint64_t seed = 7) {
-    auto p = Pipeline::load(demoDir(), PrecisionPlan::parse(plan), torch::Device(torch::kCPU));
+RunRecord runDemoShippedDemo(const std::string& plan, const std::string& prompt, int steps = 20,
+                             uint64_t seed = 7) {
+    auto p = Pipeline::load(demoDirShippedDemo(), PrecisionPlan::parse(plan),
+                            torch::Device(torch::kCPU));
     RunConfig cfg;
     cfg.prompt = prompt;
     cfg.seed = seed;
@@ -41,7 +42,7 @@ RunRecord runDemo(const std::string& plan, const std::string& prompt, int steps 
 
 // Whether the shipped model was trained on the caption grammar: its tokenizer has every word.
 bool knowsTheGrammar() {
-    const auto tok = ClipTokenizer::fromFolder(demoDir() + "/tokenizer");
+    const auto tok = ClipTokenizer::fromFolder(demoDirShippedDemo() + "/tokenizer");
     return demo::understoodWords(tok).size() == demo::grammarWords().size();
 }
 
@@ -55,7 +56,7 @@ bool anyNonFinite(const RunRecord& r, const std::string& prefix) {
 
 TEST(ShippedDemo, IsABf16PipelineFolderUnder25MB) {
     namespace fs = std::filesystem;
-    const std::string dir = demoDir();
+    const std::string dir = demoDirShippedDemo();
     uintmax_t bytes = 0;
     for (const auto& e : fs::recursive_directory_iterator(dir))
         if (e.is_regular_file()) bytes += e.file_size();
@@ -71,8 +72,10 @@ TEST(ShippedDemo, IsABf16PipelineFolderUnder25MB) {
 TEST(ShippedDemo, Fp32AndBf16DrawTheSameRecognisablePicture) {
     for (const char* prompt : {"a large red circle in the centre, blue background",
                                "a large yellow square on the left, purple background"}) {
-        const RunRecord a = runDemo("text_encoder=fp32,transformer=fp32,vae=fp32", prompt);
-        const RunRecord b = runDemo("", prompt);  // stored dtypes: bf16 (emulated by default)
+        const RunRecord a =
+            runDemoShippedDemo("text_encoder=fp32,transformer=fp32,vae=fp32", prompt);
+        const RunRecord b =
+            runDemoShippedDemo("", prompt);  // stored dtypes: bf16 (emulated by default)
         ASSERT_EQ(a.verdict, "ok") << a.verdictExplanation;
         ASSERT_EQ(b.verdict, "ok") << b.verdictExplanation;
         EXPECT_EQ(b.components[1].execution, Execution::Emulated);
@@ -105,7 +108,7 @@ TEST(ShippedDemo, EmulatedAndNativeBf16AgreeOnVerdictsFailuresAndImages) {
         std::map<CpuBf16, RunRecord> r;
         for (CpuBf16 mode : {CpuBf16::Emulated, CpuBf16::Native}) {
             test::ScopedCpuBf16 scoped(mode);
-            r[mode] = runDemo(plan, prompt, 8);
+            r[mode] = runDemoShippedDemo(plan, prompt, 8);
         }
         const RunRecord& e = r[CpuBf16::Emulated];
         const RunRecord& n = r[CpuBf16::Native];
@@ -126,14 +129,14 @@ TEST(ShippedDemo, EmulatedAndNativeBf16AgreeOnVerdictsFailuresAndImages) {
 // the new plan stores otherwise are read again, and the result is what a fresh load gives.
 TEST(ShippedDemo, APlanChangeReloadsOnlyTheComponentsItConverts) {
     const torch::Device cpu(torch::kCPU);
-    auto p = Pipeline::load(demoDir(), PrecisionPlan::parse("transformer=fp16"), cpu);
+    auto p = Pipeline::load(demoDirShippedDemo(), PrecisionPlan::parse("transformer=fp16"), cpu);
     RunConfig cfg;
     cfg.prompt = "a small green star at the top, white background";
     cfg.steps = 4;
     EXPECT_EQ(p->setPlan(PrecisionPlan()), std::vector<std::string>{"transformer"});
     EXPECT_EQ(p->effectivePlan().toString(), "text_encoder=bf16,transformer=bf16,vae=bf16");
     const RunRecord a = p->run(cfg);
-    const RunRecord b = Pipeline::load(demoDir(), PrecisionPlan(), cpu)->run(cfg);
+    const RunRecord b = Pipeline::load(demoDirShippedDemo(), PrecisionPlan(), cpu)->run(cfg);
     ASSERT_EQ(a.verdict, "ok");
     EXPECT_EQ(a.savedImage->rgb, b.savedImage->rgb);
     ASSERT_EQ(a.steps.size(), b.steps.size());
@@ -151,8 +154,8 @@ TEST(ShippedDemo, APlanChangeReloadsOnlyTheComponentsItConverts) {
 }
 
 TEST(ShippedDemo, Fp16TransformerBreaksFromTheFirstStep) {
-    const RunRecord r =
-        runDemo("transformer=fp16", "a small green star at the top, white background", 6);
+    const RunRecord r = runDemoShippedDemo("transformer=fp16",
+                                           "a small green star at the top, white background", 6);
     ASSERT_FALSE(r.steps.empty());
     EXPECT_GT(r.steps[0].latent.nonFinite(), 0);
     EXPECT_TRUE(r.verdict == "nan/inf" || r.verdict == "black") << r.verdict;
@@ -163,7 +166,8 @@ TEST(ShippedDemo, Fp16TransformerBreaksFromTheFirstStep) {
 }
 
 TEST(ShippedDemo, Fp16VaeBreaksOnlyTheDecode) {
-    const RunRecord r = runDemo("vae=fp16", "a large blue ring on the right, yellow background", 6);
+    const RunRecord r =
+        runDemoShippedDemo("vae=fp16", "a large blue ring on the right, yellow background", 6);
     for (const auto& s : r.steps) EXPECT_TRUE(s.latent.allFinite()) << "step " << s.step;
     EXPECT_TRUE(r.verdict == "nan/inf" || r.verdict == "black") << r.verdict;
     ASSERT_TRUE(r.firstNonFinite);
@@ -171,8 +175,8 @@ TEST(ShippedDemo, Fp16VaeBreaksOnlyTheDecode) {
 }
 
 TEST(ShippedDemo, Fp16TextEncoderStaysClean) {
-    const RunRecord r =
-        runDemo("text_encoder=fp16", "a small orange triangle at the bottom, black background", 6);
+    const RunRecord r = runDemoShippedDemo(
+        "text_encoder=fp16", "a small orange triangle at the bottom, black background", 6);
     EXPECT_TRUE(r.textEmbedding.allFinite());
     EXPECT_FALSE(r.firstNonFinite.has_value());
     EXPECT_EQ(r.verdict, "ok") << r.verdictExplanation;
@@ -180,7 +184,7 @@ TEST(ShippedDemo, Fp16TextEncoderStaysClean) {
 
 // Held-out scenes asked for in the one phrasing every version of the model was trained on.
 TEST(ShippedDemo, FollowsItsPromptsOnHeldOutScenes) {
-    auto p = Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU));
+    auto p = Pipeline::load(demoDirShippedDemo(), PrecisionPlan(), torch::Device(torch::kCPU));
     demo::PromptFollowing t;
     for (uint64_t seed = demo::kHeldOutSeedBase + 1000000000ull; t.scenes < 100; ++seed) {
         const demo::Scene scene = demo::randomScene(seed);
@@ -209,7 +213,7 @@ TEST(ShippedDemo, FollowsItsPromptsOnHeldOutScenes) {
 // left out at random: what a memorised template cannot pass.
 TEST(ShippedDemo, FollowsPromptsFromHeldOutTemplates) {
     if (!knowsTheGrammar()) GTEST_SKIP() << "the shipped demo model predates the caption grammar";
-    auto p = Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU));
+    auto p = Pipeline::load(demoDirShippedDemo(), PrecisionPlan(), torch::Device(torch::kCPU));
     demo::EvaluationOptions o;
     o.count = 100;
     o.templates = demo::TemplateSet::HeldOut;
@@ -256,7 +260,7 @@ TEST(ShippedDemo, DrawsTheColoursOfHandWrittenPrompts) {
         {"on blue, a small red square", "red", "blue"},
     };
     if (!knowsTheGrammar()) GTEST_SKIP() << "the shipped demo model predates the caption grammar";
-    auto p = Pipeline::load(demoDir(), PrecisionPlan(), torch::Device(torch::kCPU));
+    auto p = Pipeline::load(demoDirShippedDemo(), PrecisionPlan(), torch::Device(torch::kCPU));
     int right = 0;
     for (const Case& c : cases) {
         RunConfig cfg;
@@ -279,13 +283,13 @@ TEST(ShippedDemo, DrawsTheColoursOfHandWrittenPrompts) {
 
 TEST(ShippedDemo, HeadroomOfABf16RunPredictsTheFp16Failure) {
     const std::string prompt = "a large purple square in the centre, green background";
-    const RunRecord bf16 = runDemo("", prompt, 4);
+    const RunRecord bf16 = runDemoShippedDemo("", prompt, 4);
     ASSERT_FALSE(bf16.firstNonFinite.has_value());
     HeadroomOptions o;
     o.targetPlan = PrecisionPlan::parse("transformer=fp16");
     const HeadroomReport h = analyzeHeadroom(bf16, o);
     ASSERT_TRUE(h.firstFailure) << "no point predicted to overflow in fp16";
-    const RunRecord fp16 = runDemo("transformer=fp16", prompt, 4);
+    const RunRecord fp16 = runDemoShippedDemo("transformer=fp16", prompt, 4);
     const auto actual = findFirstFailure(fp16);
     ASSERT_TRUE(actual);
     EXPECT_EQ(h.firstFailure->block, actual->block);
@@ -294,7 +298,7 @@ TEST(ShippedDemo, HeadroomOfABf16RunPredictsTheFp16Failure) {
 
 TEST(ShippedDemo, BisectionFindsAPlanThatRuns) {
     RunConfig cfg;
-    cfg.modelDir = demoDir();
+    cfg.modelDir = demoDirShippedDemo();
     cfg.prompt = "a large white circle on the left, red background";
     cfg.seed = 2;
     cfg.plan = PrecisionPlan::parse("transformer=fp16");

@@ -38,7 +38,7 @@ nlohmann::json expectedAdapterConfig() {
     return j;
 }
 
-double rel(const torch::Tensor& got, const torch::Tensor& want) {
+double relSingleFileAnima(const torch::Tensor& got, const torch::Tensor& want) {
     return ((got - want).norm() / want.norm()).item<double>();
 }
 
@@ -48,7 +48,7 @@ void expectAdapterOutput(const torch::Tensor& got, const torch::Tensor& want) {
     ASSERT_EQ(got.dim(), 3);
     ASSERT_EQ(got.size(1), 512);
     const int64_t n = want.size(1);
-    const double err = rel(got.narrow(1, 0, n), want);
+    const double err = relSingleFileAnima(got.narrow(1, 0, n), want);
     std::printf("  anima adapter out.text_embeds rel err %.3e\n", err);
     EXPECT_LE(err, 1e-4);
     EXPECT_EQ(got.narrow(1, n, 512 - n).abs().max().item<double>(), 0.0);
@@ -79,7 +79,7 @@ TEST(SingleFileAnima, OriginalFileConvertsToTheGoldenFoldersAndReproducesTheirOu
               "Cosmos-Predict2-2B-Text2Image has them (not in the file)");
     const NamedTensors cosmosIo = test::openTensors(dataPath("golden/cosmos_io.safetensors"));
     const auto sample = test::runConverted(dit, cosmosIo, animaPath()).at("out.sample");
-    const double err = rel(sample, cosmosIo.at("out.sample"));
+    const double err = relSingleFileAnima(sample, cosmosIo.at("out.sample"));
     std::printf("  anima DiT out.sample rel err %.3e\n", err);
     EXPECT_LE(err, 1e-4);
 
@@ -119,7 +119,7 @@ TEST(SingleFileAnima, RunModuleOnTheOriginalFileMatchesBothGoldenOutputs) {
         if (std::string(c.component) == "text_conditioner") {
             expectAdapterOutput(got, want);
         } else {
-            const double err = rel(got, want);
+            const double err = relSingleFileAnima(got, want);
             std::cout << "[ anima run-module " << c.component << " ] relative error " << err
                       << "\n";
             EXPECT_LE(err, 1e-4);

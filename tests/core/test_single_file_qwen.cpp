@@ -30,7 +30,7 @@ void expectQwenConfig(const nlohmann::json& got, const nlohmann::json& want,
 }
 
 // The worst relative error over every output of `want`.
-double worstError(const NamedTensors& got, const NamedTensors& want) {
+double worstErrorSingleFileQwen(const NamedTensors& got, const NamedTensors& want) {
     double worst = 0;
     int compared = 0;
     for (const auto& kv : want) {
@@ -84,7 +84,8 @@ TEST(SingleFileQwen, ComfyUiFilesReproduceTheGolden) {
                   std::vector<std::string>{"Qwen text encoder (transformers keys) (model.*)"});
 
         const NamedTensors io = test::openTensors(dataPath("golden/" + name + "_io.safetensors"));
-        const double err = worstError(test::runConverted(c, inputsOnly(io), path), io);
+        const double err =
+            worstErrorSingleFileQwen(test::runConverted(c, inputsOnly(io), path), io);
         std::printf("  %s single file: worst rel err %.3e\n", name.c_str(), err);
         EXPECT_LE(err, 1e-4) << name;
     }
@@ -129,7 +130,7 @@ TEST(SingleFileQwen, RunModuleTakesTheComfyUiFile) {
         ASSERT_EQ(status, 0) << printed;
         EXPECT_NE(printed.find("as 'text_encoder'"), std::string::npos) << printed;
         const NamedTensors io = test::openTensors(dataPath("golden/" + name + "_io.safetensors"));
-        EXPECT_LE(worstError(test::openTensors(out), io), 1e-4) << name;
+        EXPECT_LE(worstErrorSingleFileQwen(test::openTensors(out), io), 1e-4) << name;
     }
 }
 
@@ -143,7 +144,9 @@ TEST(SingleFileQwen, TheGoldenModelFileItselfOpensAsASingleFile) {
         ASSERT_EQ(f.components.size(), 1u);
         EXPECT_TRUE(f.ignored.empty());
         const NamedTensors io = test::openTensors(dataPath("golden/" + name + "_io.safetensors"));
-        EXPECT_LE(worstError(test::runConverted(f.components[0], inputsOnly(io), path), io), 1e-4)
+        EXPECT_LE(
+            worstErrorSingleFileQwen(test::runConverted(f.components[0], inputsOnly(io), path), io),
+            1e-4)
             << name;
     }
 }

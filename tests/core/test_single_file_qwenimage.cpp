@@ -17,7 +17,7 @@ std::string comfyPath() {
     return dataPath("qwenimage/comfy_qwen_image.safetensors");
 }
 
-double rel(const torch::Tensor& got, const torch::Tensor& want) {
+double relSingleFileQwenimage(const torch::Tensor& got, const torch::Tensor& want) {
     return ((got - want).abs().max() / want.abs().max()).item<double>();
 }
 
@@ -62,7 +62,8 @@ TEST(SingleFileQwenImage, ComfyFileConvertsWithItsConfigInferredAndReproducesThe
               "axes_dims_rope [16, 56, 56] assumed as Qwen-Image has them (not in the file)");
     const NamedTensors io =
         test::openTensors(dataPath("qwenimage/comfy_qwen_image_io.safetensors"));
-    const double err = rel(runInFp32(c, io).at("out.sample"), io.at("out.sample"));
+    const double err =
+        relSingleFileQwenimage(runInFp32(c, io).at("out.sample"), io.at("out.sample"));
     std::printf("  comfy qwen-image out.sample rel err %.3e\n", err);
     EXPECT_LE(err, 1e-4);
 
@@ -112,8 +113,8 @@ TEST(SingleFileQwenImage, RunModuleOnTheComfyFileMatchesThePort) {
                      status);
     ASSERT_EQ(status, 0) << printed;
     EXPECT_NE(printed.find("ComfyUI layout"), std::string::npos) << printed;
-    const double err =
-        rel(test::openWeights(out).at("out.sample"), test::openWeights(io).at("out.sample"));
+    const double err = relSingleFileQwenimage(test::openWeights(out).at("out.sample"),
+                                              test::openWeights(io).at("out.sample"));
     std::printf("  comfy qwen-image run-module rel err %.3e\n", err);
     EXPECT_LE(err, 1e-4);
 }

@@ -54,7 +54,7 @@ json goldenSd15() {
 }
 
 // A tiny UNet config with diffusers' defaults for everything not given.
-json unetConfig(json fields) {
+json unetConfigSingleFileSd(json fields) {
     json c = {{"_class_name", "UNet2DConditionModel"},
               {"in_channels", 4},
               {"out_channels", 4},
@@ -79,19 +79,20 @@ json unetConfig(json fields) {
 
 // SD 2.x's block pattern (linear projections, cross-attention width 1024) at a tiny width.
 json sd2Shaped() {
-    return unetConfig({{"block_out_channels", {32, 64}},
-                       {"down_block_types", {"CrossAttnDownBlock2D", "DownBlock2D"}},
-                       {"up_block_types", {"UpBlock2D", "CrossAttnUpBlock2D"}},
-                       {"cross_attention_dim", 1024},
-                       {"use_linear_projection", true},
-                       {"upcast_attention", true},
-                       {"attention_head_dim", {4, 8}}});  // 8-wide heads: test-sized widths
+    return unetConfigSingleFileSd(
+        {{"block_out_channels", {32, 64}},
+         {"down_block_types", {"CrossAttnDownBlock2D", "DownBlock2D"}},
+         {"up_block_types", {"UpBlock2D", "CrossAttnUpBlock2D"}},
+         {"cross_attention_dim", 1024},
+         {"use_linear_projection", true},
+         {"upcast_attention", true},
+         {"attention_head_dim", {4, 8}}});  // 8-wide heads: test-sized widths
 }
 
 // SDXL's pattern: no attention at the first level, deeper transformers below, text_time
 // embedding of the pooled text (1280) and six 256-wide time ids.
 json sdxlShaped() {
-    return unetConfig(
+    return unetConfigSingleFileSd(
         {{"block_out_channels", {32, 64, 64}},
          {"layers_per_block", 2},
          {"down_block_types", {"DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"}},
@@ -256,7 +257,7 @@ TEST(SingleFileSd, SdxlShapedFileRoundTripsAndNamesItsParts) {
 }
 
 TEST(SingleFileSd, OtherWidthsAndLayersConvert) {
-    const json config = unetConfig(
+    const json config = unetConfigSingleFileSd(
         {{"block_out_channels", {64, 128, 128}},
          {"layers_per_block", 2},
          {"down_block_types", {"CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "DownBlock2D"}},
@@ -273,7 +274,7 @@ TEST(SingleFileSd, OtherWidthsAndLayersConvert) {
 
 // diffusers' configs of the released UNets (architecture fields).
 json sd15Config() {
-    return unetConfig(
+    return unetConfigSingleFileSd(
         {{"block_out_channels", {320, 640, 1280, 1280}},
          {"layers_per_block", 2},
          {"down_block_types",
@@ -291,7 +292,7 @@ TEST(SingleFileSd, RealSizeUnetsGetDiffusersConfigs) {
                  {"upcast_attention", true}});
     json sd15Inpaint = sd15Config();
     sd15Inpaint["in_channels"] = 9;
-    const json sdxl = unetConfig(
+    const json sdxl = unetConfigSingleFileSd(
         {{"block_out_channels", {320, 640, 1280}},
          {"layers_per_block", 2},
          {"down_block_types", {"DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"}},
@@ -303,7 +304,7 @@ TEST(SingleFileSd, RealSizeUnetsGetDiffusersConfigs) {
          {"addition_embed_type", "text_time"},
          {"addition_time_embed_dim", 256},
          {"projection_class_embeddings_input_dim", 2816}});
-    json refiner = unetConfig(
+    json refiner = unetConfigSingleFileSd(
         {{"block_out_channels", {384, 768, 1536, 1536}},
          {"layers_per_block", 2},
          {"down_block_types",

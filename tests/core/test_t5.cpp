@@ -23,15 +23,15 @@ using test::relErr;
 
 const std::string kWo0 = "encoder.block.0.layer.1.DenseReluDense.wo.weight";
 
-struct Golden {
+struct GoldenT5 {
     nlohmann::json config;
     WeightMap weights;
     NamedTensors io;
 };
 
-const Golden& golden() {
-    static const Golden g = [] {
-        Golden r;
+const GoldenT5& goldenT5() {
+    static const GoldenT5 g = [] {
+        GoldenT5 r;
         r.config = readJson(dataPath("golden/t5/config.json"));
         r.weights = weightMapOf(TensorSet::open(dataPath("golden/t5/model.safetensors")));
         const TensorSet io = TensorSet::open(dataPath("golden/t5_io.safetensors"));
@@ -41,25 +41,25 @@ const Golden& golden() {
     return g;
 }
 
-std::shared_ptr<T5EncoderComponent> load(const nlohmann::json& config, const WeightMap& weights,
-                                         const PrecisionPolicy& policy) {
+std::shared_ptr<T5EncoderComponent> loadT5(const nlohmann::json& config, const WeightMap& weights,
+                                           const PrecisionPolicy& policy) {
     const auto family = FamilyRegistry::global().require("T5EncoderModel", "test");
     auto c = loadComponent(*family, {"test", config, weights}, policy, "text_encoder_2");
     return std::dynamic_pointer_cast<T5EncoderComponent>(c);
 }
 
 // Runs `inputs` (the golden ones by default) under `plan`, probes in `probes` when given.
-NamedTensors run(const std::string& plan, ProbeContext* probesOut = nullptr,
-                 const WeightMap& weights = golden().weights,
-                 const nlohmann::json& config = golden().config,
-                 const NamedTensors& inputs = golden().io) {
+NamedTensors runT5(const std::string& plan, ProbeContext* probesOut = nullptr,
+                   const WeightMap& weights = goldenT5().weights,
+                   const nlohmann::json& config = goldenT5().config,
+                   const NamedTensors& inputs = goldenT5().io) {
     ProbeContext local(PrecisionPlan::parse(plan), torch::kCPU, ProbeLevel::Off);
     ProbeContext& probes = probesOut ? *probesOut : local;
-    return load(config, weights, probes.policy())->run(inputs, probes);
+    return loadT5(config, weights, probes.policy())->run(inputs, probes);
 }
 
 // T5 v1.0 style: relu, one wi, 3 layers, 3 heads of 6 over a 20-wide model, other buckets.
-nlohmann::json otherConfig() {
+nlohmann::json otherConfigT5() {
     return {{"architectures", {"T5EncoderModel"}},
             {"vocab_size", 60},
             {"d_model", 20},
@@ -73,7 +73,7 @@ nlohmann::json otherConfig() {
             {"feed_forward_proj", "relu"}};
 }
 
-WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 5) {
+WeightMap randomWeightsT5(const nlohmann::json& config, uint64_t seed = 5) {
     torch::manual_seed(seed);
     T5EncoderModel m(t5ConfigFromJson(config));
     WeightMap w;
@@ -98,8 +98,8 @@ int64_t referenceBucket(int64_t rel, int numBuckets, int maxDistance) {
 }
 
 // transformers' eager T5 encoder with plain ops in fp32: an independent check of the modules.
-torch::Tensor referenceForward(const WeightMap& w, const nlohmann::json& config,
-                               const torch::Tensor& ids, const torch::Tensor& mask) {
+torch::Tensor referenceForwardT5(const WeightMap& w, const nlohmann::json& config,
+                                 const torch::Tensor& ids, const torch::Tensor& mask) {
     const T5Config c = t5ConfigFromJson(config);
     const int64_t B = ids.size(0), L = ids.size(1), H = c.numHeads, Dh = c.dKv;
     auto W = [&](const std::string& k) { return w.at(k).to(torch::kFloat32); };
@@ -145,7 +145,7 @@ torch::Tensor referenceForward(const WeightMap& w, const nlohmann::json& config,
 }
 
 TEST(T5Config, ReadsGatedAndPlainFeedForwards) {
-    T5Config c = t5ConfigFromJson(golden().config);
+    T5Config c = t5ConfigFromJson(goldenT5().config);
     EXPECT_TRUE(c.gated);
     EXPECT_EQ(c.act, T5Activation::GeluTanh);
     EXPECT_EQ(c.dModel, 32);
@@ -153,18 +153,18 @@ TEST(T5Config, ReadsGatedAndPlainFeedForwards) {
     EXPECT_EQ(c.dFf, 37);
     EXPECT_EQ(c.relativeAttentionNumBuckets, 8);
     EXPECT_EQ(c.relativeAttentionMaxDistance, 16);
-    c = t5ConfigFromJson(otherConfig());
+    c = t5ConfigFromJson(otherConfigT5());
     EXPECT_FALSE(c.gated);
     EXPECT_EQ(c.act, T5Activation::Relu);
-    auto bad = otherConfig();
+    auto bad = otherConfigT5();
     bad["feed_forward_proj"] = "gated-tanh";
     EXPECT_THROW(t5ConfigFromJson(bad), ConfigError);
     bad["feed_forward_proj"] = "gated-gelu-x";
     EXPECT_THROW(t5ConfigFromJson(bad), ConfigError);
-    bad = otherConfig();
+    bad = otherConfigT5();
     bad["num_layers"] = 1 << 30;
     EXPECT_THROW(t5ConfigFromJson(bad), ConfigError);
-    bad = otherConfig();
+    bad = otherConfigT5();
     bad["layer_norm_epsilon"] = 0;
     EXPECT_THROW(t5ConfigFromJson(bad), ConfigError);
 }
@@ -181,15 +181,15 @@ TEST(T5Encoder, RelativeBucketsMatchTransformers) {
 }
 
 TEST(T5Encoder, MatchesTransformersGolden) {
-    const NamedTensors out = run("text_encoder_2=fp32");
+    const NamedTensors out = runT5("text_encoder_2=fp32");
     ASSERT_EQ(out.size(), 1u);
-    const auto& ref = golden().io.at("out.last_hidden_state");
+    const auto& ref = goldenT5().io.at("out.last_hidden_state");
     ASSERT_EQ(out.at("out.last_hidden_state").sizes(), ref.sizes());
     const double e = relErr(out.at("out.last_hidden_state"), ref);
     std::cout << "[ t5 golden ] relative error " << e << "\n";
     EXPECT_LE(e, 1e-5);
-    EXPECT_LE(relErr(referenceForward(golden().weights, golden().config,
-                                      golden().io.at("in.input_ids"), {}),
+    EXPECT_LE(relErr(referenceForwardT5(goldenT5().weights, goldenT5().config,
+                                        goldenT5().io.at("in.input_ids"), {}),
                      ref),
               1e-5);
 }
@@ -204,24 +204,25 @@ TEST(T5Encoder, RunModuleReproducesTheGolden) {
     ASSERT_EQ(status, 0) << printed;
     EXPECT_NE(printed.find("T5EncoderModel as 'text_encoder_2'"), std::string::npos) << printed;
     const TensorSet got = TensorSet::open(out);
-    EXPECT_LE(relErr(got.tensor("out.last_hidden_state"), golden().io.at("out.last_hidden_state")),
-              1e-5);
+    EXPECT_LE(
+        relErr(got.tensor("out.last_hidden_state"), goldenT5().io.at("out.last_hidden_state")),
+        1e-5);
 }
 
 TEST(T5Encoder, OtherConfigWithMaskMatchesTheEagerReference) {
-    const auto config = otherConfig();
-    const WeightMap w = randomWeights(config);
+    const auto config = otherConfigT5();
+    const WeightMap w = randomWeightsT5(config);
     auto ids = torch::randint(0, 60, {2, 9}, torch::kInt64);
     auto mask = torch::ones({2, 9}, torch::kInt64);
     mask.index_put_({1, torch::indexing::Slice(5)}, 0);  // second prompt: 4 padding tokens
     const NamedTensors out =
-        run("", nullptr, w, config, {{"in.input_ids", ids}, {"in.attention_mask", mask}});
-    const auto ref = referenceForward(w, config, ids, mask);
+        runT5("", nullptr, w, config, {{"in.input_ids", ids}, {"in.attention_mask", mask}});
+    const auto ref = referenceForwardT5(w, config, ids, mask);
     const double e = relErr(out.at("out.last_hidden_state"), ref);
     std::cout << "[ t5 other config ] relative error with mask " << e << "\n";
     EXPECT_LE(e, 1e-5);
     // The mask matters, and only for the padded prompt.
-    const NamedTensors open = run("", nullptr, w, config, {{"in.input_ids", ids}});
+    const NamedTensors open = runT5("", nullptr, w, config, {{"in.input_ids", ids}});
     const auto& a = out.at("out.last_hidden_state");
     const auto& b = open.at("out.last_hidden_state");
     EXPECT_TRUE(torch::allclose(a[0], b[0], 1e-5, 1e-6));
@@ -234,10 +235,10 @@ TEST(T5Encoder, OtherConfigWithMaskMatchesTheEagerReference) {
         keys.count("encoder.block.1.layer.0.SelfAttention.relative_attention_bias.weight"));
 }
 
-void expectWeightError(const WeightMap& w, const std::string& needle,
-                       const nlohmann::json& config = golden().config) {
+void expectWeightErrorT5(const WeightMap& w, const std::string& needle,
+                         const nlohmann::json& config = goldenT5().config) {
     try {
-        load(config, w, PrecisionPolicy(PrecisionPlan(), torch::kCPU));
+        loadT5(config, w, PrecisionPolicy(PrecisionPlan(), torch::kCPU));
         ADD_FAILURE() << "no error for " << needle;
     } catch (const WeightError& e) {
         EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -245,30 +246,30 @@ void expectWeightError(const WeightMap& w, const std::string& needle,
 }
 
 TEST(T5Encoder, LoadingErrorsNameTheTensor) {
-    WeightMap w = golden().weights;
+    WeightMap w = goldenT5().weights;
     w.erase("encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight");
-    expectWeightError(w, "relative_attention_bias");
+    expectWeightErrorT5(w, "relative_attention_bias");
     // A vocabulary that disagrees with the config: the embedding's shape is named.
-    w = golden().weights;
+    w = goldenT5().weights;
     w["shared.weight"] = torch::zeros({1200, 32});
-    expectWeightError(w, "shared.weight");
-    auto bigger = golden().config;
+    expectWeightErrorT5(w, "shared.weight");
+    auto bigger = goldenT5().config;
     bigger["vocab_size"] = 32128;
-    expectWeightError(golden().weights, "shared.weight", bigger);
+    expectWeightErrorT5(goldenT5().weights, "shared.weight", bigger);
     // A v1.0 feed-forward in a v1.1 config.
-    w = golden().weights;
+    w = goldenT5().weights;
     w["encoder.block.1.layer.1.DenseReluDense.wi.weight"] = torch::zeros({37, 32});
-    expectWeightError(w, "DenseReluDense.wi.weight");
+    expectWeightErrorT5(w, "DenseReluDense.wi.weight");
     // The tied encoder.embed_tokens copy some releases save is ignored.
-    w = golden().weights;
+    w = goldenT5().weights;
     w["encoder.embed_tokens.weight"] = w.at("shared.weight");
-    EXPECT_NO_THROW(load(golden().config, w, PrecisionPolicy(PrecisionPlan(), torch::kCPU)));
+    EXPECT_NO_THROW(loadT5(goldenT5().config, w, PrecisionPolicy(PrecisionPlan(), torch::kCPU)));
 }
 
 TEST(T5Encoder, InputErrorsNameTheKey) {
     auto expectInputError = [](const NamedTensors& in, const std::string& needle) {
         try {
-            run("", nullptr, golden().weights, golden().config, in);
+            runT5("", nullptr, goldenT5().weights, goldenT5().config, in);
             ADD_FAILURE() << "no error for " << needle;
         } catch (const InputError& e) {
             EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -288,8 +289,8 @@ TEST(T5Encoder, InputErrorsNameTheKey) {
 // The golden model with block 0's feed-forward output scaled past fp16's range through its
 // weights (x150 on wi_1, x300 on wo, all still far inside fp16): finite in fp32 (the final RMS
 // norm brings it back), Inf in fp16.
-WeightMap overflowingWeights() {
-    WeightMap w = golden().weights;
+WeightMap overflowingWeightsT5() {
+    WeightMap w = goldenT5().weights;
     const std::string wi1 = "encoder.block.0.layer.1.DenseReluDense.wi_1.weight";
     w[wi1] = w.at(wi1) * 150;
     w[kWo0] = w.at(kWo0) * 300;
@@ -297,9 +298,9 @@ WeightMap overflowingWeights() {
 }
 
 TEST(T5Encoder, Fp16FeedForwardOverflowIsNamedAndWoInFp32FixesIt) {
-    const WeightMap w = overflowingWeights();
+    const WeightMap w = overflowingWeightsT5();
     ProbeContext fp32 = contextFor("text_encoder_2=fp32", ProbeLevel::Op);
-    const auto ref = run("", &fp32, w).at("out.last_hidden_state");
+    const auto ref = runT5("", &fp32, w).at("out.last_hidden_state");
     EXPECT_FALSE(fp32.firstNonFinite().has_value());
     double peak = 0;
     for (const auto& r : fp32.records())
@@ -313,7 +314,7 @@ TEST(T5Encoder, Fp16FeedForwardOverflowIsNamedAndWoInFp32FixesIt) {
     // granularity alike (everything before it stays in range).
     for (ProbeLevel level : {ProbeLevel::Layer, ProbeLevel::Op}) {
         ProbeContext fp16 = contextFor("text_encoder_2=fp16", level);
-        const auto out = run("", &fp16, w).at("out.last_hidden_state");
+        const auto out = runT5("", &fp16, w).at("out.last_hidden_state");
         ASSERT_TRUE(fp16.firstNonFinite().has_value());
         EXPECT_EQ(fp16.firstNonFinite()->at.name,
                   "text_encoder_2.encoder.block.0.layer.1.DenseReluDense.wo");
@@ -324,7 +325,7 @@ TEST(T5Encoder, Fp16FeedForwardOverflowIsNamedAndWoInFp32FixesIt) {
     // transformers' _keep_in_fp32_modules: wo in fp32, and the residual stream with it.
     const std::string keep = "text_encoder_2=fp16,text_encoder_2.encoder.block.*.wo=fp32";
     ProbeContext kept = contextFor(keep, ProbeLevel::Layer);
-    const auto fixed = run("", &kept, w).at("out.last_hidden_state");
+    const auto fixed = runT5("", &kept, w).at("out.last_hidden_state");
     EXPECT_FALSE(kept.firstNonFinite().has_value());
     const double e = relErr(fixed, ref);
     std::cout << "[ t5 fp16 ] wo in fp32: relative error vs fp32 " << e << "\n";
@@ -339,11 +340,11 @@ TEST(T5Encoder, Fp16FeedForwardOverflowIsNamedAndWoInFp32FixesIt) {
 }
 
 TEST(T5Encoder, ClampRemedyKeepsTheOutputFiniteButNotRight) {
-    const WeightMap w = overflowingWeights();
-    const auto ref = run("text_encoder_2=fp32", nullptr, w).at("out.last_hidden_state");
+    const WeightMap w = overflowingWeightsT5();
+    const auto ref = runT5("text_encoder_2=fp32", nullptr, w).at("out.last_hidden_state");
     ProbeContext clamped =
         contextFor("text_encoder_2=fp16,text_encoder_2=clamp", ProbeLevel::Layer);
-    const auto out = run("", &clamped, w).at("out.last_hidden_state");
+    const auto out = runT5("", &clamped, w).at("out.last_hidden_state");
     // The overflow still happens (and is named) inside the feed-forward; the block's clamp
     // turns the Inf into +-64504, so the output is finite.
     ASSERT_TRUE(clamped.firstNonFinite().has_value());
@@ -359,16 +360,16 @@ TEST(T5Encoder, ClampRemedyKeepsTheOutputFiniteButNotRight) {
     std::cout << "[ t5 fp16 ] clamp: relative error vs fp32 " << e << "\n";
     // A clamp rule outside the encoder changes nothing.
     const auto other =
-        run("text_encoder_2=fp16,transformer=clamp", nullptr, w).at("out.last_hidden_state");
+        runT5("text_encoder_2=fp16,transformer=clamp", nullptr, w).at("out.last_hidden_state");
     EXPECT_FALSE(torch::isfinite(other).all().item<bool>());
 }
 
 TEST(T5Encoder, Bf16StaysWithinBf16Tolerance) {
-    const auto fp = run("text_encoder_2=fp32").at("out.last_hidden_state");
+    const auto fp = runT5("text_encoder_2=fp32").at("out.last_hidden_state");
     for (CpuBf16 mode : test::bf16ModesHere()) {
         test::ScopedCpuBf16 scoped(mode);
         ProbeContext probes = contextFor("text_encoder_2=bf16", ProbeLevel::Layer);
-        const auto bf = run("", &probes).at("out.last_hidden_state");
+        const auto bf = runT5("", &probes).at("out.last_hidden_state");
         const double e = relErr(bf, fp);
         std::cout << "[ t5 bf16 " << cpuBf16Name(mode) << " ] relative error vs fp32 " << e << "\n";
         EXPECT_LE(e, 3e-2);
@@ -384,7 +385,7 @@ TEST(T5Encoder, ProbePointsAtEachLevel) {
     std::map<ProbeLevel, std::set<std::string>> names;
     for (ProbeLevel level : {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op}) {
         ProbeContext probes = contextFor("text_encoder_2=fp32", level);
-        run("", &probes);
+        runT5("", &probes);
         for (const auto& r : probes.records()) names[level].insert(r.name);
     }
     const std::string b0 = "text_encoder_2.encoder.block.0";

@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double msSince(std::chrono::steady_clock::time_point t0) {
+double msSinceT5Tokenizer(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -111,7 +111,7 @@ protected:
             s_skip = "spm_train failed: see " + s_dir + "/spm_train.log";
             return;
         }
-        std::cout << "[ t5 tokenizer ] spm_train: " << msSince(t0) << " ms\n";
+        std::cout << "[ t5 tokenizer ] spm_train: " << msSinceT5Tokenizer(t0) << " ms\n";
         s_tok = new T5Tokenizer(T5Tokenizer::fromFolder(s_dir));
     }
     static void TearDownTestSuite() {
@@ -468,7 +468,7 @@ TEST_F(T5TokenizerTest, MegabytePromptsAreFastAndKeepTheFirstIds) {
     for (const auto& c : cases) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto ids = tok().encodePadded(c.text, 512);
-        const double ms = msSince(t0);
+        const double ms = msSinceT5Tokenizer(t0);
         std::cout << "[ t5 tokenizer ] 1 MB " << c.name << ", max_length 512: " << ms << " ms\n";
         EXPECT_LT(ms, 1000.0) << c.name;
         ASSERT_EQ(ids.size(), 512u);

@@ -21,19 +21,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const torch::Device kCpu(torch::kCPU);
+const torch::Device kCpuTokenBounds(torch::kCPU);
 
-struct TempDir {
+struct TempDirTokenBounds {
     std::string path = test::tempDir("token-bounds");
-    ~TempDir() { fs::remove_all(path); }
+    ~TempDirTokenBounds() { fs::remove_all(path); }
 };
 
-nlohmann::json readJson(const std::string& path) {
+nlohmann::json readJsonTokenBounds(const std::string& path) {
     std::ifstream in(path);
     return nlohmann::json::parse(in);
 }
 
-void writeJson(const std::string& path, const nlohmann::json& j) {
+void writeJsonTokenBounds(const std::string& path, const nlohmann::json& j) {
     std::ofstream(path) << j.dump();
 }
 
@@ -46,7 +46,7 @@ std::string demoCopy(const std::string& root) {
 
 std::string loadError(const std::string& dir) {
     try {
-        Pipeline::load(dir, PrecisionPlan(), kCpu);
+        Pipeline::load(dir, PrecisionPlan(), kCpuTokenBounds);
     } catch (const PipelineError& e) {
         return e.what();
     }
@@ -57,13 +57,13 @@ std::string loadError(const std::string& dir) {
 }  // namespace
 
 TEST(TokenBounds, ClipIdPastTheEmbeddingIsRefusedAtLoad) {
-    TempDir d;
+    TempDirTokenBounds d;
     const std::string dir = demoCopy(d.path);
-    const int rows = readJson(dir + "/text_encoder/config.json")["vocab_size"];
+    const int rows = readJsonTokenBounds(dir + "/text_encoder/config.json")["vocab_size"];
     // The same number of entries, one with an id past the table: counting entries misses it.
-    auto vocab = readJson(dir + "/tokenizer/vocab.json");
+    auto vocab = readJsonTokenBounds(dir + "/tokenizer/vocab.json");
     vocab["A"] = rows + 393;
-    writeJson(dir + "/tokenizer/vocab.json", vocab);
+    writeJsonTokenBounds(dir + "/tokenizer/vocab.json", vocab);
     const std::string msg = loadError(dir);
     EXPECT_NE(msg.find("tokenizer/vocab.json has ids up to " + std::to_string(rows + 393) +
                        " but text_encoder's embedding table has " + std::to_string(rows) + " rows"),
@@ -72,12 +72,13 @@ TEST(TokenBounds, ClipIdPastTheEmbeddingIsRefusedAtLoad) {
 }
 
 TEST(TokenBounds, ClipLengthPastThePositionsIsRefusedAtLoad) {
-    TempDir d;
+    TempDirTokenBounds d;
     const std::string dir = demoCopy(d.path);
-    const int positions = readJson(dir + "/text_encoder/config.json")["max_position_embeddings"];
-    auto cfg = readJson(dir + "/tokenizer/tokenizer_config.json");
+    const int positions =
+        readJsonTokenBounds(dir + "/text_encoder/config.json")["max_position_embeddings"];
+    auto cfg = readJsonTokenBounds(dir + "/tokenizer/tokenizer_config.json");
     cfg["model_max_length"] = positions * 2;
-    writeJson(dir + "/tokenizer/tokenizer_config.json", cfg);
+    writeJsonTokenBounds(dir + "/tokenizer/tokenizer_config.json", cfg);
     const std::string msg = loadError(dir);
     EXPECT_NE(msg.find("pads to " + std::to_string(positions * 2) +
                        " tokens but text_encoder has " + std::to_string(positions) + " positions"),
@@ -86,12 +87,12 @@ TEST(TokenBounds, ClipLengthPastThePositionsIsRefusedAtLoad) {
 }
 
 TEST(TokenBounds, QwenAddedTokenPastTheEmbeddingIsRefusedAtLoad) {
-    TempDir d;
+    TempDirTokenBounds d;
     const test::QwenImageFiles f = test::writeTinyQwenImage(d.path + "/q");
     const std::string cfgPath = f.folder + "/tokenizer/tokenizer_config.json";
-    auto cfg = readJson(cfgPath);
+    auto cfg = readJsonTokenBounds(cfgPath);
     cfg["added_tokens_decoder"]["200000"] = {{"content", "<|far|>"}, {"special", true}};
-    writeJson(cfgPath, cfg);
+    writeJsonTokenBounds(cfgPath, cfg);
     const std::string msg = loadError(f.folder);
     EXPECT_NE(msg.find("has ids up to 200000 but text_encoder's embedding table has 152064 rows"),
               std::string::npos)
@@ -101,12 +102,12 @@ TEST(TokenBounds, QwenAddedTokenPastTheEmbeddingIsRefusedAtLoad) {
 
 TEST(TokenBounds, Qwen3VocabularyIdPastTheEmbeddingIsRefusedAtLoad) {
     // Anima's Qwen3: 263 tokenizer ids over 300 rows; one id moved past the table.
-    TempDir d;
+    TempDirTokenBounds d;
     const test::AnimaFiles f = test::writeTinyAnima(d.path + "/a");
     const std::string vocabPath = f.folder + "/tokenizer/vocab.json";
-    auto vocab = readJson(vocabPath);
+    auto vocab = readJsonTokenBounds(vocabPath);
     vocab["er"] = 350;
-    writeJson(vocabPath, vocab);
+    writeJsonTokenBounds(vocabPath, vocab);
     const std::string msg = loadError(f.folder);
     EXPECT_NE(msg.find("tokenizer/vocab.json has ids up to 350 but text_encoder's embedding table "
                        "has 300 rows"),
@@ -115,16 +116,16 @@ TEST(TokenBounds, Qwen3VocabularyIdPastTheEmbeddingIsRefusedAtLoad) {
 }
 
 TEST(TokenBounds, HighestVocabularyIdSkipsStringsAndReadsTokenizerJson) {
-    TempDir d;
+    TempDirTokenBounds d;
     fs::create_directories(d.path + "/a");
     std::ofstream(d.path + "/a/vocab.json") << R"({"x\":99999": 3, "b": 7, "c:12345": 2, "{": 1})";
     const VocabularyIds a = highestVocabularyId(d.path + "/a");
     EXPECT_EQ(a.highest, 7);
     EXPECT_EQ(a.file, d.path + "/a/vocab.json");
     fs::create_directories(d.path + "/b");
-    writeJson(d.path + "/b/tokenizer.json",
-              {{"model", {{"type", "BPE"}, {"vocab", {{"a", 0}, {"b", 5}}}}},
-               {"added_tokens", {{{"id", 90}, {"content", "<x>"}}}}});
+    writeJsonTokenBounds(d.path + "/b/tokenizer.json",
+                         {{"model", {{"type", "BPE"}, {"vocab", {{"a", 0}, {"b", 5}}}}},
+                          {"added_tokens", {{{"id", 90}, {"content", "<x>"}}}}});
     EXPECT_EQ(highestVocabularyId(d.path + "/b").highest, 90);
     EXPECT_EQ(highestVocabularyId(d.path).highest, -1);
     EXPECT_NO_THROW(checkIdsFitEmbedding(a, 8, "text_encoder"));

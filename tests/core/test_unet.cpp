@@ -33,14 +33,14 @@ using test::readJson;
 using test::relErr;
 
 // A case of tests/data/unet: its config, its weights (copied out of the mapped file) and io.
-struct Case {
+struct CaseUnet {
     nlohmann::json config;
     WeightMap weights;
     NamedTensors io;
 };
 
-Case loadCase(const std::string& name) {
-    Case c;
+CaseUnet loadCaseUnet(const std::string& name) {
+    CaseUnet c;
     c.config = readJson(dataPath("unet/" + name + "/config.json"));
     auto set = TensorSet::open(dataPath("unet/" + name + "/diffusion_pytorch_model.safetensors"));
     for (auto& kv : weightMapOf(set)) c.weights.emplace(kv.first, kv.second.clone());
@@ -48,7 +48,7 @@ Case loadCase(const std::string& name) {
     return c;
 }
 
-NamedTensors inputsOf(const NamedTensors& io) {
+NamedTensors inputsOfUnet(const NamedTensors& io) {
     NamedTensors in;
     for (const auto& kv : io)
         if (kv.first.rfind("in.", 0) == 0) in.emplace(kv);
@@ -56,8 +56,8 @@ NamedTensors inputsOf(const NamedTensors& io) {
 }
 
 // Loaded through the registered family, as run-module and the pipeline load it.
-std::shared_ptr<Component> loadThroughFamily(const Case& c, const PrecisionPolicy& policy,
-                                             const std::string& component = "unet") {
+std::shared_ptr<Component> loadThroughFamilyUnet(const CaseUnet& c, const PrecisionPolicy& policy,
+                                                 const std::string& component = "unet") {
     auto family = FamilyRegistry::global().require("UNet2DConditionModel", "test");
     EXPECT_EQ(family->role, Role::Denoiser);
     EXPECT_EQ(family->defaultComponent, "unet");
@@ -72,7 +72,7 @@ double compareOut(const NamedTensors& out, const NamedTensors& io, const char* l
     return test::compareOutput(out, io, "out.sample", label);
 }
 
-std::set<std::string> recordedNames(ProbeContext& probes) {
+std::set<std::string> recordedNamesUnet(ProbeContext& probes) {
     std::set<std::string> names;
     for (const auto& r : probes.records()) names.insert(r.name);
     return names;
@@ -173,10 +173,10 @@ TEST(UnetConfig, UnsupportedOptionsNameTheField) {
 // ---- parity -------------------------------------------------------------------------------
 
 TEST(Unet, GoldenParityThroughTheFamily) {
-    const Case c = loadCase("golden");
+    const CaseUnet c = loadCaseUnet("golden");
     ProbeContext probes = contextFor("");
-    auto comp = loadThroughFamily(c, probes.policy());
-    const NamedTensors in = inputsOf(c.io);
+    auto comp = loadThroughFamilyUnet(c, probes.policy());
+    const NamedTensors in = inputsOfUnet(c.io);
     EXPECT_EQ(in.at("in.timestep").scalar_type(), torch::kLong);  // diffusers takes integers
     const auto out = comp->run(in, probes);
     EXPECT_LE(compareOut(out, c.io, "golden (SD 1.x) via run()"), 1e-4);
@@ -195,7 +195,7 @@ TEST(Unet, GoldenParityThroughRunModule) {
     ComponentRunOptions o;
     o.level = ProbeLevel::Module;
     const NamedTensors io = readIo("unet/golden_io.safetensors");
-    ComponentRun r = runComponentFolder(dataPath("unet/golden"), inputsOf(io), o);
+    ComponentRun r = runComponentFolder(dataPath("unet/golden"), inputsOfUnet(io), o);
     EXPECT_EQ(r.className, "UNet2DConditionModel");
     EXPECT_EQ(r.component, "unet");
     EXPECT_FALSE(r.firstNonFinite.has_value());
@@ -203,19 +203,20 @@ TEST(Unet, GoldenParityThroughRunModule) {
 }
 
 TEST(Unet, Sd2ShapedParity) {
-    const Case c = loadCase("sd2_tiny");
+    const CaseUnet c = loadCaseUnet("sd2_tiny");
     ProbeContext probes = contextFor("");
-    auto comp = loadThroughFamily(c, probes.policy());
-    EXPECT_LE(compareOut(comp->run(inputsOf(c.io), probes), c.io, "SD 2.x-shaped (upcast)"), 1e-4);
+    auto comp = loadThroughFamilyUnet(c, probes.policy());
+    EXPECT_LE(compareOut(comp->run(inputsOfUnet(c.io), probes), c.io, "SD 2.x-shaped (upcast)"),
+              1e-4);
     // Linear projections: proj_in is a [C, C] matrix, not a 1x1 conv.
     EXPECT_EQ(c.weights.at("down_blocks.0.attentions.0.proj_in.weight").dim(), 2);
 }
 
 TEST(Unet, SdxlShapedParity) {
-    const Case c = loadCase("sdxl_tiny");
+    const CaseUnet c = loadCaseUnet("sdxl_tiny");
     ProbeContext probes = contextFor("");
-    auto comp = loadThroughFamily(c, probes.policy());
-    const NamedTensors in = inputsOf(c.io);
+    auto comp = loadThroughFamilyUnet(c, probes.policy());
+    const NamedTensors in = inputsOfUnet(c.io);
     ASSERT_EQ(in.at("in.timestep").numel(), 1);  // one timestep for the batch
     const auto out = comp->run(in, probes);
     EXPECT_LE(compareOut(out, c.io, "SDXL-shaped (text_time)"), 1e-4);
@@ -237,24 +238,24 @@ TEST(Unet, SdxlShapedParity) {
 // check the port).
 TEST(Unet, OddLatentSizesUpsampleToTheSkipSizes) {
     for (const char* name : {"sd2_tiny", "sdxl_tiny"}) {
-        const Case c = loadCase(name);
+        const CaseUnet c = loadCaseUnet(name);
         const NamedTensors io = readIo(std::string("unet/") + name + "_odd_io.safetensors");
         ProbeContext probes = contextFor("");
-        auto comp = loadThroughFamily(c, probes.policy());
+        auto comp = loadThroughFamilyUnet(c, probes.policy());
         ASSERT_EQ(io.at("in.sample").size(2), 5);
-        EXPECT_LE(compareOut(comp->run(inputsOf(io), probes), io, name), 1e-4);
+        EXPECT_LE(compareOut(comp->run(inputsOfUnet(io), probes), io, name), 1e-4);
     }
 }
 
 // ---- precision ----------------------------------------------------------------------------
 
 TEST(Unet, ReducedPrecisionStaysCloseToFp32) {
-    const Case c = loadCase("golden");
-    const NamedTensors in = inputsOf(c.io);
+    const CaseUnet c = loadCaseUnet("golden");
+    const NamedTensors in = inputsOfUnet(c.io);
     for (const char* plan : {"unet=fp16", "unet=bf16", "unet=fp16,unet.mid_block=fp32"}) {
         test::ScopedCpuBf16 emulated(CpuBf16::Emulated);
         ProbeContext p = contextFor(plan);
-        auto comp = loadThroughFamily(c, p.policy());
+        auto comp = loadThroughFamilyUnet(c, p.policy());
         const double err = compareOut(comp->run(in, p), c.io, plan);
         EXPECT_GT(err, 0.0) << plan;  // the format really ran
         EXPECT_LT(err, std::string(plan).find("bf16") != std::string::npos ? 5e-2 : 1e-2) << plan;
@@ -262,7 +263,7 @@ TEST(Unet, ReducedPrecisionStaysCloseToFp32) {
     if (cpuHasBf16Instructions()) {
         test::ScopedCpuBf16 native(CpuBf16::Native);
         ProbeContext p = contextFor("unet=bf16");
-        auto comp = loadThroughFamily(c, p.policy());
+        auto comp = loadThroughFamilyUnet(c, p.policy());
         EXPECT_EQ(modelOf(*comp)->named_parameters()["conv_in.weight"].scalar_type(),
                   torch::kBFloat16);
         EXPECT_LT(compareOut(comp->run(in, p), c.io, "unet=bf16 (native)"), 5e-2);
@@ -271,15 +272,15 @@ TEST(Unet, ReducedPrecisionStaysCloseToFp32) {
 
 // The product's core case: an activation past 65504 in fp16, named inside the UNet.
 TEST(Unet, Fp16OverflowIsNamedInsideTheUnet) {
-    Case c = loadCase("golden");
+    CaseUnet c = loadCaseUnet("golden");
     // x1e5 keeps the weights finite in fp16 (|w| < 0.23 x 1e5); the feed-forward's output is not.
     const std::string key = "mid_block.attentions.0.transformer_blocks.0.ff.net.2.weight";
     c.weights[key] = c.weights[key] * 1e5;
-    const NamedTensors in = inputsOf(c.io);
+    const NamedTensors in = inputsOfUnet(c.io);
     const std::string block = "unet.mid_block";
 
     ProbeContext p32 = contextFor("", ProbeLevel::Layer);
-    auto m32 = loadThroughFamily(c, p32.policy());
+    auto m32 = loadThroughFamilyUnet(c, p32.policy());
     EXPECT_TRUE(torch::isfinite(m32->run(in, p32).at("out.sample")).all().item<bool>());
     EXPECT_FALSE(p32.firstNonFinite().has_value());
     double peak = 0;
@@ -290,7 +291,7 @@ TEST(Unet, Fp16OverflowIsNamedInsideTheUnet) {
 
     for (ProbeLevel level : {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op}) {
         ProbeContext p16 = contextFor("unet=fp16", level);
-        auto m16 = loadThroughFamily(c, p16.policy());
+        auto m16 = loadThroughFamilyUnet(c, p16.policy());
         EXPECT_TRUE(torch::isfinite(modelOf(*m16)->named_parameters()[key]).all().item<bool>());
         m16->run(in, p16);
         const auto& first = p16.firstNonFinite();
@@ -308,29 +309,29 @@ TEST(Unet, Fp16OverflowIsNamedInsideTheUnet) {
     }
     // Kept in fp32, the block passes: the plan a user would try next.
     ProbeContext kept = contextFor("unet=fp16,unet.mid_block=fp32", ProbeLevel::Module);
-    loadThroughFamily(c, kept.policy())->run(in, kept);
+    loadThroughFamilyUnet(c, kept.policy())->run(in, kept);
     EXPECT_FALSE(kept.firstNonFinite().has_value());
 }
 
 // upcast_attention (SD 2.x) is what keeps large attention scores finite in fp16.
 TEST(Unet, UpcastAttentionKeepsFp16ScoresFinite) {
-    Case c = loadCase("sd2_tiny");
+    CaseUnet c = loadCaseUnet("sd2_tiny");
     // q and k x300: each stays ~1e2-1e3, their products pass 65504 before the softmax.
     for (const char* w : {"to_q", "to_k"}) {
         const std::string key =
             "down_blocks.0.attentions.0.transformer_blocks.0.attn1." + std::string(w) + ".weight";
         c.weights[key] = c.weights[key] * 300;
     }
-    const NamedTensors in = inputsOf(c.io);
+    const NamedTensors in = inputsOfUnet(c.io);
     const std::string attn = "unet.down_blocks.0.attentions.0.transformer_blocks.0.attn1";
     auto withUpcast = [&](bool upcast) {
-        Case v = c;
+        CaseUnet v = c;
         v.config["upcast_attention"] = upcast;
         return v;
     };
     // fp32: how large the scores are.
     ProbeContext p32 = contextFor("", ProbeLevel::Op);
-    loadThroughFamily(withUpcast(false), p32.policy())->run(in, p32);
+    loadThroughFamilyUnet(withUpcast(false), p32.policy())->run(in, p32);
     double scores = 0;
     for (const auto& r : p32.records())
         if (r.name == attn + ".scores") scores = r.stats.absMax;
@@ -340,7 +341,7 @@ TEST(Unet, UpcastAttentionKeepsFp16ScoresFinite) {
 
     // fp16 with upcast_attention: q.k and the softmax in float32, the output finite.
     ProbeContext up = contextFor("unet=fp16", ProbeLevel::Op);
-    auto out = loadThroughFamily(withUpcast(true), up.policy())->run(in, up).at("out.sample");
+    auto out = loadThroughFamilyUnet(withUpcast(true), up.policy())->run(in, up).at("out.sample");
     EXPECT_FALSE(up.firstNonFinite().has_value()) << up.firstNonFinite()->at.name;
     EXPECT_TRUE(torch::isfinite(out).all().item<bool>());
     int seen = 0;
@@ -354,7 +355,7 @@ TEST(Unet, UpcastAttentionKeepsFp16ScoresFinite) {
 
     // fp16 without it: the scores overflow, named at the op.
     ProbeContext plain = contextFor("unet=fp16", ProbeLevel::Op);
-    loadThroughFamily(withUpcast(false), plain.policy())->run(in, plain);
+    loadThroughFamilyUnet(withUpcast(false), plain.policy())->run(in, plain);
     const auto& first = plain.firstNonFinite();
     ASSERT_TRUE(first.has_value());
     EXPECT_EQ(first->at.name, attn + ".scores");
@@ -365,10 +366,10 @@ TEST(Unet, UpcastAttentionKeepsFp16ScoresFinite) {
 // ---- probes -------------------------------------------------------------------------------
 
 TEST(Unet, ProbesRecordCheckpointPaths) {
-    const Case c = loadCase("sdxl_tiny");
-    const NamedTensors in = inputsOf(c.io);
+    const CaseUnet c = loadCaseUnet("sdxl_tiny");
+    const NamedTensors in = inputsOfUnet(c.io);
     ProbeContext mod = contextFor("", ProbeLevel::Module);
-    auto comp = loadThroughFamily(c, mod.policy(), "denoiser");
+    auto comp = loadThroughFamilyUnet(c, mod.policy(), "denoiser");
     comp->run(in, mod);
     std::vector<std::string> order;
     for (const auto& r : mod.records()) order.push_back(r.name);
@@ -380,7 +381,7 @@ TEST(Unet, ProbesRecordCheckpointPaths) {
 
     ProbeContext layer = contextFor("", ProbeLevel::Layer);
     comp->run(in, layer);
-    auto names = recordedNames(layer);
+    auto names = recordedNamesUnet(layer);
     for (const char* n :
          {"denoiser.down_blocks.0.resnets.0", "denoiser.down_blocks.0.downsamplers.0",
           "denoiser.down_blocks.2.attentions.0.transformer_blocks.1",
@@ -395,7 +396,7 @@ TEST(Unet, ProbesRecordCheckpointPaths) {
 
     ProbeContext ops = contextFor("", ProbeLevel::Op);
     comp->run(in, ops);
-    names = recordedNames(ops);
+    names = recordedNamesUnet(ops);
     const std::string t = "denoiser.up_blocks.1.attentions.0.transformer_blocks.0";
     for (const std::string& n :
          std::vector<std::string>{"denoiser.time_proj",
@@ -453,12 +454,12 @@ TEST(Unet, ChunkedAttentionMatchesAPlainComputation) {
 // ---- errors -------------------------------------------------------------------------------
 
 TEST(Unet, WeightErrorsNameTheKey) {
-    const Case good = loadCase("sd2_tiny");
+    const CaseUnet good = loadCaseUnet("sd2_tiny");
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
-        Case c = good;
+        CaseUnet c = good;
         c.weights = w;
-        expectThrowNaming<WeightError>([&] { loadThroughFamily(c, probes.policy()); }, {key});
+        expectThrowNaming<WeightError>([&] { loadThroughFamilyUnet(c, probes.policy()); }, {key});
     };
     auto w = good.weights;
     w.erase("up_blocks.1.attentions.0.transformer_blocks.0.attn2.to_v.weight");
@@ -475,10 +476,10 @@ TEST(Unet, WeightErrorsNameTheKey) {
 }
 
 TEST(Unet, InputErrorsNameKeyAndShape) {
-    const Case xl = loadCase("sdxl_tiny");
+    const CaseUnet xl = loadCaseUnet("sdxl_tiny");
     ProbeContext probes = contextFor("");
-    auto comp = loadThroughFamily(xl, probes.policy());
-    const NamedTensors good = inputsOf(xl.io);
+    auto comp = loadThroughFamilyUnet(xl, probes.policy());
+    const NamedTensors good = inputsOfUnet(xl.io);
     auto expectError = [&](NamedTensors in, const std::vector<std::string>& needles) {
         expectThrowNaming<InputError>([&] { comp->run(in, probes); }, needles);
     };
@@ -508,9 +509,9 @@ TEST(Unet, InputErrorsNameKeyAndShape) {
     expectError(in, {"in.class_labels", "in.time_ids"});
 
     // A model without text_time takes no added conditions.
-    const Case sd2 = loadCase("sd2_tiny");
-    auto plain = loadThroughFamily(sd2, probes.policy());
-    NamedTensors extra = inputsOf(sd2.io);
+    const CaseUnet sd2 = loadCaseUnet("sd2_tiny");
+    auto plain = loadThroughFamilyUnet(sd2, probes.policy());
+    NamedTensors extra = inputsOfUnet(sd2.io);
     extra["in.text_embeds"] = torch::zeros({2, 16});
     expectThrowNaming<InputError>([&] { plain->run(extra, probes); }, {"in.text_embeds"});
     // The module API checks the same way.

@@ -39,7 +39,7 @@ nlohmann::json wideConfig() {
 }
 
 // Seeded random weights in checkpoint layout: default (kaiming) convs, norms around 1.
-WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 7) {
+WeightMap randomWeightsVae(const nlohmann::json& config, uint64_t seed = 7) {
     torch::manual_seed(seed);
     AutoencoderKL m(AutoencoderKLConfig::fromJson(config));
     nn::initialiseForTraining(*m);
@@ -56,7 +56,7 @@ WeightMap randomWeights(const nlohmann::json& config, uint64_t seed = 7) {
     return w;
 }
 
-std::set<std::string> recordedNames(ProbeContext& probes) {
+std::set<std::string> recordedNamesVae(ProbeContext& probes) {
     std::set<std::string> names;
     for (const auto& r : probes.records()) names.insert(r.name);
     return names;
@@ -143,7 +143,7 @@ TEST(Vae, GoldenParity) {
 
 TEST(Vae, ArbitraryConfigShapesAndBf16Agreement) {
     const auto config = wideConfig();
-    const auto weights = randomWeights(config);
+    const auto weights = randomWeightsVae(config);
     EXPECT_FALSE(weights.count("quant_conv.weight"));
     EXPECT_TRUE(weights.count("post_quant_conv.weight"));
     EXPECT_TRUE(weights.count("decoder.up_blocks.2.resnets.1.conv2.weight"));
@@ -208,7 +208,7 @@ TEST(Vae, WeightErrorsNameTheKey) {
             EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
         }
     };
-    const auto good = randomWeights(config);
+    const auto good = randomWeightsVae(config);
     auto w = good;
     w.erase("decoder.mid_block.resnets.1.norm2.bias");
     expectError(w, "decoder.mid_block.resnets.1.norm2.bias");
@@ -223,7 +223,7 @@ TEST(Vae, WeightErrorsNameTheKey) {
 TEST(Vae, InputErrorsNameKeyAndShape) {
     const auto config = wideConfig();
     ProbeContext probes = contextFor("");
-    auto model = loadAutoencoderKL(config, randomWeights(config), probes.policy());
+    auto model = loadAutoencoderKL(config, randomWeightsVae(config), probes.policy());
     auto expectError = [&](const NamedTensors& in, const std::string& a, const std::string& b) {
         try {
             runAutoencoderKL(model, in, probes);
@@ -242,11 +242,11 @@ TEST(Vae, InputErrorsNameKeyAndShape) {
 
 TEST(Vae, LayerProbesRecordCheckpointPaths) {
     const auto config = wideConfig();
-    const auto weights = randomWeights(config);
+    const auto weights = randomWeightsVae(config);
     ProbeContext probes = contextFor("", ProbeLevel::Layer);
     auto model = loadAutoencoderKL(config, weights, probes.policy(), "vae");
     model->decode(torch::randn({1, 16, 4, 6}), probes);
-    auto names = recordedNames(probes);
+    auto names = recordedNamesVae(probes);
     for (const char* n : {"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
                           "vae.decoder.mid_block.resnets.0", "vae.decoder.mid_block.resnets.1",
                           "vae.decoder.up_blocks.0", "vae.decoder.up_blocks.0.resnets.1",
@@ -262,9 +262,9 @@ TEST(Vae, LayerProbesRecordCheckpointPaths) {
     // Op level, another component name, the golden config (mid-block attention, quant_conv).
     const auto golden = readJson(dataPath("golden/vae/config.json"));
     ProbeContext ops = contextFor("", ProbeLevel::Op);
-    auto gm = loadAutoencoderKL(golden, randomWeights(golden), ops.policy(), "first_stage");
+    auto gm = loadAutoencoderKL(golden, randomWeightsVae(golden), ops.policy(), "first_stage");
     gm->encode(torch::randn({1, 3, 8, 8}), ops);
-    names = recordedNames(ops);
+    names = recordedNamesVae(ops);
     for (const char* n :
          {"first_stage.encoder.conv_in", "first_stage.encoder.down_blocks.0.resnets.0.norm1",
           "first_stage.encoder.down_blocks.0.resnets.0.act1",
@@ -284,7 +284,7 @@ TEST(Vae, LayerProbesRecordCheckpointPaths) {
 // fp16 emulated on CPU: one decoder block scaled past 65504 must be the first non-finite point.
 TEST(Vae, Fp16OverflowIsNamedAtTheBlock) {
     const auto config = wideConfig();
-    auto weights = randomWeights(config);
+    auto weights = randomWeightsVae(config);
     const std::string key = "decoder.up_blocks.1.resnets.0.conv2.weight";
     weights[key] = weights[key] * 1e5;  // conv2 outputs reach ~1e6
     torch::manual_seed(3);

@@ -31,14 +31,14 @@ using test::readJson;
 using test::dataPath;
 using test::relErr;
 
-struct Case {
+struct CaseWanVae {
     nlohmann::json config;
     WeightMap weights;
     NamedTensors io;
 };
 
-Case openCase(const std::string& dir, const std::string& io) {
-    Case c;
+CaseWanVae openCase(const std::string& dir, const std::string& io) {
+    CaseWanVae c;
     c.config = readJson(dataPath(dir + "/config.json"));
     auto set = TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors"));
     for (auto& kv : weightMapOf(set)) c.weights.emplace(kv.first, kv.second.clone());
@@ -47,8 +47,9 @@ Case openCase(const std::string& dir, const std::string& io) {
     return c;
 }
 
-std::shared_ptr<WanVaeComponent> loadThroughFamily(const Case& c, const PrecisionPolicy& policy,
-                                                   const std::string& component = "vae") {
+std::shared_ptr<WanVaeComponent> loadThroughFamilyWanVae(const CaseWanVae& c,
+                                                         const PrecisionPolicy& policy,
+                                                         const std::string& component = "vae") {
     const auto family =
         FamilyRegistry::global().require(c.config["_class_name"].get<std::string>(), "test");
     auto comp = loadComponent(*family, {"test", c.config, c.weights}, policy, component);
@@ -58,9 +59,9 @@ std::shared_ptr<WanVaeComponent> loadThroughFamily(const Case& c, const Precisio
 }
 
 // Runs every in.* of the case through run() and compares every out.* with the reference.
-void expectParity(const Case& c, double tol) {
+void expectParity(const CaseWanVae& c, double tol) {
     ProbeContext probes = contextFor("");
-    auto vae = loadThroughFamily(c, probes.policy());
+    auto vae = loadThroughFamilyWanVae(c, probes.policy());
     NamedTensors inputs;
     for (const auto& kv : c.io)
         if (kv.first.rfind("in.", 0) == 0) inputs.emplace(kv.first, kv.second);
@@ -79,7 +80,7 @@ void expectParity(const Case& c, double tol) {
     EXPECT_EQ(compared, 3);
 }
 
-std::set<std::string> recordedNames(ProbeContext& probes) {
+std::set<std::string> recordedNamesWanVae(ProbeContext& probes) {
     std::set<std::string> names;
     for (const auto& r : probes.records()) names.insert(r.name);
     return names;
@@ -182,7 +183,7 @@ TEST(WanVae, MixedPlanKeepsEachBlocksFormat) {
     auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
     test::ScopedCpuBf16 emulated(CpuBf16::Emulated);
     ProbeContext mix = contextFor("vae=bf16,vae.decoder.up_blocks.1=fp32", ProbeLevel::Layer);
-    auto vae = loadThroughFamily(c, mix.policy());
+    auto vae = loadThroughFamilyWanVae(c, mix.policy());
     auto params = vae->module().named_parameters();
     const auto& up1 = params["decoder.up_blocks.1.resnets.0.conv1.weight"];
     const auto& up0 = params["decoder.up_blocks.0.resnets.0.conv1.weight"];
@@ -216,7 +217,7 @@ TEST(WanVae, WanClassOtherWidthsMatchThePort) {
 TEST(WanVae, VaeRoleDecodesAndEncodesImages) {
     auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
     ProbeContext probes = contextFor("");
-    auto vae = loadThroughFamily(c, probes.policy());
+    auto vae = loadThroughFamilyWanVae(c, probes.policy());
     VaeComponent& role = *vae;
     EXPECT_EQ(role.latentChannels(), 8);
     EXPECT_EQ(role.downFactor(), 4);
@@ -237,7 +238,7 @@ TEST(WanVae, VaeRoleDecodesAndEncodesImages) {
 TEST(WanVae, InputErrorsNameKeyAndShape) {
     auto c = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
     ProbeContext probes = contextFor("");
-    auto vae = loadThroughFamily(c, probes.policy());
+    auto vae = loadThroughFamilyWanVae(c, probes.policy());
     auto expectError = [&](const NamedTensors& in, const std::string& a, const std::string& b) {
         try {
             vae->run(in, probes);
@@ -281,10 +282,10 @@ TEST(WanVae, WeightErrorsNameTheKey) {
 TEST(WanVae, ProbesRecordCheckpointPaths) {
     auto c = openCase("wan_vae/wan21_tiny", "wan_vae/wan21_tiny_io.safetensors");
     ProbeContext layer = contextFor("", ProbeLevel::Layer);
-    auto vae = loadThroughFamily(c, layer.policy());
+    auto vae = loadThroughFamilyWanVae(c, layer.policy());
     torch::NoGradGuard g;
     vae->decode(torch::randn({1, 16, 2, 3}), layer);
-    auto names = recordedNames(layer);
+    auto names = recordedNamesWanVae(layer);
     for (const char* n : {"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
                           "vae.decoder.mid_block.resnets.0", "vae.decoder.mid_block.attentions.0",
                           "vae.decoder.up_blocks.0", "vae.decoder.up_blocks.0.resnets.2",
@@ -297,9 +298,9 @@ TEST(WanVae, ProbesRecordCheckpointPaths) {
     EXPECT_EQ(layer.records().back().name, "vae.decoder.conv_out");
 
     ProbeContext ops = contextFor("", ProbeLevel::Op);
-    auto enc = loadThroughFamily(c, ops.policy(), "first_stage");
+    auto enc = loadThroughFamilyWanVae(c, ops.policy(), "first_stage");
     enc->encode(torch::rand({1, 3, 16, 16}), ops);
-    names = recordedNames(ops);
+    names = recordedNamesWanVae(ops);
     for (const char* n :
          {"first_stage.encoder.conv_in", "first_stage.encoder.down_blocks.0.norm1",
           "first_stage.encoder.down_blocks.3.conv_shortcut", "first_stage.encoder.down_blocks.2",
@@ -320,7 +321,7 @@ TEST(WanVae, Fp16OverflowIsNamedAtTheBlock) {
     torch::NoGradGuard g;
 
     ProbeContext p32 = contextFor("", ProbeLevel::Layer);
-    loadThroughFamily(c, p32.policy())->decode(z, p32);
+    loadThroughFamilyWanVae(c, p32.policy())->decode(z, p32);
     EXPECT_FALSE(p32.firstNonFinite().has_value()) << "fp32 must stay finite";
     bool over = false;
     for (const auto& r : p32.records())
@@ -328,7 +329,7 @@ TEST(WanVae, Fp16OverflowIsNamedAtTheBlock) {
     EXPECT_TRUE(over) << "the scaled block must exceed 65504 in fp32";
 
     ProbeContext pm = contextFor("vae=fp16", ProbeLevel::Module);
-    auto m16 = loadThroughFamily(c, pm.policy());
+    auto m16 = loadThroughFamilyWanVae(c, pm.policy());
     m16->decode(z, pm);
     ASSERT_TRUE(pm.firstNonFinite().has_value());
     EXPECT_EQ(pm.firstNonFinite()->at.name, "vae.decoder.up_blocks.1");
@@ -342,7 +343,7 @@ TEST(WanVae, Fp16OverflowIsNamedAtTheBlock) {
 
     test::ScopedCpuBf16 emulated(CpuBf16::Emulated);
     ProbeContext pb = contextFor("vae=bf16", ProbeLevel::Module);
-    loadThroughFamily(c, pb.policy())->decode(z, pb);
+    loadThroughFamilyWanVae(c, pb.policy())->decode(z, pb);
     EXPECT_FALSE(pb.firstNonFinite().has_value()) << "bf16 has fp32's range";
 }
 
@@ -353,7 +354,7 @@ TEST(WanVae, Bf16AgreesWithFp32) {
     for (CpuBf16 mode : test::bf16ModesHere()) {
         test::ScopedCpuBf16 scoped(mode);
         ProbeContext pbf = contextFor("vae=bf16");
-        auto out = loadThroughFamily(c, pbf.policy())->run(in, pbf);
+        auto out = loadThroughFamilyWanVae(c, pbf.policy())->run(in, pbf);
         for (const char* k : {"out.decode.sample", "out.encode.mean", "out.encode.logvar"}) {
             const double err = relErr(out.at(k), c.io.at(k));
             std::printf("  bf16 %-8s %-20s rel err %.3e\n", cpuBf16Name(mode).c_str(), k, err);
@@ -391,8 +392,8 @@ TEST(WanVae, OriginalLayoutSingleFile) {
             }
         },
         ConfigError);
-    Case golden = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
-    Case converted{c.config, c.weights, golden.io};
+    CaseWanVae golden = openCase("golden/qwen_vae", "golden/qwen_vae_io.safetensors");
+    CaseWanVae converted{c.config, c.weights, golden.io};
     converted.config["latents_mean"] = golden.config["latents_mean"];
     converted.config["latents_std"] = golden.config["latents_std"];
     EXPECT_EQ(converted.weights.size(), golden.weights.size());
@@ -474,7 +475,7 @@ TEST(WanVae, OriginalLayoutInfersAttentionAndDecoderWidth) {
     EXPECT_EQ(conv.config["dim_mult"], nlohmann::json({1, 2, 3, 3}));
     const auto cfg = WanVaeConfig::fromJson(conv.config);
     EXPECT_DOUBLE_EQ(cfg.latentsStd[0], 2.8184);  // diffusers' default, assumed
-    expectParity(Case{conv.config, conv.weights, c.io}, 1e-4);
+    expectParity(CaseWanVae{conv.config, conv.weights, c.io}, 1e-4);
 }
 
 }  // namespace

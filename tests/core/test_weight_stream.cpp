@@ -41,7 +41,7 @@ nlohmann::json fluxConfig(int width = 32, int doubles = 2, int singles = 3) {
             {"axes_dims_rope", {4, 6, 6}}};
 }
 
-nlohmann::json t5Config() {
+nlohmann::json t5ConfigWeightStream() {
     return {{"architectures", {"T5EncoderModel"}},
             {"vocab_size", 50},
             {"d_model", 24},
@@ -57,8 +57,8 @@ nlohmann::json t5Config() {
 
 // Seeded random weights of `module`'s shapes (norm scales around 1), written as `dtype` to
 // `dir`/model.safetensors and opened again: the WeightMap values view the mapped file.
-WeightMap writeWeights(torch::nn::Module& module, const std::string& dir, torch::ScalarType dtype,
-                       double scale) {
+WeightMap writeWeightsWeightStream(torch::nn::Module& module, const std::string& dir,
+                                   torch::ScalarType dtype, double scale) {
     torch::manual_seed(11);
     std::vector<std::pair<std::string, torch::Tensor>> tensors;
     for (auto& kv : stateOf(module)) {
@@ -77,9 +77,9 @@ protected:
     std::string m_dir;
 };
 
-std::shared_ptr<Component> load(const char* className, const nlohmann::json& config,
-                                const WeightMap& weights, const PrecisionPolicy& policy,
-                                const std::string& component, LoadMode mode) {
+std::shared_ptr<Component> loadWeightStream(const char* className, const nlohmann::json& config,
+                                            const WeightMap& weights, const PrecisionPolicy& policy,
+                                            const std::string& component, LoadMode mode) {
     const auto family = FamilyRegistry::global().require(className, "test");
     return loadComponent(*family, {"test", config, weights}, policy, component, mode);
 }
@@ -153,9 +153,10 @@ void compareModes(const char* className, const nlohmann::json& config, const Wei
          std::vector<std::string>{"=fp32", "=fp16", "=bf16", "=fp16," + mixedRule}) {
         const auto plan = PrecisionPlan::parse(component + fmt);
         ProbeContext pf(plan, torch::kCPU, ProbeLevel::Op), ps(plan, torch::kCPU, ProbeLevel::Op);
-        auto full = load(className, config, weights, pf.policy(), component, LoadMode::Full);
-        auto streamed =
-            load(className, config, weights, ps.policy(), component, LoadMode::Streamed);
+        auto full =
+            loadWeightStream(className, config, weights, pf.policy(), component, LoadMode::Full);
+        auto streamed = loadWeightStream(className, config, weights, ps.policy(), component,
+                                         LoadMode::Streamed);
         EXPECT_EQ(full->loadMode(), LoadMode::Full);
         EXPECT_EQ(streamed->loadMode(), LoadMode::Streamed);
         expectNothingHeld(*streamed);
@@ -176,7 +177,7 @@ void compareModes(const char* className, const nlohmann::json& config, const Wei
 TEST_F(WeightStreamTest, FluxStreamedEqualsFullBitForBit) {
     const auto config = fluxConfig();
     FluxTransformer shapes(FluxConfig::fromJson(config));
-    const WeightMap weights = writeWeights(*shapes, m_dir, torch::kBFloat16, 0.2);
+    const WeightMap weights = writeWeightsWeightStream(*shapes, m_dir, torch::kBFloat16, 0.2);
     EXPECT_EQ(blockPrefixesOf(weights, {"transformer_blocks.", "single_transformer_blocks."}),
               (std::vector<std::string>{
                   "transformer_blocks.0.", "transformer_blocks.1.", "single_transformer_blocks.0.",
@@ -186,9 +187,9 @@ TEST_F(WeightStreamTest, FluxStreamedEqualsFullBitForBit) {
 }
 
 TEST_F(WeightStreamTest, T5StreamedEqualsFullBitForBit) {
-    const auto config = t5Config();
+    const auto config = t5ConfigWeightStream();
     T5EncoderModel shapes(t5ConfigFromJson(config));
-    const WeightMap weights = writeWeights(*shapes, m_dir, torch::kFloat32, 0.3);
+    const WeightMap weights = writeWeightsWeightStream(*shapes, m_dir, torch::kFloat32, 0.3);
     compareModes("T5EncoderModel", config, weights, "text_encoder_2", t5Inputs(),
                  "out.last_hidden_state",
                  "text_encoder_2.encoder.block.1.layer.1.DenseReluDense.wo=fp32");
@@ -197,10 +198,10 @@ TEST_F(WeightStreamTest, T5StreamedEqualsFullBitForBit) {
 TEST_F(WeightStreamTest, BlocksAreHeldOnlyInsideTheirScope) {
     const auto config = fluxConfig(32, 1, 1);
     FluxTransformer shapes(FluxConfig::fromJson(config));
-    const WeightMap weights = writeWeights(*shapes, m_dir, torch::kBFloat16, 0.2);
+    const WeightMap weights = writeWeightsWeightStream(*shapes, m_dir, torch::kBFloat16, 0.2);
     const PrecisionPolicy policy(PrecisionPlan(), torch::kCPU);
-    auto c =
-        load("FluxTransformer2DModel", config, weights, policy, "transformer", LoadMode::Streamed);
+    auto c = loadWeightStream("FluxTransformer2DModel", config, weights, policy, "transformer",
+                              LoadMode::Streamed);
     auto& stream = *c->streamedBlocks()->weightStream();
     const auto q = c->module().named_parameters()["transformer_blocks.0.attn.to_q.weight"];
     {
@@ -227,7 +228,7 @@ TEST_F(WeightStreamTest, BlocksAreHeldOnlyInsideTheirScope) {
 TEST_F(WeightStreamTest, TheBudgetChoosesFullStreamedOrRefuses) {
     const auto config = fluxConfig(64, 2, 2);
     FluxTransformer shapes(FluxConfig::fromJson(config));
-    const WeightMap weights = writeWeights(*shapes, m_dir, torch::kBFloat16, 0.2);
+    const WeightMap weights = writeWeightsWeightStream(*shapes, m_dir, torch::kBFloat16, 0.2);
     WeightMap small;  // a part that cannot stream (a stand-in VAE)
     small["decoder.weight"] = torch::zeros({1000});
     const std::vector<ComponentWeights> parts = {
@@ -326,7 +327,7 @@ TEST(WeightStreamChild, PeakRss) {
 TEST_F(WeightStreamTest, StreamedRunStaysWithinTheLimitPlusOneBlock) {
     {
         FluxTransformer shapes(FluxConfig::fromJson(rssConfig()));
-        writeWeights(*shapes, m_dir, torch::kFloat32, 0.02);
+        writeWeightsWeightStream(*shapes, m_dir, torch::kFloat32, 0.02);
     }
     // The child's environment is made before fork(): between fork and exec only async-signal-
     // safe calls are allowed (another thread may hold the allocator's lock).

@@ -44,7 +44,7 @@ const WorkProgress* find(const std::vector<WorkProgress>& seen, WorkKind kind, b
     return nullptr;
 }
 
-RunConfig demoConfig(int steps) {
+RunConfig demoConfigWorkProgress(int steps) {
     RunConfig c;
     c.modelDir = findDemoModel();
     c.prompt = "a large red circle in the centre, blue background";
@@ -99,7 +99,7 @@ TEST(WorkProgress, ADemoRunReportsItsStagesAndAnEstimateNearItsTime) {
     ASSERT_FALSE(findDemoModel().empty());
     auto pipeline = Pipeline::load(findDemoModel(), PrecisionPlan(), torch::Device(torch::kCPU));
     RunRecord rec;
-    const auto seen = collectWhile([&] { rec = pipeline->run(demoConfig(12)); });
+    const auto seen = collectWhile([&] { rec = pipeline->run(demoConfigWorkProgress(12)); });
     ASSERT_FALSE(rec.cancelled);
     ASSERT_NE(find(seen, WorkKind::TextEncoding, false), nullptr);
     ASSERT_NE(find(seen, WorkKind::TextEncoding, true), nullptr);
@@ -161,7 +161,7 @@ TEST(WorkProgress, EachStageStopsThroughTheRunsCancelFlag) {
         std::atomic<bool> cancel{false};
         RunRecord rec;
         const auto seen =
-            collectWhile([&] { rec = pipeline->run(demoConfig(3), nullptr, &cancel); },
+            collectWhile([&] { rec = pipeline->run(demoConfigWorkProgress(3), nullptr, &cancel); },
                          [&](const WorkProgress& p) {
                              if (p.kind == at && !p.done) cancel = true;
                          });
@@ -183,9 +183,9 @@ TEST(WorkProgress, AStreamedRunReportsTheResidentBlockAndStopsThere) {
     }
     ::unsetenv("HALFSCOPE_MEMORY_LIMIT_MB");
     ASSERT_NE(pipeline->memoryPlan().find("streamed"), std::string::npos) << pipeline->memoryPlan();
-    RunRecord rec = pipeline->run(demoConfig(2));
+    RunRecord rec = pipeline->run(demoConfigWorkProgress(2));
     std::vector<WorkProgress> blocks;
-    const auto seen = collectWhile([&] { rec = pipeline->run(demoConfig(2)); },
+    const auto seen = collectWhile([&] { rec = pipeline->run(demoConfigWorkProgress(2)); },
                                    [&](const WorkProgress& p) {
                                        if (p.kind == WorkKind::Block) blocks.push_back(p);
                                    });
@@ -200,7 +200,7 @@ TEST(WorkProgress, AStreamedRunReportsTheResidentBlockAndStopsThere) {
     // Stop when the third block becomes resident: the run ends there, cancelled.
     std::atomic<bool> cancel{false};
     int resident = 0;
-    collectWhile([&] { rec = pipeline->run(demoConfig(2), nullptr, &cancel); },
+    collectWhile([&] { rec = pipeline->run(demoConfigWorkProgress(2), nullptr, &cancel); },
                  [&](const WorkProgress& p) {
                      if (p.kind == WorkKind::Block && ++resident == 3) cancel = true;
                  });
@@ -210,7 +210,7 @@ TEST(WorkProgress, AStreamedRunReportsTheResidentBlockAndStopsThere) {
 }
 
 TEST(WorkProgress, ASearchReportsTrialIOfNAndStopsAtATrial) {
-    RunConfig c = demoConfig(3);
+    RunConfig c = demoConfigWorkProgress(3);
     c.plan = PrecisionPlan::parse("transformer=fp16");
     PrecisionSearchOptions o;
     o.maxIterations = 10;
