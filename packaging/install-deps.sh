@@ -33,4 +33,5 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# --no-remove: installing what Halfscope needs never removes a package the machine has.
+$SUDO apt-get install -y -q --no-install-recommends --no-remove "${missing[@]}"

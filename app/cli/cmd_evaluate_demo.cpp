@@ -166,26 +166,27 @@ int runEvaluateDemo(const Args& args) {
     return kExitOk;
 }
 
-const Registrar kEvaluateDemoCommand({"evaluate-demo",
-                     "measure how well the demo model follows its prompts",
-                     "usage: halfscope-cli evaluate-demo [--model DIR] [--count N] [--steps N]\n"
-                     "                                   [--guidance G] [--plan PLAN]\n"
-                     "                                   [--templates held-out|training|both]\n"
-                     "                                   [--json] [--verbose]\n"
-                     "       halfscope-cli evaluate-demo --prompts FILE [--grid OUT.png] [...]\n\n"
-                     "Generates N single-object scenes (seeds the trainer never draws) for each\n"
-                     "template set, from captions with optional size, position and background,\n"
-                     "and reads each picture back: whether an object was drawn, background and\n"
-                     "object colour, position, size and shape (the rendered shape mask with the\n"
-                     "best overlap). The held-out templates are phrasings the trainer never\n"
-                     "drew. Prints the rates of each set; --verbose lists every scene. Then N\n"
-                     "scenes through the model's VAE alone (encoded and decoded, no prompt): the\n"
-                     "ceiling of every rate above, since the pictures come out of that decoder.\n\n"
-                     "--prompts FILE generates each line of FILE instead (seed: its index) and\n"
-                     "prints what was read back from each picture; --grid OUT.png puts them in\n"
-                     "rows of four, in file order.\n",
-                     runEvaluateDemo,
-                     {"json", "verbose"}});
+const Registrar kEvaluateDemoCommand(
+    {"evaluate-demo",
+     "measure how well the demo model follows its prompts",
+     "usage: halfscope-cli evaluate-demo [--model DIR] [--count N] [--steps N]\n"
+     "                                   [--guidance G] [--plan PLAN]\n"
+     "                                   [--templates held-out|training|both]\n"
+     "                                   [--json] [--verbose]\n"
+     "       halfscope-cli evaluate-demo --prompts FILE [--grid OUT.png] [...]\n\n"
+     "Generates N single-object scenes (seeds the trainer never draws) for each\n"
+     "template set, from captions with optional size, position and background,\n"
+     "and reads each picture back: whether an object was drawn, background and\n"
+     "object colour, position, size and shape (the rendered shape mask with the\n"
+     "best overlap). The held-out templates are phrasings the trainer never\n"
+     "drew. Prints the rates of each set; --verbose lists every scene. Then N\n"
+     "scenes through the model's VAE alone (encoded and decoded, no prompt): the\n"
+     "ceiling of every rate above, since the pictures come out of that decoder.\n\n"
+     "--prompts FILE generates each line of FILE instead (seed: its index) and\n"
+     "prints what was read back from each picture; --grid OUT.png puts them in\n"
+     "rows of four, in file order.\n",
+     runEvaluateDemo,
+     {"json", "verbose"}});
 
 }  // namespace
 }  // namespace hs::cli

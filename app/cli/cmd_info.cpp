@@ -127,16 +127,17 @@ int runInfo(const Args& args) {
     return kExitOk;
 }
 
-const Registrar kInfoCommand({"info",
-                     "LibTorch build, threads, CPU features and devices",
-                     "usage: halfscope-cli info [--json] [--threads N] [--cpu-bf16 MODE]\n\n"
-                     "Prints the LibTorch version and build (BLAS, oneDNN, OpenMP), the intra-op\n"
-                     "thread count, CPU features (avx512_bf16, amx), how each format runs on the\n"
-                     "CPU (bf16 emulated or native, see --cpu-bf16) and, for every CUDA device,\n"
-                     "its compute capability, whether bf16 and fp16 run natively, its memory and\n"
-                     "the memory free now (before any model is loaded).\n",
-                     runInfo,
-                     {}});
+const Registrar kInfoCommand(
+    {"info",
+     "LibTorch build, threads, CPU features and devices",
+     "usage: halfscope-cli info [--json] [--threads N] [--cpu-bf16 MODE]\n\n"
+     "Prints the LibTorch version and build (BLAS, oneDNN, OpenMP), the intra-op\n"
+     "thread count, CPU features (avx512_bf16, amx), how each format runs on the\n"
+     "CPU (bf16 emulated or native, see --cpu-bf16) and, for every CUDA device,\n"
+     "its compute capability, whether bf16 and fp16 run natively, its memory and\n"
+     "the memory free now (before any model is loaded).\n",
+     runInfo,
+     {}});
 
 }  // namespace
 }  // namespace hs::cli

@@ -148,10 +148,10 @@ std::string usage() {
 }
 
 const Registrar kRunModuleCommand({"run-module",
-                     "run one component (folder or single file) on saved inputs",
-                     usage(),
-                     runModule,
-                     {}});
+                                   "run one component (folder or single file) on saved inputs",
+                                   usage(),
+                                   runModule,
+                                   {}});
 
 }  // namespace
 }  // namespace hs::cli

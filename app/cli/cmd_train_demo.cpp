@@ -71,31 +71,32 @@ int runTrainDemo(const Args& args) {
     return kExitOk;
 }
 
-const Registrar kTrainDemoCommand({"train-demo",
-                     "train the embedded demo model on CPU",
-                     "usage: halfscope-cli train-demo --out DIR [--base DIR] [--minutes N]\n"
-                     "                                [--resume] [--dit-lr LR] [--vae-lr LR]\n"
-                     "                                [--seed S] [--vae-steps N] [--dit-steps N]\n"
-                     "                                [--vae-batch N] [--dit-batch N]\n"
-                     "                                [--encoded-scenes N] [--decoder-steps N]\n"
-                     "                                [--decoder-batch N] [--decoder-lr LR]\n"
-                     "                                [--object-weight W] [--threads N]\n\n"
-                     "Trains the VAE, then the text encoder and transformer (rectified flow,\n"
-                     "10% caption dropout), then the VAE decoder alone (object pixels weighted\n"
-                     "10x), and writes a bf16 pipeline folder to DIR. Progress\n"
-                     "goes to stderr. The training state is saved every 5 minutes, on Ctrl-C and\n"
-                     "when --minutes runs out, in DIR.train-state; --resume continues from it.\n"
-                     "Deterministic given the seed and the step counts.\n"
-                     "--object-weight W weighs the transformer's loss on the latent pixels\n"
-                     "the objects cover W times (default 1: uniform).\n\n"
-                     "--base DIR refits a trained demo pipeline folder instead: its transformer\n"
-                     "and latent space stay, its text encoder moves to this grammar's vocabulary\n"
-                     "(token rows by string, new words from a synonym), the VAE phase teaches\n"
-                     "this VAE the base's latents, and the transformer phase fine-tunes; the\n"
-                     "decoder phase draws whole pictures from the base's latents. With\n"
-                     "--vae-steps 0 --dit-steps 0 only the decoder is refitted.\n",
-                     runTrainDemo,
-                     {"resume"}});
+const Registrar kTrainDemoCommand(
+    {"train-demo",
+     "train the embedded demo model on CPU",
+     "usage: halfscope-cli train-demo --out DIR [--base DIR] [--minutes N]\n"
+     "                                [--resume] [--dit-lr LR] [--vae-lr LR]\n"
+     "                                [--seed S] [--vae-steps N] [--dit-steps N]\n"
+     "                                [--vae-batch N] [--dit-batch N]\n"
+     "                                [--encoded-scenes N] [--decoder-steps N]\n"
+     "                                [--decoder-batch N] [--decoder-lr LR]\n"
+     "                                [--object-weight W] [--threads N]\n\n"
+     "Trains the VAE, then the text encoder and transformer (rectified flow,\n"
+     "10% caption dropout), then the VAE decoder alone (object pixels weighted\n"
+     "10x), and writes a bf16 pipeline folder to DIR. Progress\n"
+     "goes to stderr. The training state is saved every 5 minutes, on Ctrl-C and\n"
+     "when --minutes runs out, in DIR.train-state; --resume continues from it.\n"
+     "Deterministic given the seed and the step counts.\n"
+     "--object-weight W weighs the transformer's loss on the latent pixels\n"
+     "the objects cover W times (default 1: uniform).\n\n"
+     "--base DIR refits a trained demo pipeline folder instead: its transformer\n"
+     "and latent space stay, its text encoder moves to this grammar's vocabulary\n"
+     "(token rows by string, new words from a synonym), the VAE phase teaches\n"
+     "this VAE the base's latents, and the transformer phase fine-tunes; the\n"
+     "decoder phase draws whole pictures from the base's latents. With\n"
+     "--vae-steps 0 --dit-steps 0 only the decoder is refitted.\n",
+     runTrainDemo,
+     {"resume"}});
 
 }  // namespace
 }  // namespace hs::cli

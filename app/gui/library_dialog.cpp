@@ -8,6 +8,7 @@
 #include "library/library_scan.h"
 #pragma pop_macro("slots")
 
+#include <QDeadlineTimer>
 #include <QDialogButtonBox>
 #include <QSettings>
 #include <QThread>
@@ -82,11 +83,18 @@ LibraryDialog::LibraryDialog(Studio* studio, QWidget* parent)
 }
 
 LibraryDialog::~LibraryDialog() {
-    // A scan in flight ends at its next folder entry; its thread must be joined before it goes.
+    // A scan in flight ends at its next folder entry. One stuck in a single file system call (a
+    // dead network mount, a huge header) is not waited for past a second: it owns copies of
+    // everything it reads (options, report, flag), so it finishes on its own and its thread
+    // object deletes itself then.
     if (m_thread) {
         m_cancel->store(true);
-        m_thread->wait();
-        delete m_thread;
+        disconnect(m_thread, nullptr, this, nullptr);
+        if (m_thread->wait(QDeadlineTimer(kCloseWaitMs))) {
+            delete m_thread;
+        } else {
+            connect(m_thread, &QThread::finished, m_thread, &QObject::deleteLater);
+        }
     }
 }
 
@@ -114,7 +122,14 @@ void LibraryDialog::rescan() {
     auto cancel = m_cancel;
     m_thread = QThread::create([o, report, cancel]() mutable {
         o.cancel = cancel.get();
-        *report = hs::scanLibrary(o);
+        // An exception leaving a thread ends the process: a scan that fails says so instead.
+        try {
+            *report = hs::scanLibrary(o);
+        } catch (const std::exception& e) {
+            report->notes.push_back(std::string("the scan stopped: ") + e.what());
+        } catch (...) {
+            report->notes.push_back("the scan stopped on an unknown error");
+        }
     });
     connect(m_thread, &QThread::finished, this, [this, report] {
         m_thread->deleteLater();

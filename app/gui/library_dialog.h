@@ -31,6 +31,8 @@ public:
     void rescan();
     void stop();
     bool isScanning() const { return m_thread != nullptr; }
+    // How long closing the dialog waits for a scan in flight to stop.
+    static constexpr int kCloseWaitMs = 1000;
 
 protected:
     void showEvent(QShowEvent* event) override;

@@ -108,15 +108,18 @@ public:
         const int64_t qwenWidth = m_text.encoder->width();
         if (ac.sourceDim != qwenWidth)
             throw PipelineError(folder.dir + ": the text conditioner reads Qwen3 states of width " +
-                                std::to_string(ac.sourceDim) + " (source_dim), text_encoder gives " +
-                                std::to_string(qwenWidth) + " (hidden_size): they are not a pair");
+                                std::to_string(ac.sourceDim) +
+                                " (source_dim), text_encoder gives " + std::to_string(qwenWidth) +
+                                " (hidden_size): they are not a pair");
         if (ac.targetDim != tc.textEmbedDim)
             throw PipelineError(folder.dir + ": the transformer takes text features of width " +
-                                std::to_string(tc.textEmbedDim) + " (text_embed_dim), the text conditioner " +
-                                "gives " + std::to_string(ac.targetDim) + " (target_dim)");
+                                std::to_string(tc.textEmbedDim) +
+                                " (text_embed_dim), the text conditioner " + "gives " +
+                                std::to_string(ac.targetDim) + " (target_dim)");
         if (tc.inChannels != m_vae->latentChannels())
-            throw PipelineError(folder.dir + ": transformer in_channels " + std::to_string(tc.inChannels) +
-                                " != VAE z_dim " + std::to_string(m_vae->latentChannels()));
+            throw PipelineError(folder.dir + ": transformer in_channels " +
+                                std::to_string(tc.inChannels) + " != VAE z_dim " +
+                                std::to_string(m_vae->latentChannels()));
         attachTokenizers(folder);
         m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
     }

@@ -148,11 +148,13 @@ public:
         const auto& tc = m_transformer->model->config();
         if (tc.textEmbedDim != m_encoder->width())
             throw PipelineError(folder.dir + ": the transformer takes text features of width " +
-                                std::to_string(tc.textEmbedDim) + " (text_embed_dim), text_encoder gives " +
+                                std::to_string(tc.textEmbedDim) +
+                                " (text_embed_dim), text_encoder gives " +
                                 std::to_string(m_encoder->width()) + " (d_model)");
         if (tc.inChannels != m_vae->latentChannels())
-            throw PipelineError(folder.dir + ": transformer in_channels " + std::to_string(tc.inChannels) +
-                                " != VAE z_dim " + std::to_string(m_vae->latentChannels()));
+            throw PipelineError(folder.dir + ": transformer in_channels " +
+                                std::to_string(tc.inChannels) + " != VAE z_dim " +
+                                std::to_string(m_vae->latentChannels()));
         const nlohmann::json sched = schedulerConfigOf(*folder.find("scheduler"));
         if (!sched.value("use_karras_sigmas", false))
             throw PipelineError(folder.dir +
@@ -163,7 +165,8 @@ public:
             throw PipelineError(folder.dir + ": the tokenizer has " +
                                 std::to_string(int64_t(m_tokenizer->vocabSize())) +
                                 " ids but text_encoder embeds only " +
-                                std::to_string(m_encoder->model->config().vocabSize) + " (vocab_size)");
+                                std::to_string(m_encoder->model->config().vocabSize) +
+                                " (vocab_size)");
     }
 
     int sizeMultiple() const override {

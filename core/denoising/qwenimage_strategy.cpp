@@ -95,10 +95,11 @@ private:
         auto cut = [&](const std::string& which, const std::string& text) {
             const int64_t n = qwenImagePromptTokens(m_text, text);
             if (n > L)
-                m_notes.push_back("the " + which + " has " + std::to_string(n) +
-                                  " tokens after the template's " + std::to_string(kQwenImageTemplateDrop) +
-                                  ", more than max_sequence_length " + std::to_string(L) +
-                                  ": cut to the first " + std::to_string(L) + ", as diffusers does");
+                m_notes.push_back(
+                    "the " + which + " has " + std::to_string(n) + " tokens after the template's " +
+                    std::to_string(kQwenImageTemplateDrop) + ", more than max_sequence_length " +
+                    std::to_string(L) + ": cut to the first " + std::to_string(L) +
+                    ", as diffusers does");
         };
         cut("prompt", m_cfg.prompt);
         if (m_guided) cut("negative prompt", m_cfg.negativePrompt);
@@ -153,16 +154,18 @@ public:
                                 "text_encoder gives " + std::to_string(textWidth) +
                                 " (hidden_size): they are not a pair");
         if (tc.patchSize != 2)
-            throw PipelineError(folder.dir + ": transformer patch_size " + std::to_string(tc.patchSize) +
+            throw PipelineError(folder.dir + ": transformer patch_size " +
+                                std::to_string(tc.patchSize) +
                                 ": QwenImagePipeline packs the latents in 2 x 2 patches");
         const int64_t z = m_vae->latentChannels();
         if (tc.inChannels != 4 * z)
-            throw PipelineError(folder.dir + ": transformer in_channels " + std::to_string(tc.inChannels) +
-                                " != 4 x VAE z_dim " + std::to_string(z) +
-                                " (the latents are packed in 2 x 2 patches)");
+            throw PipelineError(folder.dir + ": transformer in_channels " +
+                                std::to_string(tc.inChannels) + " != 4 x VAE z_dim " +
+                                std::to_string(z) + " (the latents are packed in 2 x 2 patches)");
         if (tc.outDim() != tc.inChannels)
-            throw PipelineError(folder.dir + ": transformer out_channels " + std::to_string(tc.outChannels) +
-                                " x 4 != in_channels " + std::to_string(tc.inChannels) +
+            throw PipelineError(folder.dir + ": transformer out_channels " +
+                                std::to_string(tc.outChannels) + " x 4 != in_channels " +
+                                std::to_string(tc.inChannels) +
                                 ": its prediction does not have the latents' shape");
         attachTokenizer(folder);
         m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));

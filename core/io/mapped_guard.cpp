@@ -30,6 +30,11 @@ struct Slot {
     std::atomic<bool> faulted{false};
     std::atomic<intptr_t> fd{platform::kNoFile};
     std::atomic<const char*> path{nullptr};
+    // The file as it was when mapped: a file rewritten in place (cp, rsync --inplace) keeps its
+    // size and inode, so the mapping would mix two models' bytes without these.
+    std::atomic<uint64_t> device{0}, inode{0};
+    std::atomic<int64_t> mtimeNs{0}, ctimeNs{0};
+    std::atomic<bool> identityKnown{false};
 };
 
 // Shards of the largest checkpoints number in the tens; a table this size is 160 KB.
@@ -98,6 +103,14 @@ int registerMapping(const void* base, size_t len, intptr_t fd, const char* path)
         s.len.store(len);
         s.fd.store(fd);
         s.path.store(path);
+        platform::FileStatus st;
+        std::string error;
+        const bool known = fd != platform::kNoFile && platform::fileStatus(fd, st, error);
+        s.device.store(st.device);
+        s.inode.store(st.inode);
+        s.mtimeNs.store(st.mtimeNs);
+        s.ctimeNs.store(st.ctimeNs);
+        s.identityKnown.store(known);
         s.faulted.store(false);
         s.base.store(reinterpret_cast<uintptr_t>(base), std::memory_order_release);
         return i;
@@ -129,6 +142,11 @@ std::string mappingDamage(int slot) {
     if (s.faulted.load(std::memory_order_acquire))
         return "file shrank after it was opened (was " + std::to_string(was) +
                " bytes): a read ran past its end";
+    if (statOk && s.identityKnown.load() &&
+        (st.size != was || st.device != s.device.load() || st.inode != s.inode.load() ||
+         st.mtimeNs != s.mtimeNs.load() || st.ctimeNs != s.ctimeNs.load()))
+        return "file changed after it was opened (rewritten in place, as cp or rsync --inplace "
+               "do): its weights may no longer be the ones loaded; stop and open it again";
     return {};
 }
 

@@ -21,8 +21,10 @@ namespace hs {
 int registerMapping(const void* base, size_t len, intptr_t fd, const char* path);
 void unregisterMapping(int slot);
 
-// Empty while the file still has every mapped byte and no read faulted; otherwise what
-// happened: "file shrank to N bytes after it was opened (was M)". One fstat.
+// Empty while the file still has every mapped byte, no read faulted and it is the file it was
+// when mapped (device, inode, size, modification and change times); otherwise what happened:
+// "file shrank to N bytes after it was opened (was M)", "file changed after it was opened ...".
+// One fstat.
 std::string mappingDamage(int slot);
 
 // The slot whose mapping holds `p`, or -1; the path a slot was registered with.

@@ -283,6 +283,7 @@ void fill(const struct stat& st, FileStatus& out) {
     if (!out.regular) out.kind = kindOf(st.st_mode);
     out.size = uint64_t(st.st_size);
     out.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    out.ctimeNs = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
     out.inode = static_cast<uint64_t>(st.st_ino);
     out.device = static_cast<uint64_t>(st.st_dev);
 }

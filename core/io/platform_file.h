@@ -18,6 +18,7 @@ struct FileStatus {
     std::string kind;  // when not regular: "a folder", "a pipe (FIFO)", "a device", ...
     uint64_t size = 0;
     int64_t mtimeNs = 0;  // last write, nanoseconds (Windows: since 1601, 100 ns steps)
+    int64_t ctimeNs = 0;  // last change of contents or metadata (Windows: 0, not read)
     uint64_t inode = 0;   // Windows: the file index
     uint64_t device = 0;  // Windows: the volume serial number
 };

@@ -49,6 +49,19 @@ const torch::Tensor& LayoutKeys::peek(const std::string& key) const {
     return it->second;
 }
 
+int64_t LayoutKeys::size(const std::string& key, int64_t dim, int64_t lo, int64_t hi) const {
+    const torch::Tensor& t = peek(key);
+    if (dim >= t.dim())
+        fail("'" + fileKey(key) + "' has " + std::to_string(t.dim()) + " dimensions, expected " +
+             "at least " + std::to_string(dim + 1));
+    const int64_t n = t.size(dim);
+    if (n < lo || n > hi)
+        fail("'" + fileKey(key) + "' has size " + std::to_string(n) + " in dimension " +
+             std::to_string(dim) + ", expected " + std::to_string(lo) + " to " +
+             std::to_string(hi));
+    return n;
+}
+
 torch::Tensor LayoutKeys::take(const std::string& key, int64_t dims) {
     torch::Tensor t = peek(key);
     if (dims >= 0 && t.dim() != dims)

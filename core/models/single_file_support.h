@@ -39,6 +39,12 @@ public:
     torch::Tensor takeIfPresent(const std::string& key);
     // Looks without taking (throws like take() when absent).
     const torch::Tensor& peek(const std::string& key) const;
+    // Size `dim` of `key`'s tensor, which must lie in [lo, hi]: every size a conversion divides
+    // by, multiplies or writes into a config comes through here, as a file may hold zero-sized
+    // tensors (legal safetensors) or sizes no model has. Throws WeightError naming the key.
+    int64_t size(const std::string& key, int64_t dim, int64_t lo = 1,
+                 int64_t hi = kMaxLayoutSize) const;
+    static constexpr int64_t kMaxLayoutSize = int64_t(1) << 24;  // vocabularies, widths, counts
     // How many blocks "<head>N." numbers from 0: max N + 1. A missing N below that is a
     // WeightError naming "<prefix><head>N". 0 when there is none.
     int countBlocks(const std::string& head, const std::string& what) const;

@@ -1,6 +1,7 @@
 #include "pipeline/load_progress.h"
 
 #include <cstdio>
+#include <fstream>
 #include <tuple>
 
 namespace hs {
@@ -100,21 +101,23 @@ void noteWeightRead(const void* data, uint64_t bytes) {
 
 std::vector<MappedFileRange> mappedFileRanges() {
     std::vector<MappedFileRange> out;
-    FILE* f = std::fopen("/proc/self/maps", "r");
-    if (!f) return out;
-    char line[4352];
-    while (std::fgets(line, sizeof line, f)) {
+    // Whole lines: a path longer than a fixed buffer would leave its tail to be read as a line
+    // of its own, and a folder name can spell "<hex>-<hex> r--p ..." (a made-up range whose
+    // pages would then be dropped).
+    std::ifstream f("/proc/self/maps");
+    std::string line;
+    while (std::getline(f, line)) {
         unsigned long a = 0, b = 0, inode = 0;
         char perms[8] = {0};
         int pathAt = 0;
-        if (std::sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &a, &b, perms, &inode, &pathAt) < 4 ||
+        if (std::sscanf(line.c_str(), "%lx-%lx %7s %*s %*s %lu %n", &a, &b, perms, &inode,
+                        &pathAt) < 4 ||
             perms[0] != 'r' || perms[1] != '-' || inode == 0 || pathAt <= 0)
             continue;
-        std::string path(line + pathAt);
-        while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.pop_back();
+        std::string path = line.substr(size_t(pathAt));
+        while (!path.empty() && path.back() == ' ') path.pop_back();
         if (!path.empty() && path[0] == '/') out.push_back({a, b, path});
     }
-    std::fclose(f);
     return out;
 }
 

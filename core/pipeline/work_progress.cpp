@@ -11,7 +11,7 @@ thread_local WorkProgressScope* t_workScope = nullptr;
 thread_local int t_quietRuns = 0;
 
 double secondsSince(std::chrono::steady_clock::time_point a,
-                      std::chrono::steady_clock::time_point b) {
+                    std::chrono::steady_clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
 }
 

@@ -2,6 +2,7 @@
 // divergence, bisection, advice.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -21,9 +22,25 @@ struct Agg {
     bool present = false;
 };
 
+// At most this many step columns: a saved report is a file from anywhere, and the heatmap's
+// cells are rows x columns (rows are capped by HtmlReportOptions::maxHeatmapRows).
+constexpr size_t kMaxHeatmapSteps = 1000;
+
+// What a heatmap left out of a record it could not show whole.
+struct HeatmapCaps {
+    size_t probesOffSteps = 0;  // probe records at steps the run does not have
+    size_t rowsLeftOut = 0, stepsLeftOut = 0;
+};
+
 svg::Heatmap buildHeatmap(const RunRecord& rec, const std::optional<FirstFailure>& ff, int maxRows,
-                          bool& byBlock) {
+                          bool& byBlock, HeatmapCaps& caps) {
     const auto timeline = runTimeline(rec);
+    // A probe's step must be one of the run's: below its configured steps or a recorded one.
+    int lastStep = rec.config.steps - 1;
+    for (const auto& s : rec.steps) lastStep = std::max(lastStep, s.step);
+    auto shown = [&](const TimelineEntry& e) {
+        return e.kind == TimelineEntry::Kind::Probe && e.step <= lastStep;
+    };
     // Columns: text encoding, each step, decode.
     bool pre = false, post = false;
     std::set<int> steps;
@@ -31,6 +48,10 @@ svg::Heatmap buildHeatmap(const RunRecord& rec, const std::optional<FirstFailure
     std::map<std::string, size_t> pointIndex;
     for (const auto& e : timeline) {
         if (e.kind != TimelineEntry::Kind::Probe) continue;
+        if (!shown(e)) {
+            ++caps.probesOffSteps;
+            continue;
+        }
         if (e.step >= 0)
             steps.insert(e.step);
         else if (e.afterLoop)
@@ -44,11 +65,23 @@ svg::Heatmap buildHeatmap(const RunRecord& rec, const std::optional<FirstFailure
     std::map<std::string, size_t> rowOf;
     for (const auto& p : points) {
         const std::string row = byBlock ? blockOf(p) : p;
-        if (rowOf.emplace(row, h.rows.size()).second) h.rows.push_back(row);
+        if (rowOf.count(row)) continue;
+        if (h.rows.size() >= size_t(std::max(maxRows, 1))) {
+            ++caps.rowsLeftOut;
+            rowOf.emplace(row, SIZE_MAX);
+            continue;
+        }
+        rowOf.emplace(row, h.rows.size());
+        h.rows.push_back(row);
     }
     std::map<int, size_t> colOfStep;
     if (pre) h.cols.push_back("text");
     for (int s : steps) {
+        if (colOfStep.size() >= kMaxHeatmapSteps) {
+            ++caps.stepsLeftOut;
+            colOfStep.emplace(s, SIZE_MAX);
+            continue;
+        }
         colOfStep[s] = h.cols.size();
         h.cols.push_back(std::to_string(s));
     }
@@ -61,9 +94,10 @@ svg::Heatmap buildHeatmap(const RunRecord& rec, const std::optional<FirstFailure
         return e.afterLoop ? postCol : 0;
     };
     for (const auto& e : timeline) {
-        if (e.kind != TimelineEntry::Kind::Probe) continue;
+        if (!shown(e)) continue;
         const size_t row = rowOf[byBlock ? blockOf(e.point) : e.point];
         const size_t col = colOf(e);
+        if (row == SIZE_MAX || col == SIZE_MAX) continue;  // left out above
         Agg& a = agg[row * C + col];
         a.present = true;
         a.nonFinite += e.stats->nonFinite();
@@ -140,12 +174,18 @@ void heatmaps(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
             continue;
         }
         bool byBlock = false;
+        HeatmapCaps caps;
         svg::Heatmap h =
-            buildHeatmap(run.record, run.findings.firstFailure, opt.maxHeatmapRows, byBlock);
+            buildHeatmap(run.record, run.findings.firstFailure, opt.maxHeatmapRows, byBlock, caps);
         h.title = run.label + " layer heatmap";
         if (byBlock)
             o << "<p class=\"muted\">" << h.rows.size() << " blocks (too many points for one row "
               << "each: a block's row shows its largest point).</p>";
+        if (caps.probesOffSteps || caps.rowsLeftOut || caps.stepsLeftOut)
+            o << "<p class=\"warn\">Not shown: " << caps.probesOffSteps
+              << " probe records at steps this run does not have, " << caps.rowsLeftOut
+              << " rows past the first " << opt.maxHeatmapRows << " and " << caps.stepsLeftOut
+              << " steps past the first " << kMaxHeatmapSteps << ".</p>";
         o << "<div class=\"scroll\">" << svg::heatmap(h) << "</div></div>";
     }
     o << "</section>";

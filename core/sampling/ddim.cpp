@@ -56,7 +56,8 @@ void DdimScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     m_timesteps = ddimSpacing(m_config.spacing, n, numSteps, m_config.stepsOffset);
     for (int64_t t : m_timesteps)
         if (t < 0 || t >= n)
-            throw std::invalid_argument(std::string(kDdimClass) + ": timestep " + std::to_string(t) +
+            throw std::invalid_argument(std::string(kDdimClass) + ": timestep " +
+                                        std::to_string(t) +
                                         " outside the training schedule (steps_offset " +
                                         std::to_string(m_config.stepsOffset) + ")");
 }
@@ -108,8 +109,8 @@ SchedulerStep DdimScheduler::step(const torch::Tensor& modelOutput, int i,
     auto direction = (1 - alphaProdTPrev - stdDevT.pow(2)).pow(0.5) * eps;
     auto prev = alphaProdTPrev.pow(0.5) * pred + direction;
     if (m_eta > 0)
-        prev = prev + stdDevT * sched::noiseFor(kDdimClass, modelOutput, modelOutput.scalar_type(), noise,
-                                                generator);
+        prev = prev + stdDevT * sched::noiseFor(kDdimClass, modelOutput, modelOutput.scalar_type(),
+                                                noise, generator);
     return {prev, pred.to(torch::kFloat32)};
 }
 

@@ -108,7 +108,8 @@ void DpmSolverMultistepScheduler::setTimesteps(int numSteps, const ScheduleOptio
     } else {
         for (int64_t t : ts)
             if (t < 0 || t >= n)
-                throw std::invalid_argument(std::string(kDpmClass) + ": timestep " + std::to_string(t) +
+                throw std::invalid_argument(std::string(kDpmClass) + ": timestep " +
+                                            std::to_string(t) +
                                             " outside the training schedule (steps_offset " +
                                             std::to_string(m_config.stepsOffset) + ")");
         s = np::interpIndex(std::vector<double>(ts.begin(), ts.end()), m_trainSigmas);
@@ -245,7 +246,8 @@ SchedulerStep DpmSolverMultistepScheduler::step(const torch::Tensor& modelOutput
         m_modelOutputs.assign(size_t(m_config.solverOrder), torch::Tensor());
         m_lowerOrderNums = 0;
     } else if (i != m_nextStep) {
-        throw std::invalid_argument(std::string(kDpmClass) + ": steps run in order; expected step " +
+        throw std::invalid_argument(std::string(kDpmClass) +
+                                    ": steps run in order; expected step " +
                                     std::to_string(m_nextStep) + ", got " + std::to_string(i));
     }
     const int n = numSteps();

@@ -86,7 +86,8 @@ SchedulerStep EulerAncestralDiscreteScheduler::step(const torch::Tensor& modelOu
     auto derivative = (x - pred) / sigma;
     auto dt = sigmaDown - sigma;
     auto prev = x + derivative * dt;
-    auto n = sched::noiseFor(kEulerAClass, modelOutput, modelOutput.scalar_type(), noise, generator);
+    auto n =
+        sched::noiseFor(kEulerAClass, modelOutput, modelOutput.scalar_type(), noise, generator);
     prev = prev + n * sigmaUp;
     return {prev.to(modelOutput.scalar_type()), pred.to(torch::kFloat32)};
 }

@@ -48,7 +48,8 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
                                     std::to_string(n));
     if (!m_config.skipPrkSteps && numSteps < kPndmOrder)
         throw std::invalid_argument(
-            std::string(kPndmClass) + ": with 'skip_prk_steps' false the Runge-Kutta warm-up needs at " +
+            std::string(kPndmClass) +
+            ": with 'skip_prk_steps' false the Runge-Kutta warm-up needs at " +
             "least 4 inference steps, got " + std::to_string(numSteps) +
             " (set skip_prk_steps to true for PLMS steps only)");
     // self._timesteps, ascending: DDIM's spacings (the same numpy formulas) in reverse.
@@ -83,7 +84,8 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     }
     for (int64_t t : out)
         if (t < 0 || t >= n)
-            throw std::invalid_argument(std::string(kPndmClass) + ": timestep " + std::to_string(t) +
+            throw std::invalid_argument(std::string(kPndmClass) + ": timestep " +
+                                        std::to_string(t) +
                                         " outside the training schedule (steps_offset " +
                                         std::to_string(m_config.stepsOffset) + ")");
     m_timesteps = std::move(out);
@@ -170,7 +172,8 @@ torch::Tensor PndmScheduler::stepPrk(const torch::Tensor& modelOutput, int64_t t
 torch::Tensor PndmScheduler::stepPlms(const torch::Tensor& modelOutput, int64_t t,
                                       const torch::Tensor& sample) {
     if (!m_config.skipPrkSteps && m_ets.size() < 3)
-        throw std::logic_error(std::string(kPndmClass) + ": PLMS step before the Runge-Kutta steps");
+        throw std::logic_error(std::string(kPndmClass) +
+                               ": PLMS step before the Runge-Kutta steps");
     const int64_t d = m_config.beta.numTrainTimesteps / m_numInferenceSteps;
     int64_t timestep = t, prevT = t - d;
     if (m_counter != 1) {
@@ -215,7 +218,8 @@ SchedulerStep PndmScheduler::step(const torch::Tensor& modelOutput, int i,
         m_curSample = torch::Tensor();
         m_curModelOutput = torch::Tensor();
     } else if (i != m_counter) {
-        throw std::invalid_argument(std::string(kPndmClass) + ": steps run in order; expected step " +
+        throw std::invalid_argument(std::string(kPndmClass) +
+                                    ": steps run in order; expected step " +
                                     std::to_string(m_counter) + ", got " + std::to_string(i));
     }
     const int64_t t = m_timesteps[size_t(i)];

@@ -247,6 +247,10 @@ void readAddedTokensDecoder(const nlohmann::json& j, const std::string& where,
         if (id < 0 || !v.is_object() || !v.contains("content") || !v["content"].is_string())
             throw TokenizerError(where + ": added_tokens_decoder[" + quoteToken(it.key()) +
                                  "] must map an id to {\"content\": ...}");
+        // The id table is sized by the largest id: bounded as tokenIdOf bounds ids.
+        if (id > kMaxTokenId)
+            throw TokenizerError(where + ": added_tokens_decoder[" + quoteToken(it.key()) +
+                                 "]: the id is outside 0.." + std::to_string(kMaxTokenId));
         addToken(added, {v["content"].get<std::string>(), id,
                          flagOf(v, "special", true, where + " added_tokens_decoder")});
     }

@@ -31,17 +31,22 @@ constexpr const char* kModuleName = "libhalfscope_spm.so";
 #endif
 
 // $HALFSCOPE_SPM_MODULE; installed: <prefix>/lib/halfscope/ from <prefix>/libexec/halfscope/ or
-// <prefix>/bin/; then the build tree's copy.
+// <prefix>/bin/; then the build tree's copy, for a program that runs inside the build tree only:
+// an installed program must never load a library from where it was built (a /tmp path any local
+// user could create).
 std::vector<fs::path> candidates() {
     std::vector<fs::path> c;
     const char* name = kModuleName;
     if (const char* env = std::getenv("HALFSCOPE_SPM_MODULE")) c.emplace_back(env);
-    const fs::path exe = fs::u8path(platform::executablePath());
+    const fs::path exe = fs::u8path(platform::executablePath()).lexically_normal();
     if (!exe.empty()) {
         c.push_back(exe.parent_path().parent_path().parent_path() / "lib/halfscope" / name);
         c.push_back(exe.parent_path().parent_path() / "lib/halfscope" / name);
+        const fs::path built = fs::u8path(HALFSCOPE_SPM_MODULE_BUILT).lexically_normal();
+        const std::string buildRoot =
+            built.parent_path().parent_path().parent_path().u8string() + "/";
+        if (exe.u8string().compare(0, buildRoot.size(), buildRoot) == 0) c.push_back(built);
     }
-    c.emplace_back(HALFSCOPE_SPM_MODULE_BUILT);
     return c;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -102,6 +103,59 @@ protected:
     void TearDown() override { std::filesystem::remove_all(m_dir); }
     std::string m_dir;
 };
+
+// The ranges /proc/self/maps lists, read as Halfscope once read them: 512-byte chunks, each
+// parsed as a line of its own.
+std::vector<uintptr_t> rangeStartsReadInChunks() {
+    std::vector<uintptr_t> out;
+    FILE* f = std::fopen("/proc/self/maps", "r");
+    char line[512];
+    while (f && std::fgets(line, sizeof line, f)) {
+        unsigned long a = 0, b = 0, inode = 0;
+        char perms[8] = {0};
+        if (std::sscanf(line, "%lx-%lx %7s %*s %*s %lu", &a, &b, perms, &inode) == 4 &&
+            perms[0] == 'r' && perms[1] == '-' && inode != 0)
+            out.push_back(a);
+    }
+    if (f) std::fclose(f);
+    return out;
+}
+
+// Where a mapped file's path starts in its /proc/self/maps line.
+size_t pathColumnOf(const std::string& path) {
+    std::ifstream f("/proc/self/maps");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.find(path) != std::string::npos) return line.find(path);
+    return 0;
+}
+
+// A model in a folder whose long name spells a mapping line where a 512-byte read would cut the
+// line: the list of mapped files is read line by line whole, so the tail of a long path is
+// never taken for a range of its own (whose pages streaming would then drop).
+TEST_F(LoadProgressTest, ALongPathThatSpellsAMappingIsNotARange) {
+    std::filesystem::create_directories(m_dir + "/p");
+    writeSparse(m_dir + "/p/model.safetensors", {{"w", {64, 64}}});
+    const auto probe = SafetensorsFile::open(m_dir + "/p/model.safetensors");
+    const size_t column = pathColumnOf(m_dir + "/p/model.safetensors");
+    ASSERT_GT(column, 0u);
+    // The path's bytes from 511 - column on are the second 512-byte chunk of its line.
+    const size_t before = 511 - column - m_dir.size() - 1;
+    ASSERT_GT(before, 10u);
+    ASSERT_LT(before, 500u);
+    const size_t third = before / 3;
+    const std::string a(third, 'a'), b(third, 'b'), c(before - 2 * third - 2, 'c');
+    const std::string bogus = "7f0000000000-7f0000100000 r--p 00000000 00:00 4242 ";
+    const std::string dir = m_dir + "/" + a + "/" + b + "/" + c + bogus + "x";
+    std::filesystem::create_directories(dir);
+    writeSparse(dir + "/model.safetensors", {{"w", {64, 64}}});
+    const auto file = SafetensorsFile::open(dir + "/model.safetensors");
+    ASSERT_TRUE(mapped(dir));
+    const auto chunked = rangeStartsReadInChunks();
+    ASSERT_NE(std::find(chunked.begin(), chunked.end(), 0x7f0000000000ul), chunked.end())
+        << "the path did not land where a 512-byte read cuts its line (column " << column << ")";
+    for (const auto& r : mappedFileRanges()) EXPECT_NE(r.begin, 0x7f0000000000ul) << r.path;
+}
 
 TEST_F(LoadProgressTest, MultiGigabyteLoadReportsShardsAndCancelsWithinASecond) {
     const auto space = std::filesystem::space(m_dir);

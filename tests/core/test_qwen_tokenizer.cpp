@@ -437,6 +437,13 @@ TEST(QwenTokenizer, FolderErrorsNameWhatIsMissing) {
     EXPECT_EQ(tok.encode("cat"), (std::vector<int>{'c', 'a', 't'}));
     std::ofstream(dir + "/tokenizer_config.json") << R"({"added_tokens_decoder": {"x": 1}})";
     expectTokenizerError([&] { QwenTokenizer::fromFolder(dir); }, "added_tokens_decoder['x']");
+    // An id the id table would be sized by (about 9 GB at 999,999,999): refused before any table.
+    std::ofstream(dir + "/tokenizer_config.json")
+        << R"({"added_tokens_decoder": {"999999999": {"content": "<|endoftext|>"}}})";
+    const auto t0 = std::chrono::steady_clock::now();
+    expectTokenizerError([&] { QwenTokenizer::fromFolder(dir); },
+                         "added_tokens_decoder['999999999']: the id is outside 0..16777216");
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
     fs::remove_all(dir);
 }
 

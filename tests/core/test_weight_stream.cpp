@@ -8,10 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "io/safetensors.h"
 #include "models/flux/flux_family.h"
@@ -82,6 +84,23 @@ std::shared_ptr<Component> loadWeightStream(const char* className, const nlohman
                                             const std::string& component, LoadMode mode) {
     const auto family = FamilyRegistry::global().require(className, "test");
     return loadComponent(*family, {"test", config, weights}, policy, component, mode);
+}
+
+// A Flux transformer of one double and one single block, written to `dir` in bf16 and loaded
+// streamed on the CPU in its stored formats.
+struct StreamedFlux {
+    std::shared_ptr<Component> component;
+    WeightMap weights;
+};
+StreamedFlux streamedSmallFlux(const std::string& dir) {
+    static const PrecisionPolicy policy(PrecisionPlan(), torch::kCPU);
+    const auto config = fluxConfig(32, 1, 1);
+    FluxTransformer shapes(FluxConfig::fromJson(config));
+    StreamedFlux f;
+    f.weights = writeWeightsWeightStream(*shapes, dir, torch::kBFloat16, 0.2);
+    f.component = loadWeightStream("FluxTransformer2DModel", config, f.weights, policy,
+                                   "transformer", LoadMode::Streamed);
+    return f;
 }
 
 NamedTensors fluxInputs() {
@@ -195,13 +214,34 @@ TEST_F(WeightStreamTest, T5StreamedEqualsFullBitForBit) {
                  "text_encoder_2.encoder.block.1.layer.1.DenseReluDense.wo=fp32");
 }
 
+// `cp other.safetensors model.safetensors` (or rsync --inplace) between two runs rewrites the
+// streamed file in place: same path, inode and size. The next block read stops the run naming
+// the file instead of mixing two models' weights.
+TEST_F(WeightStreamTest, AFileRewrittenInPlaceBetweenRunsStopsTheNextRun) {
+    const auto [c, weights] = streamedSmallFlux(m_dir);
+    ProbeContext ctx(PrecisionPlan(), torch::kCPU, ProbeLevel::Off);
+    EXPECT_NO_THROW(c->run(fluxInputs(), ctx));
+    // The file's timestamps move in ticks of a few milliseconds.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::string path = m_dir + "/model.safetensors";
+    {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(-64, std::ios::end);
+        const std::string other(64, '\x11');
+        f.write(other.data(), std::streamsize(other.size()));
+    }
+    try {
+        c->run(fluxInputs(), ctx);
+        FAIL() << "a run read a file rewritten in place";
+    } catch (const FileError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(path), std::string::npos) << m;
+        EXPECT_NE(m.find("file changed after it was opened"), std::string::npos) << m;
+    }
+}
+
 TEST_F(WeightStreamTest, BlocksAreHeldOnlyInsideTheirScope) {
-    const auto config = fluxConfig(32, 1, 1);
-    FluxTransformer shapes(FluxConfig::fromJson(config));
-    const WeightMap weights = writeWeightsWeightStream(*shapes, m_dir, torch::kBFloat16, 0.2);
-    const PrecisionPolicy policy(PrecisionPlan(), torch::kCPU);
-    auto c = loadWeightStream("FluxTransformer2DModel", config, weights, policy, "transformer",
-                              LoadMode::Streamed);
+    const auto [c, weights] = streamedSmallFlux(m_dir);
     auto& stream = *c->streamedBlocks()->weightStream();
     const auto q = c->module().named_parameters()["transformer_blocks.0.attn.to_q.weight"];
     {

@@ -33,19 +33,42 @@ if [[ -n $present ]]; then
 fi
 
 work=$(mktemp -d /tmp/halfscope-install-check.XXXXXX)
+# The packages installed before the check: what installing the .deb pulls in is removed again.
+installed_packages() {
+  dpkg-query -W -f='${Package}:${Architecture} ${db:Status-Status}\n' | awk '$2 == "installed" {print $1}' | sort
+}
+installed_packages >"$work/packages-before.txt"
 installed=0
-cleanup() {
-  # A failed check must not leave its package on the machine.
-  if [[ $installed == 1 ]]; then
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get purge -y -q halfscope >/dev/null 2>&1 || true
+# Purges halfscope and exactly the packages its install pulled in (not apt's autoremove, which
+# would also take packages other things left auto-installed).
+remove_installed() {
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get purge -y -q halfscope >"$work/apt-purge.log" 2>&1 ||
+    return 1
+  local pulled
+  pulled=$(installed_packages | comm -13 "$work/packages-before.txt" -)
+  if [[ -n $pulled ]]; then
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get purge -y -q $pulled >>"$work/apt-purge.log" 2>&1 ||
+      return 1
+    echo "check_install: removed what the install pulled in: $(echo $pulled | tr '\n' ' ')"
   fi
+}
+cleanup() {
+  # A failed check, a failed install included, must not leave its packages on the machine.
+  if [[ $installed == 1 ]]; then remove_installed || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "check_install: FAILED: $*" >&2; exit 1; }
 
-# The package and the archive, as a release would make them.
-(cd "$build" && cpack -G "DEB;TGZ" -B "$work/out" >"$work/cpack.log" 2>&1) ||
+# The package and the archive, as a release would make them: as the user who called sudo where
+# there is one, so that no build-tree code runs as root.
+as_builder=()
+if [[ $(id -u) -eq 0 && -n ${SUDO_USER:-} && ${SUDO_USER} != root ]]; then
+  as_builder=(sudo -u "$SUDO_USER")
+  chown "$SUDO_USER" "$work"
+fi
+(cd "$build" && "${as_builder[@]}" cpack -G "DEB;TGZ" -B "$work/out" >"$work/cpack.log" 2>&1) ||
   { cat "$work/cpack.log"; fail "cpack"; }
 deb=$(ls "$work"/out/halfscope_*.deb)
 tgz=$(ls "$work"/out/halfscope-*-Linux.tar.gz)
@@ -94,9 +117,11 @@ launch() {
 }
 
 # --- The Debian package ----------------------------------------------------------------------
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "$deb" \
-  >"$work/apt-install.log" 2>&1 || { tail -30 "$work/apt-install.log"; fail "apt-get install $deb"; }
+# Marked before it runs, so that a half-done install is undone too; --no-remove: the install
+# may add packages but never remove one the machine has.
 installed=1
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends --no-remove \
+  "$deb" >"$work/apt-install.log" 2>&1 || { tail -30 "$work/apt-install.log"; fail "apt-get install $deb"; }
 [[ $(command -v halfscope-cli) == /usr/bin/halfscope-cli ]] ||
   fail "halfscope-cli on PATH is $(command -v halfscope-cli), not /usr/bin/halfscope-cli"
 launch deb /usr/bin/halfscope-cli /usr/bin/halfscope /usr/share/halfscope/demo-model
@@ -104,9 +129,10 @@ dpkg -L halfscope >"$work/dpkg-L.txt"
 files=()
 while IFS= read -r p; do [[ -f $p || -L $p ]] && files+=("$p"); done <"$work/dpkg-L.txt"
 ((${#files[@]} > 20)) || fail "dpkg -L lists only ${#files[@]} files"
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get purge -y -q halfscope >"$work/apt-purge.log" 2>&1 ||
-  { tail -30 "$work/apt-purge.log"; fail "apt-get purge halfscope"; }
+remove_installed || { tail -30 "$work/apt-purge.log"; fail "apt-get purge"; }
 installed=0
+[[ -z $(installed_packages | comm -13 "$work/packages-before.txt" -) ]] ||
+  fail "packages left installed: $(installed_packages | comm -13 "$work/packages-before.txt" - | tr '\n' ' ')"
 for p in "${files[@]}"; do
   if [[ -e $p || -L $p ]]; then fail "left behind by the purge: $p"; fi
 done

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -122,6 +123,37 @@ TEST(HtmlReport, HeatmapFallsBackToBlocks) {
     EXPECT_NE(byBlock.find("class=\"hrow\">transformer.transformer_blocks.2<"), std::string::npos);
     EXPECT_NE(byBlock.find("too many points for one row"), std::string::npos);
     EXPECT_EQ(occurrences(byBlock, "class=\"hmark\""), 1u);
+}
+
+// A saved report is a file from anywhere: 3,000 probe records, each at a step of its own and
+// in a block of its own, would make a 3,000 x 3,000 heatmap. It is capped, and says so.
+TEST(HtmlReport, HostileProbeCountsAreCappedAndNamed) {
+    for (const int configSteps : {20, 5000}) {
+        SCOPED_TRACE(configSteps);
+        test::FixtureOptions o;
+        RunRecord rec = test::makeRun(o);
+        rec.config.steps = configSteps;
+        rec.probes.clear();
+        for (int i = 0; i < 3000; ++i) {
+            ProbeRecord p;
+            p.name = "transformer.blocks_" + std::to_string(i) + ".out";
+            p.step = i;
+            p.stats = test::statsOf(16, 1.0 + i);
+            rec.probes.push_back(p);
+        }
+        Report r;
+        r.runs.push_back(makeReportRun("hostile", rec));
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string html = reportToHtml(r);
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20);
+        EXPECT_LT(html.size(), size_t(40) << 20);
+        EXPECT_NE(html.find("Not shown: "), std::string::npos);
+        // Steps past the run's are left out; past 1,000 shown steps, the rest too.
+        const std::string offSteps = std::to_string(3000 - std::min(configSteps, 3000)) +
+                                     " probe records at steps this run does not have";
+        EXPECT_NE(html.find(offSteps), std::string::npos);
+        EXPECT_LE(occurrences(html, "class=\"hrow\""), 160u);
+    }
 }
 
 TEST(HtmlReport, PreviewThinning) {

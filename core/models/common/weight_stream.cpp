@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "io/platform_file.h"
+#include "pipeline/load_progress.h"
 #include "pipeline/work_progress.h"
 
 namespace hs {
@@ -62,17 +63,7 @@ void releaseFreedMemory() {
 FileMappings::FileMappings() {
     // Linux lists its mappings in /proc/self/maps; elsewhere the list stays empty, so no page
     // is dropped (streamed loading still frees each block's converted copies).
-    FILE* f = std::fopen("/proc/self/maps", "r");
-    if (!f) return;
-    char line[512];
-    while (std::fgets(line, sizeof line, f)) {
-        unsigned long a = 0, b = 0, inode = 0;
-        char perms[8] = {0};
-        if (std::sscanf(line, "%lx-%lx %7s %*s %*s %lu", &a, &b, perms, &inode) == 4 &&
-            perms[0] == 'r' && perms[1] == '-' && inode != 0)
-            m_ranges.emplace_back(a, b);
-    }
-    std::fclose(f);
+    for (const auto& r : mappedFileRanges()) m_ranges.emplace_back(r.begin, r.end);
 }
 
 MappedPages FileMappings::pagesOf(const torch::Tensor& stored) const {

@@ -1,7 +1,8 @@
 #include "models/cosmos/cosmos_original_layout.h"
-#include "records/affixes.h"
 
 #include <torch/torch.h>
+
+#include "records/affixes.h"
 
 namespace hs {
 

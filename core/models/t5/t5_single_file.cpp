@@ -37,14 +37,14 @@ ConvertedComponent convertT5(LayoutKeys& k, const WeightMap& all) {
                    "': a relative attention bias in every block is UMT5 "
                    "(Wan's umt5-xxl), not T5; UMT5 is not supported");
     }
-    const int64_t buckets = bias.size(0), heads = bias.size(1);
-    const int64_t inner = k.peek("encoder.block.0.layer.0.SelfAttention.q.weight").size(0);
+    const int64_t buckets = k.size(kBias, 0), heads = k.size(kBias, 1);
+    const int64_t inner = k.size("encoder.block.0.layer.0.SelfAttention.q.weight", 0);
     if (inner % heads != 0)
         k.fail("q's " + std::to_string(inner) + " rows are not a multiple of the " +
                std::to_string(heads) + " heads of '" + k.fileKey(kBias) + "'");
     const std::string ff = "encoder.block.0.layer.1.DenseReluDense.";
     const bool gated = k.has(ff + "wi_0.weight");
-    const int64_t dFf = k.peek(ff + (gated ? "wi_0.weight" : "wi.weight")).size(0);
+    const int64_t dFf = k.size(ff + (gated ? "wi_0.weight" : "wi.weight"), 0);
 
     for (const std::string& key : k.keys())
         if (key.rfind("encoder.block.", 0) == 0) w[key] = k.take(key);

@@ -37,8 +37,8 @@ int intIn(const nlohmann::json& v, const std::string& field, int lo, int hi) {
                                                       int64_t(v.get<uint64_t>()) < lo
                                                 : v.get<int64_t>() > hi || v.get<int64_t>() < lo;
     if (outside)
-        cfgBadField(field,
-            "is " + shown(v) + ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
+        cfgBadField(field, "is " + shown(v) + ", outside " + std::to_string(lo) + ".." +
+                               std::to_string(hi));
     return int(v.get<int64_t>());
 }
 
@@ -49,8 +49,8 @@ std::vector<int> perBlock(const nlohmann::json& j, const char* key, int fallback
     const auto& v = j[key];
     if (v.is_array()) {
         if (v.size() != n)
-            cfgBadField(key, "has " + std::to_string(v.size()) + " entries, block_out_channels has " +
-                         std::to_string(n));
+            cfgBadField(key, "has " + std::to_string(v.size()) +
+                                 " entries, block_out_channels has " + std::to_string(n));
         std::vector<int> out;
         for (size_t i = 0; i < n; ++i)
             out.push_back(intIn(v[i], std::string(key) + "[" + std::to_string(i) + "]", lo, hi));
@@ -65,7 +65,7 @@ std::vector<int> layersOf(const nlohmann::json& v, const std::string& field, int
     if (!v.is_array()) return std::vector<int>(size_t(count), intIn(v, field, 0, kMaxLayers));
     if (int(v.size()) < count)
         cfgBadField(field, "has " + std::to_string(v.size()) + " entries; the block has " +
-                       std::to_string(count) + " resnets");
+                               std::to_string(count) + " resnets");
     std::vector<int> out;
     for (int k = 0; k < count; ++k)
         out.push_back(intIn(v[size_t(k)], field + "[" + std::to_string(k) + "]", 0, kMaxLayers));
@@ -81,7 +81,7 @@ void checkTypes(const std::vector<std::string>& types, const char* field,
         std::string list;
         for (const auto& s : supported) list += (list.empty() ? "\"" : ", \"") + s + "\"";
         cfgBadField(std::string(field) + "[" + std::to_string(i) + "]",
-            "is \"" + types[i] + "\"; supported: " + list);
+                    "is \"" + types[i] + "\"; supported: " + list);
     }
 }
 
@@ -92,14 +92,14 @@ void readTransformerLayers(const nlohmann::json& j, UNetConfig& c) {
     if (!tl.is_array()) tl = nlohmann::json::array_t(n, tl);
     if (tl.size() != n)
         cfgBadField(key, "has " + std::to_string(tl.size()) + " entries, block_out_channels has " +
-                     std::to_string(n));
+                             std::to_string(n));
     const char* rkey = "reverse_transformer_layers_per_block";
     bool nested = false;
     for (const auto& e : tl) nested |= e.is_array();
     if (nested && isNull(j, rkey))
         cfgBadField(rkey,
-            "must be given when transformer_layers_per_block holds lists (an asymmetric "
-            "UNet), as diffusers requires");
+                    "must be given when transformer_layers_per_block holds lists (an asymmetric "
+                    "UNet), as diffusers requires");
     for (size_t i = 0; i < n; ++i)
         c.downTransformerLayers.push_back(
             layersOf(tl[i], std::string(key) + "[" + std::to_string(i) + "]", c.layersPerBlock[i]));
@@ -114,7 +114,7 @@ void readTransformerLayers(const nlohmann::json& j, UNetConfig& c) {
         rev = j[rkey];
         if (!rev.is_array() || rev.size() != n)
             cfgBadField(rkey, "must be a list with one entry per up block (" + std::to_string(n) +
-                          "), got " + shown(rev));
+                                  "), got " + shown(rev));
     }
     for (size_t i = 0; i < n; ++i)
         c.upTransformerLayers.push_back(layersOf(rev[i], revName + "[" + std::to_string(i) + "]",
@@ -144,7 +144,8 @@ void rejectUnsupported(const nlohmann::json& j) {
             any = false;
             for (const auto& e : v) any |= !e.is_boolean() || e.get<bool>();
         }
-        if (any) cfgBadField("only_cross_attention", "is " + shown(v) + "; only false is supported");
+        if (any)
+            cfgBadField("only_cross_attention", "is " + shown(v) + "; only false is supported");
     }
     if (j.contains("norm_num_groups") && j["norm_num_groups"].is_null())
         cfgBadField("norm_num_groups", "is null; the UNet needs group norms (an integer)");
@@ -174,7 +175,8 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     if (!j.is_object()) throw ConfigError("config.json: expected a JSON object, got " + shown(j));
     const std::string cls = cfgString(j, "_class_name", "UNet2DConditionModel");
     if (cls != "UNet2DConditionModel")
-        cfgBadField("_class_name", "is \"" + cls + "\"; this loader reads UNet2DConditionModel configs");
+        cfgBadField("_class_name",
+                    "is \"" + cls + "\"; this loader reads UNet2DConditionModel configs");
     rejectUnsupported(j);
 
     UNetConfig c;
@@ -202,16 +204,17 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     checkTypes(c.downBlockTypes, "down_block_types", {"DownBlock2D", "CrossAttnDownBlock2D"});
     checkTypes(c.upBlockTypes, "up_block_types", {"UpBlock2D", "CrossAttnUpBlock2D"});
     if (c.hasMidBlock() && c.midBlockType != "UNetMidBlock2DCrossAttn")
-        cfgBadField("mid_block_type",
-            "is \"" + c.midBlockType + "\"; supported: \"UNetMidBlock2DCrossAttn\" or null");
+        cfgBadField("mid_block_type", "is \"" + c.midBlockType +
+                                          "\"; supported: \"UNetMidBlock2DCrossAttn\" or null");
     const size_t n = c.blockOutChannels.size();
     if (n == 0) cfgBadField("block_out_channels", "must not be empty");
     if (c.downBlockTypes.size() != n)
         cfgBadField("down_block_types", "has " + std::to_string(c.downBlockTypes.size()) +
-                                    " entries, block_out_channels has " + std::to_string(n));
+                                            " entries, block_out_channels has " +
+                                            std::to_string(n));
     if (c.upBlockTypes.size() != n)
         cfgBadField("up_block_types", "has " + std::to_string(c.upBlockTypes.size()) +
-                                  " entries, block_out_channels has " + std::to_string(n));
+                                          " entries, block_out_channels has " + std::to_string(n));
 
     c.layersPerBlock = perBlock(j, "layers_per_block", 2, n, 1, kMaxLayers);
     c.crossAttentionDim = perBlock(j, "cross_attention_dim", 1280, n, 1, kMaxWidth);
@@ -224,13 +227,14 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     c.additionEmbedType = cfgString(j, "addition_embed_type", "");
     if (!c.additionEmbedType.empty() && c.additionEmbedType != "text_time")
         cfgBadField("addition_embed_type",
-            "is \"" + c.additionEmbedType + "\"; supported: null or \"text_time\" (SDXL)");
+                    "is \"" + c.additionEmbedType + "\"; supported: null or \"text_time\" (SDXL)");
     if (c.additionEmbedType == "text_time") {
         if (isNull(j, "addition_time_embed_dim"))
-            cfgBadField("addition_time_embed_dim", "must be given for addition_embed_type \"text_time\"");
+            cfgBadField("addition_time_embed_dim",
+                        "must be given for addition_embed_type \"text_time\"");
         if (isNull(j, "projection_class_embeddings_input_dim"))
             cfgBadField("projection_class_embeddings_input_dim",
-                "must be given for addition_embed_type \"text_time\"");
+                        "must be given for addition_embed_type \"text_time\"");
         c.additionTimeEmbedDim = cfgInt(j, "addition_time_embed_dim", 0, 1, kMaxWidth);
         c.projectionClassEmbeddingsInputDim =
             cfgInt(j, "projection_class_embeddings_input_dim", 0, 1, kMaxWidth);
@@ -249,15 +253,17 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
     if (!(c.normEps > 0)) cfgBadField("norm_eps", "must be positive");
     if (c.midBlockScaleFactor == 0) cfgBadField("mid_block_scale_factor", "must not be 0");
     if (double(c.blockOutChannels.front() / 2) == c.freqShift)
-        cfgBadField("freq_shift", "must differ from block_out_channels[0] / 2 (a division by zero)");
+        cfgBadField("freq_shift",
+                    "must differ from block_out_channels[0] / 2 (a division by zero)");
     if (c.additionTimeEmbedDim > 0 && double(c.additionTimeEmbedDim / 2) == c.freqShift)
-        cfgBadField("freq_shift", "must differ from addition_time_embed_dim / 2 (a division by zero)");
+        cfgBadField("freq_shift",
+                    "must differ from addition_time_embed_dim / 2 (a division by zero)");
     for (size_t i = 0; i < n; ++i) {
         const int ch = c.blockOutChannels[i];
         if (ch % c.normNumGroups != 0)
             cfgBadField("block_out_channels[" + std::to_string(i) + "]",
-                "is " + std::to_string(ch) + ", not a multiple of norm_num_groups (" +
-                    std::to_string(c.normNumGroups) + ")");
+                        "is " + std::to_string(ch) + ", not a multiple of norm_num_groups (" +
+                            std::to_string(c.normNumGroups) + ")");
     }
     // Widths within their bounds can still make an absurd matrix: the widest block's GEGLU
     // feed-forward (ch x 8 ch), its cross-attention keys (context x ch), the time embedding.
@@ -280,14 +286,15 @@ UNetConfig unetConfigFromJson(const nlohmann::json& j) {
         const int ch = c.blockOutChannels[i], heads = c.numAttentionHeads[i];
         if (ch % heads != 0)
             cfgBadField(std::string(headsKey) + "[" + std::to_string(i) + "]",
-                "gives " + std::to_string(heads) + " heads (" + where + "), which do not divide " +
-                    std::to_string(ch) + " channels");
+                        "gives " + std::to_string(heads) + " heads (" + where +
+                            "), which do not divide " + std::to_string(ch) + " channels");
         if (c.crossAttentionDim[i] != ctx)
             cfgBadField("cross_attention_dim[" + std::to_string(i) + "]",
-                "is " + std::to_string(c.crossAttentionDim[i]) +
-                    ", another cross-attention block "
-                    "has " +
-                    std::to_string(ctx) + " (they all read the same encoder_hidden_states)");
+                        "is " + std::to_string(c.crossAttentionDim[i]) +
+                            ", another cross-attention block "
+                            "has " +
+                            std::to_string(ctx) +
+                            " (they all read the same encoder_hidden_states)");
     };
     for (size_t i = 0; i < n; ++i) {
         if (c.isCrossAttnDown(int(i))) checkAttn(i, "down_blocks." + std::to_string(i));

@@ -17,7 +17,8 @@ std::optional<std::vector<double>> optDoubleList(const nlohmann::json& j, const 
     std::vector<double> out;
     if (v.is_array()) {
         for (const auto& e : v) {
-            if (!e.is_number()) cfgBadField(key, "must be a list of numbers, got " + quoteJsonValue(v));
+            if (!e.is_number())
+                cfgBadField(key, "must be a list of numbers, got " + quoteJsonValue(v));
             out.push_back(e.get<double>());
         }
         return out;
@@ -29,7 +30,8 @@ void checkTypes(const std::vector<std::string>& types, const char* field,
                 const std::string& supported) {
     for (size_t i = 0; i < types.size(); ++i) {
         if (types[i] != supported)
-            cfgBadField(std::string(field) + "[" + std::to_string(i) + "]",
+            cfgBadField(
+                std::string(field) + "[" + std::to_string(i) + "]",
                 "is \"" + types[i] + "\"; AutoencoderKL supports only \"" + supported + "\"");
     }
 }
@@ -75,17 +77,20 @@ AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
     const size_t levels = c.blockOutChannels.size();
     if (c.downBlockTypes.size() != levels)
         cfgBadField("down_block_types", "has " + std::to_string(c.downBlockTypes.size()) +
-                                    " entries, block_out_channels has " + std::to_string(levels));
+                                            " entries, block_out_channels has " +
+                                            std::to_string(levels));
     if (c.upBlockTypes.size() != levels)
         cfgBadField("up_block_types", "has " + std::to_string(c.upBlockTypes.size()) +
-                                  " entries, block_out_channels has " + std::to_string(levels));
+                                          " entries, block_out_channels has " +
+                                          std::to_string(levels));
     if (c.normNumGroups <= 0) cfgBadField("norm_num_groups", "must be positive");
     for (size_t i = 0; i < levels; ++i) {
         const int ch = c.blockOutChannels[i];
         if (ch <= 0 || ch % c.normNumGroups != 0)
             cfgBadField("block_out_channels[" + std::to_string(i) + "]",
-                "is " + std::to_string(ch) + ", not a positive multiple of norm_num_groups (" +
-                    std::to_string(c.normNumGroups) + ")");
+                        "is " + std::to_string(ch) +
+                            ", not a positive multiple of norm_num_groups (" +
+                            std::to_string(c.normNumGroups) + ")");
     }
     // A 3x3 convolution of the widest level: ch x 9 ch weights.
     const int64_t widest = *std::max_element(c.blockOutChannels.begin(), c.blockOutChannels.end());
@@ -98,10 +103,11 @@ AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
     if (c.scalingFactor == 0.0) cfgBadField("scaling_factor", "must not be 0");
     if (c.latentsMean.has_value() != c.latentsStd.has_value())
         cfgBadField(c.latentsMean ? "latents_std" : "latents_mean",
-            "must be given together with the other of latents_mean/latents_std");
+                    "must be given together with the other of latents_mean/latents_std");
     if (c.latentsMean) {
         const auto n = static_cast<size_t>(c.latentChannels);
-        if (c.latentsMean->size() != n) cfgBadField("latents_mean", "needs latent_channels entries");
+        if (c.latentsMean->size() != n)
+            cfgBadField("latents_mean", "needs latent_channels entries");
         if (c.latentsStd->size() != n) cfgBadField("latents_std", "needs latent_channels entries");
     }
     return c;

@@ -39,11 +39,12 @@ std::vector<bool> boolList(const nlohmann::json& j, const char* key,
     if (!j.contains(key) || j[key].is_null()) return fallback;
     const auto& v = j[key];
     if (!v.is_array() || v.size() > size_t(kMaxLevels))
-        cfgBadField(key, "must be a list of at most " + std::to_string(kMaxLevels) + " booleans, got " +
-                     quoteJsonValue(v));
+        cfgBadField(key, "must be a list of at most " + std::to_string(kMaxLevels) +
+                             " booleans, got " + quoteJsonValue(v));
     std::vector<bool> out;
     for (const auto& e : v) {
-        if (!e.is_boolean()) cfgBadField(key, "must be a list of booleans, got " + quoteJsonValue(v));
+        if (!e.is_boolean())
+            cfgBadField(key, "must be a list of booleans, got " + quoteJsonValue(v));
         out.push_back(e.get<bool>());
     }
     return out;
@@ -70,8 +71,9 @@ WanVaeConfig WanVaeConfig::fromJson(const nlohmann::json& j) {
     c.className = cfgString(j, "_class_name", c.className);
     const bool qwen = c.className == "AutoencoderKLQwenImage";
     if (!qwen && c.className != "AutoencoderKLWan")
-        cfgBadField("_class_name", "is \"" + c.className +
-                               "\"; this loader reads AutoencoderKLWan and AutoencoderKLQwenImage");
+        cfgBadField("_class_name",
+                    "is \"" + c.className +
+                        "\"; this loader reads AutoencoderKLWan and AutoencoderKLQwenImage");
     c.baseDim = cfgInt(j, "base_dim", c.baseDim, 1, kMaxWidth);
     c.decoderBaseDim = qwen ? c.baseDim : cfgInt(j, "decoder_base_dim", c.baseDim, 1, kMaxWidth);
     c.zDim = cfgInt(j, "z_dim", c.zDim, 1, kMaxWidth);
@@ -85,22 +87,23 @@ WanVaeConfig WanVaeConfig::fromJson(const nlohmann::json& j) {
         c.inChannels = cfgInt(j, "in_channels", 3, 1, kMaxWidth);
         c.outChannels = cfgInt(j, "out_channels", 3, 1, kMaxWidth);
         if (cfgBool(j, "is_residual", false))
-            cfgBadField("is_residual", "is true (Wan 2.2's residual up/down blocks); supported: false");
+            cfgBadField("is_residual",
+                        "is true (Wan 2.2's residual up/down blocks); supported: false");
         if (j.contains("patch_size") && !j["patch_size"].is_null() &&
             cfgInt(j, "patch_size", 1, 1, kMaxPatch) != 1)
             cfgBadField("patch_size",
-                "is " + quoteJsonValue(j["patch_size"]) + " (Wan 2.2); supported: null");
+                        "is " + quoteJsonValue(j["patch_size"]) + " (Wan 2.2); supported: null");
     }
 
     if (c.dimMult.empty() || c.levels() > kMaxLevels)
         cfgBadField("dim_mult", "must have 1 to " + std::to_string(kMaxLevels) + " entries, has " +
-                            std::to_string(c.dimMult.size()));
+                                    std::to_string(c.dimMult.size()));
     for (size_t i = 0; i < c.dimMult.size(); ++i) {
         const int64_t widest = int64_t(std::max(c.baseDim, c.decoderBaseDim)) * c.dimMult[i];
         if (widest > kMaxWidth)
             cfgBadField("dim_mult[" + std::to_string(i) + "]", "gives " + std::to_string(widest) +
-                                                           " channels, more than " +
-                                                           std::to_string(kMaxWidth));
+                                                                   " channels, more than " +
+                                                                   std::to_string(kMaxWidth));
     }
     // A 3x3x3 causal convolution of the widest level: ch x 27 ch weights.
     int64_t widest = std::max(c.baseDim, c.decoderBaseDim);
@@ -110,24 +113,26 @@ WanVaeConfig WanVaeConfig::fromJson(const nlohmann::json& j) {
                        "27 x the same (3x3x3 convolution)", 27 * widest);
     if (c.temperalDownsample.size() != c.dimMult.size() - 1)
         cfgBadField("temperal_downsample", "has " + std::to_string(c.temperalDownsample.size()) +
-                                       " entries; dim_mult's " + std::to_string(c.levels()) +
-                                       " levels need " + std::to_string(c.levels() - 1));
+                                               " entries; dim_mult's " +
+                                               std::to_string(c.levels()) + " levels need " +
+                                               std::to_string(c.levels() - 1));
 
     const bool defaults = c.zDim == int(kDefaultMean.size());
     for (const char* key : {"latents_mean", "latents_std"}) {
         const bool given = j.contains(key) && !j[key].is_null();
         if (!given && !defaults)
             cfgBadField(key, "is not given, and diffusers' default has 16 entries, not z_dim (" +
-                         std::to_string(c.zDim) + ")");
+                                 std::to_string(c.zDim) + ")");
         auto v =
             doubleList(j, key, std::string(key) == "latents_mean" ? kDefaultMean : kDefaultStd);
         if (int(v.size()) != c.zDim)
-            cfgBadField(key,
-                "has " + std::to_string(v.size()) + " entries, z_dim is " + std::to_string(c.zDim));
+            cfgBadField(key, "has " + std::to_string(v.size()) + " entries, z_dim is " +
+                                 std::to_string(c.zDim));
         (std::string(key) == "latents_mean" ? c.latentsMean : c.latentsStd) = std::move(v);
     }
     for (size_t i = 0; i < c.latentsStd.size(); ++i)
-        if (c.latentsStd[i] == 0.0) cfgBadField("latents_std[" + std::to_string(i) + "]", "must not be 0");
+        if (c.latentsStd[i] == 0.0)
+            cfgBadField("latents_std[" + std::to_string(i) + "]", "must not be 0");
     return c;
 }
 

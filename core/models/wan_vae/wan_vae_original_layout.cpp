@@ -50,8 +50,12 @@ void moveHeadAndMiddle(LayoutKeys& k, WeightMap& w, const std::string& side) {
 
 ConvertedComponent convertWanVae(LayoutKeys& k, const WeightMap&) {
     WeightMap w;
-    const int64_t base = k.peek("encoder.conv1.weight").size(0);  // [base, in, 3, 3, 3]
-    const int64_t inChannels = k.peek("encoder.conv1.weight").size(1);
+    const int64_t base = k.size("encoder.conv1.weight", 0);  // [base, in, 3, 3, 3]
+    const int64_t inChannels = k.size("encoder.conv1.weight", 1);
+    // The decoder's sizes, read before its tensors move to their diffusers names.
+    const int64_t z = k.size("conv2.weight", 0);                    // [z, z, 1, 1, 1]
+    const int64_t decoderLast = k.size("decoder.head.0.gamma", 0);  // dec_base * dim_mult[0]
+    const int64_t outChannels = k.size("decoder.head.2.weight", 0);
     moveHeadAndMiddle(k, w, "encoder");
     moveHeadAndMiddle(k, w, "decoder");
     movePair(k, w, "conv1", "quant_conv");
@@ -69,6 +73,7 @@ ConvertedComponent convertWanVae(LayoutKeys& k, const WeightMap&) {
         const std::string from = "encoder.downsamples." + std::to_string(i);
         const std::string to = "encoder.down_blocks." + std::to_string(i);
         if (k.has(from + ".residual.0.gamma")) {
+            k.size(from + ".residual.2.weight", 0);  // its outputs, checked before they divide
             const int64_t out = moveResidual(k, w, from, to);
             if (levelResnets++ == 0) {
                 if (out % base != 0)
@@ -122,10 +127,8 @@ ConvertedComponent convertWanVae(LayoutKeys& k, const WeightMap&) {
                std::to_string(levels));
     k.finish();
 
-    const int64_t z = w["post_quant_conv.weight"].size(0);            // [z, z, 1, 1, 1]
-    const int64_t decoderLast = w["decoder.norm_out.gamma"].size(0);  // dec_base * dim_mult[0]
+    // mult.front() >= 1: the first level's outputs are a positive multiple of base.
     const int64_t decoderBase = decoderLast / mult.front();
-    const int64_t outChannels = w["decoder.conv_out.weight"].size(0);
 
     ConvertedComponent c;
     c.slot = "vae";
