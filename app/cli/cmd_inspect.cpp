@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "diagnosis/weight_risk.h"
 #include "io/inspect.h"
+#include "io/terminal_text.h"
 #include "io/weight_stats.h"
 #include "numerics/format.h"
 
@@ -35,7 +36,12 @@ int runInspect(const Args& args) {
                   << cpuBf16Description()
                   << ";\n  fp16 emulated (fp32 compute, every op output rounded to fp16).\n";
     }
-    // A pipeline with an unreadable component is still reported in full, then fails.
+    // A pipeline with an unreadable component, or a file whose layout does not convert, is
+    // still reported in full, then fails.
+    if (!r.singleFile.error.empty()) {
+        std::cerr << "halfscope-cli inspect: " << printableText(r.singleFile.error) << "\n";
+        return kExitUsage;
+    }
     if (r.hasErrors()) {
         std::cerr << "halfscope-cli inspect: some components could not be read\n";
         return kExitUsage;
@@ -71,7 +77,7 @@ const Registrar kInspectCommand({
     "  --variant V   open the V weights variant (e.g. fp16 for *.fp16.safetensors)\n"
     "\n"
     "exit status: 0 success, 2 usage or input error (also when a pipeline component cannot\n"
-    "be read; the other components are still reported)\n",
+    "be read, or a file's single-file layout does not convert; the rest is still reported)\n",
     runInspect,
     {"json"},
 });

@@ -107,7 +107,9 @@ struct InspectReport {
     std::string className;  // pipeline class, or the component's
     std::vector<ComponentSummary> components;
     SingleFileSummary singleFile;  // kind "file" only
+    // A component that could not be read, or a single-file layout that does not convert.
     bool hasErrors() const {
+        if (!singleFile.error.empty()) return true;
         for (const auto& c : components)
             if (!c.error.empty()) return true;
         return false;

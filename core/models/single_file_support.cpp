@@ -50,7 +50,11 @@ const torch::Tensor& LayoutKeys::peek(const std::string& key) const {
 }
 
 int64_t LayoutKeys::size(const std::string& key, int64_t dim, int64_t lo, int64_t hi) const {
-    const torch::Tensor& t = peek(key);
+    return sizeOf(peek(key), key, dim, lo, hi);
+}
+
+int64_t LayoutKeys::sizeOf(const torch::Tensor& t, const std::string& key, int64_t dim, int64_t lo,
+                           int64_t hi) const {
     if (dim >= t.dim())
         fail("'" + fileKey(key) + "' has " + std::to_string(t.dim()) + " dimensions, expected " +
              "at least " + std::to_string(dim + 1));
@@ -60,6 +64,27 @@ int64_t LayoutKeys::size(const std::string& key, int64_t dim, int64_t lo, int64_
              std::to_string(dim) + ", expected " + std::to_string(lo) + " to " +
              std::to_string(hi));
     return n;
+}
+
+const torch::Tensor& LayoutKeys::matrix(const std::string& key) const {
+    const torch::Tensor& t = peek(key);
+    if (t.dim() != 2)
+        fail("tensor '" + fileKey(key) + "' has shape " + shapeText(t.sizes()) +
+             ", expected a 2-D weight");
+    return t;
+}
+
+int64_t LayoutKeys::matrixSize(const std::string& key, int64_t dim) const {
+    matrix(key);
+    return size(key, dim);
+}
+
+int64_t LayoutKeys::quotient(int64_t n, int64_t by, const std::string& what,
+                             const std::string& key) const {
+    if (by < 1 || n % by != 0)
+        fail(what + " " + std::to_string(n) + " (from '" + fileKey(key) +
+             "') is not a multiple of " + std::to_string(by));
+    return n / by;
 }
 
 torch::Tensor LayoutKeys::take(const std::string& key, int64_t dims) {

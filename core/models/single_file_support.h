@@ -45,6 +45,16 @@ public:
     int64_t size(const std::string& key, int64_t dim, int64_t lo = 1,
                  int64_t hi = kMaxLayoutSize) const;
     static constexpr int64_t kMaxLayoutSize = int64_t(1) << 24;  // vocabularies, widths, counts
+    // size() of `t`, a tensor already taken from `key`.
+    int64_t sizeOf(const torch::Tensor& t, const std::string& key, int64_t dim, int64_t lo = 1,
+                   int64_t hi = kMaxLayoutSize) const;
+    // peek() of a 2-D weight ([out, in]); another rank is a WeightError naming the key.
+    const torch::Tensor& matrix(const std::string& key) const;
+    // size() of a 2-D weight.
+    int64_t matrixSize(const std::string& key, int64_t dim) const;
+    // n / by for a width `what` read from `key`; a WeightError naming the key unless `by` >= 1
+    // divides n.
+    int64_t quotient(int64_t n, int64_t by, const std::string& what, const std::string& key) const;
     // How many blocks "<head>N." numbers from 0: max N + 1. A missing N below that is a
     // WeightError naming "<prefix><head>N". 0 when there is none.
     int countBlocks(const std::string& head, const std::string& what) const;

@@ -221,6 +221,16 @@ TEST(InspectTest, SingleFileLayouts) {
     EXPECT_NE(hs::formatReport(broken).find("  ! does not convert: "), std::string::npos);
 
     int status = -1;
+    // The CLI reports it in full, then exits 2 with the reason.
+    const std::string brokenCli =
+        hs::test::runCli("inspect " + dir + "/broken.safetensors", status);
+    EXPECT_EQ(status, 2) << brokenCli;
+    EXPECT_NE(brokenCli.find("Single-file layout"), std::string::npos) << brokenCli;
+    const size_t reason = brokenCli.find("halfscope-cli inspect: " + dir + "/broken.safetensors: ");
+    ASSERT_NE(reason, std::string::npos) << brokenCli;
+    EXPECT_NE(brokenCli.find("missing tensor 'double_blocks.0.img_attn.qkv.bias'", reason),
+              std::string::npos)
+        << brokenCli;
     const std::string cli = hs::test::runCli("inspect " + bflPath, status);
     EXPECT_EQ(status, 0) << cli;
     EXPECT_NE(cli.find("transformer: FluxTransformer2DModel - Flux transformer, Black Forest Labs "

@@ -31,11 +31,11 @@ ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
     if (embed.dim() != 2)
         k.fail("tensor '" + k.fileKey(tok) + "' has shape " + shapeText(embed.sizes()) +
                ", expected [vocab, hidden]");
-    const int64_t vocab = embed.size(0), hidden = embed.size(1);
-    const int64_t positions = k.peek("text_model.embeddings.position_embedding.weight").size(0);
+    const int64_t vocab = k.size(tok, 0), hidden = k.size(tok, 1);
+    const int64_t positions = k.size("text_model.embeddings.position_embedding.weight", 0);
     const int layers = k.countBlocks("text_model.encoder.layers.", "layer");
     if (layers == 0) k.fail("no layers ('" + k.fileKey("text_model.encoder.layers.0.*") + "')");
-    const int64_t intermediate = k.peek("text_model.encoder.layers.0.mlp.fc1.weight").size(0);
+    const int64_t intermediate = k.size("text_model.encoder.layers.0.mlp.fc1.weight", 0);
     int heads = 0;
     try {
         heads = clipHeadsFor(hidden);
@@ -45,6 +45,8 @@ ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
 
     WeightMap w;
     k.takeIfPresent("text_model.embeddings.position_ids");  // an index buffer, rebuilt
+    const int64_t projectionDim =
+        k.has("text_projection.weight") ? k.matrixSize("text_projection.weight", 0) : hidden;
     torch::Tensor projection = k.takeIfPresent("text_projection.weight");  // [proj, hidden]
     if (projection.defined()) w["text_projection.weight"] = projection;
     for (const std::string& key : k.keys())
@@ -65,7 +67,7 @@ ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
                 {"max_position_embeddings", positions},
                 {"hidden_act", openClipWidth ? "gelu" : "quick_gelu"},
                 {"layer_norm_eps", 1e-5},
-                {"projection_dim", projection.defined() ? projection.size(0) : hidden},
+                {"projection_dim", projectionDim},
                 {"bos_token_id", 0},
                 {"eos_token_id", 2},
                 {"pad_token_id", 1}};

@@ -75,9 +75,10 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
     if (embed.dim() != 2)
         k.fail("tensor '" + k.fileKey("token_embedding.weight") + "' has shape " +
                shapeText(embed.sizes()) + ", expected [vocab, width]");
-    const int64_t vocab = embed.size(0), width = embed.size(1);
+    const int64_t vocab = k.size("token_embedding.weight", 0);
+    const int64_t width = k.size("token_embedding.weight", 1);
     const torch::Tensor positions = k.peek("positional_embedding");  // [positions, width]
-    if (positions.dim() != 2 || positions.size(1) != width)
+    if (positions.dim() != 2 || positions.size(1) != width || positions.size(0) < 1)
         k.fail("tensor '" + k.fileKey("positional_embedding") + "' has shape " +
                shapeText(positions.sizes()) + ", expected [positions, " + std::to_string(width) +
                "]");
@@ -87,7 +88,8 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
         k.fail("no resblocks ('" + k.fileKey("transformer.resblocks.0.*") + "')" +
                (sd2 ? " beyond the last, which SD 2.x does not run" : ""));
     const int kept = sd2 ? layers - 1 : layers;
-    const int64_t intermediate = k.peek("transformer.resblocks.0.mlp.c_fc.weight").size(0);
+    const int64_t intermediate = k.size("transformer.resblocks.0.mlp.c_fc.weight", 0);
+    const int64_t projectionDim = sd2 ? width : k.size("text_projection", 1);
     int heads = 0;
     try {
         heads = clipHeadsFor(width);
@@ -113,7 +115,6 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
     ConvertedComponent c;
     c.slot = openClipSlots().count(k.prefix()) ? openClipSlots().at(k.prefix()) : "text_encoder";
     c.className = sd2 ? "CLIPTextModel" : "CLIPTextModelWithProjection";
-    const int64_t projectionDim = sd2 ? width : projection.size(1);
     c.config = {{"architectures", {c.className}},
                 {"model_type", "clip_text_model"},
                 {"vocab_size", vocab},

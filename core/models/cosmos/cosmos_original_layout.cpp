@@ -56,24 +56,6 @@ void convertBlock(LayoutKeys& k, WeightMap& w, int i) {
     }
 }
 
-// A [rows, cols] weight, looked at without taking it.
-const torch::Tensor& matrix(const LayoutKeys& k, const std::string& key) {
-    const torch::Tensor& t = k.peek(key);
-    if (t.dim() != 2)
-        k.fail("tensor '" + k.fileKey(key) + "' has shape " + shapeText(t.sizes()) +
-               ", expected a 2-D weight");
-    return t;
-}
-
-// A width read from a tensor, or a ConfigError naming both keys when it does not divide.
-int64_t divided(const LayoutKeys& k, int64_t n, int64_t by, const std::string& what,
-                const std::string& key) {
-    if (by <= 0 || n % by != 0)
-        k.fail("'" + k.fileKey(key) + "' gives " + what + " " + std::to_string(n) +
-               ", not a multiple of " + std::to_string(by));
-    return n / by;
-}
-
 ConvertedComponent convertCosmos(LayoutKeys& k, const WeightMap& all) {
     dropUnused(k);
     const std::string xKey = "x_embedder.proj.1.weight";
@@ -81,23 +63,23 @@ ConvertedComponent convertCosmos(LayoutKeys& k, const WeightMap& all) {
     if (x.dim() != 2)
         k.fail("tensor '" + k.fileKey(xKey) + "' has shape " + shapeText(x.sizes()) +
                ", expected [hidden, channels x patch volume]");
-    const int64_t hidden = x.size(0);
+    const int64_t hidden = k.size(xKey, 0);
     const int numLayers = k.countBlocks("blocks.", "block");
     const std::string normKey = "blocks.0.self_attn.q_norm.weight";
     const int64_t headDim = k.peek(normKey).numel();  // RMSNorm over one head: [head_dim]
-    const int64_t heads = divided(k, hidden, headDim, "hidden size", xKey);
-    const int64_t ff = k.peek("blocks.0.mlp.layer1.weight").size(0);  // [ff, hidden]
-    const int64_t lora = k.peek("blocks.0.adaln_modulation_self_attn.1.weight").size(0);
-    const int64_t textDim = matrix(k, "blocks.0.cross_attn.k_proj.weight").size(1);
+    const int64_t heads = k.quotient(hidden, headDim, "hidden size", xKey);
+    const int64_t ff = k.size("blocks.0.mlp.layer1.weight", 0);  // [ff, hidden]
+    const int64_t lora = k.size("blocks.0.adaln_modulation_self_attn.1.weight", 0);
+    const int64_t textDim = k.matrixSize("blocks.0.cross_attn.k_proj.weight", 1);
 
     // Not in the file: as diffusers' Cosmos-2.0-Diffusion-2B-Text2Image config has them.
     const std::vector<int> patch{1, 2, 2};
     const int64_t volume = patch[0] * patch[1] * patch[2];
     const int64_t outChannels =
-        divided(k, matrix(k, "final_layer.linear.weight").size(0), volume,
-                "output width (out_channels x patch volume 4)", "final_layer.linear.weight");
+        k.quotient(k.matrixSize("final_layer.linear.weight", 0), volume,
+                   "output width (out_channels x patch volume 4)", "final_layer.linear.weight");
     const int64_t xChannels =
-        divided(k, x.size(1), volume, "input width (channels x patch volume 4)", xKey);
+        k.quotient(k.size(xKey, 1), volume, "input width (channels x patch volume 4)", xKey);
     // The padding mask is one more input channel: in == out with it, as in every Predict2.
     const bool mask = xChannels == outChannels + 1;
     const int64_t inChannels = mask ? outChannels : xChannels;
@@ -154,20 +136,21 @@ ConvertedComponent convertCosmos(LayoutKeys& k, const WeightMap& all) {
 ConvertedComponent convertAnimaAdapter(LayoutKeys& k, const WeightMap&) {
     // A handle of its own, not a reference into `k`: move() below takes embed.weight out of
     // the key set, which frees the map node a reference would point into.
-    const torch::Tensor embed = matrix(k, "embed.weight");  // [vocab, target_dim]
+    const torch::Tensor embed = k.matrix("embed.weight");  // [vocab, target_dim]
+    const int64_t targetVocab = k.size("embed.weight", 0), targetDim = k.size("embed.weight", 1);
     const int numLayers = k.countBlocks("blocks.", "adapter block");
     const bool selfAttn = k.has("blocks.0.self_attn.q_proj.weight");
     const bool layerNorm = k.has("blocks.0.norm_cross_attn.bias");
-    const int64_t modelDim = matrix(k, "blocks.0.cross_attn.q_proj.weight").size(0);
-    const int64_t sourceDim = matrix(k, "blocks.0.cross_attn.k_proj.weight").size(1);
+    const int64_t modelDim = k.matrixSize("blocks.0.cross_attn.q_proj.weight", 0);
+    const int64_t sourceDim = k.matrixSize("blocks.0.cross_attn.k_proj.weight", 1);
     const std::string normKey = "blocks.0.cross_attn.q_norm.weight";
-    const int64_t heads = divided(k, modelDim, k.peek(normKey).numel(), "model width",
-                                  "blocks.0.cross_attn.q_proj.weight");
-    const int64_t mlp = matrix(k, "blocks.0.mlp.0.weight").size(0);
+    const int64_t heads = k.quotient(modelDim, k.peek(normKey).numel(), "model width",
+                                     "blocks.0.cross_attn.q_proj.weight");
+    const int64_t mlp = k.matrixSize("blocks.0.mlp.0.weight", 0);
 
     WeightMap w;
     move(k, w, "embed.weight", "embed.weight");
-    if (modelDim != embed.size(1)) {
+    if (modelDim != targetDim) {
         move(k, w, "in_proj.weight", "in_proj.weight");
         move(k, w, "in_proj.bias", "in_proj.bias");
     }
@@ -196,12 +179,12 @@ ConvertedComponent convertAnimaAdapter(LayoutKeys& k, const WeightMap&) {
     c.className = "AnimaTextConditioner";
     c.config = {{"_class_name", c.className},
                 {"source_dim", sourceDim},
-                {"target_dim", embed.size(1)},
+                {"target_dim", targetDim},
                 {"model_dim", modelDim},
                 {"num_layers", numLayers},
                 {"num_attention_heads", heads},
                 {"mlp_ratio", double(mlp) / double(modelDim)},
-                {"target_vocab_size", embed.size(0)},
+                {"target_vocab_size", targetVocab},
                 {"use_self_attention", selfAttn},
                 {"use_layer_norm", layerNorm},
                 {"min_sequence_length", 512}};

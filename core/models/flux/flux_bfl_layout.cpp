@@ -119,7 +119,7 @@ ConvertedComponent convertFlux(LayoutKeys& k, const WeightMap& /*all*/) {
     if (imgIn.dim() != 2)
         k.fail("tensor '" + k.fileKey("img_in.weight") + "' has shape " + shapeText(imgIn.sizes()) +
                ", expected [hidden, in_channels]");
-    const int64_t hidden = imgIn.size(0), inChannels = imgIn.size(1);
+    const int64_t hidden = k.size("img_in.weight", 0), inChannels = k.size("img_in.weight", 1);
     const int numLayers = k.countBlocks("double_blocks.", "double block");
     const int numSingle = k.countBlocks("single_blocks.", "single block");
     const std::string normKey = numLayers > 0 ? "double_blocks.0.img_attn.norm.query_norm.scale"
@@ -131,19 +131,20 @@ ConvertedComponent convertFlux(LayoutKeys& k, const WeightMap& /*all*/) {
                k.fileKey(normKey) + "')");
     const bool guidance = k.has("guidance_in.in_layer.weight");
 
+    const int64_t pooledDim = k.size("vector_in.in_layer.weight", 1);
+    const int64_t jointDim = k.size("txt_in.weight", 1);
+    const int64_t outChannels = k.size("final_layer.linear.weight", 0);
+
     WeightMap w;
     moveEmbedder(k, w, "time_in", "time_text_embed.timestep_embedder");
     moveEmbedder(k, w, "vector_in", "time_text_embed.text_embedder");
     if (guidance) moveEmbedder(k, w, "guidance_in", "time_text_embed.guidance_embedder");
-    const int64_t pooledDim = w.at("time_text_embed.text_embedder.linear_1.weight").size(-1);
     w["context_embedder.weight"] = k.take("txt_in.weight", 2);  // [hidden, joint_attention_dim]
     w["context_embedder.bias"] = k.take("txt_in.bias");
-    const int64_t jointDim = w.at("context_embedder.weight").size(1);
     movePair(k, w, "img_in", "x_embedder");
     for (int i = 0; i < numLayers; ++i) convertDoubleBlock(k, w, i, hidden);
     for (int i = 0; i < numSingle; ++i) convertSingleBlock(k, w, i, hidden);
     movePair(k, w, "final_layer.linear", "proj_out");  // [out_channels, hidden]
-    const int64_t outChannels = w.at("proj_out.weight").size(0);
     for (const char* p : {"weight", "bias"}) {
         const std::string key = std::string("final_layer.adaLN_modulation.1.") + p;
         w[std::string("norm_out.linear.") + p] = swapShiftScale(k, key, k.take(key), hidden);

@@ -22,7 +22,7 @@ int64_t rowsOf(LayoutKeys& k, const std::string& key) {
     if (t.dim() != 2)
         k.fail("tensor '" + k.fileKey(key) + "' has shape " + shapeText(t.sizes()) +
                ", expected [out, in]");
-    return t.size(0);
+    return k.size(key, 0);
 }
 
 ConvertedComponent convertQwen(LayoutKeys& k, const WeightMap& all) {
@@ -31,7 +31,7 @@ ConvertedComponent convertQwen(LayoutKeys& k, const WeightMap& all) {
     if (embed.dim() != 2)
         k.fail("tensor '" + k.fileKey(tok) + "' has shape " + shapeText(embed.sizes()) +
                ", expected [vocab, hidden]");
-    const int64_t vocab = embed.size(0), hidden = embed.size(1);
+    const int64_t vocab = k.size(tok, 0), hidden = k.size(tok, 1);
     const int layers = k.countBlocks("layers.", "layer");
     if (layers == 0) k.fail("no layers ('" + k.fileKey("layers.0.*") + "')");
     const bool qwen3 = k.has("layers.0.self_attn.q_norm.weight");

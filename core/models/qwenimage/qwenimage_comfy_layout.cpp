@@ -4,34 +4,18 @@ namespace hs {
 
 namespace {
 
-const torch::Tensor& matrix(const LayoutKeys& k, const std::string& key) {
-    const torch::Tensor& t = k.peek(key);
-    if (t.dim() != 2)
-        k.fail("tensor '" + k.fileKey(key) + "' has shape " + shapeText(t.sizes()) +
-               ", expected a matrix");
-    return t;
-}
-
-int64_t divided(const LayoutKeys& k, int64_t n, int64_t by, const std::string& what,
-                const std::string& key) {
-    if (by < 1 || n % by != 0)
-        k.fail(what + " " + std::to_string(n) + " (from '" + k.fileKey(key) +
-               "') is not a multiple of " + std::to_string(by));
-    return n / by;
-}
-
 ConvertedComponent convertQwenImage(LayoutKeys& k, const WeightMap&) {
-    const torch::Tensor imgIn = matrix(k, "img_in.weight");  // [D, in_channels]
-    const int64_t hidden = imgIn.size(0), inChannels = imgIn.size(1);
-    const int64_t jointDim = matrix(k, "txt_in.weight").size(1);  // [D, joint_attention_dim]
+    const int64_t hidden = k.matrixSize("img_in.weight", 0);  // [D, in_channels]
+    const int64_t inChannels = k.matrixSize("img_in.weight", 1);
+    const int64_t jointDim = k.matrixSize("txt_in.weight", 1);  // [D, joint_attention_dim]
     const int numLayers = k.countBlocks("transformer_blocks.", "block");
     const std::string normKey = "transformer_blocks.0.attn.norm_q.weight";
     const int64_t headDim = k.peek(normKey).numel();  // RMSNorm over one head: [head_dim]
-    const int64_t heads = divided(k, hidden, headDim, "hidden size", "img_in.weight");
+    const int64_t heads = k.quotient(hidden, headDim, "hidden size", "img_in.weight");
     // Not in the file: Qwen-Image's patch_size 2 (2 x 2-packed latents) and its RoPE split.
     const int64_t patch = 2;
-    const int64_t outChannels = divided(k, matrix(k, "proj_out.weight").size(0), patch * patch,
-                                        "output width (out_channels x 4)", "proj_out.weight");
+    const int64_t outChannels = k.quotient(k.matrixSize("proj_out.weight", 0), patch * patch,
+                                           "output width (out_channels x 4)", "proj_out.weight");
     if (headDim != 128)
         throw ConfigError(k.where() + "head width " + std::to_string(headDim) + " (from '" +
                           k.fileKey(normKey) +

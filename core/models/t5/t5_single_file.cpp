@@ -23,7 +23,8 @@ ConvertedComponent convertT5(LayoutKeys& k, const WeightMap& all) {
                " and '" + k.fileKey("shared.weight") + "' " + shapeText(shared.sizes()) +
                " differ: they are one tied embedding");
     w["shared.weight"] = shared;  // [vocab, d_model]
-    const int64_t vocab = shared.size(0), dModel = shared.size(1);
+    const int64_t vocab = k.sizeOf(shared, "shared.weight", 0);
+    const int64_t dModel = k.sizeOf(shared, "shared.weight", 1);
 
     const int layers = k.countBlocks("encoder.block.", "block");
     if (layers == 0) k.fail("no blocks ('" + k.fileKey("encoder.block.0.*") + "')");

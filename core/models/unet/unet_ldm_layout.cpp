@@ -157,7 +157,7 @@ int64_t rows(const LayoutKeys& k, const std::string& key, int64_t dims) {
     if (t.dim() != dims)
         k.fail("tensor '" + k.fileKey(key) + "' has shape " + shapeText(t.sizes()) + ", expected " +
                num(dims) + " dimensions");
-    return t.size(0);
+    return k.size(key, 0);
 }
 
 // Transformer blocks of the attention at `prefix` ("input_blocks.1.1."), 0 when there is none.
@@ -323,14 +323,16 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
                               " is not a multiple of the 32 norm groups of LDM's UNets");
     const int64_t timeDim = rows(k, "time_embed.0.weight", 2);  // [4 C0, C0]
     const int64_t outChannels = rows(k, "out.2.weight", 4);     // [out, C0, k, k]
-    const int64_t outKernel = k.peek("out.2.weight").size(2);
+    const int64_t outKernel = k.size("out.2.weight", 2);
+    const int64_t inChannels = k.size("input_blocks.0.0.weight", 1);
     const torch::Tensor toK = k.peek("middle_block.1.transformer_blocks.0.attn2.to_k.weight");
     if (toK.dim() != 2)
         k.fail("tensor '" + k.fileKey("middle_block.1.transformer_blocks.0.attn2.to_k.weight") +
                "' has shape " + shapeText(toK.sizes()) + ", expected [inner, context]");
-    const int64_t context = toK.size(1);
+    const int64_t context = k.size("middle_block.1.transformer_blocks.0.attn2.to_k.weight", 1);
     const bool linear = k.peek("middle_block.1.proj_in.weight").dim() == 2;
-    const int64_t addIn = s.addEmbedding ? k.peek("label_emb.0.0.weight").size(-1) : 0;
+    // [time_embed, addition inputs]
+    const int64_t addIn = s.addEmbedding ? k.matrixSize("label_emb.0.0.weight", 1) : 0;
     const int64_t timeEmbedDim = s.addEmbedding ? additionTimeEmbedDim(all, addIn) : 0;
 
     WeightMap w;
@@ -349,7 +351,7 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
 
     SdTraits traits;
     traits.found = true;
-    traits.inChannels = convIn.size(1);
+    traits.inChannels = inChannels;
     traits.context = context;
     traits.linear = linear;
     traits.labelEmb = s.addEmbedding;

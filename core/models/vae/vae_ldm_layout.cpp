@@ -37,7 +37,8 @@ void moveMid(LayoutKeys& k, WeightMap& w, const std::string& side, int64_t ch, b
                             {"proj_out", "to_out.0"}}) {
         const std::string key = a + from + ".weight";
         torch::Tensor t = k.take(key);
-        if (t.dim() < 2 || t.numel() != t.size(0) * t.size(1))
+        const bool pointwise = t.dim() == 2 || (t.dim() == 4 && t.size(2) == 1 && t.size(3) == 1);
+        if (!pointwise)
             k.fail("tensor '" + k.fileKey(key) + "' has shape " + shapeText(t.sizes()) +
                    ", expected [C, C] or [C, C, 1, 1]");
         w[d + to + ".weight"] = t.reshape({t.size(0), t.size(1)});
@@ -103,7 +104,7 @@ LatentScaling scalingFor(int64_t latentChannels, const WeightMap& all) {
 int64_t rows(LayoutKeys& k, const std::string& key) {
     const torch::Tensor& t = k.peek(key);
     if (t.dim() < 1) k.fail("tensor '" + k.fileKey(key) + "' is a scalar");
-    return t.size(0);
+    return k.size(key, 0);
 }
 
 ConvertedComponent convertVae(LayoutKeys& k, const WeightMap& all) {
@@ -128,9 +129,9 @@ ConvertedComponent convertVae(LayoutKeys& k, const WeightMap& all) {
                    " resnets, expected " + std::to_string(layers + 1) + " (encoder's + 1)");
         channels.push_back(rows(k, level + "0.conv1.weight"));  // [out, in, 3, 3]
     }
-    const int64_t inChannels = k.peek("encoder.conv_in.weight").size(1);  // [C0, in, 3, 3]
+    const int64_t inChannels = k.size("encoder.conv_in.weight", 1);  // [C0, in, 3, 3]
     const int64_t outChannels = rows(k, "decoder.conv_out.weight");
-    const int64_t latent = k.peek("decoder.conv_in.weight").size(1);  // [C_last, latent, 3, 3]
+    const int64_t latent = k.size("decoder.conv_in.weight", 1);  // [C_last, latent, 3, 3]
     const bool quant = k.has("quant_conv.weight");
     const bool postQuant = k.has("post_quant_conv.weight");
     const bool midAttention = k.has("encoder.mid.attn_1.q.weight");

@@ -16,12 +16,13 @@ void movePair(LayoutKeys& k, WeightMap& w, const std::string& from, const std::s
 // Wan's ResidualBlock: residual = [RMS_norm, SiLU, CausalConv3d, RMS_norm, SiLU, Dropout,
 // CausalConv3d], shortcut a 1x1x1 conv when the width changes. Returns its output width.
 int64_t moveResidual(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
+    const int64_t out = k.size(from + ".residual.2.weight", 0);  // [out, in, 3, 3, 3]
     w[to + ".norm1.gamma"] = k.take(from + ".residual.0.gamma");
     movePair(k, w, from + ".residual.2", to + ".conv1");
     w[to + ".norm2.gamma"] = k.take(from + ".residual.3.gamma");
     movePair(k, w, from + ".residual.6", to + ".conv2");
     if (k.has(from + ".shortcut.weight")) movePair(k, w, from + ".shortcut", to + ".conv_shortcut");
-    return w[to + ".conv1.weight"].size(0);  // [out, in, 3, 3, 3]
+    return out;
 }
 
 void moveAttention(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
