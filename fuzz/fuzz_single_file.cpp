@@ -1,10 +1,14 @@
 // libFuzzer target: single-file checkpoint detection and conversion (models/single_file.cpp and
 // the per-family layouts) on synthetic weight maps. The input edits the key set of one real
-// fixture from tests/data (names, shapes and dtypes from its safetensors header; tensors are
-// zero-filled, so only shapes matter):
+// fixture (names, shapes and dtypes from a safetensors header in tests/data, or a key list in
+// fuzz/data; tensors are zero-filled, so only shapes matter). Built once over every fixture
+// (fuzz_single_file) and once per layout (fuzz_single_file_<layout>, HALFSCOPE_FUZZ_LAYOUT
+// naming it), so that ten minutes of fuzzing are ten minutes on that layout's converter:
 //   byte 0: the fixture (mod the count), byte 1: a prefix to move every key under ("" keeps
 //   them), then 5-byte edits [op, a, b, c, d]:
-//     0 remove key (a,b) | 1 set dim c of key (a,b) to d | 2 drop or add a dim of key (a,b)
+//     0 remove key (a,b) | 1 set dim c of key (a,b) to d, or for d >= 250 to a hostile size
+//     (2^62 with another dim 0, 2^31, 2^24 + 1, 2^32 + 1, size + 1, see hostileSize)
+//     | 2 drop or add a dim of key (a,b)
 //     3 rename key (a,b): digit at position c becomes d % 10, or cut at c
 //     4 copy key (a,b) under another fixture's name (c,d) | 5 change the dtype of key (a,b)
 //     6 move key (a,b) under prefix c
@@ -21,6 +25,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "fuzz_util.h"
 #include "io/safetensors_header.h"
@@ -52,7 +58,24 @@ torch::ScalarType torchType(hs::StDType t) {
     }
 }
 
+// A fuzz/data key list: {"name": ["F32", [shape...]], ...}, written from a test fixture's header.
+std::vector<Key> readKeyList(const std::string& rel) {
+    std::ifstream in(hs::fuzz::sourcePath(rel));
+    const nlohmann::json j = nlohmann::json::parse(in);
+    std::vector<Key> keys;
+    for (const auto& [name, v] : j.items()) {
+        const std::string t = v.at(0).get<std::string>();
+        keys.push_back({name, v.at(1).get<std::vector<int64_t>>(),
+                        t == "F16"    ? torch::kHalf
+                        : t == "BF16" ? torch::kBFloat16
+                                      : torch::kFloat});
+    }
+    return keys;
+}
+
 std::vector<Key> readKeys(const std::string& rel) {
+    if (rel.size() > 10 && rel.compare(rel.size() - 10, 10, ".keys.json") == 0)
+        return readKeyList(rel);
     std::ifstream in(hs::fuzz::sourcePath(rel), std::ios::binary);
     uint8_t len8[8] = {};
     in.read(reinterpret_cast<char*>(len8), 8);
@@ -70,17 +93,35 @@ std::vector<Key> readKeys(const std::string& rel) {
     return keys;
 }
 
+struct Fixture {
+    const char* layout;  // the per-layout target that fuzzes it
+    const char* path;    // from the source tree
+};
+
+const Fixture kFixtures[] = {
+    {"ldm", "tests/data/golden/sd15_single.safetensors"},
+    {"flux_bfl", "tests/data/golden/flux_bfl.safetensors"},
+    {"qwenimage", "tests/data/qwenimage/comfy_qwen_image.safetensors"},
+    {"cosmos", "tests/data/cosmos/anima_original.safetensors"},
+    {"wan_vae", "tests/data/wan_vae/qwen_vae_original.safetensors"},
+    {"clip", "tests/data/golden/clip/model.safetensors"},
+    {"t5", "tests/data/golden/t5/model.safetensors"},
+    {"qwen", "tests/data/golden/qwen2/model.safetensors"},
+    {"openclip", "fuzz/data/sd21_single.keys.json"},
+    {"openclip", "fuzz/data/sdxl_single.keys.json"},
+};
+
+#ifndef HALFSCOPE_FUZZ_LAYOUT
+#define HALFSCOPE_FUZZ_LAYOUT ""  // every fixture
+#endif
+
 const std::vector<std::vector<Key>>& fixtures() {
     static const std::vector<std::vector<Key>> f = [] {
+        const std::string layout = HALFSCOPE_FUZZ_LAYOUT;
         std::vector<std::vector<Key>> all;
-        for (const char* rel :
-             {"tests/data/golden/sd15_single.safetensors", "tests/data/golden/flux_bfl.safetensors",
-              "tests/data/qwenimage/comfy_qwen_image.safetensors",
-              "tests/data/cosmos/anima_original.safetensors",
-              "tests/data/wan_vae/qwen_vae_original.safetensors",
-              "tests/data/golden/clip/model.safetensors", "tests/data/golden/t5/model.safetensors",
-              "tests/data/golden/qwen2/model.safetensors"})
-            all.push_back(readKeys(rel));
+        for (const Fixture& x : kFixtures)
+            if (layout.empty() || layout == x.layout) all.push_back(readKeys(x.path));
+        if (all.empty()) std::abort();  // a layout no fixture has
         return all;
     }();
     return f;
@@ -102,15 +143,37 @@ constexpr size_t kPrefixCount = sizeof(kPrefixes) / sizeof(kPrefixes[0]);
 
 constexpr int64_t kMaxElements = 1 << 22;  // per tensor, so that a grown dim stays cheap
 
+// Sizes a file can give that no model has. 2^62 comes with another dimension set to 0, as a
+// legal file holds it (no bytes); the others only where the tensor stays small enough to make.
+int64_t hostileSize(Key& k, size_t dim, uint8_t pick) {
+    switch (pick) {
+        case 250:
+            if (k.shape.size() >= 2) k.shape[dim == 0 ? 1 : 0] = 0;
+            return int64_t(1) << 62;
+        case 251:
+            return int64_t(1) << 31;
+        case 252:
+            return (int64_t(1) << 24) + 1;
+        case 253:
+            return (int64_t(1) << 32) + 1;
+        default:
+            return k.shape[dim] + 1;
+    }
+}
+
+// Zero-filled tensors of the keys' shapes; {} when one would be too large to make (a tensor
+// with a 0 dimension is always made: it holds nothing, whatever its other sizes).
 hs::WeightMap build(std::vector<Key> keys) {
     hs::WeightMap all;
     for (auto& k : keys) {
+        bool empty = false;
         int64_t n = 1;
         for (int64_t& d : k.shape) {
             d = std::max<int64_t>(d, 0);
-            n *= std::max<int64_t>(d, 1);
-            if (n > kMaxElements) return {};
+            empty = empty || d == 0;
         }
+        for (const int64_t d : k.shape)
+            if (!empty && (d > kMaxElements || (n *= d) > kMaxElements)) return {};
         all[k.name] = torch::zeros(k.shape, torch::TensorOptions().dtype(k.dtype));
     }
     return all;
@@ -124,7 +187,10 @@ void edit(std::vector<Key>& keys, const uint8_t* e) {
             keys.erase(keys.begin() + (&k - keys.data()));
             break;
         case 1:
-            if (!k.shape.empty()) k.shape[e[3] % k.shape.size()] = e[4];
+            if (!k.shape.empty()) {
+                const size_t dim = e[3] % k.shape.size();
+                k.shape[dim] = e[4] < 250 ? int64_t(e[4]) : hostileSize(k, dim, e[4]);
+            }
             break;
         case 2:
             if (e[3] % 2 && !k.shape.empty())

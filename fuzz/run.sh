@@ -10,6 +10,8 @@ secs=${2:-600}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${FUZZ_BUILD:-$here/../build-fuzz}/fuzz/$target
 seeds=$here/corpus/${target#fuzz_}
+# The per-layout single-file targets start from the shared single-file seeds.
+case $target in fuzz_single_file_*) seeds=$here/corpus/single_file ;; esac
 work=${FUZZ_WORK:-/tmp/halfscope-fuzz-work}/$target
 mkdir -p "$work/corpus"
 dict=$here/${target#fuzz_}.dict

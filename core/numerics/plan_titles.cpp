@@ -70,7 +70,9 @@ bool allEqual(const std::vector<PlanEntries>& plans, F value) {
 std::string joinParts(const std::vector<std::pair<std::string, std::string>>& parts,
                       bool wholePlanOneFormat) {
     std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // text -> patterns
-    for (const auto& [pattern, text] : parts) {
+    for (const auto& part : parts) {
+        const std::string& pattern = part.first;
+        const std::string& text = part.second;  // a plain reference: lambdas capture it in C++17
         auto it = std::find_if(groups.begin(), groups.end(),
                                [&](const auto& g) { return g.first == text; });
         if (it == groups.end())
