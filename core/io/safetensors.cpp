@@ -225,6 +225,8 @@ std::string visible(const std::string& s, size_t max) {
     return s.size() > max ? out + "..." : out;
 }
 
+}  // namespace
+
 // A shard name from an index: a file name or a relative path below the index's folder. The
 // name itself is judged, not where it leads: a shard that is a symlink inside the folder (the
 // Hugging Face cache links every file to a blob elsewhere) is fine.
@@ -243,8 +245,6 @@ void checkShardName(const std::string& index, const std::string& tensor, const s
         if (part == "..")
             refuse("climbs out with '..'; it must be a relative path inside the folder");
 }
-
-}  // namespace
 
 TensorSet TensorSet::open(const std::string& path) {
     TensorSet set;

@@ -68,6 +68,12 @@ private:
 
 // A set of tensors spread over one or more files: a single .safetensors file, or a sharded
 // checkpoint given by its *.safetensors.index.json ({"weight_map": {name: shard file}}).
+// Throws FileError (naming `index` and `tensor`) unless `shard`, a weight_map value of a
+// *.safetensors.index.json, is a relative path inside the index's folder: not empty, no control
+// characters, not absolute, no "..". Where it leads is not judged (the Hugging Face cache links
+// every file to a blob).
+void checkShardName(const std::string& index, const std::string& tensor, const std::string& shard);
+
 class TensorSet {
 public:
     static TensorSet open(const std::string& path);

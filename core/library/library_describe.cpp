@@ -6,6 +6,7 @@
 
 #include "io/bounded_read.h"
 #include "io/model_folder.h"
+#include "io/safetensors.h"
 #include "library/header_probe.h"
 #include "models/registry.h"
 #include "records/affixes.h"
@@ -76,6 +77,9 @@ std::string variantOf(const std::string& fileName) {
     return dot == std::string::npos ? "" : stem.substr(dot + 1);
 }
 
+// "model-00001-of-00003.safetensors": compiled once, as every folder entry of a scan is matched.
+const std::regex kShardFileName(R"(.*-\d{5}-of-\d{5}\.safetensors)");
+
 // The weights of a component folder: the plain ones (sharded or not) when there, else the one
 // variant there is. Empty when the folder has no safetensors.
 std::vector<std::string> componentWeights(const std::string& dir, std::string& variant,
@@ -86,7 +90,7 @@ std::vector<std::string> componentWeights(const std::string& dir, std::string& v
         const std::string n = it->path().filename().string();
         if (endsWith(n, ".safetensors.index.json"))
             plainIndex.push_back(n);
-        else if (std::regex_match(n, std::regex(R"(.*-\d{5}-of-\d{5}\.safetensors)")))
+        else if (std::regex_match(n, kShardFileName))
             continue;  // a shard: its index names it
         else if (endsWith(n, ".safetensors"))
             (variantOf(n).empty() ? plain : variants).push_back(n);
@@ -98,9 +102,11 @@ std::vector<std::string> componentWeights(const std::string& dir, std::string& v
     std::sort(variants.begin(), variants.end());
     std::vector<std::string> files;
     if (!plainIndex.empty()) {
-        for (const auto& s : shardsOfIndex(dir + "/" + plainIndex[0]))
+        std::string why;
+        for (const auto& s : shardsOfIndex(dir + "/" + plainIndex[0], &why))
             files.push_back(dir + "/" + s);
-        if (files.empty()) problem = plainIndex[0] + ": no shard listed (unreadable index)";
+        if (files.empty())
+            problem = why.empty() ? plainIndex[0] + ": no shard listed" : why;
     } else if (!plain.empty()) {
         files.push_back(dir + "/" + plain[0]);
     } else if (!variants.empty()) {
@@ -168,15 +174,19 @@ bool looksLikeModelFile(const std::string& n) {
     return false;
 }
 
-std::vector<std::string> shardsOfIndex(const std::string& indexPath) {
+std::vector<std::string> shardsOfIndex(const std::string& indexPath, std::string* problem) {
     std::vector<std::string> files;
     try {
         const nlohmann::json j = readBoundedJson(indexPath, kMaxConfigBytes, "shard index");
         std::set<std::string> seen;
-        for (const auto& [tensor, file] : j.at("weight_map").items())
-            if (file.is_string() && seen.insert(file.get<std::string>()).second)
+        for (const auto& [tensor, file] : j.at("weight_map").items()) {
+            if (!file.is_string()) throw FileError(indexPath, "a shard name is not a string");
+            checkShardName(indexPath, tensor, file.get<std::string>());
+            if (seen.insert(file.get<std::string>()).second)
                 files.push_back(file.get<std::string>());
-    } catch (const std::exception&) {
+        }
+    } catch (const std::exception& e) {
+        if (problem) *problem = e.what();
         return {};
     }
     return files;
@@ -208,9 +218,10 @@ LibraryEntry describeFile(const std::string& path, ProbeSource& probes) {
     if (endsWith(name, ".safetensors.index.json")) {
         e.kind = EntryKind::ShardSet;
         e.layouts = {"sharded safetensors"};
-        const auto shards = shardsOfIndex(path);
+        std::string problem;
+        const auto shards = shardsOfIndex(path, &problem);
         if (shards.empty()) {
-            e.error = "shard index unreadable or empty";
+            e.error = problem.empty() ? "shard index lists no shard" : problem;
             FileProbe self;
             if (statForProbe(path, self)) e.bytes = self.size;
             return e;

@@ -19,8 +19,10 @@ public:
 
 // .safetensors, a shard index, or a format listed with why it is not read (pickle, GGUF).
 bool looksLikeModelFile(const std::string& fileName);
-// The shard file names a *.safetensors.index.json names (empty when it cannot be read).
-std::vector<std::string> shardsOfIndex(const std::string& indexPath);
+// The shard file names a *.safetensors.index.json names; empty when it cannot be read or names
+// a shard outside its folder (checkShardName), with why in `problem` when given.
+std::vector<std::string> shardsOfIndex(const std::string& indexPath,
+                                       std::string* problem = nullptr);
 
 LibraryEntry describeFile(const std::string& path, ProbeSource& probes);
 LibraryEntry describeComponent(const std::string& dir, ProbeSource& probes);

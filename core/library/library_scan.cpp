@@ -47,6 +47,17 @@ public:
 
     FileProbe probe(const std::string& path) override {
         FileProbe current;
+        current.path = path;
+        // Checked before each file of a pipeline or shard set, not only between folder
+        // entries: a 30-shard folder on a slow disk is many reads.
+        if (cancelled()) {
+            current.error = "not read: the scan was stopped";
+            return current;
+        }
+        if (const std::string out = outsideConfinement(path); !out.empty()) {
+            current.error = out;
+            return current;
+        }
         if (!statForProbe(path, current)) return current;
         if (auto hit = m_cache.find(current)) {
             ++m_report.cacheHits;
@@ -84,6 +95,35 @@ private:
         m_report.notes.push_back(n);
     }
 
+    bool cancelled() const { return m_opt.cancel && m_opt.cancel->load(); }
+
+    // While a Hugging Face repository is scanned: "" when `path` resolves inside it, else why
+    // it is not followed (a snapshot's files link to ../../blobs; a link to / or to another
+    // user's files is not part of the cache).
+    std::string outsideConfinement(const std::string& path) const {
+        if (m_confine.empty()) return "";
+        const std::string real = canonicalOr(path);
+        if (real.compare(0, m_confine.size() + 1, m_confine + "/") == 0 || real == m_confine)
+            return "";
+        return "a symlink that leads out of the Hugging Face cache repository (to " + real +
+               "): not followed";
+    }
+
+    // describeFile/Component/Pipeline never throw by contract; anything that escapes them
+    // (an allocation failure on a strange file, a bug) is the entry's error, not the end of the
+    // scan thread and with it the studio.
+    template <class Describe>
+    void addDescribed(const std::string& path, Describe describe, const std::string& source,
+                      const std::string& folder, const std::string& name) {
+        LibraryEntry e;
+        try {
+            e = describe();
+        } catch (const std::exception& ex) {
+            e = describeUnreadable(path, std::string("could not be described: ") + ex.what());
+        }
+        add(std::move(e), source, folder, name);
+    }
+
     void add(LibraryEntry e, const std::string& source, const std::string& folder,
              const std::string& name) {
         if (!m_seenEntries.insert(canonicalOr(e.path)).second) return;  // found twice
@@ -102,7 +142,7 @@ private:
     // One more folder entry looked at; false once the cap is reached.
     bool visit() {
         if (m_stopped) return false;
-        if (m_opt.cancel && m_opt.cancel->load()) {
+        if (cancelled()) {
             note("scan stopped before the end; the list is incomplete");
             m_stopped = true;
             return false;
@@ -129,6 +169,12 @@ private:
         const auto lst = fs::symlink_status(path, ec);
         const auto st = fs::status(path, ec);
         const std::string file = path.filename().string();
+        if (fs::is_symlink(lst) && m_confine.size()) {
+            if (const std::string out = outsideConfinement(p); !out.empty()) {
+                add(describeUnreadable(p, out), source, folder, name);
+                return;
+            }
+        }
         if (fs::is_symlink(lst) && !fs::exists(st)) {
             if (looksLikeModelFile(file) || !inWalk)
                 add(describeUnreadable(
@@ -148,9 +194,10 @@ private:
                 }
             }
             if (isPipelineFolder(p))
-                add(describePipeline(p, *this), source, folder, name);
+                addDescribed(p, [&] { return describePipeline(p, *this); }, source, folder, name);
             else if (isComponentFolder(p))
-                add(describeComponent(p, *this), source, folder, name);
+                addDescribed(p, [&] { return describeComponent(p, *this); }, source, folder,
+                             name);
             else if (depth >= m_opt.maxDepth)
                 note("not looked below " + std::to_string(m_opt.maxDepth) + " folder levels (" + p +
                      ")");
@@ -164,7 +211,7 @@ private:
                     folder, name);
             return;
         }
-        add(describeFile(p, *this), source, folder, name);
+        addDescribed(p, [&] { return describeFile(p, *this); }, source, folder, name);
     }
 
     void walk(const fs::path& dir, const std::string& source, const std::string& folder,
@@ -212,7 +259,12 @@ private:
                 repos.push_back(it->path());
         }
         std::sort(repos.begin(), repos.end());
+        struct Unconfine {
+            std::string& c;
+            ~Unconfine() { c.clear(); }
+        } unconfine{m_confine};
         for (const auto& repo : repos) {
+            m_confine = canonicalOr(repo);
             std::string name = repo.filename().string().substr(8);
             for (size_t at; (at = name.find("--")) != std::string::npos;) name.replace(at, 2, "/");
             std::vector<fs::path> snapshots;
@@ -264,11 +316,17 @@ private:
                 }
                 if (isPipelineFolder(snap.string())) {
                     // FLUX.1-dev's repository also holds its single files at the top.
-                    add(describePipeline(snap.string(), *this), "hf-cache", "hub", label);
-                    for (fs::directory_iterator f(snap, ec), end; !ec && f != end; f.increment(ec))
-                        if (visit() && endsWith(f->path().filename().string(), ".safetensors"))
-                            add(describeFile(f->path().string(), *this), "hf-cache", "hub",
-                                label + ": " + f->path().filename().string());
+                    const std::string dir = snap.string();
+                    addDescribed(dir, [&] { return describePipeline(dir, *this); }, "hf-cache",
+                                 "hub", label);
+                    for (fs::directory_iterator f(snap, ec), end; !ec && f != end;
+                         f.increment(ec)) {
+                        const std::string file = f->path().string();
+                        if (visit() && endsWith(file, ".safetensors"))
+                            addDescribed(file, [&] { return describeFile(file, *this); },
+                                         "hf-cache", "hub",
+                                         label + ": " + f->path().filename().string());
+                    }
                 } else {
                     scanPath(snap, "hf-cache", "hub", label, 0, false);
                 }
@@ -337,6 +395,7 @@ private:
     LibraryReport m_report;
     size_t m_visited = 0;
     bool m_stopped = false;
+    std::string m_confine;  // the Hugging Face repository being scanned, canonical
     std::set<std::string> m_seenFolders, m_seenEntries, m_walked;
 };
 
@@ -356,7 +415,13 @@ std::vector<std::string> defaultHfCaches() {
 
 LibraryReport scanLibrary(const LibraryOptions& options) {
     Scanner s(options);
-    s.run();
+    try {
+        s.run();
+    } catch (const std::exception& e) {  // std::bad_alloc, a filesystem_error, ...
+        LibraryReport r = s.take();
+        r.notes.push_back(std::string("scan ended early: ") + e.what());
+        return r;
+    }
     return s.take();
 }
 

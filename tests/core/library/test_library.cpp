@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -506,6 +507,71 @@ TEST_F(Library, HubSnapshotsWithoutRefsAndTheDefaultCacheLocation) {
         ::setenv("HF_HOME", savedHome.c_str(), 1);
     else
         ::unsetenv("HF_HOME");
+}
+
+// A hub repository is a closed world: its snapshots link into its own blobs/. A link to / (or
+// anywhere else outside the repository) is listed with why it is not followed, and the walk
+// never goes there; a shard index naming a shard outside its folder is refused by name.
+TEST_F(Library, HubLinksOutOfTheRepositoryAndShardsOutOfTheFolderAreNotFollowed) {
+    test::ScopedDir dir("library-hub-links");
+    const std::string hub = dir.path + "/hub";
+    const std::string repo = hub + "/models--someone--links";
+    const std::string snap = repo + "/snapshots/eeeeeeee";
+    fs::create_directories(snap);
+    fs::create_directories(repo + "/blobs");
+    fs::copy_file(s_tree->flux.ae, repo + "/blobs/0123abcd");
+    fs::create_symlink("../../blobs/0123abcd", snap + "/ae.safetensors");  // as the hub links
+    fs::create_symlink("/", snap + "/root");
+    fs::create_symlink(s_tree->flux.bfl, snap + "/outside.safetensors");
+    LibraryOptions o;
+    o.defaultHfCache = false;
+    o.hfCaches = {hub};
+    const LibraryReport r = scanLibrary(o);
+    SCOPED_TRACE(names(r));
+    const LibraryEntry* ae = entryNamed(r, "someone/links/ae.safetensors");
+    ASSERT_NE(ae, nullptr);
+    EXPECT_TRUE(ae->error.empty()) << ae->error;
+    for (const char* name : {"someone/links/root", "someone/links/outside.safetensors"}) {
+        const LibraryEntry* e = entryNamed(r, name);
+        ASSERT_NE(e, nullptr) << name;
+        EXPECT_TRUE(contains(e->error, "leads out of the Hugging Face cache repository"))
+            << e->error;
+    }
+    EXPECT_EQ(r.entries.size(), 3u);
+    EXPECT_EQ(r.headerReads, 1);
+
+    const std::string set = dir.path + "/set";
+    fs::create_directories(set);
+    std::ofstream(set + "/model.safetensors.index.json")
+        << R"({"weight_map": {"a.weight": "../../outside.safetensors"}})";
+    LibraryOptions u;
+    u.defaultHfCache = false;
+    u.user = {set + "/model.safetensors.index.json"};
+    const LibraryReport ru = scanLibrary(u);
+    ASSERT_EQ(ru.entries.size(), 1u);
+    EXPECT_TRUE(contains(ru.entries[0].error, "shard name '../../outside.safetensors' climbs out"))
+        << ru.entries[0].error;
+    EXPECT_EQ(ru.headerReads, 0);
+}
+
+// Stop is seen inside an entry too: a pipeline folder given directly is described file by
+// file, and a stopped scan reads none of them (each says why).
+TEST_F(Library, AStoppedScanReadsNoMoreFilesOfAPipeline) {
+    std::atomic<bool> stop{true};
+    LibraryOptions o;
+    o.defaultHfCache = false;
+    o.user = {s_tree->flux.folder};
+    o.cancel = &stop;
+    const LibraryReport r = scanLibrary(o);
+    ASSERT_EQ(r.entries.size(), 1u);
+    EXPECT_EQ(r.headerReads, 0);
+    EXPECT_TRUE(contains(r.entries[0].error, "not read: the scan was stopped"))
+        << r.entries[0].error;
+    stop = false;
+    const LibraryReport whole = scanLibrary(o);
+    ASSERT_EQ(whole.entries.size(), 1u);
+    EXPECT_GT(whole.headerReads, 3);
+    EXPECT_TRUE(whole.entries[0].error.empty()) << whole.entries[0].error;
 }
 
 // Permission denied, as a user who is not root sees it (the tests run as root here, which reads
