@@ -2,7 +2,7 @@
 // the per-family layouts) on synthetic weight maps. The input edits the key set of one real
 // fixture (names, shapes and dtypes from a safetensors header in tests/data, or a key list in
 // fuzz/data; tensors are zero-filled, so only shapes matter). Built once over every fixture
-// (fuzz_single_file) and once per layout (fuzz_single_file_<layout>, HALFSCOPE_FUZZ_LAYOUT
+// (fuzz_single_file) and once per layout (fuzz_single_file_<layout>, kHalfscopeFuzzLayout
 // naming it), so that ten minutes of fuzzing are ten minutes on that layout's converter:
 //   byte 0: the fixture (mod the count), byte 1: a prefix to move every key under ("" keeps
 //   them), then 5-byte edits [op, a, b, c, d]:
@@ -111,13 +111,16 @@ const Fixture kFixtures[] = {
     {"openclip", "fuzz/data/sdxl_single.keys.json"},
 };
 
-#ifndef HALFSCOPE_FUZZ_LAYOUT
-#define HALFSCOPE_FUZZ_LAYOUT ""  // every fixture
-#endif
+}  // namespace
+
+// Defined by each target's one-line source (fuzz/CMakeLists.txt): "" for every fixture.
+extern const char* const kHalfscopeFuzzLayout;
+
+namespace {
 
 const std::vector<std::vector<Key>>& fixtures() {
     static const std::vector<std::vector<Key>> f = [] {
-        const std::string layout = HALFSCOPE_FUZZ_LAYOUT;
+        const std::string layout = kHalfscopeFuzzLayout;
         std::vector<std::vector<Key>> all;
         for (const Fixture& x : kFixtures)
             if (layout.empty() || layout == x.layout) all.push_back(readKeys(x.path));
@@ -172,6 +175,11 @@ hs::WeightMap build(std::vector<Key> keys) {
             d = std::max<int64_t>(d, 0);
             empty = empty || d == 0;
         }
+        // As the header parser: the product of the sizes other than 0, in bytes, must fit in
+        // 64 bits even for an empty tensor (LibTorch refuses to make one otherwise).
+        int64_t bytes = 8;
+        for (const int64_t d : k.shape)
+            if (__builtin_mul_overflow(bytes, std::max<int64_t>(d, 1), &bytes)) return {};
         for (const int64_t d : k.shape)
             if (!empty && (d > kMaxElements || (n *= d) > kMaxElements)) return {};
         all[k.name] = torch::zeros(k.shape, torch::TensorOptions().dtype(k.dtype));

@@ -6,7 +6,8 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   libtorch-dev libopenblas0-openmp      # LibTorch 1.13 (CPU); OpenBLAS: ~30x faster fp32 matmul
   libtcmalloc-minimal4                  # tensor memory reuse: 3-4x faster large fp32 elementwise ops
-  nlohmann-json3-dev libstb-dev
+  nlohmann-json3-dev libpng-dev
+  libyaml-dev                           # ComfyUI's extra_model_paths.yaml
   libsentencepiece-dev                  # T5's spiece.model (FLUX.1's second tokenizer)
   qt6-base-dev libqt6sql6-sqlite qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   linguist-qt6 libqcustomplot-dev

@@ -1,5 +1,6 @@
 #include "models/single_file.h"
 
+#include <map>
 #include <set>
 
 #include "models/clip/clip_single_file.h"
@@ -140,6 +141,7 @@ std::vector<std::string> detectSingleFile(const WeightMap& all) {
 SingleFileContents convertSingleFile(const WeightMap& all, const std::string& path) {
     SingleFileContents out;
     std::set<std::string> claimed;
+    std::map<std::string, std::string> placed;  // slot -> the layout and place that gave it
     for (Found& f : findLayouts(all, claimed)) {
         const SingleFileLayout& l = *f.layout;
         if (!l.convert) {
@@ -157,6 +159,15 @@ SingleFileContents convertSingleFile(const WeightMap& all, const std::string& pa
             throw ConfigError(keys.where() + what);
         }
         keys.finish();
+        // One file, two transformers (a layout under model.diffusion_model. and again at the
+        // root): the pipeline would keep one and drop the other without a word.
+        const std::string here = l.name + " " + placeOf(f);
+        const auto [it, fresh] = placed.emplace(out.components.back().slot, here);
+        if (!fresh)
+            throw WeightError(path + ": two '" + it->first + "' components in one file (" +
+                              it->second + ", and " + here +
+                              "); Halfscope does not guess which one is meant: save them as "
+                              "two files");
     }
     for (const auto& kv : all)
         if (!claimed.count(kv.first)) out.ignored.push_back(kv.first);

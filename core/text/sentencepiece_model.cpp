@@ -131,6 +131,9 @@ int SentencePieceModel::pieceToId(std::string_view piece) const {
 }
 
 std::string SentencePieceModel::idToPiece(int id) const {
+    if (id < 0 || id >= pieceSize())
+        throw TokenizerError("token id " + std::to_string(id) + " is outside the vocabulary of " +
+                             std::to_string(pieceSize()) + " pieces");
     std::string s(64, '\0');
     const size_t n = m_api.idToPiece(m_model, id, s.data(), s.size());
     if (n > s.size()) {

@@ -152,6 +152,22 @@ TEST_F(HostileSingleFile, TheCrashingFilesAreRefusedNamingTheTensorEverywhere) {
     }
 }
 
+// A layout found both under model.diffusion_model. and at the root gives two transformers: an
+// error naming both places, not the last one silently.
+TEST_F(HostileSingleFile, TwoDenoisersInOneFileAreRefusedNamingBothPlaces) {
+    const WeightMap w = test::openWeights(test::dataPath("golden/flux_bfl.safetensors"));
+    WeightMap twice = w;
+    for (const auto& [key, t] : w) twice["model.diffusion_model." + key] = t;
+    const std::string m =
+        test::errorOf<WeightError>([&] { convertSingleFile(twice, "two.safetensors"); });
+    EXPECT_NE(m.find("two.safetensors: two 'transformer' components in one file"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("at the root"), std::string::npos) << m;
+    EXPECT_NE(m.find("model.diffusion_model.*"), std::string::npos) << m;
+    EXPECT_NO_THROW(convertSingleFile(w, "one.safetensors"));
+}
+
 TEST_F(HostileSingleFile, T5SizesSwept) {
     sweepFile(test::dataPath("golden/t5/model.safetensors"));
 }

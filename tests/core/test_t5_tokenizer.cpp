@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "test_util.h"
+#include "text/sentencepiece_model.h"
 #include "text/t5_tokenizer.h"
 
 namespace hs {
@@ -488,4 +489,21 @@ TEST_F(T5TokenizerTest, MegabytePromptsAreFastAndKeepTheFirstIds) {
 }
 
 }  // namespace
+// SentencePiece indexes its piece table with an id unchecked: an id outside the vocabulary
+// (from a saved run, a hostile config) is refused by name, never read past the table.
+TEST_F(T5TokenizerTest, SentencePieceIdsOutsideTheVocabularyAreRefused) {
+    std::ifstream in(modelPath(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const SentencePieceModel sp(bytes, modelPath());
+    ASSERT_EQ(sp.pieceSize(), 200);
+    EXPECT_EQ(sp.idToPiece(2), "<unk>");
+    for (const int id : {-1, 200, 999999999}) {
+        const std::string m = test::errorOf<TokenizerError>([&] { sp.idToPiece(id); });
+        EXPECT_NE(m.find("token id " + std::to_string(id) + " is outside the vocabulary of 200"),
+                  std::string::npos)
+            << m;
+    }
+    EXPECT_EQ(tok().pieceOf(999999999), "");
+}
+
 }  // namespace hs

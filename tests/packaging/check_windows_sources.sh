@@ -18,13 +18,15 @@ trap 'rm -rf "$work"' EXIT
 # Only the header libraries the engine uses, never the whole /usr/include: a Linux header that
 # MinGW lacks (sys/mman.h, dlfcn.h) must fail here, not be found there.
 mkdir "$work/inc"
-for d in nlohmann stb torch ATen c10 caffe2 gflags glog google; do
+for d in nlohmann png.h pngconf.h pnglibconf.h torch ATen c10 caffe2 gflags glog google yaml.h; do
     [ -e "/usr/include/$d" ] && ln -s "/usr/include/$d" "$work/inc/$d"
 done
 [ -e /usr/include/nlohmann/json.hpp ] || { echo "SKIP: nlohmann-json3-dev not installed"; exit 77; }
+[ -e /usr/include/png.h ] || { echo "SKIP: libpng-dev not installed"; exit 77; }
+[ -e /usr/include/yaml.h ] || { echo "SKIP: libyaml-dev not installed"; exit 77; }
 
 plain=(core/io/platform_file.cpp core/io/bounded_read.cpp core/io/atomic_file.cpp
-       core/io/mapped_guard.cpp core/io/image_io.cpp core/io/stb_implementation.cpp
+       core/io/mapped_guard.cpp core/io/image_io.cpp
        core/io/safetensors_header.cpp core/numerics/cpu_features.cpp core/numerics/cpu_bf16.cpp
        core/text/sentencepiece_model.cpp core/library/library_cache.cpp
        core/library/model_paths_yaml.cpp)
@@ -57,7 +59,7 @@ wait
 fail=0
 for f in "${plain[@]}"; do
     log="$work/$(echo "$f" | tr / _).log"
-    # Any error fails; warnings only in Halfscope's own files (stb's own code warns).
+    # Any error fails; warnings only in Halfscope's own files (library headers may warn).
     if [ "$(cat "$log.rc")" != 0 ] ||
         grep -qE "^$src/(core|app)/[^:]+:[0-9]+:[0-9]+: warning" "$log"; then
         echo "FAIL (MinGW-w64): $f"; grep -E "error|warning" "$log" | head -20; fail=1

@@ -345,6 +345,47 @@ TEST(RunHistory, RunningRunsAreRunningUntilTheirWriterGoes) {
     EXPECT_EQ(runs[0].state, RunState::Interrupted);
 }
 
+// A second studio on the same history sees the first one's live run as running (not
+// interrupted) and cannot delete it; once that process is gone, the run is interrupted.
+TEST(RunHistory, AnotherProcesssLiveRunIsRunningAndCannotBeDeleted) {
+    QTemporaryDir dir;
+    { RunHistory warm(dir.path()); }
+    int ready[2], done[2];
+    ASSERT_EQ(pipe(ready), 0);
+    ASSERT_EQ(pipe(done), 0);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        RunHistory h(dir.path());
+        writeSteps(h, 2);
+        char c = 1;
+        if (write(ready[1], &c, 1) != 1) _exit(3);
+        if (read(done[0], &c, 1) != 1) _exit(4);  // the parent has looked
+        _exit(0);  // gone without finishing: what a killed studio leaves
+    }
+    char c = 0;
+    ASSERT_EQ(read(ready[0], &c, 1), 1);
+    {
+        RunHistory other(dir.path());
+        const auto runs = other.list();
+        ASSERT_EQ(runs.size(), 1);
+        EXPECT_EQ(runs[0].state, RunState::Running);
+        EXPECT_FALSE(other.remove(runs[0].id));
+        EXPECT_TRUE(other.errorString().contains("another Halfscope window"))
+            << other.errorString().toStdString();
+    }
+    ASSERT_EQ(write(done[1], &c, 1), 1);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    RunHistory after(dir.path());
+    const auto runs = after.list();
+    ASSERT_EQ(runs.size(), 1);
+    EXPECT_EQ(runs[0].state, RunState::Interrupted);
+    EXPECT_TRUE(after.remove(runs[0].id)) << after.errorString().toStdString();
+    for (int fd : {ready[0], ready[1], done[0], done[1]}) close(fd);
+}
+
 TEST(RunHistory, CancelledAndFailedRunsKeepTheirState) {
     QTemporaryDir dir;
     RunHistory h(dir.path());

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QMutex>
 #include <QSet>
 #include <QSqlDatabase>
@@ -11,6 +12,8 @@
 #include <QStandardPaths>
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <memory>
 
 #include "history_columns.h"
 #include "history_images.h"
@@ -26,6 +29,32 @@ QMutex g_runningMutex;
 QSet<QString>& runningRuns() {
     static QSet<QString> s;
     return s;
+}
+
+// Across processes (a second studio window on the same history): each running run holds a
+// lock file <data>/live/<id>.lock for as long as its writer lives. QLockFile records the pid, so
+// a writer that crashed leaves a stale lock the next look takes over: interrupted.
+std::map<QString, std::unique_ptr<QLockFile>>& liveLocks() {
+    static std::map<QString, std::unique_ptr<QLockFile>> s;
+    return s;
+}
+
+QString liveLockPath(const QString& dir, qint64 id) {
+    return dir + QStringLiteral("/live/") + QString::number(id) + QStringLiteral(".lock");
+}
+
+// True when another live process holds run `id`'s lock. Never by the age of the file: a run
+// may take hours.
+bool runningElsewhere(const QString& dir, qint64 id) {
+    const QString path = liveLockPath(dir, id);
+    if (!QFileInfo::exists(path)) return false;
+    QLockFile probe(path);
+    probe.setStaleLockTime(0);
+    if (probe.tryLock(0)) {  // nobody holds it (its process is gone): remove it
+        probe.unlock();
+        return false;
+    }
+    return probe.error() == QLockFile::LockFailedError;
 }
 
 const QString kStepKind = QStringLiteral("step");
@@ -125,7 +154,10 @@ RunHistory::RunHistory(const QString& dataDir)
 RunHistory::~RunHistory() {
     {
         QMutexLocker lock(&g_runningMutex);
-        for (qint64 id : m_begun) runningRuns().remove(runKey(id));
+        for (qint64 id : m_begun) {
+            runningRuns().remove(runKey(id));
+            liveLocks().erase(runKey(id));  // unlocks and deletes the lock file
+        }
     }
     {
         QSqlDatabase db = QSqlDatabase::database(m_connection, false);
@@ -241,6 +273,10 @@ qint64 RunHistory::beginRun(const hs::RunConfig& config, const std::string& effe
     m_begun.push_back(id);
     QMutexLocker lock(&g_runningMutex);
     runningRuns().insert(runKey(id));
+    QDir().mkpath(m_dir + QStringLiteral("/live"));
+    auto live = std::make_unique<QLockFile>(liveLockPath(m_dir, id));
+    live->setStaleLockTime(0);
+    if (live->tryLock(0)) liveLocks()[runKey(id)] = std::move(live);  // else: only this process
     return id;
 }
 
@@ -408,13 +444,16 @@ bool RunHistory::addPreview(qint64 id, const hs::PreviewImage& preview) {
 void RunHistory::markStopped(qint64 id) {
     QMutexLocker lock(&g_runningMutex);
     runningRuns().remove(runKey(id));
+    liveLocks().erase(runKey(id));
 }
 
 RunState RunHistory::stateOf(const QString& stored, qint64 id) const {
     if (stored == QLatin1String("finished")) return RunState::Finished;
     if (stored == QLatin1String("cancelled")) return RunState::Cancelled;
     QMutexLocker lock(&g_runningMutex);
-    return runningRuns().contains(runKey(id)) ? RunState::Running : RunState::Interrupted;
+    return runningRuns().contains(runKey(id)) || runningElsewhere(m_dir, id)
+               ? RunState::Running
+               : RunState::Interrupted;
 }
 
 bool RunHistory::rename(qint64 id, const QString& name) {
@@ -435,6 +474,10 @@ bool RunHistory::remove(qint64 id) {
         QMutexLocker lock(&g_runningMutex);
         if (runningRuns().contains(runKey(id)))
             return fail(tr("Run %1 is still running; stop it before deleting it.").arg(id));
+        if (runningElsewhere(m_dir, id))
+            return fail(tr("Run %1 is still running in another Halfscope window; stop it there "
+                           "before deleting it.")
+                            .arg(id));
     }
     if (!begin()) return false;
     if (!runExists(id)) {

@@ -28,7 +28,8 @@ void hs_spm_free(void* model);
 int hs_spm_piece_size(const void* model);
 int hs_spm_unk_id(const void* model);
 int hs_spm_piece_to_id(const void* model, const char* piece, size_t n);
-/* Writes the piece of `id` to `buf` (up to `cap` bytes) and returns its full length. */
+/* Writes the piece of `id` to `buf` (up to `cap` bytes) and returns its full length; 0 for an
+   id outside [0, piece_size). */
 size_t hs_spm_id_to_piece(const void* model, int id, char* buf, size_t cap);
 /* Encodes `text`, calling `fn` for each piece in order. Returns 0, or -1 on failure. */
 int hs_spm_encode(const void* model, const char* text, size_t n, hs_spm_piece_fn fn, void* user);
