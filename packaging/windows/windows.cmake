@@ -37,6 +37,14 @@ if(WIN32)
   endif()
   install(FILES ${HALFSCOPE_TORCH_DLLS} DESTINATION bin)
 
+  # libpng (with zlib) and libyaml are DLLs in vcpkg's x64-windows triplet: beside the programs.
+  file(GLOB HALFSCOPE_VCPKG_DLLS "${PNG_PREFIX}/bin/libpng16*.dll" "${PNG_PREFIX}/bin/zlib1.dll"
+       "${YAML_PREFIX}/bin/yaml*.dll")
+  if(NOT HALFSCOPE_VCPKG_DLLS MATCHES "libpng16")
+    message(FATAL_ERROR "No libpng16.dll in ${PNG_PREFIX}/bin: the installer needs libpng's DLL")
+  endif()
+  install(FILES ${HALFSCOPE_VCPKG_DLLS} DESTINATION bin)
+
   # The MSVC runtime (msvcp140.dll, vcruntime140*.dll ...), beside the programs.
   set(CMAKE_INSTALL_SYSTEM_RUNTIME_DESTINATION bin)
   include(InstallRequiredSystemLibraries)
