@@ -22,7 +22,7 @@
 #include "bench_timing.h"
 #include "io/safetensors.h"
 #include "models/common/weight_convert.h"
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 
 namespace {
 

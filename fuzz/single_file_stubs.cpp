@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "numerics/format.h"
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 #include "numerics/precision_policy.h"
 
 namespace hs {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "cli/command.h"
-#include "records/report_types.h"
+#include "report/report_types.h"
 #include "runtime/report_environment.h"
 
 namespace hs::cli {

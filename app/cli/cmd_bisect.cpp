@@ -7,7 +7,7 @@
 #include "cli/command.h"
 #include "cli/run_options.h"
 #include "io/terminal_text.h"
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 #include "pipeline/precision_search.h"
 #include "report/findings_json.h"
 #include "report/remedy_json.h"

@@ -9,7 +9,7 @@
 #include "cli/run_progress.h"
 #include "diagnosis/first_failure.h"
 #include "diagnosis/latent_divergence.h"
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
 

@@ -8,8 +8,8 @@
 #include "cli/run_progress.h"
 #include "diagnosis/first_failure.h"
 #include "io/image_io.h"
-#include "io/weight_check.h"
-#include "pipeline/cancel.h"
+#include "inspect/weight_check.h"
+#include "base/cancel.h"
 #include "pipeline/pipeline.h"
 #include "report/record_json.h"
 

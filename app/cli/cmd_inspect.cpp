@@ -3,9 +3,9 @@
 
 #include "cli/command.h"
 #include "diagnosis/weight_risk.h"
-#include "io/inspect.h"
+#include "inspect/inspect.h"
 #include "io/terminal_text.h"
-#include "io/weight_stats.h"
+#include "inspect/weight_stats.h"
 #include "numerics/format.h"
 
 namespace hs::cli {

@@ -3,7 +3,7 @@
 // "loading transformer: shard 1/2, 1.2/4.0 GB, 3 s left". On a terminal one line updated in
 // place (\r) ten times a second; otherwise (a log, a pipe) a plain line a second, so a log stays
 // short. Lives for the whole command: each component's load reports through it
-// (pipeline/load_progress.h). --quiet leaves it out.
+// (base/load_progress.h). --quiet leaves it out.
 #ifdef _WIN32
 #include <io.h>
 #define HS_ISATTY(f) (::_isatty(::_fileno(f)) != 0)
@@ -16,7 +16,7 @@
 #include <string>
 
 #include "io/terminal_text.h"
-#include "pipeline/load_progress.h"
+#include "base/load_progress.h"
 
 namespace hs::cli {
 

@@ -12,7 +12,7 @@
 #include "cli/work_progress_line.h"
 #include "io/terminal_text.h"
 #include "numerics/format.h"
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 #include "runtime/runtime.h"
 
 namespace hs::cli {
@@ -132,7 +132,7 @@ void printUsage(std::ostream& os) {
 namespace {
 
 // Ctrl-C (or SIGTERM) sets the flag the engine reads at every probe point and weight tensor
-// (pipeline/cancel.h): the command stops within one block and writes nothing more. A second
+// (base/cancel.h): the command stops within one block and writes nothing more. A second
 // signal ends the process at once, for an operation that is not a block (one huge kernel).
 std::atomic<bool> g_interrupted{false};
 extern "C" void onInterrupt(int sig) {

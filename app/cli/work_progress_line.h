@@ -3,14 +3,14 @@
 // "text encoder: done in 0.4 s", "transformer: block 3/19 resident (transformer_blocks.2.)",
 // "trial 3 of at most 32 (bisection)", the run's estimate after its first step ("estimate:
 // about 12 s and 1.4 GB ...") and at its end "took 11.2 s; estimated about 12 s"
-// (pipeline/work_progress.h). Block lines replace each other in place on a terminal; elsewhere
+// (base/work_progress.h). Block lines replace each other in place on a terminal; elsewhere
 // they come at most once a second. --quiet leaves all of it out.
 #include <cstdio>
 #include <string>
 
 #include "cli/load_progress_line.h"
 #include "io/terminal_text.h"
-#include "pipeline/work_progress.h"
+#include "base/work_progress.h"
 
 namespace hs::cli {
 

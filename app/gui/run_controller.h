@@ -1,7 +1,7 @@
 #pragma once
 // Owns the worker thread and the queue of runs. The GUI talks to this object only; every
 // signal arrives on the GUI thread. Stop sets an atomic flag that the engine reads at every
-// probe point and weight tensor (pipeline/cancel.h), so it takes effect within one block of a
+// probe point and weight tensor (base/cancel.h), so it takes effect within one block of a
 // load, the text encoder, a step, the VAE decode or a search trial, even while the worker is
 // busy.
 #include <QMap>

@@ -10,10 +10,10 @@
 // clang-format off
 #include "torch_include.h"
 #include "numerics/cpu_bf16.h"
-#include "pipeline/cancel.h"
-#include "pipeline/load_progress.h"
+#include "base/cancel.h"
+#include "base/load_progress.h"
 #include "pipeline/pipeline.h"
-#include "pipeline/work_progress.h"
+#include "base/work_progress.h"
 #include "runtime/demo_location.h"
 // clang-format on
 
@@ -197,7 +197,7 @@ void RunWorker::runJob(const RunJob& job) {
     // Stop and close both reach the load, the run and the search within one block.
     const hs::CancelScope closing(&m_flags->closing);
     const hs::CancelScope stop(&m_flags->cancel);
-    // The run's stages, streamed blocks, trials and estimate (pipeline/work_progress.h).
+    // The run's stages, streamed blocks, trials and estimate (base/work_progress.h).
     const hs::WorkProgressScope work(
         [this, id = job.id](const hs::WorkProgress& p) { reportWork(id, p); });
     if (job.kind == RunJob::Kind::Search) {

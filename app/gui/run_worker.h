@@ -15,7 +15,7 @@ struct WorkProgress;
 }  // namespace hs
 
 // The flags the controller sets and the worker's engine calls read at every probe point and
-// weight tensor (pipeline/cancel.h). Shared, so that a worker left to finish on its own after
+// weight tensor (base/cancel.h). Shared, so that a worker left to finish on its own after
 // the controller is gone (RunController::shutdown) still reads valid flags.
 struct WorkerFlags {
     std::atomic<bool> cancel{false};   // the running job (and the load it starts)

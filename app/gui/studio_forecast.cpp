@@ -2,7 +2,7 @@
 // that finished on the same model, plan, device and guidance mode (records/run_forecast.h).
 #include <algorithm>
 
-#include "pipeline/work_progress.h"
+#include "base/work_progress.h"
 #include "prompt_panel.h"
 #include "records/run_forecast.h"
 #include "studio.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 
 // The engine's records hold UTF-8 std::string; the views take QString.
 inline QString qs(const std::string& s) {

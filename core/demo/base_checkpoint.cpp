@@ -10,7 +10,7 @@
 #include "demo/massive_activations.h"
 #include "demo/residual_calibration.h"
 #include "io/safetensors.h"
-#include "records/affixes.h"
+#include "base/affixes.h"
 
 namespace hs::demo {
 

@@ -2,7 +2,7 @@
 
 #include "denoising/token_bounds.h"
 #include "models/clip/clip_family.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 
 namespace hs {
 

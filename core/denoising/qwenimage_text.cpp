@@ -4,7 +4,7 @@
 
 #include "denoising/token_bounds.h"
 #include "models/qwen/qwen_family.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 #include "text/qwen_tokenizer.h"
 
 namespace hs {

@@ -16,7 +16,7 @@
 
 #include "io/model_folder.h"
 #include "models/registry.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 #include "records/run_types.h"
 
 namespace hs {

@@ -8,7 +8,7 @@
 #include "models/common/named_tensors.h"  // InputError
 #include "models/qwen/qwen_family.h"
 #include "models/t5/t5_family.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 #include "text/qwen_tokenizer.h"
 
 namespace hs {

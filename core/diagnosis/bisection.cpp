@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "diagnosis/blocks.h"
-#include "pipeline/cancel.h"  // Cancelled only: header-only, no engine
+#include "base/cancel.h"  // Cancelled only: header-only, no engine
 
 namespace hs {
 

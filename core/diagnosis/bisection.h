@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 
 namespace hs {
 
@@ -56,7 +56,7 @@ struct BisectionOptions {
     Format safeFormat = Format::BF16;
     double tolerance = 0.05;  // largest TrialOutcome::difference that passes
     int maxIterations = 32;   // trials run at most (cache hits are free)
-    // Read before each trial; a trial function that throws hs::Cancelled (pipeline/cancel.h)
+    // Read before each trial; a trial function that throws hs::Cancelled (base/cancel.h)
     // ends the search the same way, without an outcome for that trial.
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const BisectionTrial&)> onTrial;  // after each trial, on the caller's thread

@@ -8,7 +8,7 @@
 
 #include "diagnosis/blocks.h"
 #include "diagnosis/headroom.h"
-#include "records/affixes.h"
+#include "base/affixes.h"
 
 namespace hs {
 

@@ -54,7 +54,7 @@ constexpr double kWeightRiskNormGainAtRisk = 100.0;
 enum class Fp16Risk { Safe = 0, AtRisk = 1, WillOverflow = 2 };
 std::string fp16RiskName(Fp16Risk r);  // "fp16 safe", "at risk", "will overflow"
 
-// One stored tensor's statistics, computed in its stored dtype (io/weight_stats.h).
+// One stored tensor's statistics, computed in its stored dtype (inspect/weight_stats.h).
 struct WeightStats {
     std::string component;  // "transformer"
     std::string key;        // "transformer_blocks.0.attn.to_out.0.weight"

@@ -15,7 +15,7 @@
 #include "io/mapped_guard.h"
 #include "io/model_folder.h"
 #include "io/platform_file.h"
-#include "records/affixes.h"
+#include "base/affixes.h"
 
 // The format is little-endian and tensors are views of the raw bytes: a big-endian host would
 // need a byte-swapping copy, which nothing here does.

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "io/bounded_read.h"
-#include "io/inspect_headline.h"
+#include "inspect/inspect_headline.h"
 #include "io/platform_file.h"
 #include "io/safetensors.h"
 #include "io/safetensors_header.h"

@@ -9,7 +9,7 @@
 #include "io/safetensors.h"
 #include "library/header_probe.h"
 #include "models/registry.h"
-#include "records/affixes.h"
+#include "base/affixes.h"
 
 namespace hs {
 

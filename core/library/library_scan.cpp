@@ -14,7 +14,7 @@
 #include "library/library_cache.h"
 #include "library/library_describe.h"
 #include "library/model_paths_yaml.h"
-#include "records/affixes.h"
+#include "base/affixes.h"
 
 namespace hs {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "models/common/config.h"
-#include "pipeline/load_progress.h"
+#include "base/load_progress.h"
 
 namespace hs {
 
@@ -127,7 +127,7 @@ std::shared_ptr<Component> loadComponent(const Family& family, const ComponentSo
             checkWeights(family.build(source, component)->module(), source.weights, ignored);
         }
         torch::NoGradGuard noGrad;
-        // Progress per tensor (pipeline/load_progress.h); a cancel thrown by convertWeight
+        // Progress per tensor (base/load_progress.h); a cancel thrown by convertWeight
         // leaves through here and `c` is freed with what it had converted.
         std::vector<MappedFileRange> ranges;
         std::vector<std::string> files;

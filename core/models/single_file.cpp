@@ -13,7 +13,7 @@
 #include "models/unet/unet_ldm_layout.h"
 #include "models/vae/vae_ldm_layout.h"
 #include "models/wan_vae/wan_vae_original_layout.h"
-#include "records/affixes.h"
+#include "base/affixes.h"
 
 namespace hs {
 

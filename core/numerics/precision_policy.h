@@ -27,7 +27,7 @@
 #include <unordered_map>
 
 #include "numerics/format.h"
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 
 namespace hs {
 

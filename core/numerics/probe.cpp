@@ -2,12 +2,12 @@
 
 #include <torch/torch.h>
 
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 
 namespace hs {
 
 // Every forward passes each block (and most layers) through a point: the cancellation check
-// here stops any family within one block (pipeline/cancel.h).
+// here stops any family within one block (base/cancel.h).
 torch::Tensor ProbeContext::point(const ProbePoint& p, const torch::Tensor& x) {
     throwIfCancelled();
     const bool record = m_recorder.records(p.level);

@@ -8,7 +8,7 @@
 
 #include "io/safetensors.h"
 #include "numerics/format.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 
 namespace hs {
 namespace {

@@ -4,12 +4,12 @@
 #include <cmath>
 
 #include "io/image_tensor.h"
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 #include "pipeline/image_assessment.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/model_sources.h"
 #include "pipeline/run_estimate.h"
-#include "pipeline/work_progress.h"
+#include "base/work_progress.h"
 
 namespace hs {
 
@@ -387,7 +387,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
         rec.seconds = secondsSince(t0);
         return rec;
     };
-    // The flag is read at every probe point and weight conversion (pipeline/cancel.h), so a
+    // The flag is read at every probe point and weight conversion (base/cancel.h), so a
     // cancel takes effect within one block of the text encoder, the denoiser or the VAE.
     CancelScope scope(cancel);
     try {

@@ -16,7 +16,7 @@
 #include "models/opened_component.h"
 #include "models/roles.h"
 #include "pipeline/memory_check.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 #include "records/run_types.h"
 
 namespace hs {
@@ -62,7 +62,7 @@ public:
     void validate(const RunConfig& cfg) const;
 
     // Runs the whole pipeline. Cancellation (read at every probe point and weight conversion,
-    // pipeline/cancel.h, so within one block of the text encoder, a step or the VAE decode)
+    // base/cancel.h, so within one block of the text encoder, a step or the VAE decode)
     // returns the record so far with `cancelled` set. The observer sees each step as it
     // finishes. load() and setPlan() stop within one tensor under a CancelScope whose flag is
     // set, throwing Cancelled.

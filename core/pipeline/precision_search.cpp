@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "diagnosis/blocks.h"
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 #include "pipeline/pipeline.h"
-#include "pipeline/work_progress.h"
+#include "base/work_progress.h"
 
 namespace hs {
 
@@ -124,7 +124,7 @@ PrecisionSearch search(const RunConfig& config, const PrecisionSearchOptions& o,
             if (componentOf(b) == c) candidates.push_back(b);
 
     double lastMse = std::numeric_limits<double>::quiet_NaN();
-    // "trial i of at most n" per phase (pipeline/work_progress.h): the bisection's n is its
+    // "trial i of at most n" per phase (base/work_progress.h): the bisection's n is its
     // iteration limit, the remedies' the candidates to try.
     std::string trialPhase = "bisection";
     int trialIndex = 0, trialCount = o.maxIterations;

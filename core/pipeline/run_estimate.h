@@ -1,6 +1,6 @@
 #pragma once
 // The estimate of a run's time and memory, made after its first step and reported through
-// pipeline/work_progress.h (WorkKind::Estimate), then compared with the time the run took
+// base/work_progress.h (WorkKind::Estimate), then compared with the time the run took
 // (WorkKind::Finished).
 //
 // Method. Time: every step of a run does the same work (one denoiser pass, or two with
@@ -27,7 +27,7 @@
 #include <optional>
 #include <vector>
 
-#include "pipeline/work_progress.h"
+#include "base/work_progress.h"
 #include "records/run_types.h"
 
 namespace hs {

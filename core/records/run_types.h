@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 #include "records/message.h"
 #include "records/probe_types.h"
 #include "records/stats_types.h"

@@ -13,7 +13,7 @@
 //         headroom_bits        (stage: text, step or decode; one row per probe record)
 #include <string>
 
-#include "records/report_types.h"
+#include "report/report_types.h"
 
 namespace hs {
 

@@ -4,7 +4,7 @@
 // be recomputed, are read back too. No LibTorch.
 #include <nlohmann/json.hpp>
 
-#include "records/report_types.h"
+#include "report/report_types.h"
 #include "report/json_in.h"
 
 namespace hs {

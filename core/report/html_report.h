@@ -11,7 +11,7 @@
 #include <string>
 
 #include "records/message.h"
-#include "records/report_types.h"
+#include "report/report_types.h"
 
 namespace hs {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "records/report_types.h"
+#include "report/report_types.h"
 
 namespace hs::json_in {
 

@@ -17,7 +17,7 @@ nlohmann::ordered_json probeToJson(const ProbeRecord& p);
 nlohmann::ordered_json previewToJson(const PreviewImage& p);
 nlohmann::ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o = {});
 
-// Throws ReportFormatError (records/report_types.h) naming the key path under `path`.
+// Throws ReportFormatError (report/report_types.h) naming the key path under `path`.
 RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path = "record");
 
 }  // namespace hs

@@ -5,7 +5,7 @@
 // can be read back and rendered again. No LibTorch.
 #include <string>
 
-#include "records/report_types.h"
+#include "report/report_types.h"
 #include "report/record_json.h"
 
 namespace hs {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "diagnosis/device_info.h"
-#include "records/report_types.h"
+#include "report/report_types.h"
 
 namespace hs {
 

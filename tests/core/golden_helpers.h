@@ -14,7 +14,7 @@
 #include "io/safetensors.h"
 #include "models/common/named_tensors.h"
 #include "models/common/weights.h"
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 #include "numerics/probe.h"
 #include "test_util.h"
 

@@ -13,7 +13,7 @@
 #include "diagnosis/device_info.h"
 #include "io/safetensors.h"
 #include "pipeline/pipeline.h"
-#include "records/report_types.h"
+#include "report/report_types.h"
 #include "remedy_helpers.h"
 #include "report/report_bundle.h"
 #include "single_file_helpers.h"

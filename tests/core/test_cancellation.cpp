@@ -1,6 +1,6 @@
 // Cancellation within one block: a flag set while the text encoder, a denoising step, the VAE
 // decode, a load or a precision-search trial runs stops it at its next probe point or weight
-// tensor (pipeline/cancel.h), not at the end of the stage.
+// tensor (base/cancel.h), not at the end of the stage.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "diagnosis/bisection.h"
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
 #include "runtime/demo_location.h"

@@ -11,8 +11,8 @@
 #include "io/safetensors.h"
 #include "models/common/weight_convert.h"
 #include "models/common/weights.h"
-#include "pipeline/cancel.h"
-#include "pipeline/load_progress.h"
+#include "base/cancel.h"
+#include "base/load_progress.h"
 #include "test_util.h"
 
 using namespace hs;

@@ -1,4 +1,4 @@
-// Ctrl-C on halfscope-cli: the run stops within one block (pipeline/cancel.h), the command exits
+// Ctrl-C on halfscope-cli: the run stops within one block (base/cancel.h), the command exits
 // 130 as shells expect, and no PNG or report of the cut-short run is written.
 #include <gtest/gtest.h>
 

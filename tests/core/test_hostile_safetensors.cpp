@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/inspect.h"
+#include "inspect/inspect.h"
 #include "io/safetensors.h"
-#include "io/weight_stats.h"
+#include "inspect/weight_stats.h"
 #include "models/common/weights.h"
 #include "numerics/precision_policy.h"
 #include "test_util.h"

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/inspect.h"
+#include "inspect/inspect.h"
 #include "models/common/weights.h"
 #include "numerics/format.h"
 #include "test_util.h"

@@ -16,8 +16,8 @@
 
 #include "io/safetensors.h"
 #include "models/registry.h"
-#include "pipeline/cancel.h"
-#include "pipeline/load_progress.h"
+#include "base/cancel.h"
+#include "base/load_progress.h"
 #include "test_util.h"
 
 namespace hs {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 
 using namespace hs;
 

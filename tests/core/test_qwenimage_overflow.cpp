@@ -15,7 +15,7 @@
 #include "models/registry.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 #include "qwenimage_fixture.h"
 #include "remedy_helpers.h"
 #include "single_file_helpers.h"

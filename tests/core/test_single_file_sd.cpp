@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
-#include "io/inspect.h"
-#include "io/inspect_headline.h"
+#include "inspect/inspect.h"
+#include "inspect/inspect_headline.h"
 #include "sd_single_fixture.h"
 #include "single_file_helpers.h"
 

@@ -11,7 +11,7 @@
 #include "denoising/token_bounds.h"
 #include "models/common/named_tensors.h"  // InputError
 #include "pipeline/pipeline.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 #include "qwenimage_fixture.h"
 #include "runtime/demo_location.h"
 #include "test_util.h"

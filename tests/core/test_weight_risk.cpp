@@ -1,4 +1,4 @@
-// The fp16 check from weights (diagnosis/weight_risk.h, io/weight_stats.h): before any run, per
+// The fp16 check from weights (diagnosis/weight_risk.h, inspect/weight_stats.h): before any run, per
 // module, "fp16 safe / at risk / will overflow" from the stored weights; a clean run's headroom
 // overrides the guess where it measured.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include "diagnosis/headroom.h"
 #include "diagnosis/weight_risk.h"
 #include "io/safetensors.h"
-#include "io/weight_stats.h"
+#include "inspect/weight_stats.h"
 #include "pipeline/pipeline.h"
 #include "qwenimage_fixture.h"
 #include "runtime/demo_location.h"

@@ -21,7 +21,7 @@
 #include "models/registry.h"
 #include "models/t5/t5_family.h"
 #include "pipeline/memory_check.h"
-#include "pipeline/pipeline_error.h"
+#include "base/pipeline_error.h"
 #include "test_util.h"
 
 namespace hs {

@@ -1,4 +1,4 @@
-// The progress of a run's long parts (pipeline/work_progress.h): text encoding and VAE decoding
+// The progress of a run's long parts (base/work_progress.h): text encoding and VAE decoding
 // report their start and end, a streamed run which block is resident, a precision search its
 // trial i of n; each stops through the run's cancel flag; the run's estimate after its first
 // step (pipeline/run_estimate.h) lies within a factor of 3 of the time the run took, on the demo
@@ -13,7 +13,7 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
 #include "pipeline/run_estimate.h"
-#include "pipeline/work_progress.h"
+#include "base/work_progress.h"
 #include "runtime/demo_location.h"
 #include "test_util.h"
 

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "record_fixtures.h"
-#include "records/report_types.h"
+#include "report/report_types.h"
 
 namespace hs::test {
 

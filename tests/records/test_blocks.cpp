@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "diagnosis/blocks.h"
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 #include "record_fixtures.h"
 
 using namespace hs;

@@ -1,8 +1,8 @@
-// Short titles of compared precision plans (numerics/plan_titles.h): each title names only what
+// Short titles of compared precision plans (records/plan_titles.h): each title names only what
 // differs between the plans, equal titles are numbered, and the words can be translated.
 #include <gtest/gtest.h>
 
-#include "numerics/plan_titles.h"
+#include "records/plan_titles.h"
 
 using namespace hs;
 

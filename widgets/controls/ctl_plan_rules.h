@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 
 namespace ctl {
 

@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "io/platform_file.h"
-#include "pipeline/load_progress.h"
-#include "pipeline/work_progress.h"
+#include "base/load_progress.h"
+#include "base/work_progress.h"
 
 namespace hs {
 
@@ -146,7 +146,7 @@ void WeightStream::acquire(size_t b) {
         throw;
     }
     ++m_materialisations;
-    // Which block is resident, for the run's progress (pipeline/work_progress.h).
+    // Which block is resident, for the run's progress (base/work_progress.h).
     noteBlockResident(m_component, m_prefixes[b], int(b) + 1, int(m_prefixes.size()));
     m_materialiseMs +=
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -5,8 +5,8 @@
 
 #include "io/safetensors.h"
 #include "models/common/weight_convert.h"
-#include "pipeline/cancel.h"
-#include "pipeline/load_progress.h"
+#include "base/cancel.h"
+#include "base/load_progress.h"
 
 namespace hs {
 
@@ -89,7 +89,7 @@ torch::Tensor convertWeightInChunks(const torch::Tensor& src, torch::ScalarType 
                                     const std::string& key, const PrecisionPolicy& policy,
                                     uint64_t chunkBytes) {
     torch::NoGradGuard noGrad;
-    throwIfCancelled();  // a load stops within one slice of a tensor (pipeline/cancel.h)
+    throwIfCancelled();  // a load stops within one slice of a tensor (base/cancel.h)
     const torch::Device device = policy.device();
     torch::ScalarType type = dstType;
     std::optional<Format> rounding;  // emulated: fp32 storage of values the format holds
@@ -109,7 +109,7 @@ torch::Tensor convertWeightInChunks(const torch::Tensor& src, torch::ScalarType 
         if (rounding) v = roundTo(v, *rounding);
         v = v.contiguous();
         checkMappedTensor(src);
-        // Counts toward the load's progress (pipeline/load_progress.h), when a load is reporting.
+        // Counts toward the load's progress (base/load_progress.h), when a load is reporting.
         noteWeightRead(src.device().is_cpu() ? src.data_ptr() : nullptr, bytes);
         return v;
     }

@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "records/affixes.h"
+#include "base/affixes.h"
 
 namespace hs {
 

@@ -1,4 +1,4 @@
-#include "io/weight_stats.h"
+#include "inspect/weight_stats.h"
 
 #include <torch/torch.h>
 

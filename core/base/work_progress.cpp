@@ -1,4 +1,4 @@
-#include "pipeline/work_progress.h"
+#include "base/work_progress.h"
 
 #include <cstdio>
 #include <exception>

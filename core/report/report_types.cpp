@@ -1,4 +1,4 @@
-#include "records/report_types.h"
+#include "report/report_types.h"
 
 #include <ctime>
 

@@ -1,9 +1,9 @@
-#include "io/weight_check.h"
+#include "inspect/weight_check.h"
 
 #include <chrono>
 #include <filesystem>
 
-#include "io/weight_stats.h"
+#include "inspect/weight_stats.h"
 
 namespace hs {
 

@@ -1,4 +1,4 @@
-#include "pipeline/load_progress.h"
+#include "base/load_progress.h"
 
 #include <cstdio>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "numerics/precision_plan.h"
+#include "records/precision_plan.h"
 
 #include <algorithm>
 #include <cctype>

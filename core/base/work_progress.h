@@ -1,10 +1,10 @@
 #pragma once
 // Progress of the long parts of a run or a search that are not a model load: text encoding, VAE
 // decoding, which streamed block is resident, the precision search's trials, and the run's
-// estimate of its time and memory (pipeline/run_estimate.h). Built like pipeline/load_progress.h:
+// estimate of its time and memory (pipeline/run_estimate.h). Built like base/load_progress.h:
 // a thread installs a WorkProgressScope with its callback and the engine reports to the innermost
 // live one; thread-local, so runs on other threads are not affected; no Qt, no LibTorch. Stopping
-// is pipeline/cancel.h's: every stage reported here runs through probe points or weight
+// is base/cancel.h's: every stage reported here runs through probe points or weight
 // conversions that read the cancel flags.
 #include <chrono>
 #include <functional>

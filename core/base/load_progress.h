@@ -2,7 +2,7 @@
 // Progress of loading a model's weights, per component and per shard file: a thread installs a
 // LoadProgressScope with its callback, and loadComponent (models/registry.h) reports to it as
 // each weight tensor is converted (models/common/weights.h convertWeight). Built like
-// pipeline/cancel.h: thread-local, no globals shared between runs, no Qt, no LibTorch, so the
+// base/cancel.h: thread-local, no globals shared between runs, no Qt, no LibTorch, so the
 // CLI, the studio's worker and the tests read the same numbers. Cancellation is checked per
 // tensor by convertWeight, so a load of a multi-gigabyte file stops within one tensor's copy.
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "numerics/plan_titles.h"
+#include "records/plan_titles.h"
 
 #include <algorithm>
 #include <map>

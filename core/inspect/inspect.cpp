@@ -1,4 +1,4 @@
-#include "io/inspect.h"
+#include "inspect/inspect.h"
 
 #include <ATen/Parallel.h>
 #include <c10/util/BFloat16.h>
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <mutex>
 
-#include "io/inspect_headline.h"
+#include "inspect/inspect_headline.h"
 #include "io/model_folder.h"
 #include "models/single_file.h"
 

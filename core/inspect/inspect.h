@@ -92,7 +92,7 @@ struct SingleFileSummary {
     };
     bool examined = false;  // true for a file
     // One line naming what the file is: "SDXL base, SGM layout: UNet 2.57 B, two text encoders,
-    // VAE; fp16 weights" (io/inspect_headline.h); "" when nothing converts.
+    // VAE; fp16 weights" (inspect/inspect_headline.h); "" when nothing converts.
     std::string headline;
     std::vector<std::string> layouts;  // detected, with their prefix; empty: none recognised
     std::vector<Part> components;      // what converts

@@ -1,4 +1,4 @@
-#include "pipeline/cancel.h"
+#include "base/cancel.h"
 
 namespace hs {
 

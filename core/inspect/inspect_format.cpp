@@ -1,9 +1,9 @@
-// JSON and text renderings of an InspectReport (io/inspect.h).
+// JSON and text renderings of an InspectReport (inspect/inspect.h).
 #include <cinttypes>
 #include <cstdio>
 #include <sstream>
 
-#include "io/inspect.h"
+#include "inspect/inspect.h"
 #include "io/terminal_text.h"
 
 namespace hs {

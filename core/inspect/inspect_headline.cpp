@@ -1,10 +1,10 @@
-#include "io/inspect_headline.h"
+#include "inspect/inspect_headline.h"
 
 #include <cstdio>
 #include <map>
 
 #include "models/unet/unet_ldm_layout.h"
-#include "records/affixes.h"
+#include "base/affixes.h"
 
 namespace hs {
 
