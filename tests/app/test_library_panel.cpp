@@ -12,6 +12,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -23,6 +24,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <filesystem>
 
 #include "library_dialog.h"
 #include "library_panel.h"
@@ -208,6 +210,41 @@ TEST_F(ModelLibraryPanel, AStoppedScanEndsAndSaysItIsIncomplete) {
     EXPECT_NE(std::find(stopped.notes.begin(), stopped.notes.end(),
                         "scan stopped before the end; the list is incomplete"),
               stopped.notes.end());
+}
+
+// Closing the library while it scans a large tree returns at once (the scan stops at its next
+// folder entry or file; one stuck in a system call is let go after 1 s), and the studio opens a
+// new library afterwards.
+TEST_F(ModelLibraryPanel, ClosingDuringAScanOfALargeTreeReturnsWithinASecond) {
+    const auto t = hs::test::writeLibraryTree(m_dir.filePath("tree").toStdString());
+    const std::string hub = m_dir.filePath("big/hub").toStdString();
+    for (int i = 0; i < 1500; ++i) {
+        const std::string snap =
+            hub + "/models--someone--vae" + std::to_string(i) + "/snapshots/abc";
+        std::filesystem::create_directories(snap);  // hard links: 1500 files, one file's bytes
+        std::filesystem::create_hard_link(t.flux.ae, snap + "/ae.safetensors");
+    }
+    setEnv("HF_HOME", m_dir.filePath("big"));
+    const auto window = openStudio();
+    MainWindow& w = *window;
+    auto* action = w.findChild<QAction*>("modelLibraryAction");
+    ASSERT_NE(action, nullptr);
+    action->trigger();
+    auto* dialog = w.findChild<LibraryDialog*>();
+    ASSERT_NE(dialog, nullptr);
+    QTest::qWait(200);
+    ASSERT_TRUE(dialog->isScanning()) << "the tree was scanned in 200 ms: make it larger";
+    QElapsedTimer closing;
+    closing.start();
+    delete dialog;
+    const qint64 ms = closing.elapsed();
+    std::printf("  closed during a scan of 1500 repositories in %lld ms\n", (long long)ms);
+    EXPECT_LT(ms, 1000);
+    action->trigger();
+    auto* again = w.findChild<LibraryDialog*>();
+    ASSERT_NE(again, nullptr);
+    again->stop();
+    ASSERT_TRUE(waitScan(*again));
 }
 
 }  // namespace
