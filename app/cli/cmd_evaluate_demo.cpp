@@ -8,7 +8,7 @@
 #include "cli/command.h"
 #include "demo/base_checkpoint.h"
 #include "demo/dataset.h"
-#include "demo/prompt_following.h"
+#include "evaluation/demo_prompts.h"
 #include "io/image_io.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "demo/caption_grammar.h"
-#include "demo/prompt_following.h"
+#include "evaluation/demo_prompts.h"
 #include "demo/prompt_words.h"
 #include "diagnosis/blocks.h"
 #include "diagnosis/first_failure.h"
