@@ -169,7 +169,7 @@ private:
         const auto lst = fs::symlink_status(path, ec);
         const auto st = fs::status(path, ec);
         const std::string file = path.filename().string();
-        if (fs::is_symlink(lst) && m_confine.size()) {
+        if (fs::is_symlink(lst)) {
             if (const std::string out = outsideConfinement(p); !out.empty()) {
                 add(describeUnreadable(p, out), source, folder, name);
                 return;
@@ -259,10 +259,6 @@ private:
                 repos.push_back(it->path());
         }
         std::sort(repos.begin(), repos.end());
-        struct Unconfine {
-            std::string& c;
-            ~Unconfine() { c.clear(); }
-        } unconfine{m_confine};
         for (const auto& repo : repos) {
             m_confine = canonicalOr(repo);
             std::string name = repo.filename().string().substr(8);
@@ -332,6 +328,7 @@ private:
                 }
             }
         }
+        m_confine.clear();  // other sources are not confined
     }
 
     void scanFolder(const fs::path& dir, const std::string& source, const std::string& folder) {
