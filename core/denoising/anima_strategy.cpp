@@ -6,8 +6,6 @@
 #include "denoising/token_bounds.h"
 #include "models/anima/anima_family.h"
 #include "models/cosmos/cosmos_family.h"
-#include "models/qwen/qwen_family.h"
-#include "models/wan_vae/wan_vae_family.h"
 #include "sampling/flow_match.h"
 #include "text/qwen_tokenizer.h"
 #include "text/t5_tokenizer.h"
@@ -94,15 +92,11 @@ public:
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
                 const PipelineFolder& folder) override {
-        m_text.encoder = componentAs<QwenTextComponent>(c, "text_encoder", "a Qwen3 text encoder");
-        m_text.conditioner = componentAs<AnimaTextConditionerComponent>(
-            c, "text_conditioner", "an Anima text conditioner (AnimaTextConditioner)");
-        m_transformer = componentAs<CosmosTransformerComponent>(
-            c, "transformer", "a Cosmos transformer (CosmosTransformer3DModel)");
-        m_vae = componentAs<WanVaeComponent>(
-            c, "vae",
-            "the Qwen-Image / Wan VAE (AutoencoderKLQwenImage or AutoencoderKLWan) whose latents "
-            "Anima denoises");
+        m_text.encoder = textEncoderIn(c, "text_encoder");
+        m_text.conditioner = AnimaTextConditionerComponent::in(c, "text_conditioner");
+        m_transformer = CosmosTransformerComponent::in(c, "transformer");
+        m_vae = videoVaeIn(c, "vae", "the Qwen-Image / Wan VAE (AutoencoderKLQwenImage or "
+                                     "AutoencoderKLWan) whose latents Anima denoises");
         const auto& ac = m_text.conditioner->model->config();
         const auto& tc = m_transformer->model->config();
         const int64_t qwenWidth = m_text.encoder->width();
@@ -167,7 +161,7 @@ private:
                                 std::to_string(int64_t(m_t5Tokenizer->vocabSize())) +
                                 " ids but the text conditioner embeds only " +
                                 std::to_string(ac.targetVocabSize) + " (target_vocab_size)");
-        const int64_t qwenVocab = m_text.encoder->model->config().vocabSize;
+        const int64_t qwenVocab = m_text.encoder->tokenTable().rows;
         if (m_qwenTokenizer->vocabSize() > size_t(qwenVocab))
             throw PipelineError(folder.dir + ": the Qwen tokenizer (" + qwen->dir + ") has " +
                                 std::to_string(int64_t(m_qwenTokenizer->vocabSize())) +
@@ -180,7 +174,7 @@ private:
 
     AnimaText m_text;
     CosmosTransformerComponent* m_transformer = nullptr;
-    WanVaeComponent* m_vae = nullptr;
+    VaeComponent* m_vae = nullptr;
     std::optional<QwenTokenizer> m_qwenTokenizer;
     std::optional<T5Tokenizer> m_t5Tokenizer;
     FlowMatchConfig m_scheduler;

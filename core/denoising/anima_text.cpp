@@ -1,8 +1,8 @@
 #include "denoising/anima_text.h"
 
 #include "denoising/token_bounds.h"
+#include "models/roles.h"
 #include "models/anima/anima_family.h"
-#include "models/qwen/qwen_family.h"
 #include "text/qwen_tokenizer.h"
 #include "text/t5_tokenizer.h"
 
@@ -26,7 +26,7 @@ torch::Tensor animaPromptEmbeds(const AnimaText& text, const std::string& prompt
     std::vector<int> ids = text.tokenizer->encode(prompt, size_t(L));
     const bool empty = ids.empty();
     if (empty) ids = {0};
-    checkTokenIds(ids, text.encoder->model->config().vocabSize, "text_encoder");
+    checkTokenIds(ids, text.encoder->tokenTable().rows, "text_encoder");
     const auto qwenIds = row(ids, device);  // [1, S]
     const auto qwenMask = torch::full({1, qwenIds.size(1)}, empty ? 0 : 1,
                                       torch::TensorOptions().dtype(torch::kInt64).device(device));

@@ -10,13 +10,13 @@
 
 namespace hs {
 
-class QwenTextComponent;
+class TextEncoderComponent;
 class QwenTokenizer;
 class T5Tokenizer;
 class AnimaTextConditionerComponent;
 
 struct AnimaText {
-    QwenTextComponent* encoder = nullptr;
+    TextEncoderComponent* encoder = nullptr;
     const QwenTokenizer* tokenizer = nullptr;
     const T5Tokenizer* t5Tokenizer = nullptr;
     AnimaTextConditionerComponent* conditioner = nullptr;

@@ -1,7 +1,6 @@
 #include "denoising/clip_tokenizers.h"
 
 #include "denoising/token_bounds.h"
-#include "models/clip/clip_family.h"
 #include "base/pipeline_error.h"
 
 namespace hs {
@@ -21,20 +20,19 @@ ClipTokenizer clipTokenizerFor(const PipelineFolder& folder, const std::string& 
     }
     // Ids past the embedding would index out of it: a tokenizer of another CLIP (the bundled
     // CLIP-L one for a file set whose encoder is not CLIP-L) is refused.
-    const auto* clip = dynamic_cast<ClipTextComponent*>(encoder);
-    if (!clip) return tokenizer;
-    const auto& cc = clip->model->config();
-    if (tokenizer.vocabSize() > size_t(cc.vocabSize))
+    if (!encoder) return tokenizer;
+    const TokenTable table = encoder->tokenTable();
+    if (table.rows > 0 && tokenizer.vocabSize() > size_t(table.rows))
         throw PipelineError(folder.dir + ": the CLIP tokenizer (" + c->dir + ") has " +
                             std::to_string(tokenizer.vocabSize()) + " ids but " + encoderSlot +
-                            " embeds only " + std::to_string(cc.vocabSize) +
+                            " embeds only " + std::to_string(table.rows) +
                             " (vocab_size): give its own tokenizer with " + option + " DIR");
     // The count fits, but ids may leave gaps: the highest one must have a row too.
-    checkIdsFitEmbedding(highestVocabularyId(c->dir), cc.vocabSize, encoderSlot);
-    if (tokenizer.modelMaxLength() > cc.maxPositionEmbeddings)
+    checkIdsFitEmbedding(highestVocabularyId(c->dir), table.rows, encoderSlot);
+    if (table.maxPositions > 0 && tokenizer.modelMaxLength() > table.maxPositions)
         throw PipelineError(folder.dir + ": the CLIP tokenizer (" + c->dir + ") pads to " +
                             std::to_string(tokenizer.modelMaxLength()) + " tokens but " +
-                            encoderSlot + " has " + std::to_string(cc.maxPositionEmbeddings) +
+                            encoderSlot + " has " + std::to_string(table.maxPositions) +
                             " positions");
     return tokenizer;
 }

@@ -6,8 +6,6 @@
 
 #include "denoising/token_bounds.h"
 #include "models/cosmos/cosmos_family.h"
-#include "models/t5/t5_family.h"
-#include "models/wan_vae/wan_vae_family.h"
 #include "text/t5_tokenizer.h"
 
 namespace hs {
@@ -44,7 +42,7 @@ std::vector<float> karrasSigmas(int n) {
 
 class Cosmos2Run : public DenoisingRun {
 public:
-    Cosmos2Run(const RunConfig& cfg, const torch::Device& device, T5EncoderComponent& encoder,
+    Cosmos2Run(const RunConfig& cfg, const torch::Device& device, TextEncoderComponent& encoder,
                const T5Tokenizer& tokenizer, CosmosTransformerComponent& transformer,
                VaeComponent& vae)
         : m_cfg(cfg),
@@ -104,7 +102,7 @@ private:
     // T5 over the prompt padded to 512 tokens with its mask; padded positions zeroed.
     torch::Tensor embed(const std::string& text, ProbeContext& probes) {
         const std::vector<int> v = m_tokenizer.encodePadded(text, kMaxSequenceLength);
-        checkTokenIds(v, m_encoder.model->config().vocabSize, "text_encoder");
+        checkTokenIds(v, m_encoder.tokenTable().rows, "text_encoder");
         const auto ids = torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kInt64)
                              .view({1, kMaxSequenceLength})
                              .to(m_device);
@@ -115,13 +113,13 @@ private:
         auto mask = torch::zeros({1, kMaxSequenceLength},
                                  torch::TensorOptions().dtype(torch::kInt64).device(m_device));
         mask.narrow(1, 0, length).fill_(1);
-        auto h = m_encoder.model->forward(ids, mask, probes).to(torch::kFloat32);
+        auto h = m_encoder.encode(ids, mask, probes).lastHiddenState.to(torch::kFloat32);
         return h * mask.to(torch::kFloat32).unsqueeze(-1);  // [1, 512, D]
     }
 
     RunConfig m_cfg;
     torch::Device m_device;
-    T5EncoderComponent& m_encoder;
+    TextEncoderComponent& m_encoder;
     const T5Tokenizer& m_tokenizer;
     CosmosTransformerComponent& m_transformer;
     bool m_guided;
@@ -141,10 +139,9 @@ public:
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
                 const PipelineFolder& folder) override {
-        m_encoder = componentAs<T5EncoderComponent>(c, "text_encoder", "a T5 encoder");
-        m_transformer = componentAs<CosmosTransformerComponent>(
-            c, "transformer", "a Cosmos transformer (CosmosTransformer3DModel)");
-        m_vae = componentAs<WanVaeComponent>(c, "vae", "the Wan VAE (AutoencoderKLWan)");
+        m_encoder = textEncoderIn(c, "text_encoder");
+        m_transformer = CosmosTransformerComponent::in(c, "transformer");
+        m_vae = videoVaeIn(c, "vae", "the Wan VAE (AutoencoderKLWan)");
         const auto& tc = m_transformer->model->config();
         if (tc.textEmbedDim != m_encoder->width())
             throw PipelineError(folder.dir + ": the transformer takes text features of width " +
@@ -161,11 +158,11 @@ public:
                                 ": Cosmos2TextToImagePipeline samples Karras sigmas from 80 to "
                                 "0.002; its scheduler config must have use_karras_sigmas true");
         m_tokenizer = T5Tokenizer::fromFolder(folder.find("tokenizer")->dir);
-        if (m_tokenizer->vocabSize() > size_t(m_encoder->model->config().vocabSize))
+        if (m_tokenizer->vocabSize() > size_t(m_encoder->tokenTable().rows))
             throw PipelineError(folder.dir + ": the tokenizer has " +
                                 std::to_string(int64_t(m_tokenizer->vocabSize())) +
                                 " ids but text_encoder embeds only " +
-                                std::to_string(m_encoder->model->config().vocabSize) +
+                                std::to_string(m_encoder->tokenTable().rows) +
                                 " (vocab_size)");
     }
 
@@ -184,9 +181,9 @@ public:
     RunDefaults defaults() const override { return {35, 7.0, true}; }
 
 private:
-    T5EncoderComponent* m_encoder = nullptr;
+    TextEncoderComponent* m_encoder = nullptr;
     CosmosTransformerComponent* m_transformer = nullptr;
-    WanVaeComponent* m_vae = nullptr;
+    VaeComponent* m_vae = nullptr;
     std::optional<T5Tokenizer> m_tokenizer;
 };
 

@@ -1,16 +1,14 @@
 #include "denoising/flux_strategy.h"
 
 #include <optional>
+#include <tuple>
 
 #include "demo/prompt_words.h"
 #include "denoising/clip_tokenizers.h"
 #include "denoising/token_bounds.h"
-#include "models/clip/clip_family.h"
 #include "models/flux/flux_family.h"
 #include "models/flux/flux_latents.h"
 #include "models/roles.h"
-#include "models/t5/t5_family.h"
-#include "models/vae/vae_family.h"
 #include "sampling/flow_match.h"
 #include "text/clip_tokenizer.h"
 #include "text/t5_tokenizer.h"
@@ -62,7 +60,7 @@ public:
             ids.insert(ids.end(), v.begin(), v.end());
             if (!m_guided) break;
         }
-        checkTokenIds(ids, tokenEmbeddingRows(&m_textEncoder), "text_encoder");
+        checkTokenIds(ids, m_textEncoder.tokenTable().rows, "text_encoder");
         auto idT = torch::tensor(ids, torch::kInt64).view({m_batch, L}).to(m_device);
         TextEncoding text = m_textEncoder.encode(idT, probes);
         m_in.encoderHiddenStates = text.lastHiddenState;
@@ -75,7 +73,7 @@ public:
     // [1, max_sequence_length, 4096], each prompt padded to its tokenizer's length.
     torch::Tensor encodeTwo(ProbeContext& probes) {
         auto ids = [&](const std::vector<int>& v, TextEncoderComponent& e, const char* slot) {
-            checkTokenIds(v, tokenEmbeddingRows(&e), slot);
+            checkTokenIds(v, e.tokenTable().rows, slot);
             return torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kInt64)
                 .view({1, int64_t(v.size())})
                 .to(m_device);
@@ -163,15 +161,13 @@ public:
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
                 const PipelineFolder& folder) override {
-        m_textEncoder = componentAs<TextEncoderComponent>(c, "text_encoder", "a text encoder");
-        m_transformer =
-            componentAs<FluxTransformerComponent>(c, "transformer", "a Flux transformer");
-        m_vae = componentAs<VaeComponent>(c, "vae", "a VAE");
+        m_textEncoder = textEncoderIn(c, "text_encoder");
+        m_transformer = FluxTransformerComponent::in(c, "transformer");
+        m_vae = vaeIn(c, "vae");
         const auto& fc = m_transformer->model->config();
         m_t5 = T5Text();
         if (c.count("text_encoder_2")) {
-            m_t5.encoder =
-                componentAs<TextEncoderComponent>(c, "text_encoder_2", "a text encoder (T5)");
+            m_t5.encoder = textEncoderIn(c, "text_encoder_2");
             attachT5(folder);
         }
         // One encoder gives both the sequence and the pooled vector; FLUX.1's CLIP gives the
@@ -238,11 +234,7 @@ public:
         if (m_demo) {
             // The size it was trained at (its VAE's sample_size) and the words its tokenizer has.
             RunDefaults d;
-            if (const auto* kl = dynamic_cast<const AutoencoderKLComponent*>(m_vae)) {
-                const auto& s = kl->model->config().sampleSize;
-                d.height = s.front();
-                d.width = s.back();
-            }
+            std::tie(d.height, d.width) = m_vae->sampleSize();
             d.vocabulary = demo::understoodWords(*m_tokenizer);
             return d;
         }
@@ -261,12 +253,12 @@ private:
                 "tokenizer_2 folder of a FLUX.1 diffusers repository); give its folder with "
                 "--tokenizer-2 DIR, or put spiece.model beside the T5 file");
         m_t5.tokenizer = T5Tokenizer::fromFolder(tok->dir);
-        const auto* t5 = dynamic_cast<T5EncoderComponent*>(m_t5.encoder);
-        if (t5 && m_t5.tokenizer->vocabSize() > size_t(t5->model->config().vocabSize))
+        const int64_t rows = m_t5.encoder->tokenTable().rows;
+        if (rows > 0 && m_t5.tokenizer->vocabSize() > size_t(rows))
             throw PipelineError(folder.dir + ": the T5 tokenizer (" + tok->dir + ") has " +
                                 dims(int64_t(m_t5.tokenizer->vocabSize())) +
                                 " ids but text_encoder_2 embeds only " +
-                                dims(t5->model->config().vocabSize) +
+                                dims(rows) +
                                 " (vocab_size): they are not a pair");
         // diffusers' FluxPipeline default is 512; schnell's model card runs 256.
         m_t5.maxSequenceLength = m_transformer->model->config().guidanceEmbeds ? 512 : 256;

@@ -5,9 +5,7 @@
 #include "denoising/qwenimage_text.h"
 #include "denoising/token_bounds.h"
 #include "models/flux/flux_latents.h"
-#include "models/qwen/qwen_family.h"
 #include "models/qwenimage/qwenimage_family.h"
-#include "models/wan_vae/wan_vae_family.h"
 #include "sampling/flow_match.h"
 #include "text/qwen_tokenizer.h"
 
@@ -138,14 +136,11 @@ public:
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
                 const PipelineFolder& folder) override {
-        m_text.encoder = componentAs<QwenTextComponent>(
-            c, "text_encoder", "a Qwen2.5-VL text encoder (Qwen2_5_VLForConditionalGeneration)");
-        m_transformer = componentAs<QwenImageTransformerComponent>(
-            c, "transformer", "a Qwen-Image transformer (QwenImageTransformer2DModel)");
-        m_vae = componentAs<WanVaeComponent>(
-            c, "vae",
-            "the Qwen-Image VAE (AutoencoderKLQwenImage, or the Wan 2.1 one it equals, "
-            "AutoencoderKLWan)");
+        m_text.encoder = textEncoderIn(c, "text_encoder");
+        m_transformer = QwenImageTransformerComponent::in(c, "transformer");
+        m_vae = videoVaeIn(c, "vae",
+                           "the Qwen-Image VAE (AutoencoderKLQwenImage, or the Wan 2.1 one it "
+                           "equals, AutoencoderKLWan)");
         const auto& tc = m_transformer->model->config();
         const int64_t textWidth = m_text.encoder->width();
         if (tc.jointAttentionDim != textWidth)
@@ -207,7 +202,7 @@ private:
                                 "for the Qwen2.5-VL text encoder; give its folder with "
                                 "--tokenizer DIR");
         m_tokenizer = QwenTokenizer::fromFolder(tok->dir);
-        const int64_t vocab = m_text.encoder->model->config().vocabSize;
+        const int64_t vocab = m_text.encoder->tokenTable().rows;
         if (m_tokenizer->vocabSize() > size_t(vocab))
             throw PipelineError(folder.dir + ": the Qwen tokenizer (" + tok->dir + ") has " +
                                 std::to_string(int64_t(m_tokenizer->vocabSize())) +
@@ -224,7 +219,7 @@ private:
 
     QwenImageText m_text;
     QwenImageTransformerComponent* m_transformer = nullptr;
-    WanVaeComponent* m_vae = nullptr;
+    VaeComponent* m_vae = nullptr;
     std::optional<QwenTokenizer> m_tokenizer;
     FlowMatchConfig m_scheduler;
 };

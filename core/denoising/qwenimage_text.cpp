@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "denoising/token_bounds.h"
-#include "models/qwen/qwen_family.h"
+#include "models/roles.h"
 #include "base/pipeline_error.h"
 #include "text/qwen_tokenizer.h"
 
@@ -45,7 +45,7 @@ QwenImagePromptEmbeds qwenImagePromptEmbeds(const QwenImageText& text, const std
     // Causal attention: the first 34 + max_sequence_length states do not depend on later tokens.
     ids.resize(std::min(ids.size(), size_t(drop + text.maxSequenceLength)));
     out.templateTokens = int64_t(ids.size());
-    checkTokenIds(ids, text.encoder->model->config().vocabSize, "text_encoder");
+    checkTokenIds(ids, text.encoder->tokenTable().rows, "text_encoder");
     const auto input = torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kInt64)
                            .view({1, int64_t(ids.size())})
                            .to(device);         // [1, S]

@@ -14,7 +14,7 @@
 
 namespace hs {
 
-class QwenTextComponent;
+class TextEncoderComponent;
 class QwenTokenizer;
 
 // QwenImagePipeline.prompt_template_encode and prompt_template_encode_start_idx.
@@ -25,7 +25,7 @@ constexpr int kQwenImageTemplateDrop = 34;
 constexpr int kQwenImageTokenizerMaxLength = 1024;
 
 struct QwenImageText {
-    QwenTextComponent* encoder = nullptr;
+    TextEncoderComponent* encoder = nullptr;
     const QwenTokenizer* tokenizer = nullptr;
     int maxSequenceLength = 512;  // the pipeline's default
 };

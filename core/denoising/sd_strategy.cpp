@@ -99,8 +99,8 @@ public:
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
                 const PipelineFolder& folder) override {
-        m_unet = componentAs<UNet2DConditionComponent>(c, "unet", "a UNet2DConditionModel");
-        m_vae = componentAs<VaeComponent>(c, "vae", "a VAE");
+        m_unet = UNet2DConditionComponent::in(c, "unet");
+        m_vae = vaeIn(c, "vae");
         const UNetConfig& uc = m_unet->model->config();
         if (m_xl != (uc.additionEmbedType == "text_time"))
             throw PipelineError(folder.dir + ": " +
@@ -116,8 +116,8 @@ public:
                                       "Halfscope runs text-to-image)"
                                     : ""));
         SdTextParts parts;
-        parts.encoder = componentAs<TextEncoderComponent>(c, "text_encoder", "a text encoder");
-        parts.encoder2 = componentAs<TextEncoderComponent>(c, "text_encoder_2", "a text encoder");
+        parts.encoder = textEncoderIn(c, "text_encoder");
+        parts.encoder2 = textEncoderIn(c, "text_encoder_2");
         m_text = SdText::attach(parts, folder, uc, m_xl);
         m_schedulerConfig = schedulerConfigOf(*folder.find("scheduler"));
         // StableDiffusionXLPipeline registers force_zeros_for_empty_prompt, true by default.

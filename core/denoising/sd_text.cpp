@@ -2,7 +2,6 @@
 
 #include "denoising/clip_tokenizers.h"
 #include "denoising/token_bounds.h"
-#include "models/clip/clip_family.h"
 #include "base/pipeline_error.h"
 
 namespace hs {
@@ -45,12 +44,11 @@ SdText SdText::attach(const SdTextParts& parts, const PipelineFolder& folder,
         throw PipelineError(folder.dir +
                             ": SDXL's pooled text vector comes from text_encoder_2 (OpenCLIP "
                             "ViT-bigG), which is missing: give it with --text-encoder-2 FILE");
-    const auto* clip = dynamic_cast<ClipTextComponent*>(parts.encoder2);
-    if (!clip || !clip->model->config().withProjection)
+    const int64_t projection = parts.encoder2->projectionWidth();
+    if (projection <= 0)
         throw PipelineError(folder.dir +
                             ": text_encoder_2 must be a CLIPTextModelWithProjection (SDXL takes "
                             "its projected pooled vector, text_embeds)");
-    const int64_t projection = clip->model->config().projectionDim;
     const int64_t ids =
         unet.additionTimeEmbedDim > 0
             ? (unet.projectionClassEmbeddingsInputDim - projection) / unet.additionTimeEmbedDim
@@ -80,7 +78,7 @@ std::pair<torch::Tensor, torch::Tensor> SdText::encodeTexts(const std::vector<st
             auto v = e.tokenizer.encodePadded(text, L);
             ids.insert(ids.end(), v.begin(), v.end());
         }
-        checkTokenIds(ids, tokenEmbeddingRows(e.model), "text_encoder");
+        checkTokenIds(ids, e.model->tokenTable().rows, "text_encoder");
         auto idT = torch::tensor(ids, torch::kInt64).view({int64_t(texts.size()), L}).to(device);
         TextEncoding out = e.model->encode(idT, probes);
         if (!m_xl) {

@@ -2,6 +2,17 @@
 
 namespace hs {
 
+VaeComponent* videoVaeIn(const ComponentMap& components, const std::string& slot,
+                         const std::string& what) {
+    return static_cast<VaeComponent*>(componentIn(
+        components, slot,
+        [](Component* c) {
+            const auto* v = dynamic_cast<VaeComponent*>(c);
+            return v && v->videoLatents();
+        },
+        what));
+}
+
 StrategyRegistry& StrategyRegistry::global() {
     static StrategyRegistry* r = [] {
         auto* reg = new StrategyRegistry;

@@ -16,6 +16,7 @@
 
 #include "io/model_folder.h"
 #include "models/registry.h"
+#include "models/roles.h"
 #include "base/pipeline_error.h"
 #include "records/run_types.h"
 
@@ -101,17 +102,11 @@ public:
     virtual RunDefaults defaults() const { return {}; }
 };
 
-// The component in `slot` as role or family type T, for attach(): null when the slot is empty,
-// PipelineError "the 'slot' component is not <what>" when it is another kind.
-template <typename T>
-T* componentAs(const std::map<std::string, std::shared_ptr<Component>>& components,
-               const std::string& slot, const char* what) {
-    auto it = components.find(slot);
-    if (it == components.end()) return nullptr;
-    auto* p = dynamic_cast<T*>(it->second.get());
-    if (!p) throw PipelineError("the '" + slot + "' component is not " + std::string(what));
-    return p;
-}
+// The VAE in `slot` when its latents are a video VAE's (VaeComponent::videoLatents), for the
+// shapes that denoise those: null when the slot is empty, PipelineError "the 'slot' component is
+// not <what>" otherwise.
+VaeComponent* videoVaeIn(const ComponentMap& components, const std::string& slot,
+                         const std::string& what);
 
 struct StrategyInfo {
     std::string name;                          // "Flux", for messages

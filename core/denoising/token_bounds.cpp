@@ -4,10 +4,7 @@
 #include <filesystem>
 
 #include "io/bounded_read.h"
-#include "models/clip/clip_family.h"
 #include "models/common/named_tensors.h"  // InputError
-#include "models/qwen/qwen_family.h"
-#include "models/t5/t5_family.h"
 #include "base/pipeline_error.h"
 #include "text/qwen_tokenizer.h"
 
@@ -72,16 +69,6 @@ void checkRange(int64_t id, size_t position, int64_t rows, const std::string& en
 
 }  // namespace
 
-int64_t tokenEmbeddingRows(TextEncoderComponent* encoder) {
-    if (const auto* c = dynamic_cast<ClipTextComponent*>(encoder))
-        return c->model->config().vocabSize;
-    if (const auto* t = dynamic_cast<T5EncoderComponent*>(encoder))
-        return t->model->config().vocabSize;
-    if (const auto* q = dynamic_cast<QwenTextComponent*>(encoder))
-        return q->model->config().vocabSize;
-    return -1;
-}
-
 VocabularyIds highestVocabularyId(const std::string& dir) {
     VocabularyIds out;
     const fs::path vocab = fs::path(dir) / "vocab.json", json = fs::path(dir) / "tokenizer.json";
@@ -106,7 +93,7 @@ void checkIdsFitEmbedding(const VocabularyIds& ids, int64_t rows, const std::str
 
 void checkQwenTokenizerFits(const QwenTokenizer& tokenizer, const std::string& dir,
                             TextEncoderComponent* encoder, const std::string& encoderSlot) {
-    const int64_t rows = tokenEmbeddingRows(encoder);
+    const int64_t rows = encoder ? encoder->tokenTable().rows : -1;
     if (rows < 0) return;
     VocabularyIds ids = highestVocabularyId(dir);
     for (const auto& t : tokenizer.addedTokens())

@@ -26,10 +26,6 @@ namespace hs {
 
 class QwenTokenizer;
 
-// The rows of `encoder`'s token embedding table: the vocab_size of a CLIP, T5 or Qwen text
-// encoder's config (loading checked the weights against it); -1 for another encoder.
-int64_t tokenEmbeddingRows(TextEncoderComponent* encoder);
-
 // The highest id in a tokenizer folder's vocabulary file: vocab.json when it is there, else
 // tokenizer.json's model.vocab and added_tokens. `file` is the file it came from; highest is -1
 // when the folder has neither. Reads at most kMaxTokenizerBytes (FileError past it).

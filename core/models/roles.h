@@ -4,6 +4,10 @@
 // denoiser of its own shape directly.
 #include <torch/torch.h>
 
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/registry.h"
@@ -18,11 +22,27 @@ struct TextEncoding {
     std::vector<torch::Tensor> hiddenStates;  // every layer's output, embeddings first
 };
 
+// What token ids an encoder can take, from its config (loading checked the weights against it).
+struct TokenTable {
+    int64_t rows = -1;          // rows of the token embedding (vocab_size): ids in [0, rows)
+    int64_t maxPositions = -1;  // rows of a learned position table (CLIP); -1: none (T5's
+                                // relative buckets, Qwen's RoPE), so no length limit
+};
+
 class TextEncoderComponent : public Component {
 public:
-    // ids [B, L] int64 on the component's device.
-    virtual TextEncoding encode(const torch::Tensor& ids, ProbeContext& probes) = 0;
+    // ids [B, L] int64 on the component's device; mask [B, L] (1 token, 0 padding) or undefined
+    // (every token attended). An encoder that masks nothing (CLIP, causal with an end token)
+    // refuses a mask with padding.
+    virtual TextEncoding encode(const torch::Tensor& ids, const torch::Tensor& mask,
+                                ProbeContext& probes) = 0;
+    TextEncoding encode(const torch::Tensor& ids, ProbeContext& probes) {
+        return encode(ids, torch::Tensor(), probes);
+    }
     virtual int64_t width() const = 0;  // D
+    // P of TextEncoding::projected (CLIPTextModelWithProjection's text_embeds); 0: none.
+    virtual int64_t projectionWidth() const { return 0; }
+    virtual TokenTable tokenTable() const = 0;
 };
 
 struct VaeMoments {
@@ -47,6 +67,32 @@ public:
     // The config's force_upcast: diffusers' pipelines decode this VAE in fp32 when it is fp16
     // (SD / SDXL VAEs overflow fp16).
     virtual bool forceUpcast() const { return false; }
+    // Whether its latents are a causal video VAE's (AutoencoderKLWan: a frame axis, per-channel
+    // mean and std), the latent space of the Wan, Cosmos-Predict2, Anima and Qwen-Image
+    // denoisers; an image VAE's latents mean something else at the same channel count.
+    virtual bool videoLatents() const { return false; }
+    // The image size its config says it was trained at (sample_size), {height, width}; {0, 0}
+    // when it says none.
+    virtual std::pair<int, int> sampleSize() const { return {0, 0}; }
 };
+
+using ComponentMap = std::map<std::string, std::shared_ptr<Component>>;
+
+// The component in `slot` in its role, for a strategy's attach(): null when the slot is empty,
+// PipelineError "the 'slot' component is not a text encoder (<its family>)" when it is another
+// kind.
+TextEncoderComponent* textEncoderIn(const ComponentMap& components, const std::string& slot);
+VaeComponent* vaeIn(const ComponentMap& components, const std::string& slot);
+
+// The same for a family's own component type, for the family's `in()`: the denoiser (and the
+// adapter) a strategy drives directly.
+Component* componentIn(const ComponentMap& components, const std::string& slot,
+                       const std::function<bool(Component*)>& isKind, const std::string& what);
+template <typename T>
+T* componentOfKindIn(const ComponentMap& components, const std::string& slot,
+                     const std::string& what) {
+    return static_cast<T*>(componentIn(
+        components, slot, [](Component* c) { return dynamic_cast<T*>(c) != nullptr; }, what));
+}
 
 }  // namespace hs

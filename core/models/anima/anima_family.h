@@ -3,6 +3,7 @@
 // turns Qwen3 hidden states and T5 token ids into the Cosmos transformer's text embeddings).
 // Its role is Role::Adapter: it runs once per prompt, between the text encoder and the
 // denoising loop.
+#include "models/roles.h"
 #include "models/anima/anima_adapter.h"
 #include "models/common/named_tensors.h"
 #include "models/registry.h"
@@ -12,6 +13,10 @@ namespace hs {
 class AnimaTextConditionerComponent : public Component {
 public:
     explicit AnimaTextConditionerComponent(AnimaTextConditioner m) : model(std::move(m)) {}
+    // This family's component in `slot` for a strategy's attach() (null when empty).
+    static AnimaTextConditionerComponent* in(const ComponentMap& c, const std::string& slot) {
+        return componentOfKindIn<AnimaTextConditionerComponent>(c, slot, "an Anima text conditioner (AnimaTextConditioner)");
+    }
     torch::nn::Module& module() override { return *model; }
     NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
 

@@ -8,7 +8,11 @@ NamedTensors ClipTextComponent::run(const NamedTensors& inputs, ProbeContext& pr
     return runClipText(model, inputs, probes);
 }
 
-TextEncoding ClipTextComponent::encode(const torch::Tensor& ids, ProbeContext& probes) {
+TextEncoding ClipTextComponent::encode(const torch::Tensor& ids, const torch::Tensor& mask,
+                                       ProbeContext& probes) {
+    if (mask.defined() && mask.eq(0).any().item<bool>())
+        throw InputError("a CLIP text encoder attends every token up to the end token: it takes "
+                         "no padding mask");
     ClipTextOutput o = model->forward(ids, probes);
     return {o.lastHiddenState, o.poolerOutput, o.textEmbeds, std::move(o.hiddenStates)};
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The Cosmos transformer family: diffusers CosmosTransformer3DModel (Cosmos-Predict2 2B / 14B
 // text-to-image, Anima's denoiser).
+#include "models/roles.h"
 #include "models/common/named_tensors.h"
 #include "models/cosmos/cosmos_transformer.h"
 #include "models/registry.h"
@@ -10,6 +11,10 @@ namespace hs {
 class CosmosTransformerComponent : public Component {
 public:
     explicit CosmosTransformerComponent(CosmosTransformer m) : model(std::move(m)) {}
+    // This family's component in `slot` for a strategy's attach() (null when empty).
+    static CosmosTransformerComponent* in(const ComponentMap& c, const std::string& slot) {
+        return componentOfKindIn<CosmosTransformerComponent>(c, slot, "a Cosmos transformer (CosmosTransformer3DModel)");
+    }
     torch::nn::Module& module() override { return *model; }
     NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
     StreamedBlocks* streamedBlocks() override { return model.get(); }

@@ -57,10 +57,6 @@ NamedTensors QwenTextComponent::run(const NamedTensors& inputs, ProbeContext& pr
     return out;
 }
 
-TextEncoding QwenTextComponent::encode(const torch::Tensor& ids, ProbeContext& probes) {
-    return encode(ids, torch::Tensor(), probes);
-}
-
 TextEncoding QwenTextComponent::encode(const torch::Tensor& ids, const torch::Tensor& mask,
                                        ProbeContext& probes) {
     QwenTextOutput o = model->forward(ids, mask, probes);

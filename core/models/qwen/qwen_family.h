@@ -15,12 +15,13 @@ public:
     // in.input_ids [B, L] integer, optional in.attention_mask [B, L] (1 token, 0 padding)
     // -> out.last_hidden_state [B, L, D], out.hidden_states.N (N = 0 .. num_hidden_layers)
     NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
-    // Every token attended (causally); no pooled output.
-    TextEncoding encode(const torch::Tensor& ids, ProbeContext& probes) override;
-    // As encode(), with the padding mask [B, L] (1 token, 0 padding) that the Anima and
-    // Qwen-Image pipelines pass.
-    TextEncoding encode(const torch::Tensor& ids, const torch::Tensor& mask, ProbeContext& probes);
+    using TextEncoderComponent::encode;
+    // Causal, with the padding mask [B, L] (1 token, 0 padding) that the Anima and Qwen-Image
+    // pipelines pass; no pooled output.
+    TextEncoding encode(const torch::Tensor& ids, const torch::Tensor& mask,
+                        ProbeContext& probes) override;
     int64_t width() const override { return model->config().hiddenSize; }
+    TokenTable tokenTable() const override { return {model->config().vocabSize, -1}; }
     StreamedBlocks* streamedBlocks() override { return model.get(); }
 
     QwenTextModel model;

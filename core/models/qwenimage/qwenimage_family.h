@@ -1,6 +1,7 @@
 #pragma once
 // The Qwen-Image transformer family: diffusers QwenImageTransformer2DModel (Qwen-Image's
 // denoiser).
+#include "models/roles.h"
 #include "models/common/named_tensors.h"
 #include "models/qwenimage/qwenimage_transformer.h"
 #include "models/registry.h"
@@ -10,6 +11,10 @@ namespace hs {
 class QwenImageTransformerComponent : public Component {
 public:
     explicit QwenImageTransformerComponent(QwenImageTransformer m) : model(std::move(m)) {}
+    // This family's component in `slot` for a strategy's attach() (null when empty).
+    static QwenImageTransformerComponent* in(const ComponentMap& c, const std::string& slot) {
+        return componentOfKindIn<QwenImageTransformerComponent>(c, slot, "a Qwen-Image transformer (QwenImageTransformer2DModel)");
+    }
     torch::nn::Module& module() override { return *model; }
     NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
     StreamedBlocks* streamedBlocks() override { return model.get(); }

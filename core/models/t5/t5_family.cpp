@@ -39,8 +39,9 @@ NamedTensors T5EncoderComponent::run(const NamedTensors& inputs, ProbeContext& p
     return out;
 }
 
-TextEncoding T5EncoderComponent::encode(const torch::Tensor& ids, ProbeContext& probes) {
-    return {model->forward(ids, torch::Tensor(), probes), torch::Tensor(), {}};
+TextEncoding T5EncoderComponent::encode(const torch::Tensor& ids, const torch::Tensor& mask,
+                                         ProbeContext& probes) {
+    return {model->forward(ids, mask, probes), torch::Tensor(), {}};
 }
 
 Family t5EncoderFamily() {

@@ -13,9 +13,13 @@ public:
     // in.input_ids [B, L] integer, optional in.attention_mask [B, L] (1 token, 0 padding)
     // -> out.last_hidden_state [B, L, D] float32.
     NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
-    // Without a mask, as FluxPipeline encodes its padded prompt; no pooled output.
-    TextEncoding encode(const torch::Tensor& ids, ProbeContext& probes) override;
+    using TextEncoderComponent::encode;
+    // FluxPipeline encodes its padded prompt without a mask, Cosmos-Predict2 with one; no pooled
+    // output.
+    TextEncoding encode(const torch::Tensor& ids, const torch::Tensor& mask,
+                        ProbeContext& probes) override;
     int64_t width() const override { return model->config().dModel; }
+    TokenTable tokenTable() const override { return {model->config().vocabSize, -1}; }
     StreamedBlocks* streamedBlocks() override { return model.get(); }
 
     T5EncoderModel model;

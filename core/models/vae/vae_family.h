@@ -18,6 +18,10 @@ public:
     VaeMoments encode(const torch::Tensor& image, ProbeContext& probes) override;
     torch::Tensor rgbFactors() const override { return m_rgbFactors; }
     bool forceUpcast() const override { return model->config().forceUpcast; }
+    std::pair<int, int> sampleSize() const override {
+        const auto& s = model->config().sampleSize;
+        return {s.front(), s.back()};
+    }
 
     AutoencoderKL model;
 

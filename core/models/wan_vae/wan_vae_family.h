@@ -21,6 +21,7 @@ public:
     // [B, z_dim, h, w] -> [B, out_channels, H, W] (the time axis left out on both sides)
     torch::Tensor decode(const torch::Tensor& z, ProbeContext& probes) override;
     VaeMoments encode(const torch::Tensor& image, ProbeContext& probes) override;
+    bool videoLatents() const override { return true; }
 
     WanVae model;
 };
