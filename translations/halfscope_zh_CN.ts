@@ -675,13 +675,18 @@
     </message>
     <message>
         <location line="+2"/>
-        <source>first text encoder (CLIP)</source>
-        <translation>第一个文本编码器（CLIP）</translation>
+        <source>first text encoder</source>
+        <translation>第一个文本编码器</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>second text encoder (T5)</source>
-        <translation>第二个文本编码器（T5）</translation>
+        <location line="+1"/>
+        <source>second text encoder</source>
+        <translation>第二个文本编码器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>third text encoder</source>
+        <translation>第三个文本编码器</translation>
     </message>
     <message>
         <location line="+25"/>

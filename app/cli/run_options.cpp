@@ -5,11 +5,13 @@
 namespace hs::cli {
 
 const std::vector<std::string>& runOptionNames() {
-    static const std::vector<std::string> n = {
-        "prompt",    "negative",    "seed",      "steps",          "guidance",
-        "width",     "height",      "device",    "probe-level",    "model",
-        "shift",     "plan",        "vae",       "text-encoder",   "text-encoder-2",
-        "tokenizer", "tokenizer-2", "scheduler", "prediction-type"};
+    static const std::vector<std::string> n = [] {
+        std::vector<std::string> names = {
+            "prompt", "negative", "seed",  "steps", "guidance",  "width",          "height",
+            "device", "probe-level", "model", "shift", "scheduler", "prediction-type", "plan"};
+        for (const auto& row : modelFileSlots()) names.push_back(row.option + 2);  // "--vae"
+        return names;
+    }();
     return n;
 }
 
@@ -53,14 +55,10 @@ RunConfig runConfigFrom(const Args& args) {
     if (cfg.modelDir.empty())
         throw UsageError("the embedded demo model was not found; give --model DIR");
     ModelFiles& f = cfg.modelFiles;
-    f.vae = args.get("vae").value_or("");
-    f.textEncoder = args.get("text-encoder").value_or("");
-    f.textEncoder2 = args.get("text-encoder-2").value_or("");
-    f.tokenizer = args.get("tokenizer").value_or("");
-    f.tokenizer2 = args.get("tokenizer-2").value_or("");
+    for (const auto& row : modelFileSlots()) f.*row.path = args.get(row.option + 2).value_or("");
     if (!f.empty() && !args.has("model"))
         throw UsageError(
-            "--vae, --text-encoder(-2) and --tokenizer(-2) complete a model: give "
+            "--vae, --text-encoder(-N) and --tokenizer(-N) complete a model: give "
             "it with --model");
     return cfg;
 }

@@ -32,10 +32,11 @@ const std::vector<std::string>& runOptionNames();
     "                     single file is taken as v_prediction, as diffusers does)\n"              \
     "  --model DIR|FILE   diffusers pipeline folder, or a single-file checkpoint such as\n"        \
     "                     flux1-dev.safetensors (default: the embedded demo model)\n"              \
-    "  --vae FILE, --text-encoder FILE, --text-encoder-2 FILE\n"                                   \
+    "  --vae FILE, --text-encoder FILE, --text-encoder-2 FILE, --text-encoder-3 FILE\n"            \
     "                     the rest of a file set (ae.safetensors, clip_l.safetensors,\n"           \
-    "                     t5xxl_fp16.safetensors), or a replacement for a folder's component\n"    \
-    "  --tokenizer DIR, --tokenizer-2 DIR\n"                                                       \
+    "                     t5xxl_fp16.safetensors; SD3: clip_l, clip_g, t5xxl), or a\n"             \
+    "                     replacement for a folder's component\n"                                  \
+    "  --tokenizer DIR, --tokenizer-2 DIR, --tokenizer-3 DIR\n"                                    \
     "                     tokenizer folders (CLIP or Qwen vocab.json + merges.txt; T5\n"           \
     "                     spiece.model, also Anima's); single files: found beside the files,\n"    \
     "                     CLIP-L's and Qwen2's are bundled\n"                                      \

@@ -16,20 +16,12 @@ QString nameOf(const QString& path) {
     return QFileInfo(path).fileName();
 }
 
-// The parts of a model a companion file can give, with the words for them.
-struct Part {
-    const char* slot;
-    std::string hs::ModelFiles::*path;
-    const char* what;
-};
-
-const Part kParts[] = {
-    {"vae", &hs::ModelFiles::vae, QT_TRANSLATE_NOOP("FileSet", "VAE")},
-    {"text_encoder", &hs::ModelFiles::textEncoder,
-     QT_TRANSLATE_NOOP("FileSet", "first text encoder (CLIP)")},
-    {"text_encoder_2", &hs::ModelFiles::textEncoder2,
-     QT_TRANSLATE_NOOP("FileSet", "second text encoder (T5)")},
-};
+// The words of the weight slots of hs::modelFileSlots(), the parts of a model a companion file
+// can give, for the translators (lupdate reads Qt code only).
+[[maybe_unused]] const char* const kSlotWords[] = {
+    QT_TRANSLATE_NOOP("FileSet", "VAE"), QT_TRANSLATE_NOOP("FileSet", "first text encoder"),
+    QT_TRANSLATE_NOOP("FileSet", "second text encoder"),
+    QT_TRANSLATE_NOOP("FileSet", "third text encoder")};
 
 struct Held {
     QString path;
@@ -109,8 +101,8 @@ FileSet sortModelFiles(const QStringList& paths) {
     for (const Held& h : files) {
         if (&h == model) continue;
         bool used = false;
-        for (const Part& p : kParts) {
-            if (!h.slotNames.count(p.slot)) continue;
+        for (const hs::ModelFileSlot& p : hs::modelFileSlots()) {
+            if (p.tokenizer || !h.slotNames.count(p.slot)) continue;
             std::string& given = set.with.*p.path;
             if (!given.empty()) {
                 set.error = FileSet::tr("%1 and %2 both hold the %3: pick one of them.")
@@ -136,7 +128,7 @@ QVector<FileRole> fileRoles(const QString& model, const hs::ModelFiles& with) {
     QVector<FileRole> roles;
     if (with.empty()) return roles;
     roles.push_back({"model", model});
-    for (const auto& [slot, path] : hs::modelFileSlots())
-        if (!(with.*path).empty()) roles.push_back({slot, QString::fromStdString(with.*path)});
+    for (const auto& s : hs::modelFileSlots())
+        if (!(with.*s.path).empty()) roles.push_back({s.slot, QString::fromStdString(with.*s.path)});
     return roles;
 }

@@ -287,14 +287,6 @@ void MainWindow::onModelLoaded(const LoadedModel& m) {
 
 namespace {
 
-// The files that complete a saved model file (a file set), stored beside model/dir.
-const std::pair<const char*, std::string hs::ModelFiles::*> kSavedFiles[] = {
-    {"model/vae", &hs::ModelFiles::vae},
-    {"model/textEncoder", &hs::ModelFiles::textEncoder},
-    {"model/textEncoder2", &hs::ModelFiles::textEncoder2},
-    {"model/tokenizer", &hs::ModelFiles::tokenizer},
-    {"model/tokenizer2", &hs::ModelFiles::tokenizer2}};
-
 bool isModel(const QString& path) {
     const QFileInfo info(path);
     return info.isFile() || QFileInfo::exists(path + "/model_index.json") ||
@@ -325,10 +317,11 @@ void MainWindow::restoreSettings(const QString& modelDir) {
     if (dir.isEmpty() && !saved.isEmpty()) {
         // The last model, with the files of its set; a set with a file gone is not reopened.
         dir = saved;
-        for (const auto& [key, path] : kSavedFiles) {
-            const QString f = s.value(key).toString();
+        // The files that complete a saved model file (a file set), stored beside model/dir.
+        for (const auto& slot : hs::modelFileSlots()) {
+            const QString f = s.value(slot.settingsKey).toString();
             if (!f.isEmpty() && !QFileInfo::exists(f)) dir.clear();
-            files.*path = f.toStdString();
+            files.*slot.path = f.toStdString();
         }
     }
     if (dir.isEmpty() || !isModel(dir)) {
@@ -358,12 +351,12 @@ void MainWindow::saveSettings() const {
     s.setValue("run/target", m_views->precision->targetId());
     if (const auto& m = m_studio->model()) {
         s.setValue("model/dir", m->dir);
-        for (const auto& [key, path] : kSavedFiles) {
-            const std::string& f = m->files.*path;
+        for (const auto& slot : hs::modelFileSlots()) {
+            const std::string& f = m->files.*slot.path;
             if (f.empty())
-                s.remove(key);
+                s.remove(slot.settingsKey);
             else
-                s.setValue(key, QString::fromStdString(f));
+                s.setValue(slot.settingsKey, QString::fromStdString(f));
         }
     }
 }

@@ -81,7 +81,7 @@ public:
     std::vector<ComponentSlot> componentSlots() const override {
         return {{"text_encoder", Role::TextEncoder, true, true},
                 {"tokenizer", Role::Other, true, false},
-                {"t5_tokenizer", Role::Other, true, false},
+                {"t5_tokenizer", Role::Other, true, false, {}, "T5EncoderModel", "tokenizer_2"},
                 {"text_conditioner", Role::Adapter, true, true,
                  "Anima's DiT file holds it as net.llm_adapter.*; this one was saved without "
                  "it: open the whole anima-*.safetensors, or the diffusers folder"},

@@ -7,7 +7,8 @@ namespace hs {
 
 ClipTokenizer clipTokenizerFor(const PipelineFolder& folder, const std::string& slot,
                                TextEncoderComponent* encoder, const std::string& encoderSlot) {
-    const std::string option = slot == "tokenizer" ? "--tokenizer" : "--tokenizer-2";
+    const ModelFileSlot* row = modelFileSlot(slot);
+    const std::string option = row ? row->option : "--tokenizer";
     const PipelineComponent* c = folder.find(slot);
     if (!c)
         throw PipelineError(folder.dir + ": no " + slot + " for " + encoderSlot +

@@ -279,4 +279,33 @@ std::unique_ptr<DenoisingStrategy> makeFluxStrategy() {
     return std::make_unique<FluxStrategy>();
 }
 
+std::string fluxPartMisfit(const PartCheck& p) {
+    if (p.slot == "vae") {
+        const bool sdVae = configInt(p.partConfig, "latent_channels") == 4;
+        return vaeLatentMisfit(p, "FLUX.1", 4, -1,
+                               sdVae ? "it looks like an SD 1.x/SDXL VAE, FLUX.1 needs its "
+                                       "16-channel ae.safetensors"
+                                     : "");
+    }
+    // CLIP gives the pooled vector, T5 the token sequence (attach()).
+    if (p.slot != "text_encoder" && p.slot != "text_encoder_2") return {};
+    const char* widthKey =
+        p.slot == "text_encoder" ? "pooled_projection_dim" : "joint_attention_dim";
+    const int64_t want = configInt(p.denoiserConfig, widthKey);
+    int64_t width = configInt(p.partConfig, "hidden_size");
+    if (width <= 0) width = configInt(p.partConfig, "d_model");
+    if (want <= 0 || width <= 0 || want == width) return {};
+    return p.partName + " gives text features of width " + std::to_string(width) + ", " +
+           p.modelName + " takes " + std::to_string(want) + " (" + widthKey + "): pick the " +
+           (p.slot == "text_encoder" ? "CLIP-L (clip_l.safetensors)"
+                                     : "T5-XXL (t5xxl_*.safetensors)") +
+           " made for it";
+}
+
+std::string fluxVariantName(const nlohmann::json& transformerConfig) {
+    return transformerConfig.value("guidance_embeds", false)
+               ? "FLUX.1-dev style (guidance embedding)"
+               : "FLUX.1-schnell style (no guidance)";
+}
+
 }  // namespace hs

@@ -14,5 +14,10 @@
 namespace hs {
 
 std::unique_ptr<DenoisingStrategy> makeFluxStrategy();
+// StrategyInfo::partMisfit: a VAE whose latents FLUX does not take, text encoders of the wrong
+// width.
+std::string fluxPartMisfit(const PartCheck& part);
+// StrategyInfo::variantName: dev (guidance embedding) or schnell.
+std::string fluxVariantName(const nlohmann::json& transformerConfig);
 
 }  // namespace hs

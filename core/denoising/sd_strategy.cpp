@@ -235,4 +235,12 @@ std::unique_ptr<DenoisingStrategy> makeStableDiffusionXLStrategy() {
     return std::make_unique<SdStrategy>(true);
 }
 
+std::string sdPartMisfit(const PartCheck& p) {
+    if (p.slot != "vae") return {};
+    // The UNet takes the latents as they are; an inpainting UNet adds a mask and the masked
+    // latents.
+    const int64_t latent = configInt(p.partConfig, "latent_channels");
+    return vaeLatentMisfit(p, "Stable Diffusion", 1, 2 * latent + 1, "");
+}
+
 }  // namespace hs

@@ -19,5 +19,7 @@ std::unique_ptr<DenoisingStrategy> makeStableDiffusionXLStrategy();
 
 // Whether a UNet config is SDXL's (text_time added conditioning).
 bool isSdxlUNetConfig(const nlohmann::json& unetConfig);
+// StrategyInfo::partMisfit: a VAE whose latents the UNet does not take.
+std::string sdPartMisfit(const PartCheck& part);
 
 }  // namespace hs

@@ -47,6 +47,30 @@ std::unique_ptr<DenoisingStrategy> StrategyRegistry::make(const std::string& pip
                         "' is not supported (supported: " + list + ")");
 }
 
+int64_t configInt(const nlohmann::json& config, const char* key) {
+    const auto it = config.find(key);
+    return it != config.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
+}
+
+std::string vaeLatentMisfit(const PartCheck& part, const std::string& pipeline, int64_t packing,
+                            int64_t alsoTakes, const std::string& advice) {
+    const int64_t latent = configInt(part.partConfig, "latent_channels"),
+                  in = configInt(part.denoiserConfig, "in_channels");
+    if (latent <= 0 || in <= 0 || in == packing * latent || in == alsoTakes) return {};
+    return part.partName + " is a VAE of another family: its latents have " +
+           std::to_string(latent) + " channels, " + part.modelName + " takes " +
+           std::to_string(in / packing) + " (in_channels " + std::to_string(in) + "); " +
+           (advice.empty() ? "pick the VAE made for " + pipeline : advice);
+}
+
+std::shared_ptr<const StrategyInfo> StrategyRegistry::info(const std::string& pipelineClass) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const auto& s : m_strategies)
+        for (const auto& c : s.pipelineClasses)
+            if (c == pipelineClass) return std::make_shared<const StrategyInfo>(s);
+    return nullptr;
+}
+
 std::string StrategyRegistry::pipelineClassFor(const std::string& denoiserClass,
                                                const nlohmann::json& denoiserConfig) const {
     std::lock_guard<std::mutex> lock(m_mutex);

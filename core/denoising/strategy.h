@@ -33,6 +33,12 @@ struct ComponentSlot {
     bool model = true;
     // Said when the slot is missing from single files, after which option gives it.
     std::string whereFound = {};
+    // A tokenizer slot whose ids no text encoder slot of the pipeline reads (Anima's
+    // t5_tokenizer, read by its text conditioner): the class of the family whose tokenizer it is
+    // and the file-set slot that gives it (modelFileSlots(): "tokenizer_2"). Single files are
+    // then completed with it as with an encoder's own.
+    std::string tokenizerFamily = {};
+    std::string givenWith = {};
 };
 
 // What one step produced, in the image latent layout [1, C, h, w], float32.
@@ -98,6 +104,10 @@ public:
         const std::map<std::string, nlohmann::json>& configs) const {
         throw PipelineError("this pipeline type does not open single-file checkpoints");
     }
+    // The converted configs of a model opened from single files, by slot, completed with what
+    // the files do not store and this shape's repository says (SD3's VAE scaling, which a
+    // 16-channel VAE file shares with FLUX.1's ae.safetensors).
+    virtual void completeSingleFileConfigs(std::map<std::string, nlohmann::json>& configs) const {}
     // Steps and guidance the model is meant to run with, once attached.
     virtual RunDefaults defaults() const { return {}; }
 };
@@ -108,6 +118,22 @@ public:
 VaeComponent* videoVaeIn(const ComponentMap& components, const std::string& slot,
                          const std::string& what);
 
+// A part picked for `slot` of a model's file set, before anything loads (the library): its
+// converted config against the denoiser's.
+struct PartCheck {
+    std::string slot;                // "vae"
+    std::string partName, modelName;  // file names, for the message
+    nlohmann::json denoiserConfig, partConfig;
+};
+
+// An integer of a converted config, -1 when absent or not an integer.
+int64_t configInt(const nlohmann::json& config, const char* key);
+// The VAE check both latent-image shapes make: a VAE whose latent_channels, times `packing`
+// (FLUX packs 2x2 latent pixels into one token: 4), is not what the denoiser takes (its
+// in_channels; `alsoTakes`: another count it accepts, as an inpainting UNet's 2 x latent + 1).
+std::string vaeLatentMisfit(const PartCheck& part, const std::string& pipeline, int64_t packing,
+                            int64_t alsoTakes, const std::string& advice);
+
 struct StrategyInfo {
     std::string name;                          // "Flux", for messages
     std::vector<std::string> pipelineClasses;  // model_index.json "_class_name" values
@@ -117,6 +143,14 @@ struct StrategyInfo {
     // Whether a single-file denoiser of one of those classes is this shape's, from its converted
     // config (SD and SDXL share the UNet class); null: every one is.
     std::function<bool(const nlohmann::json& denoiserConfig)> runsDenoiser = {};
+    // Why a part does not fit the denoiser (the checks attach() makes, from the configs alone):
+    // "<part> is a VAE of another family: ..."; "" when it fits or the configs do not tell.
+    std::function<std::string(const PartCheck& part)> partMisfit = {};
+    // The words telling models of this shape apart, from the denoiser's converted config
+    // ("FLUX.1-dev style (guidance embedding)"); null or "": the file's own headline.
+    std::function<std::string(const nlohmann::json& denoiserConfig)> variantName = {};
+    // The file users usually hold for a slot ("ae.safetensors"), for the library's hints.
+    std::map<std::string, std::string> usualFiles = {};
 };
 
 class StrategyRegistry {
@@ -131,6 +165,8 @@ public:
     // when none does.
     std::string pipelineClassFor(const std::string& denoiserClass,
                                  const nlohmann::json& denoiserConfig) const;
+    // The shape running `pipelineClass`, or null.
+    std::shared_ptr<const StrategyInfo> info(const std::string& pipelineClass) const;
 
 private:
     mutable std::mutex m_mutex;

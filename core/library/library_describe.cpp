@@ -7,6 +7,7 @@
 #include "io/bounded_read.h"
 #include "io/model_folder.h"
 #include "io/safetensors.h"
+#include "denoising/strategy.h"
 #include "library/header_probe.h"
 #include "models/registry.h"
 #include "base/affixes.h"
@@ -122,17 +123,17 @@ std::vector<std::string> componentWeights(const std::string& dir, std::string& v
     return files;
 }
 
-// The words that tell models of one family apart, from the converted config and the headline:
-// FLUX.1-dev and schnell differ by the guidance embedding; the SD headline starts with the
-// model ("SDXL base, SGM layout: ...").
+// The words that tell models of one family apart: the pipeline shape's, from the converted
+// config (FLUX.1-dev and schnell differ by the guidance embedding), else the headline's start
+// ("SDXL base, SGM layout: ...").
 std::string shortVariant(const FileProbe::Part& main, const std::string& headline) {
-    if (main.className == "FluxTransformer2DModel") {
-        try {
-            const auto c = nlohmann::json::parse(main.config);
-            return c.value("guidance_embeds", false) ? "FLUX.1-dev style (guidance embedding)"
-                                                     : "FLUX.1-schnell style (no guidance)";
-        } catch (const std::exception&) {
-        }
+    try {
+        const auto c = nlohmann::json::parse(main.config);
+        const auto& strategies = StrategyRegistry::global();
+        const auto info = strategies.info(strategies.pipelineClassFor(main.className, c));
+        const std::string v = info && info->variantName ? info->variantName(c) : "";
+        if (!v.empty()) return v;
+    } catch (const std::exception&) {
     }
     const std::string& text = headline.empty() ? main.description : headline;
     const auto cut = text.find_first_of(":;");

@@ -10,32 +10,17 @@ namespace hs {
 
 namespace {
 
-struct SlotText {
-    const char* slot;
-    std::string ModelFiles::*path;
-    const char* what;  // "VAE"
-};
-
-const SlotText kSlots[] = {
-    {"vae", &ModelFiles::vae, "VAE"},
-    {"text_encoder", &ModelFiles::textEncoder, "first text encoder"},
-    {"text_encoder_2", &ModelFiles::textEncoder2, "second text encoder"},
-};
-
-const SlotText* slotText(const std::string& slot) {
-    for (const auto& s : kSlots)
-        if (slot == s.slot) return &s;
-    return nullptr;
+// The file-set row of a weight slot ("vae", "text_encoder_2"), or null.
+const ModelFileSlot* weightSlot(const std::string& slot) {
+    const ModelFileSlot* row = modelFileSlot(slot);
+    return row && !row->tokenizer ? row : nullptr;
 }
 
-// What to pick for a slot, by the model's pipeline: the file names these parts usually have.
-std::string hint(const std::string& pipeline, const std::string& slot) {
-    const bool flux = pipeline.find("Flux") != std::string::npos;
-    if (slot == "vae") return flux ? "pick an ae.safetensors" : "pick a VAE file";
-    if (slot == "text_encoder") return flux ? "pick a clip_l.safetensors" : "pick its text encoder";
-    if (slot == "text_encoder_2")
-        return flux ? "pick a t5xxl (t5xxl_fp16.safetensors)" : "pick its second text encoder";
-    return "pick the file holding the " + slot;
+// What to pick for a slot: the file name the model's pipeline usually has there.
+std::string hint(const StrategyInfo* info, const std::string& slot, const std::string& what) {
+    if (!info || !info->usualFiles.count(slot)) return "pick its " + what;
+    const std::string& file = info->usualFiles.at(slot);
+    return (file.find_first_of("aeiou") == 0 ? "pick an " : "pick a ") + file;
 }
 
 bool holdsDenoiser(const LibraryEntry& e, std::string* cls, std::string* slot) {
@@ -59,59 +44,27 @@ nlohmann::json configOf(const LibraryEntry& e) {
     }
 }
 
-int64_t intOf(const nlohmann::json& j, const char* key) {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
-}
-
-// Why `part` (filling `slot`) is not a part of `model`, from the converted configs the headers
-// gave: "" when it fits or the configs do not tell. The same checks the pipeline makes once
-// everything is loaded (denoising/flux_strategy.cpp attach), made before Open, so a VAE of
-// another family is refused before gigabytes are read.
-std::string misfit(const std::string& pipeline, const LibraryEntry& model, const nlohmann::json& mc,
-                   const std::string& slot, const LibraryEntry& part) {
-    const nlohmann::json pc = configOf(part);
-    const bool flux = model.className == "FluxTransformer2DModel";
-    if (slot == "vae") {
-        const int64_t latent = intOf(pc, "latent_channels"), in = intOf(mc, "in_channels");
-        if (latent <= 0 || in <= 0) return {};
-        // FLUX packs 2x2 latent pixels into one token: in_channels = 4 x latent_channels.
-        // A UNet takes the latents as they are (inpainting UNets add a mask and masked latents).
-        const int64_t takes = flux ? in / 4 : in;
-        if (flux ? in == 4 * latent : (in == latent || in == 2 * latent + 1)) return {};
-        return part.name + " is a VAE of another family: its latents have " +
-               std::to_string(latent) + " channels, " + model.name + " takes " +
-               std::to_string(takes) + " (in_channels " + std::to_string(in) + ")" +
-               (flux && latent == 4 ? "; it looks like an SD 1.x/SDXL VAE, FLUX.1 needs its "
-                                      "16-channel ae.safetensors"
-                                    : "; pick the VAE made for " + pipeline);
-    }
-    if (!flux) return {};
-    // FLUX.1: CLIP gives the pooled vector, T5 the token sequence (flux_strategy.cpp attach).
-    const char* widthKey = slot == "text_encoder" ? "pooled_projection_dim" : "joint_attention_dim";
-    if (slot != "text_encoder" && slot != "text_encoder_2") return {};
-    const int64_t want = intOf(mc, widthKey);
-    int64_t width = intOf(pc, "hidden_size");
-    if (width <= 0) width = intOf(pc, "d_model");
-    if (want <= 0 || width <= 0 || want == width) return {};
-    return part.name + " gives text features of width " + std::to_string(width) + ", " +
-           model.name + " takes " + std::to_string(want) + " (" + widthKey + "): pick the " +
-           (slot == "text_encoder" ? "CLIP-L (clip_l.safetensors)"
-                                   : "T5-XXL (t5xxl_*.safetensors)") +
-           " made for it";
-}
-
-// The T5 tokenizer the load will look for beside a T5 file (pipeline/model_sources.cpp: a
-// tokenizer_2 folder beside it, the file's own folder, a tokenizer_2 folder beside the model).
-// ComfyUI's t5xxl files carry none and Halfscope bundles none, so the load would read every
-// weight and then stop: said before Open instead.
-bool t5TokenizerBeside(const std::string& t5File, const std::string& modelFile) {
+// The tokenizer the load will look for beside a text encoder file (pipeline/model_sources.cpp:
+// a tokenizer(_N) folder beside it, the file's own folder, a tokenizer(_N) folder beside the
+// model) when its family reads one and Halfscope bundles none (ComfyUI's t5xxl files carry none),
+// so the load would read every weight and then stop: "" when it is there or not needed.
+std::string missingTokenizer(const std::string& slot, const LibraryEntry& encoder,
+                             const std::string& modelFile) {
     namespace fs = std::filesystem;
+    const auto it = encoder.slots.find(slot);
+    const auto family = FamilyRegistry::global().find(it != encoder.slots.end() ? it->second : "");
+    const ModelFileSlot* tok = modelFileSlot("tokenizer" + slot.substr(12));
+    if (!family || !tok || family->tokenizer.className.empty() || !family->tokenizer.bundled.empty())
+        return {};
     std::error_code ec;
-    const fs::path d = fs::path(t5File).parent_path(), m = fs::path(modelFile).parent_path();
-    for (const fs::path& c : {d / "tokenizer_2", d, m / "tokenizer_2"})
-        if (fs::is_regular_file(c / "spiece.model", ec)) return true;
-    return false;
+    const fs::path d = fs::path(encoder.path).parent_path(),
+                   m = fs::path(modelFile).parent_path();
+    for (const fs::path& c : {d / tok->slot, d, m / tok->slot})
+        for (const auto& marker : family->tokenizer.markers)
+            if (fs::is_regular_file(c / marker, ec)) return {};
+    return "no " + family->tokenizer.what + " beside " + encoder.name + ": put its " +
+           family->tokenizer.markers.front() + " there, or a " + tok->slot +
+           " folder holding it (ComfyUI's files come without one)";
 }
 
 }  // namespace
@@ -155,7 +108,7 @@ LibraryFileSet assembleFileSet(const std::vector<LibraryEntry>& picked) {
         if (&e == model) continue;
         bool used = false;
         for (const auto& [slot, cls] : e.slots) {
-            const SlotText* t = slotText(slot);
+            const ModelFileSlot* t = weightSlot(slot);
             if (!t) continue;
             auto it = filled.find(slot);
             if (it != filled.end() && it->second != model->name) {
@@ -181,8 +134,12 @@ LibraryFileSet assembleFileSet(const std::vector<LibraryEntry>& picked) {
                                           : nlohmann::json::parse(model->mainConfig);
         set.pipeline = strategies.pipelineClassFor(denoiserClass, config);
         if (set.pipeline.empty()) return set;
+        const auto info = strategies.info(set.pipeline);
         for (const auto& [slot, part] : donors) {
-            const std::string why = misfit(set.pipeline, *model, config, slot, *part);
+            const std::string why =
+                info && info->partMisfit
+                    ? info->partMisfit({slot, part->name, model->name, config, configOf(*part)})
+                    : std::string();
             if (!why.empty()) {
                 set.error = why;
                 return set;
@@ -190,18 +147,17 @@ LibraryFileSet assembleFileSet(const std::vector<LibraryEntry>& picked) {
         }
         for (const auto& s : strategies.make(set.pipeline, model->name)->componentSlots()) {
             if (!s.model || s.name == denoiserSlot || filled.count(s.name)) continue;
-            const SlotText* t = slotText(s.name);
+            const ModelFileSlot* t = weightSlot(s.name);
             const std::string what = t ? t->what : s.name;
-            const std::string line = "no " + what + ": " + hint(set.pipeline, s.name);
+            const std::string line = "no " + what + ": " + hint(info.get(), s.name, what);
             (s.required ? set.missing : set.optional)
                 .push_back(line + (s.required ? "" : " (optional)"));
         }
-        const auto t5 = donors.find("text_encoder_2");
-        if (t5 != donors.end() && t5->second->className.rfind("T5", 0) == 0 &&
-            !t5TokenizerBeside(t5->second->path, model->path))
-            set.missing.push_back("no T5 tokenizer beside " + t5->second->name +
-                                  ": put its spiece.model there, or a tokenizer_2 folder "
-                                  "holding it (ComfyUI's T5 files come without one)");
+        for (const auto& [slot, part] : donors) {
+            if (slot.rfind("text_encoder", 0) != 0) continue;
+            const std::string why = missingTokenizer(slot, *part, model->path);
+            if (!why.empty()) set.missing.push_back(why);
+        }
     } catch (const std::exception& e) {
         set.error = std::string("cannot tell which parts the model needs: ") + e.what();
     }

@@ -6,6 +6,7 @@
 #include "models/qwen/qwen_family.h"
 #include "models/qwenimage/qwenimage_family.h"
 #include "models/registry.h"
+#include "models/sd3/sd3_family.h"
 #include "models/t5/t5_family.h"
 #include "models/unet/unet_family.h"
 #include "models/vae/vae_family.h"
@@ -22,6 +23,7 @@ void registerBuiltinFamilies(FamilyRegistry& r) {
     r.add(t5EncoderFamily());
     r.add(qwenTextFamily());
     r.add(qwenImageTransformerFamily());
+    r.add(sd3TransformerFamily());
     r.add(unet2DConditionFamily());
     r.add(wanVaeFamily());
 }

@@ -45,6 +45,18 @@ struct ComponentSource {
     WeightMap weights;      // checkpoint keys as the family's module names its parameters
 };
 
+// The tokenizer a text encoder family reads its ids with, for a model opened from single files,
+// which carry none: the pipeline looks for it beside the files, else takes the bundled one.
+struct TokenizerFiles {
+    std::string className;             // model_index.json's class for it: "CLIPTokenizer"
+    std::string what;                  // "CLIP tokenizer", for messages
+    std::vector<std::string> markers;  // a folder holding one of these is one, in this order
+    std::string bundled;               // the one Halfscope ships (resources/tokenizers/<name>)
+    // The tokenizer config for the bundled one, given the encoder's config (OpenCLIP's
+    // tokenizer is CLIP-L's padding with "!"); null: none.
+    std::function<nlohmann::json(const nlohmann::json& encoderConfig)> bundledConfig = {};
+};
+
 struct Family {
     std::string name;                     // "CLIP text encoder", for messages and --help
     std::vector<std::string> classNames;  // "_class_name" / "architectures" values it loads
@@ -63,6 +75,8 @@ struct Family {
     // Key stems of the repeated blocks ("transformer_blocks.", "encoder.block."): a family that
     // names them (and whose components return streamedBlocks()) can load LoadMode::Streamed.
     std::vector<std::string> blockStems;
+    // A text encoder's tokenizer (className empty: the family needs none).
+    TokenizerFiles tokenizer = {};
 };
 
 class FamilyRegistry {

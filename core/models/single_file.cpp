@@ -9,6 +9,7 @@
 #include "models/flux/flux_bfl_layout.h"
 #include "models/qwen/qwen_single_file.h"
 #include "models/qwenimage/qwenimage_comfy_layout.h"
+#include "models/sd3/sd3_original_layout.h"
 #include "models/t5/t5_single_file.h"
 #include "models/unet/unet_ldm_layout.h"
 #include "models/vae/vae_ldm_layout.h"
@@ -46,8 +47,7 @@ std::vector<SingleFileLayout> makeLayouts() {
         recognisedOnly("HunyuanVideo transformer", dit,
                        "txt_in.individual_token_refiner.blocks.0.adaLN_modulation.1.bias",
                        noFamily),
-        recognisedOnly("SD3 MMDiT", dit, "joint_blocks.0.context_block.adaLN_modulation.1.bias",
-                       noFamily),
+        sd3OriginalLayout(),
         fluxBflLayout(),
         cosmosOriginalLayout(),
         qwenImageComfyLayout(),

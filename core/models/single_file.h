@@ -17,6 +17,8 @@
 
 namespace hs {
 
+struct SingleFileContents;
+
 struct SingleFileLayout {
     std::string name;                   // "Black Forest Labs Flux transformer"
     std::vector<std::string> prefixes;  // where its keys may start in a file; "" = at the root
@@ -28,6 +30,11 @@ struct SingleFileLayout {
     // checkpoint). Empty for a layout that is recognised but not converted yet.
     std::function<ConvertedComponent(LayoutKeys& keys, const WeightMap& all)> convert;
     std::string notConverted;  // why, when `convert` is empty
+    // `inspect`'s one line for a whole file this layout leads ("SDXL base, SGM layout: UNet
+    // 2.57 B, two text encoders, VAE; fp16 weights"), given all it converted to; null or "":
+    // the components' classes and sizes.
+    std::function<std::string(const SingleFileContents& f, const WeightMap& all)>
+        headline = {};
 };
 
 // The layouts known, in detection order (specific before general).

@@ -137,6 +137,11 @@ void LayoutKeys::finish() const {
     fail(std::to_string(m_keys.size()) + " tensor(s) this layout does not know: " + list);
 }
 
+void LayoutKeys::movePair(WeightMap& out, const std::string& from, const std::string& to) {
+    out[to + ".weight"] = take(from + ".weight");
+    out[to + ".bias"] = take(from + ".bias");
+}
+
 std::string parameterCountText(int64_t n) {
     char buf[32];
     if (n >= 100000000)  // 0.86 B for SD 1.x's UNet
@@ -146,6 +151,23 @@ std::string parameterCountText(int64_t n) {
     else
         std::snprintf(buf, sizeof buf, "%.1f k", n / 1e3);
     return buf;
+}
+
+std::string weightsDtypeText(const WeightMap& all) {
+    std::map<c10::ScalarType, int64_t> elements;
+    for (const auto& kv : all)
+        if (kv.second.is_floating_point()) elements[kv.second.scalar_type()] += kv.second.numel();
+    int64_t best = -1;
+    std::string name = "no floating";
+    for (const auto& [type, n] : elements)
+        if (n > best) best = n, name = dtypeShortName(type);
+    return name + " weights";
+}
+
+int64_t parameterCountOf(const WeightMap& weights) {
+    int64_t n = 0;
+    for (const auto& kv : weights) n += kv.second.numel();
+    return n;
 }
 
 }  // namespace hs

@@ -35,6 +35,8 @@ public:
     // The tensor, removed from the set. Throws WeightError naming the key when it is absent or,
     // given `dims`, has another number of dimensions.
     torch::Tensor take(const std::string& key, int64_t dims = -1);
+    // `from`.weight and `from`.bias taken into `out` as `to`.weight and `to`.bias.
+    void movePair(WeightMap& out, const std::string& from, const std::string& to);
     // take() when present, else an undefined tensor.
     torch::Tensor takeIfPresent(const std::string& key);
     // Looks without taking (throws like take() when absent).
@@ -81,5 +83,11 @@ std::string parameterCountText(int64_t n);
 
 // "bf16" for kBFloat16, "fp16", "fp32", "fp64", else the ScalarType's name.
 std::string dtypeShortName(c10::ScalarType t);
+
+// The most common floating dtype of a file, by elements: "fp16 weights".
+std::string weightsDtypeText(const WeightMap& all);
+
+// Elements of a converted component's weights.
+int64_t parameterCountOf(const WeightMap& weights);
 
 }  // namespace hs

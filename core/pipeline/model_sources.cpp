@@ -1,5 +1,6 @@
 #include "pipeline/model_sources.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "denoising/strategy.h"
@@ -12,22 +13,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct FileOption {
-    const char* option;
-    const char* slot;
-    const char* what;  // what the slot holds, for messages
-    std::string ModelFiles::*path;
-};
-
-const std::vector<FileOption>& fileOptions() {
-    static const std::vector<FileOption> options{
-        {"--vae", "vae", "VAE", &ModelFiles::vae},
-        {"--text-encoder", "text_encoder", "first text encoder (CLIP; Anima's Qwen3)",
-         &ModelFiles::textEncoder},
-        {"--text-encoder-2", "text_encoder_2", "second text encoder (T5, or SDXL's OpenCLIP-bigG)",
-         &ModelFiles::textEncoder2},
-    };
-    return options;
+// The rows of the file-set table that give weights (--vae, --text-encoder, ...).
+std::vector<const ModelFileSlot*> weightSlots() {
+    std::vector<const ModelFileSlot*> out;
+    for (const auto& row : modelFileSlots())
+        if (!row.tokenizer) out.push_back(&row);
+    return out;
 }
 
 std::string listOf(const SingleFileContents& c) {
@@ -54,7 +45,7 @@ bool isFile(const fs::path& p) {
 
 // A file given with `o.option`: the component of its slot (a converted single file or a
 // component folder). Other parts of an all-in-one file are left out.
-void addOptionFile(ModelSources& s, const FileOption& o, const std::string& path) {
+void addOptionFile(ModelSources& s, const ModelFileSlot& o, const std::string& path) {
     if (isDir(path)) {
         OpenedComponent c = openFolderComponent(path);
         s.detected.push_back(path + " (" + o.option + "): component folder, " + c.className);
@@ -62,8 +53,18 @@ void addOptionFile(ModelSources& s, const FileOption& o, const std::string& path
         return;
     }
     const SingleFileContents contents = readSingleFile(path);
+    // A file of one text encoder also fills a later encoder slot it is given for: a t5xxl file
+    // converts as FLUX.1's second encoder and is SD3's third, a clip_g file as a first one and is
+    // SD3's and SDXL's second. 0: not an encoder slot.
+    const auto encoderNumber = [](const std::string& slot) {
+        if (slot.rfind("text_encoder", 0) != 0) return 0;
+        return slot.size() > 13 ? std::atoi(slot.c_str() + 13) : 1;
+    };
+    const bool oneEncoder = contents.components.size() == 1 &&
+                            encoderNumber(contents.components[0].slot) > 0 &&
+                            encoderNumber(o.slot) > encoderNumber(contents.components[0].slot);
     for (const auto& c : contents.components)
-        if (c.slot == o.slot) {
+        if (c.slot == o.slot || oneEncoder) {
             s.detected.push_back(path + " (" + o.option + "): " + c.description);
             s.components[o.slot] = openedOf(c, path);
             return;
@@ -72,12 +73,14 @@ void addOptionFile(ModelSources& s, const FileOption& o, const std::string& path
                         ", but it holds " + listOf(contents));
 }
 
-// The folder of a tokenizer: given, else the first candidate that holds `marker`.
+// The folder of a tokenizer: given, else the first candidate that holds the first of `markers`,
+// else the first that holds the next one, ...
 std::string tokenizerDir(const std::string& given, const std::vector<fs::path>& candidates,
-                         const char* marker) {
+                         const std::vector<std::string>& markers) {
     if (!given.empty()) return given;
-    for (const auto& c : candidates)
-        if (isFile(c / marker)) return c.string();
+    for (const auto& marker : markers)
+        for (const auto& c : candidates)
+            if (isFile(c / marker)) return c.string();
     return {};
 }
 
@@ -126,69 +129,48 @@ void makeFolder(ModelSources& s, const std::string& model, const ModelFiles& wit
                                 {}});
     }
 
-    // Tokenizers: given, else beside the files (a tokenizer/ or tokenizer_2/ folder, as in a
-    // diffusers repository, or the tokenizer's files themselves), else the bundled CLIP-L one.
+    // Tokenizers: each text encoder's family says which one it reads (Family::tokenizer). Given
+    // with --tokenizer(-N), else a tokenizer(_N) folder beside the encoder's own file or beside
+    // the model (as in a diffusers repository), or the tokenizer's files themselves there, else
+    // the one Halfscope bundles.
     const fs::path modelDir = fs::path(model).parent_path();
-    std::vector<fs::path> clip{modelDir / "tokenizer"}, second{modelDir / "tokenizer_2"};
-    if (!with.textEncoder.empty()) {
-        const fs::path d = fs::path(with.textEncoder).parent_path();
-        clip.insert(clip.begin(), {d / "tokenizer", d});
+    for (const auto& [slot, c] : s.components) {
+        if (slot.rfind("text_encoder", 0) != 0) continue;
+        const auto family = FamilyRegistry::global().find(c.className);
+        const ModelFileSlot* tok = modelFileSlot("tokenizer" + slot.substr(12));
+        if (!family || family->tokenizer.className.empty() || !tok) continue;
+        const TokenizerFiles& t = family->tokenizer;
+        std::vector<fs::path> candidates{modelDir / tok->slot};
+        const std::string& encoderFile = with.*modelFileSlot(slot)->path;
+        if (!encoderFile.empty()) {
+            const fs::path d = fs::path(encoderFile).parent_path();
+            candidates.insert(candidates.begin(), {d / tok->slot, d});
+        }
+        std::string dir = tokenizerDir(with.*tok->path, candidates, t.markers);
+        const bool bundled = dir.empty() && !t.bundled.empty();
+        if (bundled) dir = findBundledTokenizer(t.bundled);
+        addTokenizer(f, tok->slot, t.className, dir);
+        if (bundled && t.bundledConfig)
+            for (auto& pc : f.components)
+                if (pc.name == tok->slot) pc.config = t.bundledConfig(c.source.config);
     }
-    if (!with.textEncoder2.empty()) {
-        const fs::path d = fs::path(with.textEncoder2).parent_path();
-        second.insert(second.begin(), {d / "tokenizer_2", d});
-    }
-    auto clipEncoder = [&](const char* slot) -> const OpenedComponent* {
-        auto it = s.components.find(slot);
-        return it != s.components.end() && it->second.className.rfind("CLIPTextModel", 0) == 0
-                   ? &it->second
-                   : nullptr;
-    };
-    // OpenCLIP's tokenizer (SD 2.x, SDXL's second) is CLIP's vocabulary padding with "!".
-    auto addClip = [&](const char* slot, const OpenedComponent& encoder, const std::string& given,
-                       const std::vector<fs::path>& candidates) {
-        std::string dir = tokenizerDir(given, candidates, "vocab.json");
-        const bool bundled = dir.empty();
-        if (bundled) dir = findBundledTokenizer("clip-l");
-        addTokenizer(f, slot, "CLIPTokenizer", dir);
-        const bool openClip = encoder.source.config.value("hidden_act", "") == "gelu";
-        if (bundled && openClip)
-            for (auto& c : f.components)
-                if (c.name == slot) c.config = {{"pad_token", "!"}};
-    };
-    if (const OpenedComponent* te = clipEncoder("text_encoder"))
-        addClip("tokenizer", *te, with.tokenizer, clip);
-    if (const OpenedComponent* te2 = clipEncoder("text_encoder_2"))
-        addClip("tokenizer_2", *te2, with.tokenizer2, second);
-    else if (s.components.count("text_encoder_2"))
-        addTokenizer(f, "tokenizer_2", "T5TokenizerFast",
-                     tokenizerDir(with.tokenizer2, second, "spiece.model"));
-
-    // Anima: a Qwen tokenizer for its Qwen3 encoder (--tokenizer, else beside the files, else the
-    // bundled Qwen2 one), and the T5 tokenizer whose ids its text conditioner embeds
-    // (--tokenizer-2, else beside the files).
-    auto te = s.components.find("text_encoder");
-    if (te != s.components.end() && te->second.className.rfind("Qwen", 0) == 0) {
-        std::string dir = tokenizerDir(with.tokenizer, clip, "merges.txt");
-        if (dir.empty()) dir = tokenizerDir({}, clip, "tokenizer.json");
-        if (dir.empty()) dir = findBundledTokenizer("qwen2");
-        addTokenizer(f, "tokenizer", "Qwen2Tokenizer", dir);
-    }
-    if (denoiserClass == "CosmosTransformer3DModel") {
-        std::vector<fs::path> t5{modelDir / "t5_tokenizer", modelDir / "tokenizer_2", modelDir};
-        addTokenizer(f, "t5_tokenizer", "T5TokenizerFast",
-                     tokenizerDir(with.tokenizer2, t5, "spiece.model"));
+    // Tokenizers no encoder slot reads, which the pipeline names (Anima's t5_tokenizer).
+    for (const auto& slot : StrategyRegistry::global().make(f.className, model)->componentSlots()) {
+        const ModelFileSlot* given = modelFileSlot(slot.givenWith);
+        const auto family = FamilyRegistry::global().find(slot.tokenizerFamily);
+        if (slot.model || !given || !family || f.find(slot.name)) continue;
+        const std::vector<fs::path> candidates{modelDir / slot.name, modelDir / given->slot,
+                                               modelDir};
+        addTokenizer(f, slot.name, family->tokenizer.className,
+                     tokenizerDir(with.*given->path, candidates, family->tokenizer.markers));
     }
 }
 
 }  // namespace
 
 std::string optionForSlot(const std::string& slot) {
-    for (const auto& o : fileOptions())
-        if (slot == o.slot) return o.option;
-    if (slot == "tokenizer") return "--tokenizer";
-    if (slot == "tokenizer_2" || slot == "t5_tokenizer") return "--tokenizer-2";
-    return "--model";
+    const ModelFileSlot* row = modelFileSlot(slot);
+    return row ? row->option : "--model";
 }
 
 ModelSources openModelSources(const std::string& model, const ModelFiles& with) {
@@ -207,15 +189,28 @@ ModelSources openModelSources(const std::string& model, const ModelFiles& with) 
     } else {
         throw FileError(model, "no such file or folder");
     }
-    for (const auto& o : fileOptions())
-        if (!(with.*o.path).empty()) addOptionFile(s, o, with.*o.path);
+    for (const ModelFileSlot* o : weightSlots())
+        if (!(with.*o->path).empty()) addOptionFile(s, *o, with.*o->path);
 
     if (s.singleFile) {
         makeFolder(s, model, with);
     } else {
-        addTokenizer(s.folder, "tokenizer", "CLIPTokenizer", with.tokenizer);
-        addTokenizer(s.folder, s.folder.find("t5_tokenizer") ? "t5_tokenizer" : "tokenizer_2",
-                     "T5TokenizerFast", with.tokenizer2);
+        // A tokenizer given for a folder replaces the one of its slot, or of the pipeline's slot
+        // it gives (Anima's t5_tokenizer is given with --tokenizer-2).
+        std::vector<ComponentSlot> wanted;
+        try {
+            wanted = StrategyRegistry::global().make(s.folder.className, model)->componentSlots();
+        } catch (const PipelineError&) {
+            // An unsupported pipeline: the load says so, naming the supported ones.
+        }
+        for (const auto& row : modelFileSlots()) {
+            if (!row.tokenizer || (with.*row.path).empty()) continue;
+            std::string slot = row.slot;
+            for (const auto& w : wanted)
+                if (w.givenWith == row.slot) slot = w.name;
+            const PipelineComponent* held = s.folder.find(slot);
+            addTokenizer(s.folder, slot, held ? held->className : "", with.*row.path);
+        }
     }
     return s;
 }

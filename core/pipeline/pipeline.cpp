@@ -104,6 +104,9 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& model, const ModelFi
     if (sources.singleFile) {
         std::map<std::string, nlohmann::json> configs;
         for (const auto& [slot, c] : sources.components) configs[slot] = c.source.config;
+        // What the files could not tell, as the pipeline's own repository says it.
+        p->m_strategy->completeSingleFileConfigs(configs);
+        for (auto& [slot, c] : sources.components) c.source.config = configs[slot];
         p->m_folder.components.push_back({"scheduler", "diffusers", "", "",
                                           ComponentKind::Scheduler,
                                           p->m_strategy->singleFileSchedulerConfig(configs)});
@@ -116,7 +119,7 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& model, const ModelFi
             throw PipelineError(
                 sources.singleFile
                     ? model + ": no " + slot.name + " in the files given; give it with " +
-                          optionForSlot(slot.name) + (slot.model ? " FILE" : " DIR") +
+                          optionForSlot(slot.givenWith.empty() ? slot.name : slot.givenWith) + (slot.model ? " FILE" : " DIR") +
                           (slot.whereFound.empty() ? "" : " (" + slot.whereFound + ")")
                     : model + "/model_index.json: no '" + slot.name +
                           "' component; this pipeline type needs " + slotList(wanted));

@@ -19,32 +19,57 @@ namespace hs {
 // + ae.safetensors + clip_l.safetensors + t5xxl_fp16.safetensors), or replace a component of a
 // pipeline folder. Empty strings: none given.
 struct ModelFiles {
-    std::string vae, textEncoder, textEncoder2;  // .safetensors files (or component folders)
-    std::string tokenizer, tokenizer2;           // tokenizer folders (vocab.json / spiece.model)
-    bool empty() const {
-        return vae.empty() && textEncoder.empty() && textEncoder2.empty() && tokenizer.empty() &&
-               tokenizer2.empty();
-    }
-    bool operator==(const ModelFiles& o) const {
-        return vae == o.vae && textEncoder == o.textEncoder && textEncoder2 == o.textEncoder2 &&
-               tokenizer == o.tokenizer && tokenizer2 == o.tokenizer2;
-    }
+    // .safetensors files (or component folders); SD3's third encoder is its T5
+    std::string vae, textEncoder, textEncoder2, textEncoder3;
+    std::string tokenizer, tokenizer2, tokenizer3;  // tokenizer folders (vocab.json, spiece.model)
+    bool empty() const;
+    bool operator==(const ModelFiles& o) const;
     bool operator!=(const ModelFiles& o) const { return !(*this == o); }
 };
 
-// The files of a set by the slot (model_index.json key) each fills, in the order records,
-// reports and the run history list them.
+// The one table of the files of a set: by the slot (model_index.json key) each fills, in the
+// order records, reports and the run history list them. The CLI's options, the studio's
+// settings, the library's and the studio's file-set checks and the single-file loader read it.
 struct ModelFileSlot {
-    const char* slot;  // "vae", "text_encoder", "text_encoder_2", "tokenizer", "tokenizer_2"
+    const char* slot;         // "text_encoder_2"
+    const char* option;       // "--text-encoder-2"
+    const char* settingsKey;  // "model/textEncoder2", where the studio keeps the last set
+    const char* what;         // "second text encoder", for messages (the studio translates it)
+    bool tokenizer;           // a tokenizer folder, not weights
     std::string ModelFiles::*path;
 };
 inline const std::vector<ModelFileSlot>& modelFileSlots() {
-    static const std::vector<ModelFileSlot> table{{"vae", &ModelFiles::vae},
-                                                  {"text_encoder", &ModelFiles::textEncoder},
-                                                  {"text_encoder_2", &ModelFiles::textEncoder2},
-                                                  {"tokenizer", &ModelFiles::tokenizer},
-                                                  {"tokenizer_2", &ModelFiles::tokenizer2}};
+    static const std::vector<ModelFileSlot> table{
+        {"vae", "--vae", "model/vae", "VAE", false, &ModelFiles::vae},
+        {"text_encoder", "--text-encoder", "model/textEncoder", "first text encoder", false,
+         &ModelFiles::textEncoder},
+        {"text_encoder_2", "--text-encoder-2", "model/textEncoder2", "second text encoder", false,
+         &ModelFiles::textEncoder2},
+        {"text_encoder_3", "--text-encoder-3", "model/textEncoder3", "third text encoder", false,
+         &ModelFiles::textEncoder3},
+        {"tokenizer", "--tokenizer", "model/tokenizer", "first tokenizer", true,
+         &ModelFiles::tokenizer},
+        {"tokenizer_2", "--tokenizer-2", "model/tokenizer2", "second tokenizer", true,
+         &ModelFiles::tokenizer2},
+        {"tokenizer_3", "--tokenizer-3", "model/tokenizer3", "third tokenizer", true,
+         &ModelFiles::tokenizer3}};
     return table;
+}
+// The row of `slot`, or null.
+inline const ModelFileSlot* modelFileSlot(const std::string& slot) {
+    for (const auto& s : modelFileSlots())
+        if (slot == s.slot) return &s;
+    return nullptr;
+}
+inline bool ModelFiles::empty() const {
+    for (const auto& s : modelFileSlots())
+        if (!(this->*s.path).empty()) return false;
+    return true;
+}
+inline bool ModelFiles::operator==(const ModelFiles& o) const {
+    for (const auto& s : modelFileSlots())
+        if (this->*s.path != o.*s.path) return false;
+    return true;
 }
 
 struct RunConfig {

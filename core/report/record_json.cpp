@@ -179,8 +179,8 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"decode_every", c.decodeEvery},
                         {"keep_latents", c.keepLatents}};
     if (!c.modelFiles.empty())
-        for (const auto& [slot, path] : modelFileSlots())
-            config["model_files"][slot] = c.modelFiles.*path;
+        for (const auto& s : modelFileSlots())
+            if (!(c.modelFiles.*s.path).empty()) config["model_files"][s.slot] = c.modelFiles.*s.path;
     ordered_json components = ordered_json::array();
     for (const auto& x : r.components)
         components.push_back({{"name", x.name},
@@ -260,8 +260,8 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     RunConfig& cfg = r.config;
     cfg.modelDir = c["model_dir"].string();
     if (c.has("model_files"))
-        for (const auto& [slot, path] : modelFileSlots())
-            cfg.modelFiles.*path = c["model_files"][slot].string();
+        for (const auto& s : modelFileSlots())
+            if (c["model_files"].has(s.slot)) cfg.modelFiles.*s.path = c["model_files"][s.slot].string();
     cfg.prompt = c["prompt"].string();
     cfg.negativePrompt = c["negative_prompt"].string();
     cfg.seed = c["seed"].unsignedInteger();

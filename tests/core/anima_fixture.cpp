@@ -128,21 +128,9 @@ nlohmann::json tinyQwenImageVaeConfig() {
 
 namespace {
 
-void writeJsonAnimaFixture(const std::string& path, const nlohmann::json& j) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path) << j.dump(2);
-}
-
 void writeFile(const std::string& path, const std::string& text) {
     fs::create_directories(fs::path(path).parent_path());
     std::ofstream(path, std::ios::binary) << text;
-}
-
-void writeSingleAnimaFixture(const std::string& path, const WeightMap& w,
-                             const std::string& prefix = "") {
-    std::vector<std::pair<std::string, torch::Tensor>> list;
-    for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
-    writeSafetensors(path, list);
 }
 
 // GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the rest map to
@@ -184,19 +172,18 @@ void writeQwenTokenizer(const std::string& dir) {
         text += a + " " + b + "\n";
         vocab[a + b] = id++;
     }
-    writeJsonAnimaFixture(dir + "/vocab.json", vocab);
+    writeJsonFile(dir + "/vocab.json", vocab);
     writeFile(dir + "/merges.txt", text);
-    writeJsonAnimaFixture(
-        dir + "/tokenizer_config.json",
-        {{"added_tokens_decoder",
-          {{std::to_string(id),
-            {{"content", "<|endoftext|>"}, {"special", true}, {"normalized", false}}}}},
-         {"bos_token", nullptr},
-         {"eos_token", "<|endoftext|>"},
-         {"pad_token", "<|endoftext|>"},
-         {"errors", "replace"},
-         {"model_max_length", 131072},
-         {"tokenizer_class", "Qwen2Tokenizer"}});
+    writeJsonFile(dir + "/tokenizer_config.json",
+                  {{"added_tokens_decoder",
+                    {{std::to_string(id),
+                      {{"content", "<|endoftext|>"}, {"special", true}, {"normalized", false}}}}},
+                   {"bos_token", nullptr},
+                   {"eos_token", "<|endoftext|>"},
+                   {"pad_token", "<|endoftext|>"},
+                   {"errors", "replace"},
+                   {"model_max_length", 131072},
+                   {"tokenizer_class", "Qwen2Tokenizer"}});
 }
 
 nlohmann::json qwenConfig(int hidden = 32) {
@@ -314,35 +301,35 @@ std::string writeTinyCosmos2(const std::string& root) {
     nlohmann::json sched = schedulerConfigAnimaFixture();
     sched["shift"] = 1.0;
     sched["use_karras_sigmas"] = true;
-    writeJsonAnimaFixture(folder + "/model_index.json",
-                          {{"_class_name", "Cosmos2TextToImagePipeline"},
-                           {"_diffusers_version", "0.34.0"},
-                           {"safety_checker", {nullptr, nullptr}},
-                           {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
-                           {"text_encoder", {"transformers", "T5EncoderModel"}},
-                           {"tokenizer", {"transformers", "T5TokenizerFast"}},
-                           {"transformer", {"diffusers", "CosmosTransformer3DModel"}},
-                           {"vae", {"diffusers", "AutoencoderKLWan"}}});
-    writeJsonAnimaFixture(folder + "/text_encoder/config.json", t5);
-    writeSingleAnimaFixture(folder + "/text_encoder/model.safetensors",
-                            randomFixtureWeights(t5, "T5EncoderModel", 31));
+    writeJsonFile(folder + "/model_index.json",
+                  {{"_class_name", "Cosmos2TextToImagePipeline"},
+                   {"_diffusers_version", "0.34.0"},
+                   {"safety_checker", {nullptr, nullptr}},
+                   {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+                   {"text_encoder", {"transformers", "T5EncoderModel"}},
+                   {"tokenizer", {"transformers", "T5TokenizerFast"}},
+                   {"transformer", {"diffusers", "CosmosTransformer3DModel"}},
+                   {"vae", {"diffusers", "AutoencoderKLWan"}}});
+    writeJsonFile(folder + "/text_encoder/config.json", t5);
+    writeWeightsFile(folder + "/text_encoder/model.safetensors",
+                     randomFixtureWeights(t5, "T5EncoderModel", 31));
     copyFolderAnimaFixture(dataPath("flux1_tiny/tokenizer_2"), folder + "/tokenizer");
     WeightMap dit =
         randomFixtureWeights(transformerConfigAnimaFixture(), "CosmosTransformer3DModel", 32);
     tameModulation(dit);
-    writeJsonAnimaFixture(folder + "/transformer/config.json", transformerConfigAnimaFixture());
-    writeSingleAnimaFixture(folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
-    writeJsonAnimaFixture(folder + "/vae/config.json", vae);
-    writeSingleAnimaFixture(folder + "/vae/diffusion_pytorch_model.safetensors",
-                            randomFixtureWeights(vae, "AutoencoderKLWan", 33));
-    writeJsonAnimaFixture(folder + "/scheduler/scheduler_config.json", sched);
+    writeJsonFile(folder + "/transformer/config.json", transformerConfigAnimaFixture());
+    writeWeightsFile(folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
+    writeJsonFile(folder + "/vae/config.json", vae);
+    writeWeightsFile(folder + "/vae/diffusion_pytorch_model.safetensors",
+                     randomFixtureWeights(vae, "AutoencoderKLWan", 33));
+    writeJsonFile(folder + "/scheduler/scheduler_config.json", sched);
     return folder;
 }
 
 std::string writeTinyQwen3(const std::string& dir, int hidden) {
-    writeJsonAnimaFixture(dir + "/config.json", qwenConfig(hidden));
-    writeSingleAnimaFixture(dir + "/model.safetensors",
-                            randomFixtureWeights(qwenConfig(hidden), "Qwen3Model", 21));
+    writeJsonFile(dir + "/config.json", qwenConfig(hidden));
+    writeWeightsFile(dir + "/model.safetensors",
+                     randomFixtureWeights(qwenConfig(hidden), "Qwen3Model", 21));
     return dir;
 }
 
@@ -366,7 +353,7 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     f.transformer = dit;
 
     const std::string saved = "/tmp/anima-tiny-diffusers";  // where the index says it was saved
-    writeJsonAnimaFixture(
+    writeJsonFile(
         f.folder + "/modular_model_index.json",
         {{"_blocks_class_name", "AnimaAutoBlocks"},
          {"_class_name", "AnimaModularPipeline"},
@@ -379,19 +366,18 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
          {"tokenizer", entry("transformers", "Qwen2TokenizerFast", "tokenizer", saved)},
          {"transformer", entry("diffusers", "CosmosTransformer3DModel", "transformer", saved)},
          {"vae", entry("diffusers", "AutoencoderKLQwenImage", "vae", saved)}});
-    writeJsonAnimaFixture(f.folder + "/text_encoder/config.json", qwenConfig());
-    writeSingleAnimaFixture(f.folder + "/text_encoder/model.safetensors", qwen);
+    writeJsonFile(f.folder + "/text_encoder/config.json", qwenConfig());
+    writeWeightsFile(f.folder + "/text_encoder/model.safetensors", qwen);
     writeQwenTokenizer(f.folder + "/tokenizer");
     copyFolderAnimaFixture(dataPath("flux1_tiny/tokenizer_2"), f.folder + "/t5_tokenizer");
-    writeJsonAnimaFixture(f.folder + "/text_conditioner/config.json", conditionerConfig());
-    writeSingleAnimaFixture(f.folder + "/text_conditioner/diffusion_pytorch_model.safetensors",
-                            conditioner);
-    writeJsonAnimaFixture(f.folder + "/transformer/config.json", transformerConfigAnimaFixture());
-    writeSingleAnimaFixture(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
-    writeJsonAnimaFixture(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
-    writeSingleAnimaFixture(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
-    writeJsonAnimaFixture(f.folder + "/scheduler/scheduler_config.json",
-                          schedulerConfigAnimaFixture());
+    writeJsonFile(f.folder + "/text_conditioner/config.json", conditionerConfig());
+    writeWeightsFile(f.folder + "/text_conditioner/diffusion_pytorch_model.safetensors",
+                     conditioner);
+    writeJsonFile(f.folder + "/transformer/config.json", transformerConfigAnimaFixture());
+    writeWeightsFile(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
+    writeJsonFile(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
+    writeWeightsFile(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
+    writeJsonFile(f.folder + "/scheduler/scheduler_config.json", schedulerConfigAnimaFixture());
 
     // ComfyUI's set: the DiT with its adapter, the Qwen3 under "model.", the VAE in Wan's keys.
     const std::string set = root + "/comfyui";
@@ -400,11 +386,11 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     for (const auto& [k, t] : cosmosToOriginal(dit, layers)) file["net." + k] = t;
     for (const auto& [k, t] : conditioner) file["net.llm_adapter." + k] = t;
     f.dit = set + "/anima-tiny.safetensors";
-    writeSingleAnimaFixture(f.dit, file);
+    writeWeightsFile(f.dit, file);
     f.qwen = set + "/qwen_3_06b_base.safetensors";
-    writeSingleAnimaFixture(f.qwen, qwen, "model.");
+    writeWeightsFile(f.qwen, qwen, "model.");
     f.vae = set + "/qwen_image_vae.safetensors";
-    writeSingleAnimaFixture(f.vae, wanVaeToOriginal(vae, 1));
+    writeWeightsFile(f.vae, wanVaeToOriginal(vae, 1));
     f.tokenizer = set + "/tokenizer";
     copyFolderAnimaFixture(f.folder + "/tokenizer", f.tokenizer);
     f.t5Tokenizer = set + "/t5_tokenizer";

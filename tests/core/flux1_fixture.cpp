@@ -129,6 +129,21 @@ void writeSharded(const std::string& dir, const std::string& stem, const WeightM
 }
 
 // Random weights for `config` through its family, as a trainer starts.
+nlohmann::json smallAutoencoderKlConfig(const nlohmann::json& fields) {
+    nlohmann::json c = {{"_class_name", "AutoencoderKL"},
+                        {"in_channels", 3},
+                        {"out_channels", 3},
+                        {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D"}},
+                        {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D"}},
+                        {"block_out_channels", {32, 32}},
+                        {"layers_per_block", 1},
+                        {"act_fn", "silu"},
+                        {"latent_channels", 16},
+                        {"norm_num_groups", 32}};
+    c.update(fields);
+    return c;
+}
+
 WeightMap randomWeightsOf(const nlohmann::json& config, const std::string& className,
                           uint64_t seed) {
     torch::manual_seed(seed);
@@ -141,11 +156,6 @@ WeightMap randomWeightsOf(const nlohmann::json& config, const std::string& class
 }
 
 namespace {
-
-void writeJsonFlux1Fixture(const std::string& path, const nlohmann::json& j) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path) << j.dump(2);
-}
 
 // The sizes: CLIP as wide as the transformer's pooled projection, T5 as its joint attention
 // width; the tokenizers' vocabularies fit the encoders' embeddings.
@@ -201,21 +211,11 @@ nlohmann::json t5ConfigFlux1Fixture() {
 // FLUX's VAE shape in small: 16 latent channels, no quant convs, its scaling and shift (what
 // the single-file converter assumes for a 16-channel ae.safetensors).
 nlohmann::json vaeConfigFlux1Fixture() {
-    return {{"_class_name", "AutoencoderKL"},
-            {"in_channels", 3},
-            {"out_channels", 3},
-            {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D"}},
-            {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D"}},
-            {"block_out_channels", {32, 32}},
-            {"layers_per_block", 1},
-            {"act_fn", "silu"},
-            {"latent_channels", 16},
-            {"norm_num_groups", 32},
-            {"use_quant_conv", false},
-            {"use_post_quant_conv", false},
-            {"mid_block_add_attention", true},
-            {"scaling_factor", 0.3611},
-            {"shift_factor", 0.1159}};
+    return smallAutoencoderKlConfig({{"use_quant_conv", false},
+                                     {"use_post_quant_conv", false},
+                                     {"mid_block_add_attention", true},
+                                     {"scaling_factor", 0.3611},
+                                     {"shift_factor", 0.1159}});
 }
 
 nlohmann::json schedulerConfigFlux1Fixture(bool dev) {
@@ -227,13 +227,6 @@ nlohmann::json schedulerConfigFlux1Fixture(bool dev) {
             {"num_train_timesteps", 1000},
             {"shift", dev ? 3.0 : 1.0},
             {"use_dynamic_shifting", dev}};
-}
-
-void writeSingleFlux1Fixture(const std::string& path, const WeightMap& w,
-                             const std::string& prefix = "") {
-    std::vector<std::pair<std::string, torch::Tensor>> list;
-    for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
-    writeSafetensors(path, list);
 }
 
 void copyFolderFlux1Fixture(const std::string& from, const std::string& to) {
@@ -253,25 +246,24 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev) {
     const WeightMap t5 = randomWeightsOf(t5ConfigFlux1Fixture(), "T5EncoderModel", 3);
     const WeightMap vae = randomWeightsOf(vaeConfigFlux1Fixture(), "AutoencoderKL", 4);
 
-    writeJsonFlux1Fixture(f.folder + "/model_index.json",
-                          {{"_class_name", "FluxPipeline"},
-                           {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
-                           {"text_encoder", {"transformers", "CLIPTextModel"}},
-                           {"text_encoder_2", {"transformers", "T5EncoderModel"}},
-                           {"tokenizer", {"transformers", "CLIPTokenizer"}},
-                           {"tokenizer_2", {"transformers", "T5TokenizerFast"}},
-                           {"transformer", {"diffusers", "FluxTransformer2DModel"}},
-                           {"vae", {"diffusers", "AutoencoderKL"}}});
-    writeJsonFlux1Fixture(f.folder + "/transformer/config.json", tc);
+    writeJsonFile(f.folder + "/model_index.json",
+                  {{"_class_name", "FluxPipeline"},
+                   {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+                   {"text_encoder", {"transformers", "CLIPTextModel"}},
+                   {"text_encoder_2", {"transformers", "T5EncoderModel"}},
+                   {"tokenizer", {"transformers", "CLIPTokenizer"}},
+                   {"tokenizer_2", {"transformers", "T5TokenizerFast"}},
+                   {"transformer", {"diffusers", "FluxTransformer2DModel"}},
+                   {"vae", {"diffusers", "AutoencoderKL"}}});
+    writeJsonFile(f.folder + "/transformer/config.json", tc);
     writeSharded(f.folder + "/transformer", "diffusion_pytorch_model", transformer, 2);
-    writeJsonFlux1Fixture(f.folder + "/text_encoder/config.json", clipConfigFlux1Fixture());
-    writeSingleFlux1Fixture(f.folder + "/text_encoder/model.safetensors", clip);
-    writeJsonFlux1Fixture(f.folder + "/text_encoder_2/config.json", t5ConfigFlux1Fixture());
+    writeJsonFile(f.folder + "/text_encoder/config.json", clipConfigFlux1Fixture());
+    writeWeightsFile(f.folder + "/text_encoder/model.safetensors", clip);
+    writeJsonFile(f.folder + "/text_encoder_2/config.json", t5ConfigFlux1Fixture());
     writeSharded(f.folder + "/text_encoder_2", "model", t5, 2);
-    writeJsonFlux1Fixture(f.folder + "/vae/config.json", vaeConfigFlux1Fixture());
-    writeSingleFlux1Fixture(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
-    writeJsonFlux1Fixture(f.folder + "/scheduler/scheduler_config.json",
-                          schedulerConfigFlux1Fixture(dev));
+    writeJsonFile(f.folder + "/vae/config.json", vaeConfigFlux1Fixture());
+    writeWeightsFile(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
+    writeJsonFile(f.folder + "/scheduler/scheduler_config.json", schedulerConfigFlux1Fixture(dev));
     copyFolderFlux1Fixture(dataPath("../../resources/demo-model/tokenizer"),
                            f.folder + "/tokenizer");
     copyFolderFlux1Fixture(dataPath("flux1_tiny/tokenizer_2"), f.folder + "/tokenizer_2");
@@ -285,11 +277,11 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev) {
     f.clipL = files + "/clip_l.safetensors";
     f.t5 = files + "/t5xxl_tiny.safetensors";
     const WeightMap bfl = fluxToBfl(transformer, 2, 2);
-    writeSingleFlux1Fixture(f.bfl, bfl);
-    writeSingleFlux1Fixture(f.bflPrefixed, bfl, "model.diffusion_model.");
-    writeSingleFlux1Fixture(f.ae, vaeToLdm(vae, 2));
-    writeSingleFlux1Fixture(f.clipL, clip);
-    writeSingleFlux1Fixture(f.t5, t5);
+    writeWeightsFile(f.bfl, bfl);
+    writeWeightsFile(f.bflPrefixed, bfl, "model.diffusion_model.");
+    writeWeightsFile(f.ae, vaeToLdm(vae, 2));
+    writeWeightsFile(f.clipL, clip);
+    writeWeightsFile(f.t5, t5);
     f.tokenizer = files + "/tokenizer";
     f.tokenizer2 = files + "/tokenizer_2";
     copyFolderFlux1Fixture(f.folder + "/tokenizer", f.tokenizer);

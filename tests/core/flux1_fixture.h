@@ -26,6 +26,10 @@ struct Flux1Files {
 // `dev`: a guidance embedding (FLUX.1-dev); otherwise none (schnell). Writes under `root`.
 Flux1Files writeTinyFlux1(const std::string& root, bool dev = true);
 
+// A small two-level AutoencoderKL (width 32, one resnet per level, 32 groups, silu, 16 latent
+// channels), the shape of FLUX's and SD's VAEs in small, with `fields` set over it.
+nlohmann::json smallAutoencoderKlConfig(const nlohmann::json& fields);
+
 // Random weights for `config` through its family, as a trainer starts.
 WeightMap randomWeightsOf(const nlohmann::json& config, const std::string& className,
                           uint64_t seed);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,8 +15,9 @@
 #include "io/safetensors.h"
 #include "models/common/named_tensors.h"
 #include "models/common/weights.h"
-#include "records/precision_plan.h"
+#include "models/opened_component.h"
 #include "numerics/probe.h"
+#include "records/precision_plan.h"
 #include "test_util.h"
 
 namespace hs::test {
@@ -37,6 +39,72 @@ inline NamedTensors readIo(const std::string& rel) {
     NamedTensors t;
     for (const auto& n : io.names()) t.emplace(n, io.tensor(n));
     return t;
+}
+
+// A model of the test data: its family's class, its config and weights, and the io tensors it is
+// checked against (in.* inputs, out.* references).
+struct ModelCase {
+    std::string className;
+    nlohmann::json config;
+    WeightMap weights;
+    NamedTensors io;
+};
+
+// The component folder `folder` (config.json + weights) and the io file `io`, both under the
+// test data. `copy`: the weights and io copied out of the mapped files.
+inline ModelCase openCase(const std::string& folder, const std::string& io, bool copy = false) {
+    OpenedComponent opened = openFolderComponent(dataPath(folder));
+    ModelCase c;
+    c.className = opened.className;
+    c.config = std::move(opened.source.config);
+    for (auto& kv : opened.source.weights)
+        c.weights.emplace(kv.first, copy ? kv.second.clone() : kv.second);
+    for (auto& kv : readIo(io)) c.io.emplace(kv.first, copy ? kv.second.clone() : kv.second);
+    return c;
+}
+
+// The in.* tensors of an io set.
+inline NamedTensors onlyInputs(const NamedTensors& io) {
+    NamedTensors in;
+    for (const auto& kv : io)
+        if (kv.first.rfind("in.", 0) == 0) in.emplace(kv);
+    return in;
+}
+
+// A VAE (`scaled`) whose decoder.up_blocks.1.resnets.0.conv2 is scaled past fp16's range,
+// decoding `inputs` (its in.z) through its family: finite in fp32, that block's resnet past 65504;
+// in fp16 (emulated) the block is the first non-finite point at Module level, the conv at Op
+// level. Returns the Module level's first non-finite point.
+inline std::optional<FirstNonFinite> expectTheScaledDecoderBlockOverflowsFp16(
+    const ModelCase& scaled, const NamedTensors& inputs) {
+    const auto family = FamilyRegistry::global().require(scaled.className, "test");
+    auto decode = [&](ProbeContext& probes) {
+        loadComponent(*family, {"test", scaled.config, scaled.weights}, probes.policy(), "vae")
+            ->run(inputs, probes);
+    };
+    ProbeContext p32 = contextFor("", ProbeLevel::Layer);
+    decode(p32);
+    EXPECT_FALSE(p32.firstNonFinite().has_value()) << "fp32 must stay finite";
+    bool over = false;
+    for (const auto& r : p32.records())
+        if (r.name == "vae.decoder.up_blocks.1.resnets.0") over = r.stats.overFp16 > 0;
+    EXPECT_TRUE(over) << "the scaled block must exceed 65504 in fp32";
+
+    ProbeContext pm = contextFor("vae=fp16", ProbeLevel::Module);
+    decode(pm);
+    EXPECT_TRUE(pm.firstNonFinite().has_value());
+    if (pm.firstNonFinite()) {
+        EXPECT_EQ(pm.firstNonFinite()->at.name, "vae.decoder.up_blocks.1");
+        EXPECT_EQ(pm.firstNonFinite()->at.execution, Execution::Emulated);
+    }
+    ProbeContext po = contextFor("vae=fp16", ProbeLevel::Op);
+    decode(po);
+    EXPECT_TRUE(po.firstNonFinite().has_value());
+    if (po.firstNonFinite()) {
+        EXPECT_EQ(po.firstNonFinite()->at.name, "vae.decoder.up_blocks.1.resnets.0.conv2");
+        EXPECT_EQ(po.firstNonFinite()->at.format, Format::FP16);
+    }
+    return pm.firstNonFinite();
 }
 
 // The names of `m`'s tensors.

@@ -17,17 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeJsonQwenimageFixture(const std::string& path, const nlohmann::json& j) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path) << j.dump(2);
-}
-
-void writeSingleQwenimageFixture(const std::string& path, const WeightMap& w) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::vector<std::pair<std::string, torch::Tensor>> list(w.begin(), w.end());
-    writeSafetensors(path, list);
-}
-
 // The language model of Qwen2.5-VL as its config.json has it (text fields at the top level, as
 // the original release), 16 wide, over Qwen2.5-VL's vocabulary size 152064 (the tokenizer's
 // 151,646 ids fit). The values a single file does not store are the ones its conversion
@@ -87,7 +76,7 @@ WeightMap withVisualTensor(WeightMap w) {
 }  // namespace
 
 std::string writeTinyQwen25Vl(const std::string& path, int hidden, int vocab) {
-    writeSingleQwenimageFixture(
+    writeWeightsFile(
         path, withVisualTensor(randomFixtureWeights(textEncoderConfig(hidden, vocab),
                                                     "Qwen2_5_VLForConditionalGeneration", 41)));
     return path;
@@ -107,36 +96,34 @@ QwenImageFiles writeTinyQwenImage(const std::string& root, double residualScale,
     const WeightMap vae =
         randomFixtureWeights(tinyQwenImageVaeConfig(), "AutoencoderKLQwenImage", 23);
 
-    writeJsonQwenimageFixture(
-        f.folder + "/model_index.json",
-        {{"_class_name", "QwenImagePipeline"},
-         {"_diffusers_version", "0.35.0.dev0"},
-         {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
-         {"text_encoder", {"transformers", "Qwen2_5_VLForConditionalGeneration"}},
-         {"tokenizer", {"transformers", "Qwen2Tokenizer"}},
-         {"transformer", {"diffusers", "QwenImageTransformer2DModel"}},
-         {"vae", {"diffusers", "AutoencoderKLQwenImage"}}});
-    writeJsonQwenimageFixture(f.folder + "/text_encoder/config.json", textEncoderConfig());
-    writeSingleQwenimageFixture(f.folder + "/text_encoder/model.safetensors", text);
+    writeJsonFile(f.folder + "/model_index.json",
+                  {{"_class_name", "QwenImagePipeline"},
+                   {"_diffusers_version", "0.35.0.dev0"},
+                   {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+                   {"text_encoder", {"transformers", "Qwen2_5_VLForConditionalGeneration"}},
+                   {"tokenizer", {"transformers", "Qwen2Tokenizer"}},
+                   {"transformer", {"diffusers", "QwenImageTransformer2DModel"}},
+                   {"vae", {"diffusers", "AutoencoderKLQwenImage"}}});
+    writeJsonFile(f.folder + "/text_encoder/config.json", textEncoderConfig());
+    writeWeightsFile(f.folder + "/text_encoder/model.safetensors", text);
     fs::create_directories(f.folder + "/tokenizer");
     fs::copy(findBundledTokenizer("qwen2"), f.folder + "/tokenizer",
              fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-    writeJsonQwenimageFixture(f.folder + "/transformer/config.json",
-                              transformerConfigQwenimageFixture());
-    writeSingleQwenimageFixture(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
-    writeJsonQwenimageFixture(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
-    writeSingleQwenimageFixture(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
+    writeJsonFile(f.folder + "/transformer/config.json", transformerConfigQwenimageFixture());
+    writeWeightsFile(f.folder + "/transformer/diffusion_pytorch_model.safetensors", dit);
+    writeJsonFile(f.folder + "/vae/config.json", tinyQwenImageVaeConfig());
+    writeWeightsFile(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
     nlohmann::json sched = qwenImageSchedulerConfig();
     sched["_diffusers_version"] = "0.35.0.dev0";
-    writeJsonQwenimageFixture(f.folder + "/scheduler/scheduler_config.json", sched);
+    writeJsonFile(f.folder + "/scheduler/scheduler_config.json", sched);
 
     const std::string set = root + "/comfyui";
     f.dit = set + "/qwen_image_tiny.safetensors";
-    writeSingleQwenimageFixture(f.dit, dit);
+    writeWeightsFile(f.dit, dit);
     f.textEncoder = set + "/qwen_2.5_vl_tiny.safetensors";
-    writeSingleQwenimageFixture(f.textEncoder, withVisualTensor(text));
+    writeWeightsFile(f.textEncoder, withVisualTensor(text));
     f.vae = set + "/qwen_image_vae.safetensors";
-    writeSingleQwenimageFixture(f.vae, wanVaeToOriginal(vae, 1));
+    writeWeightsFile(f.vae, wanVaeToOriginal(vae, 1));
     return f;
 }
 
@@ -147,6 +134,19 @@ std::string writeShardedQwenImage(const QwenImageFiles& f, const std::string& ro
     fs::remove(folder + "/transformer/diffusion_pytorch_model.safetensors");
     writeSharded(folder + "/transformer", "diffusion_pytorch_model", f.transformer, shards);
     return folder;
+}
+
+nlohmann::json realQwenImageTransformerConfig() {
+    return {{"_class_name", "QwenImageTransformer2DModel"},
+            {"attention_head_dim", 128},
+            {"axes_dims_rope", {16, 56, 56}},
+            {"guidance_embeds", false},
+            {"in_channels", 64},
+            {"joint_attention_dim", 3584},
+            {"num_attention_heads", 24},
+            {"num_layers", 60},
+            {"out_channels", 16},
+            {"patch_size", 2}};
 }
 
 }  // namespace hs::test

@@ -13,6 +13,7 @@
 //                visual.* tensor beside it as in the real file), qwen_image_vae.safetensors
 //                (original Wan keys); no tokenizer (the bundled one is taken).
 // The same weights in both, so both must give the same image.
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "models/common/weights.h"
@@ -42,6 +43,10 @@ QwenImageFiles writeTinyQwenImage(const std::string& root, double residualScale 
 // A copy of `f.folder` under `root` whose transformer is sharded in `shards` files
 // (diffusion_pytorch_model-0000N-of-0000M.safetensors + the .index.json). Returns the folder.
 std::string writeShardedQwenImage(const QwenImageFiles& f, const std::string& root, int shards);
+
+// Qwen-Image's released transformer config (diffusers' QwenImageTransformer2DModel for
+// Qwen/Qwen-Image: 60 blocks of 24 heads x 128, text width 3584, 64 packed channels).
+nlohmann::json realQwenImageTransformerConfig();
 
 // A ComfyUI-style Qwen2.5-VL language-model file `hidden` wide with `vocab` embeddings (keys
 // under "model.").

@@ -14,16 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeJsonSdFixture(const std::string& path, const nlohmann::json& j) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path) << j.dump(2);
-}
-
-void writeWeightsSdFixture(const std::string& path, const WeightMap& w) {
-    std::vector<std::pair<std::string, torch::Tensor>> list(w.begin(), w.end());
-    writeSafetensors(path, list);
-}
-
 // The demo model's tokenizer (its ids: test::demoTokenIds; 32 tokens) feeds both encoders.
 nlohmann::json clipConfigSdFixture(bool openClip) {
     nlohmann::json j{
@@ -74,21 +64,26 @@ nlohmann::json unetConfigSdFixture(bool xl) {
 }
 
 nlohmann::json vaeConfigSdFixture(bool xl) {
-    return {{"_class_name", "AutoencoderKL"},
-            {"in_channels", 3},
-            {"out_channels", 3},
-            {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D"}},
-            {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D"}},
-            {"block_out_channels", {32, 32}},
-            {"layers_per_block", 1},
-            {"act_fn", "silu"},
-            {"latent_channels", 4},
-            {"norm_num_groups", 32},
-            {"scaling_factor", xl ? 0.13025 : 0.18215},
-            {"force_upcast", true}};
+    return smallAutoencoderKlConfig({{"latent_channels", 4},
+                                     {"scaling_factor", xl ? 0.13025 : 0.18215},
+                                     {"force_upcast", true}});
 }
 
 }  // namespace
+
+nlohmann::json sd15SchedulerConfig() {
+    return {{"_class_name", "PNDMScheduler"},
+            {"_diffusers_version", "0.6.0"},
+            {"beta_end", 0.012},
+            {"beta_schedule", "scaled_linear"},
+            {"beta_start", 0.00085},
+            {"num_train_timesteps", 1000},
+            {"set_alpha_to_one", false},
+            {"skip_prk_steps", true},
+            {"steps_offset", 1},
+            {"trained_betas", nullptr},
+            {"clip_sample", false}};
+}
 
 nlohmann::json sdEulerConfig() {
     return {{"_class_name", "EulerDiscreteScheduler"},
@@ -124,10 +119,10 @@ SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& sche
         fs::create_directories(to);
         fs::copy(tokenizer, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
         if (padBang)  // OpenCLIP's tokenizer pads with "!"
-            writeJsonSdFixture(to + "/special_tokens_map.json", {{"bos_token", "<|startoftext|>"},
-                                                                 {"eos_token", "<|endoftext|>"},
-                                                                 {"pad_token", "!"},
-                                                                 {"unk_token", "<|endoftext|>"}});
+            writeJsonFile(to + "/special_tokens_map.json", {{"bos_token", "<|startoftext|>"},
+                                                            {"eos_token", "<|endoftext|>"},
+                                                            {"pad_token", "!"},
+                                                            {"unk_token", "<|endoftext|>"}});
     };
     copyTokenizer(f.folder + "/tokenizer", false);
     if (xl) {
@@ -136,18 +131,18 @@ SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& sche
         index["text_encoder_2"] = {"transformers", "CLIPTextModelWithProjection"};
         index["tokenizer_2"] = {"transformers", "CLIPTokenizer"};
         index["force_zeros_for_empty_prompt"] = true;
-        writeJsonSdFixture(f.folder + "/text_encoder_2/config.json", f.textEncoder2Config);
-        writeWeightsSdFixture(f.folder + "/text_encoder_2/model.safetensors", f.textEncoder2);
+        writeJsonFile(f.folder + "/text_encoder_2/config.json", f.textEncoder2Config);
+        writeWeightsFile(f.folder + "/text_encoder_2/model.safetensors", f.textEncoder2);
         copyTokenizer(f.folder + "/tokenizer_2", true);
     }
-    writeJsonSdFixture(f.folder + "/model_index.json", index);
-    writeJsonSdFixture(f.folder + "/unet/config.json", f.unetConfig);
-    writeWeightsSdFixture(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
-    writeJsonSdFixture(f.folder + "/vae/config.json", f.vaeConfig);
-    writeWeightsSdFixture(f.folder + "/vae/diffusion_pytorch_model.safetensors", f.vae);
-    writeJsonSdFixture(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
-    writeWeightsSdFixture(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
-    writeJsonSdFixture(f.folder + "/scheduler/scheduler_config.json", scheduler);
+    writeJsonFile(f.folder + "/model_index.json", index);
+    writeJsonFile(f.folder + "/unet/config.json", f.unetConfig);
+    writeWeightsFile(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
+    writeJsonFile(f.folder + "/vae/config.json", f.vaeConfig);
+    writeWeightsFile(f.folder + "/vae/diffusion_pytorch_model.safetensors", f.vae);
+    writeJsonFile(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
+    writeWeightsFile(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
+    writeJsonFile(f.folder + "/scheduler/scheduler_config.json", scheduler);
     return f;
 }
 
@@ -163,15 +158,15 @@ SdFiles writeTinySd2(const std::string& root, const nlohmann::json& scheduler) {
     f.unetConfig["attention_head_dim"] = {4, 8};
     f.unetConfig["cross_attention_dim"] = 32;
     f.unet = randomWeightsOf(f.unetConfig, "UNet2DConditionModel", 16);
-    writeJsonSdFixture(f.folder + "/unet/config.json", f.unetConfig);
-    writeWeightsSdFixture(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
-    writeJsonSdFixture(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
-    writeWeightsSdFixture(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
-    writeJsonSdFixture(f.folder + "/tokenizer/special_tokens_map.json",
-                       {{"bos_token", "<|startoftext|>"},
-                        {"eos_token", "<|endoftext|>"},
-                        {"pad_token", "!"},
-                        {"unk_token", "<|endoftext|>"}});
+    writeJsonFile(f.folder + "/unet/config.json", f.unetConfig);
+    writeWeightsFile(f.folder + "/unet/diffusion_pytorch_model.safetensors", f.unet);
+    writeJsonFile(f.folder + "/text_encoder/config.json", f.textEncoderConfig);
+    writeWeightsFile(f.folder + "/text_encoder/model.safetensors", f.textEncoder);
+    writeJsonFile(f.folder + "/tokenizer/special_tokens_map.json",
+                  {{"bos_token", "<|startoftext|>"},
+                   {"eos_token", "<|endoftext|>"},
+                   {"pad_token", "!"},
+                   {"unk_token", "<|endoftext|>"}});
     return f;
 }
 
@@ -198,7 +193,7 @@ std::string writeSdSingleFile(const SdFiles& f, const std::string& path, bool xl
             all.insert(kv);
     }
     fs::create_directories(fs::path(path).parent_path());
-    writeWeightsSdFixture(path, all);
+    writeWeightsFile(path, all);
     // The tokenizers beside the file, as a user keeps them with a checkpoint of this vocabulary.
     const fs::path dir = fs::path(path).parent_path();
     for (const char* t : {"tokenizer", "tokenizer_2"})

@@ -28,6 +28,10 @@ SdFiles writeTinySd2(const std::string& root, const nlohmann::json& scheduler);
 std::string writeSdSingleFile(const SdFiles& f, const std::string& path, bool xl,
                               bool withSecondEncoder = true);
 
+// SD 1.5's scheduler_config.json (runwayml/stable-diffusion-v1-5: PNDMScheduler), as the model
+// ships it.
+nlohmann::json sd15SchedulerConfig();
+
 // SD's training schedule with an EulerDiscreteScheduler, as SDXL's scheduler_config.json has it.
 nlohmann::json sdEulerConfig();
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/anima/anima_family.h"
@@ -20,35 +21,11 @@
 namespace hs {
 namespace {
 
-using test::contextFor;
-using test::expectThrowNaming;
-using test::keysOf;
-using test::readJson;
-
-using test::dataPath;
-using test::relErr;
-
-struct CaseAnimaAdapter {
-    nlohmann::json config;
-    WeightMap weights;
-    NamedTensors io;
-};
-
-CaseAnimaAdapter loadCaseAnimaAdapter(const std::string& dir, const std::string& ioPath) {
-    CaseAnimaAdapter c;
-    c.config = readJson(dataPath(dir + "/config.json"));
-    c.weights =
-        weightMapOf(TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors")));
-    auto io = TensorSet::open(dataPath(ioPath));
-    for (const auto& n : io.names()) c.io.emplace(n, io.tensor(n));
-    return c;
+ModelCase goldenAnimaAdapter() {
+    return openCase("golden/anima_adapter", "golden/anima_adapter_io.safetensors");
 }
-
-CaseAnimaAdapter goldenAnimaAdapter() {
-    return loadCaseAnimaAdapter("golden/anima_adapter", "golden/anima_adapter_io.safetensors");
-}
-CaseAnimaAdapter layerNormCase() {
-    return loadCaseAnimaAdapter("cosmos/anima_ln", "cosmos/anima_ln_io.safetensors");
+ModelCase layerNormCase() {
+    return openCase("cosmos/anima_ln", "cosmos/anima_ln_io.safetensors");
 }
 
 double compareAnimaAdapter(const NamedTensors& out, const NamedTensors& io,
@@ -56,51 +33,94 @@ double compareAnimaAdapter(const NamedTensors& out, const NamedTensors& io,
     return test::compareOutput(out, io, "out.text_embeds", "anima adapter " + label);
 }
 
-TEST(AnimaAdapterConfig, ReadsGoldenConfigAndNamesBadFields) {
-    const auto j = readJson(dataPath("golden/anima_adapter/config.json"));
-    auto c = AnimaAdapterConfig::fromJson(j);
+// ---- the suites every family runs (family_suites.h) ------------------------------------------
+
+// The golden model at every probe level, its keys diffusers' own.
+INSTANTIATE_TEST_SUITE_P(AnimaAdapter, FamilyGolden,
+                         ::testing::Values(test::GoldenCase("golden/anima_adapter")
+                                               .at({ProbeLevel::Off, ProbeLevel::Layer,
+                                                    ProbeLevel::Op})
+                                               .keyedAsTheFile()
+                                               .ofFamily(Role::Adapter, "text_conditioner")),
+                         test::CaseLabel());
+
+std::map<std::string, ProbeLevel> probePointsAnimaAdapter() {
+    const std::string b = "text_conditioner.blocks.1";
+    return {{b, ProbeLevel::Module},
+            {"text_conditioner.norm", ProbeLevel::Module},
+            {"text_conditioner.embed", ProbeLevel::Layer},
+            {"text_conditioner.in_proj", ProbeLevel::Layer},
+            {"text_conditioner.out_proj", ProbeLevel::Layer},
+            {b + ".norm_self_attn", ProbeLevel::Layer},
+            {b + ".self_attn", ProbeLevel::Layer},
+            {b + ".self_attn_residual", ProbeLevel::Layer},
+            {b + ".cross_attn", ProbeLevel::Layer},
+            {b + ".cross_attn_residual", ProbeLevel::Layer},
+            {b + ".mlp", ProbeLevel::Layer},
+            {b + ".mlp.1", ProbeLevel::Op},
+            {b + ".cross_attn.rope_k", ProbeLevel::Op},
+            {b + ".self_attn.q_norm", ProbeLevel::Op},
+            {"text_conditioner.masked", ProbeLevel::Op}};
+}
+
+// At Layer level: embed, in_proj, 2 blocks, out_proj, norm.
+INSTANTIATE_TEST_SUITE_P(
+    AnimaAdapter, FamilyProbes,
+    ::testing::Values(test::ProbeCase(
+        "golden", goldenAnimaAdapter,
+        {test::ProbeExpectation(ProbeLevel::Op).at(probePointsAnimaAdapter()),
+         test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(2 + 2 * 9 + 2)})),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    AnimaAdapter, FamilyConfig,
+    ::testing::Values(test::ConfigCase{
+        "golden",
+        [] { return readJson(dataPath("golden/anima_adapter/config.json")); },
+        [](const nlohmann::json& j) { AnimaAdapterConfig::fromJson(j); },
+        {test::setting("num_attention_heads", 3, "model_dim"),
+         test::setting("num_attention_heads", 32, "even head width"),  // heads of width 1
+         test::setting("mlp_ratio", 0.0), test::setting("target_vocab_size", 1 << 30),
+         test::setting("use_layer_norm", "no"), test::setting("min_sequence_length", -1)}}),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    AnimaAdapter, FamilyInputs,
+    ::testing::Values(test::InputCase{
+        "golden",
+        goldenAnimaAdapter,
+        {test::inputSet("in.source_hidden_states", torch::zeros({1, 7, 32}),
+                        {"in.source_hidden_states", "[B, S, 24]"}),
+         test::inputSet("in.target_input_ids", torch::full({1, 10}, 100, torch::kInt64),
+                        {"in.target_input_ids", "0..99"}),
+         test::inputSet("in.target_input_ids", torch::zeros({1, 10}),
+                        {"in.target_input_ids", "integer"}),
+         test::inputSet("in.source_attention_mask", torch::ones({1, 6}, torch::kInt64),
+                        {"in.source_attention_mask", "[1, 7]"}),
+         test::inputRemoved("in.target_input_ids", {"missing input 'in.target_input_ids'"}),
+         test::inputSet("in.input_ids", torch::zeros({1, 10}, torch::kInt64), {"in.input_ids"})}}),
+    test::CaseLabel());
+
+// ---- the adapter's own --------------------------------------------------------------------------
+
+TEST(AnimaAdapterConfig, ReadsGoldenConfig) {
+    auto c = AnimaAdapterConfig::fromJson(readJson(dataPath("golden/anima_adapter/config.json")));
     EXPECT_EQ(c.headDim(), 8);
     EXPECT_EQ(c.mlpDim(), 64);
     EXPECT_TRUE(c.hasInProj());
     EXPECT_EQ(c.minSequenceLength, 8);
-    auto bad = [&](const char* key, nlohmann::json value, const std::string& needle) {
-        auto k = j;
-        k[key] = value;
-        expectThrowNaming<ConfigError>([&] { AnimaAdapterConfig::fromJson(k); }, {needle});
-    };
-    bad("num_attention_heads", 3, "model_dim");
-    bad("num_attention_heads", 32, "even head width");  // heads of width 1
-    bad("mlp_ratio", 0.0, "mlp_ratio");
-    bad("target_vocab_size", 1 << 30, "target_vocab_size");
-    bad("use_layer_norm", "no", "use_layer_norm");
-    bad("min_sequence_length", -1, "min_sequence_length");
 }
 
-TEST(AnimaAdapter, GoldenParity) {
-    const CaseAnimaAdapter g = goldenAnimaAdapter();
-    for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
-        ProbeContext probes = contextFor("", level);
-        auto model = loadAnimaTextConditioner(g.config, g.weights, probes.policy());
-        EXPECT_EQ(keysOf(stateOf(*model)), keysOf(g.weights));  // keys are diffusers' own
-        const double err = compareAnimaAdapter(runAnimaTextConditioner(model, g.io, probes), g.io,
-                                               "golden (probes " + probeLevelName(level) + ")");
-        EXPECT_LE(err, 1e-4);
-    }
-}
-
-TEST(AnimaAdapter, GoldenParityThroughTheFamily) {
-    const CaseAnimaAdapter g = goldenAnimaAdapter();
+// The target mask zeroes the padded tokens (the last two of ten). Without masks every token
+// attends everywhere: a different, unmasked result.
+TEST(AnimaAdapter, TheMasksZeroThePaddedTokens) {
+    const ModelCase g = goldenAnimaAdapter();
     auto family = FamilyRegistry::global().require("AnimaTextConditioner", "test");
-    EXPECT_EQ(family->role, Role::Adapter);
-    EXPECT_EQ(family->defaultComponent, "text_conditioner");
     ProbeContext probes = contextFor("", ProbeLevel::Layer);
     auto c =
         loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "text_conditioner");
     const NamedTensors out = c->run(g.io, probes);
-    EXPECT_LE(compareAnimaAdapter(out, g.io, "golden via family"), 1e-4);
-    // The target mask zeroes the padded tokens (the last two of ten).
     EXPECT_EQ(out.at("out.text_embeds").narrow(1, 8, 2).abs().max().item<float>(), 0.f);
-    // Without masks every token attends everywhere: a different, unmasked result.
     NamedTensors in = g.io;
     in.erase("in.target_attention_mask");
     in.erase("in.source_attention_mask");
@@ -109,7 +129,7 @@ TEST(AnimaAdapter, GoldenParityThroughTheFamily) {
 }
 
 TEST(AnimaAdapter, LayerNormConfigMatchesTheReferencePort) {
-    const CaseAnimaAdapter c = layerNormCase();
+    const ModelCase c = layerNormCase();
     ProbeContext probes = contextFor("");
     auto model = loadAnimaTextConditioner(c.config, c.weights, probes.policy());
     EXPECT_EQ(keysOf(stateOf(*model)), keysOf(c.weights));
@@ -124,7 +144,7 @@ TEST(AnimaAdapter, LayerNormConfigMatchesTheReferencePort) {
 }
 
 TEST(AnimaAdapter, ReducedPrecisionAgreesWithFp32) {
-    const CaseAnimaAdapter c = layerNormCase();
+    const ModelCase c = layerNormCase();
     ProbeContext p32 = contextFor("");
     auto m32 = loadAnimaTextConditioner(c.config, c.weights, p32.policy());
     auto o32 = runAnimaTextConditioner(m32, c.io, p32).at("out.text_embeds");
@@ -144,47 +164,8 @@ TEST(AnimaAdapter, ReducedPrecisionAgreesWithFp32) {
     }
 }
 
-TEST(AnimaAdapter, ProbeNamesAndGranularity) {
-    const CaseAnimaAdapter g = goldenAnimaAdapter();
-    ProbeContext probes = contextFor("", ProbeLevel::Op);
-    auto model = loadAnimaTextConditioner(g.config, g.weights, probes.policy());
-    runAnimaTextConditioner(model, g.io, probes);
-    std::map<std::string, ProbeLevel> got;
-    for (const auto& r : probes.records()) got.emplace(r.name, r.granularity);
-    const std::string b = "text_conditioner.blocks.1";
-    const std::map<std::string, ProbeLevel> expected{
-        {b, ProbeLevel::Module},
-        {"text_conditioner.norm", ProbeLevel::Module},
-        {"text_conditioner.embed", ProbeLevel::Layer},
-        {"text_conditioner.in_proj", ProbeLevel::Layer},
-        {"text_conditioner.out_proj", ProbeLevel::Layer},
-        {b + ".norm_self_attn", ProbeLevel::Layer},
-        {b + ".self_attn", ProbeLevel::Layer},
-        {b + ".self_attn_residual", ProbeLevel::Layer},
-        {b + ".cross_attn", ProbeLevel::Layer},
-        {b + ".cross_attn_residual", ProbeLevel::Layer},
-        {b + ".mlp", ProbeLevel::Layer},
-        {b + ".mlp.1", ProbeLevel::Op},
-        {b + ".cross_attn.rope_k", ProbeLevel::Op},
-        {b + ".self_attn.q_norm", ProbeLevel::Op},
-        {"text_conditioner.masked", ProbeLevel::Op}};
-    for (const auto& kv : expected) {
-        ASSERT_TRUE(got.count(kv.first)) << "no probe point " << kv.first;
-        EXPECT_EQ(got.at(kv.first), kv.second) << kv.first;
-    }
-    ProbeContext layer = contextFor("", ProbeLevel::Layer);
-    runAnimaTextConditioner(model, g.io, layer);
-    std::set<std::string> seen;
-    for (const auto& r : layer.records()) {
-        EXPECT_LE(int(r.granularity), int(ProbeLevel::Layer)) << r.name;
-        EXPECT_TRUE(seen.insert(r.name).second) << "recorded twice: " << r.name;
-        EXPECT_TRUE(r.stats.allFinite()) << r.name;
-    }
-    EXPECT_EQ(seen.size(), 2u + 2 * 9u + 2u);  // embed, in_proj, 2 blocks, out_proj, norm
-}
-
 TEST(AnimaAdapter, LoadErrorsNameTheKey) {
-    const CaseAnimaAdapter g = goldenAnimaAdapter();
+    const ModelCase g = goldenAnimaAdapter();
     ProbeContext probes = contextFor("");
     auto expectError = [&](const nlohmann::json& config, const WeightMap& w,
                            const std::string& key) {
@@ -202,37 +183,10 @@ TEST(AnimaAdapter, LoadErrorsNameTheKey) {
     expectError(noSelf, g.weights, "self_attn");  // the file has self-attention weights
 }
 
-TEST(AnimaAdapter, InputErrorsNameTheKeyAndShape) {
-    const CaseAnimaAdapter g = goldenAnimaAdapter();
-    ProbeContext probes = contextFor("");
-    auto model = loadAnimaTextConditioner(g.config, g.weights, probes.policy());
-    auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
-        expectThrowNaming<InputError>([&] { runAnimaTextConditioner(model, in, probes); }, needles);
-    };
-    auto in = g.io;
-    in["in.source_hidden_states"] = torch::zeros({1, 7, 32});
-    expectError(in, {"in.source_hidden_states", "[B, S, 24]"});
-    in = g.io;
-    in["in.target_input_ids"] = torch::full({1, 10}, 100, torch::kInt64);
-    expectError(in, {"in.target_input_ids", "0..99"});
-    in = g.io;
-    in["in.target_input_ids"] = torch::zeros({1, 10});
-    expectError(in, {"in.target_input_ids", "integer"});
-    in = g.io;
-    in["in.source_attention_mask"] = torch::ones({1, 6}, torch::kInt64);
-    expectError(in, {"in.source_attention_mask", "[1, 7]"});
-    in = g.io;
-    in.erase("in.target_input_ids");
-    expectError(in, {"missing input 'in.target_input_ids'"});
-    in = g.io;
-    in["in.input_ids"] = torch::zeros({1, 10}, torch::kInt64);
-    expectError(in, {"in.input_ids"});
-}
-
 // A block whose MLP output passes 65504 in fp16: named inside that block, the block itself at
 // Module level; fp32 stays finite (the final RMSNorm rescales).
 TEST(AnimaAdapter, Fp16OverflowIsNamedInsideTheBlock) {
-    CaseAnimaAdapter g = goldenAnimaAdapter();
+    ModelCase g = goldenAnimaAdapter();
     // (The weights are views of a read-only mapped file: scale copies.)
     g.weights["blocks.1.mlp.2.weight"] = g.weights["blocks.1.mlp.2.weight"] * 1.5e5;
     g.weights["blocks.1.mlp.2.bias"] = g.weights["blocks.1.mlp.2.bias"] * 1.5e5;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/clip/clip_run.h"
@@ -15,26 +16,8 @@
 namespace hs {
 namespace {
 
-using test::contextFor;
-using test::dataPath;
-using test::readJson;
-using test::relErr;
-
-struct GoldenClip {
-    nlohmann::json config;
-    WeightMap weights;
-    NamedTensors io;
-};
-
-const GoldenClip& goldenClip() {
-    static const GoldenClip g = [] {
-        GoldenClip r;
-        r.config = readJson(dataPath("golden/clip/config.json"));
-        r.weights = weightMapOf(TensorSet::open(dataPath("golden/clip/model.safetensors")));
-        const TensorSet io = TensorSet::open(dataPath("golden/clip_io.safetensors"));
-        for (const auto& n : io.names()) r.io[n] = io.tensor(n);
-        return r;
-    }();
+const test::ModelCase& goldenClip() {
+    static const test::ModelCase g = test::openCase("golden/clip", "golden/clip_io.safetensors");
     return g;
 }
 
@@ -125,6 +108,61 @@ RefOut referenceForwardClip(const WeightMap& w, const nlohmann::json& config,
     return r;
 }
 
+// ---- the suites every family runs (family_suites.h) ------------------------------------------
+
+// last_hidden_state, pooler_output, hidden_states.0..5.
+INSTANTIATE_TEST_SUITE_P(Clip, FamilyGolden, ::testing::Values(test::GoldenCase("golden/clip", 8)),
+                         test::CaseLabel());
+
+// The probe names follow the component's prefix; Module level keeps the layer outputs only.
+test::ProbeExpectation opProbesClip() {
+    const std::string l0 = "text_encoder_2.text_model.encoder.layers.0";
+    return test::ProbeExpectation(ProbeLevel::Op, "text_encoder_2=fp32")
+        .has({l0, l0 + ".layer_norm1", l0 + ".self_attn.q_proj", l0 + ".self_attn.k_proj",
+              l0 + ".self_attn.v_proj", l0 + ".self_attn.sdpa", l0 + ".self_attn",
+              l0 + ".attn_residual", l0 + ".layer_norm2", l0 + ".mlp.fc1",
+              l0 + ".mlp.activation_fn", l0 + ".mlp", "text_encoder_2.text_model.embeddings",
+              "text_encoder_2.text_model.embeddings.token_embedding",
+              "text_encoder_2.text_model.final_layer_norm"})
+        .distinctNames(3 + 5 * 12 + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Clip, FamilyProbes,
+                         ::testing::Values(test::ProbeCase(
+                             "golden", [] { return goldenClip(); },
+                             {opProbesClip(),
+                              test::ProbeExpectation(ProbeLevel::Module).recordCount(5)},
+                             "text_encoder_2")),
+                         test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(Clip, FamilyBf16, ::testing::Values(test::Bf16Case("golden/clip")),
+                         test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(Clip, FamilyConfig,
+                         ::testing::Values(test::ConfigCase{
+                             "other",
+                             otherConfigClip,
+                             [](const nlohmann::json& j) { clipTextConfigFromJson(j); },
+                             {test::setting("hidden_act", "relu", ""),
+                              test::setting("num_attention_heads", 5, ""),
+                              test::setting("hidden_size", "wide", "")}}),
+                         test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    Clip, FamilyInputs,
+    ::testing::Values(test::InputCase{
+        "golden",
+        [] { return goldenClip(); },
+        {test::inputsOnly({}, {"in.input_ids"}),
+         test::inputsOnly({{"in.input_ids", torch::zeros({16}, torch::kInt64)}}, {"in.input_ids"}),
+         test::inputsOnly({{"in.input_ids", torch::zeros({1, 78}, torch::kInt64)}}, {"77"}),
+         test::inputsOnly({{"in.input_ids", torch::zeros({1, 4})}}, {"integer"}),
+         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 1000, 2}})}}, {"id 1000"}),
+         test::inputsOnly({{"in.input_ids", torch::tensor({{3, -1}})}}, {"id -1"})}}),
+    test::CaseLabel());
+
+// ---- CLIP's own ---------------------------------------------------------------------------------
+
 TEST(ClipConfig, ReadsTopLevelAndNestedConfigs) {
     auto c = clipTextConfigFromJson(goldenClip().config);
     EXPECT_EQ(c.hiddenSize, 32);
@@ -144,35 +182,6 @@ TEST(ClipConfig, ReadsTopLevelAndNestedConfigs) {
     EXPECT_TRUE(c.nestedInFullClip && c.withProjection);
     EXPECT_EQ(c.projectionDim, 64);
     EXPECT_EQ(c.hiddenAct, ClipActivation::Gelu);
-    auto bad = otherConfigClip();
-    bad["hidden_act"] = "relu";
-    EXPECT_THROW(clipTextConfigFromJson(bad), ConfigError);
-    bad = otherConfigClip();
-    bad["num_attention_heads"] = 5;
-    EXPECT_THROW(clipTextConfigFromJson(bad), ConfigError);
-    bad = otherConfigClip();
-    bad["hidden_size"] = "wide";
-    EXPECT_THROW(clipTextConfigFromJson(bad), ConfigError);
-}
-
-TEST(ClipText, MatchesTransformersGolden) {
-    const NamedTensors out = runGolden("text_encoder=fp32");
-    double worst = 0;
-    std::string worstKey;
-    int compared = 0;
-    for (const auto& kv : goldenClip().io) {
-        if (kv.first.rfind("out.", 0) != 0) continue;
-        ASSERT_TRUE(out.count(kv.first)) << "missing " << kv.first;
-        ASSERT_EQ(out.at(kv.first).sizes(), kv.second.sizes()) << kv.first;
-        const double e = relErr(out.at(kv.first), kv.second);
-        EXPECT_LE(e, 1e-4) << kv.first;
-        if (e >= worst) worst = e, worstKey = kv.first;
-        ++compared;
-    }
-    std::cout << "[ clip golden ] " << compared << " outputs, worst relative error " << worst
-              << " (" << worstKey << ")\n";
-    EXPECT_EQ(compared, 8);  // last_hidden_state, pooler_output, hidden_states.0..5
-    EXPECT_EQ(out.size(), 8u);
 }
 
 TEST(ClipText, OtherConfigPoolsAtTheFirstEosAndProjects) {
@@ -247,65 +256,6 @@ TEST(ClipText, LoadingErrorsNameTheTensor) {
     EXPECT_NO_THROW(loadClipText(goldenClip().config, w, probes.policy()));
 }
 
-TEST(ClipText, InputErrorsNameTheKey) {
-    ProbeContext probes = contextFor("");
-    ClipTextModel model = loadClipText(goldenClip().config, goldenClip().weights, probes.policy());
-    auto expectInputError = [&](const NamedTensors& in, const std::string& needle) {
-        try {
-            runClipText(model, in, probes);
-            ADD_FAILURE() << "no error for " << needle;
-        } catch (const InputError& e) {
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-        }
-    };
-    expectInputError({}, "in.input_ids");
-    expectInputError({{"in.input_ids", torch::zeros({16}, torch::kInt64)}}, "in.input_ids");
-    expectInputError({{"in.input_ids", torch::zeros({1, 78}, torch::kInt64)}}, "77");
-    expectInputError({{"in.input_ids", torch::zeros({1, 4})}}, "integer");
-    expectInputError({{"in.input_ids", torch::tensor({{3, 1000, 2}})}}, "id 1000");
-    expectInputError({{"in.input_ids", torch::tensor({{3, -1}})}}, "id -1");
-}
-
-// bf16 in each mode this CPU has, against fp32; `byMode` gets each mode's outputs.
-void checkBf16Modes(const NamedTensors& fp, std::map<CpuBf16, NamedTensors>& byMode) {
-    for (CpuBf16 mode : test::bf16ModesHere()) {
-        test::ScopedCpuBf16 scoped(mode);
-        ProbeContext probes = contextFor("text_encoder=bf16", ProbeLevel::Layer);
-        const NamedTensors bf = runGolden("", &probes);
-        double worst = 0;
-        for (const auto& kv : fp) worst = std::max(worst, relErr(bf.at(kv.first), kv.second));
-        std::cout << "[ clip bf16 " << cpuBf16Name(mode)
-                  << " ] worst relative error vs fp32: " << worst << "\n";
-        EXPECT_LE(worst, 3e-2);
-        EXPECT_GT(worst, 0.0);  // it really ran in bf16
-        ASSERT_FALSE(probes.records().empty());
-        EXPECT_EQ(probes.records().front().format, Format::BF16);
-        EXPECT_EQ(probes.records().front().execution,
-                  mode == CpuBf16::Native ? Execution::Native : Execution::Emulated);
-        EXPECT_FALSE(probes.firstNonFinite().has_value());
-        byMode[mode] = bf;
-    }
-}
-
-TEST(ClipText, Bf16PlanStaysWithinBf16Tolerance) {
-    std::map<CpuBf16, NamedTensors> byMode;
-    checkBf16Modes(runGolden("text_encoder=fp32"), byMode);
-}
-
-TEST(ClipText, EmulatedAndNativeBf16Agree) {
-    if (!cpuHasBf16Instructions()) GTEST_SKIP() << test::noBf16InstructionsReason();
-    const NamedTensors fp = runGolden("text_encoder=fp32");
-    std::map<CpuBf16, NamedTensors> byMode;
-    checkBf16Modes(fp, byMode);
-    ASSERT_EQ(byMode.size(), 2u);
-    double worst = 0;
-    for (const auto& kv : fp)
-        worst = std::max(worst, relErr(byMode[CpuBf16::Native].at(kv.first),
-                                       byMode[CpuBf16::Emulated].at(kv.first)));
-    std::cout << "[ clip bf16 ] native vs emulated: worst relative error " << worst << "\n";
-    EXPECT_LE(worst, 3e-2);
-}
-
 TEST(ClipText, Fp16OverflowIsReportedAtTheLayer) {
     WeightMap w = goldenClip().weights;
     w["text_model.encoder.layers.2.mlp.fc1.weight"] =
@@ -333,29 +283,6 @@ TEST(ClipText, Fp16OverflowIsReportedAtTheLayer) {
     if (rescued.firstNonFinite()) {
         EXPECT_EQ(rescued.firstNonFinite()->at.name.find("layers.2."), std::string::npos);
     }
-}
-
-TEST(ClipText, ProbeNamesFollowTheComponentPrefix) {
-    ProbeContext probes = contextFor("text_encoder_2=fp32", ProbeLevel::Op);
-    ClipTextModel model =
-        loadClipText(goldenClip().config, goldenClip().weights, probes.policy(), "text_encoder_2");
-    runClipText(model, goldenClip().io, probes);
-    std::set<std::string> names;
-    for (const auto& r : probes.records()) names.insert(r.name);
-    const std::string l0 = "text_encoder_2.text_model.encoder.layers.0";
-    for (const std::string& n :
-         {l0, l0 + ".layer_norm1", l0 + ".self_attn.q_proj", l0 + ".self_attn.k_proj",
-          l0 + ".self_attn.v_proj", l0 + ".self_attn.sdpa", l0 + ".self_attn",
-          l0 + ".attn_residual", l0 + ".layer_norm2", l0 + ".mlp.fc1", l0 + ".mlp.activation_fn",
-          l0 + ".mlp", std::string("text_encoder_2.text_model.embeddings"),
-          std::string("text_encoder_2.text_model.embeddings.token_embedding"),
-          std::string("text_encoder_2.text_model.final_layer_norm")})
-        EXPECT_TRUE(names.count(n)) << n;
-    EXPECT_EQ(names.size(), 3u + 5u * 12u + 1u);
-    // Module level keeps the layer outputs only.
-    ProbeContext modules = contextFor("", ProbeLevel::Module);
-    runClipText(model, goldenClip().io, modules);
-    EXPECT_EQ(modules.records().size(), 5u);
 }
 
 }  // namespace

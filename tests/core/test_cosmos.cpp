@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/cosmos/cosmos_family.h"
@@ -21,120 +22,135 @@
 namespace hs {
 namespace {
 
-using test::contextFor;
-using test::expectThrowNaming;
-using test::keysOf;
-using test::readIo;
-using test::readJson;
-
-using test::dataPath;
-using test::relErr;
-
-struct CaseCosmos {
-    nlohmann::json config;
-    WeightMap weights;
-    NamedTensors io;
-};
-
-CaseCosmos loadCaseCosmos(const std::string& dir, const std::string& io) {
-    CaseCosmos c;
-    c.config = readJson(dataPath(dir + "/config.json"));
-    c.weights =
-        weightMapOf(TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors")));
-    c.io = readIo(io);
-    return c;
+ModelCase goldenCosmos() {
+    return openCase("golden/cosmos", "golden/cosmos_io.safetensors");
 }
 
-CaseCosmos goldenCosmos() {
-    return loadCaseCosmos("golden/cosmos", "golden/cosmos_io.safetensors");
+ModelCase otherCaseCosmos(const std::string& name) {
+    return openCase("cosmos/" + name, "cosmos/" + name + "_io.safetensors");
 }
 
-double compareCosmos(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
-    return test::compareOutput(out, io, "out.sample", "cosmos " + label);
+// ---- the suites every family runs (family_suites.h) ---------------------------------------------
+
+// The golden model at every probe level (probes change nothing), its keys diffusers' own; other
+// head counts and widths, MLP ratio, LoRA width, rope_scale, patch (2, 2, 2) over two frames, a
+// batch of 2 with two timesteps, a mask resized from 4 x 6, no mask channel, against the
+// reference port.
+INSTANTIATE_TEST_SUITE_P(
+    Cosmos, FamilyGolden,
+    ::testing::Values(test::GoldenCase("golden/cosmos")
+                          .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
+                          .keyedAsTheFile()
+                          .ofFamily(Role::Denoiser, "transformer", {"in.padding_mask"}),
+                      test::GoldenCase("cosmos/heads3_t2"), test::GoldenCase("cosmos/nomask_p1")),
+    test::CaseLabel());
+
+// Blocks converted one at a time, as for a model larger than memory: the same.
+INSTANTIATE_TEST_SUITE_P(Cosmos, FamilyStreaming,
+                         ::testing::Values(test::StreamingCase("golden/cosmos", 2)),
+                         test::CaseLabel());
+
+std::map<std::string, ProbeLevel> probePointsCosmos() {
+    const std::string b = "transformer.transformer_blocks.1";
+    return {{b, ProbeLevel::Module},
+            {"transformer.proj_out", ProbeLevel::Module},
+            {"transformer.patch_embed", ProbeLevel::Layer},
+            {"transformer.time_embed.t_embedder", ProbeLevel::Layer},
+            {"transformer.time_embed.norm", ProbeLevel::Layer},
+            {"transformer.norm_out", ProbeLevel::Layer},
+            {b + ".norm1", ProbeLevel::Layer},
+            {b + ".norm3", ProbeLevel::Layer},
+            {b + ".attn1", ProbeLevel::Layer},
+            {b + ".attn2", ProbeLevel::Layer},
+            {b + ".ff", ProbeLevel::Layer},
+            {b + ".attn1_residual", ProbeLevel::Layer},
+            {b + ".attn2_residual", ProbeLevel::Layer},
+            {b + ".attn1_gated", ProbeLevel::Op},
+            {b + ".ff_gated", ProbeLevel::Op},
+            {b + ".attn1.rope_q", ProbeLevel::Op},
+            {b + ".attn2.norm_k", ProbeLevel::Op},
+            {b + ".attn2.sdpa", ProbeLevel::Op},
+            {b + ".norm2.linear_1", ProbeLevel::Op},
+            {b + ".norm2.temb_sum", ProbeLevel::Op},
+            {b + ".ff.net.0", ProbeLevel::Op},
+            {"transformer.time_embed.time_proj", ProbeLevel::Op}};
 }
 
-TEST(CosmosConfig, ReadsGoldenConfigAndNamesBadFields) {
-    const auto j = readJson(dataPath("golden/cosmos/config.json"));
-    auto c = CosmosConfig::fromJson(j);
+// No RoPE on the text; at Layer level: the embeddings, 2 blocks, norm_out + proj_out.
+INSTANTIATE_TEST_SUITE_P(
+    Cosmos, FamilyProbes,
+    ::testing::Values(test::ProbeCase(
+        "golden", goldenCosmos,
+        {test::ProbeExpectation(ProbeLevel::Op)
+             .at(probePointsCosmos())
+             .hasNot({"transformer.transformer_blocks.1.attn2.rope_q"}),
+         test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(3 + 2 * 9 + 2)})),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    Cosmos, FamilyConfig,
+    ::testing::Values(test::ConfigCase{
+        "golden",
+        [] { return readJson(dataPath("golden/cosmos/config.json")); },
+        [](const nlohmann::json& j) { CosmosConfig::fromJson(j); },
+        {test::setting("extra_pos_embed_type", "learnable"),
+         test::removing("extra_pos_embed_type", "extra_pos_embed_type"),
+         test::setting("attention_head_dim", 10), test::setting("num_layers", 100000),
+         test::setting("rope_scale", {1.0, 4.0}), test::setting("patch_size", {1, 2}),
+         test::setting("mlp_ratio", -1.0), test::setting("use_crossattn_projection", true),
+         test::setting("img_context_dim_in", 1152), test::setting("controlnet_block_every_n", 7),
+         test::setting("num_attention_heads", "2")}}),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    Cosmos, FamilyInputs,
+    ::testing::Values(test::InputCase{
+        "golden",
+        goldenCosmos,
+        {test::inputSet("in.hidden_states", torch::zeros({1, 4, 8, 8}),
+                        {"in.hidden_states", "[B, 4, T, H, W]"}),
+         test::inputSet("in.hidden_states", torch::zeros({1, 4, 1, 7, 8}),
+                        {"in.hidden_states", "H a multiple of 2"}),
+         test::inputSet("in.hidden_states", torch::zeros({1, 4, 1, 8, 18}),  // 9 patches > 16 / 2
+                        {"in.hidden_states", "at most 16"}),
+         test::inputSet("in.encoder_hidden_states", torch::zeros({1, 12, 32}),
+                        {"in.encoder_hidden_states", "[1, L_txt, 24]"}),
+         test::inputSet("in.timestep", torch::zeros({3}), {"in.timestep", "[1] or [1]"}),
+         test::inputRemoved("in.timestep", {"missing input 'in.timestep'"}),
+         test::inputSet("in.padding_mask", torch::zeros({1, 8, 8}),
+                        {"in.padding_mask", "[1, 1, h, w]"}),
+         test::inputSet("in.fps", torch::zeros({1}), {"in.fps"})}}),
+    test::CaseLabel());
+
+// ---- Cosmos's own -------------------------------------------------------------------------------
+
+TEST(CosmosConfig, ReadsGoldenConfig) {
+    auto c = CosmosConfig::fromJson(readJson(dataPath("golden/cosmos/config.json")));
     EXPECT_EQ(c.innerDim(), 32);
     EXPECT_EQ(c.ffDim(), 64);
     EXPECT_EQ(c.patchInDim(), 20);  // (4 + mask) * 1 * 2 * 2
     EXPECT_EQ(c.maxPatchedPositions(), 8);
     EXPECT_EQ(c.ropeScale[1], 4.0);
-    auto bad = [&](const char* key, nlohmann::json value, const std::string& needle) {
-        auto k = j;
-        if (value.is_discarded())
-            k.erase(key);
-        else
-            k[key] = value;
-        expectThrowNaming<ConfigError>([&] { CosmosConfig::fromJson(k); }, {needle});
-    };
-    bad("extra_pos_embed_type", "learnable", "extra_pos_embed_type");
-    bad("extra_pos_embed_type", nlohmann::json::value_t::discarded, "extra_pos_embed_type");
-    bad("attention_head_dim", 10, "attention_head_dim");
-    bad("num_layers", 100000, "num_layers");
-    bad("rope_scale", {1.0, 4.0}, "rope_scale");
-    bad("patch_size", {1, 2}, "patch_size");
-    bad("mlp_ratio", -1.0, "mlp_ratio");
-    bad("use_crossattn_projection", true, "use_crossattn_projection");
-    bad("img_context_dim_in", 1152, "img_context_dim_in");
-    bad("controlnet_block_every_n", 7, "controlnet_block_every_n");
-    bad("num_attention_heads", "2", "num_attention_heads");
 }
 
-TEST(Cosmos, GoldenParity) {
-    const CaseCosmos g = goldenCosmos();
-    for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
-        ProbeContext probes = contextFor("", level);
-        auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
-        EXPECT_EQ(keysOf(stateOf(*model)), keysOf(g.weights));  // keys are diffusers' own
-        const double err = compareCosmos(runCosmosTransformer(model, g.io, probes), g.io,
-                                         "golden (probes " + probeLevelName(level) + ")");
-        EXPECT_LE(err, 1e-4);
-    }
-}
-
-TEST(Cosmos, GoldenParityThroughTheFamily) {
-    const CaseCosmos g = goldenCosmos();
+// A zero mask is what the pipelines pass; leaving it out means the same. A mask that is not all
+// zero reaches the output (the golden one is zero).
+TEST(Cosmos, ThePaddingMaskIsOptionalAndReachesTheOutput) {
+    const ModelCase g = goldenCosmos();
     auto family = FamilyRegistry::global().require("CosmosTransformer3DModel", "test");
-    EXPECT_EQ(family->role, Role::Denoiser);
-    EXPECT_EQ(family->defaultComponent, "transformer");
-    EXPECT_NE(family->io.find("in.padding_mask"), std::string::npos);
     ProbeContext probes = contextFor("", ProbeLevel::Layer);
     auto c = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "transformer");
-    const auto whole = c->run(g.io, probes).at("out.sample");
-    EXPECT_LE(compareCosmos({{"out.sample", whole}}, g.io, "golden via family"), 1e-4);
-    // Streamed (blocks converted one at a time, as for a model larger than memory): the same.
-    auto streamed = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(),
-                                  "transformer", LoadMode::Streamed);
-    EXPECT_EQ(streamed->loadMode(), LoadMode::Streamed);
-    EXPECT_TRUE(torch::equal(streamed->run(g.io, probes).at("out.sample"), whole));
-    // A zero mask is what the pipelines pass; leaving it out means the same.
     NamedTensors in = g.io;
     in["in.padding_mask"] = torch::zeros({1, 1, 8, 8});
     auto zero = c->run(in, probes).at("out.sample");
     in.erase("in.padding_mask");
     EXPECT_TRUE(torch::equal(c->run(in, probes).at("out.sample"), zero));
-    // A mask that is not all zero reaches the output (the golden one is zero).
     in["in.padding_mask"] = (torch::arange(16).reshape({1, 1, 4, 4}) % 3 == 0).to(torch::kFloat);
     EXPECT_GT(relErr(c->run(in, probes).at("out.sample"), zero), 1e-3);
 }
 
-// Other head counts and widths, MLP ratio, LoRA width, rope_scale, patch (2, 2, 2) over two
-// frames, a batch of 2 with two timesteps, a mask resized from 4 x 6, no mask channel.
-TEST(Cosmos, OtherConfigsMatchTheReferencePort) {
-    for (const char* name : {"heads3_t2", "nomask_p1"}) {
-        const CaseCosmos c = loadCaseCosmos(std::string("cosmos/") + name,
-                                            std::string("cosmos/") + name + "_io.safetensors");
-        ProbeContext probes = contextFor("");
-        auto model = loadCosmosTransformer(c.config, c.weights, probes.policy());
-        EXPECT_LE(compareCosmos(runCosmosTransformer(model, c.io, probes), c.io, name), 1e-4)
-            << name;
-    }
-}
-
 TEST(Cosmos, ReducedPrecisionAgreesWithFp32) {
-    const CaseCosmos c = loadCaseCosmos("cosmos/heads3_t2", "cosmos/heads3_t2_io.safetensors");
+    const ModelCase c = otherCaseCosmos("heads3_t2");
     ProbeContext p32 = contextFor("");
     auto m32 = loadCosmosTransformer(c.config, c.weights, p32.policy());
     auto o32 = runCosmosTransformer(m32, c.io, p32).at("out.sample");
@@ -153,53 +169,6 @@ TEST(Cosmos, ReducedPrecisionAgreesWithFp32) {
             EXPECT_GT(err, 0.0) << plan;  // the reduced format really ran
         }
     }
-}
-
-TEST(Cosmos, ProbeNamesAndGranularity) {
-    const CaseCosmos g = goldenCosmos();
-    ProbeContext probes = contextFor("", ProbeLevel::Op);
-    auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
-    runCosmosTransformer(model, g.io, probes);
-    std::map<std::string, ProbeLevel> got;
-    for (const auto& r : probes.records()) got.emplace(r.name, r.granularity);
-    const std::string b = "transformer.transformer_blocks.1";
-    const std::map<std::string, ProbeLevel> expected{
-        {b, ProbeLevel::Module},
-        {"transformer.proj_out", ProbeLevel::Module},
-        {"transformer.patch_embed", ProbeLevel::Layer},
-        {"transformer.time_embed.t_embedder", ProbeLevel::Layer},
-        {"transformer.time_embed.norm", ProbeLevel::Layer},
-        {"transformer.norm_out", ProbeLevel::Layer},
-        {b + ".norm1", ProbeLevel::Layer},
-        {b + ".norm3", ProbeLevel::Layer},
-        {b + ".attn1", ProbeLevel::Layer},
-        {b + ".attn2", ProbeLevel::Layer},
-        {b + ".ff", ProbeLevel::Layer},
-        {b + ".attn1_residual", ProbeLevel::Layer},
-        {b + ".attn2_residual", ProbeLevel::Layer},
-        {b + ".attn1_gated", ProbeLevel::Op},
-        {b + ".ff_gated", ProbeLevel::Op},
-        {b + ".attn1.rope_q", ProbeLevel::Op},
-        {b + ".attn2.norm_k", ProbeLevel::Op},
-        {b + ".attn2.sdpa", ProbeLevel::Op},
-        {b + ".norm2.linear_1", ProbeLevel::Op},
-        {b + ".norm2.temb_sum", ProbeLevel::Op},
-        {b + ".ff.net.0", ProbeLevel::Op},
-        {"transformer.time_embed.time_proj", ProbeLevel::Op}};
-    for (const auto& kv : expected) {
-        ASSERT_TRUE(got.count(kv.first)) << "no probe point " << kv.first;
-        EXPECT_EQ(got.at(kv.first), kv.second) << kv.first;
-    }
-    EXPECT_FALSE(got.count(b + ".attn2.rope_q"));  // no RoPE on the text
-    ProbeContext layer = contextFor("", ProbeLevel::Layer);
-    runCosmosTransformer(model, g.io, layer);
-    std::set<std::string> seen;
-    for (const auto& r : layer.records()) {
-        EXPECT_LE(int(r.granularity), int(ProbeLevel::Layer)) << r.name;
-        EXPECT_TRUE(seen.insert(r.name).second) << "recorded twice: " << r.name;
-        EXPECT_TRUE(r.stats.allFinite()) << r.name;
-    }
-    EXPECT_EQ(seen.size(), 3u + 2 * 9u + 2u);  // embeddings, 2 blocks, norm_out + proj_out
 }
 
 // Cosmos-Predict2's released configs (2B and 14B text to image) build on the meta device (no
@@ -244,7 +213,7 @@ TEST(Cosmos, RealConfigsBuildOnTheMetaDevice) {
 }
 
 TEST(Cosmos, LoadErrorsNameTheKey) {
-    const CaseCosmos g = goldenCosmos();
+    const ModelCase g = goldenCosmos();
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
         expectThrowNaming<WeightError>([&] { loadCosmosTransformer(g.config, w, probes.policy()); },
@@ -261,45 +230,12 @@ TEST(Cosmos, LoadErrorsNameTheKey) {
     expectError(w, "learnable_pos_embed.pos_emb_t");
 }
 
-TEST(Cosmos, InputErrorsNameTheKeyAndShape) {
-    const CaseCosmos g = goldenCosmos();
-    ProbeContext probes = contextFor("");
-    auto model = loadCosmosTransformer(g.config, g.weights, probes.policy());
-    auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
-        expectThrowNaming<InputError>([&] { runCosmosTransformer(model, in, probes); }, needles);
-    };
-    auto in = g.io;
-    in["in.hidden_states"] = torch::zeros({1, 4, 8, 8});
-    expectError(in, {"in.hidden_states", "[B, 4, T, H, W]"});
-    in = g.io;
-    in["in.hidden_states"] = torch::zeros({1, 4, 1, 7, 8});
-    expectError(in, {"in.hidden_states", "H a multiple of 2"});
-    in = g.io;
-    in["in.hidden_states"] = torch::zeros({1, 4, 1, 8, 18});  // 9 patches > 16 / 2
-    expectError(in, {"in.hidden_states", "at most 16"});
-    in = g.io;
-    in["in.encoder_hidden_states"] = torch::zeros({1, 12, 32});
-    expectError(in, {"in.encoder_hidden_states", "[1, L_txt, 24]"});
-    in = g.io;
-    in["in.timestep"] = torch::zeros({3});
-    expectError(in, {"in.timestep", "[1] or [1]"});
-    in = g.io;
-    in.erase("in.timestep");
-    expectError(in, {"missing input 'in.timestep'"});
-    in = g.io;
-    in["in.padding_mask"] = torch::zeros({1, 8, 8});
-    expectError(in, {"in.padding_mask", "[1, 1, h, w]"});
-    in = g.io;
-    in["in.fps"] = torch::zeros({1});
-    expectError(in, {"in.fps"});
-}
-
 // The real failure (bf16-trained Cosmos / Anima run in fp16): the residual stream passes 65504
 // while every layer's own output is still finite. The sum is its own probe point, so it is named
 // at every probe level that records it, and the block at Module level.
 TEST(Cosmos, Fp16ResidualOverflowIsNamed) {
     // Two samples of 48 tokens, 72 channels: enough elements for a same-signed update.
-    CaseCosmos g = loadCaseCosmos("cosmos/heads3_t2", "cosmos/heads3_t2_io.safetensors");
+    ModelCase g = otherCaseCosmos("heads3_t2");
     const std::string block = "transformer.transformer_blocks.0";
     auto absMax = [](ProbeContext& p, const std::string& name) {
         double m = -1;

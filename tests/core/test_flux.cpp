@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 
+#include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/flux/flux_latents.h"
@@ -14,19 +15,6 @@
 
 namespace hs {
 namespace {
-
-using test::contextFor;
-using test::dataPath;
-using test::keysOf;
-using test::readJson;
-using test::relErr;
-
-NamedTensors goldenIo() {
-    auto io = TensorSet::open(dataPath("golden/flux_io.safetensors"));
-    NamedTensors t;
-    for (const auto& n : io.names()) t.emplace(n, io.tensor(n));
-    return t;
-}
 
 // Shares nothing with the golden config: no guidance, 3 heads, 2 double + 3 single blocks.
 nlohmann::json smallConfig() {
@@ -75,100 +63,103 @@ NamedTensors smallInputs(torch::Tensor* latents = nullptr) {
             {"out.sample", torch::zeros({1})}};  // not an input: ignored
 }
 
-TEST(FluxConfig, ReadsGoldenConfigAndNamesBadFields) {
+// ---- the suites every family runs (family_suites.h) ------------------------------------------
+
+// The golden model with and without probes, its keys diffusers' own.
+INSTANTIATE_TEST_SUITE_P(Flux, FamilyGolden,
+                         ::testing::Values(test::GoldenCase("golden/flux")
+                                               .at({ProbeLevel::Off, ProbeLevel::Op})
+                                               .keyedAsTheFile()
+                                               .ofFamily(Role::Denoiser, "transformer")),
+                         test::CaseLabel());
+
+// The double and the single block streamed.
+INSTANTIATE_TEST_SUITE_P(Flux, FamilyStreaming,
+                         ::testing::Values(test::StreamingCase("golden/flux", 2)),
+                         test::CaseLabel());
+
+std::map<std::string, ProbeLevel> probePointsFlux() {
+    const std::string b1 = "transformer.transformer_blocks.1";
+    const std::string s2 = "transformer.single_transformer_blocks.2";
+    return {{b1, ProbeLevel::Module},
+            {b1 + ".context", ProbeLevel::Module},
+            {s2, ProbeLevel::Module},
+            {"transformer.proj_out", ProbeLevel::Module},
+            {"transformer.x_embedder", ProbeLevel::Layer},
+            {"transformer.context_embedder", ProbeLevel::Layer},
+            {"transformer.time_text_embed", ProbeLevel::Layer},
+            {"transformer.norm_out", ProbeLevel::Layer},
+            {b1 + ".norm1", ProbeLevel::Layer},
+            {b1 + ".norm1_context", ProbeLevel::Layer},
+            {b1 + ".attn", ProbeLevel::Layer},
+            {b1 + ".attn.to_add_out", ProbeLevel::Layer},
+            {b1 + ".ff", ProbeLevel::Layer},
+            {b1 + ".ff_context", ProbeLevel::Layer},
+            {s2 + ".attn", ProbeLevel::Layer},
+            {s2 + ".norm", ProbeLevel::Layer},
+            {s2 + ".proj_out", ProbeLevel::Layer},
+            {s2 + ".act_mlp", ProbeLevel::Op},
+            {b1 + ".attn.to_q", ProbeLevel::Op},
+            {b1 + ".attn.norm_added_k", ProbeLevel::Op},
+            {b1 + ".attn.rope_q", ProbeLevel::Op},
+            {b1 + ".attn.sdpa", ProbeLevel::Op},
+            {b1 + ".ff.net.0", ProbeLevel::Op},
+            {b1 + ".attn_residual", ProbeLevel::Op},
+            {b1 + ".norm2.modulated", ProbeLevel::Op},
+            {s2 + ".proj_mlp", ProbeLevel::Op},
+            {s2 + ".gated", ProbeLevel::Op},
+            {"transformer.time_text_embed.timestep", ProbeLevel::Op}};
+}
+
+// No guidance point (guidance_embeds false); Layer level records exactly the Module and Layer
+// points, once each: top level, double, single, proj_out.
+INSTANTIATE_TEST_SUITE_P(
+    Flux, FamilyProbes,
+    ::testing::Values(test::ProbeCase("small",
+                                      [] {
+                                          return test::ModelCase{
+                                              "FluxTransformer2DModel", smallConfig(),
+                                              randomWeightsFlux(smallConfig()), smallInputs()};
+                                      },
+                                      {test::ProbeExpectation(ProbeLevel::Op)
+                                           .at(probePointsFlux())
+                                           .hasNot({"transformer.time_text_embed.guidance"}),
+                                       test::ProbeExpectation(ProbeLevel::Layer)
+                                           .eachOnce()
+                                           .distinctNames(4 + 2 * 8 + 3 * 4 + 1)})),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(Flux, FamilyConfig,
+                         ::testing::Values(test::ConfigCase{
+                             "small",
+                             smallConfig,
+                             [](const nlohmann::json& j) { FluxConfig::fromJson(j); },
+                             {test::setting("axes_dims_rope", {4, 4, 4}),
+                              test::setting("num_attention_heads", "3")}}),
+                         test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    Flux, FamilyInputs,
+    ::testing::Values(test::InputCase{
+        "golden",
+        [] { return openCase("golden/flux", "golden/flux_io.safetensors"); },
+        {test::inputRemoved("in.guidance", {"in.guidance", "[B] = [1]"}),  // guidance_embeds
+         test::inputSet("in.hidden_states", torch::zeros({1, 16, 5}),
+                        {"in.hidden_states", "[B, L_img, 4]"}),
+         test::inputSet("in.img_ids", torch::zeros({15, 3}), {"in.img_ids", "[16, 3]"}),
+         test::inputSet("in.encoder_hidden_states", torch::zeros({2, 12, 32}),
+                        {"in.encoder_hidden_states", "[1, L_txt, 32]"}),
+         test::inputSet("in.timesteps", torch::zeros({1}), {"in.timesteps"})}}),
+    test::CaseLabel());
+
+// ---- FLUX's own ---------------------------------------------------------------------------------
+
+TEST(FluxConfig, ReadsGoldenConfig) {
     auto c = FluxConfig::fromJson(readJson(dataPath("golden/flux/config.json")));
     EXPECT_EQ(c.innerDim(), 32);
     EXPECT_EQ(c.outChannels, 4);  // null -> in_channels
     EXPECT_TRUE(c.guidanceEmbeds);
     EXPECT_EQ(c.axesDimsRope, (std::vector<int>{4, 4, 8}));
-    auto expectError = [](nlohmann::json j, const std::string& needle) {
-        try {
-            FluxConfig::fromJson(j);
-            ADD_FAILURE() << "no ConfigError for " << needle;
-        } catch (const ConfigError& e) {
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-        }
-    };
-    auto j = smallConfig();
-    j["axes_dims_rope"] = {4, 4, 4};
-    expectError(j, "axes_dims_rope");
-    j = smallConfig();
-    j["num_attention_heads"] = "3";
-    expectError(j, "num_attention_heads");
-}
-
-TEST(Flux, GoldenParity) {
-    const auto config = readJson(dataPath("golden/flux/config.json"));
-    auto set = TensorSet::open(dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
-    const WeightMap weights = weightMapOf(set);
-    const NamedTensors io = goldenIo();
-    for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
-        ProbeContext probes = contextFor("", level);
-        auto model = loadFluxTransformer(config, weights, probes.policy());
-        EXPECT_EQ(keysOf(stateOf(*model)), keysOf(weights));  // keys are diffusers' own
-        auto out = runFluxTransformer(model, io, probes);
-        const auto& ref = io.at("out.sample");
-        ASSERT_EQ(out.at("out.sample").sizes(), ref.sizes());
-        const double err = relErr(out.at("out.sample"), ref);
-        std::printf("  flux out.sample (probes %s) rel err %.3e (max |ref| %.3f)\n",
-                    probeLevelName(level).c_str(), err, ref.abs().max().item<double>());
-        EXPECT_LE(err, 1e-4);
-    }
-}
-
-TEST(Flux, ProbeNamesAndGranularity) {
-    const auto config = smallConfig();
-    ProbeContext probes = contextFor("", ProbeLevel::Op);
-    auto model = loadFluxTransformer(config, randomWeightsFlux(config), probes.policy());
-    runFluxTransformer(model, smallInputs(), probes);
-    std::map<std::string, ProbeLevel> got;
-    for (const auto& r : probes.records()) got.emplace(r.name, r.granularity);
-    const std::string b1 = "transformer.transformer_blocks.1";
-    const std::string s2 = "transformer.single_transformer_blocks.2";
-    const std::map<std::string, ProbeLevel> expected{
-        {b1, ProbeLevel::Module},
-        {b1 + ".context", ProbeLevel::Module},
-        {s2, ProbeLevel::Module},
-        {"transformer.proj_out", ProbeLevel::Module},
-        {"transformer.x_embedder", ProbeLevel::Layer},
-        {"transformer.context_embedder", ProbeLevel::Layer},
-        {"transformer.time_text_embed", ProbeLevel::Layer},
-        {"transformer.norm_out", ProbeLevel::Layer},
-        {b1 + ".norm1", ProbeLevel::Layer},
-        {b1 + ".norm1_context", ProbeLevel::Layer},
-        {b1 + ".attn", ProbeLevel::Layer},
-        {b1 + ".attn.to_add_out", ProbeLevel::Layer},
-        {b1 + ".ff", ProbeLevel::Layer},
-        {b1 + ".ff_context", ProbeLevel::Layer},
-        {s2 + ".attn", ProbeLevel::Layer},
-        {s2 + ".norm", ProbeLevel::Layer},
-        {s2 + ".proj_out", ProbeLevel::Layer},
-        {s2 + ".act_mlp", ProbeLevel::Op},
-        {b1 + ".attn.to_q", ProbeLevel::Op},
-        {b1 + ".attn.norm_added_k", ProbeLevel::Op},
-        {b1 + ".attn.rope_q", ProbeLevel::Op},
-        {b1 + ".attn.sdpa", ProbeLevel::Op},
-        {b1 + ".ff.net.0", ProbeLevel::Op},
-        {b1 + ".attn_residual", ProbeLevel::Op},
-        {b1 + ".norm2.modulated", ProbeLevel::Op},
-        {s2 + ".proj_mlp", ProbeLevel::Op},
-        {s2 + ".gated", ProbeLevel::Op},
-        {"transformer.time_text_embed.timestep", ProbeLevel::Op}};
-    for (const auto& kv : expected) {
-        ASSERT_TRUE(got.count(kv.first)) << "no probe point " << kv.first;
-        EXPECT_EQ(got.at(kv.first), kv.second) << kv.first;
-    }
-    EXPECT_FALSE(got.count("transformer.time_text_embed.guidance"));  // guidance_embeds false
-    // Layer level records exactly the Module and Layer points, once each.
-    ProbeContext layer = contextFor("", ProbeLevel::Layer);
-    runFluxTransformer(model, smallInputs(), layer);
-    std::set<std::string> seen;
-    for (const auto& r : layer.records()) {
-        EXPECT_LE(int(r.granularity), int(ProbeLevel::Layer)) << r.name;
-        EXPECT_TRUE(seen.insert(r.name).second) << "recorded twice: " << r.name;
-        EXPECT_TRUE(r.stats.allFinite()) << r.name;
-    }
-    EXPECT_EQ(seen.size(), 4u + 2 * 8u + 3 * 4u + 1u);  // top level, double, single, proj_out
 }
 
 TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
@@ -246,38 +237,6 @@ TEST(Flux, LoadErrorsNameTheKey) {
     w = good;
     w["time_text_embed.guidance_embedder.linear_1.weight"] = torch::zeros({48, 256});
     expectError(w, "time_text_embed.guidance_embedder.linear_1.weight");
-}
-
-TEST(Flux, InputErrorsNameTheKeyAndShape) {
-    const auto config = readJson(dataPath("golden/flux/config.json"));
-    auto set = TensorSet::open(dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
-    ProbeContext probes = contextFor("");
-    auto model = loadFluxTransformer(config, weightMapOf(set), probes.policy());
-    const NamedTensors io = goldenIo();
-    auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
-        try {
-            runFluxTransformer(model, in, probes);
-            ADD_FAILURE() << "no InputError for " << needles[0];
-        } catch (const InputError& e) {
-            for (const auto& n : needles)
-                EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
-        }
-    };
-    auto in = io;
-    in.erase("in.guidance");  // guidance_embeds: true
-    expectError(in, {"in.guidance", "[B] = [1]"});
-    in = io;
-    in["in.hidden_states"] = torch::zeros({1, 16, 5});
-    expectError(in, {"in.hidden_states", "[B, L_img, 4]"});
-    in = io;
-    in["in.img_ids"] = torch::zeros({15, 3});
-    expectError(in, {"in.img_ids", "[16, 3]"});
-    in = io;
-    in["in.encoder_hidden_states"] = torch::zeros({2, 12, 32});
-    expectError(in, {"in.encoder_hidden_states", "[1, L_txt, 32]"});
-    in = io;
-    in["in.timesteps"] = torch::zeros({1});
-    expectError(in, {"in.timesteps"});
 }
 
 // The product's core case: a block whose residual stream passes 65504 in fp16.

@@ -10,6 +10,7 @@
 #include "io/safetensors.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
+#include "pipeline_fixture.h"
 #include "remedy_helpers.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
@@ -18,99 +19,73 @@ namespace hs {
 namespace {
 
 namespace fs = std::filesystem;
-using test::errorOf;
 
-const torch::Device kCpuFlux1Pipeline(torch::kCPU);
-
-class Flux1Pipeline : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        s_root = test::tempDir("flux1");
-        s_dev = test::writeTinyFlux1(s_root + "/dev", true);
-        s_schnell = test::writeTinyFlux1(s_root + "/schnell", false);
+struct TinyFlux1 {
+    struct Files {
+        test::Flux1Files dev, schnell;
+    };
+    static constexpr const char* kTag = "flux1";
+    static Files write(const std::string& root) {
+        return {test::writeTinyFlux1(root + "/dev", true),
+                test::writeTinyFlux1(root + "/schnell", false)};
     }
-    static void TearDownTestSuite() {
-        std::error_code ec;
-        fs::remove_all(s_root, ec);
+    static RunConfig config(int steps) {
+        return test::tinyRunConfig("a red fox in the snow, photograph", 7, 3.5, 16, 24, steps);
     }
-
-    // The ComfyUI set of `f`: the model file and its VAE and encoders.
+    // dev's folder, and its Black Forest Labs file with the ComfyUI set: the VAE and encoders.
+    static test::TinyPipeline layouts(const Files& f) {
+        return {f.dev.folder, f.dev.bfl, comfySet(f.dev)};
+    }
     static ModelFiles comfySet(const test::Flux1Files& f) {
-        ModelFiles m;
-        m.vae = f.ae;
-        m.textEncoder = f.clipL;
-        m.textEncoder2 = f.t5;
-        return m;
+        return test::comfySetOf(f.ae, f.clipL, f.t5);
     }
-
-    static RunConfig config(int steps = 2) {
-        RunConfig c;
-        c.prompt = "a red fox in the snow, photograph";
-        c.seed = 7;
-        c.steps = steps;
-        c.guidance = 3.5;
-        c.width = 16;
-        c.height = 24;
-        c.keepLatents = true;
-        return c;
-    }
-
-    static std::string s_root;
-    static test::Flux1Files s_dev, s_schnell;
 };
 
-std::string Flux1Pipeline::s_root;
-test::Flux1Files Flux1Pipeline::s_dev, Flux1Pipeline::s_schnell;
+// s_files.dev (a guidance embedding) and s_files.schnell (none).
+class Flux1Pipeline : public test::TinyPipelineTest<TinyFlux1> {
+protected:
+    static ModelFiles comfySet(const test::Flux1Files& f) { return TinyFlux1::comfySet(f); }
+};
 
-float maxDifferenceFlux1Pipeline(const std::vector<float>& a, const std::vector<float>& b) {
-    if (a.size() != b.size()) return INFINITY;
-    float d = 0;
-    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-    return d;
-}
+// ---- the suites every tiny pipeline runs (pipeline_fixture.h) -----------------------------------
 
-// The same weights in another layout: the same latents at every step, bit for bit.
-void expectSameRun(const RunRecord& a, const RunRecord& b, const std::string& what) {
-    ASSERT_EQ(a.steps.size(), b.steps.size()) << what;
-    for (size_t i = 0; i < a.steps.size(); ++i) {
-        EXPECT_EQ(a.steps[i].sigma, b.steps[i].sigma) << what << " step " << i;
-        EXPECT_EQ(maxDifferenceFlux1Pipeline(a.steps[i].latentValues, b.steps[i].latentValues), 0.f)
-            << what << " step " << i;
-    }
-    ASSERT_TRUE(a.savedImage && b.savedImage) << what;
-    EXPECT_TRUE(a.savedImage->rgb == b.savedImage->rgb) << what;
-    EXPECT_EQ(a.image.mean, b.image.mean) << what;
-}
+// The tiny VAE halves, 2x2 packing; T5's sequence (dev: 512 tokens of width 32) is the text
+// embedding the run records. A budget below the weights streams the transformer (and T5).
+const test::TinyPipelineCase kTinyFlux1 =
+    test::TinyPipelineCase::of<TinyFlux1>("Flux1")
+        .folderHolds({"text_encoder", "text_encoder_2", "transformer", "vae"}, 4)
+        .defaultsTo(28, 3.5, false)
+        .fileDetected(4, "Black Forest Labs layout")
+        .checking([](const RunRecord& r) { EXPECT_EQ(r.textEmbedding.count, 512 * 32); });
 
-TEST_F(Flux1Pipeline, TheThreeLayoutsLoadTheSameModelAndGiveTheSameImage) {
-    auto folder = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline);
-    std::vector<std::string> names;
-    for (const auto& c : folder->components()) names.push_back(c.name);
-    EXPECT_EQ(names,
-              (std::vector<std::string>{"text_encoder", "text_encoder_2", "transformer", "vae"}));
-    EXPECT_EQ(folder->sizeMultiple(), 4);  // the tiny VAE halves; 2x2 packing
-    const RunRecord ref = folder->run(config());
-    EXPECT_TRUE(ref.image.allFinite());
-    EXPECT_GT(ref.image.std, 0.0);
-    // T5's sequence (dev: 512 tokens of width 32) is the text embedding the run records.
-    EXPECT_EQ(ref.textEmbedding.count, 512 * 32);
+INSTANTIATE_TEST_SUITE_P(Flux1, TinyPipelineLayouts, ::testing::Values(kTinyFlux1),
+                         test::CaseLabel());
+INSTANTIATE_TEST_SUITE_P(Flux1, TinyPipelineStreaming, ::testing::Values(kTinyFlux1),
+                         test::CaseLabel());
 
-    auto bfl = Pipeline::load(s_dev.bfl, comfySet(s_dev), PrecisionPlan(), kCpuFlux1Pipeline);
+// ---- FLUX.1's own -------------------------------------------------------------------------------
+
+// The Black Forest Labs file says what it holds; under ComfyUI's "model.diffusion_model." it
+// gives the folder's image too.
+TEST_F(Flux1Pipeline, TheBflFilesSayWhatTheyHoldAndGiveTheFoldersImage) {
+    const RunRecord ref =
+        Pipeline::load(s_files.dev.folder, PrecisionPlan(), kCpuPipeline)->run(config());
+    auto bfl =
+        Pipeline::load(s_files.dev.bfl, comfySet(s_files.dev), PrecisionPlan(), kCpuPipeline);
     ASSERT_EQ(bfl->detected().size(), 4u);
-    EXPECT_NE(bfl->detected()[0].find("Black Forest Labs layout"), std::string::npos)
+    EXPECT_NE(bfl->detected()[0].find("2 double + 2 single blocks"), std::string::npos)
         << bfl->detected()[0];
-    EXPECT_NE(bfl->detected()[0].find("2 double + 2 single blocks"), std::string::npos);
     EXPECT_EQ(bfl->components().size(), 4u);
-    expectSameRun(ref, bfl->run(config()), "BFL file + ComfyUI set");
 
-    auto prefixed =
-        Pipeline::load(s_dev.bflPrefixed, comfySet(s_dev), PrecisionPlan(), kCpuFlux1Pipeline);
+    auto prefixed = Pipeline::load(s_files.dev.bflPrefixed, comfySet(s_files.dev), PrecisionPlan(),
+                                   kCpuPipeline);
     EXPECT_NE(prefixed->detected()[0].find("model.diffusion_model."), std::string::npos);
     expectSameRun(ref, prefixed->run(config()), "model.diffusion_model. prefix");
 }
 
 TEST_F(Flux1Pipeline, DevAndSchnellRunAsDiffusersDoes) {
-    auto dev = Pipeline::load(s_dev.bfl, comfySet(s_dev), PrecisionPlan(), kCpuFlux1Pipeline);
+    auto dev =
+        Pipeline::load(s_files.dev.bfl, comfySet(s_files.dev), PrecisionPlan(), kCpuPipeline);
     EXPECT_EQ(dev->defaults().steps, 28);
     EXPECT_EQ(dev->defaults().guidance, 3.5);
     EXPECT_FALSE(dev->defaults().negativePrompt);
@@ -125,8 +100,8 @@ TEST_F(Flux1Pipeline, DevAndSchnellRunAsDiffusersDoes) {
     g.guidance = 1.0;
     EXPECT_NE(dev->run(g).savedImage->rgb, a.savedImage->rgb);
 
-    auto schnell =
-        Pipeline::load(s_schnell.bfl, comfySet(s_schnell), PrecisionPlan(), kCpuFlux1Pipeline);
+    auto schnell = Pipeline::load(s_files.schnell.bfl, comfySet(s_files.schnell), PrecisionPlan(),
+                                  kCpuPipeline);
     EXPECT_EQ(schnell->defaults().steps, 4);
     EXPECT_NE(schnell->detected()[0].find("no guidance embedding"), std::string::npos);
     const RunRecord s = schnell->run(config(4));
@@ -138,47 +113,8 @@ TEST_F(Flux1Pipeline, DevAndSchnellRunAsDiffusersDoes) {
     EXPECT_EQ(schnell->run(other).savedImage->rgb, s.savedImage->rgb);
 }
 
-// A budget below the weights: the pipeline streams the transformer (and T5) block by block,
-// frees the text encoders after encoding, and gives the same image as the whole load.
-TEST_F(Flux1Pipeline, AModelLargerThanTheBudgetStreamsAndGivesTheSameImage) {
-    auto whole = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline);
-    EXPECT_NE(whole->memoryPlan().find("whole"), std::string::npos) << whole->memoryPlan();
-    const RunRecord ref = whole->run(config());
-    whole.reset();
-
-    // The largest budget (in steps of 2% of the weights) that no longer holds them whole.
-    uint64_t bytes = 0;
-    for (const auto& e : fs::recursive_directory_iterator(s_dev.folder))
-        if (e.path().extension() == ".safetensors") bytes += e.file_size();
-    std::unique_ptr<Pipeline> p;
-    for (int pct = 124; pct > 10 && !p; pct -= 2) {
-        test::ScopedMemoryLimit limit(std::to_string(bytes * pct / 100 / 1e6));
-        try {
-            auto q = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline);
-            if (q->memoryPlan().find("streamed") != std::string::npos) p = std::move(q);
-        } catch (const PipelineError& e) {
-            ADD_FAILURE() << "refused at " << pct << "% before streaming: " << e.what();
-            break;
-        }
-    }
-    ASSERT_TRUE(p) << "no budget made the pipeline stream";
-    bool transformerStreamed = false;
-    for (const auto& c : p->components())
-        if (c.name == "transformer") transformerStreamed = c.streamed;
-    EXPECT_TRUE(transformerStreamed) << p->memoryPlan();
-    expectSameRun(ref, p->run(config()), "streamed");
-    // The encoders freed after the first run's encoding are read again for the next.
-    expectSameRun(ref, p->run(config()), "streamed, second run");
-
-    // Far below: refused, saying that even streaming does not fit.
-    test::ScopedMemoryLimit tiny(std::to_string(bytes / 50 / 1e6));
-    const std::string m = errorOf<PipelineError>(
-        [&] { Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline); });
-    EXPECT_NE(m.find("stream"), std::string::npos) << m;
-}
-
 TEST_F(Flux1Pipeline, RefusesWhatFlux1CannotRun) {
-    auto p = Pipeline::load(s_dev.folder, PrecisionPlan(), kCpuFlux1Pipeline);
+    auto p = Pipeline::load(s_files.dev.folder, PrecisionPlan(), kCpuPipeline);
     RunConfig c = config(1);
     c.negativePrompt = "blurry";
     const std::string m = errorOf<PipelineError>([&] { p->run(c); });
@@ -193,7 +129,7 @@ class Flux1BadInput : public Flux1Pipeline {
 protected:
     std::string loadError(const std::string& model, const ModelFiles& with) {
         try {
-            Pipeline::load(model, with, PrecisionPlan(), kCpuFlux1Pipeline);
+            Pipeline::load(model, with, PrecisionPlan(), kCpuPipeline);
         } catch (const std::exception& e) {
             return e.what();
         }
@@ -213,20 +149,20 @@ protected:
 };
 
 TEST_F(Flux1BadInput, ABflFileWithAMissingBlockNamesIt) {
-    WeightMap w = test::openWeights(s_dev.bfl);
+    WeightMap w = test::openWeights(s_files.dev.bfl);
     for (auto it = w.begin(); it != w.end();)
         it = it->first.rfind("double_blocks.0.", 0) == 0 ? w.erase(it) : std::next(it);
     const std::string dir = test::tempDir("flux1-gap");
     m_dirs.push_back(dir);
     const std::string file = test::writeWeights(dir, "gap.safetensors", w);
-    const std::string m = loadError(file, comfySet(s_dev));
+    const std::string m = loadError(file, comfySet(s_files.dev));
     EXPECT_NE(m.find("double_blocks.0"), std::string::npos) << m;
 }
 
 TEST_F(Flux1BadInput, ATruncatedShardNamesTheShard) {
     const std::string root = test::tempDir("flux1-trunc");
     m_dirs.push_back(root);
-    fs::copy(s_dev.folder, root, fs::copy_options::recursive);
+    fs::copy(s_files.dev.folder, root, fs::copy_options::recursive);
     const std::string shard =
         root + "/transformer/diffusion_pytorch_model-00002-of-00002.safetensors";
     fs::resize_file(shard, fs::file_size(shard) - 100);
@@ -236,21 +172,21 @@ TEST_F(Flux1BadInput, ATruncatedShardNamesTheShard) {
 
 TEST_F(Flux1BadInput, AT5WhoseVocabularyDoesNotMatchItsTokenizerIsRefused) {
     // A T5 embedding of 100 rows against the tokenizer's 300 pieces + 100 extra ids.
-    WeightMap w = test::openWeights(s_dev.t5);
+    WeightMap w = test::openWeights(s_files.dev.t5);
     w["shared.weight"] = w.at("shared.weight").slice(0, 0, 100).clone();
     const std::string dir = test::tempDir("flux1-vocab");
     m_dirs.push_back(dir);
-    ModelFiles set = comfySet(s_dev);
+    ModelFiles set = comfySet(s_files.dev);
     set.textEncoder2 = test::writeWeights(dir, "t5xxl_small_vocab.safetensors", w);
-    set.tokenizer2 = s_dev.tokenizer2;
-    const std::string m = loadError(s_dev.bfl, set);
+    set.tokenizer2 = s_files.dev.tokenizer2;
+    const std::string m = loadError(s_files.dev.bfl, set);
     EXPECT_NE(m.find("400 ids"), std::string::npos) << m;
     EXPECT_NE(m.find("100 (vocab_size)"), std::string::npos) << m;
 }
 
 TEST_F(Flux1BadInput, PartsThatDisagreeAreRefused) {
     // A CLIP of width 16 against the transformer's pooled projection of 24.
-    WeightMap clip = test::openWeights(s_dev.clipL);
+    WeightMap clip = test::openWeights(s_files.dev.clipL);
     for (auto& [k, t] : clip) {
         if (k.find("position_ids") != std::string::npos) continue;
         std::vector<int64_t> shape = t.sizes().vec();
@@ -263,45 +199,45 @@ TEST_F(Flux1BadInput, PartsThatDisagreeAreRefused) {
     }
     const std::string dir = test::tempDir("flux1-width");
     m_dirs.push_back(dir);
-    ModelFiles set = comfySet(s_dev);
+    ModelFiles set = comfySet(s_files.dev);
     set.textEncoder = test::writeWeights(dir, "clip_narrow.safetensors", clip);
-    set.tokenizer = s_dev.tokenizer;
-    std::string m = loadError(s_dev.bfl, set);
+    set.tokenizer = s_files.dev.tokenizer;
+    std::string m = loadError(s_files.dev.bfl, set);
     EXPECT_NE(m.find("pooled_projection_dim"), std::string::npos) << m;
     EXPECT_NE(m.find("gives 16"), std::string::npos) << m;
 
     // A file given for the wrong part says what it holds.
-    set = comfySet(s_dev);
-    set.textEncoder = s_dev.t5;
-    m = loadError(s_dev.bfl, set);
+    set = comfySet(s_files.dev);
+    set.textEncoder = s_files.dev.t5;
+    m = loadError(s_files.dev.bfl, set);
     EXPECT_NE(m.find("--text-encoder"), std::string::npos) << m;
     EXPECT_NE(m.find("T5 encoder"), std::string::npos) << m;
 
     // No VAE: the option to give it is named.
-    set = comfySet(s_dev);
+    set = comfySet(s_files.dev);
     set.vae.clear();
-    m = loadError(s_dev.bfl, set);
+    m = loadError(s_files.dev.bfl, set);
     EXPECT_NE(m.find("--vae"), std::string::npos) << m;
 
     // Encoders alone hold no denoiser.
-    m = loadError(s_dev.t5, {});
+    m = loadError(s_files.dev.t5, {});
     EXPECT_NE(m.find("no denoiser"), std::string::npos) << m;
 }
 
 TEST_F(Flux1BadInput, AMissingT5TokenizerNamesTheFileAndTheOption) {
     // The set without tokenizer_2/ beside it.
     ModelFiles set;
-    set.vae = copyOf(s_dev.ae, "ae.safetensors");
-    set.textEncoder = s_dev.clipL;
-    set.textEncoder2 = copyOf(s_dev.t5, "t5xxl.safetensors");
-    std::string m = loadError(copyOf(s_dev.bfl, "flux1-dev.safetensors"), set);
+    set.vae = copyOf(s_files.dev.ae, "ae.safetensors");
+    set.textEncoder = s_files.dev.clipL;
+    set.textEncoder2 = copyOf(s_files.dev.t5, "t5xxl.safetensors");
+    std::string m = loadError(copyOf(s_files.dev.bfl, "flux1-dev.safetensors"), set);
     EXPECT_NE(m.find("spiece.model"), std::string::npos) << m;
     EXPECT_NE(m.find("--tokenizer-2"), std::string::npos) << m;
 
     // A diffusers folder whose tokenizer_2 lacks spiece.model.
     const std::string root = test::tempDir("flux1-nospiece");
     m_dirs.push_back(root);
-    fs::copy(s_dev.folder, root, fs::copy_options::recursive);
+    fs::copy(s_files.dev.folder, root, fs::copy_options::recursive);
     fs::remove(root + "/tokenizer_2/spiece.model");
     m = loadError(root, {});
     EXPECT_NE(m.find("spiece.model"), std::string::npos) << m;
@@ -314,12 +250,13 @@ TEST_F(Flux1Pipeline, GenerateTakesTheFileSetAndWritesTheFoldersImage) {
         " --prompt 'a red fox' --seed 3 --steps 1 --width 16 --height 16 --probe-level module";
     int status = -1;
     const std::string a = test::runCli(
-        "generate --model " + s_dev.folder + common + " --out " + out + "/a.png", status);
+        "generate --model " + s_files.dev.folder + common + " --out " + out + "/a.png", status);
     ASSERT_NE(status, 2) << a;
-    const std::string b = test::runCli("generate --model " + s_dev.bfl + " --vae " + s_dev.ae +
-                                           " --text-encoder " + s_dev.clipL + " --text-encoder-2 " +
-                                           s_dev.t5 + common + " --out " + out + "/b.png",
-                                       status);
+    const std::string b =
+        test::runCli("generate --model " + s_files.dev.bfl + " --vae " + s_files.dev.ae +
+                         " --text-encoder " + s_files.dev.clipL + " --text-encoder-2 " +
+                         s_files.dev.t5 + common + " --out " + out + "/b.png",
+                     status);
     ASSERT_NE(status, 2) << b;
     EXPECT_NE(b.find("Black Forest Labs layout"), std::string::npos) << b;
     EXPECT_NE(b.find("text_encoder_2"), std::string::npos) << b;
@@ -331,7 +268,7 @@ TEST_F(Flux1Pipeline, GenerateTakesTheFileSetAndWritesTheFoldersImage) {
 
     // A set without --model is a usage error.
     const std::string c =
-        test::runCli("generate --vae " + s_dev.ae + " --out " + out + "/c.png", status);
+        test::runCli("generate --vae " + s_files.dev.ae + " --out " + out + "/c.png", status);
     EXPECT_EQ(status, 2) << c;
     EXPECT_NE(c.find("--model"), std::string::npos) << c;
 }
@@ -343,15 +280,15 @@ TEST_F(Flux1Pipeline, RunModuleTakesSingleFiles) {
     writeSafetensors(dir + "/in.safetensors",
                      {{"in.input_ids", torch::tensor({{5, 17, 42, 1, 0, 0}}, torch::kInt64)}});
     int status = -1;
-    const std::string a = test::runCli("run-module --model " + s_dev.t5 + " --inputs " + dir +
+    const std::string a = test::runCli("run-module --model " + s_files.dev.t5 + " --inputs " + dir +
                                            "/in.safetensors --output " + dir + "/a.safetensors",
                                        status);
     ASSERT_EQ(status, 0) << a;
     EXPECT_NE(a.find("T5 encoder"), std::string::npos) << a;
     EXPECT_NE(a.find("as 'text_encoder_2'"), std::string::npos) << a;
     const std::string b =
-        test::runCli("run-module --model " + s_dev.folder + "/text_encoder_2 --inputs " + dir +
-                         "/in.safetensors --output " + dir + "/b.safetensors",
+        test::runCli("run-module --model " + s_files.dev.folder + "/text_encoder_2 --inputs " +
+                         dir + "/in.safetensors --output " + dir + "/b.safetensors",
                      status);
     ASSERT_EQ(status, 0) << b;
     EXPECT_TRUE(
@@ -359,7 +296,7 @@ TEST_F(Flux1Pipeline, RunModuleTakesSingleFiles) {
                      test::openWeights(dir + "/b.safetensors").at("out.last_hidden_state")));
     // A part the file does not hold.
     const std::string c =
-        test::runCli("run-module --model " + s_dev.t5 + " --part vae --inputs " + dir +
+        test::runCli("run-module --model " + s_files.dev.t5 + " --part vae --inputs " + dir +
                          "/in.safetensors --output " + dir + "/c.safetensors",
                      status);
     EXPECT_EQ(status, 2) << c;
@@ -441,9 +378,9 @@ TEST(Flux1RealShapes, Flux1DevIsNamedAndStreamsInto24Gb) {
     EXPECT_NEAR(double(n), 11.9e9, 0.05e9);
     const auto family = FamilyRegistry::global().require(c.className, "test");
     test::ScopedMemoryLimit limit("24000");
-    const LoadModeChoice choice = chooseLoadModes(
-        "flux1-dev.safetensors", {{"transformer", &c.weights, family->blockStems}},
-        PrecisionPolicy(PrecisionPlan::parse("transformer=fp16"), kCpuFlux1Pipeline));
+    const LoadModeChoice choice =
+        chooseLoadModes("flux1-dev.safetensors", {{"transformer", &c.weights, family->blockStems}},
+                        PrecisionPolicy(PrecisionPlan::parse("transformer=fp16"), kCpuPipeline));
     ASSERT_EQ(choice.modes.size(), 1u);
     EXPECT_EQ(choice.modes[0], LoadMode::Streamed);
     EXPECT_NE(choice.description.find("1.36 GB per block"), std::string::npos)

@@ -12,8 +12,8 @@
 #include <fstream>
 
 #include "inspect/inspect.h"
-#include "io/safetensors.h"
 #include "inspect/weight_stats.h"
+#include "io/safetensors.h"
 #include "models/common/weights.h"
 #include "numerics/precision_policy.h"
 #include "test_util.h"
@@ -53,22 +53,6 @@ protected:
     std::string m_dir;
 };
 
-// Runs `fn`, expecting a FileError whose message contains `file` and `needle`.
-template <typename Fn>
-void expectFileErrorHostileSafetensors(Fn fn, const std::string& file, const std::string& needle) {
-    try {
-        fn();
-        ADD_FAILURE() << "no error; expected '" << needle << "'";
-    } catch (const hs::FileError& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find(file), std::string::npos) << what;
-        EXPECT_NE(what.find(needle), std::string::npos)
-            << "expected '" << needle << "' in: " << what;
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "not a FileError: " << e.what();
-    }
-}
-
 void halve(const std::string& file) {
     const auto size = fs::file_size(file);
     ASSERT_EQ(::truncate(file.c_str(), off_t(size / 2)), 0);
@@ -107,8 +91,8 @@ TEST_F(HostileSafetensors, NestedMetadataInAFileIsRefused) {
     const std::string header =
         "{\"__metadata__\":{\"k\":" + std::string(200, '[') + std::string(200, ']') + "}}";
     const std::string p = put("deep.safetensors", header);
-    expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(p); }, p,
-                                      "nested deeper than 64 levels");
+    hs::test::expectFileError([&] { hs::SafetensorsFile::open(p); }, p,
+                              "nested deeper than 64 levels");
 }
 
 // ---- 2. shapes ---------------------------------------------------------------------------------
@@ -132,9 +116,9 @@ TEST_F(HostileSafetensors, ShapeProductsThatOverflowAreRefused) {
                                    "\",\"shape\":" + c.shape + ",\"data_offsets\":" + c.offsets +
                                    "}}";
         const std::string p = put("shape.safetensors", header, std::string(c.dataBytes, '\0'));
-        expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(p); }, p,
-                                          "tensor 'big': shape [");
-        expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(p); }, p, "overflows");
+        hs::test::expectFileError([&] { hs::SafetensorsFile::open(p); }, p,
+                                  "tensor 'big': shape [");
+        hs::test::expectFileError([&] { hs::SafetensorsFile::open(p); }, p, "overflows");
     }
 }
 
@@ -158,10 +142,9 @@ TEST_F(HostileSafetensors, TensorOfAFileTruncatedAfterOpeningIsAnError) {
     auto f = hs::SafetensorsFile::open(p);
     const auto size = f->fileSize();
     halve(p);
-    expectFileErrorHostileSafetensors([&] { f->tensor("b"); }, p,
-                                      "file shrank to " + std::to_string(size / 2) +
-                                          " bytes after it was opened (was " +
-                                          std::to_string(size) + ")");
+    hs::test::expectFileError([&] { f->tensor("b"); }, p,
+                              "file shrank to " + std::to_string(size / 2) +
+                                  " bytes after it was opened (was " + std::to_string(size) + ")");
 }
 
 TEST_F(HostileSafetensors, ViewReadAfterTruncationSurvivesAndIsReported) {
@@ -174,8 +157,8 @@ TEST_F(HostileSafetensors, ViewReadAfterTruncationSurvivesAndIsReported) {
     // Without the guard this read is a SIGBUS: the pages past the new end are gone.
     const double sum = b.sum().item<double>();
     EXPECT_LT(sum, 2.5 * 65536);  // what was cut reads as zeros
-    expectFileErrorHostileSafetensors([&] { f->checkIntact(); }, p, "file shrank");
-    expectFileErrorHostileSafetensors([&] { hs::checkMappedTensor(b); }, p, "file shrank");
+    hs::test::expectFileError([&] { f->checkIntact(); }, p, "file shrank");
+    hs::test::expectFileError([&] { hs::checkMappedTensor(b); }, p, "file shrank");
     EXPECT_NO_THROW(hs::checkMappedTensor(torch::ones({4})));  // heap tensors are not files
 }
 
@@ -187,23 +170,22 @@ TEST_F(HostileSafetensors, LoadingWeightsFromATruncatedFileIsAnError) {
     halve(p);  // "b" lies wholly in the cut half
     torch::nn::Linear linear(256, 256);
     const hs::PrecisionPolicy policy(hs::PrecisionPlan(), torch::kCPU);
-    expectFileErrorHostileSafetensors([&] { hs::loadWeights(*linear, weights, "model", policy); },
-                                      p, "file shrank to");
+    hs::test::expectFileError([&] { hs::loadWeights(*linear, weights, "model", policy); }, p,
+                              "file shrank to");
 }
 
 TEST_F(HostileSafetensors, WeightStatisticsOfATruncatedFileAreAnError) {
     const std::string p = twoTensors("stats.safetensors");
     const hs::TensorSet set = hs::TensorSet::open(p);
     halve(p);
-    expectFileErrorHostileSafetensors([&] { hs::weightStatsOf(set, "model"); }, p,
-                                      "file shrank to");
+    hs::test::expectFileError([&] { hs::weightStatsOf(set, "model"); }, p, "file shrank to");
 }
 
 TEST_F(HostileSafetensors, InspectOfATruncatedFileIsAnError) {
     const std::string p = twoTensors("inspect.safetensors");
     const hs::TensorSet set = hs::TensorSet::open(p);
     halve(p);
-    expectFileErrorHostileSafetensors([&] { hs::inspectTensors(set); }, p, "file shrank to");
+    hs::test::expectFileError([&] { hs::inspectTensors(set); }, p, "file shrank to");
 }
 
 // ---- 4. non-regular files ----------------------------------------------------------------------
@@ -212,21 +194,21 @@ TEST_F(HostileSafetensors, FifoInPlaceOfWeightsIsRefusedAtOnce) {
     const std::string p = path("model.safetensors");
     ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
     const auto t0 = std::chrono::steady_clock::now();
-    expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(p); }, p,
-                                      "a pipe (FIFO), not a regular file");
-    expectFileErrorHostileSafetensors([&] { hs::TensorSet::open(p); }, p, "a pipe (FIFO)");
+    hs::test::expectFileError([&] { hs::SafetensorsFile::open(p); }, p,
+                              "a pipe (FIFO), not a regular file");
+    hs::test::expectFileError([&] { hs::TensorSet::open(p); }, p, "a pipe (FIFO)");
     EXPECT_LT(secondsSince(t0), 1.0);
 }
 
 TEST_F(HostileSafetensors, FolderAndDeviceInPlaceOfWeightsAreRefused) {
     const std::string dir = path("dir.safetensors");
     fs::create_directory(dir);
-    expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(dir); }, dir,
-                                      "is a folder, not a regular");
+    hs::test::expectFileError([&] { hs::SafetensorsFile::open(dir); }, dir,
+                              "is a folder, not a regular");
     const std::string zero = path("zero.safetensors");
     fs::create_symlink("/dev/zero", zero);
-    expectFileErrorHostileSafetensors([&] { hs::SafetensorsFile::open(zero); }, zero,
-                                      "is a device, not a regular");
+    hs::test::expectFileError([&] { hs::SafetensorsFile::open(zero); }, zero,
+                              "is a device, not a regular");
 }
 
 TEST_F(HostileSafetensors, SymlinkToARegularFileLoads) {
@@ -263,7 +245,7 @@ TEST_F(HostileSafetensors, ShardNamesMustStayInsideTheFolder) {
         SCOPED_TRACE(c.shard);
         const std::string idx = path("m.safetensors.index.json");
         writeAllHostileSafetensors(idx, "{\"weight_map\":{\"a\":" + c.shard + "}}");
-        expectFileErrorHostileSafetensors([&] { hs::TensorSet::open(idx); }, idx, c.message);
+        hs::test::expectFileError([&] { hs::TensorSet::open(idx); }, idx, c.message);
     }
 }
 

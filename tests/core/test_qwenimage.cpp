@@ -14,44 +14,19 @@
 #include <map>
 #include <set>
 
+#include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/qwenimage/qwenimage_family.h"
 #include "models/qwenimage/qwenimage_transformer.h"
+#include "qwenimage_fixture.h"
 #include "test_util.h"
 
 namespace hs {
 namespace {
 
-using test::contextFor;
-using test::dataPath;
-using test::expectThrowNaming;
-using test::keysOf;
-using test::readIo;
-using test::readJson;
-using test::relErr;
-
-struct CaseQwenimage {
-    nlohmann::json config;
-    WeightMap weights;
-    NamedTensors io;
-};
-
-CaseQwenimage loadCaseQwenimage(const std::string& dir, const std::string& io) {
-    CaseQwenimage c;
-    c.config = readJson(dataPath(dir + "/config.json"));
-    c.weights =
-        weightMapOf(TensorSet::open(dataPath(dir + "/diffusion_pytorch_model.safetensors")));
-    c.io = readIo(io);
-    return c;
-}
-
-CaseQwenimage goldenQwenimage() {
-    return loadCaseQwenimage("golden/qwenimage", "golden/qwenimage_io.safetensors");
-}
-
-double compareQwenimage(const NamedTensors& out, const NamedTensors& io, const std::string& label) {
-    return test::compareOutput(out, io, "out.sample", "qwenimage " + label);
+ModelCase goldenQwenimage() {
+    return openCase("golden/qwenimage", "golden/qwenimage_io.safetensors");
 }
 
 double absMaxOf(ProbeContext& p, const std::string& name) {
@@ -61,7 +36,124 @@ double absMaxOf(ProbeContext& p, const std::string& name) {
     return m;
 }
 
-TEST(QwenImageConfig, ReadsGoldenConfigAndNamesBadFields) {
+// ---- the suites every family runs (family_suites.h) ------------------------------------------
+
+// The golden model at every probe level, its keys diffusers' own; 3 heads of 12 with rope
+// (4, 4, 4), 3 layers, out_channels 5, odd packed sizes 5 x 3, a batch of 2 with two timesteps
+// and masks (one with a hole); 1 head of 32 with rope (8, 12, 12), out_channels null, patch 1,
+// two frames of 3 x 4: against the reference port.
+INSTANTIATE_TEST_SUITE_P(
+    QwenImage, FamilyGolden,
+    ::testing::Values(test::GoldenCase("golden/qwenimage")
+                          .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
+                          .keyedAsTheFile()
+                          .ofFamily(Role::Denoiser, "transformer",
+                                    {"in.hidden_states", "in.encoder_hidden_states_mask",
+                                     "in.img_shapes", "in.timestep", "out.sample"}),
+                      test::GoldenCase("qwenimage/heads3_odd"),
+                      test::GoldenCase("qwenimage/head1_frames2")),
+    test::CaseLabel());
+
+// Blocks converted one at a time, as for a model larger than memory: the same.
+INSTANTIATE_TEST_SUITE_P(QwenImage, FamilyStreaming,
+                         ::testing::Values(test::StreamingCase("golden/qwenimage", 2)),
+                         test::CaseLabel());
+
+std::map<std::string, ProbeLevel> probePointsQwenimage() {
+    const std::string b = "transformer.transformer_blocks.1";
+    return {{b, ProbeLevel::Module},
+            {b + ".context", ProbeLevel::Module},
+            {"transformer.proj_out", ProbeLevel::Module},
+            {"transformer.img_in", ProbeLevel::Layer},
+            {"transformer.txt_norm", ProbeLevel::Layer},
+            {"transformer.txt_in", ProbeLevel::Layer},
+            {"transformer.time_text_embed", ProbeLevel::Layer},
+            {"transformer.norm_out", ProbeLevel::Layer},
+            {b + ".img_modulated", ProbeLevel::Layer},
+            {b + ".txt_modulated", ProbeLevel::Layer},
+            {b + ".attn", ProbeLevel::Layer},
+            {b + ".attn.to_add_out", ProbeLevel::Layer},
+            {b + ".attn_residual", ProbeLevel::Layer},
+            {b + ".context_attn_residual", ProbeLevel::Layer},
+            {b + ".img_mlp", ProbeLevel::Layer},
+            {b + ".txt_mlp", ProbeLevel::Layer},
+            {b + ".img_mod.1", ProbeLevel::Op},
+            {b + ".txt_mod.0", ProbeLevel::Op},
+            {b + ".img_norm1", ProbeLevel::Op},
+            {b + ".txt_norm2", ProbeLevel::Op},
+            {b + ".img_modulated2", ProbeLevel::Op},
+            {b + ".attn_gated", ProbeLevel::Op},
+            {b + ".txt_mlp_gated", ProbeLevel::Op},
+            {b + ".attn.norm_added_k", ProbeLevel::Op},
+            {b + ".attn.rope_q", ProbeLevel::Op},
+            {b + ".attn.sdpa", ProbeLevel::Op},
+            {b + ".img_mlp.net.0", ProbeLevel::Op},
+            {"transformer.time_text_embed.time_proj", ProbeLevel::Op},
+            {"transformer.time_text_embed.timestep_embedder.linear_2", ProbeLevel::Op}};
+}
+
+// At Layer level: img_in, txt_norm, txt_in, time_text_embed; per block 2 outputs + 8 layers;
+// norm_out, proj_out.
+INSTANTIATE_TEST_SUITE_P(
+    QwenImage, FamilyProbes,
+    ::testing::Values(test::ProbeCase(
+        "golden", goldenQwenimage,
+        {test::ProbeExpectation(ProbeLevel::Op).at(probePointsQwenimage()),
+         test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(4 + 2 * 10 + 2)})),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    QwenImage, FamilyConfig,
+    ::testing::Values(test::ConfigCase{
+        "golden",
+        [] { return readJson(dataPath("golden/qwenimage/config.json")); },
+        [](const nlohmann::json& j) { QwenImageConfig::fromJson(j); },
+        {test::setting("zero_cond_t", true), test::setting("use_additional_t_cond", true),
+         test::setting("use_layer3d_rope", true), test::setting("axes_dims_rope", {4, 6, 8}),
+         test::setting("axes_dims_rope", {8, 8}), test::setting("axes_dims_rope", {3, 7, 6}),
+         test::setting("num_layers", 100000), test::setting("num_attention_heads", "2"),
+         test::setting("attention_head_dim", 1 << 20), test::setting("patch_size", 0),
+         test::setting("guidance_embeds", "yes")}}),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    QwenImage, FamilyInputs,
+    ::testing::Values(test::InputCase{
+        "golden",
+        goldenQwenimage,
+        {test::inputSet("in.hidden_states", torch::zeros({1, 16, 64}),
+                        {"in.hidden_states", "[B, frames * hp * wp, 16]"}),
+         test::inputSet("in.encoder_hidden_states", torch::zeros({1, 10, 32}),
+                        {"in.encoder_hidden_states", "[1, L_txt, 24]"}),
+         test::inputSet("in.encoder_hidden_states_mask", torch::ones({1, 9}, torch::kInt64),
+                        {"in.encoder_hidden_states_mask", "[1, 10]"}),
+         test::inputSet("in.img_shapes", torch::tensor({{1, 4, 5}}, torch::kInt64),
+                        {"in.img_shapes", "16 tokens"}),
+         test::inputSet("in.img_shapes", torch::tensor({1, 4, 4}, torch::kInt64),
+                        {"in.img_shapes", "[1, 3] or [1, 3]"}),
+         test::inputSet("in.img_shapes", torch::tensor({{1.0, 4.5, 4.0}}),
+                        {"in.img_shapes", "whole numbers"}),
+         test::inputRemoved("in.img_shapes", {"missing input 'in.img_shapes'"}),
+         test::inputSet("in.timestep", torch::zeros({3}), {"in.timestep", "[1] or [1]"}),
+         {[](NamedTensors& in) {
+              in["in.encoder_hidden_states"] = torch::zeros({1, 4095, 24});
+              in["in.encoder_hidden_states_mask"] = torch::ones({1, 4095}, torch::kInt64);
+          },
+          {"in.encoder_hidden_states", "4096"}},
+         test::inputSet("in.guidance", torch::ones({1}), {"in.guidance"}),
+         // Batch 2 with two different image sizes: diffusers would use the first for both.
+         {[](NamedTensors& in) {
+              in["in.hidden_states"] = torch::zeros({2, 16, 16});
+              in["in.encoder_hidden_states"] = torch::zeros({2, 10, 24});
+              in["in.encoder_hidden_states_mask"] = torch::ones({2, 10}, torch::kInt64);
+              in["in.img_shapes"] = torch::tensor({{1, 4, 4}, {1, 2, 8}}, torch::kInt64);
+          },
+          {"in.img_shapes", "different image sizes"}}}}),
+    test::CaseLabel());
+
+// ---- Qwen-Image's own ---------------------------------------------------------------------------
+
+TEST(QwenImageConfig, ReadsGoldenConfig) {
     const auto j = readJson(dataPath("golden/qwenimage/config.json"));
     auto c = QwenImageConfig::fromJson(j);
     EXPECT_EQ(c.innerDim(), 32);
@@ -70,58 +162,19 @@ TEST(QwenImageConfig, ReadsGoldenConfigAndNamesBadFields) {
     auto k = j;
     k["out_channels"] = nullptr;  // null: in_channels
     EXPECT_EQ(QwenImageConfig::fromJson(k).outChannels, 16);
-    auto bad = [&](const char* key, nlohmann::json value, const std::string& needle) {
-        auto b = j;
-        b[key] = value;
-        expectThrowNaming<ConfigError>([&] { QwenImageConfig::fromJson(b); }, {needle});
-    };
-    bad("zero_cond_t", true, "zero_cond_t");
-    bad("use_additional_t_cond", true, "use_additional_t_cond");
-    bad("use_layer3d_rope", true, "use_layer3d_rope");
-    bad("axes_dims_rope", {4, 6, 8}, "axes_dims_rope");
-    bad("axes_dims_rope", {8, 8}, "axes_dims_rope");
-    bad("axes_dims_rope", {3, 7, 6}, "axes_dims_rope");
-    bad("num_layers", 100000, "num_layers");
-    bad("num_attention_heads", "2", "num_attention_heads");
-    bad("attention_head_dim", 1 << 20, "attention_head_dim");
-    bad("patch_size", 0, "patch_size");
-    bad("guidance_embeds", "yes", "guidance_embeds");
 }
 
-TEST(QwenImage, GoldenParity) {
-    const CaseQwenimage g = goldenQwenimage();
-    for (ProbeLevel level : {ProbeLevel::Off, ProbeLevel::Op}) {
-        ProbeContext probes = contextFor("", level);
-        auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
-        EXPECT_EQ(keysOf(stateOf(*model)), keysOf(g.weights));  // keys are diffusers' own
-        const double err = compareQwenimage(runQwenImageTransformer(model, g.io, probes), g.io,
-                                            "golden (probes " + probeLevelName(level) + ")");
-        EXPECT_LE(err, 1e-4);
-    }
-}
-
-TEST(QwenImage, GoldenParityThroughTheFamily) {
-    const CaseQwenimage g = goldenQwenimage();
+// The golden mask leaves 2 of 10 text tokens out: without it the output moves. A mask of ones is
+// no mask; the padded tokens' values do not matter under the mask.
+TEST(QwenImage, TheTextMaskLeavesThePaddedTokensOut) {
+    const ModelCase g = goldenQwenimage();
     auto family = FamilyRegistry::global().require("QwenImageTransformer2DModel", "test");
-    EXPECT_EQ(family->role, Role::Denoiser);
-    EXPECT_EQ(family->defaultComponent, "transformer");
-    for (const char* key : {"in.hidden_states", "in.encoder_hidden_states_mask", "in.img_shapes",
-                            "in.timestep", "out.sample"})
-        EXPECT_NE(family->io.find(key), std::string::npos) << key;
     ProbeContext probes = contextFor("", ProbeLevel::Layer);
     auto c = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(), "transformer");
     const auto whole = c->run(g.io, probes).at("out.sample");
-    EXPECT_LE(compareQwenimage({{"out.sample", whole}}, g.io, "golden via family"), 1e-4);
-    // Streamed (blocks converted one at a time, as for a model larger than memory): the same.
-    auto streamed = loadComponent(*family, {"test", g.config, g.weights}, probes.policy(),
-                                  "transformer", LoadMode::Streamed);
-    EXPECT_EQ(streamed->loadMode(), LoadMode::Streamed);
-    EXPECT_TRUE(torch::equal(streamed->run(g.io, probes).at("out.sample"), whole));
-    // The golden mask leaves 2 of 10 text tokens out: without it the output moves.
     NamedTensors in = g.io;
     in.erase("in.encoder_hidden_states_mask");
     EXPECT_GT(relErr(c->run(in, probes).at("out.sample"), whole), 1e-3);
-    // A mask of ones is no mask; the padded tokens' values do not matter under the mask.
     auto noMask = c->run(in, probes).at("out.sample");
     in["in.encoder_hidden_states_mask"] = torch::ones({1, 10}, torch::kInt64);
     EXPECT_TRUE(torch::equal(c->run(in, probes).at("out.sample"), noMask));
@@ -132,27 +185,12 @@ TEST(QwenImage, GoldenParityThroughTheFamily) {
     EXPECT_LE(relErr(c->run(in, probes).at("out.sample"), whole), 1e-6);
 }
 
-// 3 heads of 12 with rope (4, 4, 4), 3 layers, out_channels 5, odd packed sizes 5 x 3, a batch
-// of 2 with two timesteps and masks (one with a hole); 1 head of 32 with rope (8, 12, 12),
-// out_channels null, patch 1, two frames of 3 x 4.
-TEST(QwenImage, OtherConfigsMatchTheReferencePort) {
-    for (const char* name : {"heads3_odd", "head1_frames2"}) {
-        const CaseQwenimage c = loadCaseQwenimage(
-            std::string("qwenimage/") + name, std::string("qwenimage/") + name + "_io.safetensors");
-        ProbeContext probes = contextFor("");
-        auto model = loadQwenImageTransformer(c.config, c.weights, probes.policy());
-        EXPECT_LE(compareQwenimage(runQwenImageTransformer(model, c.io, probes), c.io, name), 1e-4)
-            << name;
-    }
-}
-
 // diffusers casts the timestep (t / 1000) to the model's dtype before time_proj multiplies it by
 // 1000: in bf16 the case's 0.3 becomes 0.30078125, a timestep of 300.78 instead of 300, which
 // moves the output far more than the format's rounding does (rel err 0.22 against fp32). The
 // comparison therefore runs at timesteps every format holds exactly.
 TEST(QwenImage, ReducedPrecisionAgreesWithFp32) {
-    CaseQwenimage c =
-        loadCaseQwenimage("qwenimage/heads3_odd", "qwenimage/heads3_odd_io.safetensors");
+    ModelCase c = openCase("qwenimage/heads3_odd", "qwenimage/heads3_odd_io.safetensors");
     c.io["in.timestep"] = torch::tensor({0.5f, 0.75f});
     ProbeContext p32 = contextFor("");
     auto m32 = loadQwenImageTransformer(c.config, c.weights, p32.policy());
@@ -174,74 +212,10 @@ TEST(QwenImage, ReducedPrecisionAgreesWithFp32) {
     }
 }
 
-TEST(QwenImage, ProbeNamesAndGranularity) {
-    const CaseQwenimage g = goldenQwenimage();
-    ProbeContext probes = contextFor("", ProbeLevel::Op);
-    auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
-    runQwenImageTransformer(model, g.io, probes);
-    std::map<std::string, ProbeLevel> got;
-    for (const auto& r : probes.records()) got.emplace(r.name, r.granularity);
-    const std::string b = "transformer.transformer_blocks.1";
-    const std::map<std::string, ProbeLevel> expected{
-        {b, ProbeLevel::Module},
-        {b + ".context", ProbeLevel::Module},
-        {"transformer.proj_out", ProbeLevel::Module},
-        {"transformer.img_in", ProbeLevel::Layer},
-        {"transformer.txt_norm", ProbeLevel::Layer},
-        {"transformer.txt_in", ProbeLevel::Layer},
-        {"transformer.time_text_embed", ProbeLevel::Layer},
-        {"transformer.norm_out", ProbeLevel::Layer},
-        {b + ".img_modulated", ProbeLevel::Layer},
-        {b + ".txt_modulated", ProbeLevel::Layer},
-        {b + ".attn", ProbeLevel::Layer},
-        {b + ".attn.to_add_out", ProbeLevel::Layer},
-        {b + ".attn_residual", ProbeLevel::Layer},
-        {b + ".context_attn_residual", ProbeLevel::Layer},
-        {b + ".img_mlp", ProbeLevel::Layer},
-        {b + ".txt_mlp", ProbeLevel::Layer},
-        {b + ".img_mod.1", ProbeLevel::Op},
-        {b + ".txt_mod.0", ProbeLevel::Op},
-        {b + ".img_norm1", ProbeLevel::Op},
-        {b + ".txt_norm2", ProbeLevel::Op},
-        {b + ".img_modulated2", ProbeLevel::Op},
-        {b + ".attn_gated", ProbeLevel::Op},
-        {b + ".txt_mlp_gated", ProbeLevel::Op},
-        {b + ".attn.norm_added_k", ProbeLevel::Op},
-        {b + ".attn.rope_q", ProbeLevel::Op},
-        {b + ".attn.sdpa", ProbeLevel::Op},
-        {b + ".img_mlp.net.0", ProbeLevel::Op},
-        {"transformer.time_text_embed.time_proj", ProbeLevel::Op},
-        {"transformer.time_text_embed.timestep_embedder.linear_2", ProbeLevel::Op}};
-    for (const auto& kv : expected) {
-        ASSERT_TRUE(got.count(kv.first)) << "no probe point " << kv.first;
-        EXPECT_EQ(got.at(kv.first), kv.second) << kv.first;
-    }
-    ProbeContext layer = contextFor("", ProbeLevel::Layer);
-    runQwenImageTransformer(model, g.io, layer);
-    std::set<std::string> seen;
-    for (const auto& r : layer.records()) {
-        EXPECT_LE(int(r.granularity), int(ProbeLevel::Layer)) << r.name;
-        EXPECT_TRUE(seen.insert(r.name).second) << "recorded twice: " << r.name;
-        EXPECT_TRUE(r.stats.allFinite()) << r.name;
-    }
-    // img_in, txt_norm, txt_in, time_text_embed; per block 2 outputs + 8 layers; norm_out,
-    // proj_out
-    EXPECT_EQ(seen.size(), 4u + 2 * 10u + 2u);
-}
-
 // Qwen-Image's released transformer config (60 blocks of 24 heads x 128, text width 3584,
 // 64 packed channels) builds on the meta device (no memory) with its 20 B parameters.
 TEST(QwenImage, RealConfigBuildsOnTheMetaDevice) {
-    const nlohmann::json j = {{"_class_name", "QwenImageTransformer2DModel"},
-                              {"attention_head_dim", 128},
-                              {"axes_dims_rope", {16, 56, 56}},
-                              {"guidance_embeds", false},
-                              {"in_channels", 64},
-                              {"joint_attention_dim", 3584},
-                              {"num_attention_heads", 24},
-                              {"num_layers", 60},
-                              {"out_channels", 16},
-                              {"patch_size", 2}};
+    const nlohmann::json j = test::realQwenImageTransformerConfig();
     nn::MetaConstruction meta;
     QwenImageTransformer m(QwenImageConfig::fromJson(j));
     EXPECT_TRUE(m->proj_out->weight.is_meta());
@@ -271,7 +245,7 @@ TEST(QwenImage, RopeCentresTheImageAndPlacesTextAfterIt) {
 }
 
 TEST(QwenImage, LoadErrorsNameTheKey) {
-    const CaseQwenimage g = goldenQwenimage();
+    const ModelCase g = goldenQwenimage();
     ProbeContext probes = contextFor("");
     auto expectError = [&](const WeightMap& w, const std::string& key) {
         expectThrowNaming<WeightError>(
@@ -293,60 +267,13 @@ TEST(QwenImage, LoadErrorsNameTheKey) {
         {"transformer_blocks.2."});
 }
 
-TEST(QwenImage, InputErrorsNameTheKeyAndShape) {
-    const CaseQwenimage g = goldenQwenimage();
-    ProbeContext probes = contextFor("");
-    auto model = loadQwenImageTransformer(g.config, g.weights, probes.policy());
-    auto expectError = [&](const NamedTensors& in, const std::vector<std::string>& needles) {
-        expectThrowNaming<InputError>([&] { runQwenImageTransformer(model, in, probes); }, needles);
-    };
-    auto in = g.io;
-    in["in.hidden_states"] = torch::zeros({1, 16, 64});
-    expectError(in, {"in.hidden_states", "[B, frames * hp * wp, 16]"});
-    in = g.io;
-    in["in.encoder_hidden_states"] = torch::zeros({1, 10, 32});
-    expectError(in, {"in.encoder_hidden_states", "[1, L_txt, 24]"});
-    in = g.io;
-    in["in.encoder_hidden_states_mask"] = torch::ones({1, 9}, torch::kInt64);
-    expectError(in, {"in.encoder_hidden_states_mask", "[1, 10]"});
-    in = g.io;
-    in["in.img_shapes"] = torch::tensor({{1, 4, 5}}, torch::kInt64);
-    expectError(in, {"in.img_shapes", "16 tokens"});
-    in = g.io;
-    in["in.img_shapes"] = torch::tensor({1, 4, 4}, torch::kInt64);
-    expectError(in, {"in.img_shapes", "[1, 3] or [1, 3]"});
-    in = g.io;
-    in["in.img_shapes"] = torch::tensor({{1.0, 4.5, 4.0}});
-    expectError(in, {"in.img_shapes", "whole numbers"});
-    in = g.io;
-    in.erase("in.img_shapes");
-    expectError(in, {"missing input 'in.img_shapes'"});
-    in = g.io;
-    in["in.timestep"] = torch::zeros({3});
-    expectError(in, {"in.timestep", "[1] or [1]"});
-    in = g.io;
-    in["in.encoder_hidden_states"] = torch::zeros({1, 4095, 24});
-    in["in.encoder_hidden_states_mask"] = torch::ones({1, 4095}, torch::kInt64);
-    expectError(in, {"in.encoder_hidden_states", "4096"});
-    in = g.io;
-    in["in.guidance"] = torch::ones({1});
-    expectError(in, {"in.guidance"});
-    // Batch 2 with two different image sizes: diffusers would use the first for both.
-    in = g.io;
-    in["in.hidden_states"] = torch::zeros({2, 16, 16});
-    in["in.encoder_hidden_states"] = torch::zeros({2, 10, 24});
-    in["in.encoder_hidden_states_mask"] = torch::ones({2, 10}, torch::kInt64);
-    in["in.img_shapes"] = torch::tensor({{1, 4, 4}, {1, 2, 8}}, torch::kInt64);
-    expectError(in, {"in.img_shapes", "different image sizes"});
-}
-
 // Qwen-Image in fp16: the last block's gated MLP update pushes the image stream past 65504 while
 // the MLP and its gate are finite. The block's Module point records the stream before diffusers'
 // fp16 clip, so the overflow is named there, while the clip (as in diffusers) turns it into 65504
 // and the output stays finite: the silent failure the studio exists to show. In fp32 nothing is
 // clipped or overflows.
 TEST(QwenImage, Fp16OverflowIsNamedAtTheBlockWhileTheClipKeepsTheOutputFinite) {
-    CaseQwenimage g = goldenQwenimage();
+    ModelCase g = goldenQwenimage();
     const std::string block = "transformer.transformer_blocks.1";
     ProbeContext p0 = contextFor("", ProbeLevel::Op);
     auto m0 = loadQwenImageTransformer(g.config, g.weights, p0.policy());
@@ -400,7 +327,7 @@ TEST(QwenImage, Fp16OverflowIsNamedAtTheBlockWhileTheClipKeepsTheOutputFinite) {
 // that records it, and the block at Module level. Here the stream is Inf before the clip, and the
 // next LayerNorm makes NaN of it, which no clip can hide.
 TEST(QwenImage, Fp16ResidualOverflowIsNamedAtTheSum) {
-    const CaseQwenimage g = goldenQwenimage();
+    const ModelCase g = goldenQwenimage();
     const std::string block = "transformer.transformer_blocks.0";
     ProbeContext p0 = contextFor("", ProbeLevel::Op);
     auto m0 = loadQwenImageTransformer(g.config, g.weights, p0.policy());

@@ -10,12 +10,13 @@
 #include <map>
 #include <optional>
 
+#include "base/pipeline_error.h"
 #include "io/safetensors_header.h"
 #include "models/common/layers.h"
 #include "models/registry.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/pipeline.h"
-#include "base/pipeline_error.h"
+#include "pipeline_fixture.h"
 #include "qwenimage_fixture.h"
 #include "remedy_helpers.h"
 #include "single_file_helpers.h"
@@ -25,85 +26,50 @@ namespace hs {
 namespace {
 
 namespace fs = std::filesystem;
-using test::errorOf;
-
-const torch::Device kCpuQwenimageOverflow(torch::kCPU);
-
-RunConfig config(int steps = 2) {
-    RunConfig c;
-    c.prompt = "A cat holding a sign that says hello world";
-    c.negativePrompt = " ";
-    c.seed = 42;
-    c.steps = steps;
-    c.guidance = 4.0;
-    c.width = 32;
-    c.height = 16;
-    c.keepLatents = true;
-    return c;
-}
-
-// The largest |x| each DiT point reached at step 0 of `r`, by probe name.
-std::map<std::string, double> ditPeaksQwenimageOverflow(const RunRecord& r) {
-    std::map<std::string, double> peaks;
-    for (const auto& p : r.probes)
-        if (p.step == 0 && p.name.rfind("transformer.", 0) == 0)
-            peaks[p.name] = std::max(peaks[p.name], p.stats.absMax);
-    return peaks;
-}
 
 // The MLP outputs' gain of the reference and the scaled model (see writeTinyQwenImage).
 constexpr double kMlpGainQwenimageOverflow = 16;
 
-class QwenImageOverflow : public ::testing::Test {
+struct TinyGainedQwenImage {
+    using Files = test::QwenImageFiles;
+    static constexpr const char* kTag = "qwenimage_overflow";
+    static Files write(const std::string& root) {
+        return test::writeTinyQwenImage(root, 1.0, kMlpGainQwenimageOverflow);
+    }
+    static RunConfig config(int steps) {
+        RunConfig c = test::tinyRunConfig("A cat holding a sign that says hello world", 42, 4.0, 32,
+                                          16, steps);
+        c.negativePrompt = " ";
+        return c;
+    }
+};
+
+// s_files: the unscaled model (with the MLP gain).
+class QwenImageOverflow : public test::TinyPipelineTest<TinyGainedQwenImage> {
 protected:
     // The unscaled model's fp32 run (Op probes) picks c as the Anima test does: the power of two
     // that takes the blocks' stream peaks past 2^17 while img_in and txt_in stay below 65504.
     static void SetUpTestSuite() {
-        s_root = test::tempDir("qwenimage_overflow");
-        s_plain = test::writeTinyQwenImage(s_root + "/plain", 1.0, kMlpGainQwenimageOverflow);
+        TinyPipelineTest::SetUpTestSuite();
         RunConfig c = config();
         c.probeLevel = ProbeLevel::Op;
-        s_reference =
-            Pipeline::load(s_plain.folder, PrecisionPlan(), kCpuQwenimageOverflow)->run(c);
-        for (const auto& [name, peak] : ditPeaksQwenimageOverflow(s_reference)) {
+        s_reference = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline)->run(c);
+        for (const auto& [name, peak] : test::ditPeaks(s_reference)) {
             if (name.rfind("transformer.transformer_blocks.", 0) == 0)
                 s_blocks = std::max(s_blocks, peak);
             if (name == "transformer.img_in" || name == "transformer.txt_in")
                 s_embed = std::max(s_embed, peak);
         }
-        s_c = std::exp2(std::ceil(std::log2(131072.0 / s_blocks)));
+        s_c = test::residualScaleFor(s_blocks);
         std::printf("  residual scale c = %g: img_in/txt_in up to %.4g, blocks up to %.4g\n", s_c,
                     s_embed * s_c, s_blocks * s_c);
         s_scaled = test::writeTinyQwenImage(s_root + "/scaled", s_c, kMlpGainQwenimageOverflow);
     }
-    static void TearDownTestSuite() {
-        std::error_code ec;
-        fs::remove_all(s_root, ec);
-    }
 
-    static std::string s_root;
-    static test::QwenImageFiles s_plain, s_scaled;
-    static RunRecord s_reference;
-    static double s_embed, s_blocks, s_c;
+    static inline test::QwenImageFiles s_scaled;
+    static inline RunRecord s_reference;
+    static inline double s_embed = 0, s_blocks = 0, s_c = 1;
 };
-
-std::string QwenImageOverflow::s_root;
-test::QwenImageFiles QwenImageOverflow::s_plain;
-test::QwenImageFiles QwenImageOverflow::s_scaled;
-RunRecord QwenImageOverflow::s_reference;
-double QwenImageOverflow::s_embed = 0;
-double QwenImageOverflow::s_blocks = 0;
-double QwenImageOverflow::s_c = 1;
-
-// Mean |a - b| over the saved 8-bit images' values.
-double meanPixelDifference(const RunRecord& a, const RunRecord& b) {
-    if (!a.savedImage || !b.savedImage || a.savedImage->rgb.size() != b.savedImage->rgb.size())
-        return INFINITY;
-    double d = 0;
-    for (size_t i = 0; i < a.savedImage->rgb.size(); ++i)
-        d += std::abs(int(a.savedImage->rgb[i]) - int(b.savedImage->rgb[i]));
-    return d / double(a.savedImage->rgb.size());
-}
 
 // The scaled model computes the same function: in fp32 it gives the unscaled model's image.
 TEST_F(QwenImageOverflow, TheScaledModelIsTheSameFunctionWithStreamsPastFp16) {
@@ -112,12 +78,11 @@ TEST_F(QwenImageOverflow, TheScaledModelIsTheSameFunctionWithStreamsPastFp16) {
     EXPECT_LE(s_blocks * s_c, 262144.0);
     RunConfig cfg = config();
     cfg.probeLevel = ProbeLevel::Module;
-    const RunRecord r =
-        Pipeline::load(s_scaled.folder, PrecisionPlan(), kCpuQwenimageOverflow)->run(cfg);
+    const RunRecord r = Pipeline::load(s_scaled.folder, PrecisionPlan(), kCpuPipeline)->run(cfg);
     EXPECT_EQ(r.verdict, "ok") << r.verdictExplanation;
-    EXPECT_LT(meanPixelDifference(r, s_reference), 0.05);
+    EXPECT_LT(test::meanPixelDifference(r, s_reference), 0.05);
     double blocks = 0;
-    for (const auto& [name, peak] : ditPeaksQwenimageOverflow(r))
+    for (const auto& [name, peak] : test::ditPeaks(r))
         if (name.rfind("transformer.transformer_blocks.", 0) == 0) blocks = std::max(blocks, peak);
     EXPECT_GT(blocks, 65520.0);
 }
@@ -132,13 +97,10 @@ TEST_F(QwenImageOverflow, Fp16IsNotRescuedByTheClipAndBf16IsClose) {
     RunConfig cfg = config();
     cfg.probeLevel = ProbeLevel::Op;
     cfg.plan = PrecisionPlan::parse("transformer=fp16");
-    auto p = Pipeline::load(s_scaled.folder, cfg.plan, kCpuQwenimageOverflow);
+    auto p = Pipeline::load(s_scaled.folder, cfg.plan, kCpuPipeline);
     const RunRecord bad = p->run(cfg);
-    EXPECT_EQ(bad.verdict, "nan/inf") << bad.verdictExplanation;
-    EXPECT_EQ(bad.textEmbedding.finite, bad.textEmbedding.count);  // the text path is clean
-    ASSERT_FALSE(bad.steps.empty());
-    EXPECT_EQ(bad.steps[0].latent.nan, bad.steps[0].latent.count);  // NaN from the first step
-    ASSERT_TRUE(bad.firstNonFinite.has_value());
+    ASSERT_NO_FATAL_FAILURE(test::expectNanFromTheFirstStep(bad));
+    EXPECT_EQ(bad.steps[0].latent.nan, bad.steps[0].latent.count);  // all NaN
     const std::string block0 = "transformer.transformer_blocks.0";
     EXPECT_EQ(bad.firstNonFinite->at.name, block0 + ".img_mlp");
     EXPECT_EQ(bad.firstNonFinite->at.step, 0);
@@ -178,8 +140,8 @@ TEST_F(QwenImageOverflow, Fp16IsNotRescuedByTheClipAndBf16IsClose) {
     }
     EXPECT_EQ(firstOver, block0 + ".img_mlp");
     EXPECT_GT(over, 0);
-    const double dBf16 = meanPixelDifference(fixed, s_reference);
-    const double dFp16 = meanPixelDifference(bad, s_reference);
+    const double dBf16 = test::meanPixelDifference(fixed, s_reference);
+    const double dFp16 = test::meanPixelDifference(bad, s_reference);
     std::printf(
         "  mean |pixel difference| to the unscaled fp32 image (0-255): bf16 %.3f, fp16 "
         "%.3f (all NaN, saved black)\n",
@@ -191,32 +153,18 @@ TEST_F(QwenImageOverflow, Fp16IsNotRescuedByTheClipAndBf16IsClose) {
 // As a user types it: ComfyUI's three files, the transformer in fp16, advice for a T4; then
 // the bf16 plan, clean.
 TEST_F(QwenImageOverflow, TheCommandLineReproducesItFromTheComfyUiFiles) {
-    const std::string out = s_root + "/cli";
-    fs::create_directories(out);
-    const std::string common = "generate --model " + s_scaled.dit + " --text-encoder " +
-                               s_scaled.textEncoder + " --vae " + s_scaled.vae +
-                               " --prompt 'A cat holding a sign that says hello world'"
-                               " --negative ' ' --seed 42 --steps 2 --width 32 --height 16";
-    int status = -1;
-    std::string text = test::runCli(common + " --plan transformer=fp16 --advise-for t4 --out " +
-                                        out + "/fp16.png --report " + out + "/fp16.html",
-                                    status);
-    EXPECT_EQ(status, 1) << text;
-    EXPECT_NE(text.find("image: nan/inf"), std::string::npos) << text;
+    const std::string text = test::expectTheCommandLineFailsInFp16AndNotUnder(
+        "--model " + s_scaled.dit + " --text-encoder " + s_scaled.textEncoder + " --vae " +
+            s_scaled.vae +
+            " --prompt 'A cat holding a sign that says hello world'"
+            " --negative ' ' --seed 42 --steps 2 --width 32 --height 16",
+        s_root + "/cli", "transformer=bf16");
     EXPECT_NE(text.find("Inf first at transformer.transformer_blocks.0.img_mlp (block "
                         "transformer.transformer_blocks.0, step 0, fp16 emulated)"),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find("advice for GPU Tesla T4 (compute capability 7.5)"), std::string::npos)
-        << text;
     EXPECT_NE(text.find("1. run the transformer in fp32"), std::string::npos) << text;
     EXPECT_NE(text.find("2. run the transformer in bf16"), std::string::npos) << text;
-    EXPECT_NE(text.find("bf16 is emulated and slow"), std::string::npos) << text;
-    EXPECT_TRUE(fs::exists(out + "/fp16.json"));
-    text = test::runCli(common + " --plan transformer=bf16 --out " + out + "/bf16.png", status);
-    EXPECT_EQ(status, 0) << text;
-    EXPECT_NE(text.find("image: ok"), std::string::npos) << text;
-    EXPECT_TRUE(fs::exists(out + "/bf16.png"));
 }
 
 // Each remedy people use, tried on the blocks the bisection keeps and on the whole transformer,
@@ -254,22 +202,21 @@ TEST_F(QwenImageOverflow, EachRemedyIsRunAndItsImageChangeToBf16IsReported) {
 
 // A diffusers folder whose transformer is sharded, one shard deleted: refused naming the file.
 TEST_F(QwenImageOverflow, AMissingShardIsNamed) {
-    const std::string folder = test::writeShardedQwenImage(s_plain, s_root + "/sharded", 3);
+    const std::string folder = test::writeShardedQwenImage(s_files, s_root + "/sharded", 3);
     const std::string dir = folder + "/transformer/";
     ASSERT_TRUE(fs::exists(dir + "diffusion_pytorch_model.safetensors.index.json"));
     ASSERT_FALSE(fs::exists(dir + "diffusion_pytorch_model.safetensors"));
     // Complete, it gives the single file's latents.
-    const RunRecord whole =
-        Pipeline::load(folder, PrecisionPlan(), kCpuQwenimageOverflow)->run(config());
+    const RunRecord whole = Pipeline::load(folder, PrecisionPlan(), kCpuPipeline)->run(config());
     const RunRecord single =
-        Pipeline::load(s_plain.folder, PrecisionPlan(), kCpuQwenimageOverflow)->run(config());
+        Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline)->run(config());
     ASSERT_EQ(whole.steps.size(), single.steps.size());
     EXPECT_EQ(whole.steps.back().latentValues, single.steps.back().latentValues);
 
     fs::remove(dir + "diffusion_pytorch_model-00002-of-00003.safetensors");
     std::string e;
     try {
-        Pipeline::load(folder, PrecisionPlan(), kCpuQwenimageOverflow);
+        Pipeline::load(folder, PrecisionPlan(), kCpuPipeline);
         ADD_FAILURE() << "loaded without a shard";
     } catch (const FileError& x) {
         e = x.what();
@@ -301,17 +248,8 @@ WeightMap metaWeights(const nlohmann::json& config, const std::string& className
 const RealQwenImage& realQwenImage() {
     static const RealQwenImage r = [] {
         RealQwenImage q;
-        q.transformer = metaWeights({{"_class_name", "QwenImageTransformer2DModel"},
-                                     {"attention_head_dim", 128},
-                                     {"axes_dims_rope", {16, 56, 56}},
-                                     {"guidance_embeds", false},
-                                     {"in_channels", 64},
-                                     {"joint_attention_dim", 3584},
-                                     {"num_attention_heads", 24},
-                                     {"num_layers", 60},
-                                     {"out_channels", 16},
-                                     {"patch_size", 2}},
-                                    "QwenImageTransformer2DModel");
+        q.transformer =
+            metaWeights(test::realQwenImageTransformerConfig(), "QwenImageTransformer2DModel");
         q.textEncoder =
             metaWeights({{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
                          {"model_type", "qwen2_5_vl"},
@@ -404,10 +342,10 @@ TEST(QwenImageRealShapes, TheRealModelStreamsInto16And24Gb) {
     }
     // This machine's free memory, on the CPU (fp16 and, without bf16 instructions, bf16 are held
     // in fp32 there): streamed when the whole does not fit.
-    const auto budget = memoryBudget(kCpuQwenimageOverflow);
+    const auto budget = memoryBudget(kCpuPipeline);
     ASSERT_TRUE(budget.has_value());
     for (const char* plan : {"", bf16}) {
-        const PrecisionPolicy policy(PrecisionPlan::parse(plan), kCpuQwenimageOverflow);
+        const PrecisionPolicy policy(PrecisionPlan::parse(plan), kCpuPipeline);
         const uint64_t need = weightBytes(all, policy);
         const LoadModeChoice c = chooseLoadModes("Qwen/Qwen-Image", all, policy);
         std::printf("  this machine, %s (%.2f GB): %s\n", *plan ? plan : "fp32", need / 1e9,

@@ -9,6 +9,7 @@
 
 #include "denoising/qwenimage_text.h"
 #include "pipeline/pipeline.h"
+#include "pipeline_fixture.h"
 #include "qwenimage_fixture.h"
 #include "runtime/demo_location.h"
 #include "single_file_helpers.h"
@@ -19,100 +20,55 @@ namespace hs {
 namespace {
 
 namespace fs = std::filesystem;
-using test::errorOf;
 
-const torch::Device kCpuQwenimagePipeline(torch::kCPU);
-
-class QwenImagePipelineTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        s_root = test::tempDir("qwenimage");
-        s_files = test::writeTinyQwenImage(s_root + "/plain");
+struct TinyQwenImage {
+    using Files = test::QwenImageFiles;
+    static constexpr const char* kTag = "qwenimage";
+    static Files write(const std::string& root) { return test::writeTinyQwenImage(root); }
+    static RunConfig config(int steps) {
+        return test::tinyRunConfig("A cat holding a sign that says hello world", 42, 4.0, 32, 16,
+                                   steps);
     }
-    static void TearDownTestSuite() {
-        std::error_code ec;
-        fs::remove_all(s_root, ec);
+    static test::TinyPipeline layouts(const Files& f) {
+        return {f.folder, f.dit, test::comfySetOf(f.vae, f.textEncoder)};
     }
-
-    static ModelFiles comfySet(const test::QwenImageFiles& f) {
-        ModelFiles m;
-        m.textEncoder = f.textEncoder;
-        m.vae = f.vae;
-        return m;
-    }
-
-    static RunConfig config(int steps = 2) {
-        RunConfig c;
-        c.prompt = "A cat holding a sign that says hello world";
-        c.seed = 42;
-        c.steps = steps;
-        c.guidance = 4.0;
-        c.width = 32;
-        c.height = 16;
-        c.keepLatents = true;
-        return c;
-    }
-
-    static std::string s_root;
-    static test::QwenImageFiles s_files;
 };
 
-std::string QwenImagePipelineTest::s_root;
-test::QwenImageFiles QwenImagePipelineTest::s_files;
+class QwenImagePipelineTest : public test::TinyPipelineTest<TinyQwenImage> {
+protected:
+    static ModelFiles comfySet(const test::QwenImageFiles& f) {
+        return TinyQwenImage::layouts(f).comfySet;
+    }
+};
 
-float maxDifferenceQwenimagePipeline(const std::vector<float>& a, const std::vector<float>& b) {
-    if (a.size() != b.size()) return INFINITY;
-    float d = 0;
-    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-    return d;
-}
+// ---- the suites every tiny pipeline runs (pipeline_fixture.h) -----------------------------------
 
-bool hasNote(const RunRecord& r, const std::string& part) {
-    for (const auto& n : r.notes)
-        if (n.find(part) != std::string::npos) return true;
-    return false;
-}
+// Run with true CFG (a negative prompt); the tiny VAE's factor 2 x the 2 x 2 packing.
+const test::TinyPipelineCase kTinyQwenImage =
+    test::TinyPipelineCase::of<TinyQwenImage>("QwenImage")
+        .runWith([] {
+            RunConfig c = TinyQwenImage::config(2);
+            c.negativePrompt = " ";
+            return c;
+        })
+        .folderHolds({"text_encoder", "transformer", "vae"}, 4)
+        .defaultsTo(50, 4.0, true)
+        .fileDetected(3, "Qwen-Image")
+        .checking([](const RunRecord& r) {
+            ASSERT_EQ(r.steps.size(), 2u);
+            EXPECT_EQ(r.steps[0].latentChannels, 16);
+            EXPECT_EQ(r.steps[0].latentHeight, 8);
+            EXPECT_EQ(r.steps[0].latentWidth, 16);
+        });
 
-// The probe `name`'s element count at `step`; -1 when it was not recorded.
-int64_t probeCount(const RunRecord& r, const std::string& name, int step) {
-    for (const auto& p : r.probes)
-        if (p.name == name && p.step == step) return p.stats.count;
-    return -1;
-}
+INSTANTIATE_TEST_SUITE_P(QwenImage, TinyPipelineLayouts, ::testing::Values(kTinyQwenImage),
+                         test::CaseLabel());
+INSTANTIATE_TEST_SUITE_P(QwenImage, TinyPipelineStreaming, ::testing::Values(kTinyQwenImage),
+                         test::CaseLabel());
+INSTANTIATE_TEST_SUITE_P(QwenImage, TinyPipelineVae, ::testing::Values(kTinyQwenImage),
+                         test::CaseLabel());
 
-TEST_F(QwenImagePipelineTest, TheFolderAndTheComfyUiSetGiveTheSameImage) {
-    auto folder = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
-    std::vector<std::string> names;
-    for (const auto& c : folder->components()) names.push_back(c.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"text_encoder", "transformer", "vae"}));
-    EXPECT_EQ(folder->sizeMultiple(), 4);  // the tiny VAE's factor 2 x the 2 x 2 packing
-    EXPECT_EQ(folder->defaults().steps, 50);
-    EXPECT_EQ(folder->defaults().guidance, 4.0);
-    EXPECT_TRUE(folder->defaults().negativePrompt);
-    RunConfig c = config();
-    c.negativePrompt = " ";
-    const RunRecord ref = folder->run(c);
-    EXPECT_EQ(ref.verdict, "ok") << ref.verdictExplanation << ref.error;
-    EXPECT_GT(ref.image.std, 0.0);
-    ASSERT_EQ(ref.steps.size(), 2u);
-    EXPECT_EQ(ref.steps[0].latentChannels, 16);
-    EXPECT_EQ(ref.steps[0].latentHeight, 8);
-    EXPECT_EQ(ref.steps[0].latentWidth, 16);
-
-    auto set =
-        Pipeline::load(s_files.dit, comfySet(s_files), PrecisionPlan(), kCpuQwenimagePipeline);
-    ASSERT_GE(set->detected().size(), 3u);
-    EXPECT_NE(set->detected()[0].find("Qwen-Image"), std::string::npos) << set->detected()[0];
-    const RunRecord same = set->run(c);
-    ASSERT_EQ(same.steps.size(), ref.steps.size());
-    for (size_t i = 0; i < ref.steps.size(); ++i)
-        EXPECT_EQ(
-            maxDifferenceQwenimagePipeline(same.steps[i].latentValues, ref.steps[i].latentValues),
-            0.f)
-            << "step " << i;
-    ASSERT_TRUE(ref.savedImage && same.savedImage);
-    EXPECT_TRUE(ref.savedImage->rgb == same.savedImage->rgb);
-}
+// ---- Qwen-Image's own ---------------------------------------------------------------------------
 
 // The encoder sees the whole template; the transformer gets the tokens after the first 34, which
 // are the system line and the opening of the user's turn.
@@ -128,7 +84,7 @@ TEST_F(QwenImagePipelineTest, TheTemplatesFirst34TokensAreDropped) {
     EXPECT_EQ(tok.decode(std::vector<int>(ids.begin() + 34, ids.end())),
               c.prompt + "<|im_end|>\n<|im_start|>assistant\n");
 
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline);
     c.probeLevel = ProbeLevel::Layer;
     const RunRecord r = p->run(c);
     const int64_t S = int64_t(ids.size()), D = 16;
@@ -140,16 +96,14 @@ TEST_F(QwenImagePipelineTest, TheTemplatesFirst34TokensAreDropped) {
     // The prompt reaches the transformer.
     RunConfig other = c;
     other.prompt = "the sea at dawn";
-    EXPECT_GT(maxDifferenceQwenimagePipeline(p->run(other).steps[0].latentValues,
-                                             r.steps[0].latentValues),
-              1e-5f);
+    EXPECT_GT(maxDifference(p->run(other).steps[0].latentValues, r.steps[0].latentValues), 1e-5f);
 }
 
 // diffusers' schedule: sigmas linspace(1, 1/N, N), the exponential time shift by
 // mu = calculate_shift(32 tokens, 256, 8192, 0.5, 0.9), then stretched to end at 0.02; the
 // transformer called at t / 1000.
 TEST_F(QwenImagePipelineTest, TheScheduleShiftsDynamicallyAndEndsAtTheTerminal) {
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline);
     const RunRecord r = p->run(config(4));
     ASSERT_EQ(r.steps.size(), 4u);
     const double m = (0.9 - 0.5) / (8192 - 256), mu = 32 * m + 0.5 - m * 256;
@@ -190,27 +144,21 @@ std::vector<double> tokenNorms(const StepRecord& s, const std::vector<float>& x0
 // do_true_cfg = true_cfg_scale > 1 and a negative prompt; the guided prediction rescaled to the
 // conditional one's norm, token by token.
 TEST_F(QwenImagePipelineTest, TrueCfgNeedsANegativePromptAndKeepsTheConditionalNorm) {
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline);
     RunConfig c = config(2);
     const RunRecord plain = p->run(c);  // guidance 4, no negative prompt: no guidance
     EXPECT_TRUE(hasNote(plain, "no classifier-free guidance")) << plain.notes.size();
     c.guidance = 1.0;
     const RunRecord unguided = p->run(c);
-    EXPECT_EQ(
-        maxDifferenceQwenimagePipeline(plain.steps[0].latentValues, unguided.steps[0].latentValues),
-        0.f);
+    EXPECT_EQ(maxDifference(plain.steps[0].latentValues, unguided.steps[0].latentValues), 0.f);
     c.negativePrompt = "blurry, low quality";
     const RunRecord ignored = p->run(c);  // guidance 1: the negative prompt is not used
-    EXPECT_EQ(maxDifferenceQwenimagePipeline(ignored.steps[0].latentValues,
-                                             unguided.steps[0].latentValues),
-              0.f);
+    EXPECT_EQ(maxDifference(ignored.steps[0].latentValues, unguided.steps[0].latentValues), 0.f);
     EXPECT_TRUE(hasNote(ignored, "negative prompt is not used"));
     c.guidance = 4.0;
     const RunRecord guided = p->run(c);
     EXPECT_TRUE(guided.notes.empty());
-    EXPECT_GT(maxDifferenceQwenimagePipeline(guided.steps[0].latentValues,
-                                             unguided.steps[0].latentValues),
-              1e-4f);
+    EXPECT_GT(maxDifference(guided.steps[0].latentValues, unguided.steps[0].latentValues), 1e-4f);
     // Step 0's conditional prediction is the same in both runs (same noise, same prompt): the
     // rescale gives the guided one its norm per token.
     auto gen = at::detail::createCPUGenerator(c.seed);
@@ -223,13 +171,11 @@ TEST_F(QwenImagePipelineTest, TrueCfgNeedsANegativePromptAndKeepsTheConditionalN
     for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-4 * b[i]) << "token " << i;
     // The same prompt as the negative one: guidance changes nothing.
     c.negativePrompt = c.prompt;
-    EXPECT_EQ(maxDifferenceQwenimagePipeline(p->run(c).steps[0].latentValues,
-                                             unguided.steps[0].latentValues),
-              0.f);
+    EXPECT_EQ(maxDifference(p->run(c).steps[0].latentValues, unguided.steps[0].latentValues), 0.f);
 }
 
 TEST_F(QwenImagePipelineTest, LongPromptsAreCutWithANote) {
-    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
+    auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline);
     RunConfig c = config(2);
     c.prompt.clear();
     for (int i = 0; i < 700; ++i) c.prompt += " cat";  // 700 tokens
@@ -251,7 +197,7 @@ TEST_F(QwenImagePipelineTest, PartsThatDoNotFitAreRefusedByName) {
         ModelFiles m;
         m.textEncoder = test::writeTinyQwen25Vl(root + "/narrow.safetensors", 8);
         const std::string e = errorOf<PipelineError>(
-            [&] { Pipeline::load(s_files.folder, m, PrecisionPlan(), kCpuQwenimagePipeline); });
+            [&] { Pipeline::load(s_files.folder, m, PrecisionPlan(), kCpuPipeline); });
         EXPECT_NE(e.find("joint_attention_dim"), std::string::npos) << e;
         EXPECT_NE(e.find("16"), std::string::npos) << e;
         EXPECT_NE(e.find("gives 8"), std::string::npos) << e;
@@ -260,24 +206,18 @@ TEST_F(QwenImagePipelineTest, PartsThatDoNotFitAreRefusedByName) {
         ModelFiles m;
         m.textEncoder = test::writeTinyQwen25Vl(root + "/small_vocab.safetensors", 16, 1000);
         const std::string e = errorOf<PipelineError>(
-            [&] { Pipeline::load(s_files.folder, m, PrecisionPlan(), kCpuQwenimagePipeline); });
+            [&] { Pipeline::load(s_files.folder, m, PrecisionPlan(), kCpuPipeline); });
         EXPECT_NE(e.find("not a pair"), std::string::npos) << e;
         EXPECT_NE(e.find("1000"), std::string::npos) << e;
     }
     {  // one step: the terminal stretch has nothing to stretch
-        auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuQwenimagePipeline);
+        auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline);
         RunConfig c = config(2);
         c.steps = 1;
         const std::string e = errorOf<PipelineError>([&] { p->run(c); });
         EXPECT_NE(e.find("shift_terminal"), std::string::npos) << e;
     }
-    {  // a VAE of another family (an SD-style AutoencoderKL)
-        ModelFiles m = comfySet(s_files);
-        m.vae = test::dataPath("golden/vae");
-        const std::string e = errorOf<PipelineError>(
-            [&] { Pipeline::load(s_files.dit, m, PrecisionPlan(), kCpuQwenimagePipeline); });
-        EXPECT_NE(e.find("AutoencoderKLQwenImage"), std::string::npos) << e;
-    }
+    // (A VAE of another family: TinyPipelineVae above.)
 }
 
 // As a user types it: ComfyUI's three files, the bundled tokenizer, the model's defaults but

@@ -56,22 +56,6 @@ protected:
     std::string m_dir;
 };
 
-// Runs `fn`, expecting a FileError that names `file` and contains `needle`.
-template <typename Fn>
-void expectFileErrorSafetensors(Fn fn, const std::string& file, const std::string& needle) {
-    try {
-        fn();
-        ADD_FAILURE() << "no error; expected '" << needle << "'";
-    } catch (const hs::FileError& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find(file), std::string::npos) << what;
-        EXPECT_NE(what.find(needle), std::string::npos)
-            << "expected '" << needle << "' in: " << what;
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "not a FileError: " << e.what();
-    }
-}
-
 // The mapping in /proc/self/maps that contains `p`, if any: proves a view is no copy.
 std::string mappingOf(const void* p) {
     std::ifstream maps("/proc/self/maps");
@@ -273,7 +257,7 @@ TEST_F(SafetensorsTest, MalformedCorpus) {
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         const std::string p = put("bad.safetensors", c.bytes);
-        expectFileErrorSafetensors([&] { hs::SafetensorsFile::open(p); }, p, c.message);
+        hs::test::expectFileError([&] { hs::SafetensorsFile::open(p); }, p, c.message);
         // The pure parser says the same without a path.
         try {
             hs::parseStHeader(reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size(),
@@ -291,14 +275,14 @@ TEST_F(SafetensorsTest, RequestErrors) {
     const std::string p = put("f8.safetensors", stFile(h, std::string("\x01\x02\x03\x01\x02", 5)));
     auto f = hs::SafetensorsFile::open(p);  // F8 headers parse
     EXPECT_EQ(f->find("f8")->dtype, hs::StDType::F8_E4M3);
-    expectFileErrorSafetensors([&] { f->tensor("f8"); }, p, "F8_E4M3 is not supported yet");
-    expectFileErrorSafetensors([&] { f->tensor("f8b"); }, p, "F8_E5M2 is not supported yet");
-    expectFileErrorSafetensors([&] { f->tensor("flag"); }, p, "neither 0 nor 1");
-    expectFileErrorSafetensors([&] { f->tensor("nope"); }, p, "no tensor named 'nope'");
-    expectFileErrorSafetensors([&] { hs::SafetensorsFile::open(m_dir); }, m_dir,
-                               "not a regular file");
-    expectFileErrorSafetensors([&] { hs::SafetensorsFile::open(path("missing")); }, "missing",
-                               "cannot open");
+    hs::test::expectFileError([&] { f->tensor("f8"); }, p, "F8_E4M3 is not supported yet");
+    hs::test::expectFileError([&] { f->tensor("f8b"); }, p, "F8_E5M2 is not supported yet");
+    hs::test::expectFileError([&] { f->tensor("flag"); }, p, "neither 0 nor 1");
+    hs::test::expectFileError([&] { f->tensor("nope"); }, p, "no tensor named 'nope'");
+    hs::test::expectFileError([&] { hs::SafetensorsFile::open(m_dir); }, m_dir,
+                              "not a regular file");
+    hs::test::expectFileError([&] { hs::SafetensorsFile::open(path("missing")); }, "missing",
+                              "cannot open");
 }
 
 TEST_F(SafetensorsTest, RandomCorruptionNeverCrashes) {
@@ -355,7 +339,7 @@ TEST_F(SafetensorsTest, ShardedIndex) {
     EXPECT_TRUE(set.contains("a"));
     EXPECT_FALSE(set.contains("d"));
     EXPECT_EQ(set.source(), idx);
-    expectFileErrorSafetensors([&] { set.tensor("d"); }, idx, "no tensor named 'd'");
+    hs::test::expectFileError([&] { set.tensor("d"); }, idx, "no tensor named 'd'");
 
     // A single file opens as a set of one.
     auto single = hs::TensorSet::open(path("m-2.safetensors"));
@@ -386,12 +370,12 @@ TEST_F(SafetensorsTest, ShardedIndexErrors) {
         SCOPED_TRACE(c.message);
         const std::string idx =
             put("x.safetensors.index.json", std::string(R"({"weight_map":{)") + c.map + "}}");
-        expectFileErrorSafetensors([&] { hs::TensorSet::open(idx); }, idx, c.message);
+        hs::test::expectFileError([&] { hs::TensorSet::open(idx); }, idx, c.message);
     }
     const std::string noMap = put("y.safetensors.index.json", R"({"metadata":{}})");
-    expectFileErrorSafetensors([&] { hs::TensorSet::open(noMap); }, noMap, "no \"weight_map\"");
+    hs::test::expectFileError([&] { hs::TensorSet::open(noMap); }, noMap, "no \"weight_map\"");
     const std::string badJson = put("z.safetensors.index.json", "{\n \"weight_map\": {,}\n}");
-    expectFileErrorSafetensors([&] { hs::TensorSet::open(badJson); }, badJson, "line 2");
+    hs::test::expectFileError([&] { hs::TensorSet::open(badJson); }, badJson, "line 2");
 }
 
 TEST_F(SafetensorsTest, AtomicWrite) {
@@ -401,18 +385,18 @@ TEST_F(SafetensorsTest, AtomicWrite) {
     const std::string before = readAll(p);
 
     // Errors found before writing: the old file stays, no temporary file is left.
-    expectFileErrorSafetensors(
+    hs::test::expectFileError(
         [&] {
             hs::writeSafetensors(
                 p, {{"x", torch::ones({2})}, {"y", torch::ones({2}, torch::kComplexFloat)}});
         },
         p, "cannot be stored");
-    expectFileErrorSafetensors(
+    hs::test::expectFileError(
         [&] {
             hs::writeSafetensors(p, {{"x", torch::ones({2})}, {"x", torch::ones({2})}});
         },
         p, "given twice");
-    expectFileErrorSafetensors(
+    hs::test::expectFileError(
         [&] {
             hs::writeSafetensors(p, {{"__metadata__", torch::ones({2})}});
         },
@@ -424,7 +408,7 @@ TEST_F(SafetensorsTest, AtomicWrite) {
     // temporary file is removed and the folder is untouched.
     const std::string dirTarget = path("occupied");
     fs::create_directories(dirTarget + "/inner");
-    expectFileErrorSafetensors(
+    hs::test::expectFileError(
         [&] {
             hs::writeSafetensors(dirTarget, {{"x", torch::ones({1000})}});
         },

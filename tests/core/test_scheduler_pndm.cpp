@@ -26,13 +26,6 @@ namespace {
 using test::dataPath;
 using test::relErr;
 
-NamedTensors loadAllSchedulerPndm(const std::string& path) {
-    NamedTensors r;
-    auto set = TensorSet::open(path);
-    for (const auto& n : set.names()) r.emplace(n, set.tensor(n).clone());
-    return r;
-}
-
 struct RefData {
     nlohmann::json cases;  // the PNDMScheduler cases only
     NamedTensors io;
@@ -45,7 +38,7 @@ const RefData& ref() {
         const auto all = nlohmann::json::parse(in);
         for (const auto& kv : all.at("cases").items())
             if (kv.value()["class"] == "PNDMScheduler") r.cases[kv.key()] = kv.value();
-        r.io = loadAllSchedulerPndm(dataPath("sched/sched_ref.safetensors"));
+        r.io = test::readTensorsFile(dataPath("sched/sched_ref.safetensors"));
         return r;
     }();
     return d;
@@ -56,21 +49,6 @@ nlohmann::json configOf(const std::string& name) {
     nlohmann::json c = ref().cases.at(name).at("config");
     c["_class_name"] = "PNDMScheduler";
     return c;
-}
-
-// SD 1.5's scheduler_config.json (runwayml/stable-diffusion-v1-5), as the model ships it.
-nlohmann::json sd15() {
-    return {{"_class_name", "PNDMScheduler"},
-            {"_diffusers_version", "0.6.0"},
-            {"beta_end", 0.012},
-            {"beta_schedule", "scaled_linear"},
-            {"beta_start", 0.00085},
-            {"num_train_timesteps", 1000},
-            {"set_alpha_to_one", false},
-            {"skip_prk_steps", true},
-            {"steps_offset", 1},
-            {"trained_betas", nullptr},
-            {"clip_sample", false}};
 }
 
 std::vector<int64_t> timestepsOf(const Scheduler& s) {
@@ -107,12 +85,12 @@ TEST(Schedulers, PndmReferenceCasesStepForStep) {
 }
 
 TEST(Schedulers, PndmTimestepsAsDiffusersSetsThem) {
-    auto s = makeScheduler(sd15());
+    auto s = makeScheduler(test::sd15SchedulerConfig());
     s->setTimesteps(5);  // PLMS: the second entry repeated, n + 1 model calls
     EXPECT_EQ(timestepsOf(*s), (std::vector<int64_t>{801, 601, 601, 401, 201, 1}));
     s->setTimesteps(1);
     EXPECT_EQ(timestepsOf(*s), (std::vector<int64_t>{1}));
-    auto c = sd15();
+    auto c = test::sd15SchedulerConfig();
     c["timestep_spacing"] = "linspace";
     s = makeScheduler(c);
     s->setTimesteps(5);  // linspace(0, 999, 5).round(), half to even: 499.5 -> 500
@@ -123,7 +101,7 @@ TEST(Schedulers, PndmTimestepsAsDiffusersSetsThem) {
     EXPECT_EQ(timestepsOf(*s), (std::vector<int64_t>{999, 666, 666, 332}));
     // The class's default (skip_prk_steps false): the four Runge-Kutta groups (t, t - 83,
     // t - 83, t - 166) over the top four timesteps, then PLMS over the rest: n + 9 calls.
-    c = sd15();
+    c = test::sd15SchedulerConfig();
     c.erase("skip_prk_steps");
     s = makeScheduler(c);
     s->setTimesteps(6);
@@ -139,7 +117,7 @@ TEST(Schedulers, PndmFollowsAPerfectNoisePredictionExactly) {
     for (bool skipPrk : {true, false}) {
         for (bool alphaOne : {false, true}) {
             SCOPED_TRACE(std::string(skipPrk ? "plms" : "prk") + (alphaOne ? " alpha 1" : ""));
-            auto c = sd15();
+            auto c = test::sd15SchedulerConfig();
             c["skip_prk_steps"] = skipPrk;
             c["set_alpha_to_one"] = alphaOne;
             auto s = makeScheduler(c);
@@ -166,7 +144,7 @@ TEST(Schedulers, PndmFollowsAPerfectNoisePredictionExactly) {
 }
 
 TEST(Schedulers, PndmVPredictionPreviewIsTheDdimX0) {
-    auto c = sd15();
+    auto c = test::sd15SchedulerConfig();
     c["prediction_type"] = "v_prediction";
     auto s = makeScheduler(c);
     EXPECT_EQ(s->predictionType(), "v_prediction");
@@ -191,26 +169,26 @@ std::string errorOfSchedulerPndm(const std::function<void()>& f) {
 }
 
 TEST(Schedulers, PndmErrorsAreNamed) {
-    auto c = sd15();
+    auto c = test::sd15SchedulerConfig();
     c["prediction_type"] = "sample";  // diffusers' PNDM takes epsilon and v_prediction only
     EXPECT_NE(
         errorOfSchedulerPndm<ConfigError>([&] { makeScheduler(c); }).find("'prediction_type'"),
         std::string::npos);
-    c = sd15();
+    c = test::sd15SchedulerConfig();
     c["skip_prk_steps"] = false;
     auto prk = makeScheduler(c);
     EXPECT_NE(errorOfSchedulerPndm<std::invalid_argument>([&] {
                   prk->setTimesteps(3);
               }).find("skip_prk_steps"),
               std::string::npos);
-    c = sd15();
+    c = test::sd15SchedulerConfig();
     c["steps_offset"] = -1;  // timestep -1
     auto neg = makeScheduler(c);
     EXPECT_NE(errorOfSchedulerPndm<std::invalid_argument>([&] {
                   neg->setTimesteps(5);
               }).find("steps_offset"),
               std::string::npos);
-    auto s = makeScheduler(sd15());
+    auto s = makeScheduler(test::sd15SchedulerConfig());
     EXPECT_THROW(s->setTimesteps(1001), std::invalid_argument);
     EXPECT_THROW(s->setTimesteps(5, {0.5, std::nullopt}), std::invalid_argument);
     EXPECT_THROW(s->step(torch::zeros({1}), 0, torch::zeros({1})), std::invalid_argument);
@@ -248,7 +226,7 @@ TEST(Schedulers, PndmIsTheLastSamplerChoiceAndRunsPlms) {
     s->setTimesteps(5);
     EXPECT_EQ(timestepsOf(*s), (std::vector<int64_t>{801, 601, 601, 401, 201, 1}));
     // A model's own PNDM config with the Runge-Kutta steps becomes PLMS when picked by id.
-    auto own = sd15();
+    auto own = test::sd15SchedulerConfig();
     own["skip_prk_steps"] = false;
     auto p = makeScheduler(switchScheduler(own, "pndm"));
     p->setTimesteps(10);
@@ -278,7 +256,7 @@ void runCliAndCompare(const ScopedDir& dir, const std::string& args, const std::
     const auto j = nlohmann::json::parse(out);
     EXPECT_EQ(j["class"], "PNDMScheduler");
     EXPECT_EQ(j["steps"], ref().cases[refName]["steps_run"]);
-    const auto got = loadAllSchedulerPndm(dir.path + "/out.st");
+    const auto got = test::readTensorsFile(dir.path + "/out.st");
     EXPECT_EQ(got.count("out." + name + ".sigmas"), 0u);  // diffusers' PNDM has none
     const std::string pre = "out." + refName + ".";
     int n = 0;
@@ -300,7 +278,9 @@ TEST(Schedulers, PndmThroughRunSchedulerCli) {
     const ScopedDir dir;
     // SD 1.5's scheduler_config.json as shipped: NAME is the file's stem.
     runCliAndCompare(dir,
-                     "--config " + dir.writeJson("scheduler_config.json", sd15()) + " --steps 5",
+                     "--config " +
+                         dir.writeJson("scheduler_config.json", test::sd15SchedulerConfig()) +
+                         " --steps 5",
                      "scheduler_config", "pndm_sd15");
     // A manifest-style case (class, config, num_inference_steps) with skip_prk_steps false.
     runCliAndCompare(
@@ -312,7 +292,7 @@ TEST(Schedulers, PndmThroughRunSchedulerCli) {
 // model call more than the steps asked, at PLMS's timesteps.
 TEST(Schedulers, PndmIsTheOwnSchedulerOfAnSd15Folder) {
     const ScopedDir dir;
-    const auto f = test::writeTinySd(dir.path, false, sd15());
+    const auto f = test::writeTinySd(dir.path, false, test::sd15SchedulerConfig());
     auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, torch::Device(torch::kCPU));
     RunConfig cfg;
     cfg.modelDir = f.folder;

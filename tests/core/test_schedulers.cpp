@@ -15,6 +15,7 @@
 #include "models/common/named_tensors.h"
 #include "sampling/ddim.h"
 #include "sampling/scheduler.h"
+#include "sd_fixture.h"
 #include "test_util.h"
 
 namespace hs {
@@ -22,13 +23,6 @@ namespace {
 
 using test::dataPath;
 using test::relErr;
-
-NamedTensors loadAllSchedulers(const std::string& path) {
-    NamedTensors r;
-    auto set = TensorSet::open(path);
-    for (const auto& n : set.names()) r.emplace(n, set.tensor(n).clone());
-    return r;
-}
 
 nlohmann::json loadJsonSchedulers(const std::string& path) {
     std::ifstream in(path);
@@ -44,9 +38,9 @@ const Data& data() {
     static const Data d = [] {
         Data r;
         r.goldenCases = loadJsonSchedulers(dataPath("golden/manifest.json"))["schedulers"]["cases"];
-        r.golden = loadAllSchedulers(dataPath("golden/sched_io.safetensors"));
+        r.golden = test::readTensorsFile(dataPath("golden/sched_io.safetensors"));
         r.refCases = loadJsonSchedulers(dataPath("sched/cases.json"))["cases"];
-        r.ref = loadAllSchedulers(dataPath("sched/sched_ref.safetensors"));
+        r.ref = test::readTensorsFile(dataPath("sched/sched_ref.safetensors"));
         return r;
     }();
     return d;
@@ -303,23 +297,8 @@ TEST(Schedulers, BadScheduleRequestsThrowInvalidArgument) {
     EXPECT_EQ(flow->predictionType(), "flow");
 }
 
-// SD 1.5's scheduler_config.json (PNDMScheduler), as the model ships it.
-nlohmann::json sd15Pndm() {
-    return {{"_class_name", "PNDMScheduler"},
-            {"_diffusers_version", "0.6.0"},
-            {"beta_end", 0.012},
-            {"beta_schedule", "scaled_linear"},
-            {"beta_start", 0.00085},
-            {"num_train_timesteps", 1000},
-            {"set_alpha_to_one", false},
-            {"skip_prk_steps", true},
-            {"steps_offset", 1},
-            {"trained_betas", nullptr},
-            {"clip_sample", false}};
-}
-
 TEST(Schedulers, SwitchingKeepsTheTrainingScheduleAndSetsTheSampler) {
-    const auto base = sd15Pndm();
+    const auto base = test::sd15SchedulerConfig();
     EXPECT_EQ(switchScheduler(base, ""), base);
     ASSERT_EQ(schedulerChoices().size(), 6u);
     const std::map<std::string, std::string> cls = {

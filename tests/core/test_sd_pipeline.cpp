@@ -14,6 +14,7 @@
 #include "models/unet/unet_family.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
+#include "pipeline_fixture.h"
 #include "remedy_helpers.h"
 #include "sampling/scheduler.h"
 #include "sd_fixture.h"
@@ -25,47 +26,38 @@ namespace hs {
 namespace {
 
 namespace fs = std::filesystem;
-using test::errorOf;
 
-const torch::Device kCpuSdPipeline(torch::kCPU);
-
-class SdPipeline : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        s_root = test::tempDir("sd_pipeline");
-        s_sd = test::writeTinySd(s_root + "/sd", false, test::sdEulerConfig());
-        s_xl = test::writeTinySd(s_root + "/xl", true, test::sdEulerConfig());
+struct TinySd {
+    struct Files {
+        test::SdFiles sd, xl;
+    };
+    static constexpr const char* kTag = "sd_pipeline";
+    static Files write(const std::string& root) {
+        return {test::writeTinySd(root + "/sd", false, test::sdEulerConfig()),
+                test::writeTinySd(root + "/xl", true, test::sdEulerConfig())};
     }
-    static void TearDownTestSuite() {
-        std::error_code ec;
-        fs::remove_all(s_root, ec);
-    }
-
-    static RunConfig config(const std::string& model) {
-        RunConfig c;
-        c.modelDir = model;
-        c.prompt = "a lighthouse on a cliff at dusk, oil painting";
+    static RunConfig config(int steps) {
+        RunConfig c = test::tinyRunConfig("a lighthouse on a cliff at dusk, oil painting", 3, 6.0,
+                                          24, 16, steps);
         c.negativePrompt = "blurry";
-        c.seed = 3;
-        c.steps = 3;
-        c.guidance = 6.0;
-        c.width = 24;
-        c.height = 16;
-        c.keepLatents = true;
         c.probeLevel = ProbeLevel::Off;
         return c;
     }
-
-    static std::string s_root;
-    static test::SdFiles s_sd, s_xl;
 };
 
-std::string SdPipeline::s_root;
-test::SdFiles SdPipeline::s_sd, SdPipeline::s_xl;
+// s_files.sd (SD 1.x-shaped) and s_files.xl (SDXL-shaped).
+class SdPipeline : public test::TinyPipelineTest<TinySd> {
+protected:
+    static RunConfig config(const std::string& model) {
+        RunConfig c = TinySd::config(3);
+        c.modelDir = model;
+        return c;
+    }
+};
 
 std::shared_ptr<Component> loadSdPipeline(const std::string& dir) {
     OpenedComponent c = openFolderComponent(dir);
-    PrecisionPolicy policy(PrecisionPlan{}, kCpuSdPipeline);
+    PrecisionPolicy policy(PrecisionPlan{}, kCpuPipeline);
     return loadComponent(*FamilyRegistry::global().require(c.className, dir), c.source, policy,
                          fs::path(dir).filename().string());
 }
@@ -90,7 +82,7 @@ torch::Tensor latentsOf(const StepRecord& s) {
 // doubled batch, the UNet, uncond + g (cond - uncond), scheduler.step.
 std::vector<torch::Tensor> referenceLoop(const RunConfig& cfg, UNet2DConditionComponent& unet,
                                          const UNetInputs& conditioning, int h, int w) {
-    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuSdPipeline), ProbeLevel::Off);
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuPipeline), ProbeLevel::Off);
     auto scheduler = makeScheduler(test::sdEulerConfig());
     scheduler->setTimesteps(cfg.steps);
     auto gen = at::detail::createCPUGenerator(cfg.seed);
@@ -115,20 +107,20 @@ void expectSteps(const RunRecord& rec, const std::vector<torch::Tensor>& referen
 }
 
 TEST_F(SdPipeline, Sd1RunsTheReferenceLoop) {
-    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
-    const RunConfig cfg = config(s_sd.folder);
+    auto pipeline = Pipeline::load(s_files.sd.folder, {}, PrecisionPlan{}, kCpuPipeline);
+    const RunConfig cfg = config(s_files.sd.folder);
     const RunRecord rec = pipeline->run(cfg);
     ASSERT_TRUE(rec.error.empty()) << rec.error;
 
-    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuSdPipeline), ProbeLevel::Off);
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuPipeline), ProbeLevel::Off);
     auto te = std::dynamic_pointer_cast<TextEncoderComponent>(
-        loadSdPipeline(s_sd.folder + "/text_encoder"));
-    auto unet =
-        std::dynamic_pointer_cast<UNet2DConditionComponent>(loadSdPipeline(s_sd.folder + "/unet"));
+        loadSdPipeline(s_files.sd.folder + "/text_encoder"));
+    auto unet = std::dynamic_pointer_cast<UNet2DConditionComponent>(
+        loadSdPipeline(s_files.sd.folder + "/unet"));
     UNetInputs c;
     // [uncond, cond]: the negative prompt's last hidden state first.
     c.encoderHiddenStates =
-        te->encode(ids(s_sd.folder + "/tokenizer", {cfg.negativePrompt, cfg.prompt}), probes)
+        te->encode(ids(s_files.sd.folder + "/tokenizer", {cfg.negativePrompt, cfg.prompt}), probes)
             .lastHiddenState;
     expectSteps(rec, referenceLoop(cfg, *unet, c, 8, 12));
     EXPECT_EQ(rec.verdict, "ok") << rec.verdictExplanation;
@@ -137,21 +129,21 @@ TEST_F(SdPipeline, Sd1RunsTheReferenceLoop) {
 }
 
 TEST_F(SdPipeline, SdxlRunsTheReferenceLoop) {
-    auto pipeline = Pipeline::load(s_xl.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
-    RunConfig cfg = config(s_xl.folder);
+    auto pipeline = Pipeline::load(s_files.xl.folder, {}, PrecisionPlan{}, kCpuPipeline);
+    RunConfig cfg = config(s_files.xl.folder);
     cfg.negativePrompt.clear();  // force_zeros_for_empty_prompt: zeros, not the encoding of ""
     const RunRecord rec = pipeline->run(cfg);
     ASSERT_TRUE(rec.error.empty()) << rec.error;
 
-    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuSdPipeline), ProbeLevel::Off);
+    ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuPipeline), ProbeLevel::Off);
     auto te = std::dynamic_pointer_cast<TextEncoderComponent>(
-        loadSdPipeline(s_xl.folder + "/text_encoder"));
+        loadSdPipeline(s_files.xl.folder + "/text_encoder"));
     auto te2 = std::dynamic_pointer_cast<TextEncoderComponent>(
-        loadSdPipeline(s_xl.folder + "/text_encoder_2"));
-    auto unet =
-        std::dynamic_pointer_cast<UNet2DConditionComponent>(loadSdPipeline(s_xl.folder + "/unet"));
-    TextEncoding a = te->encode(ids(s_xl.folder + "/tokenizer", {cfg.prompt}), probes);
-    TextEncoding b = te2->encode(ids(s_xl.folder + "/tokenizer_2", {cfg.prompt}), probes);
+        loadSdPipeline(s_files.xl.folder + "/text_encoder_2"));
+    auto unet = std::dynamic_pointer_cast<UNet2DConditionComponent>(
+        loadSdPipeline(s_files.xl.folder + "/unet"));
+    TextEncoding a = te->encode(ids(s_files.xl.folder + "/tokenizer", {cfg.prompt}), probes);
+    TextEncoding b = te2->encode(ids(s_files.xl.folder + "/tokenizer_2", {cfg.prompt}), probes);
     // hidden_states[-2] of both, concatenated; text_embeds of the second.
     auto seq = torch::cat(
         {a.hiddenStates[a.hiddenStates.size() - 2], b.hiddenStates[b.hiddenStates.size() - 2]},
@@ -170,14 +162,14 @@ TEST_F(SdPipeline, SdxlRunsTheReferenceLoop) {
 // One LDM / SGM checkpoint holding the folder's weights: the same latents at every step.
 TEST_F(SdPipeline, ASingleFileGivesTheFoldersImage) {
     for (const bool xl : {false, true}) {
-        const test::SdFiles& f = xl ? s_xl : s_sd;
+        const test::SdFiles& f = xl ? s_files.xl : s_files.sd;
         const std::string file = test::writeSdSingleFile(
             f, s_root + (xl ? "/files/sdxl-tiny.safetensors" : "/files/sd15-tiny.safetensors"), xl);
         RunConfig cfg = config(f.folder);
         cfg.scheduler = "euler";  // the folder's; a single file gets the reference repository's
-        auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
+        auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuPipeline);
         const RunRecord a = folder->run(cfg);
-        auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpuSdPipeline);
+        auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpuPipeline);
         std::vector<std::string> slots;
         for (const auto& c : single->components()) slots.push_back(c.name);
         const std::vector<std::string> expected =
@@ -208,10 +200,10 @@ TEST_F(SdPipeline, AnSd2FileGivesTheFoldersImageWithVPrediction) {
     RunConfig cfg = config(f.folder);
     cfg.scheduler = "euler";
     cfg.predictionType = "v_prediction";  // the folder's; the file is taken as epsilon here
-    auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
+    auto folder = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuPipeline);
     const RunRecord a = folder->run(cfg);
     EXPECT_TRUE(a.notes.empty());
-    auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpuSdPipeline);
+    auto single = Pipeline::load(file, {}, PrecisionPlan{}, kCpuPipeline);
     cfg.modelDir = file;
     const RunRecord b = single->run(cfg);
     ASSERT_EQ(a.steps.size(), b.steps.size());
@@ -233,8 +225,8 @@ TEST_F(SdPipeline, AnSd2FileGivesTheFoldersImageWithVPrediction) {
 // the one given decodes, so two VAEs compare on the same latents.
 TEST_F(SdPipeline, AVaeFileReplacesTheCheckpointsVae) {
     const std::string file =
-        test::writeSdSingleFile(s_xl, s_root + "/vae_swap/sdxl.safetensors", true);
-    WeightMap vae = s_xl.vae;
+        test::writeSdSingleFile(s_files.xl, s_root + "/vae_swap/sdxl.safetensors", true);
+    WeightMap vae = s_files.xl.vae;
     for (const char* p : {"weight", "bias"}) {
         const std::string k = std::string("decoder.up_blocks.0.resnets.0.conv1.") + p;
         vae[k] = vae[k] * 1e6;  // overflows fp16, harmless in fp32 (a group norm follows)
@@ -248,8 +240,8 @@ TEST_F(SdPipeline, AVaeFileReplacesTheCheckpointsVae) {
     cfg.plan = PrecisionPlan::parse("vae=fp16");
     ModelFiles with;
     with.vae = vaeFile;
-    auto own = Pipeline::load(file, {}, cfg.plan, kCpuSdPipeline);
-    auto swapped = Pipeline::load(file, with, cfg.plan, kCpuSdPipeline);
+    auto own = Pipeline::load(file, {}, cfg.plan, kCpuPipeline);
+    auto swapped = Pipeline::load(file, with, cfg.plan, kCpuPipeline);
     bool named = false;
     for (const auto& line : swapped->detected()) named |= line.find("(--vae)") != std::string::npos;
     EXPECT_TRUE(named);
@@ -265,16 +257,16 @@ TEST_F(SdPipeline, AVaeFileReplacesTheCheckpointsVae) {
 
 TEST_F(SdPipeline, AnSdxlFileWithoutItsSecondEncoderSaysWhatToGive) {
     const std::string file =
-        test::writeSdSingleFile(s_xl, s_root + "/no_bigg/sdxl.safetensors", true, false);
+        test::writeSdSingleFile(s_files.xl, s_root + "/no_bigg/sdxl.safetensors", true, false);
     const std::string e =
-        errorOf<PipelineError>([&] { Pipeline::load(file, {}, PrecisionPlan{}, kCpuSdPipeline); });
+        errorOf<PipelineError>([&] { Pipeline::load(file, {}, PrecisionPlan{}, kCpuPipeline); });
     EXPECT_NE(e.find("text_encoder_2"), std::string::npos) << e;
     EXPECT_NE(e.find("--text-encoder-2"), std::string::npos) << e;
 }
 
 TEST_F(SdPipeline, SamplersAndPredictionTypesAreTheRunsToPick) {
-    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
-    RunConfig cfg = config(s_sd.folder);
+    auto pipeline = Pipeline::load(s_files.sd.folder, {}, PrecisionPlan{}, kCpuPipeline);
+    RunConfig cfg = config(s_files.sd.folder);
     std::map<std::string, RunRecord> runs;
     for (const std::string s : {"", "euler", "euler_a", "ddim", "dpmpp_2m", "dpmpp_2m_karras"}) {
         cfg.scheduler = s;
@@ -304,7 +296,7 @@ TEST_F(SdPipeline, AnUnimplementedSchedulerRunsEulerAndSaysSo) {
     nlohmann::json lms = test::sdEulerConfig();
     lms["_class_name"] = "LMSDiscreteScheduler";
     const auto f = test::writeTinySd(root, false, lms);
-    auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
+    auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuPipeline);
     const RunRecord rec = pipeline->run(config(f.folder));
     ASSERT_FALSE(rec.notes.empty());
     EXPECT_NE(rec.notes[0].find("LMSDiscreteScheduler"), std::string::npos) << rec.notes[0];
@@ -314,8 +306,8 @@ TEST_F(SdPipeline, AnUnimplementedSchedulerRunsEulerAndSaysSo) {
 // Any multiple of the VAE's factor: an odd latent size is halved up (ceil) and upsampled back to
 // the skip's size, as diffusers' forward_upsample_size does.
 TEST_F(SdPipeline, SizesAreMultiplesOfTheVaeFactor) {
-    auto pipeline = Pipeline::load(s_sd.folder, {}, PrecisionPlan{}, kCpuSdPipeline);
-    RunConfig cfg = config(s_sd.folder);
+    auto pipeline = Pipeline::load(s_files.sd.folder, {}, PrecisionPlan{}, kCpuPipeline);
+    RunConfig cfg = config(s_files.sd.folder);
     cfg.width = 22;  // latent 11, 6 after the UNet's downsampling, 11 again on the way up
     const RunRecord rec = pipeline->run(cfg);
     ASSERT_EQ(rec.steps.size(), 3u);
@@ -333,16 +325,16 @@ TEST_F(SdPipeline, PartsThatDoNotFitAreRefused) {
     const std::string root = s_root + "/mixed";
     const auto f = test::writeTinySd(root, false, test::sdEulerConfig());
     fs::remove_all(f.folder + "/unet");
-    fs::copy(s_xl.folder + "/unet", f.folder + "/unet");
+    fs::copy(s_files.xl.folder + "/unet", f.folder + "/unet");
     std::string e = errorOf<PipelineError>(
-        [&] { Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuSdPipeline); });
+        [&] { Pipeline::load(f.folder, {}, PrecisionPlan{}, kCpuPipeline); });
     EXPECT_NE(e.find("StableDiffusionXLPipeline"), std::string::npos) << e;
 
     const auto g = test::writeTinySd(root + "2", true, test::sdEulerConfig());
     fs::remove_all(g.folder + "/text_encoder_2");
-    fs::copy(s_xl.folder + "/text_encoder", g.folder + "/text_encoder_2");
+    fs::copy(s_files.xl.folder + "/text_encoder", g.folder + "/text_encoder_2");
     e = errorOf<PipelineError>(
-        [&] { Pipeline::load(g.folder, {}, PrecisionPlan{}, kCpuSdPipeline); });
+        [&] { Pipeline::load(g.folder, {}, PrecisionPlan{}, kCpuPipeline); });
     EXPECT_NE(e.find("cross_attention_dim"), std::string::npos) << e;
 
     // An inpainting UNet (latents + mask + masked image) needs more than a prompt.
@@ -354,7 +346,7 @@ TEST_F(SdPipeline, PartsThatDoNotFitAreRefused) {
     writeSafetensors(h.folder + "/unet/diffusion_pytorch_model.safetensors",
                      std::vector<std::pair<std::string, torch::Tensor>>(w.begin(), w.end()));
     e = errorOf<PipelineError>(
-        [&] { Pipeline::load(h.folder, {}, PrecisionPlan{}, kCpuSdPipeline); });
+        [&] { Pipeline::load(h.folder, {}, PrecisionPlan{}, kCpuPipeline); });
     EXPECT_NE(e.find("inpainting"), std::string::npos) << e;
 }
 
@@ -375,7 +367,7 @@ TEST_F(SdPipeline, TheSdxlVaeFailureIsReproducedLocatedAndFixed) {
     cfg.steps = 2;
     cfg.probeLevel = ProbeLevel::Layer;
     cfg.plan = PrecisionPlan::parse("vae=fp16");
-    auto pipeline = Pipeline::load(f.folder, {}, cfg.plan, kCpuSdPipeline);
+    auto pipeline = Pipeline::load(f.folder, {}, cfg.plan, kCpuPipeline);
     const RunRecord bad = pipeline->run(cfg);
     EXPECT_EQ(bad.verdict, "nan/inf") << bad.verdictExplanation;
     ASSERT_TRUE(bad.firstNonFinite.has_value());

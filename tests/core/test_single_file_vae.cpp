@@ -83,19 +83,10 @@ TEST(SingleFileVae, AeLayoutRoundTripsTheGoldenVaeAndDecodesTheSame) {
 
 // FLUX's ae: 16 latent channels, no quant_conv / post_quant_conv.
 nlohmann::json fluxAeShapedConfig() {
-    return {{"_class_name", "AutoencoderKL"},
-            {"in_channels", 3},
-            {"out_channels", 3},
-            {"down_block_types", {"DownEncoderBlock2D", "DownEncoderBlock2D"}},
-            {"up_block_types", {"UpDecoderBlock2D", "UpDecoderBlock2D"}},
-            {"block_out_channels", {32, 64}},
-            {"layers_per_block", 1},
-            {"act_fn", "silu"},
-            {"latent_channels", 16},
-            {"norm_num_groups", 32},
-            {"use_quant_conv", false},
-            {"use_post_quant_conv", false},
-            {"mid_block_add_attention", true}};
+    return test::smallAutoencoderKlConfig({{"block_out_channels", {32, 64}},
+                                           {"use_quant_conv", false},
+                                           {"use_post_quant_conv", false},
+                                           {"mid_block_add_attention", true}});
 }
 
 WeightMap randomVae(const nlohmann::json& config) {

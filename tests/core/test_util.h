@@ -1,13 +1,18 @@
 #pragma once
 // Shared helpers for the engine tests.
+#include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "io/safetensors_header.h"
+#include "models/common/named_tensors.h"
+#include "models/common/weights.h"
 #include "numerics/cpu_bf16.h"
 
 namespace hs::test {
@@ -69,8 +74,50 @@ inline double relErr(const torch::Tensor& a, const torch::Tensor& b) {
     return denom > 0 ? diff / denom : diff;
 }
 
+// Every tensor of the .safetensors file `path`, copied out of the mapped file.
+NamedTensors readTensorsFile(const std::string& path);
+
+// Writes `j` (indented) to `path`, creating its folder.
+void writeJsonFile(const std::string& path, const nlohmann::json& j);
+
+// Writes `w` (each key prefixed with `prefix`) as the .safetensors file `path`, creating its
+// folder.
+void writeWeightsFile(const std::string& path, const WeightMap& w, const std::string& prefix = "");
+
 // A fresh temporary directory, removed by the caller's TearDown if it wants.
 std::string tempDir(const std::string& tag);
+
+// Runs `fn`, expecting a FileError whose message names `file` and contains `needle`.
+template <typename Fn>
+void expectFileError(Fn fn, const std::string& file, const std::string& needle) {
+    try {
+        fn();
+        ADD_FAILURE() << "no error; expected '" << needle << "'";
+    } catch (const FileError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(file), std::string::npos) << what;
+        EXPECT_NE(what.find(needle), std::string::npos)
+            << "expected '" << needle << "' in: " << what;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "not a FileError: " << e.what();
+    }
+}
+
+// Names a parameterised test's instances by their case's `label`, as in
+// INSTANTIATE_TEST_SUITE_P(Flux, FamilyGolden, ::testing::Values(goldenFlux()), test::CaseLabel()):
+// "Flux/FamilyGolden.MatchesTheReference/golden".
+struct CaseLabel {
+    template <class Case>
+    std::string operator()(const ::testing::TestParamInfo<Case>& info) const {
+        return info.param.label;
+    }
+};
+
+// Prints a parameterised test's case by its label, as gtest shows its GetParam().
+template <class Case>
+auto operator<<(std::ostream& os, const Case& c) -> decltype((void)c.label, os) {
+    return os << c.label;
+}
 
 // Runs halfscope-cli with `args` (shell syntax) and returns what it printed; `status` gets its
 // exit status. stderr is merged into the output unless `stdoutOnly`.

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/vae/autoencoder_kl.h"
@@ -12,11 +13,6 @@
 
 namespace hs {
 namespace {
-
-using test::contextFor;
-using test::dataPath;
-using test::readJson;
-using test::relErr;
 
 // A config that shares nothing with the golden one: 16 latent channels, 3 levels, 8 groups,
 // no mid-block attention, no quant_conv.
@@ -56,11 +52,91 @@ WeightMap randomWeightsVae(const nlohmann::json& config, uint64_t seed = 7) {
     return w;
 }
 
-std::set<std::string> recordedNamesVae(ProbeContext& probes) {
-    std::set<std::string> names;
-    for (const auto& r : probes.records()) names.insert(r.name);
-    return names;
+// ---- the suites every family runs (family_suites.h) ------------------------------------------
+
+// decode.sample, encode.mean, encode.logvar.
+INSTANTIATE_TEST_SUITE_P(Vae, FamilyGolden, ::testing::Values(test::GoldenCase("golden/vae", 3)),
+                         test::CaseLabel());
+
+// A model of `config` with random weights, its io the one input given.
+test::ModelCase randomVaeCase(const nlohmann::json& config, const std::string& input,
+                              const torch::Tensor& value) {
+    const WeightMap weights = randomWeightsVae(config);
+    return {"AutoencoderKL", config, weights, {{input, value}}};
 }
+
+// The probe points carry the checkpoint's paths: the decoder at Layer level; at Op level, under
+// another component name, the encoder of the golden config (mid-block attention, quant_conv).
+INSTANTIATE_TEST_SUITE_P(
+    Vae, FamilyProbes,
+    ::testing::Values(
+        test::ProbeCase(
+            "decoder",
+            [] {
+                return randomVaeCase(wideConfig(), "in.z", torch::randn({1, 16, 4, 6}));
+            },
+            {test::ProbeExpectation(ProbeLevel::Layer)
+                 .has({"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
+                       "vae.decoder.mid_block.resnets.0", "vae.decoder.mid_block.resnets.1",
+                       "vae.decoder.up_blocks.0", "vae.decoder.up_blocks.0.resnets.1",
+                       "vae.decoder.up_blocks.1.upsamplers.0", "vae.decoder.up_blocks.2",
+                       "vae.decoder.conv_norm_out", "vae.decoder.conv_out"})
+                 .hasNot({"vae.decoder.conv_in.conv1",
+                          "vae.decoder.mid_block.resnets.0.conv1",  // Op granularity
+                          "vae.decoder.up_blocks.2.upsamplers.0"})  // last block has none
+                 .from("vae.post_quant_conv", "vae.decoder.conv_out")}),
+        test::ProbeCase(
+            "encoder",
+            [] {
+                return randomVaeCase(readJson(dataPath("golden/vae/config.json")), "in.x",
+                                     torch::randn({1, 3, 8, 8}));
+            },
+            {test::ProbeExpectation(ProbeLevel::Op)
+                 .has({"first_stage.encoder.conv_in",
+                       "first_stage.encoder.down_blocks.0.resnets.0.norm1",
+                       "first_stage.encoder.down_blocks.0.resnets.0.act1",
+                       "first_stage.encoder.down_blocks.0.resnets.0.conv2",
+                       "first_stage.encoder.down_blocks.0.downsamplers.0",
+                       "first_stage.encoder.down_blocks.1.resnets.0.conv_shortcut",
+                       "first_stage.encoder.mid_block.attentions.0.group_norm",
+                       "first_stage.encoder.mid_block.attentions.0.to_q",
+                       "first_stage.encoder.mid_block.attentions.0.sdpa",
+                       "first_stage.encoder.mid_block.attentions.0.to_out.0",
+                       "first_stage.encoder.mid_block.attentions.0", "first_stage.encoder.conv_act",
+                       "first_stage.encoder.conv_out", "first_stage.quant_conv"})},
+            "first_stage")),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    Vae, FamilyConfig,
+    ::testing::Values(test::ConfigCase{
+        "wide",
+        wideConfig,
+        [](const nlohmann::json& j) { AutoencoderKLConfig::fromJson(j); },
+        {{"down_block_types[1]",
+          [](auto& j) { j["down_block_types"][1] = "CrossAttnDownBlock2D"; }},
+         {"up_block_types[2]", [](auto& j) { j["up_block_types"][2] = "AttnUpDecoderBlock2D"; }},
+         test::setting("act_fn", "gelu"),
+         test::setting("block_out_channels", {16, 20, 32}, "block_out_channels[1]"),
+         test::setting("latent_channels", "16"),
+         test::setting("up_block_types", {"UpDecoderBlock2D"})}}),
+    test::CaseLabel());
+
+INSTANTIATE_TEST_SUITE_P(
+    Vae, FamilyInputs,
+    ::testing::Values(test::InputCase{
+        "wide",
+        [] {
+            return test::ModelCase{
+                "AutoencoderKL", wideConfig(), randomWeightsVae(wideConfig()), {}};
+        },
+        {test::inputsOnly({{"in.z", torch::zeros({1, 4, 8, 8})}}, {"in.z", "[B, 16, h, w]"}),
+         test::inputsOnly({{"in.z", torch::zeros({16, 8, 8})}}, {"in.z", "[B, 16, h, w]"}),
+         test::inputsOnly({{"in.x", torch::zeros({1, 3, 24, 30})}}, {"in.x", "multiples of 4"}),
+         test::inputsOnly({{"out.decode.sample", torch::zeros({1})}}, {"in.z", "in.x"})}}),
+    test::CaseLabel());
+
+// ---- the VAE's own ------------------------------------------------------------------------------
 
 TEST(VaeConfig, ReadsEveryField) {
     auto c = AutoencoderKLConfig::fromJson(readJson(dataPath("golden/vae/config.json")));
@@ -84,61 +160,6 @@ TEST(VaeConfig, ReadsEveryField) {
     auto z = unscaleLatents(lat, w);
     EXPECT_TRUE(torch::allclose(z, lat / 0.3611 + 0.1159));
     EXPECT_TRUE(torch::allclose(scaleLatents(z, w), lat, 1e-5, 1e-6));
-}
-
-TEST(VaeConfig, ErrorsNameTheField) {
-    auto expectError = [](nlohmann::json j, const std::string& needle) {
-        try {
-            AutoencoderKLConfig::fromJson(j);
-            ADD_FAILURE() << "no ConfigError for " << needle;
-        } catch (const ConfigError& e) {
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-        }
-    };
-    auto j = wideConfig();
-    j["down_block_types"][1] = "CrossAttnDownBlock2D";
-    expectError(j, "down_block_types[1]");
-    j = wideConfig();
-    j["up_block_types"][2] = "AttnUpDecoderBlock2D";
-    expectError(j, "up_block_types[2]");
-    j = wideConfig();
-    j["act_fn"] = "gelu";
-    expectError(j, "act_fn");
-    j = wideConfig();
-    j["block_out_channels"] = {16, 20, 32};
-    expectError(j, "block_out_channels[1]");
-    j = wideConfig();
-    j["latent_channels"] = "16";
-    expectError(j, "latent_channels");
-    j = wideConfig();
-    j["up_block_types"] = {"UpDecoderBlock2D"};
-    expectError(j, "up_block_types");
-}
-
-TEST(Vae, GoldenParity) {
-    const auto config = readJson(dataPath("golden/vae/config.json"));
-    auto set = TensorSet::open(dataPath("golden/vae/diffusion_pytorch_model.safetensors"));
-    auto io = TensorSet::open(dataPath("golden/vae_io.safetensors"));
-    NamedTensors inputs;
-    for (const auto& n : io.names()) inputs.emplace(n, io.tensor(n));
-    ProbeContext probes = contextFor("", ProbeLevel::Off);
-    auto model = loadAutoencoderKL(config, weightMapOf(set), probes.policy());
-    auto out = runAutoencoderKL(model, inputs, probes);
-    int compared = 0;
-    for (const auto& kv : inputs) {
-        if (kv.first.rfind("out.", 0) != 0) continue;
-        ASSERT_TRUE(out.count(kv.first)) << "no output " << kv.first;
-        const auto& got = out.at(kv.first);
-        ASSERT_EQ(got.sizes(), kv.second.sizes()) << kv.first;
-        const double err = relErr(got, kv.second);
-        const double absDiff =
-            (got.to(torch::kDouble) - kv.second.to(torch::kDouble)).abs().max().item<double>();
-        std::printf("  %-20s rel err %.3e (max |diff| %.3e, max |ref| %.3f)\n", kv.first.c_str(),
-                    err, absDiff, kv.second.abs().max().item<double>());
-        EXPECT_LE(err, 1e-4) << kv.first;
-        ++compared;
-    }
-    EXPECT_EQ(compared, 3);
 }
 
 TEST(Vae, ArbitraryConfigShapesAndBf16Agreement) {
@@ -220,99 +241,16 @@ TEST(Vae, WeightErrorsNameTheKey) {
     expectError(w, "encoder.down_blocks.0.downsamplers.0.conv.weight");
 }
 
-TEST(Vae, InputErrorsNameKeyAndShape) {
-    const auto config = wideConfig();
-    ProbeContext probes = contextFor("");
-    auto model = loadAutoencoderKL(config, randomWeightsVae(config), probes.policy());
-    auto expectError = [&](const NamedTensors& in, const std::string& a, const std::string& b) {
-        try {
-            runAutoencoderKL(model, in, probes);
-            ADD_FAILURE() << "no InputError for " << a;
-        } catch (const InputError& e) {
-            const std::string msg = e.what();
-            EXPECT_NE(msg.find(a), std::string::npos) << msg;
-            EXPECT_NE(msg.find(b), std::string::npos) << msg;
-        }
-    };
-    expectError({{"in.z", torch::zeros({1, 4, 8, 8})}}, "in.z", "[B, 16, h, w]");
-    expectError({{"in.z", torch::zeros({16, 8, 8})}}, "in.z", "[B, 16, h, w]");
-    expectError({{"in.x", torch::zeros({1, 3, 24, 30})}}, "in.x", "multiples of 4");
-    expectError({{"out.decode.sample", torch::zeros({1})}}, "in.z", "in.x");
-}
-
-TEST(Vae, LayerProbesRecordCheckpointPaths) {
-    const auto config = wideConfig();
-    const auto weights = randomWeightsVae(config);
-    ProbeContext probes = contextFor("", ProbeLevel::Layer);
-    auto model = loadAutoencoderKL(config, weights, probes.policy(), "vae");
-    model->decode(torch::randn({1, 16, 4, 6}), probes);
-    auto names = recordedNamesVae(probes);
-    for (const char* n : {"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
-                          "vae.decoder.mid_block.resnets.0", "vae.decoder.mid_block.resnets.1",
-                          "vae.decoder.up_blocks.0", "vae.decoder.up_blocks.0.resnets.1",
-                          "vae.decoder.up_blocks.1.upsamplers.0", "vae.decoder.up_blocks.2",
-                          "vae.decoder.conv_norm_out", "vae.decoder.conv_out"})
-        EXPECT_TRUE(names.count(n)) << n;
-    EXPECT_FALSE(names.count("vae.decoder.conv_in.conv1"));
-    EXPECT_FALSE(names.count("vae.decoder.mid_block.resnets.0.conv1"));  // Op granularity
-    EXPECT_FALSE(names.count("vae.decoder.up_blocks.2.upsamplers.0"));   // last block has none
-    EXPECT_EQ(probes.records().front().name, "vae.post_quant_conv");
-    EXPECT_EQ(probes.records().back().name, "vae.decoder.conv_out");
-
-    // Op level, another component name, the golden config (mid-block attention, quant_conv).
-    const auto golden = readJson(dataPath("golden/vae/config.json"));
-    ProbeContext ops = contextFor("", ProbeLevel::Op);
-    auto gm = loadAutoencoderKL(golden, randomWeightsVae(golden), ops.policy(), "first_stage");
-    gm->encode(torch::randn({1, 3, 8, 8}), ops);
-    names = recordedNamesVae(ops);
-    for (const char* n :
-         {"first_stage.encoder.conv_in", "first_stage.encoder.down_blocks.0.resnets.0.norm1",
-          "first_stage.encoder.down_blocks.0.resnets.0.act1",
-          "first_stage.encoder.down_blocks.0.resnets.0.conv2",
-          "first_stage.encoder.down_blocks.0.downsamplers.0",
-          "first_stage.encoder.down_blocks.1.resnets.0.conv_shortcut",
-          "first_stage.encoder.mid_block.attentions.0.group_norm",
-          "first_stage.encoder.mid_block.attentions.0.to_q",
-          "first_stage.encoder.mid_block.attentions.0.sdpa",
-          "first_stage.encoder.mid_block.attentions.0.to_out.0",
-          "first_stage.encoder.mid_block.attentions.0", "first_stage.encoder.conv_act",
-          "first_stage.encoder.conv_out", "first_stage.quant_conv"})
-        EXPECT_TRUE(names.count(n)) << n;
-    for (const auto& n : names) EXPECT_EQ(n.rfind("first_stage.", 0), 0u) << n;
-}
-
 // fp16 emulated on CPU: one decoder block scaled past 65504 must be the first non-finite point.
 TEST(Vae, Fp16OverflowIsNamedAtTheBlock) {
-    const auto config = wideConfig();
-    auto weights = randomWeightsVae(config);
+    ModelCase c{"AutoencoderKL", wideConfig(), randomWeightsVae(wideConfig()), {}};
     const std::string key = "decoder.up_blocks.1.resnets.0.conv2.weight";
-    weights[key] = weights[key] * 1e5;  // conv2 outputs reach ~1e6
+    c.weights[key] = c.weights[key] * 1e5;  // conv2 outputs reach ~1e6
     torch::manual_seed(3);
-    const auto z = torch::randn({1, 16, 4, 6});
-
-    ProbeContext p32 = contextFor("", ProbeLevel::Layer);
-    auto m32 = loadAutoencoderKL(config, weights, p32.policy());
-    m32->decode(z, p32);
-    EXPECT_FALSE(p32.firstNonFinite().has_value()) << "fp32 must stay finite";
-    bool overLimit = false;
-    for (const auto& r : p32.records())
-        if (r.name == "vae.decoder.up_blocks.1.resnets.0") overLimit = r.stats.overFp16 > 0;
-    EXPECT_TRUE(overLimit) << "the scaled block must exceed 65504 in fp32";
-
-    ProbeContext pm = contextFor("vae=fp16", ProbeLevel::Module);
-    auto m16 = loadAutoencoderKL(config, weights, pm.policy());
-    m16->decode(z, pm);
-    ASSERT_TRUE(pm.firstNonFinite().has_value());
-    EXPECT_EQ(pm.firstNonFinite()->at.name, "vae.decoder.up_blocks.1");
-    EXPECT_EQ(pm.firstNonFinite()->at.execution, Execution::Emulated);
-    ASSERT_TRUE(pm.firstNonFinite()->input.has_value());
-    EXPECT_EQ(pm.firstNonFinite()->input->name, "vae.decoder.up_blocks.0");
-
-    ProbeContext po = contextFor("vae=fp16", ProbeLevel::Op);
-    m16->decode(z, po);
-    ASSERT_TRUE(po.firstNonFinite().has_value());
-    EXPECT_EQ(po.firstNonFinite()->at.name, "vae.decoder.up_blocks.1.resnets.0.conv2");
-    EXPECT_EQ(po.firstNonFinite()->at.format, Format::FP16);
+    const auto first =
+        test::expectTheScaledDecoderBlockOverflowsFp16(c, {{"in.z", torch::randn({1, 16, 4, 6})}});
+    ASSERT_TRUE(first && first->input.has_value());
+    EXPECT_EQ(first->input->name, "vae.decoder.up_blocks.0");
 }
 
 }  // namespace

@@ -142,8 +142,8 @@ namespace {
 QVariant modelFilesValue(const hs::ModelFiles& f) {
     if (f.empty()) return QVariant(QMetaType::fromType<QString>());
     QJsonObject o;
-    for (const auto& [key, member] : hs::modelFileSlots())
-        o.insert(key, QString::fromStdString(f.*member));
+    for (const auto& s : hs::modelFileSlots())
+        if (!(f.*s.path).empty()) o.insert(s.slot, QString::fromStdString(f.*s.path));
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
@@ -151,8 +151,8 @@ hs::ModelFiles modelFilesFrom(const QVariant& v) {
     hs::ModelFiles f;
     if (v.isNull()) return f;
     const QJsonObject o = QJsonDocument::fromJson(v.toString().toUtf8()).object();
-    for (const auto& [key, member] : hs::modelFileSlots())
-        f.*member = o.value(key).toString().toStdString();
+    for (const auto& s : hs::modelFileSlots())
+        f.*s.path = o.value(s.slot).toString().toStdString();
     return f;
 }
 

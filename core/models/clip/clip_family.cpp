@@ -23,6 +23,12 @@ Family clipTextFamily() {
     f.classNames = {"CLIPTextModel", "CLIPTextModelWithProjection", "CLIPModel"};
     f.role = Role::TextEncoder;
     f.defaultComponent = "text_encoder";
+    f.tokenizer = {"CLIPTokenizer", "CLIP tokenizer", {"vocab.json"}, "clip-l", [](const nlohmann::json& c) {
+                       // OpenCLIP (SD 2.x, SDXL's second encoder: gelu) pads with "!".
+                       return c.value("hidden_act", "") == "gelu"
+                                  ? nlohmann::json{{"pad_token", "!"}}
+                                  : nlohmann::json();
+                   }};
     f.io =
         "in.input_ids -> out.last_hidden_state, out.pooler_output, out.text_embeds, "
         "out.hidden_states.N";

@@ -20,11 +20,6 @@ const std::map<std::string, std::string>& openClipSlots() {
     return s;
 }
 
-void movePair(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
-    w[to + ".weight"] = k.take(from + ".weight");
-    w[to + ".bias"] = k.take(from + ".bias");
-}
-
 // nn.MultiheadAttention's fused in_proj ([3 width, width] weight, [3 width] bias) split into
 // row views q, k, v.
 void splitInProj(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to,
@@ -45,11 +40,11 @@ void convertResblock(LayoutKeys& k, WeightMap& w, int i, int64_t width) {
     const std::string r = "transformer.resblocks." + std::to_string(i) + ".";
     const std::string d = "text_model.encoder.layers." + std::to_string(i) + ".";
     splitInProj(k, w, r + "attn.", d + "self_attn.", width);
-    movePair(k, w, r + "attn.out_proj", d + "self_attn.out_proj");
-    movePair(k, w, r + "ln_1", d + "layer_norm1");
-    movePair(k, w, r + "ln_2", d + "layer_norm2");
-    movePair(k, w, r + "mlp.c_fc", d + "mlp.fc1");
-    movePair(k, w, r + "mlp.c_proj", d + "mlp.fc2");
+    k.movePair(w, r + "attn.out_proj", d + "self_attn.out_proj");
+    k.movePair(w, r + "ln_1", d + "layer_norm1");
+    k.movePair(w, r + "ln_2", d + "layer_norm2");
+    k.movePair(w, r + "mlp.c_fc", d + "mlp.fc1");
+    k.movePair(w, r + "mlp.c_proj", d + "mlp.fc2");
 }
 
 // The resblock SD 2.x does not run: taken so that finish() accepts the file, then dropped.
@@ -102,7 +97,7 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
     w["text_model.embeddings.position_embedding.weight"] = k.take("positional_embedding");
     for (int i = 0; i < kept; ++i) convertResblock(k, w, i, width);
     if (sd2) dropResblock(k, layers - 1);
-    movePair(k, w, "ln_final", "text_model.final_layer_norm");
+    k.movePair(w, "ln_final", "text_model.final_layer_norm");
     // text_projection: x @ P with P [width, proj]; transformers' Linear holds P^T [proj, width].
     // SD 2.x's CLIPTextModel has none; SDXL's pooled embedding needs it.
     torch::Tensor projection =

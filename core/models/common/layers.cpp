@@ -147,6 +147,8 @@ void initialiseForTraining(torch::nn::Module& module) {
             e->resetParameters();
         else if (auto* r = m->as<RMSNormImpl>())
             r->resetParameters();
+        else if (auto* s = dynamic_cast<SelfInitialising*>(m.get()))
+            s->resetParameters();
     }
 }
 

@@ -20,6 +20,11 @@ inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w) {
     return x.scalar_type() == w.scalar_type() ? x : x.to(w.scalar_type());
 }
 
+// Moves x to w's device when they differ (a streamed block's weights arrive on its device).
+inline torch::Tensor onDeviceOf(const torch::Tensor& x, const torch::Tensor& w) {
+    return x.device() == w.device() ? x : x.to(w.device());
+}
+
 }  // namespace hs
 
 namespace hs::nn {
@@ -34,6 +39,14 @@ public:
 private:
     bool m_old;
 };
+// A module holding tensors of its own beyond the layers here (SD3's positional table), which
+// initialiseForTraining() asks to fill them as the reference model initialises them.
+class SelfInitialising {
+public:
+    virtual ~SelfInitialising() = default;
+    virtual void resetParameters() = 0;
+};
+
 // Options for a new parameter: float32 on the CPU, or on the meta device (see above).
 torch::TensorOptions parameterOptions();
 

@@ -23,11 +23,6 @@ void moveEmbedder(LayoutKeys& k, WeightMap& out, const std::string& from, const 
     }
 }
 
-void movePair(LayoutKeys& k, WeightMap& out, const std::string& from, const std::string& to) {
-    out[to + ".weight"] = k.take(from + ".weight");
-    out[to + ".bias"] = k.take(from + ".bias");
-}
-
 // Splits `fused` ([sum(sizes), ...] weight or [sum(sizes)] bias) along dim 0 into views.
 std::vector<torch::Tensor> splitRows(const LayoutKeys& k, const std::string& key,
                                      const torch::Tensor& fused, const std::vector<int64_t>& sizes,
@@ -78,10 +73,10 @@ void convertDoubleBlock(LayoutKeys& k, WeightMap& out, int i, int64_t hidden) {
         }
         out[d + s.normQ + ".weight"] = k.take(a + "norm.query_norm.scale", 1);
         out[d + s.normK + ".weight"] = k.take(a + "norm.key_norm.scale", 1);
-        movePair(k, out, a + "proj", d + s.out);
-        movePair(k, out, b + s.bfl + "_mlp.0", d + s.ff + ".net.0.proj");
-        movePair(k, out, b + s.bfl + "_mlp.2", d + s.ff + ".net.2");
-        movePair(k, out, b + s.bfl + "_mod.lin", d + s.norm + ".linear");
+        k.movePair(out, a + "proj", d + s.out);
+        k.movePair(out, b + s.bfl + "_mlp.0", d + s.ff + ".net.0.proj");
+        k.movePair(out, b + s.bfl + "_mlp.2", d + s.ff + ".net.2");
+        k.movePair(out, b + s.bfl + "_mod.lin", d + s.norm + ".linear");
     }
 }
 
@@ -102,8 +97,8 @@ void convertSingleBlock(LayoutKeys& k, WeightMap& out, int i, int64_t hidden) {
     }
     out[d + "attn.norm_q.weight"] = k.take(b + "norm.query_norm.scale", 1);
     out[d + "attn.norm_k.weight"] = k.take(b + "norm.key_norm.scale", 1);
-    movePair(k, out, b + "linear2", d + "proj_out");
-    movePair(k, out, b + "modulation.lin", d + "norm.linear");
+    k.movePair(out, b + "linear2", d + "proj_out");
+    k.movePair(out, b + "modulation.lin", d + "norm.linear");
 }
 
 // BFL's final layer modulation yields (shift, scale); diffusers' AdaLayerNormContinuous splits
@@ -141,10 +136,10 @@ ConvertedComponent convertFlux(LayoutKeys& k, const WeightMap& /*all*/) {
     if (guidance) moveEmbedder(k, w, "guidance_in", "time_text_embed.guidance_embedder");
     w["context_embedder.weight"] = k.take("txt_in.weight", 2);  // [hidden, joint_attention_dim]
     w["context_embedder.bias"] = k.take("txt_in.bias");
-    movePair(k, w, "img_in", "x_embedder");
+    k.movePair(w, "img_in", "x_embedder");
     for (int i = 0; i < numLayers; ++i) convertDoubleBlock(k, w, i, hidden);
     for (int i = 0; i < numSingle; ++i) convertSingleBlock(k, w, i, hidden);
-    movePair(k, w, "final_layer.linear", "proj_out");  // [out_channels, hidden]
+    k.movePair(w, "final_layer.linear", "proj_out");  // [out_channels, hidden]
     for (const char* p : {"weight", "bias"}) {
         const std::string key = std::string("final_layer.adaLN_modulation.1.") + p;
         w[std::string("norm_out.linear.") + p] = swapShiftScale(k, key, k.take(key), hidden);

@@ -78,6 +78,8 @@ Family qwenTextFamily() {
                     "Qwen2_5_VLForConditionalGeneration"};
     f.role = Role::TextEncoder;
     f.defaultComponent = "text_encoder";
+    f.tokenizer = {"Qwen2Tokenizer", "Qwen tokenizer", {"merges.txt", "tokenizer.json"},
+                   "qwen2"};
     f.io = "in.input_ids [, in.attention_mask] -> out.last_hidden_state, out.hidden_states.N";
     f.blockStems = {"layers.", "model.layers.", "model.language_model.layers."};
     f.build = [](const ComponentSource& s, const std::string& component) {

@@ -50,6 +50,7 @@ Family t5EncoderFamily() {
     f.classNames = {"T5EncoderModel", "T5ForConditionalGeneration"};
     f.role = Role::TextEncoder2;
     f.defaultComponent = "text_encoder_2";
+    f.tokenizer = {"T5TokenizerFast", "T5 tokenizer", {"spiece.model"}, ""};
     f.io = "in.input_ids [, in.attention_mask] -> out.last_hidden_state";
     f.blockStems = {"encoder.block."};
     f.build = [](const ComponentSource& s, const std::string& component) {

@@ -464,6 +464,7 @@ SingleFileLayout unetLdmLayout() {
         return all.count(p + "input_blocks.0.0.weight") && all.count(p + "time_embed.0.weight");
     };
     l.convert = convertUnet;
+    l.headline = sdSingleFileHeadline;
     return l;
 }
 

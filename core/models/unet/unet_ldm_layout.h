@@ -57,4 +57,8 @@ SingleFileLayout unetLdmEmaOnlyLayout();
 // `all` holds no LDM UNet under model.diffusion_model.
 std::string sdModelName(const WeightMap& all);
 
+// SingleFileLayout::headline of an SD checkpoint: "SDXL base, SGM layout: UNet 2.57 B, two text
+// encoders, VAE; fp16 weights" (unet_ldm_headline.cpp); "" when `f` has no UNet.
+std::string sdSingleFileHeadline(const SingleFileContents& f, const WeightMap& all);
+
 }  // namespace hs

@@ -20,10 +20,6 @@ bool isNumeric(const torch::Tensor& t) {
     return t.is_floating_point() || (c10::isIntegralType(t.scalar_type(), /*includeBool=*/false));
 }
 
-torch::Tensor onDeviceOf(const torch::Tensor& x, const torch::Tensor& w) {
-    return x.device() == w.device() ? x : x.to(w.device());
-}
-
 }  // namespace
 
 void checkUNetInputs(const UNetConfig& c, const UNetInputs& in) {

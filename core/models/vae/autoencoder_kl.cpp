@@ -8,10 +8,6 @@ namespace {
 
 using Kind = VaeSamplingBlockImpl::Kind;
 
-torch::Tensor onDeviceOf(const torch::Tensor& x, const torch::Tensor& w) {
-    return x.device() == w.device() ? x : x.to(w.device());
-}
-
 }  // namespace
 
 // ---- Encoder ------------------------------------------------------------------------------

@@ -8,18 +8,13 @@ namespace hs {
 namespace {
 
 // Moves "<from>.weight" and "<from>.bias" to "<to>.weight" / "<to>.bias".
-void movePair(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
-    w[to + ".weight"] = k.take(from + ".weight");
-    w[to + ".bias"] = k.take(from + ".bias");
-}
-
 // ResnetBlock2D: GroupNorm, 3x3 conv, GroupNorm, 3x3 conv, and a 1x1 shortcut convolution
 // (LDM's nin_shortcut) exactly when the channel count changes.
 void moveResnet(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to,
                 int64_t in, int64_t out) {
     for (const char* part : {"norm1", "conv1", "norm2", "conv2"})
-        movePair(k, w, from + "." + part, to + "." + part);
-    if (in != out) movePair(k, w, from + ".nin_shortcut", to + ".conv_shortcut");
+        k.movePair(w, from + "." + part, to + "." + part);
+    if (in != out) k.movePair(w, from + ".nin_shortcut", to + ".conv_shortcut");
 }
 
 // The middle: resnet, self-attention over the pixels, resnet, all at the deepest width. LDM
@@ -30,7 +25,7 @@ void moveMid(LayoutKeys& k, WeightMap& w, const std::string& side, int64_t ch, b
     moveResnet(k, w, side + ".mid.block_2", side + ".mid_block.resnets.1", ch, ch);
     if (!attention) return;
     const std::string a = side + ".mid.attn_1.", d = side + ".mid_block.attentions.0.";
-    movePair(k, w, a + "norm", d + "group_norm");
+    k.movePair(w, a + "norm", d + "group_norm");
     for (auto [from, to] : {std::pair<const char*, const char*>{"q", "to_q"},
                             {"k", "to_k"},
                             {"v", "to_v"},
@@ -57,7 +52,7 @@ void convertLevels(LayoutKeys& k, WeightMap& w, const std::vector<int64_t>& ch, 
         for (int j = 0; j < layers; ++j, in = ch[i])
             moveResnet(k, w, from + ".block." + std::to_string(j),
                        to + ".resnets." + std::to_string(j), in, ch[i]);
-        if (i + 1 < levels) movePair(k, w, from + ".downsample.conv", to + ".downsamplers.0.conv");
+        if (i + 1 < levels) k.movePair(w, from + ".downsample.conv", to + ".downsamplers.0.conv");
     }
     in = ch.back();
     for (int i = 0; i < levels; ++i) {
@@ -67,7 +62,7 @@ void convertLevels(LayoutKeys& k, WeightMap& w, const std::vector<int64_t>& ch, 
         for (int j = 0; j < layers + 1; ++j, in = ch[ldm])
             moveResnet(k, w, from + ".block." + std::to_string(j),
                        to + ".resnets." + std::to_string(j), in, ch[ldm]);
-        if (ldm > 0) movePair(k, w, from + ".upsample.conv", to + ".upsamplers.0.conv");
+        if (ldm > 0) k.movePair(w, from + ".upsample.conv", to + ".upsamplers.0.conv");
     }
 }
 
@@ -139,14 +134,14 @@ ConvertedComponent convertVae(LayoutKeys& k, const WeightMap& all) {
     WeightMap w;
     for (const char* side : {"encoder", "decoder"}) {
         const std::string sd = side;
-        movePair(k, w, sd + ".conv_in", sd + ".conv_in");
-        movePair(k, w, sd + ".norm_out", sd + ".conv_norm_out");
-        movePair(k, w, sd + ".conv_out", sd + ".conv_out");
+        k.movePair(w, sd + ".conv_in", sd + ".conv_in");
+        k.movePair(w, sd + ".norm_out", sd + ".conv_norm_out");
+        k.movePair(w, sd + ".conv_out", sd + ".conv_out");
         moveMid(k, w, sd, channels.back(), midAttention);
     }
     convertLevels(k, w, channels, layers);
-    if (quant) movePair(k, w, "quant_conv", "quant_conv");
-    if (postQuant) movePair(k, w, "post_quant_conv", "post_quant_conv");
+    if (quant) k.movePair(w, "quant_conv", "quant_conv");
+    if (postQuant) k.movePair(w, "post_quant_conv", "post_quant_conv");
     k.finish();
 
     const LatentScaling s = scalingFor(latent, all);

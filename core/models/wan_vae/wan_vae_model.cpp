@@ -10,10 +10,6 @@ namespace {
 
 using Mode = WanResampleImpl::Mode;
 
-torch::Tensor onDeviceOf(const torch::Tensor& x, const torch::Tensor& w) {
-    return x.device() == w.device() ? x : x.to(w.device());
-}
-
 }  // namespace
 
 // ---- Encoder ------------------------------------------------------------------------------

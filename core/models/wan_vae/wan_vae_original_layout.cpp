@@ -8,45 +8,40 @@ namespace hs {
 
 namespace {
 
-void movePair(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
-    w[to + ".weight"] = k.take(from + ".weight");
-    w[to + ".bias"] = k.take(from + ".bias");
-}
-
 // Wan's ResidualBlock: residual = [RMS_norm, SiLU, CausalConv3d, RMS_norm, SiLU, Dropout,
 // CausalConv3d], shortcut a 1x1x1 conv when the width changes. Returns its output width.
 int64_t moveResidual(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
     const int64_t out = k.size(from + ".residual.2.weight", 0);  // [out, in, 3, 3, 3]
     w[to + ".norm1.gamma"] = k.take(from + ".residual.0.gamma");
-    movePair(k, w, from + ".residual.2", to + ".conv1");
+    k.movePair(w, from + ".residual.2", to + ".conv1");
     w[to + ".norm2.gamma"] = k.take(from + ".residual.3.gamma");
-    movePair(k, w, from + ".residual.6", to + ".conv2");
-    if (k.has(from + ".shortcut.weight")) movePair(k, w, from + ".shortcut", to + ".conv_shortcut");
+    k.movePair(w, from + ".residual.6", to + ".conv2");
+    if (k.has(from + ".shortcut.weight")) k.movePair(w, from + ".shortcut", to + ".conv_shortcut");
     return out;
 }
 
 void moveAttention(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
     w[to + ".norm.gamma"] = k.take(from + ".norm.gamma");
-    movePair(k, w, from + ".to_qkv", to + ".to_qkv");
-    movePair(k, w, from + ".proj", to + ".proj");
+    k.movePair(w, from + ".to_qkv", to + ".to_qkv");
+    k.movePair(w, from + ".proj", to + ".proj");
 }
 
 // A resampler: resample.1 (the 2D conv) and, in the temporal modes, time_conv. Returns whether
 // it has time_conv.
 bool moveResample(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
-    movePair(k, w, from + ".resample.1", to + ".resample.1");
+    k.movePair(w, from + ".resample.1", to + ".resample.1");
     if (!k.has(from + ".time_conv.weight")) return false;
-    movePair(k, w, from + ".time_conv", to + ".time_conv");
+    k.movePair(w, from + ".time_conv", to + ".time_conv");
     return true;
 }
 
 void moveHeadAndMiddle(LayoutKeys& k, WeightMap& w, const std::string& side) {
-    movePair(k, w, side + ".conv1", side + ".conv_in");
+    k.movePair(w, side + ".conv1", side + ".conv_in");
     moveResidual(k, w, side + ".middle.0", side + ".mid_block.resnets.0");
     moveAttention(k, w, side + ".middle.1", side + ".mid_block.attentions.0");
     moveResidual(k, w, side + ".middle.2", side + ".mid_block.resnets.1");
     w[side + ".norm_out.gamma"] = k.take(side + ".head.0.gamma");
-    movePair(k, w, side + ".head.2", side + ".conv_out");
+    k.movePair(w, side + ".head.2", side + ".conv_out");
 }
 
 ConvertedComponent convertWanVae(LayoutKeys& k, const WeightMap&) {
@@ -59,8 +54,8 @@ ConvertedComponent convertWanVae(LayoutKeys& k, const WeightMap&) {
     const int64_t outChannels = k.size("decoder.head.2.weight", 0);
     moveHeadAndMiddle(k, w, "encoder");
     moveHeadAndMiddle(k, w, "decoder");
-    movePair(k, w, "conv1", "quant_conv");
-    movePair(k, w, "conv2", "post_quant_conv");
+    k.movePair(w, "conv1", "quant_conv");
+    k.movePair(w, "conv2", "post_quant_conv");
 
     // Encoder: the flat list keeps its numbering; the levels come from where the downsamplers
     // are, the widths from each level's first residual block.

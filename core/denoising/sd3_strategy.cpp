@@ -1,0 +1,176 @@
+#include "denoising/sd3_strategy.h"
+
+#include <optional>
+
+#include "denoising/sd3_text.h"
+#include "models/sd3/sd3_family.h"
+#include "sampling/flow_match.h"
+
+namespace hs {
+
+namespace {
+
+class Sd3Run : public DenoisingRun {
+public:
+    Sd3Run(const RunConfig& cfg, const torch::Device& device, const Sd3Text& text,
+           SD3TransformerComponent& transformer, VaeComponent& vae, FlowMatchConfig scheduler)
+        : m_cfg(cfg),
+          m_device(device),
+          m_text(text),
+          m_transformer(transformer),
+          m_guided(cfg.guidance > 1.0) {
+        const int64_t h = cfg.height / vae.downFactor(), w = cfg.width / vae.downFactor();
+        // Noise from the run's own generator: the same seed gives the same image anywhere.
+        auto gen = at::detail::createCPUGenerator(cfg.seed);
+        m_x = torch::randn({1, vae.latentChannels(), h, w}, gen, torch::kFloat32).to(device);
+        if (cfg.shift) scheduler.shift = *cfg.shift;
+        m_scheduler = FlowMatchEulerScheduler(scheduler);
+        // mu from the image's token count, only when the scheduler shifts dynamically.
+        std::optional<double> mu;
+        const int64_t p = transformer.config().patchSize;
+        if (scheduler.useDynamicShifting) mu = calculateShift((h / p) * (w / p), scheduler);
+        m_scheduler.setTimesteps(cfg.steps, mu);
+    }
+
+    torch::Tensor encodePrompt(ProbeContext& probes) override {
+        // [uncond, cond] in one batch when guided, as the pipeline concatenates them.
+        std::vector<std::string> texts{m_cfg.prompt};
+        if (m_guided) texts.insert(texts.begin(), m_cfg.negativePrompt);
+        m_embeds = m_text.encode(texts, m_device, probes);
+        return m_embeds.sequence.slice(0, m_guided ? 1 : 0);  // the prompt's [1, L, D]
+    }
+
+    int numSteps() const override { return m_scheduler.numSteps(); }
+
+    DenoiseStep step(int i, ProbeContext& probes) override {
+        const int64_t batch = m_guided ? 2 : 1;
+        const auto input = m_guided ? torch::cat({m_x, m_x}) : m_x;
+        // timestep = t.expand(batch): sigma * 1000 as the scheduler holds it.
+        const auto t = torch::full({batch}, m_scheduler.timestep(i),
+                                   torch::TensorOptions().device(m_device));
+        auto v = m_transformer.predict(input, m_embeds.sequence, m_embeds.pooled, t, probes);
+        if (m_guided) {
+            auto parts = v.chunk(2);
+            v = parts[0] + m_cfg.guidance * (parts[1] - parts[0]);  // uncond + g (cond - uncond)
+        }
+        DenoiseStep s;
+        s.sigma = m_scheduler.sigma(i);
+        s.timestep = m_scheduler.timestep(i);
+        s.modelOutput = v;
+        s.denoised = m_scheduler.denoised(v, i, m_x);
+        m_x = m_scheduler.step(v, i, m_x);
+        s.next = m_x;
+        return s;
+    }
+
+    torch::Tensor latents() const override { return m_x; }
+
+private:
+    RunConfig m_cfg;
+    torch::Device m_device;
+    const Sd3Text& m_text;
+    SD3TransformerComponent& m_transformer;
+    bool m_guided;
+    torch::Tensor m_x;  // [1, C, h, w]
+    Sd3Embeds m_embeds;
+    FlowMatchEulerScheduler m_scheduler;
+};
+
+class Sd3Strategy : public DenoisingStrategy {
+public:
+    std::vector<ComponentSlot> componentSlots() const override {
+        return {{"text_encoder", Role::TextEncoder, true, true},
+                {"tokenizer", Role::Other, true, false},
+                {"text_encoder_2", Role::TextEncoder2, true, true},
+                {"tokenizer_2", Role::Other, true, false},
+                {"text_encoder_3", Role::TextEncoder2, false, true},
+                {"tokenizer_3", Role::Other, false, false},
+                {"transformer", Role::Denoiser, true, true},
+                {"vae", Role::Vae, true, true},
+                {"scheduler", Role::Other, true, false}};
+    }
+
+    void attach(const ComponentMap& c, const PipelineFolder& folder) override {
+        m_transformer = SD3TransformerComponent::in(c, "transformer");
+        m_vae = vaeIn(c, "vae");
+        const SD3Config& tc = m_transformer->config();
+        if (tc.inChannels != m_vae->latentChannels())
+            throw PipelineError(folder.dir + ": the transformer takes " +
+                                std::to_string(tc.inChannels) +
+                                " latent channels (in_channels), the VAE gives " +
+                                std::to_string(m_vae->latentChannels()));
+        m_text = Sd3Text::attach(c, folder, tc.jointAttentionDim, tc.pooledProjectionDim);
+        m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
+    }
+
+    int sizeMultiple() const override {
+        return m_vae->downFactor() * m_transformer->config().patchSize;
+    }
+
+    void validate(const RunConfig& cfg) const override {
+        // PatchEmbed crops its positional table: the image may not have more patches a side.
+        const SD3Config& tc = m_transformer->config();
+        const int64_t most = int64_t(tc.posEmbedMaxSize) * tc.patchSize * m_vae->downFactor();
+        if (cfg.width > most || cfg.height > most)
+            throw PipelineError("SD3's positional table covers " + std::to_string(most) +
+                                " pixels a side (pos_embed_max_size " +
+                                std::to_string(tc.posEmbedMaxSize) + " patches); " +
+                                std::to_string(cfg.width) + " x " + std::to_string(cfg.height) +
+                                " is larger");
+    }
+
+    std::unique_ptr<DenoisingRun> start(const RunConfig& cfg,
+                                        const torch::Device& device) override {
+        return std::make_unique<Sd3Run>(cfg, device, *m_text, *m_transformer, *m_vae,
+                                        m_scheduler);
+    }
+
+    // The scheduler of the SD3 and SD3.5 repositories.
+    nlohmann::json singleFileSchedulerConfig(
+        const std::map<std::string, nlohmann::json>&) const override {
+        return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
+                {"num_train_timesteps", 1000},
+                {"shift", 3.0}};
+    }
+
+    // A VAE file beside the transformer is read with FLUX.1's scaling when it holds nothing else;
+    // SD3's repositories scale by 1.5305 and shift by 0.0609.
+    void completeSingleFileConfigs(std::map<std::string, nlohmann::json>& configs) const override {
+        auto vae = configs.find("vae");
+        if (vae == configs.end() || configInt(vae->second, "latent_channels") != 16) return;
+        vae->second["scaling_factor"] = 1.5305;
+        vae->second["shift_factor"] = 0.0609;
+    }
+
+    // StableDiffusion3Pipeline's defaults: 28 steps, guidance 7; the size it was trained at.
+    RunDefaults defaults() const override {
+        RunDefaults d{28, 7.0, true};
+        d.width = d.height = m_transformer->config().sampleSize * m_vae->downFactor();
+        return d;
+    }
+
+private:
+    SD3TransformerComponent* m_transformer = nullptr;
+    VaeComponent* m_vae = nullptr;
+    std::optional<Sd3Text> m_text;
+    FlowMatchConfig m_scheduler;
+};
+
+}  // namespace
+
+std::unique_ptr<DenoisingStrategy> makeSd3Strategy() {
+    return std::make_unique<Sd3Strategy>();
+}
+
+std::string sd3PartMisfit(const PartCheck& p) {
+    if (p.slot == "vae") return vaeLatentMisfit(p, "SD3", 1, -1, "");
+    if (p.slot != "text_encoder_3") return {};
+    const int64_t want = configInt(p.denoiserConfig, "joint_attention_dim"),
+                  width = configInt(p.partConfig, "d_model");
+    if (want <= 0 || width <= 0 || want == width) return {};
+    return p.partName + " gives text features of width " + std::to_string(width) + ", " +
+           p.modelName + " takes " + std::to_string(want) +
+           " (joint_attention_dim): pick the T5-XXL (t5xxl_*.safetensors) made for it";
+}
+
+}  // namespace hs

@@ -1,0 +1,74 @@
+#pragma once
+// The attentions of SD3's JointTransformerBlock: diffusers Attention(query_dim=dim, heads,
+// dim_head, out_dim=dim, bias=True, qk_norm, eps=1e-6) run by JointAttnProcessor2_0.
+//   - joint (`attn`, added_kv_proj_dim=dim): the image and text streams attend together over
+//     the sequence [image | text] (image first, unlike Flux); keys to_q, to_k, to_v, add_q_proj,
+//     add_k_proj, add_v_proj, to_out.0, and to_add_out unless context_pre_only (the last block,
+//     whose text output is dropped); with qk_norm "rms_norm" also norm_q, norm_k, norm_added_q,
+//     norm_added_k (RMSNorm over each head, eps 1e-6).
+//   - self (`attn2`, SD3.5's dual attention): the image stream alone; keys to_q, to_k, to_v,
+//     to_out.0 (+ norm_q, norm_k).
+#include <torch/torch.h>
+
+#include <string>
+
+#include "models/common/layers.h"
+#include "numerics/probe.h"
+
+namespace hs {
+
+// softmax(q k^T / sqrt(D)) v for q [B, H, Lq, D], k and v [B, H, Lk, D] -> [B, H, Lq, D], as
+// F.scaled_dot_product_attention: with LibTorch >= 2 it is at::scaled_dot_product_attention; on
+// 1.13 the scores and the softmax run in float32 for half types (as SDPA kernels accumulate),
+// the probabilities are cast to v's dtype for the second product (as flash attention does), and
+// the query axis is processed in chunks so the score matrix stays below ~256 MB.
+torch::Tensor sd3Sdpa(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
+
+struct SD3AttentionOut {
+    torch::Tensor hidden;   // [B, L_img, D] after to_out.0
+    torch::Tensor context;  // [B, L_txt, D] after to_add_out (joint, not context_pre_only)
+};
+
+enum class SD3AttentionKind {
+    Joint,                // image + text, both outputs
+    JointContextPreOnly,  // image + text, the image output only (no to_add_out)
+    Self,                 // image only (attn2)
+};
+
+// Points under `path`: `path` (Layer, to_out.0's output), `path`.to_add_out (Layer); Op: to_q,
+// to_k, to_v, norm_q, norm_k, add_q_proj, add_k_proj, add_v_proj, norm_added_q, norm_added_k,
+// sdpa (the heads merged, before the output projections).
+class SD3AttentionImpl : public torch::nn::Module {
+public:
+    SD3AttentionImpl(int64_t dim, int heads, int headDim, bool qkRmsNorm, SD3AttentionKind kind,
+                     const std::string& path);
+    // x [B, L_img, D], context [B, L_txt, D] (joint kinds only; undefined for Self)
+    SD3AttentionOut forward(const torch::Tensor& x, const torch::Tensor& context,
+                            ProbeContext& probes);
+
+    nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
+    nn::RMSNorm norm_q{nullptr}, norm_k{nullptr};
+    nn::Linear add_q_proj{nullptr}, add_k_proj{nullptr}, add_v_proj{nullptr};
+    nn::RMSNorm norm_added_q{nullptr}, norm_added_k{nullptr};
+    torch::nn::ModuleList to_out{nullptr};
+    nn::Linear to_out0{nullptr}, to_add_out{nullptr};
+
+private:
+    // q, k, v of one stream, each [B, H, L, Dh], q and k RMS-normalised when qk_norm is set.
+    struct Qkv {
+        torch::Tensor q, k, v;
+    };
+    struct QkvPoints {
+        ProbePoint q, k, v, nq, nk;
+    };
+    Qkv project(const torch::Tensor& x, nn::Linear& lq, nn::Linear& lk, nn::Linear& lv,
+                nn::RMSNorm& nq, nn::RMSNorm& nk, const QkvPoints& points, ProbeContext& probes);
+
+    int m_heads, m_headDim;
+    SD3AttentionKind m_kind;
+    ProbePoint m_out, m_addOut, m_sdpa;
+    QkvPoints m_img, m_txt;
+};
+TORCH_MODULE(SD3Attention);
+
+}  // namespace hs

@@ -1,0 +1,172 @@
+#pragma once
+// What the tiny-pipeline tests share (Anima, Qwen-Image, FLUX.1, SD): one fixture that writes a
+// family's tiny pipeline once per test suite, the run comparisons they all make, and the
+// parameterised suites (their TEST_Ps in test_tiny_pipelines.cpp) that each family's pipeline
+// test file instantiates with its data:
+//   TinyPipelineLayouts    the diffusers folder and ComfyUI's file set give the same image
+//   TinyPipelineStreaming  a budget below the weights streams the transformer: the same latents
+//   TinyPipelineVae        an SD VAE given for the pipeline's Qwen-Image one is refused
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "pipeline/pipeline.h"
+#include "single_file_helpers.h"
+#include "test_util.h"
+
+namespace hs::test {
+
+const torch::Device kCpuPipeline(torch::kCPU);
+
+// The largest |a - b|; INFINITY when the sizes differ.
+float maxDifference(const std::vector<float>& a, const std::vector<float>& b);
+
+// The same run twice (another layout of the same weights, a streamed load): every step's sigma
+// and latents, bit for bit, and the same saved image.
+void expectSameRun(const RunRecord& a, const RunRecord& b, const std::string& what);
+
+// A run NaN from its first step while its text path stayed clean: the verdict "nan/inf", the text
+// embedding finite, NaN in step 0's latents, a first non-finite point recorded. Call it through
+// ASSERT_NO_FATAL_FAILURE before reading the steps or the point.
+void expectNanFromTheFirstStep(const RunRecord& r);
+
+// Whether one of the run's notes contains `part`.
+bool hasNote(const RunRecord& r, const std::string& part);
+
+// The probe `name`'s element count at `step`; -1 when it was not recorded.
+int64_t probeCount(const RunRecord& r, const std::string& name, int step);
+
+// The largest |x| each DiT point ("transformer.*") reached at step 0 of `r`, by probe name.
+std::map<std::string, double> ditPeaks(const RunRecord& r);
+
+// The power of two c that takes a residual stream peaking at `peak` past 2^17 (a model scaled by
+// c overflows fp16 there, as a bf16-trained model's massive activations do).
+double residualScaleFor(double peak);
+
+// Mean |a - b| over the saved 8-bit images' values; INFINITY without two images of one size.
+double meanPixelDifference(const RunRecord& a, const RunRecord& b);
+
+// The bytes of the .safetensors files under `folder`.
+uint64_t safetensorsBytes(const std::string& folder);
+
+// The pipeline at `folder` under the largest memory budget (in steps of 2% of its weights) that
+// no longer holds it whole, so that it streams; null (and a failure) when a budget refuses it
+// before it streams or none makes it stream.
+std::unique_ptr<Pipeline> loadStreaming(const std::string& folder);
+
+// The fp16 failure as a user types it: `generate <args>` (ComfyUI's files, the prompt, the size)
+// with the transformer in fp16 and advice for a T4 exits 1 naming the NaN/Inf image and T4's
+// emulated bf16, its record written beside the image under `out`; under `fixedPlan` it exits 0
+// with a clean image. Returns what the fp16 run printed.
+std::string expectTheCommandLineFailsInFp16AndNotUnder(const std::string& args,
+                                                       const std::string& out,
+                                                       const std::string& fixedPlan);
+
+// A run of `steps` steps at `width` x `height` keeping its latents.
+RunConfig tinyRunConfig(const std::string& prompt, uint64_t seed, double guidance, int width,
+                        int height, int steps);
+
+// ComfyUI's set beside a denoiser file: its VAE and text encoders given.
+ModelFiles comfySetOf(const std::string& vae, const std::string& textEncoder,
+                      const std::string& textEncoder2 = "");
+
+// A family's tiny pipeline in the layouts users hold.
+struct TinyPipeline {
+    std::string folder;  // the diffusers folder
+    std::string dit;     // the denoiser's single file, completed by `comfySet`
+    ModelFiles comfySet;
+};
+
+// A family's tiny pipeline, written once per test suite under a temporary folder and removed
+// after it. `Tiny` gives:
+//   using Files = ...;                         what its writer returns
+//   static constexpr const char* kTag;         the temporary folder's tag
+//   static Files write(const std::string& root);
+//   static RunConfig config(int steps);        the runs the tests start from
+//   static TinyPipeline layouts(const Files&); the folder and the single file with its set
+template <class Tiny>
+class TinyPipelineTest : public ::testing::Test {
+protected:
+    using Files = typename Tiny::Files;
+
+    static void SetUpTestSuite() {
+        s_root = tempDir(Tiny::kTag);
+        s_files = Tiny::write(s_root + "/plain");
+    }
+    static void TearDownTestSuite() {
+        std::error_code ec;
+        std::filesystem::remove_all(s_root, ec);
+    }
+
+    static RunConfig config(int steps = 2) { return Tiny::config(steps); }
+
+    static inline std::string s_root;
+    static inline Files s_files;
+};
+
+// ---- the parameterised suites ----------------------------------------------------------------
+
+// What a family's tiny pipeline is, for the suites below.
+struct TinyPipelineCase {
+    // The pipeline `Tiny` (as TinyPipelineTest takes it) and its two-step run.
+    template <class Tiny>
+    static TinyPipelineCase of(const std::string& label) {
+        return TinyPipelineCase(
+            label, [](const std::string& root) { return Tiny::layouts(Tiny::write(root)); },
+            [] { return Tiny::config(2); });
+    }
+    TinyPipelineCase(std::string label, std::function<TinyPipeline(const std::string&)> write,
+                     std::function<RunConfig()> config);
+    TinyPipelineCase& runWith(std::function<RunConfig()> config);
+    // The folder as loaded: its components, size multiple and defaults.
+    TinyPipelineCase& folderHolds(std::vector<std::string> components, int sizeMultiple);
+    TinyPipelineCase& defaultsTo(int steps, double guidance, bool negativePrompt);
+    // The single file: at least `parts` parts detected, the first naming `as`.
+    TinyPipelineCase& fileDetected(size_t parts, const std::string& as);
+    TinyPipelineCase& checking(std::function<void(const RunRecord&)> check);  // the folder's run
+
+    std::string label;
+    std::function<TinyPipeline(const std::string& root)> write;
+    std::function<RunConfig()> config;
+    std::vector<std::string> components;
+    int sizeMultiple = 0, defaultSteps = 0;
+    double defaultGuidance = 0;
+    bool negativePrompt = false;
+    size_t detectedParts = 0;
+    std::string detectedAs;
+    std::function<void(const RunRecord&)> checkRun;
+};
+
+class TinyPipelineSuite : public ::testing::TestWithParam<TinyPipelineCase> {
+protected:
+    // The case's pipeline, written on first use and removed after the suite.
+    const TinyPipeline& pipeline();
+    static void TearDownTestSuite();
+};
+
+class TinyPipelineLayouts : public TinyPipelineSuite {};
+class TinyPipelineStreaming : public TinyPipelineSuite {};
+class TinyPipelineVae : public TinyPipelineSuite {};
+
+}  // namespace hs::test
+
+namespace hs {
+// What a pipeline test file reads unqualified: the suites, as INSTANTIATE_TEST_SUITE_P takes
+// them, and the run comparisons.
+using test::errorOf;
+using test::expectSameRun;
+using test::hasNote;
+using test::kCpuPipeline;
+using test::maxDifference;
+using test::probeCount;
+using test::TinyPipelineLayouts;
+using test::TinyPipelineStreaming;
+using test::TinyPipelineVae;
+}  // namespace hs

@@ -1,0 +1,222 @@
+#include "sd3_fixture.h"
+
+#include <array>
+#include <filesystem>
+
+#include "flux1_fixture.h"
+#include "pipeline_fixture.h"
+#include "test_util.h"
+
+namespace hs::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kLayersSd3Fixture = 2;
+
+nlohmann::json clipConfigSd3Fixture(const char* act) {
+    nlohmann::json j{{"architectures", {"CLIPTextModelWithProjection"}},
+                     {"model_type", "clip_text_model"},
+                     {"hidden_size", 12},
+                     {"intermediate_size", 24},
+                     {"num_hidden_layers", 2},
+                     {"num_attention_heads", 4},
+                     {"projection_dim", 24},
+                     {"max_position_embeddings", 77},
+                     {"hidden_act", act},
+                     {"layer_norm_eps", 1e-5}};
+    j.update(demoTokenIds());  // the demo tokenizer is copied beside it
+    j["pad_token_id"] = j["eos_token_id"];
+    return j;
+}
+
+nlohmann::json t5ConfigSd3Fixture() {
+    return {{"architectures", {"T5EncoderModel"}},
+            {"model_type", "t5"},
+            {"vocab_size", 416},
+            {"d_model", 32},
+            {"d_kv", 8},
+            {"d_ff", 48},
+            {"num_heads", 4},
+            {"num_layers", 2},
+            {"relative_attention_num_buckets", 32},
+            {"relative_attention_max_distance", 128},
+            {"feed_forward_proj", "gated-gelu"},
+            {"dense_act_fn", "gelu_new"},
+            {"is_gated_act", true},
+            {"layer_norm_epsilon", 1e-6},
+            {"pad_token_id", 0},
+            {"eos_token_id", 1}};
+}
+
+// SD3's VAE in small: 16 latent channels, no quant convs, its scaling and shift.
+nlohmann::json vaeConfigSd3Fixture() {
+    return smallAutoencoderKlConfig({{"use_quant_conv", false},
+                                     {"use_post_quant_conv", false},
+                                     {"scaling_factor", 1.5305},
+                                     {"shift_factor", 0.0609}});
+}
+
+// AdaLayerNormContinuous's linear holds (scale, shift), Stability's adaLN (shift, scale).
+torch::Tensor swapHalvesSd3Fixture(const torch::Tensor& t) {
+    const auto halves = t.chunk(2, 0);
+    return torch::cat({halves[1], halves[0]}, 0);
+}
+
+void copyFolderSd3Fixture(const std::string& from, const std::string& to) {
+    fs::create_directories(to);
+    fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+}
+
+}  // namespace
+
+nlohmann::json sd3TransformerConfigFixture() {
+    return {{"_class_name", "SD3Transformer2DModel"},
+            {"sample_size", 8},
+            {"patch_size", 2},
+            {"in_channels", 16},
+            {"out_channels", 16},
+            {"num_layers", kLayersSd3Fixture},
+            {"attention_head_dim", 8},
+            {"num_attention_heads", 4},
+            {"joint_attention_dim", 32},
+            {"caption_projection_dim", 32},
+            {"pooled_projection_dim", 48},
+            {"pos_embed_max_size", 16},
+            {"dual_attention_layers", {0}},
+            {"qk_norm", "rms_norm"}};
+}
+
+// diffusers SD3Transformer2DModel keys -> Stability's MMDiT keys (sd3_medium, sd3.5_*): written
+// from the reference implementation's module names, not from the converter.
+WeightMap sd3ToStabilitySd3Fixture(const WeightMap& d, int layers) {
+    WeightMap o;
+    auto pair = [&](const std::string& from, const std::string& to) {
+        for (const char* p : {".weight", ".bias"})
+            if (d.count(from + p)) o[to + p] = d.at(from + p);
+    };
+    auto qkv = [&](const std::string& from, const std::array<const char*, 3>& names,
+                   const std::string& to) {
+        for (const char* p : {".weight", ".bias"})
+            o[to + p] = torch::cat({d.at(from + names[0] + p), d.at(from + names[1] + p),
+                                    d.at(from + names[2] + p)});
+    };
+    o["pos_embed"] = d.at("pos_embed.pos_embed");
+    pair("pos_embed.proj", "x_embedder.proj");
+    pair("context_embedder", "context_embedder");
+    pair("time_text_embed.timestep_embedder.linear_1", "t_embedder.mlp.0");
+    pair("time_text_embed.timestep_embedder.linear_2", "t_embedder.mlp.2");
+    pair("time_text_embed.text_embedder.linear_1", "y_embedder.mlp.0");
+    pair("time_text_embed.text_embedder.linear_2", "y_embedder.mlp.2");
+    for (int i = 0; i < layers; ++i) {
+        const std::string b = "transformer_blocks." + std::to_string(i) + ".",
+                          j = "joint_blocks." + std::to_string(i) + ".";
+        const bool last = i + 1 == layers;
+        qkv(b + "attn.", {"to_q", "to_k", "to_v"}, j + "x_block.attn.qkv");
+        pair(b + "attn.to_out.0", j + "x_block.attn.proj");
+        pair(b + "attn.norm_q", j + "x_block.attn.ln_q");
+        pair(b + "attn.norm_k", j + "x_block.attn.ln_k");
+        qkv(b + "attn.", {"add_q_proj", "add_k_proj", "add_v_proj"}, j + "context_block.attn.qkv");
+        pair(b + "attn.norm_added_q", j + "context_block.attn.ln_q");
+        pair(b + "attn.norm_added_k", j + "context_block.attn.ln_k");
+        pair(b + "norm1.linear", j + "x_block.adaLN_modulation.1");
+        pair(b + "ff.net.0.proj", j + "x_block.mlp.fc1");
+        pair(b + "ff.net.2", j + "x_block.mlp.fc2");
+        if (d.count(b + "attn2.to_q.weight")) {
+            qkv(b + "attn2.", {"to_q", "to_k", "to_v"}, j + "x_block.attn2.qkv");
+            pair(b + "attn2.to_out.0", j + "x_block.attn2.proj");
+            pair(b + "attn2.norm_q", j + "x_block.attn2.ln_q");
+            pair(b + "attn2.norm_k", j + "x_block.attn2.ln_k");
+        }
+        if (last) {
+            for (const char* p : {".weight", ".bias"})
+                o[j + "context_block.adaLN_modulation.1" + p] =
+                    swapHalvesSd3Fixture(d.at(b + "norm1_context.linear" + p));
+        } else {
+            pair(b + "norm1_context.linear", j + "context_block.adaLN_modulation.1");
+            pair(b + "attn.to_add_out", j + "context_block.attn.proj");
+            pair(b + "ff_context.net.0.proj", j + "context_block.mlp.fc1");
+            pair(b + "ff_context.net.2", j + "context_block.mlp.fc2");
+        }
+    }
+    pair("proj_out", "final_layer.linear");
+    for (const char* p : {".weight", ".bias"})
+        o[std::string("final_layer.adaLN_modulation.1") + p] =
+            swapHalvesSd3Fixture(d.at(std::string("norm_out.linear") + p));
+    return o;
+}
+
+ModelFiles Sd3Files::comfySet() const {
+    ModelFiles m;
+    m.vae = ae;
+    m.textEncoder = clipL;
+    m.textEncoder2 = clipG;
+    m.textEncoder3 = t5;
+    return m;
+}
+
+Sd3Files writeTinySd3(const std::string& root) {
+    Sd3Files f;
+    f.folder = root + "/folder";
+    const auto tc = sd3TransformerConfigFixture();
+    const WeightMap transformer = randomWeightsOf(tc, "SD3Transformer2DModel", 11);
+    const WeightMap clipL = randomWeightsOf(clipConfigSd3Fixture("quick_gelu"),
+                                            "CLIPTextModelWithProjection", 12);
+    // CLIP-G is OpenCLIP (gelu); a file's converter knows it by its width (1280), which this
+    // tiny one does not have, so here it is quick_gelu like CLIP-L.
+    const WeightMap clipG =
+        randomWeightsOf(clipConfigSd3Fixture("quick_gelu"), "CLIPTextModelWithProjection", 13);
+    const WeightMap t5 = randomWeightsOf(t5ConfigSd3Fixture(), "T5EncoderModel", 14);
+    const WeightMap vae = randomWeightsOf(vaeConfigSd3Fixture(), "AutoencoderKL", 15);
+
+    writeJsonFile(f.folder + "/model_index.json",
+                  {{"_class_name", "StableDiffusion3Pipeline"},
+                   {"scheduler", {"diffusers", "FlowMatchEulerDiscreteScheduler"}},
+                   {"text_encoder", {"transformers", "CLIPTextModelWithProjection"}},
+                   {"text_encoder_2", {"transformers", "CLIPTextModelWithProjection"}},
+                   {"text_encoder_3", {"transformers", "T5EncoderModel"}},
+                   {"tokenizer", {"transformers", "CLIPTokenizer"}},
+                   {"tokenizer_2", {"transformers", "CLIPTokenizer"}},
+                   {"tokenizer_3", {"transformers", "T5TokenizerFast"}},
+                   {"transformer", {"diffusers", "SD3Transformer2DModel"}},
+                   {"vae", {"diffusers", "AutoencoderKL"}}});
+    writeJsonFile(f.folder + "/transformer/config.json", tc);
+    writeWeightsFile(f.folder + "/transformer/diffusion_pytorch_model.safetensors", transformer);
+    writeJsonFile(f.folder + "/text_encoder/config.json", clipConfigSd3Fixture("quick_gelu"));
+    writeWeightsFile(f.folder + "/text_encoder/model.safetensors", clipL);
+    writeJsonFile(f.folder + "/text_encoder_2/config.json", clipConfigSd3Fixture("quick_gelu"));
+    writeWeightsFile(f.folder + "/text_encoder_2/model.safetensors", clipG);
+    writeJsonFile(f.folder + "/text_encoder_3/config.json", t5ConfigSd3Fixture());
+    writeWeightsFile(f.folder + "/text_encoder_3/model.safetensors", t5);
+    writeJsonFile(f.folder + "/vae/config.json", vaeConfigSd3Fixture());
+    writeWeightsFile(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
+    writeJsonFile(f.folder + "/scheduler/scheduler_config.json",
+                  {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
+                   {"num_train_timesteps", 1000},
+                   {"shift", 3.0}});
+    const std::string clipTokenizer = dataPath("../../resources/demo-model/tokenizer");
+    copyFolderSd3Fixture(clipTokenizer, f.folder + "/tokenizer");
+    copyFolderSd3Fixture(clipTokenizer, f.folder + "/tokenizer_2");
+    copyFolderSd3Fixture(dataPath("flux1_tiny/tokenizer_2"), f.folder + "/tokenizer_3");
+
+    // ComfyUI's set, the tokenizers beside the files.
+    const std::string files = root + "/files";
+    fs::create_directories(files);
+    f.dit = files + "/sd3.5-tiny.safetensors";
+    f.ae = files + "/ae.safetensors";
+    f.clipL = files + "/clip_l.safetensors";
+    f.clipG = files + "/clip_g.safetensors";
+    f.t5 = files + "/t5xxl_tiny.safetensors";
+    writeWeightsFile(f.dit, sd3ToStabilitySd3Fixture(transformer, kLayersSd3Fixture),
+                     "model.diffusion_model.");
+    writeWeightsFile(f.ae, vaeToLdm(vae, 2));
+    writeWeightsFile(f.clipL, clipL);
+    writeWeightsFile(f.clipG, clipG);
+    writeWeightsFile(f.t5, t5);
+    for (const char* t : {"tokenizer", "tokenizer_2", "tokenizer_3"})
+        copyFolderSd3Fixture(f.folder + "/" + t, files + "/" + t);
+    return f;
+}
+
+}  // namespace hs::test
