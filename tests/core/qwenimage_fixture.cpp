@@ -10,6 +10,7 @@
 #include "io/safetensors.h"
 #include "models/registry.h"
 #include "runtime/demo_location.h"
+#include "test_util.h"
 
 namespace hs::test {
 

@@ -136,6 +136,29 @@ TEST_F(Sd3PipelineTest, AnImageLargerThanThePositionalTableIsRefused) {
     EXPECT_NE(e.find("pos_embed_max_size 16"), std::string::npos) << e;
 }
 
+// One Stability/ComfyUI checkpoint holding everything (sd3.5_medium_incl_clips_t5xxlfp16 style:
+// the DiT, first_stage_model.*, text_encoders.clip_l/clip_g/t5xxl.transformer.*) gives the
+// folder's image: the VAE is read with SD3's scaling, the T5 goes to text_encoder_3.
+TEST_F(Sd3PipelineTest, OneCheckpointHoldingEverythingGivesTheFoldersImage) {
+    WeightMap all;
+    auto add = [&](const std::string& file, const std::string& prefix) {
+        for (auto& [k, t] : test::readTensorsFile(file)) all[prefix + k] = t;
+    };
+    add(s_files.dit, "");  // already under model.diffusion_model.
+    add(s_files.ae, "first_stage_model.");
+    add(s_files.clipL, "text_encoders.clip_l.transformer.");
+    add(s_files.clipG, "text_encoders.clip_g.transformer.");
+    add(s_files.t5, "text_encoders.t5xxl.transformer.");
+    const std::string file = fs::path(s_files.dit).parent_path().string() + "/sd3.5-all.safetensors";
+    test::writeWeightsFile(file, all);
+    const RunRecord ref =
+        Pipeline::load(s_files.folder, PrecisionPlan(), kCpuSd3Pipeline)->run(config(2));
+    auto p = Pipeline::load(file, PrecisionPlan(), kCpuSd3Pipeline);
+    EXPECT_EQ(p->detected().size(), 5u);
+    test::expectSameRun(ref, p->run(config(2)), "the all-in-one checkpoint");
+    fs::remove(file);
+}
+
 // The ComfyUI set through the command line: --text-encoder-3 gives the T5 file its slot.
 TEST_F(Sd3PipelineTest, TheCommandLineRunsComfyUisSet) {
     const std::string out = test::tempDir("sd3-cli") + "/image.png";

@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 
+#include "single_file_helpers.h"
 #include "test_util.h"
 #include "text/sentencepiece_model.h"
 #include "text/t5_tokenizer.h"

@@ -8,28 +8,8 @@
 #include <fstream>
 #include <random>
 
-#include "io/safetensors.h"
 
 namespace hs::test {
-
-NamedTensors readTensorsFile(const std::string& path) {
-    NamedTensors r;
-    auto set = TensorSet::open(path);
-    for (const auto& n : set.names()) r.emplace(n, set.tensor(n).clone());
-    return r;
-}
-
-void writeJsonFile(const std::string& path, const nlohmann::json& j) {
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-    std::ofstream(path) << j.dump(2);
-}
-
-void writeWeightsFile(const std::string& path, const WeightMap& w, const std::string& prefix) {
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-    std::vector<std::pair<std::string, torch::Tensor>> list;
-    for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
-    writeSafetensors(path, list);
-}
 
 std::string tempDir(const std::string& tag) {
     std::random_device rd;

@@ -1,6 +1,6 @@
 #include "models/cosmos/cosmos_attention.h"
 
-#include "models/flux/flux_attention.h"
+#include "models/common/attention.h"
 
 namespace hs {
 

@@ -19,7 +19,8 @@ CosmosTransformerBlockImpl::CosmosTransformerBlockImpl(const CosmosConfig& c,
     attn2 =
         register_module("attn2", CosmosAttention(dim, c.textEmbedDim, heads, hd, path + ".attn2"));
     norm3 = register_module("norm3", CosmosAdaNorm(dim, lora, 3, path + ".norm3"));
-    ff = register_module("ff", CosmosFeedForward(dim, c.ffDim(), path + ".ff"));
+    ff = register_module(
+        "ff", FeedForward(dim, c.ffDim(), GeluKind::Exact, /*bias=*/false, path + ".ff"));
 }
 
 torch::Tensor CosmosTransformerBlockImpl::forward(const torch::Tensor& xIn,

@@ -31,7 +31,7 @@ public:
 
     CosmosAdaNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
     CosmosAttention attn1{nullptr}, attn2{nullptr};
-    CosmosFeedForward ff{nullptr};
+    FeedForward ff{nullptr};
 
 private:
     std::string m_path;

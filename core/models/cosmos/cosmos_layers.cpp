@@ -37,12 +37,6 @@ torch::Tensor applyCosmosRope(const torch::Tensor& x, const CosmosRope& rope) {
     return (xf * cos + rotated * sin).to(x.scalar_type());
 }
 
-torch::Tensor geluExact(const torch::Tensor& x) {
-    // LibTorch's bf16 CPU kernel computes in float32 and rounds once (bit-identical to the
-    // float32 detour on 8 M values) and ran 8x faster than the detour; CUDA's does the same.
-    return torch::gelu(x);
-}
-
 torch::Tensor cosmosLayerNorm(const torch::Tensor& x) {
     if (x.scalar_type() != torch::kBFloat16 || !x.device().is_cpu()) return plainLayerNorm(x);
     return plainLayerNorm(x.to(torch::kFloat32)).to(torch::kBFloat16);
@@ -110,30 +104,6 @@ CosmosTimeEmbedding CosmosTimeEmbedImpl::forward(const torch::Tensor& timestep,
     out.temb = probes.point(m_temb, t_embedder->linear_2->forward(h));  // [B, 3D]
     out.emb = probes.point(m_norm, norm->forward(s));                   // [B, D]
     return out;
-}
-
-// ---- FeedForward ----
-
-CosmosGeluImpl::CosmosGeluImpl(int64_t in, int64_t out) {
-    proj = register_module("proj", nn::Linear(in, out, false));
-}
-
-CosmosFeedForwardImpl::CosmosFeedForwardImpl(int64_t dim, int64_t inner, const std::string& path)
-    : m_outPoint(path, ProbeLevel::Layer),
-      m_proj(path + ".net.0.proj", ProbeLevel::Op),
-      m_act(path + ".net.0", ProbeLevel::Op) {
-    m_in = CosmosGelu(dim, inner);
-    m_out = nn::Linear(inner, dim, false);
-    m_net = register_module("net", torch::nn::ModuleList());
-    m_net->push_back(m_in);
-    m_net->push_back(torch::nn::Dropout(0.0));  // net.1: no parameters
-    m_net->push_back(m_out);
-}
-
-torch::Tensor CosmosFeedForwardImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
-    auto h = probes.point(m_proj, m_in->proj->forward(x));  // [B, L, F]
-    h = probes.point(m_act, geluExact(h));                  // [B, L, F]
-    return probes.point(m_outPoint, m_out->forward(h));     // [B, L, D]
 }
 
 }  // namespace hs

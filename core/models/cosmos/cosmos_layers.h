@@ -1,15 +1,15 @@
 #pragma once
 // Small layers of diffusers' CosmosTransformer3DModel (models/transformers/transformer_cosmos.py):
-// the 3-axis rotary table, the AdaLN-LoRA modulations, the timestep embedding and the GELU
-// feed-forward. Precision rules as in the Flux family: each layer casts its input to its weight
-// dtype, and every op output passes a named probe point.
+// the 3-axis rotary table, the AdaLN-LoRA modulations and the timestep embedding (the GELU
+// feed-forward is the shared FeedForward of models/common/dit_layers.h). Precision rules as in
+// models/common/dit_layers.h: each layer casts its input to its weight dtype, and every op output
+// passes a named probe point.
 #include <torch/torch.h>
 
 #include <string>
 
-#include "models/common/layers.h"
+#include "models/common/dit_layers.h"
 #include "models/cosmos/cosmos_config.h"
-#include "models/flux/flux_layers.h"
 #include "numerics/probe.h"
 
 namespace hs {
@@ -28,10 +28,6 @@ CosmosRope cosmosRope(const CosmosConfig& config, int64_t t, int64_t h, int64_t 
 // first half of the head is the real part, the second the imaginary part; computed in float32
 // and cast back to x's dtype.
 torch::Tensor applyCosmosRope(const torch::Tensor& x, const CosmosRope& rope);
-
-// torch.nn.functional.gelu (exact); half types are computed in float32 and rounded once by
-// LibTorch's own kernels.
-torch::Tensor geluExact(const torch::Tensor& x);
 
 // nn.LayerNorm(elementwise_affine=False, eps=1e-6) over the last axis. A bf16 input on the CPU is
 // normalised in float32 and rounded once, as GPUs do: LibTorch 1.13's bf16 CPU kernel was ~8x
@@ -91,28 +87,5 @@ private:
     ProbePoint m_proj, m_l1, m_act, m_temb, m_norm;
 };
 TORCH_MODULE(CosmosTimeEmbed);
-
-// The `net.0` of FeedForward(activation_fn="gelu", bias=False): key proj.
-class CosmosGeluImpl : public torch::nn::Module {
-public:
-    CosmosGeluImpl(int64_t in, int64_t out);
-    nn::Linear proj{nullptr};
-};
-TORCH_MODULE(CosmosGelu);
-
-// diffusers FeedForward(dim, mult=mlp_ratio, activation_fn="gelu", bias=False): keys
-// net.0.proj [F, D], net.2 [D, F]. Layer point `path`; Op points net.0.proj and net.0 (the GELU).
-class CosmosFeedForwardImpl : public torch::nn::Module {
-public:
-    CosmosFeedForwardImpl(int64_t dim, int64_t inner, const std::string& path);
-    torch::Tensor forward(const torch::Tensor& x, ProbeContext& probes);  // [B, L, D] -> same
-
-private:
-    torch::nn::ModuleList m_net;
-    CosmosGelu m_in{nullptr};
-    nn::Linear m_out{nullptr};
-    ProbePoint m_outPoint, m_proj, m_act;
-};
-TORCH_MODULE(CosmosFeedForward);
 
 }  // namespace hs

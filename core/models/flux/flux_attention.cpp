@@ -9,7 +9,7 @@
 
 namespace hs {
 
-FluxRope fluxRope(const torch::Tensor& ids, const std::vector<int>& axesDims, double theta) {
+RopeTables fluxRope(const torch::Tensor& ids, const std::vector<int>& axesDims, double theta) {
     TORCH_CHECK(ids.dim() == 2 && ids.size(1) == int64_t(axesDims.size()), "ids must be [L, ",
                 axesDims.size(), "], got ", ids.sizes());
     auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
@@ -27,42 +27,6 @@ FluxRope fluxRope(const torch::Tensor& ids, const std::vector<int>& axesDims, do
     return {torch::cat(cosParts, 1).to(ids.device()), torch::cat(sinParts, 1).to(ids.device())};
 }
 
-torch::Tensor applyRope(const torch::Tensor& x, const FluxRope& rope) {
-    const int64_t L = x.size(1), D = x.size(3);
-    auto xf = x.to(torch::kFloat32);  // [B, L, H, D]
-    auto pairs = xf.reshape({x.size(0), L, x.size(2), D / 2, 2});
-    auto rotated = torch::stack({-pairs.select(-1, 1), pairs.select(-1, 0)}, -1).flatten(3);
-    auto cos = rope.cos.to(xf.device()).view({1, L, 1, D});
-    auto sin = rope.sin.to(xf.device()).view({1, L, 1, D});
-    return (xf * cos + rotated * sin).to(x.scalar_type());  // [B, L, H, D]
-}
-
-torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
-                             const torch::Tensor& v) {
-#if TORCH_VERSION_MAJOR >= 2
-    return at::scaled_dot_product_attention(q, k, v);
-#else
-    const auto st = q.scalar_type();
-    const bool half = st == torch::kFloat16 || st == torch::kBFloat16;
-    auto qf = half ? q.to(torch::kFloat32) : q;                      // [B, H, Lq, D]
-    auto kt = (half ? k.to(torch::kFloat32) : k).transpose(-2, -1);  // [B, H, D, Lk]
-    const double scale = 1.0 / std::sqrt(double(q.size(-1)));
-    auto one = [&](const torch::Tensor& qc) {
-        auto s = torch::matmul(qc, kt).mul_(scale);  // [B, H, n, Lk] fp32
-        auto p = torch::softmax(s, -1);
-        return torch::matmul(p.to(v.scalar_type()), v);  // [B, H, n, D]
-    };
-    const int64_t Lq = q.size(2);
-    const int64_t perRow = std::max<int64_t>(1, q.size(0) * q.size(1) * k.size(2));
-    const int64_t rows = std::max<int64_t>(1, (int64_t(256) << 20) / 4 / perRow);
-    if (rows >= Lq) return one(qf);
-    std::vector<torch::Tensor> outs;
-    for (int64_t r = 0; r < Lq; r += rows)
-        outs.push_back(one(qf.narrow(2, r, std::min(rows, Lq - r))));
-    return torch::cat(outs, 2);
-#endif
-}
-
 FluxAttentionImpl::FluxAttentionImpl(int64_t dim, int heads, int headDim, bool joint,
                                      const std::string& path)
     : m_heads(heads),
@@ -74,18 +38,14 @@ FluxAttentionImpl::FluxAttentionImpl(int64_t dim, int heads, int headDim, bool j
       m_sdpa(path + ".sdpa", ProbeLevel::Op),
       m_addOut(path + ".to_add_out", ProbeLevel::Layer) {
     const int64_t inner = int64_t(heads) * headDim;
-    auto points = [&](const char* q, const char* k, const char* v, const char* nq, const char* nk) {
-        auto op = [&](const char* n) { return ProbePoint(path + "." + n, ProbeLevel::Op); };
-        return QkvPoints{op(q), op(k), op(v), op(nq), op(nk)};
-    };
-    m_img = points("to_q", "to_k", "to_v", "norm_q", "norm_k");
+    m_img = QkvPoints(path, false);
     to_q = register_module("to_q", nn::Linear(dim, inner));
     to_k = register_module("to_k", nn::Linear(dim, inner));
     to_v = register_module("to_v", nn::Linear(dim, inner));
     norm_q = register_module("norm_q", nn::RMSNorm(headDim, 1e-6));
     norm_k = register_module("norm_k", nn::RMSNorm(headDim, 1e-6));
     if (!joint) return;
-    m_txt = points("add_q_proj", "add_k_proj", "add_v_proj", "norm_added_q", "norm_added_k");
+    m_txt = QkvPoints(path, true);
     add_q_proj = register_module("add_q_proj", nn::Linear(dim, inner));
     add_k_proj = register_module("add_k_proj", nn::Linear(dim, inner));
     add_v_proj = register_module("add_v_proj", nn::Linear(dim, inner));
@@ -97,29 +57,15 @@ FluxAttentionImpl::FluxAttentionImpl(int64_t dim, int heads, int headDim, bool j
     to_add_out = register_module("to_add_out", nn::Linear(inner, dim));
 }
 
-FluxAttentionImpl::Qkv FluxAttentionImpl::project(const torch::Tensor& x, nn::Linear& lq,
-                                                  nn::Linear& lk, nn::Linear& lv, nn::RMSNorm& nq,
-                                                  nn::RMSNorm& nk, const QkvPoints& n,
-                                                  ProbeContext& probes) {
-    const int64_t B = x.size(0), L = x.size(1);
-    auto heads = [&](const torch::Tensor& t) { return t.view({B, L, m_heads, m_headDim}); };
-    Qkv r;
-    r.q = heads(probes.point(n.q, lq->forward(x)));  // [B, L, H, Dh]
-    r.k = heads(probes.point(n.k, lk->forward(x)));
-    r.v = heads(probes.point(n.v, lv->forward(x)));
-    r.q = probes.point(n.nq, nq->forward(r.q));  // [B, L, H, Dh]
-    r.k = probes.point(n.nk, nk->forward(r.k));
-    return r;
-}
-
 FluxAttentionOut FluxAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& context,
-                                            const FluxRope& rope, ProbeContext& probes) {
-    Qkv s = project(x, to_q, to_k, to_v, norm_q, norm_k, m_img, probes);
+                                            const RopeTables& rope, ProbeContext& probes) {
+    Qkv s =
+        projectQkv(probes, x, m_heads, m_headDim, false, to_q, to_k, to_v, norm_q, norm_k, m_img);
     int64_t lt = 0;
     if (m_joint) {
         // FluxAttnProcessor2_0: the text stream goes first in the joint sequence.
-        Qkv t = project(context, add_q_proj, add_k_proj, add_v_proj, norm_added_q, norm_added_k,
-                        m_txt, probes);
+        Qkv t = projectQkv(probes, context, m_heads, m_headDim, false, add_q_proj, add_k_proj,
+                           add_v_proj, norm_added_q, norm_added_k, m_txt);
         lt = context.size(1);
         s.q = torch::cat({asTypeOf(t.q, s.q), s.q}, 1);  // [B, L_txt + L_img, H, Dh]
         s.k = torch::cat({asTypeOf(t.k, s.k), s.k}, 1);

@@ -27,24 +27,16 @@ public:
     // hidden [B, L_img, D], context [B, L_txt, D], temb [B, D] -> {context, hidden}
     std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden,
                                                     const torch::Tensor& context,
-                                                    const torch::Tensor& temb, const FluxRope& rope,
-                                                    ProbeContext& probes);
+                                                    const torch::Tensor& temb,
+                                                    const RopeTables& rope, ProbeContext& probes);
 
     AdaLayerNormZero norm1{nullptr}, norm1_context{nullptr};
     FluxAttention attn{nullptr};
     FeedForward ff{nullptr}, ff_context{nullptr};
 
 private:
-    // One stream's tail after attention: gate, residual, norm2, modulation, ff, gate, residual.
-    struct StreamPoints {
-        ProbePoint attnGated, attnResidual, norm2, ffGated, out;
-        ModulatePoints mod;
-    };
-    torch::Tensor tail(torch::Tensor x, const torch::Tensor& attnOut, const AdaNormOut& n,
-                       FeedForward& ffMod, const StreamPoints& points, ProbeContext& probes);
-
     std::string m_path;
-    StreamPoints m_img, m_txt;
+    JointStreamPoints m_img, m_txt;
 };
 TORCH_MODULE(FluxTransformerBlock);
 
@@ -56,7 +48,7 @@ class FluxSingleTransformerBlockImpl : public torch::nn::Module {
 public:
     FluxSingleTransformerBlockImpl(int64_t dim, int heads, int headDim, const std::string& path);
     // x [B, L, D], temb [B, D] -> [B, L, D]
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& temb, const FluxRope& rope,
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& temb, const RopeTables& rope,
                           ProbeContext& probes);
 
     AdaLayerNormZero norm{nullptr};

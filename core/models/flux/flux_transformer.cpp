@@ -47,7 +47,7 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
 
     // FluxPosEmbed over the joint sequence: text ids first.
     auto ids = torch::cat({in.txtIds.to(torch::kFloat32), in.imgIds.to(torch::kFloat32)}, 0);
-    FluxRope rope = fluxRope(ids, m_config.axesDimsRope, m_config.ropeTheta);  // [L, Dh] x2
+    RopeTables rope = fluxRope(ids, m_config.axesDimsRope, m_config.ropeTheta);  // [L, Dh] x2
     rope.cos = rope.cos.to(x.device());
     rope.sin = rope.sin.to(x.device());
 

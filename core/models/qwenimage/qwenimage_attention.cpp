@@ -14,12 +14,8 @@ QwenImageAttentionImpl::QwenImageAttentionImpl(int64_t dim, int heads, int headD
       m_ropeK(path + ".rope_k", ProbeLevel::Op),
       m_sdpa(path + ".sdpa", ProbeLevel::Op) {
     const int64_t inner = int64_t(heads) * headDim;
-    auto points = [&](const char* q, const char* k, const char* v, const char* nq, const char* nk) {
-        auto op = [&](const char* n) { return ProbePoint(path + "." + n, ProbeLevel::Op); };
-        return QkvPoints{op(q), op(k), op(v), op(nq), op(nk)};
-    };
-    m_img = points("to_q", "to_k", "to_v", "norm_q", "norm_k");
-    m_txt = points("add_q_proj", "add_k_proj", "add_v_proj", "norm_added_q", "norm_added_k");
+    m_img = QkvPoints(path, false);
+    m_txt = QkvPoints(path, true);
     to_q = register_module("to_q", nn::Linear(dim, inner));
     to_k = register_module("to_k", nn::Linear(dim, inner));
     to_v = register_module("to_v", nn::Linear(dim, inner));
@@ -36,29 +32,15 @@ QwenImageAttentionImpl::QwenImageAttentionImpl(int64_t dim, int heads, int headD
     to_add_out = register_module("to_add_out", nn::Linear(inner, dim));
 }
 
-QwenImageAttentionImpl::Qkv QwenImageAttentionImpl::project(const torch::Tensor& x, nn::Linear& lq,
-                                                            nn::Linear& lk, nn::Linear& lv,
-                                                            nn::RMSNorm& nq, nn::RMSNorm& nk,
-                                                            const QkvPoints& n,
-                                                            ProbeContext& probes) {
-    const int64_t B = x.size(0), L = x.size(1);
-    auto heads = [&](const torch::Tensor& t) { return t.view({B, L, m_heads, m_headDim}); };
-    Qkv r;
-    r.q = heads(probes.point(n.q, lq->forward(x)));  // [B, L, H, Dh]
-    r.k = heads(probes.point(n.k, lk->forward(x)));
-    r.v = heads(probes.point(n.v, lv->forward(x)));
-    r.q = probes.point(n.nq, nq->forward(r.q));  // [B, L, H, Dh]
-    r.k = probes.point(n.nk, nk->forward(r.k));
-    return r;
-}
-
 QwenImageAttentionOut QwenImageAttentionImpl::forward(const torch::Tensor& img,
                                                       const torch::Tensor& txt,
                                                       const torch::Tensor& textMask,
-                                                      const FluxRope& rope, ProbeContext& probes) {
-    Qkv i = project(img, to_q, to_k, to_v, norm_q, norm_k, m_img, probes);
-    Qkv t =
-        project(txt, add_q_proj, add_k_proj, add_v_proj, norm_added_q, norm_added_k, m_txt, probes);
+                                                      const RopeTables& rope,
+                                                      ProbeContext& probes) {
+    Qkv i =
+        projectQkv(probes, img, m_heads, m_headDim, false, to_q, to_k, to_v, norm_q, norm_k, m_img);
+    Qkv t = projectQkv(probes, txt, m_heads, m_headDim, false, add_q_proj, add_k_proj, add_v_proj,
+                       norm_added_q, norm_added_k, m_txt);
     const int64_t B = img.size(0), lt = txt.size(1), li = img.size(1), L = lt + li;
     // Order [text, image]; RoPE is elementwise, so one table over the joint sequence rotates
     // each stream as the processor does before concatenating.

@@ -8,8 +8,8 @@
 
 #include <string>
 
+#include "models/common/attention.h"
 #include "models/common/layers.h"
-#include "models/flux/flux_attention.h"
 #include "numerics/probe.h"
 
 namespace hs {
@@ -28,7 +28,7 @@ public:
     // img [B, L_img, D], txt [B, L_txt, D], textMask [B, L_txt] bool or undefined, rope over
     // [text | image] -> per-stream outputs
     QwenImageAttentionOut forward(const torch::Tensor& img, const torch::Tensor& txt,
-                                  const torch::Tensor& textMask, const FluxRope& rope,
+                                  const torch::Tensor& textMask, const RopeTables& rope,
                                   ProbeContext& probes);
 
     nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
@@ -39,15 +39,6 @@ public:
     nn::Linear to_out0{nullptr}, to_add_out{nullptr};
 
 private:
-    struct Qkv {
-        torch::Tensor q, k, v;  // each [B, L, H, Dh], q and k normalised
-    };
-    struct QkvPoints {
-        ProbePoint q, k, v, nq, nk;
-    };
-    Qkv project(const torch::Tensor& x, nn::Linear& lq, nn::Linear& lk, nn::Linear& lv,
-                nn::RMSNorm& nq, nn::RMSNorm& nk, const QkvPoints& points, ProbeContext& probes);
-
     int m_heads, m_headDim;
     ProbePoint m_out, m_addOut, m_ropeQ, m_ropeK, m_sdpa;
     QkvPoints m_img, m_txt;

@@ -54,18 +54,17 @@ torch::Tensor QwenImageTransformerBlockImpl::tail(torch::Tensor x, const torch::
                                                   const std::vector<torch::Tensor>& m,
                                                   FeedForward& mlp, const StreamPoints& p,
                                                   ProbeContext& probes) {
-    auto g = probes.point(p.attnGated, asTypeOf(m[2], x).unsqueeze(1) * asTypeOf(attnOut, x));
-    x = probes.point(p.attnResidual, x + g);            // [B, L, D]
+    x = gatedResidual(probes, x, m[2], attnOut, p.attnGated, p.attnResidual);  // [B, L, D]
     auto h = probes.point(p.norm2, plainLayerNorm(x));  // img_norm2 / txt_norm2
     h = modulate(probes, p.modulated2, h, m[4], m[3]);  // [B, L, D]
     auto f = mlp->forward(h, probes);                   // [B, L, D]
-    g = probes.point(p.mlpGated, asTypeOf(m[5], x).unsqueeze(1) * asTypeOf(f, x));
-    return probes.point(p.out, x + g);  // [B, L, D], recorded before the fp16 clip
+    // [B, L, D], recorded before the fp16 clip
+    return gatedResidual(probes, x, m[5], f, p.mlpGated, p.out);
 }
 
 std::pair<torch::Tensor, torch::Tensor> QwenImageTransformerBlockImpl::forward(
     const torch::Tensor& imgIn, const torch::Tensor& txtIn, const torch::Tensor& textMask,
-    const torch::Tensor& temb, const FluxRope& rope, ProbeContext& probes) {
+    const torch::Tensor& temb, const RopeTables& rope, ProbeContext& probes) {
     // The residual streams live in this block's format (img_mod.1's dtype).
     const auto& w = imgModLinear->weight;
     auto x = probes.enter(m_path, imgIn, w);  // [B, L_img, D]

@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-#include "models/flux/flux_layers.h"
+#include "models/common/dit_layers.h"
 #include "models/qwenimage/qwenimage_attention.h"
 #include "numerics/probe.h"
 
@@ -33,8 +33,8 @@ public:
     std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& img,
                                                     const torch::Tensor& txt,
                                                     const torch::Tensor& textMask,
-                                                    const torch::Tensor& temb, const FluxRope& rope,
-                                                    ProbeContext& probes);
+                                                    const torch::Tensor& temb,
+                                                    const RopeTables& rope, ProbeContext& probes);
 
     torch::nn::ModuleList img_mod{nullptr}, txt_mod{nullptr};  // .0 SiLU, .1 Linear(D, 6D)
     nn::Linear imgModLinear{nullptr}, txtModLinear{nullptr};

@@ -8,16 +8,6 @@
 
 namespace hs {
 
-torch::Tensor qwenTimestepProj(const torch::Tensor& t) {
-    // diffusers get_timestep_embedding(t, 256, True, 0, scale=1000): the same ops in float32.
-    const int64_t half = 128;
-    auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(t.device());
-    auto exponent = torch::arange(0, half, opts) * (-std::log(10000.0)) / double(half);  // [128]
-    auto args = t.to(torch::kFloat32).unsqueeze(1) * torch::exp(exponent).unsqueeze(0);  // [B,128]
-    args = args * 1000.0;
-    return torch::cat({torch::cos(args), torch::sin(args)}, 1);  // [B, 256] flip_sin_to_cos
-}
-
 namespace {
 
 // rope_params: positions [n] (integers) x 1 / theta^(2k / dim) in float32 -> [n, dim / 2]
@@ -34,8 +24,8 @@ torch::Tensor centred(int64_t n) {
 
 }  // namespace
 
-FluxRope qwenImageRope(const std::vector<int>& axes, const QwenImageShape& s, int64_t textLength,
-                       const torch::Device& device) {
+RopeTables qwenImageRope(const std::vector<int>& axes, const QwenImageShape& s, int64_t textLength,
+                         const torch::Device& device) {
     const int64_t F = s.frames, H = s.height, W = s.width;
     auto fa = ropeAngles(torch::arange(F, torch::kInt64), axes[0]).view({F, 1, 1, -1});
     auto ha = ropeAngles(centred(H), axes[1]).view({1, H, 1, -1});
@@ -95,8 +85,9 @@ torch::Tensor QwenImageTimeEmbedImpl::forward(const torch::Tensor& timestep, Pro
     const auto& w = timestep_embedder->linear_1->weight;
     // `timestep.to(hidden_states.dtype)` in the model: in bf16, 0.7 -> 0.69921875.
     auto t = probes.point(m_timestep, probes.enter(m_out.name, timestep, w));  // [B]
-    auto s = probes.point(m_timeProj, asTypeOf(qwenTimestepProj(t), w));       // [B, 256]
-    return probes.point(m_out, timestep_embedder->forward(s, probes));         // [B, D]
+    auto s = probes.point(m_timeProj,
+                          asTypeOf(timestepSinusoid(t, 256, true, 0.0, 1000.0), w));  // [B, 256]
+    return probes.point(m_out, timestep_embedder->forward(s, probes));                // [B, D]
 }
 
 }  // namespace hs

@@ -7,16 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "models/flux/flux_attention.h"
-#include "models/flux/flux_layers.h"
+#include "models/common/attention.h"
+#include "models/common/dit_layers.h"
 #include "numerics/probe.h"
 
 namespace hs {
-
-// diffusers Timesteps(256, flip_sin_to_cos=True, downscale_freq_shift=0, scale=1000): unlike
-// Flux, the timestep arrives as the pipeline's t / 1000 and the scale multiplies the arguments
-// after t * freqs, in float32. t [B] -> [B, 256] float32, [cos | sin].
-torch::Tensor qwenTimestepProj(const torch::Tensor& t);
 
 // The image's size in packed tokens: frames x (latent height / 2) x (latent width / 2).
 struct QwenImageShape {
@@ -31,8 +26,8 @@ struct QwenImageShape {
 // row r - (height - height / 2), column c - (width - width / 2) (centred); text token j: position
 // max(height / 2, width / 2) + j on all three axes. Angles are index x inverse frequency in
 // float32, as rope_params computes them.
-FluxRope qwenImageRope(const std::vector<int>& axesDims, const QwenImageShape& shape,
-                       int64_t textLength, const torch::Device& device);
+RopeTables qwenImageRope(const std::vector<int>& axesDims, const QwenImageShape& shape,
+                         int64_t textLength, const torch::Device& device);
 
 // softmax(q k^T / sqrt(D)) v over q [B, H, Lq, D], k and v [B, H, Lk, D] -> [B, H, Lq, D], keys
 // with keyMask [B, Lk] false left out (undefined: all attended), as
@@ -42,7 +37,10 @@ FluxRope qwenImageRope(const std::vector<int>& axesDims, const QwenImageShape& s
 torch::Tensor maskedAttention(const torch::Tensor& q, const torch::Tensor& k,
                               const torch::Tensor& v, const torch::Tensor& keyMask);
 
-// QwenTimestepProjEmbeddings without use_additional_t_cond: time_proj (no weights), then
+// QwenTimestepProjEmbeddings without use_additional_t_cond: time_proj = Timesteps(256,
+// flip_sin_to_cos=True, downscale_freq_shift=0, scale=1000) (no weights; unlike Flux, the
+// timestep arrives as the pipeline's t / 1000 and the scale multiplies the arguments after
+// t * freqs, in float32), then
 // timestep_embedder (TimestepEmbedding: linear_1, SiLU, linear_2). Layer point `path`.
 class QwenImageTimeEmbedImpl : public torch::nn::Module {
 public:

@@ -40,7 +40,7 @@ torch::Tensor QwenImageTransformerImpl::forward(const QwenImageInputs& in, Probe
     c = probes.point(m_txtIn, txt_in->forward(c));      // [B, L_txt, D]
     // `timestep.to(hidden_states.dtype)`: the timestep in img_in's format.
     auto temb = time_text_embed->forward(asTypeOf(in.timestep, x), probes);  // [B, D]
-    const FluxRope rope =
+    const RopeTables rope =
         qwenImageRope(m_config.axesDimsRope, in.shape, lt, x.device());  // [L_txt + L_img, Dh]
 
     for (size_t i = 0; i < blocks.size(); ++i) {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "models/common/dit_layers.h"
 #include "models/common/weight_stream.h"
 #include "models/common/weights.h"
-#include "models/flux/flux_layers.h"
 #include "models/qwenimage/qwenimage_block.h"
 #include "models/qwenimage/qwenimage_config.h"
 #include "models/qwenimage/qwenimage_layers.h"

@@ -12,17 +12,11 @@
 
 #include <string>
 
+#include "models/common/attention.h"
 #include "models/common/layers.h"
 #include "numerics/probe.h"
 
 namespace hs {
-
-// softmax(q k^T / sqrt(D)) v for q [B, H, Lq, D], k and v [B, H, Lk, D] -> [B, H, Lq, D], as
-// F.scaled_dot_product_attention: with LibTorch >= 2 it is at::scaled_dot_product_attention; on
-// 1.13 the scores and the softmax run in float32 for half types (as SDPA kernels accumulate),
-// the probabilities are cast to v's dtype for the second product (as flash attention does), and
-// the query axis is processed in chunks so the score matrix stays below ~256 MB.
-torch::Tensor sd3Sdpa(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
 
 struct SD3AttentionOut {
     torch::Tensor hidden;   // [B, L_img, D] after to_out.0
@@ -54,16 +48,6 @@ public:
     nn::Linear to_out0{nullptr}, to_add_out{nullptr};
 
 private:
-    // q, k, v of one stream, each [B, H, L, Dh], q and k RMS-normalised when qk_norm is set.
-    struct Qkv {
-        torch::Tensor q, k, v;
-    };
-    struct QkvPoints {
-        ProbePoint q, k, v, nq, nk;
-    };
-    Qkv project(const torch::Tensor& x, nn::Linear& lq, nn::Linear& lk, nn::Linear& lv,
-                nn::RMSNorm& nq, nn::RMSNorm& nk, const QkvPoints& points, ProbeContext& probes);
-
     int m_heads, m_headDim;
     SD3AttentionKind m_kind;
     ProbePoint m_out, m_addOut, m_sdpa;

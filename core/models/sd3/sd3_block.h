@@ -39,26 +39,15 @@ public:
 
     const SD3BlockOptions& options() const { return m_options; }
 
-    SD3AdaLayerNormZero norm1{nullptr}, norm1_context{nullptr};  // norm1_context unless pre-only
-    SD3AdaLayerNormContinuous norm1_context_pre_only{nullptr};   // key norm1_context (pre-only)
+    AdaLayerNormZero norm1{nullptr}, norm1_context{nullptr};  // norm1_context unless pre-only
+    AdaLayerNormContinuous norm1_context_pre_only{nullptr};   // key norm1_context (pre-only)
     SD3Attention attn{nullptr}, attn2{nullptr};
-    SD3FeedForward ff{nullptr}, ff_context{nullptr};
+    FeedForward ff{nullptr}, ff_context{nullptr};
 
 private:
-    // One stream's tail after attention: gate, residual, norm2, modulation, ff, gate, residual.
-    struct StreamPoints {
-        ProbePoint attnGated, attnResidual, norm2, ffGated, out;
-        SD3ModulatePoints mod;
-    };
-    torch::Tensor ffTail(torch::Tensor x, const std::vector<torch::Tensor>& parts,
-                         SD3FeedForward& ffMod, const StreamPoints& points, ProbeContext& probes);
-    torch::Tensor gatedResidual(const torch::Tensor& x, const torch::Tensor& gate,
-                                const torch::Tensor& branch, const ProbePoint& gated,
-                                const ProbePoint& residual, ProbeContext& probes);
-
     std::string m_path;
     SD3BlockOptions m_options;
-    StreamPoints m_img, m_txt;
+    JointStreamPoints m_img, m_txt;
     ProbePoint m_attn2Gated, m_attn2Residual;
 };
 TORCH_MODULE(SD3JointBlock);

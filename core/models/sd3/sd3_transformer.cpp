@@ -29,7 +29,7 @@ SD3TransformerImpl::SD3TransformerImpl(const SD3Config& c, const std::string& co
                             component + ".transformer_blocks." + std::to_string(i));
         transformer_blocks->push_back(blocks.back());
     }
-    norm_out = register_module("norm_out", SD3AdaLayerNormContinuous(dim, component + ".norm_out"));
+    norm_out = register_module("norm_out", AdaLayerNormContinuous(dim, component + ".norm_out"));
     proj_out = register_module("proj_out", nn::Linear(dim, c.outDim()));
 }
 

@@ -48,7 +48,7 @@ public:
     nn::Linear context_embedder{nullptr}, proj_out{nullptr};
     torch::nn::ModuleList transformer_blocks{nullptr};
     std::vector<SD3JointBlock> blocks;  // typed views of transformer_blocks
-    SD3AdaLayerNormContinuous norm_out{nullptr};
+    AdaLayerNormContinuous norm_out{nullptr};
 
 private:
     SD3Config m_config;

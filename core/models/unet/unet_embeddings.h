@@ -1,20 +1,17 @@
 #pragma once
 // The time conditioning of diffusers UNet2DConditionModel (models/embeddings.py): Timesteps
-// (get_timestep_embedding) and TimestepEmbedding (linear_1, SiLU, linear_2), used as
-// time_embedding and, for SDXL's addition_embed_type "text_time", as add_embedding.
+// (get_timestep_embedding: timestepSinusoid of models/common/dit_layers.h) and
+// TimestepEmbedding (linear_1, SiLU, linear_2), used as time_embedding and, for SDXL's
+// addition_embed_type "text_time", as add_embedding.
 #include <torch/torch.h>
 
 #include <string>
 
+#include "models/common/dit_layers.h"
 #include "models/common/layers.h"
 #include "numerics/probe.h"
 
 namespace hs {
-
-// diffusers get_timestep_embedding(t, dim, flip_sin_to_cos, downscale_freq_shift) with scale 1
-// and max_period 10000: t [N] (any numeric dtype) -> [N, dim] float32, [sin | cos] or, flipped,
-// [cos | sin], zero-padded when dim is odd.
-torch::Tensor unetTimestepProj(const torch::Tensor& t, int dim, bool flipSinToCos, double shift);
 
 // diffusers TimestepEmbedding(in, out, act_fn="silu"): linear_1 -> SiLU -> linear_2. Probe points
 // "<path>.linear_1", "<path>.act" (Op) and the output "<path>" at `level`.

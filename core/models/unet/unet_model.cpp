@@ -148,7 +148,7 @@ torch::Tensor UNet2DConditionModelImpl::timeEmbedding(const UNetInputs& in, int6
     // get_time_embed: timesteps expanded to the batch, projected in float32, then in the
     // model's dtype.
     auto t = onDeviceOf(in.timestep, w1).reshape({-1}).expand({B});  // [B]
-    auto tEmb = unetTimestepProj(t, c.blockOutChannels.front(), c.flipSinToCos, c.freqShift);
+    auto tEmb = timestepSinusoid(t, c.blockOutChannels.front(), c.flipSinToCos, c.freqShift);
     tEmb = probes.point(m_nTimeProj, asTypeOf(tEmb, w1));  // [B, C0]
     auto emb = m_timeEmbedding->forward(tEmb, probes);     // [B, T]
     if (!m_addEmbedding) return emb;
@@ -156,7 +156,7 @@ torch::Tensor UNet2DConditionModelImpl::timeEmbedding(const UNetInputs& in, int6
     // concatenated after text_embeds, in emb's dtype.
     const auto& a1 = m_addEmbedding->linear_1->weight;
     auto ids = onDeviceOf(in.timeIds, a1).reshape({-1});  // [B n]
-    auto timeEmbeds = unetTimestepProj(ids, c.additionTimeEmbedDim, c.flipSinToCos, c.freqShift)
+    auto timeEmbeds = timestepSinusoid(ids, c.additionTimeEmbedDim, c.flipSinToCos, c.freqShift)
                           .reshape({B, -1});                                 // [B, n atd] float32
     auto text = probes.enter(m_addPath, onDeviceOf(in.textEmbeds, a1), a1);  // [B, P]
     auto add = torch::cat({text.to(torch::kFloat32), timeEmbeds}, -1);       // [B, proj]

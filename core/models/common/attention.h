@@ -1,0 +1,49 @@
+#pragma once
+// Scaled dot-product attention as the DiT families (Flux, Qwen-Image, Cosmos, SD3) call it, and
+// the interleaved-pair rotary embedding Flux and Qwen-Image apply to q and k.
+#include <torch/torch.h>
+
+#include <string>
+
+#include "models/common/layers.h"
+#include "numerics/probe.h"
+
+namespace hs {
+
+// Op probe points of one stream's q, k, v projections and the RMSNorms of q and k, under the
+// attention's `path`: to_q, to_k, to_v, norm_q, norm_k or, added (the text stream of a joint
+// attention), add_q_proj, add_k_proj, add_v_proj, norm_added_q, norm_added_k.
+struct QkvPoints {
+    ProbePoint q, k, v, nq, nk;
+    QkvPoints() = default;
+    QkvPoints(const std::string& path, bool added);
+};
+struct Qkv {
+    torch::Tensor q, k, v;
+};
+// One stream's q, k, v in diffusers Attention: the projections of x [B, L, D], each split into
+// heads [B, L, H, Dh] (headsFirst: transposed to [B, H, L, Dh] before the norms), q and k then
+// RMS-normalised over each head where nq / nk are set (qk_norm "rms_norm").
+Qkv projectQkv(ProbeContext& probes, const torch::Tensor& x, int heads, int headDim,
+               bool headsFirst, nn::Linear& lq, nn::Linear& lk, nn::Linear& lv, nn::RMSNorm& nq,
+               nn::RMSNorm& nk, const QkvPoints& points);
+
+// Rotary tables: cos and sin, each [L, head_dim] float32, each angle repeated for its (2k, 2k+1)
+// pair (FluxPosEmbed; QwenEmbedRope laid out for real arithmetic).
+struct RopeTables {
+    torch::Tensor cos, sin;
+};
+
+// diffusers apply_rotary_emb(use_real=True, unbind_dim=-1, sequence_dim=1) on x [B, L, H, D]:
+// computed in float32, cast back to x's dtype.
+torch::Tensor applyRope(const torch::Tensor& x, const RopeTables& rope);
+
+// softmax(q k^T / sqrt(D)) v for q [B, H, Lq, D], k and v [B, H, Lk, D] -> [B, H, Lq, D], as one
+// op: with LibTorch >= 2 it is at::scaled_dot_product_attention; on 1.13 the scores and the
+// softmax run in float32 for half types (as SDPA kernels accumulate), the probabilities are
+// cast to v's dtype for the second product (as flash attention does), and the query axis is
+// processed in chunks so the score matrix stays below ~256 MB.
+torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                             const torch::Tensor& v);
+
+}  // namespace hs

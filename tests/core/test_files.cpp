@@ -1,0 +1,30 @@
+// The file helpers of test_util.h that the fixtures use, apart from the command-line ones so
+// that the studio's tests, which build the fixtures without the CLI, link them too.
+#include <filesystem>
+#include <fstream>
+
+#include "io/safetensors.h"
+#include "test_util.h"
+
+namespace hs::test {
+
+NamedTensors readTensorsFile(const std::string& path) {
+    NamedTensors r;
+    auto set = TensorSet::open(path);
+    for (const auto& n : set.names()) r.emplace(n, set.tensor(n).clone());
+    return r;
+}
+
+void writeJsonFile(const std::string& path, const nlohmann::json& j) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << j.dump(2);
+}
+
+void writeWeightsFile(const std::string& path, const WeightMap& w, const std::string& prefix) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::vector<std::pair<std::string, torch::Tensor>> list;
+    for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
+    writeSafetensors(path, list);
+}
+
+}  // namespace hs::test
