@@ -2,6 +2,8 @@
 
 #include <array>
 #include <filesystem>
+#include <regex>
+#include <stdexcept>
 
 #include "flux1_fixture.h"
 #include "pipeline_fixture.h"
@@ -67,6 +69,24 @@ torch::Tensor swapHalvesSd3Fixture(const torch::Tensor& t) {
 void copyFolderSd3Fixture(const std::string& from, const std::string& to) {
     fs::create_directories(to);
     fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+}
+
+// Every writer into the two residual streams (see writeTinySd3); the last block
+// (context_pre_only) has no to_add_out and no ff_context, the dual-attention block an attn2.
+void scaleResidualWritersSd3Fixture(WeightMap& dit, double c, double mlpGain) {
+    static const std::regex writers(
+        R"(pos_embed\.pos_embed|(pos_embed\.proj|context_embedder|transformer_blocks\.\d+\.(attn\.to_out\.0|attn\.to_add_out|attn2\.to_out\.0|ff\.net\.2|ff_context\.net\.2))\.(weight|bias))");
+    int n = 0;
+    for (auto& [key, t] : dit)
+        if (std::regex_match(key, writers)) {
+            const bool mlp = key.find("ff.net.2.") != std::string::npos ||
+                             key.find("ff_context.net.2.") != std::string::npos;
+            t = t * (mlp ? c * mlpGain : c);
+            ++n;
+        }
+    // pos_embed (3) and context_embedder (2); 8 a block, 4 in the last, 2 more in block 0's attn2.
+    if (n != 5 + 8 * (kLayersSd3Fixture - 1) + 4 + 2)
+        throw std::logic_error("the residual writers' keys changed");
 }
 
 }  // namespace
@@ -156,11 +176,13 @@ ModelFiles Sd3Files::comfySet() const {
     return m;
 }
 
-Sd3Files writeTinySd3(const std::string& root) {
+Sd3Files writeTinySd3(const std::string& root, double residualScale, double mlpGain) {
     Sd3Files f;
     f.folder = root + "/folder";
     const auto tc = sd3TransformerConfigFixture();
-    const WeightMap transformer = randomWeightsOf(tc, "SD3Transformer2DModel", 11);
+    WeightMap transformer = randomWeightsOf(tc, "SD3Transformer2DModel", 11);
+    if (residualScale != 1.0 || mlpGain != 1.0)
+        scaleResidualWritersSd3Fixture(transformer, residualScale, mlpGain);
     const WeightMap clipL = randomWeightsOf(clipConfigSd3Fixture("quick_gelu"),
                                             "CLIPTextModelWithProjection", 12);
     // CLIP-G is OpenCLIP (gelu); a file's converter knows it by its width (1280), which this

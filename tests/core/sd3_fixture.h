@@ -23,6 +23,16 @@ struct Sd3Files {
 // The transformer's config: 2 blocks, 4 heads of 8, joint width 32, pooled 48, patch 2.
 nlohmann::json sd3TransformerConfigFixture();
 
-Sd3Files writeTinySd3(const std::string& root);
+// `residualScale` multiplies every writer into the transformer's two residual streams
+// (pos_embed's proj and its positional table, context_embedder, each block's attn.to_out.0,
+// attn.to_add_out, attn2.to_out.0, ff.net.2, ff_context.net.2: weights and biases) by c: the
+// function is the same, since every reader normalises first (norm1, norm1_context, norm2,
+// norm2_context and norm_out are LayerNorms without affine), the streams c times larger, as a
+// bf16-trained model's massive activations are. `mlpGain` multiplies the feed-forwards' outputs
+// (net.2) once more, in both the scaled model and its reference (scale 1): the random
+// transformer's updates are about as large as its embeddings; with a gain its largest values are
+// inside the blocks, so that a scale can take them past fp16's range while the embeddings stay
+// inside it. 1 and 1 (the default) write the plain weights, untouched.
+Sd3Files writeTinySd3(const std::string& root, double residualScale = 1.0, double mlpGain = 1.0);
 
 }  // namespace hs::test
