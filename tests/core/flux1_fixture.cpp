@@ -189,25 +189,6 @@ nlohmann::json clipConfigFlux1Fixture() {
     return j;
 }
 
-nlohmann::json t5ConfigFlux1Fixture() {
-    return {{"architectures", {"T5EncoderModel"}},
-            {"model_type", "t5"},
-            {"vocab_size", 416},
-            {"d_model", 32},
-            {"d_kv", 8},
-            {"d_ff", 48},
-            {"num_heads", 4},
-            {"num_layers", 2},
-            {"relative_attention_num_buckets", 32},
-            {"relative_attention_max_distance", 128},
-            {"feed_forward_proj", "gated-gelu"},
-            {"dense_act_fn", "gelu_new"},
-            {"is_gated_act", true},
-            {"layer_norm_epsilon", 1e-6},
-            {"pad_token_id", 0},
-            {"eos_token_id", 1}};
-}
-
 // FLUX's VAE shape in small: 16 latent channels, no quant convs, its scaling and shift (what
 // the single-file converter assumes for a 16-channel ae.safetensors).
 nlohmann::json vaeConfigFlux1Fixture() {
@@ -236,6 +217,25 @@ void copyFolderFlux1Fixture(const std::string& from, const std::string& to) {
 
 }  // namespace
 
+nlohmann::json tinyT5Config() {
+    return {{"architectures", {"T5EncoderModel"}},
+            {"model_type", "t5"},
+            {"vocab_size", 416},
+            {"d_model", 32},
+            {"d_kv", 8},
+            {"d_ff", 48},
+            {"num_heads", 4},
+            {"num_layers", 2},
+            {"relative_attention_num_buckets", 32},
+            {"relative_attention_max_distance", 128},
+            {"feed_forward_proj", "gated-gelu"},
+            {"dense_act_fn", "gelu_new"},
+            {"is_gated_act", true},
+            {"layer_norm_epsilon", 1e-6},
+            {"pad_token_id", 0},
+            {"eos_token_id", 1}};
+}
+
 Flux1Files writeTinyFlux1(const std::string& root, bool dev) {
     Flux1Files f;
     f.root = root;
@@ -243,7 +243,7 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev) {
     const auto tc = transformerConfigFlux1Fixture(dev);
     const WeightMap transformer = randomWeightsOf(tc, "FluxTransformer2DModel", 1);
     const WeightMap clip = randomWeightsOf(clipConfigFlux1Fixture(), "CLIPTextModel", 2);
-    const WeightMap t5 = randomWeightsOf(t5ConfigFlux1Fixture(), "T5EncoderModel", 3);
+    const WeightMap t5 = randomWeightsOf(tinyT5Config(), "T5EncoderModel", 3);
     const WeightMap vae = randomWeightsOf(vaeConfigFlux1Fixture(), "AutoencoderKL", 4);
 
     writeJsonFile(f.folder + "/model_index.json",
@@ -259,7 +259,7 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev) {
     writeSharded(f.folder + "/transformer", "diffusion_pytorch_model", transformer, 2);
     writeJsonFile(f.folder + "/text_encoder/config.json", clipConfigFlux1Fixture());
     writeWeightsFile(f.folder + "/text_encoder/model.safetensors", clip);
-    writeJsonFile(f.folder + "/text_encoder_2/config.json", t5ConfigFlux1Fixture());
+    writeJsonFile(f.folder + "/text_encoder_2/config.json", tinyT5Config());
     writeSharded(f.folder + "/text_encoder_2", "model", t5, 2);
     writeJsonFile(f.folder + "/vae/config.json", vaeConfigFlux1Fixture());
     writeWeightsFile(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);

@@ -30,6 +30,10 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev = true);
 // channels), the shape of FLUX's and SD's VAEs in small, with `fields` set over it.
 nlohmann::json smallAutoencoderKlConfig(const nlohmann::json& fields);
 
+// A T5 encoder in small (width 32, 2 layers, gated GELU) over the 416 ids of the tiny
+// spiece.model in tests/data/flux1_tiny/tokenizer_2: FLUX.1's second and SD3's third encoder.
+nlohmann::json tinyT5Config();
+
 // Random weights for `config` through its family, as a trainer starts.
 WeightMap randomWeightsOf(const nlohmann::json& config, const std::string& className,
                           uint64_t seed);

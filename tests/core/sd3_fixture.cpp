@@ -33,25 +33,6 @@ nlohmann::json clipConfigSd3Fixture(const char* act) {
     return j;
 }
 
-nlohmann::json t5ConfigSd3Fixture() {
-    return {{"architectures", {"T5EncoderModel"}},
-            {"model_type", "t5"},
-            {"vocab_size", 416},
-            {"d_model", 32},
-            {"d_kv", 8},
-            {"d_ff", 48},
-            {"num_heads", 4},
-            {"num_layers", 2},
-            {"relative_attention_num_buckets", 32},
-            {"relative_attention_max_distance", 128},
-            {"feed_forward_proj", "gated-gelu"},
-            {"dense_act_fn", "gelu_new"},
-            {"is_gated_act", true},
-            {"layer_norm_epsilon", 1e-6},
-            {"pad_token_id", 0},
-            {"eos_token_id", 1}};
-}
-
 // SD3's VAE in small: 16 latent channels, no quant convs, its scaling and shift.
 nlohmann::json vaeConfigSd3Fixture() {
     return smallAutoencoderKlConfig({{"use_quant_conv", false},
@@ -189,7 +170,7 @@ Sd3Files writeTinySd3(const std::string& root, double residualScale, double mlpG
     // tiny one does not have, so here it is quick_gelu like CLIP-L.
     const WeightMap clipG =
         randomWeightsOf(clipConfigSd3Fixture("quick_gelu"), "CLIPTextModelWithProjection", 13);
-    const WeightMap t5 = randomWeightsOf(t5ConfigSd3Fixture(), "T5EncoderModel", 14);
+    const WeightMap t5 = randomWeightsOf(tinyT5Config(), "T5EncoderModel", 14);
     const WeightMap vae = randomWeightsOf(vaeConfigSd3Fixture(), "AutoencoderKL", 15);
 
     writeJsonFile(f.folder + "/model_index.json",
@@ -209,7 +190,7 @@ Sd3Files writeTinySd3(const std::string& root, double residualScale, double mlpG
     writeWeightsFile(f.folder + "/text_encoder/model.safetensors", clipL);
     writeJsonFile(f.folder + "/text_encoder_2/config.json", clipConfigSd3Fixture("quick_gelu"));
     writeWeightsFile(f.folder + "/text_encoder_2/model.safetensors", clipG);
-    writeJsonFile(f.folder + "/text_encoder_3/config.json", t5ConfigSd3Fixture());
+    writeJsonFile(f.folder + "/text_encoder_3/config.json", tinyT5Config());
     writeWeightsFile(f.folder + "/text_encoder_3/model.safetensors", t5);
     writeJsonFile(f.folder + "/vae/config.json", vaeConfigSd3Fixture());
     writeWeightsFile(f.folder + "/vae/diffusion_pytorch_model.safetensors", vae);
