@@ -14,11 +14,6 @@ constexpr int64_t kSD3HeadDim = 64;
 // Not in the file: the released models' sample_size (it only scales the stored table).
 constexpr int64_t kSD3SampleSize = 128;
 
-void moveSD3(LayoutKeys& k, WeightMap& w, const std::string& from, const std::string& to) {
-    w[to + ".weight"] = k.take(from + ".weight");
-    w[to + ".bias"] = k.take(from + ".bias");
-}
-
 // Splits `key` ([n * hidden, ...] weight or [n * hidden] bias) along dim 0 into n views.
 std::vector<torch::Tensor> sd3SplitRows(const LayoutKeys& k, const std::string& key,
                                         const torch::Tensor& fused, int64_t hidden, int n,
@@ -58,22 +53,22 @@ void sd3ConvertJointBlock(LayoutKeys& k, WeightMap& w, int i, bool last, bool qk
     static const char* const kContext[3] = {"add_q_proj", "add_k_proj", "add_v_proj"};
     // The image stream (x_block).
     sd3SplitQkv(k, w, b + "x_block.attn", d + "attn", kSample, hidden);
-    moveSD3(k, w, b + "x_block.attn.proj", d + "attn.to_out.0");
+    k.movePair(w, b + "x_block.attn.proj", d + "attn.to_out.0");
     if (qk) {
         w[d + "attn.norm_q.weight"] = k.take(b + "x_block.attn.ln_q.weight", 1);
         w[d + "attn.norm_k.weight"] = k.take(b + "x_block.attn.ln_k.weight", 1);
     }
     if (k.has(b + "x_block.attn2.qkv.weight")) {  // SD3.5's dual attention
         sd3SplitQkv(k, w, b + "x_block.attn2", d + "attn2", kSample, hidden);
-        moveSD3(k, w, b + "x_block.attn2.proj", d + "attn2.to_out.0");
+        k.movePair(w, b + "x_block.attn2.proj", d + "attn2.to_out.0");
         if (qk) {
             w[d + "attn2.norm_q.weight"] = k.take(b + "x_block.attn2.ln_q.weight", 1);
             w[d + "attn2.norm_k.weight"] = k.take(b + "x_block.attn2.ln_k.weight", 1);
         }
     }
-    moveSD3(k, w, b + "x_block.adaLN_modulation.1", d + "norm1.linear");
-    moveSD3(k, w, b + "x_block.mlp.fc1", d + "ff.net.0.proj");
-    moveSD3(k, w, b + "x_block.mlp.fc2", d + "ff.net.2");
+    k.movePair(w, b + "x_block.adaLN_modulation.1", d + "norm1.linear");
+    k.movePair(w, b + "x_block.mlp.fc1", d + "ff.net.0.proj");
+    k.movePair(w, b + "x_block.mlp.fc2", d + "ff.net.2");
     // The text stream (context_block); the last block's is pre-only: q, k, v and a 2-way
     // modulation, no output projection and no MLP.
     sd3SplitQkv(k, w, b + "context_block.attn", d + "attn", kContext, hidden);
@@ -86,10 +81,10 @@ void sd3ConvertJointBlock(LayoutKeys& k, WeightMap& w, int i, bool last, bool qk
                           hidden);
         return;
     }
-    moveSD3(k, w, b + "context_block.attn.proj", d + "attn.to_add_out");
-    moveSD3(k, w, b + "context_block.adaLN_modulation.1", d + "norm1_context.linear");
-    moveSD3(k, w, b + "context_block.mlp.fc1", d + "ff_context.net.0.proj");
-    moveSD3(k, w, b + "context_block.mlp.fc2", d + "ff_context.net.2");
+    k.movePair(w, b + "context_block.attn.proj", d + "attn.to_add_out");
+    k.movePair(w, b + "context_block.adaLN_modulation.1", d + "norm1_context.linear");
+    k.movePair(w, b + "context_block.mlp.fc1", d + "ff_context.net.0.proj");
+    k.movePair(w, b + "context_block.mlp.fc2", d + "ff_context.net.2");
 }
 
 ConvertedComponent convertSD3(LayoutKeys& k, const WeightMap& /*all*/) {
@@ -132,15 +127,15 @@ ConvertedComponent convertSD3(LayoutKeys& k, const WeightMap& /*all*/) {
 
     WeightMap w;
     w["pos_embed.pos_embed"] = k.take("pos_embed", 3);
-    moveSD3(k, w, "x_embedder.proj", "pos_embed.proj");
-    moveSD3(k, w, "t_embedder.mlp.0", "time_text_embed.timestep_embedder.linear_1");
-    moveSD3(k, w, "t_embedder.mlp.2", "time_text_embed.timestep_embedder.linear_2");
-    moveSD3(k, w, "y_embedder.mlp.0", "time_text_embed.text_embedder.linear_1");
-    moveSD3(k, w, "y_embedder.mlp.2", "time_text_embed.text_embedder.linear_2");
-    moveSD3(k, w, "context_embedder", "context_embedder");
+    k.movePair(w, "x_embedder.proj", "pos_embed.proj");
+    k.movePair(w, "t_embedder.mlp.0", "time_text_embed.timestep_embedder.linear_1");
+    k.movePair(w, "t_embedder.mlp.2", "time_text_embed.timestep_embedder.linear_2");
+    k.movePair(w, "y_embedder.mlp.0", "time_text_embed.text_embedder.linear_1");
+    k.movePair(w, "y_embedder.mlp.2", "time_text_embed.text_embedder.linear_2");
+    k.movePair(w, "context_embedder", "context_embedder");
     for (int i = 0; i < numLayers; ++i)
         sd3ConvertJointBlock(k, w, i, i == numLayers - 1, qk, hidden);
-    moveSD3(k, w, "final_layer.linear", "proj_out");
+    k.movePair(w, "final_layer.linear", "proj_out");
     swapShiftScaleSD3(k, w, "final_layer.adaLN_modulation.1", "norm_out.linear", hidden);
 
     ConvertedComponent c;
