@@ -207,4 +207,37 @@ void TinyPipelineSuite::TearDownTestSuite() {
     written.clear();
 }
 
+void expectFp16BlackAndBf16Clean(Pipeline& p, RunConfig cfg, const RunRecord& bad,
+                                  const RunRecord& reference, const std::string& block,
+                                  const std::string& firstOver) {
+    // Nothing in fp16 goes past 65504 as a finite value: it rounds to Inf.
+    for (const auto& q : bad.probes)
+        if (q.format == Format::FP16) EXPECT_EQ(q.stats.overFp16, 0) << q.name;
+    ASSERT_TRUE(bad.savedImage.has_value());
+    EXPECT_EQ(*std::max_element(bad.savedImage->rgb.begin(), bad.savedImage->rgb.end()), 0);
+
+    cfg.plan = PrecisionPlan::parse("transformer=bf16");
+    p.setPlan(cfg.plan);
+    const RunRecord fixed = p.run(cfg);
+    EXPECT_EQ(fixed.verdict, "ok") << fixed.verdictExplanation;
+    EXPECT_FALSE(fixed.firstNonFinite.has_value());
+    // bf16 holds the values past 65504 as they are: the first is where fp16 made Inf.
+    std::string first;
+    int64_t over = 0;
+    for (const auto& q : fixed.probes) {
+        if (q.stats.overFp16 > 0 && first.empty()) first = q.name;
+        if (q.name.rfind(block, 0) == 0) over += q.stats.overFp16;
+    }
+    EXPECT_EQ(first, firstOver);
+    EXPECT_GT(over, 0);
+    const double dBf16 = test::meanPixelDifference(fixed, reference);
+    const double dFp16 = test::meanPixelDifference(bad, reference);
+    std::printf(
+        "  mean |pixel difference| to the unscaled fp32 image (0-255): bf16 %.3f, fp16 "
+        "%.3f (all NaN, saved black)\n",
+        dBf16, dFp16);
+    EXPECT_LT(dBf16, 3.0);
+    EXPECT_GT(dFp16, 50.0);
+}
+
 }  // namespace hs::test

@@ -69,6 +69,14 @@ std::string expectTheCommandLineFailsInFp16AndNotUnder(const std::string& args,
                                                        const std::string& out,
                                                        const std::string& fixedPlan);
 
+// The fp16 run `bad` of `p` (under `cfg`) failed as fp16 does: no finite fp16 value past 65504
+// (it rounds to Inf) and a black saved image. Then under transformer=bf16 the run is clean, the
+// first value past 65504 is at `firstOver` and `block` holds some; the mean pixel differences to
+// `reference` are printed, bf16's below 3 and fp16's above 50.
+void expectFp16BlackAndBf16Clean(Pipeline& p, RunConfig cfg, const RunRecord& bad,
+                                 const RunRecord& reference, const std::string& block,
+                                 const std::string& firstOver);
+
 // A run of `steps` steps at `width` x `height` keeping its latents.
 RunConfig tinyRunConfig(const std::string& prompt, uint64_t seed, double guidance, int width,
                         int height, int steps);
