@@ -2,7 +2,7 @@
 # model class a family loads (FluxTransformer2DModel, CLIPTextModel, ...), except in
 # core/models/ (the families), core/denoising/ (the pipeline shapes, which name their own
 # denoiser) and core/demo/ (the demo model's own definition). The class names are read from the
-# families' `classNames = {...}`. And no strategy casts with componentAs<>. Run as
+# families' `classNames = {...}` and makeFamily heads. And no strategy casts with componentAs<>. Run as
 #   cmake -DSOURCE_DIR=<repo> -P tests/check_family_names.cmake
 cmake_minimum_required(VERSION 3.16)
 if(NOT SOURCE_DIR)
@@ -15,7 +15,10 @@ set(names "")
 file(GLOB_RECURSE family_files "${SOURCE_DIR}/core/models/*.cpp")
 foreach(f IN LISTS family_files)
   file(READ "${f}" text)
+  # Family::classNames, or the second field of makeFamily's FamilyHead {name, {classes}, ...}.
   string(REGEX MATCHALL "classNames = {[^}]*}" blocks "${text}")
+  string(REGEX MATCHALL "makeFamily<[^>]*>[(][^{]*{\"[^\"]*\",[^{]*{[^}]*}" heads "${text}")
+  list(APPEND blocks ${heads})
   foreach(b IN LISTS blocks)
     string(REGEX MATCHALL "\"[A-Za-z0-9_]+\"" quoted "${b}")
     foreach(q IN LISTS quoted)

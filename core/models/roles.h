@@ -27,6 +27,8 @@ struct TokenTable {
     int64_t rows = -1;          // rows of the token embedding (vocab_size): ids in [0, rows)
     int64_t maxPositions = -1;  // rows of a learned position table (CLIP); -1: none (T5's
                                 // relative buckets, Qwen's RoPE), so no length limit
+    int64_t maxLength = -1;     // the most ids one call takes (the position table, or the bound
+                                // the model's config or Halfscope sets)
 };
 
 class TextEncoderComponent : public Component {
@@ -53,7 +55,8 @@ struct VaeMoments {
 class VaeComponent : public Component {
 public:
     virtual int latentChannels() const = 0;
-    virtual int downFactor() const = 0;  // image pixels per latent pixel, each axis
+    virtual int imageChannels() const { return 3; }  // the encoder's input channels
+    virtual int downFactor() const = 0;              // image pixels per latent pixel, each axis
     // Diffusion-space latents [B, C, h, w] (what a sampler produces) -> the decoder's input,
     // with the VAE config's scaling and shift (or per-channel mean and std).
     virtual torch::Tensor unscale(const torch::Tensor& latents) const = 0;
@@ -75,6 +78,22 @@ public:
     // when it says none.
     virtual std::pair<int, int> sampleSize() const { return {0, 0}; }
 };
+
+// run-module for a text encoder: in.input_ids [B, L] (1 <= L <= tokenTable().maxLength, ids in
+// the vocabulary) and an optional in.attention_mask [B, L] of 0 (padding) / 1 (token) ->
+// encode() -> out.last_hidden_state, out.pooler_output and out.text_embeds (when the encoder
+// gives them) and out.hidden_states.N (every layer's output, embeddings first), float32.
+NamedTensors runTextEncoder(TextEncoderComponent& encoder, const NamedTensors& inputs,
+                            ProbeContext& probes);
+
+// run-module for a VAE, through decode() and encode(); a video VAE (videoLatents()) takes and
+// gives one-frame videos, a frame axis of 1 after the channels:
+//   in.z [B, latent_channels, (1,) h, w] (decoder-space latents) -> out.decode.sample
+//   in.x [B, image_channels, (1,) H, W] (H, W multiples of downFactor()) -> out.encode.mean,
+//        out.encode.logvar
+// Either input or both; outputs float32 on the CPU. More than one frame is an InputError (the
+// causal feature cache that carries video frames across chunks is not implemented).
+NamedTensors runVae(VaeComponent& vae, const NamedTensors& inputs, ProbeContext& probes);
 
 using ComponentMap = std::map<std::string, std::shared_ptr<Component>>;
 

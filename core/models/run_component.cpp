@@ -28,6 +28,7 @@ ComponentRun runComponentFolder(const std::string& dir, const NamedTensors& inpu
     torch::NoGradGuard noGrad;
     ProbeContext probes(policy, o.level);
     r.outputs = component->run(inputs, probes);
+    for (auto& kv : r.outputs) kv.second = kv.second.to(torch::kCPU);  // for the file and stats
     r.firstNonFinite = probes.firstNonFinite();
     for (int i = 0; i < o.repeat; ++i) {
         ProbeContext p(policy, o.level);

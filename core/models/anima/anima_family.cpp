@@ -51,33 +51,14 @@ AnimaAdapterInputs animaInputsFrom(const AnimaAdapterConfig& c, const NamedTenso
     return in;
 }
 
-NamedTensors runAnimaTextConditioner(AnimaTextConditioner& model, const NamedTensors& inputs,
-                                     ProbeContext& probes) {
-    torch::NoGradGuard noGrad;
-    AnimaAdapterInputs in = animaInputsFrom(model->config(), inputs, probes.device());
-    NamedTensors out;
-    out["out.text_embeds"] = model->forward(in, probes).to(torch::kFloat32);
-    return out;
-}
-
-NamedTensors AnimaTextConditionerComponent::run(const NamedTensors& inputs, ProbeContext& probes) {
-    return runAnimaTextConditioner(model, inputs, probes);
-}
-
 Family animaTextConditionerFamily() {
-    Family f;
-    f.name = "Anima text conditioner";
-    f.classNames = {"AnimaTextConditioner"};
-    f.role = Role::Adapter;
-    f.defaultComponent = "text_conditioner";
-    f.io =
-        "in.source_hidden_states, in.target_input_ids, in.target_attention_mask, "
-        "in.source_attention_mask -> out.text_embeds";
-    f.build = [](const ComponentSource& s, const std::string& component) {
-        return std::make_shared<AnimaTextConditionerComponent>(
-            AnimaTextConditioner(AnimaAdapterConfig::fromJson(s.config), component));
-    };
-    return f;
+    return makeFamily<AnimaTextConditionerComponent, AnimaAdapterConfig>(
+        {"Anima text conditioner",
+         {"AnimaTextConditioner"},
+         Role::Adapter,
+         "text_conditioner",
+         "in.source_hidden_states, in.target_input_ids, in.target_attention_mask, "
+         "in.source_attention_mask -> out.text_embeds"});
 }
 
 }  // namespace hs

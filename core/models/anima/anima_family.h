@@ -3,25 +3,10 @@
 // turns Qwen3 hidden states and T5 token ids into the Cosmos transformer's text embeddings).
 // Its role is Role::Adapter: it runs once per prompt, between the text encoder and the
 // denoising loop.
-#include "models/roles.h"
 #include "models/anima/anima_adapter.h"
-#include "models/common/named_tensors.h"
-#include "models/registry.h"
+#include "models/module_component.h"
 
 namespace hs {
-
-class AnimaTextConditionerComponent : public Component {
-public:
-    explicit AnimaTextConditionerComponent(AnimaTextConditioner m) : model(std::move(m)) {}
-    // This family's component in `slot` for a strategy's attach() (null when empty).
-    static AnimaTextConditionerComponent* in(const ComponentMap& c, const std::string& slot) {
-        return componentOfKindIn<AnimaTextConditionerComponent>(c, slot, "an Anima text conditioner (AnimaTextConditioner)");
-    }
-    torch::nn::Module& module() override { return *model; }
-    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
-
-    AnimaTextConditioner model;
-};
 
 // Inputs (keys not starting with "in." are ignored):
 //   in.source_hidden_states   [B, S, source_dim]  Qwen3 hidden states
@@ -31,10 +16,18 @@ public:
 //                             gets zeros from that attention, as PyTorch >= 2.5's SDPA gives)
 // Output: out.text_embeds [B, max(L, min_sequence_length), target_dim], float32. Throws
 // InputError naming the key and the expected shape.
-NamedTensors runAnimaTextConditioner(AnimaTextConditioner& model, const NamedTensors& inputs,
-                                     ProbeContext& probes);
 AnimaAdapterInputs animaInputsFrom(const AnimaAdapterConfig& config, const NamedTensors& inputs,
                                    const torch::Device& device);
+inline constexpr char kOutTextEmbeds[] = "out.text_embeds";
+inline constexpr auto runAnimaTextConditioner =
+    &runForward<AnimaTextConditioner, animaInputsFrom, kOutTextEmbeds>;
+
+class AnimaTextConditionerComponent
+    : public ModuleComponent<AnimaTextConditionerComponent, AnimaTextConditioner,
+                             runAnimaTextConditioner> {
+public:
+    using ModuleComponent::ModuleComponent;
+};
 
 Family animaTextConditionerFamily();
 

@@ -1,42 +1,35 @@
 #include "models/clip/clip_family.h"
 
-#include "models/clip/clip_run.h"
-
 namespace hs {
-
-NamedTensors ClipTextComponent::run(const NamedTensors& inputs, ProbeContext& probes) {
-    return runClipText(model, inputs, probes);
-}
 
 TextEncoding ClipTextComponent::encode(const torch::Tensor& ids, const torch::Tensor& mask,
                                        ProbeContext& probes) {
     if (mask.defined() && mask.eq(0).any().item<bool>())
-        throw InputError("a CLIP text encoder attends every token up to the end token: it takes "
-                         "no padding mask");
+        throw InputError(
+            "a CLIP text encoder attends every token up to the end token: it takes "
+            "no padding mask");
     ClipTextOutput o = model->forward(ids, probes);
     return {o.lastHiddenState, o.poolerOutput, o.textEmbeds, std::move(o.hiddenStates)};
 }
 
 Family clipTextFamily() {
-    Family f;
-    f.name = "CLIP text encoder";
-    f.classNames = {"CLIPTextModel", "CLIPTextModelWithProjection", "CLIPModel"};
-    f.role = Role::TextEncoder;
-    f.defaultComponent = "text_encoder";
-    f.tokenizer = {"CLIPTokenizer", "CLIP tokenizer", {"vocab.json"}, "clip-l", [](const nlohmann::json& c) {
-                       // OpenCLIP (SD 2.x, SDXL's second encoder: gelu) pads with "!".
-                       return c.value("hidden_act", "") == "gelu"
-                                  ? nlohmann::json{{"pad_token", "!"}}
-                                  : nlohmann::json();
-                   }};
-    f.io =
-        "in.input_ids -> out.last_hidden_state, out.pooler_output, out.text_embeds, "
-        "out.hidden_states.N";
-    f.build = [](const ComponentSource& s, const std::string& component) {
-        const bool projection = s.weights.count("text_projection.weight") > 0;
-        return std::make_shared<ClipTextComponent>(
-            ClipTextModel(clipTextConfigFromJson(s.config, projection), component));
-    };
+    Family f = makeFamily<ClipTextComponent>(
+        {"CLIP text encoder",
+         {"CLIPTextModel", "CLIPTextModelWithProjection", "CLIPModel"},
+         Role::TextEncoder,
+         "text_encoder",
+         "in.input_ids -> out.last_hidden_state, out.pooler_output, out.text_embeds, "
+         "out.hidden_states.N"},
+        [](const ComponentSource& s, const std::string& component) {
+            const bool projection = s.weights.count("text_projection.weight") > 0;
+            return ClipTextModel(clipTextConfigFromJson(s.config, projection), component);
+        });
+    f.tokenizer = {
+        "CLIPTokenizer", "CLIP tokenizer", {"vocab.json"}, "clip-l", [](const nlohmann::json& c) {
+            // OpenCLIP (SD 2.x, SDXL's second encoder: gelu) pads with "!".
+            return c.value("hidden_act", "") == "gelu" ? nlohmann::json{{"pad_token", "!"}}
+                                                       : nlohmann::json();
+        }};
     f.ignoredKeys = [](const ComponentSource& s) {
         std::vector<std::string> ignored{"text_model.embeddings.position_ids"};
         if (clipTextConfigFromJson(s.config).nestedInFullClip)

@@ -2,15 +2,14 @@
 // The CLIP text encoder family: transformers CLIPTextModel, CLIPTextModelWithProjection and the
 // text tower of a full CLIPModel checkpoint.
 #include "models/clip/clip_text_model.h"
-#include "models/roles.h"
+#include "models/module_component.h"
 
 namespace hs {
 
-class ClipTextComponent : public TextEncoderComponent {
+class ClipTextComponent : public ModuleComponent<ClipTextComponent, ClipTextModel, runTextEncoder,
+                                                 TextEncoderComponent> {
 public:
-    explicit ClipTextComponent(ClipTextModel m) : model(std::move(m)) {}
-    torch::nn::Module& module() override { return *model; }
-    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+    using ModuleComponent::ModuleComponent;
     using TextEncoderComponent::encode;
     // Causal attention up to the end token, no padding mask: a mask with padding is refused.
     TextEncoding encode(const torch::Tensor& ids, const torch::Tensor& mask,
@@ -20,10 +19,9 @@ public:
         return model->config().withProjection ? model->config().projectionDim : 0;
     }
     TokenTable tokenTable() const override {
-        return {model->config().vocabSize, model->config().maxPositionEmbeddings};
+        const int64_t positions = model->config().maxPositionEmbeddings;
+        return {model->config().vocabSize, positions, positions};
     }
-
-    ClipTextModel model;
 };
 
 Family clipTextFamily();

@@ -6,8 +6,9 @@
 
 namespace hs {
 
-// Input: in.input_ids [B, L] integer (1 <= L <= max_position_embeddings, 0 <= id < vocab_size);
-// keys not starting with "in." are ignored.
+// Input: in.input_ids [B, L] integer (1 <= L <= max_position_embeddings, 0 <= id < vocab_size),
+// an optional in.attention_mask [B, L] without padding (runTextEncoder); keys not starting with
+// "in." are ignored.
 // Outputs, float32 (exact for any format): out.last_hidden_state [B, L, D],
 // out.pooler_output [B, D], out.text_embeds [B, projection_dim] (with projection only),
 // out.hidden_states.N [B, L, D] for N = 0 (embeddings) .. num_hidden_layers.

@@ -27,6 +27,13 @@ void checkInputKeys(const NamedTensors& inputs, const std::vector<std::string>& 
 // the message. Floating unless the key names ids or a mask.
 torch::Tensor requireInput(const NamedTensors& inputs, const std::string& key,
                            const std::vector<int64_t>& shape, const std::string& expected);
+// A per-sample number (timestep, guidance) under `key`: [B], [1] or a scalar -> [B] or [1], not
+// expanded; `expected` describes it for the message.
+torch::Tensor requireBatchScalar(const NamedTensors& inputs, const std::string& key, int64_t B,
+                                 const std::string& expected);
+// A text encoder's in.input_ids: [B, L] integer ids, 1 <= L <= maxLength, each in
+// [0, vocabSize) -> int64 on the CPU.
+torch::Tensor requireTokenIds(const NamedTensors& inputs, int64_t maxLength, int64_t vocabSize);
 // `t` checked as above.
 torch::Tensor checkInput(const std::string& key, const torch::Tensor& t,
                          const std::vector<int64_t>& shape, const std::string& expected);

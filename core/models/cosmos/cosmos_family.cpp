@@ -26,13 +26,8 @@ CosmosInputs cosmosInputsFrom(const CosmosConfig& c, const NamedTensors& inputs,
     in.encoderHiddenStates =
         requireInput(inputs, "in.encoder_hidden_states", {B, -1, c.textEmbedDim},
                      "[" + b + ", L_txt, " + std::to_string(c.textEmbedDim) + "]");
-    auto it = inputs.find("in.timestep");
-    const std::string tExpected = "[" + b + "] or [1]";
-    if (it == inputs.end())
-        throw InputError("missing input 'in.timestep' (expected shape " + tExpected + ")");
-    torch::Tensor t = it->second.dim() == 0 ? it->second.reshape({1}) : it->second;
-    in.timestep = checkInput("in.timestep", t, {t.dim() == 1 && t.size(0) == 1 ? 1 : B}, tExpected);
-    it = inputs.find("in.padding_mask");
+    in.timestep = requireBatchScalar(inputs, "in.timestep", B, "[" + b + "] or [1]");
+    auto it = inputs.find("in.padding_mask");
     if (it != inputs.end()) {
         if (!c.concatPaddingMask)
             throw InputError(
@@ -49,32 +44,14 @@ CosmosInputs cosmosInputsFrom(const CosmosConfig& c, const NamedTensors& inputs,
     return in;
 }
 
-NamedTensors runCosmosTransformer(CosmosTransformer& model, const NamedTensors& inputs,
-                                  ProbeContext& probes) {
-    torch::NoGradGuard noGrad;
-    CosmosInputs in = cosmosInputsFrom(model->config(), inputs, probes.device());
-    NamedTensors out;
-    out["out.sample"] = model->forward(in, probes).to(torch::kFloat32);
-    return out;
-}
-
-NamedTensors CosmosTransformerComponent::run(const NamedTensors& inputs, ProbeContext& probes) {
-    return runCosmosTransformer(model, inputs, probes);
-}
-
 Family cosmosTransformerFamily() {
-    Family f;
-    f.name = "Cosmos transformer";
-    f.classNames = {"CosmosTransformer3DModel"};
-    f.role = Role::Denoiser;
-    f.defaultComponent = "transformer";
-    f.io = "in.hidden_states, in.timestep, in.encoder_hidden_states, in.padding_mask -> out.sample";
-    f.blockStems = {"transformer_blocks."};
-    f.build = [](const ComponentSource& s, const std::string& component) {
-        return std::make_shared<CosmosTransformerComponent>(
-            CosmosTransformer(CosmosConfig::fromJson(s.config), component));
-    };
-    return f;
+    return makeFamily<CosmosTransformerComponent, CosmosConfig>(
+        {"Cosmos transformer",
+         {"CosmosTransformer3DModel"},
+         Role::Denoiser,
+         "transformer",
+         "in.hidden_states, in.timestep, in.encoder_hidden_states, in.padding_mask -> out.sample",
+         {"transformer_blocks."}});
 }
 
 }  // namespace hs

@@ -8,13 +8,7 @@ namespace {
 torch::Tensor perBatch(const NamedTensors& inputs, const std::string& key, int64_t B,
                        const char* what) {
     const std::string expected = std::string("[B] = [") + std::to_string(B) + "] (" + what + ")";
-    auto it = inputs.find(key);
-    if (it == inputs.end())
-        throw InputError("missing input '" + key + "' (expected shape " + expected + ")");
-    const torch::Tensor& t = it->second;
-    if (t.dim() == 0 || (t.dim() == 1 && t.size(0) == 1))
-        return checkInput(key, t.reshape({1}), {1}, expected).expand({B});
-    return checkInput(key, t, {B}, expected);
+    return requireBatchScalar(inputs, key, B, expected).expand({B});
 }
 
 // [L, n] or legacy [B, L, n] -> [L, n]
@@ -58,15 +52,6 @@ FluxInputs fluxInputsFrom(const FluxConfig& c, const NamedTensors& inputs,
         if (t->defined()) *t = t->to(device);
     }
     return in;
-}
-
-NamedTensors runFluxTransformer(FluxTransformer& model, const NamedTensors& inputs,
-                                ProbeContext& probes) {
-    torch::NoGradGuard noGrad;
-    FluxInputs in = fluxInputsFrom(model->config(), inputs, probes.device());
-    NamedTensors out;
-    out["out.sample"] = model->forward(in, probes).to(torch::kFloat32);
-    return out;
 }
 
 }  // namespace hs

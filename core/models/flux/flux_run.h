@@ -3,6 +3,7 @@
 // form).
 #include "models/common/named_tensors.h"
 #include "models/flux/flux_transformer.h"
+#include "models/module_component.h"
 
 namespace hs {
 
@@ -17,11 +18,9 @@ namespace hs {
 // Output: out.sample [B, L_img, patch_size^2 * out_channels], float32 (exact for any format).
 // Throws InputError naming the key and the expected shape. Runs without autograd on the
 // device of `probes`.
-NamedTensors runFluxTransformer(FluxTransformer& model, const NamedTensors& inputs,
-                                ProbeContext& probes);
-
 // The validated inputs of runFluxTransformer as a FluxInputs, on `device`.
 FluxInputs fluxInputsFrom(const FluxConfig& config, const NamedTensors& inputs,
                           const torch::Device& device);
+inline constexpr auto runFluxTransformer = &runForward<FluxTransformer, fluxInputsFrom>;
 
 }  // namespace hs

@@ -3,28 +3,26 @@
 // encoder) and Qwen2Model / Qwen2ForCausalLM / the language model of
 // Qwen2_5_VLForConditionalGeneration (Qwen-Image's text encoder; its visual tower and every
 // lm_head are not loaded).
+#include "models/module_component.h"
 #include "models/qwen/qwen_text_model.h"
-#include "models/roles.h"
 
 namespace hs {
 
-class QwenTextComponent : public TextEncoderComponent {
+// run-module: in.input_ids [B, L] integer, optional in.attention_mask [B, L] (1 token, 0 padding)
+// -> out.last_hidden_state [B, L, D], out.hidden_states.N (N = 0 .. num_hidden_layers)
+class QwenTextComponent : public ModuleComponent<QwenTextComponent, QwenTextModel, runTextEncoder,
+                                                 TextEncoderComponent> {
 public:
-    explicit QwenTextComponent(QwenTextModel m) : model(std::move(m)) {}
-    torch::nn::Module& module() override { return *model; }
-    // in.input_ids [B, L] integer, optional in.attention_mask [B, L] (1 token, 0 padding)
-    // -> out.last_hidden_state [B, L, D], out.hidden_states.N (N = 0 .. num_hidden_layers)
-    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+    using ModuleComponent::ModuleComponent;
     using TextEncoderComponent::encode;
     // Causal, with the padding mask [B, L] (1 token, 0 padding) that the Anima and Qwen-Image
     // pipelines pass; no pooled output.
     TextEncoding encode(const torch::Tensor& ids, const torch::Tensor& mask,
                         ProbeContext& probes) override;
     int64_t width() const override { return model->config().hiddenSize; }
-    TokenTable tokenTable() const override { return {model->config().vocabSize, -1}; }
-    StreamedBlocks* streamedBlocks() override { return model.get(); }
-
-    QwenTextModel model;
+    TokenTable tokenTable() const override {
+        return {model->config().vocabSize, -1, model->config().maxPositions};
+    }
 };
 
 // The key prefix of the decoder in `weights`: "" (Qwen3Model, Qwen2Model), "model."

@@ -73,46 +73,21 @@ QwenImageInputs qwenImageInputsFrom(const QwenImageConfig& c, const NamedTensors
         in.textMask = m.ne(0);                                              // [B, L_txt] bool
         if (in.textMask.all().item<bool>()) in.textMask = torch::Tensor();  // nothing left out
     }
-    it = inputs.find("in.timestep");
-    const std::string tExpected = "[" + b + "] or [1]";
-    if (it == inputs.end())
-        throw InputError("missing input 'in.timestep' (expected shape " + tExpected + ")");
-    torch::Tensor t = it->second.dim() == 0 ? it->second.reshape({1}) : it->second;
-    t = checkInput("in.timestep", t, {t.dim() == 1 && t.size(0) == 1 ? 1 : B}, tExpected);
-    in.timestep = t.expand({B});
+    in.timestep = requireBatchScalar(inputs, "in.timestep", B, "[" + b + "] or [1]").expand({B});
     for (torch::Tensor* x : {&in.hiddenStates, &in.encoderHiddenStates, &in.textMask, &in.timestep})
         if (x->defined()) *x = x->to(device);
     return in;
 }
 
-NamedTensors runQwenImageTransformer(QwenImageTransformer& model, const NamedTensors& inputs,
-                                     ProbeContext& probes) {
-    torch::NoGradGuard noGrad;
-    QwenImageInputs in = qwenImageInputsFrom(model->config(), inputs, probes.device());
-    NamedTensors out;
-    out["out.sample"] = model->forward(in, probes).to(torch::kFloat32);
-    return out;
-}
-
-NamedTensors QwenImageTransformerComponent::run(const NamedTensors& inputs, ProbeContext& probes) {
-    return runQwenImageTransformer(model, inputs, probes);
-}
-
 Family qwenImageTransformerFamily() {
-    Family f;
-    f.name = "Qwen-Image transformer";
-    f.classNames = {"QwenImageTransformer2DModel"};
-    f.role = Role::Denoiser;
-    f.defaultComponent = "transformer";
-    f.io =
-        "in.hidden_states, in.encoder_hidden_states, in.encoder_hidden_states_mask, "
-        "in.timestep, in.img_shapes -> out.sample";
-    f.blockStems = {"transformer_blocks."};
-    f.build = [](const ComponentSource& s, const std::string& component) {
-        return std::make_shared<QwenImageTransformerComponent>(
-            QwenImageTransformer(QwenImageConfig::fromJson(s.config), component));
-    };
-    return f;
+    return makeFamily<QwenImageTransformerComponent, QwenImageConfig>(
+        {"Qwen-Image transformer",
+         {"QwenImageTransformer2DModel"},
+         Role::Denoiser,
+         "transformer",
+         "in.hidden_states, in.encoder_hidden_states, in.encoder_hidden_states_mask, "
+         "in.timestep, in.img_shapes -> out.sample",
+         {"transformer_blocks."}});
 }
 
 }  // namespace hs

@@ -28,32 +28,14 @@ SD3Inputs sd3InputsFrom(const SD3Config& c, const NamedTensors& inputs,
     in.pooledProjections =
         requireInput(inputs, "in.pooled_projections", {B, c.pooledProjectionDim},
                      "[" + b + ", " + std::to_string(c.pooledProjectionDim) + "]");
-    auto it = inputs.find("in.timestep");
-    const std::string tExpected = "[" + b + "] or [1] (t in [0, 1000])";
-    if (it == inputs.end())
-        throw InputError("missing input 'in.timestep' (expected shape " + tExpected + ")");
-    torch::Tensor t = it->second;
-    if (t.defined() && t.dim() == 0) t = t.reshape({1});
-    t = checkInput("in.timestep", t, {t.defined() && t.dim() == 1 && t.size(0) == 1 ? 1 : B},
-                   tExpected);
-    in.timestep = t.expand({B}).to(torch::kFloat32);
+    in.timestep =
+        requireBatchScalar(inputs, "in.timestep", B, "[" + b + "] or [1] (t in [0, 1000])")
+            .expand({B})
+            .to(torch::kFloat32);
     for (torch::Tensor* x :
          {&in.hiddenStates, &in.encoderHiddenStates, &in.pooledProjections, &in.timestep})
         *x = x->to(device);
     return in;
-}
-
-NamedTensors runSD3Transformer(SD3Transformer& model, const NamedTensors& inputs,
-                               ProbeContext& probes) {
-    torch::NoGradGuard noGrad;
-    SD3Inputs in = sd3InputsFrom(model->config(), inputs, probes.device());
-    NamedTensors out;
-    out["out.sample"] = model->forward(in, probes).to(torch::kFloat32);
-    return out;
-}
-
-NamedTensors SD3TransformerComponent::run(const NamedTensors& inputs, ProbeContext& probes) {
-    return runSD3Transformer(model, inputs, probes);
 }
 
 torch::Tensor SD3TransformerComponent::predict(const torch::Tensor& latents,
@@ -61,30 +43,22 @@ torch::Tensor SD3TransformerComponent::predict(const torch::Tensor& latents,
                                                const torch::Tensor& pooled,
                                                const torch::Tensor& timestep,
                                                ProbeContext& probes) {
-    torch::NoGradGuard noGrad;
     const NamedTensors named{{"in.hidden_states", latents},
                              {"in.encoder_hidden_states", encoderHiddenStates},
                              {"in.pooled_projections", pooled},
                              {"in.timestep", timestep}};
-    SD3Inputs in = sd3InputsFrom(model->config(), named, probes.device());
-    return model->forward(in, probes).to(torch::kFloat32);
+    return runSD3Transformer(model, named, probes).at("out.sample");
 }
 
 Family sd3TransformerFamily() {
-    Family f;
-    f.name = "SD3 transformer";
-    f.classNames = {"SD3Transformer2DModel"};
-    f.role = Role::Denoiser;
-    f.defaultComponent = "transformer";
-    f.io =
-        "in.hidden_states, in.encoder_hidden_states, in.pooled_projections, in.timestep -> "
-        "out.sample";
-    f.blockStems = {"transformer_blocks."};
-    f.build = [](const ComponentSource& s, const std::string& component) {
-        return std::make_shared<SD3TransformerComponent>(
-            SD3Transformer(SD3Config::fromJson(s.config), component));
-    };
-    return f;
+    return makeFamily<SD3TransformerComponent, SD3Config>(
+        {"SD3 transformer",
+         {"SD3Transformer2DModel"},
+         Role::Denoiser,
+         "transformer",
+         "in.hidden_states, in.encoder_hidden_states, in.pooled_projections, in.timestep -> "
+         "out.sample",
+         {"transformer_blocks."}});
 }
 
 }  // namespace hs

@@ -1,24 +1,26 @@
 #pragma once
 // The SD3 transformer family: diffusers SD3Transformer2DModel (Stable Diffusion 3 / 3.5's
 // denoiser).
-#include "models/common/named_tensors.h"
-#include "models/registry.h"
-#include "models/roles.h"
+#include "models/module_component.h"
 #include "models/sd3/sd3_transformer.h"
 
 namespace hs {
 
-class SD3TransformerComponent : public Component {
+// Inputs (keys not starting with "in." are ignored):
+//   in.hidden_states          [B, in_channels, H, W]  latents
+//   in.encoder_hidden_states  [B, L_txt, joint_attention_dim]
+//   in.pooled_projections     [B, pooled_projection_dim]
+//   in.timestep               [B], [1] or a scalar: t in [0, 1000] as the SD3 pipeline passes it
+// Output: out.sample [B, out_channels, H, W], float32. Throws InputError naming the key and the
+// expected shape. Runs without autograd on the device of `probes`.
+SD3Inputs sd3InputsFrom(const SD3Config& config, const NamedTensors& inputs,
+                        const torch::Device& device);
+inline constexpr auto runSD3Transformer = &runForward<SD3Transformer, sd3InputsFrom>;
+
+class SD3TransformerComponent
+    : public ModuleComponent<SD3TransformerComponent, SD3Transformer, runSD3Transformer> {
 public:
-    explicit SD3TransformerComponent(SD3Transformer m) : model(std::move(m)) {}
-    // This family's component in `slot` for a strategy's attach() (null when empty).
-    static SD3TransformerComponent* in(const ComponentMap& c, const std::string& slot) {
-        return componentOfKindIn<SD3TransformerComponent>(
-            c, slot, "an SD3 transformer (SD3Transformer2DModel)");
-    }
-    torch::nn::Module& module() override { return *model; }
-    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
-    StreamedBlocks* streamedBlocks() override { return model.get(); }
+    using ModuleComponent::ModuleComponent;
 
     const SD3Config& config() const { return model->config(); }
 
@@ -36,21 +38,7 @@ public:
     torch::Tensor predict(const torch::Tensor& latents, const torch::Tensor& encoderHiddenStates,
                           const torch::Tensor& pooled, const torch::Tensor& timestep,
                           ProbeContext& probes);
-
-    SD3Transformer model;
 };
-
-// Inputs (keys not starting with "in." are ignored):
-//   in.hidden_states          [B, in_channels, H, W]  latents
-//   in.encoder_hidden_states  [B, L_txt, joint_attention_dim]
-//   in.pooled_projections     [B, pooled_projection_dim]
-//   in.timestep               [B], [1] or a scalar: t in [0, 1000] as the SD3 pipeline passes it
-// Output: out.sample [B, out_channels, H, W], float32. Throws InputError naming the key and the
-// expected shape. Runs without autograd on the device of `probes`.
-NamedTensors runSD3Transformer(SD3Transformer& model, const NamedTensors& inputs,
-                               ProbeContext& probes);
-SD3Inputs sd3InputsFrom(const SD3Config& config, const NamedTensors& inputs,
-                        const torch::Device& device);
 
 Family sd3TransformerFamily();
 

@@ -62,28 +62,17 @@ UNetInputs unetInputsFrom(const UNetConfig& cfg, const NamedTensors& inputs,
     return in;
 }
 
-NamedTensors UNet2DConditionComponent::run(const NamedTensors& inputs, ProbeContext& probes) {
-    torch::NoGradGuard noGrad;
-    UNetInputs in = unetInputsFrom(model->config(), inputs, probes.device());
-    NamedTensors out;
-    out["out.sample"] = model->forward(in, probes).to(torch::kCPU, torch::kFloat32);
-    return out;
-}
-
 Family unet2DConditionFamily() {
-    Family f;
-    f.name = "UNet2DConditionModel";
-    f.classNames = {"UNet2DConditionModel"};
-    f.role = Role::Denoiser;
-    f.defaultComponent = "unet";
-    f.io =
-        "in.sample, in.timestep, in.encoder_hidden_states (SDXL also in.text_embeds, "
-        "in.time_ids) -> out.sample";
-    f.build = [](const ComponentSource& s, const std::string& component) {
-        return std::make_shared<UNet2DConditionComponent>(
-            UNet2DConditionModel(unetConfigFromJson(s.config), component));
-    };
-    return f;
+    return makeFamily<UNet2DConditionComponent>(
+        {"UNet2DConditionModel",
+         {"UNet2DConditionModel"},
+         Role::Denoiser,
+         "unet",
+         "in.sample, in.timestep, in.encoder_hidden_states (SDXL also in.text_embeds, "
+         "in.time_ids) -> out.sample"},
+        [](const ComponentSource& s, const std::string& component) {
+            return UNet2DConditionModel(unetConfigFromJson(s.config), component);
+        });
 }
 
 }  // namespace hs

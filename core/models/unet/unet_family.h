@@ -1,8 +1,7 @@
 #pragma once
 // The UNet2DConditionModel family: the denoiser of Stable Diffusion 1.x, 2.x and SDXL
 // (diffusers UNet2DConditionModel), loaded from a diffusers "unet" folder.
-#include "models/roles.h"
-#include "models/registry.h"
+#include "models/module_component.h"
 #include "models/unet/unet_model.h"
 
 namespace hs {
@@ -14,18 +13,13 @@ namespace hs {
 UNetInputs unetInputsFrom(const UNetConfig& cfg, const NamedTensors& inputs,
                           const torch::Device& device);
 
-class UNet2DConditionComponent : public Component {
-public:
-    explicit UNet2DConditionComponent(UNet2DConditionModel m) : model(std::move(m)) {}
-    // This family's component in `slot` for a strategy's attach() (null when empty).
-    static UNet2DConditionComponent* in(const ComponentMap& c, const std::string& slot) {
-        return componentOfKindIn<UNet2DConditionComponent>(c, slot, "a UNet2DConditionModel");
-    }
-    torch::nn::Module& module() override { return *model; }
-    // The inputs above -> out.sample [B, out_channels, h, w] float32.
-    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+inline constexpr auto runUNet2DCondition = &runForward<UNet2DConditionModel, unetInputsFrom>;
 
-    UNet2DConditionModel model;
+// The inputs above -> out.sample [B, out_channels, h, w] float32.
+class UNet2DConditionComponent
+    : public ModuleComponent<UNet2DConditionComponent, UNet2DConditionModel, runUNet2DCondition> {
+public:
+    using ModuleComponent::ModuleComponent;
 };
 
 Family unet2DConditionFamily();

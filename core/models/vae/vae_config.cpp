@@ -38,6 +38,24 @@ void checkTypes(const std::vector<std::string>& types, const char* field,
 
 }  // namespace
 
+namespace {
+
+// See AutoencoderKLConfig::latentRgbFactors: a preview aid, so a malformed list is left out
+// rather than refused.
+std::vector<double> rgbFactorsOf(const nlohmann::json& config, int64_t channels) {
+    if (!config.contains("latent_rgb_factors") || !config["latent_rgb_factors"].is_array())
+        return {};
+    std::vector<double> f;
+    for (const auto& v : config["latent_rgb_factors"]) {
+        if (!v.is_number()) return {};
+        f.push_back(v.get<double>());
+    }
+    if (int64_t(f.size()) != (channels + 1) * 3) return {};
+    return f;
+}
+
+}  // namespace
+
 AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
     if (!j.is_object())
         throw ConfigError("config.json: expected a JSON object, got " + quoteJsonValue(j));
@@ -65,6 +83,7 @@ AutoencoderKLConfig AutoencoderKLConfig::fromJson(const nlohmann::json& j) {
     c.latentsMean = optDoubleList(j, "latents_mean");
     c.latentsStd = optDoubleList(j, "latents_std");
     c.forceUpcast = cfgBool(j, "force_upcast", c.forceUpcast);
+    c.latentRgbFactors = rgbFactorsOf(j, c.latentChannels);
     c.useQuantConv = cfgBool(j, "use_quant_conv", c.useQuantConv);
     c.usePostQuantConv = cfgBool(j, "use_post_quant_conv", c.usePostQuantConv);
     c.midBlockAddAttention = cfgBool(j, "mid_block_add_attention", c.midBlockAddAttention);

@@ -31,6 +31,9 @@ struct AutoencoderKLConfig {
     bool useQuantConv = true;
     bool usePostQuantConv = true;
     bool midBlockAddAttention = true;
+    // latent_rgb_factors (Halfscope's own key, for fast previews): (latent_channels + 1) x 3
+    // numbers, the last row the bias; empty when absent or of another size.
+    std::vector<double> latentRgbFactors;
 
     // Number of resolution levels (down blocks); the encoder halves H and W levels()-1 times.
     int levels() const { return static_cast<int>(blockOutChannels.size()); }

@@ -1,32 +1,26 @@
 #pragma once
 // The AutoencoderKL family: diffusers AutoencoderKL (SD 1.x/2.x, SDXL, SD3, Flux, the demo VAE).
-#include "models/roles.h"
+#include "models/module_component.h"
 #include "models/vae/autoencoder_kl.h"
 
 namespace hs {
 
-class AutoencoderKLComponent : public VaeComponent {
+class AutoencoderKLComponent
+    : public ModuleComponent<AutoencoderKLComponent, AutoencoderKL, runVae, VaeComponent> {
 public:
-    AutoencoderKLComponent(AutoencoderKL m, torch::Tensor rgbFactors)
-        : model(std::move(m)), m_rgbFactors(std::move(rgbFactors)) {}
-    torch::nn::Module& module() override { return *model; }
-    NamedTensors run(const NamedTensors& inputs, ProbeContext& probes) override;
+    using ModuleComponent::ModuleComponent;
     int latentChannels() const override { return model->config().latentChannels; }
+    int imageChannels() const override { return model->config().inChannels; }
     int downFactor() const override { return model->config().downFactor(); }
     torch::Tensor unscale(const torch::Tensor& latents) const override;
     torch::Tensor decode(const torch::Tensor& z, ProbeContext& probes) override;
     VaeMoments encode(const torch::Tensor& image, ProbeContext& probes) override;
-    torch::Tensor rgbFactors() const override { return m_rgbFactors; }
+    torch::Tensor rgbFactors() const override;
     bool forceUpcast() const override { return model->config().forceUpcast; }
     std::pair<int, int> sampleSize() const override {
         const auto& s = model->config().sampleSize;
         return {s.front(), s.back()};
     }
-
-    AutoencoderKL model;
-
-private:
-    torch::Tensor m_rgbFactors;
 };
 
 Family autoencoderKLFamily();
