@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "base/affixes.h"
 #include "models/clip/clip_single_file.h"
 #include "models/clip/openclip_layout.h"
 #include "models/cosmos/cosmos_original_layout.h"
@@ -14,7 +15,6 @@
 #include "models/unet/unet_ldm_layout.h"
 #include "models/vae/vae_ldm_layout.h"
 #include "models/wan_vae/wan_vae_original_layout.h"
-#include "base/affixes.h"
 
 namespace hs {
 
@@ -128,6 +128,17 @@ std::string placeOf(const Found& f) {
 const std::vector<SingleFileLayout>& singleFileLayouts() {
     static const std::vector<SingleFileLayout> layouts = makeLayouts();
     return layouts;
+}
+
+std::function<bool(const WeightMap& all, const std::string& prefix)> markerKeys(
+    std::vector<std::string> all, std::vector<std::string> any) {
+    return [all = std::move(all), any = std::move(any)](const WeightMap& w, const std::string& p) {
+        for (const std::string& k : all)
+            if (!w.count(p + k)) return false;
+        for (const std::string& k : any)
+            if (w.count(p + k)) return true;
+        return any.empty();
+    };
 }
 
 std::vector<std::string> detectSingleFile(const WeightMap& all) {

@@ -33,9 +33,13 @@ struct SingleFileLayout {
     // `inspect`'s one line for a whole file this layout leads ("SDXL base, SGM layout: UNet
     // 2.57 B, two text encoders, VAE; fp16 weights"), given all it converted to; null or "":
     // the components' classes and sizes.
-    std::function<std::string(const SingleFileContents& f, const WeightMap& all)>
-        headline = {};
+    std::function<std::string(const SingleFileContents& f, const WeightMap& all)> headline = {};
 };
+
+// A layout's detect() by marker keys under its prefix: the file holds every key of `all` and, when
+// `any` is not empty, at least one of `any`.
+std::function<bool(const WeightMap& all, const std::string& prefix)> markerKeys(
+    std::vector<std::string> all, std::vector<std::string> any = {});
 
 // The layouts known, in detection order (specific before general).
 const std::vector<SingleFileLayout>& singleFileLayouts();

@@ -84,17 +84,15 @@ ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
 }  // namespace
 
 SingleFileLayout clipSingleFileLayout() {
-    SingleFileLayout l;
-    l.name = "CLIP text encoder (transformers keys)";
+    std::vector<std::string> prefixes;
     for (const auto& kv : clipSlots())
-        if (!kv.first.empty()) l.prefixes.push_back(kv.first);
-    l.prefixes.push_back("");
-    l.roots = {"text_model.", "text_projection."};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "text_model.embeddings.token_embedding.weight") > 0;
-    };
-    l.convert = convertClip;
-    return l;
+        if (!kv.first.empty()) prefixes.push_back(kv.first);
+    prefixes.push_back("");
+    return {"CLIP text encoder (transformers keys)",
+            prefixes,
+            {"text_model.", "text_projection."},
+            markerKeys({"text_model.embeddings.token_embedding.weight"}),
+            convertClip};
 }
 
 }  // namespace hs

@@ -143,18 +143,15 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
 }  // namespace
 
 SingleFileLayout openClipLayout() {
-    SingleFileLayout l;
-    l.name = "OpenCLIP text encoder (SD 2.x / SDXL layout)";
-    for (const auto& kv : openClipSlots()) l.prefixes.push_back(kv.first);
+    std::vector<std::string> prefixes;
+    for (const auto& kv : openClipSlots()) prefixes.push_back(kv.first);
     // Everything of the text tower; anything else under the prefix (a vision tower) is not ours.
-    l.roots = {"token_embedding.", "positional_embedding", "transformer.", "ln_final.",
-               "text_projection",  "logit_scale",          "attn_mask"};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "token_embedding.weight") &&
-               all.count(p + "transformer.resblocks.0.attn.in_proj_weight");
-    };
-    l.convert = convertOpenClip;
-    return l;
+    return {"OpenCLIP text encoder (SD 2.x / SDXL layout)",
+            prefixes,
+            {"token_embedding.", "positional_embedding", "transformer.", "ln_final.",
+             "text_projection", "logit_scale", "attn_mask"},
+            markerKeys({"token_embedding.weight", "transformer.resblocks.0.attn.in_proj_weight"}),
+            convertOpenClip};
 }
 
 }  // namespace hs

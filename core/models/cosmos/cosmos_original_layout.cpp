@@ -201,35 +201,24 @@ const std::vector<std::string> kPrefixes{"net.", "model.diffusion_model.", ""};
 }  // namespace
 
 SingleFileLayout cosmosOriginalLayout() {
-    SingleFileLayout l;
-    l.name = "Cosmos-Predict2 / Anima DiT (NVIDIA layout)";
-    l.prefixes = kPrefixes;
-    l.roots = {"x_embedder.",   "t_embedder.", "t_embedding_norm.", "blocks.", "final_layer.",
-               "pos_embedder.", "accum_"};
     // ComfyUI's model_detection.py marks Cosmos-Predict2 / Anima by blocks.0.mlp.layer1.weight
     // (Anima when llm_adapter.blocks.0.cross_attn.q_proj.weight is there too); the embedders and
     // the final layer also find a file whose block 0 is missing, so the error can say so.
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "x_embedder.proj.1.weight") &&
-               all.count(p + "t_embedder.1.linear_1.weight") &&
-               all.count(p + "final_layer.linear.weight");
-    };
-    l.convert = convertCosmos;
-    return l;
+    return {"Cosmos-Predict2 / Anima DiT (NVIDIA layout)",
+            kPrefixes,
+            {"x_embedder.", "t_embedder.", "t_embedding_norm.", "blocks.", "final_layer.",
+             "pos_embedder.", "accum_"},
+            markerKeys({"x_embedder.proj.1.weight", "t_embedder.1.linear_1.weight",
+                        "final_layer.linear.weight"}),
+            convertCosmos};
 }
 
 SingleFileLayout animaAdapterOriginalLayout() {
-    SingleFileLayout l;
-    l.name = "Anima LLM adapter";
     // Its keys below llm_adapter. are diffusers' own (split_anima_transformer_checkpoint only
     // removes the prefix), so the prefix includes it.
-    for (const std::string& p : kPrefixes) l.prefixes.push_back(p + "llm_adapter.");
-    l.roots = {""};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "embed.weight") > 0;
-    };
-    l.convert = convertAnimaAdapter;
-    return l;
+    std::vector<std::string> prefixes;
+    for (const std::string& p : kPrefixes) prefixes.push_back(p + "llm_adapter.");
+    return {"Anima LLM adapter", prefixes, {""}, markerKeys({"embed.weight"}), convertAnimaAdapter};
 }
 
 }  // namespace hs

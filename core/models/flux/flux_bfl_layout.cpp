@@ -183,26 +183,17 @@ ConvertedComponent convertFlux(LayoutKeys& k, const WeightMap& /*all*/) {
     return c;
 }
 
-bool hasKey(const WeightMap& all, const std::string& key) {
-    return all.count(key) > 0;
-}
-
 }  // namespace
 
 SingleFileLayout fluxBflLayout() {
-    SingleFileLayout l;
-    l.name = "Black Forest Labs Flux transformer";
-    l.prefixes = {"model.diffusion_model.", ""};
-    l.roots = {"double_blocks.", "single_blocks.", "img_in.",      "txt_in.",
-               "time_in.",       "vector_in.",     "guidance_in.", "final_layer."};
     // diffusers' marker is double_blocks.0.img_attn.norm.key_norm.scale; img_in + txt_in +
     // final_layer also find a file whose block 0 is missing, so the error can say so.
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return hasKey(all, p + "img_in.weight") && hasKey(all, p + "txt_in.weight") &&
-               hasKey(all, p + "final_layer.linear.weight");
-    };
-    l.convert = convertFlux;
-    return l;
+    return {"Black Forest Labs Flux transformer",
+            {"model.diffusion_model.", ""},
+            {"double_blocks.", "single_blocks.", "img_in.", "txt_in.", "time_in.", "vector_in.",
+             "guidance_in.", "final_layer."},
+            markerKeys({"img_in.weight", "txt_in.weight", "final_layer.linear.weight"}),
+            convertFlux};
 }
 
 }  // namespace hs

@@ -122,16 +122,11 @@ ConvertedComponent convertQwen(LayoutKeys& k, const WeightMap& all) {
 }  // namespace
 
 SingleFileLayout qwenSingleFileLayout() {
-    SingleFileLayout l;
-    l.name = "Qwen text encoder (transformers keys)";
-    l.prefixes = {"model.", "model.language_model.", ""};
-    l.roots = {"embed_tokens.", "layers.", "norm."};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "embed_tokens.weight") && all.count(p + kQ) &&
-               all.count(p + "layers.0.mlp.gate_proj.weight");
-    };
-    l.convert = convertQwen;
-    return l;
+    return {"Qwen text encoder (transformers keys)",
+            {"model.", "model.language_model.", ""},
+            {"embed_tokens.", "layers.", "norm."},
+            markerKeys({"embed_tokens.weight", kQ, "layers.0.mlp.gate_proj.weight"}),
+            convertQwen};
 }
 
 }  // namespace hs

@@ -49,17 +49,13 @@ ConvertedComponent convertQwenImage(LayoutKeys& k, const WeightMap&) {
 }  // namespace
 
 SingleFileLayout qwenImageComfyLayout() {
-    SingleFileLayout l;
-    l.name = "Qwen-Image transformer (ComfyUI)";
-    l.prefixes = {"model.diffusion_model.", ""};
-    l.roots = {"img_in.",   "txt_in.",  "txt_norm.", "time_text_embed.", "transformer_blocks.",
-               "norm_out.", "proj_out."};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "txt_norm.weight") && all.count(p + "img_in.weight") &&
-               all.count(p + "transformer_blocks.0.img_mod.1.weight");
-    };
-    l.convert = convertQwenImage;
-    return l;
+    return {
+        "Qwen-Image transformer (ComfyUI)",
+        {"model.diffusion_model.", ""},
+        {"img_in.", "txt_in.", "txt_norm.", "time_text_embed.", "transformer_blocks.", "norm_out.",
+         "proj_out."},
+        markerKeys({"txt_norm.weight", "img_in.weight", "transformer_blocks.0.img_mod.1.weight"}),
+        convertQwenImage};
 }
 
 }  // namespace hs

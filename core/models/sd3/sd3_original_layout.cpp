@@ -174,27 +174,18 @@ ConvertedComponent convertSD3(LayoutKeys& k, const WeightMap& /*all*/) {
     return c;
 }
 
-bool hasSD3Key(const WeightMap& all, const std::string& key) {
-    return all.count(key) > 0;
-}
-
 }  // namespace
 
 SingleFileLayout sd3OriginalLayout() {
-    SingleFileLayout l;
-    l.name = "SD3 MMDiT";
-    l.prefixes = {"model.diffusion_model.", ""};
-    l.roots = {"pos_embed",         "x_embedder.",   "t_embedder.", "y_embedder.",
-               "context_embedder.", "joint_blocks.", "final_layer."};
     // diffusers' marker is joint_blocks.0.context_block.adaLN_modulation.1.bias; the embedders
     // also find a file whose block 0 is missing, so the error can say so.
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return hasSD3Key(all, p + "x_embedder.proj.weight") &&
-               hasSD3Key(all, p + "y_embedder.mlp.0.weight") &&
-               hasSD3Key(all, p + "context_embedder.weight");
-    };
-    l.convert = convertSD3;
-    return l;
+    return {"SD3 MMDiT",
+            {"model.diffusion_model.", ""},
+            {"pos_embed", "x_embedder.", "t_embedder.", "y_embedder.", "context_embedder.",
+             "joint_blocks.", "final_layer."},
+            markerKeys(
+                {"x_embedder.proj.weight", "y_embedder.mlp.0.weight", "context_embedder.weight"}),
+            convertSD3};
 }
 
 }  // namespace hs

@@ -94,17 +94,16 @@ ConvertedComponent convertT5(LayoutKeys& k, const WeightMap& all) {
 }  // namespace
 
 SingleFileLayout t5SingleFileLayout() {
-    SingleFileLayout l;
-    l.name = "T5 encoder (transformers keys)";
-    l.prefixes = {"text_encoders.t5xxl.transformer.", ""};
-    l.roots = {"shared.", "encoder.block.", "encoder.final_layer_norm.", "encoder.embed_tokens."};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "encoder.block.0.layer.0.SelfAttention.q.weight") ||
-               (all.count(p + "encoder.final_layer_norm.weight") &&
-                (all.count(p + "shared.weight") || all.count(p + "encoder.embed_tokens.weight")));
-    };
-    l.convert = convertT5;
-    return l;
+    return {"T5 encoder (transformers keys)",
+            {"text_encoders.t5xxl.transformer.", ""},
+            {"shared.", "encoder.block.", "encoder.final_layer_norm.", "encoder.embed_tokens."},
+            [](const WeightMap& all, const std::string& p) {
+                return all.count(p + "encoder.block.0.layer.0.SelfAttention.q.weight") ||
+                       (all.count(p + "encoder.final_layer_norm.weight") &&
+                        (all.count(p + "shared.weight") ||
+                         all.count(p + "encoder.embed_tokens.weight")));
+            },
+            convertT5};
 }
 
 }  // namespace hs

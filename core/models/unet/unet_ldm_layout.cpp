@@ -453,19 +453,16 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
 }  // namespace
 
 SingleFileLayout unetLdmLayout() {
-    SingleFileLayout l;
-    l.name = "Stable Diffusion UNet (LDM layout)";
-    l.prefixes = {"model.diffusion_model.", ""};
     // LDM's UNetModel parts; an unknown key among them is an error, anything else under the
     // prefix is not the UNet's.
-    l.roots = {"input_blocks.", "middle_block.", "output_blocks.",
-               "time_embed.",   "label_emb.",    "out."};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "input_blocks.0.0.weight") && all.count(p + "time_embed.0.weight");
-    };
-    l.convert = convertUnet;
-    l.headline = sdSingleFileHeadline;
-    return l;
+    return {
+        "Stable Diffusion UNet (LDM layout)",
+        {"model.diffusion_model.", ""},
+        {"input_blocks.", "middle_block.", "output_blocks.", "time_embed.", "label_emb.", "out."},
+        markerKeys({"input_blocks.0.0.weight", "time_embed.0.weight"}),
+        convertUnet,
+        "",
+        sdSingleFileHeadline};
 }
 
 SingleFileLayout unetLdmEmaOnlyLayout() {

@@ -183,16 +183,12 @@ ConvertedComponent convertVae(LayoutKeys& k, const WeightMap& all) {
 }  // namespace
 
 SingleFileLayout vaeLdmLayout() {
-    SingleFileLayout l;
-    l.name = "LDM VAE";
-    l.prefixes = {"first_stage_model.", "vae.", ""};
-    l.roots = {"encoder.", "decoder.", "quant_conv.", "post_quant_conv."};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "decoder.mid.block_1.conv1.weight") ||
-               all.count(p + "encoder.mid.block_1.conv1.weight");
-    };
-    l.convert = convertVae;
-    return l;
+    return {
+        "LDM VAE",
+        {"first_stage_model.", "vae.", ""},
+        {"encoder.", "decoder.", "quant_conv.", "post_quant_conv."},
+        markerKeys({}, {"decoder.mid.block_1.conv1.weight", "encoder.mid.block_1.conv1.weight"}),
+        convertVae};
 }
 
 }  // namespace hs

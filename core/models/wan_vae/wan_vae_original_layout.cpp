@@ -156,15 +156,11 @@ ConvertedComponent convertWanVae(LayoutKeys& k, const WeightMap&) {
 }  // namespace
 
 SingleFileLayout wanVaeOriginalLayout() {
-    SingleFileLayout l;
-    l.name = "Wan VAE";
-    l.prefixes = {"vae.", ""};
-    l.roots = {"encoder.", "decoder.", "conv1.", "conv2."};
-    l.detect = [](const WeightMap& all, const std::string& p) {
-        return all.count(p + "decoder.middle.0.residual.0.gamma") > 0;
-    };
-    l.convert = convertWanVae;
-    return l;
+    return {"Wan VAE",
+            {"vae.", ""},
+            {"encoder.", "decoder.", "conv1.", "conv2."},
+            markerKeys({"decoder.middle.0.residual.0.gamma"}),
+            convertWanVae};
 }
 
 }  // namespace hs
