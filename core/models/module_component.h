@@ -58,6 +58,20 @@ public:
     Model model;
 };
 
+// A VAE family whose module decodes and encodes images itself (Model::decode(z, probes),
+// Model::encode(image, probes) -> VaeMoments); Self adds the latent space's sizes and scaling.
+template <class Self, class Model>
+class VaeModuleComponent : public ModuleComponent<Self, Model, runVae, VaeComponent> {
+public:
+    using ModuleComponent<Self, Model, runVae, VaeComponent>::ModuleComponent;
+    torch::Tensor decode(const torch::Tensor& z, ProbeContext& probes) override {
+        return this->model->decode(z, probes);
+    }
+    VaeMoments encode(const torch::Tensor& image, ProbeContext& probes) override {
+        return this->model->encode(image, probes);
+    }
+};
+
 // What a family says of itself (the rest of Family is derived or added after makeFamily).
 struct FamilyHead {
     std::string name;                     // for messages and --help

@@ -16,6 +16,49 @@ QkvPoints::QkvPoints(const std::string& path, bool added) {
     nk = op(added ? "norm_added_k" : "norm_k");
 }
 
+JointAttentionParams::JointAttentionParams(const Shape& s, const std::string& path)
+    : m_heads(s.heads), m_headDim(s.headDim), m_img(path, false) {
+    const int64_t inner = int64_t(s.heads) * s.headDim;
+    auto linear = [&](const char* name) { return register_module(name, nn::Linear(s.dim, inner)); };
+    auto norm = [&](const char* name) {
+        return register_module(name, nn::RMSNorm(s.headDim, 1e-6));
+    };
+    to_q = linear("to_q");
+    to_k = linear("to_k");
+    to_v = linear("to_v");
+    if (s.qkNorm) {
+        norm_q = norm("norm_q");
+        norm_k = norm("norm_k");
+    }
+    if (s.text) {
+        m_txt = QkvPoints(path, true);
+        add_q_proj = linear("add_q_proj");
+        add_k_proj = linear("add_k_proj");
+        add_v_proj = linear("add_v_proj");
+        if (s.qkNorm) {
+            norm_added_q = norm("norm_added_q");
+            norm_added_k = norm("norm_added_k");
+        }
+    }
+    if (s.imageOut) {
+        to_out0 = nn::Linear(inner, s.dim);
+        to_out = register_module("to_out", torch::nn::ModuleList());
+        to_out->push_back(to_out0);
+    }
+    if (s.textOut) to_add_out = register_module("to_add_out", nn::Linear(inner, s.dim));
+}
+
+Qkv JointAttentionParams::imageQkv(ProbeContext& probes, const torch::Tensor& x, bool headsFirst) {
+    return projectQkv(probes, x, m_heads, m_headDim, headsFirst, to_q, to_k, to_v, norm_q, norm_k,
+                      m_img);
+}
+
+Qkv JointAttentionParams::textQkv(ProbeContext& probes, const torch::Tensor& context,
+                                  bool headsFirst) {
+    return projectQkv(probes, context, m_heads, m_headDim, headsFirst, add_q_proj, add_k_proj,
+                      add_v_proj, norm_added_q, norm_added_k, m_txt);
+}
+
 Qkv projectQkv(ProbeContext& probes, const torch::Tensor& x, int heads, int headDim,
                bool headsFirst, nn::Linear& lq, nn::Linear& lk, nn::Linear& lv, nn::RMSNorm& nq,
                nn::RMSNorm& nk, const QkvPoints& n) {

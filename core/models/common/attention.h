@@ -28,6 +28,35 @@ Qkv projectQkv(ProbeContext& probes, const torch::Tensor& x, int heads, int head
                bool headsFirst, nn::Linear& lq, nn::Linear& lk, nn::Linear& lv, nn::RMSNorm& nq,
                nn::RMSNorm& nk, const QkvPoints& points);
 
+// The parameters of diffusers' Attention as the MMDiT processors hold them (Flux, SD3,
+// Qwen-Image), registered at the module's own level: the image stream's to_q, to_k, to_v
+// (+ norm_q, norm_k: RMSNorm over each head, eps 1e-6, when qkNorm) and to_out.0 (when imageOut;
+// to_out.1 is dropout); with a text stream add_q_proj, add_k_proj, add_v_proj (+ norm_added_q,
+// norm_added_k) and to_add_out (when textOut). The families' attention modules derive from it.
+class JointAttentionParams : public torch::nn::Module {
+public:
+    struct Shape {
+        int64_t dim;
+        int heads, headDim;
+        bool qkNorm, text, imageOut, textOut;
+    };
+    nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
+    nn::RMSNorm norm_q{nullptr}, norm_k{nullptr};
+    nn::Linear add_q_proj{nullptr}, add_k_proj{nullptr}, add_v_proj{nullptr};
+    nn::RMSNorm norm_added_q{nullptr}, norm_added_k{nullptr};
+    torch::nn::ModuleList to_out{nullptr};
+    nn::Linear to_out0{nullptr}, to_add_out{nullptr};
+
+protected:
+    JointAttentionParams(const Shape& shape, const std::string& path);
+    // projectQkv over the image stream x [B, L_img, D] or the text stream [B, L_txt, D].
+    Qkv imageQkv(ProbeContext& probes, const torch::Tensor& x, bool headsFirst);
+    Qkv textQkv(ProbeContext& probes, const torch::Tensor& context, bool headsFirst);
+
+    int m_heads, m_headDim;
+    QkvPoints m_img, m_txt;
+};
+
 // Rotary tables: cos and sin, each [L, head_dim] float32, each angle repeated for its (2k, 2k+1)
 // pair (FluxPosEmbed; QwenEmbedRope laid out for real arithmetic).
 struct RopeTables {

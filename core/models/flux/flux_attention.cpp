@@ -29,43 +29,21 @@ RopeTables fluxRope(const torch::Tensor& ids, const std::vector<int>& axesDims, 
 
 FluxAttentionImpl::FluxAttentionImpl(int64_t dim, int heads, int headDim, bool joint,
                                      const std::string& path)
-    : m_heads(heads),
-      m_headDim(headDim),
+    : JointAttentionParams({dim, heads, headDim, true, joint, joint, joint}, path),
       m_joint(joint),
       m_out(path, ProbeLevel::Layer),
       m_ropeQ(path + ".rope_q", ProbeLevel::Op),
       m_ropeK(path + ".rope_k", ProbeLevel::Op),
       m_sdpa(path + ".sdpa", ProbeLevel::Op),
-      m_addOut(path + ".to_add_out", ProbeLevel::Layer) {
-    const int64_t inner = int64_t(heads) * headDim;
-    m_img = QkvPoints(path, false);
-    to_q = register_module("to_q", nn::Linear(dim, inner));
-    to_k = register_module("to_k", nn::Linear(dim, inner));
-    to_v = register_module("to_v", nn::Linear(dim, inner));
-    norm_q = register_module("norm_q", nn::RMSNorm(headDim, 1e-6));
-    norm_k = register_module("norm_k", nn::RMSNorm(headDim, 1e-6));
-    if (!joint) return;
-    m_txt = QkvPoints(path, true);
-    add_q_proj = register_module("add_q_proj", nn::Linear(dim, inner));
-    add_k_proj = register_module("add_k_proj", nn::Linear(dim, inner));
-    add_v_proj = register_module("add_v_proj", nn::Linear(dim, inner));
-    norm_added_q = register_module("norm_added_q", nn::RMSNorm(headDim, 1e-6));
-    norm_added_k = register_module("norm_added_k", nn::RMSNorm(headDim, 1e-6));
-    to_out0 = nn::Linear(inner, dim);
-    to_out = register_module("to_out", torch::nn::ModuleList());
-    to_out->push_back(to_out0);  // to_out.1 is dropout: no parameters
-    to_add_out = register_module("to_add_out", nn::Linear(inner, dim));
-}
+      m_addOut(path + ".to_add_out", ProbeLevel::Layer) {}
 
 FluxAttentionOut FluxAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& context,
                                             const RopeTables& rope, ProbeContext& probes) {
-    Qkv s =
-        projectQkv(probes, x, m_heads, m_headDim, false, to_q, to_k, to_v, norm_q, norm_k, m_img);
+    Qkv s = imageQkv(probes, x, false);
     int64_t lt = 0;
     if (m_joint) {
         // FluxAttnProcessor2_0: the text stream goes first in the joint sequence.
-        Qkv t = projectQkv(probes, context, m_heads, m_headDim, false, add_q_proj, add_k_proj,
-                           add_v_proj, norm_added_q, norm_added_k, m_txt);
+        Qkv t = textQkv(probes, context, false);
         lt = context.size(1);
         s.q = torch::cat({asTypeOf(t.q, s.q), s.q}, 1);  // [B, L_txt + L_img, H, Dh]
         s.k = torch::cat({asTypeOf(t.k, s.k), s.k}, 1);

@@ -27,25 +27,16 @@ struct FluxAttentionOut {
 // context_pre_only=False): keys to_q, to_k, to_v, norm_q, norm_k, add_q_proj, add_k_proj,
 // add_v_proj, norm_added_q, norm_added_k, to_out.0, to_add_out. joint=false: the single
 // block's (pre_only=True): to_q, to_k, to_v, norm_q, norm_k; no output projection.
-class FluxAttentionImpl : public torch::nn::Module {
+class FluxAttentionImpl : public JointAttentionParams {
 public:
     FluxAttentionImpl(int64_t dim, int heads, int headDim, bool joint, const std::string& path);
     // x [B, L, D] (single: the joint [txt | img] stream), context [B, L_txt, D] (joint only)
     FluxAttentionOut forward(const torch::Tensor& x, const torch::Tensor& context,
                              const RopeTables& rope, ProbeContext& probes);
 
-    nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
-    nn::RMSNorm norm_q{nullptr}, norm_k{nullptr};
-    nn::Linear add_q_proj{nullptr}, add_k_proj{nullptr}, add_v_proj{nullptr};
-    nn::RMSNorm norm_added_q{nullptr}, norm_added_k{nullptr};
-    torch::nn::ModuleList to_out{nullptr};
-    nn::Linear to_out0{nullptr}, to_add_out{nullptr};
-
 private:
-    int m_heads, m_headDim;
     bool m_joint;
     ProbePoint m_out;  // the attention's output (the module's own path)
-    QkvPoints m_img, m_txt;
     ProbePoint m_ropeQ, m_ropeK, m_sdpa, m_addOut;
 };
 TORCH_MODULE(FluxAttention);

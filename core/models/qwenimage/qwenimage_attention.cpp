@@ -6,41 +6,20 @@ namespace hs {
 
 QwenImageAttentionImpl::QwenImageAttentionImpl(int64_t dim, int heads, int headDim,
                                                const std::string& path)
-    : m_heads(heads),
-      m_headDim(headDim),
+    : JointAttentionParams({dim, heads, headDim, true, true, true, true}, path),
       m_out(path, ProbeLevel::Layer),
       m_addOut(path + ".to_add_out", ProbeLevel::Layer),
       m_ropeQ(path + ".rope_q", ProbeLevel::Op),
       m_ropeK(path + ".rope_k", ProbeLevel::Op),
-      m_sdpa(path + ".sdpa", ProbeLevel::Op) {
-    const int64_t inner = int64_t(heads) * headDim;
-    m_img = QkvPoints(path, false);
-    m_txt = QkvPoints(path, true);
-    to_q = register_module("to_q", nn::Linear(dim, inner));
-    to_k = register_module("to_k", nn::Linear(dim, inner));
-    to_v = register_module("to_v", nn::Linear(dim, inner));
-    norm_q = register_module("norm_q", nn::RMSNorm(headDim, 1e-6));
-    norm_k = register_module("norm_k", nn::RMSNorm(headDim, 1e-6));
-    add_q_proj = register_module("add_q_proj", nn::Linear(dim, inner));
-    add_k_proj = register_module("add_k_proj", nn::Linear(dim, inner));
-    add_v_proj = register_module("add_v_proj", nn::Linear(dim, inner));
-    norm_added_q = register_module("norm_added_q", nn::RMSNorm(headDim, 1e-6));
-    norm_added_k = register_module("norm_added_k", nn::RMSNorm(headDim, 1e-6));
-    to_out0 = nn::Linear(inner, dim);
-    to_out = register_module("to_out", torch::nn::ModuleList());
-    to_out->push_back(to_out0);  // to_out.1 is dropout: no parameters
-    to_add_out = register_module("to_add_out", nn::Linear(inner, dim));
-}
+      m_sdpa(path + ".sdpa", ProbeLevel::Op) {}
 
 QwenImageAttentionOut QwenImageAttentionImpl::forward(const torch::Tensor& img,
                                                       const torch::Tensor& txt,
                                                       const torch::Tensor& textMask,
                                                       const RopeTables& rope,
                                                       ProbeContext& probes) {
-    Qkv i =
-        projectQkv(probes, img, m_heads, m_headDim, false, to_q, to_k, to_v, norm_q, norm_k, m_img);
-    Qkv t = projectQkv(probes, txt, m_heads, m_headDim, false, add_q_proj, add_k_proj, add_v_proj,
-                       norm_added_q, norm_added_k, m_txt);
+    Qkv i = imageQkv(probes, img, false);
+    Qkv t = textQkv(probes, txt, false);
     const int64_t B = img.size(0), lt = txt.size(1), li = img.size(1), L = lt + li;
     // Order [text, image]; RoPE is elementwise, so one table over the joint sequence rotates
     // each stream as the processor does before concatenating.

@@ -22,7 +22,7 @@ struct QwenImageAttentionOut {
 // Keys: to_q, to_k, to_v, norm_q, norm_k, add_q_proj, add_k_proj, add_v_proj, norm_added_q,
 // norm_added_k, to_out.0 (to_out.1 is dropout), to_add_out. Layer points `path` (image output)
 // and `path`.to_add_out (text output); Op points for each projection, norm, rope_q, rope_k, sdpa.
-class QwenImageAttentionImpl : public torch::nn::Module {
+class QwenImageAttentionImpl : public JointAttentionParams {
 public:
     QwenImageAttentionImpl(int64_t dim, int heads, int headDim, const std::string& path);
     // img [B, L_img, D], txt [B, L_txt, D], textMask [B, L_txt] bool or undefined, rope over
@@ -31,17 +31,8 @@ public:
                                   const torch::Tensor& textMask, const RopeTables& rope,
                                   ProbeContext& probes);
 
-    nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
-    nn::RMSNorm norm_q{nullptr}, norm_k{nullptr};
-    nn::Linear add_q_proj{nullptr}, add_k_proj{nullptr}, add_v_proj{nullptr};
-    nn::RMSNorm norm_added_q{nullptr}, norm_added_k{nullptr};
-    torch::nn::ModuleList to_out{nullptr};
-    nn::Linear to_out0{nullptr}, to_add_out{nullptr};
-
 private:
-    int m_heads, m_headDim;
     ProbePoint m_out, m_addOut, m_ropeQ, m_ropeK, m_sdpa;
-    QkvPoints m_img, m_txt;
 };
 TORCH_MODULE(QwenImageAttention);
 

@@ -32,7 +32,7 @@ enum class SD3AttentionKind {
 // Points under `path`: `path` (Layer, to_out.0's output), `path`.to_add_out (Layer); Op: to_q,
 // to_k, to_v, norm_q, norm_k, add_q_proj, add_k_proj, add_v_proj, norm_added_q, norm_added_k,
 // sdpa (the heads merged, before the output projections).
-class SD3AttentionImpl : public torch::nn::Module {
+class SD3AttentionImpl : public JointAttentionParams {
 public:
     SD3AttentionImpl(int64_t dim, int heads, int headDim, bool qkRmsNorm, SD3AttentionKind kind,
                      const std::string& path);
@@ -40,18 +40,9 @@ public:
     SD3AttentionOut forward(const torch::Tensor& x, const torch::Tensor& context,
                             ProbeContext& probes);
 
-    nn::Linear to_q{nullptr}, to_k{nullptr}, to_v{nullptr};
-    nn::RMSNorm norm_q{nullptr}, norm_k{nullptr};
-    nn::Linear add_q_proj{nullptr}, add_k_proj{nullptr}, add_v_proj{nullptr};
-    nn::RMSNorm norm_added_q{nullptr}, norm_added_k{nullptr};
-    torch::nn::ModuleList to_out{nullptr};
-    nn::Linear to_out0{nullptr}, to_add_out{nullptr};
-
 private:
-    int m_heads, m_headDim;
     SD3AttentionKind m_kind;
     ProbePoint m_out, m_addOut, m_sdpa;
-    QkvPoints m_img, m_txt;
 };
 TORCH_MODULE(SD3Attention);
 

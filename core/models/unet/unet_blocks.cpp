@@ -12,6 +12,22 @@ UNetTransformer2D transformerFor(int channels, const UNetBlockSpec& s, int j,
 
 }  // namespace
 
+void UNetLayerStack::addLayer(int inChannels, int outChannels, const UNetBlockSpec& s, int j,
+                              const std::string& path) {
+    const std::string jj = std::to_string(j);
+    m_resnetList.emplace_back(inChannels, outChannels, s.tembChannels, s.groups, s.eps, 1.0,
+                              path + ".resnets." + jj);
+    m_resnets->push_back(m_resnetList.back());
+    if (s.transformerLayers.empty()) return;
+    m_attentionList.push_back(transformerFor(outChannels, s, j, path + ".attentions." + jj));
+    m_attentions->push_back(m_attentionList.back());
+}
+
+void UNetLayerStack::registerLayers(const UNetBlockSpec& s) {
+    register_module("resnets", m_resnets);
+    if (!s.transformerLayers.empty()) register_module("attentions", m_attentions);
+}
+
 // ---- DownBlock2D / CrossAttnDownBlock2D ----------------------------------------------------
 
 UNetDownBlockImpl::UNetDownBlockImpl(int inChannels, int outChannels, int numLayers,
@@ -19,20 +35,9 @@ UNetDownBlockImpl::UNetDownBlockImpl(int inChannels, int outChannels, int numLay
                                      int downsamplePadding, const std::string& path)
     // Without a downsampler the block's output is its last resnet's (or attention's) stream.
     : m_name(path, ProbeLevel::Module, !addDownsample) {
-    const bool cross = !s.transformerLayers.empty();
-    for (int j = 0; j < numLayers; ++j) {
-        const std::string jj = std::to_string(j);
-        m_resnetList.emplace_back(j == 0 ? inChannels : outChannels, outChannels, s.tembChannels,
-                                  s.groups, s.eps, 1.0, path + ".resnets." + jj);
-        m_resnets->push_back(m_resnetList.back());
-        if (cross) {
-            m_attentionList.push_back(
-                transformerFor(outChannels, s, j, path + ".attentions." + jj));
-            m_attentions->push_back(m_attentionList.back());
-        }
-    }
-    register_module("resnets", m_resnets);
-    if (cross) register_module("attentions", m_attentions);
+    for (int j = 0; j < numLayers; ++j)
+        addLayer(j == 0 ? inChannels : outChannels, outChannels, s, j, path);
+    registerLayers(s);
     if (addDownsample) {
         m_down = UNetDownsample2D(outChannels, downsamplePadding, path + ".downsamplers.0");
         m_samplers->push_back(m_down);
@@ -87,22 +92,11 @@ UNetUpBlockImpl::UNetUpBlockImpl(int inChannels, int prevOutputChannels, int out
                                  const std::string& path)
     // Without an upsampler the block's output is its last resnet's (or attention's) stream.
     : m_name(path, ProbeLevel::Module, !addUpsample) {
-    const bool cross = !s.transformerLayers.empty();
     for (int j = 0; j < numLayers; ++j) {
-        const std::string jj = std::to_string(j);
         const int skip = j == numLayers - 1 ? inChannels : outChannels;
-        const int in = j == 0 ? prevOutputChannels : outChannels;
-        m_resnetList.emplace_back(in + skip, outChannels, s.tembChannels, s.groups, s.eps, 1.0,
-                                  path + ".resnets." + jj);
-        m_resnets->push_back(m_resnetList.back());
-        if (cross) {
-            m_attentionList.push_back(
-                transformerFor(outChannels, s, j, path + ".attentions." + jj));
-            m_attentions->push_back(m_attentionList.back());
-        }
+        addLayer((j == 0 ? prevOutputChannels : outChannels) + skip, outChannels, s, j, path);
     }
-    register_module("resnets", m_resnets);
-    if (cross) register_module("attentions", m_attentions);
+    registerLayers(s);
     if (addUpsample) {
         m_up = UNetUpsample2D(outChannels, path + ".upsamplers.0");
         m_samplers->push_back(m_up);

@@ -30,9 +30,23 @@ struct UNetBlockSpec {
     bool upcast = false;
 };
 
+// The layers of a down or up block: resnets.j, each followed in a cross-attention block by
+// attentions.j (a transformer of spec.transformerLayers[j] layers).
+class UNetLayerStack : public torch::nn::Module {
+protected:
+    void addLayer(int inChannels, int outChannels, const UNetBlockSpec& spec, int j,
+                  const std::string& path);
+    // Registers resnets (and attentions) once every layer is added.
+    void registerLayers(const UNetBlockSpec& spec);
+
+    torch::nn::ModuleList m_resnets, m_attentions, m_samplers;
+    std::vector<UNetResnetBlock2D> m_resnetList;
+    std::vector<UNetTransformer2D> m_attentionList;
+};
+
 // DownBlock2D / CrossAttnDownBlock2D. forward appends what the up blocks take as skips: each
 // resnet (+ attention) output and the downsampler's.
-class UNetDownBlockImpl : public torch::nn::Module {
+class UNetDownBlockImpl : public UNetLayerStack {
 public:
     UNetDownBlockImpl(int inChannels, int outChannels, int numLayers, const UNetBlockSpec& spec,
                       bool addDownsample, int downsamplePadding, const std::string& path);
@@ -42,9 +56,6 @@ public:
                           ProbeContext& probes);
 
 private:
-    torch::nn::ModuleList m_resnets, m_attentions, m_samplers;
-    std::vector<UNetResnetBlock2D> m_resnetList;
-    std::vector<UNetTransformer2D> m_attentionList;
     UNetDownsample2D m_down{nullptr};
     ProbePoint m_name;
 };
@@ -69,7 +80,7 @@ TORCH_MODULE(UNetMidBlock);
 
 // UpBlock2D / CrossAttnUpBlock2D: resnet j reads [h | skip] where skip is taken from the back of
 // `skips`; resnet 0 gets prevOutput + (skip) channels, the last one outChannels + inChannels.
-class UNetUpBlockImpl : public torch::nn::Module {
+class UNetUpBlockImpl : public UNetLayerStack {
 public:
     UNetUpBlockImpl(int inChannels, int prevOutputChannels, int outChannels, int numLayers,
                     const UNetBlockSpec& spec, bool addUpsample, const std::string& path);
@@ -78,9 +89,6 @@ public:
                           ProbeContext& probes);
 
 private:
-    torch::nn::ModuleList m_resnets, m_attentions, m_samplers;
-    std::vector<UNetResnetBlock2D> m_resnetList;
-    std::vector<UNetTransformer2D> m_attentionList;
     UNetUpsample2D m_up{nullptr};
     ProbePoint m_name;
 };

@@ -13,16 +13,10 @@ UNetResnetBlock2DImpl::UNetResnetBlock2DImpl(int inChannels, int outChannels, in
                                              const std::string& path)
     : m_outputScale(outputScale),
       m_name(path, kLayer, kResidualStream),  // (shortcut + h) / output_scale
-      m_nNorm1(path + ".norm1", kOp),
-      m_nAct1(path + ".act1", kOp),
-      m_nConv1(path + ".conv1", kOp),
+      m_n(path),
       m_nTembAct(path + ".time_emb_act", kOp),
       m_nTembProj(path + ".time_emb_proj", kOp),
-      m_nTembAdd(path + ".time_emb_add", kOp),
-      m_nNorm2(path + ".norm2", kOp),
-      m_nAct2(path + ".act2", kOp),
-      m_nConv2(path + ".conv2", kOp),
-      m_nShortcut(path + ".conv_shortcut", kOp) {
+      m_nTembAdd(path + ".time_emb_add", kOp) {
     m_norm1 = register_module("norm1", nn::GroupNorm(groups, inChannels, eps));
     m_conv1 = register_module("conv1", nn::Conv2d(inChannels, outChannels, 3, 1, 1));
     m_timeEmbProj = register_module("time_emb_proj", nn::Linear(tembChannels, outChannels));
@@ -36,17 +30,17 @@ UNetResnetBlock2DImpl::UNetResnetBlock2DImpl(int inChannels, int outChannels, in
 torch::Tensor UNetResnetBlock2DImpl::forward(const torch::Tensor& x, const torch::Tensor& temb,
                                              ProbeContext& probes) {
     // x: [B, Cin, H, W]. In-place ops act only on tensors this block made.
-    auto h = probes.point(m_nNorm1, m_norm1->forward(x));  // [B, Cin, H, W]
-    h = probes.point(m_nAct1, torch::silu_(h));
-    h = probes.point(m_nConv1, m_conv1->forward(h));  // [B, Cout, H, W]
+    auto h = probes.point(m_n.norm1, m_norm1->forward(x));  // [B, Cin, H, W]
+    h = probes.point(m_n.act1, torch::silu_(h));
+    h = probes.point(m_n.conv1, m_conv1->forward(h));  // [B, Cout, H, W]
     auto t = probes.point(m_nTembAct, torch::silu(asTypeOf(temb, m_timeEmbProj->weight)));
     t = probes.point(m_nTembProj, m_timeEmbProj->forward(t));  // [B, Cout]
     h = probes.point(m_nTembAdd, h.add_(asTypeOf(t, h).unsqueeze(-1).unsqueeze(-1)));
-    h = probes.point(m_nNorm2, m_norm2->forward(h));
-    h = probes.point(m_nAct2, torch::silu_(h));
-    h = probes.point(m_nConv2, m_conv2->forward(h));  // [B, Cout, H, W]
+    h = probes.point(m_n.norm2, m_norm2->forward(h));
+    h = probes.point(m_n.act2, torch::silu_(h));
+    h = probes.point(m_n.conv2, m_conv2->forward(h));  // [B, Cout, H, W]
     torch::Tensor shortcut = x;
-    if (m_convShortcut) shortcut = probes.point(m_nShortcut, m_convShortcut->forward(x));
+    if (m_convShortcut) shortcut = probes.point(m_n.shortcut, m_convShortcut->forward(x));
     h.add_(asTypeOf(shortcut, h));  // in h's format
     if (m_outputScale != 1.0) h.div_(m_outputScale);
     return probes.point(m_name, h);  // [B, Cout, H, W]

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "models/common/layers.h"
+#include "models/common/probe_points.h"
 #include "numerics/probe.h"
 
 namespace hs {
@@ -32,8 +33,9 @@ private:
     nn::Conv2d m_conv1{nullptr}, m_conv2{nullptr}, m_convShortcut{nullptr};
     nn::Linear m_timeEmbProj{nullptr};
     double m_outputScale;
-    ProbePoint m_name, m_nNorm1, m_nAct1, m_nConv1, m_nTembAct, m_nTembProj, m_nTembAdd, m_nNorm2,
-        m_nAct2, m_nConv2, m_nShortcut;
+    ProbePoint m_name;
+    ResnetPoints m_n;
+    ProbePoint m_nTembAct, m_nTembProj, m_nTembAdd;
 };
 TORCH_MODULE(UNetResnetBlock2D);
 

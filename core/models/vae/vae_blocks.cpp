@@ -28,13 +28,7 @@ nn::GroupNorm vaeGroupNormLayer(int groups, int channels) {
 VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int groups,
                                            const std::string& path)
     : m_name(path, kLayer, kResidualStream),  // shortcut + h
-      m_nNorm1(path + ".norm1", kOp),
-      m_nAct1(path + ".act1", kOp),
-      m_nConv1(path + ".conv1", kOp),
-      m_nNorm2(path + ".norm2", kOp),
-      m_nAct2(path + ".act2", kOp),
-      m_nConv2(path + ".conv2", kOp),
-      m_nShortcut(path + ".conv_shortcut", kOp) {
+      m_n(path) {
     m_norm1 = register_module("norm1", vaeGroupNormLayer(groups, inChannels));
     m_conv1 = register_module("conv1", vaeConv2dLayer(inChannels, outChannels, 3, 1, 1));
     m_norm2 = register_module("norm2", vaeGroupNormLayer(groups, outChannels));
@@ -46,14 +40,14 @@ VaeResnetBlock2DImpl::VaeResnetBlock2DImpl(int inChannels, int outChannels, int 
 
 torch::Tensor VaeResnetBlock2DImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, Cin, H, W]
-    auto h = probes.point(m_nNorm1, m_norm1->forward(x));  // [B, Cin, H, W]
-    h = probes.point(m_nAct1, torch::silu_(h));            // in place: h is this block's own tensor
-    h = probes.point(m_nConv1, m_conv1->forward(h));       // [B, Cout, H, W]
-    h = probes.point(m_nNorm2, m_norm2->forward(h));
-    h = probes.point(m_nAct2, torch::silu_(h));
-    h = probes.point(m_nConv2, m_conv2->forward(h));  // [B, Cout, H, W]
+    auto h = probes.point(m_n.norm1, m_norm1->forward(x));  // [B, Cin, H, W]
+    h = probes.point(m_n.act1, torch::silu_(h));       // in place: h is this block's own tensor
+    h = probes.point(m_n.conv1, m_conv1->forward(h));  // [B, Cout, H, W]
+    h = probes.point(m_n.norm2, m_norm2->forward(h));
+    h = probes.point(m_n.act2, torch::silu_(h));
+    h = probes.point(m_n.conv2, m_conv2->forward(h));  // [B, Cout, H, W]
     torch::Tensor shortcut = x;
-    if (m_convShortcut) shortcut = probes.point(m_nShortcut, m_convShortcut->forward(x));
+    if (m_convShortcut) shortcut = probes.point(m_n.shortcut, m_convShortcut->forward(x));
     // Residual add (output_scale_factor 1), in place into h, in h's format.
     return probes.point(m_name, h.add_(asTypeOf(shortcut, h)));  // [B, Cout, H, W]
 }

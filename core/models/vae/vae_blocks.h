@@ -15,6 +15,7 @@
 #include <string>
 
 #include "models/common/layers.h"
+#include "models/common/probe_points.h"
 #include "numerics/probe.h"
 
 namespace hs {
@@ -37,7 +38,8 @@ private:
     nn::GroupNorm m_norm2{nullptr};
     nn::Conv2d m_conv2{nullptr};
     nn::Conv2d m_convShortcut{nullptr};  // only when inChannels != outChannels
-    ProbePoint m_name, m_nNorm1, m_nAct1, m_nConv1, m_nNorm2, m_nAct2, m_nConv2, m_nShortcut;
+    ProbePoint m_name;
+    ResnetPoints m_n;
 };
 TORCH_MODULE(VaeResnetBlock2D);
 

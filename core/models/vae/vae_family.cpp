@@ -12,14 +12,6 @@ torch::Tensor AutoencoderKLComponent::unscale(const torch::Tensor& latents) cons
     return unscaleLatents(latents, model->config());
 }
 
-torch::Tensor AutoencoderKLComponent::decode(const torch::Tensor& z, ProbeContext& probes) {
-    return model->decode(z, probes);
-}
-
-VaeMoments AutoencoderKLComponent::encode(const torch::Tensor& image, ProbeContext& probes) {
-    return model->encode(image, probes);
-}
-
 Family autoencoderKLFamily() {
     return makeFamily<AutoencoderKLComponent, AutoencoderKLConfig>(
         {"AutoencoderKL",

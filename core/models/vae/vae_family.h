@@ -5,16 +5,13 @@
 
 namespace hs {
 
-class AutoencoderKLComponent
-    : public ModuleComponent<AutoencoderKLComponent, AutoencoderKL, runVae, VaeComponent> {
+class AutoencoderKLComponent : public VaeModuleComponent<AutoencoderKLComponent, AutoencoderKL> {
 public:
-    using ModuleComponent::ModuleComponent;
+    using VaeModuleComponent::VaeModuleComponent;
     int latentChannels() const override { return model->config().latentChannels; }
     int imageChannels() const override { return model->config().inChannels; }
     int downFactor() const override { return model->config().downFactor(); }
     torch::Tensor unscale(const torch::Tensor& latents) const override;
-    torch::Tensor decode(const torch::Tensor& z, ProbeContext& probes) override;
-    VaeMoments encode(const torch::Tensor& image, ProbeContext& probes) override;
     torch::Tensor rgbFactors() const override;
     bool forceUpcast() const override { return model->config().forceUpcast; }
     std::pair<int, int> sampleSize() const override {

@@ -6,14 +6,6 @@ torch::Tensor WanVaeComponent::unscale(const torch::Tensor& latents) const {
     return wanUnscaleLatents(latents, model->config());
 }
 
-torch::Tensor WanVaeComponent::decode(const torch::Tensor& z, ProbeContext& probes) {
-    return model->decode(z, probes);
-}
-
-VaeMoments WanVaeComponent::encode(const torch::Tensor& image, ProbeContext& probes) {
-    return model->encode(image, probes);
-}
-
 Family wanVaeFamily() {
     return makeFamily<WanVaeComponent, WanVaeConfig>(
         {"AutoencoderKLWan (Wan 2.1 / Qwen-Image VAE, images)",

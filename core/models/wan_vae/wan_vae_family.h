@@ -9,16 +9,13 @@ namespace hs {
 // run-module: in.z [B, z_dim, 1, h, w] -> out.decode.sample [B, out_channels, 1, h * f, w * f];
 // in.x [B, in_channels, 1, H, W] -> out.encode.mean, out.encode.logvar [B, z_dim, 1, h, w]
 // (H, W multiples of f); see runVae.
-class WanVaeComponent : public ModuleComponent<WanVaeComponent, WanVae, runVae, VaeComponent> {
+class WanVaeComponent : public VaeModuleComponent<WanVaeComponent, WanVae> {
 public:
-    using ModuleComponent::ModuleComponent;
+    using VaeModuleComponent::VaeModuleComponent;
     int latentChannels() const override { return model->config().zDim; }
     int imageChannels() const override { return model->config().inChannels; }
     int downFactor() const override { return model->config().downFactor(); }
     torch::Tensor unscale(const torch::Tensor& latents) const override;
-    // [B, z_dim, h, w] -> [B, out_channels, H, W] (the time axis left out on both sides)
-    torch::Tensor decode(const torch::Tensor& z, ProbeContext& probes) override;
-    VaeMoments encode(const torch::Tensor& image, ProbeContext& probes) override;
     bool videoLatents() const override { return true; }
 };
 

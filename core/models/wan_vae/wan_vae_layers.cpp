@@ -58,13 +58,7 @@ torch::Tensor WanRMSNormImpl::forward(const torch::Tensor& x) {
 WanResidualBlockImpl::WanResidualBlockImpl(int in, int out, const std::string& path,
                                            ProbeLevel level)
     : m_name(path, level, kResidualStream),  // shortcut + h
-      m_nNorm1(path + ".norm1", kOp),
-      m_nAct1(path + ".act1", kOp),
-      m_nConv1(path + ".conv1", kOp),
-      m_nNorm2(path + ".norm2", kOp),
-      m_nAct2(path + ".act2", kOp),
-      m_nConv2(path + ".conv2", kOp),
-      m_nShortcut(path + ".conv_shortcut", kOp) {
+      m_n(path) {
     m_norm1 = register_module("norm1", WanRMSNorm(in, false));
     m_conv1 = register_module("conv1", WanCausalConv3d(in, out, 3, 3));
     m_norm2 = register_module("norm2", WanRMSNorm(out, false));
@@ -75,13 +69,13 @@ WanResidualBlockImpl::WanResidualBlockImpl(int in, int out, const std::string& p
 torch::Tensor WanResidualBlockImpl::forward(const torch::Tensor& x, ProbeContext& probes) {
     // x: [B, Cin, H, W]
     torch::Tensor shortcut = x;
-    if (m_shortcut) shortcut = probes.point(m_nShortcut, m_shortcut->forward(x));  // [B, Cout..]
-    auto h = probes.point(m_nNorm1, m_norm1->forward(x));                          // [B, Cin, H, W]
-    h = probes.point(m_nAct1, torch::silu_(h));
-    h = probes.point(m_nConv1, m_conv1->forward(h));  // [B, Cout, H, W]
-    h = probes.point(m_nNorm2, m_norm2->forward(h));
-    h = probes.point(m_nAct2, torch::silu_(h));
-    h = probes.point(m_nConv2, m_conv2->forward(h));  // [B, Cout, H, W]
+    if (m_shortcut) shortcut = probes.point(m_n.shortcut, m_shortcut->forward(x));  // [B, Cout..]
+    auto h = probes.point(m_n.norm1, m_norm1->forward(x));  // [B, Cin, H, W]
+    h = probes.point(m_n.act1, torch::silu_(h));
+    h = probes.point(m_n.conv1, m_conv1->forward(h));  // [B, Cout, H, W]
+    h = probes.point(m_n.norm2, m_norm2->forward(h));
+    h = probes.point(m_n.act2, torch::silu_(h));
+    h = probes.point(m_n.conv2, m_conv2->forward(h));  // [B, Cout, H, W]
     return probes.point(m_name, h.add_(asTypeOf(shortcut, h)));
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "models/common/layers.h"
+#include "models/common/probe_points.h"
 #include "numerics/probe.h"
 
 namespace hs {
@@ -61,7 +62,8 @@ public:
 private:
     WanRMSNorm m_norm1{nullptr}, m_norm2{nullptr};
     WanCausalConv3d m_conv1{nullptr}, m_conv2{nullptr}, m_shortcut{nullptr};
-    ProbePoint m_name, m_nNorm1, m_nAct1, m_nConv1, m_nNorm2, m_nAct2, m_nConv2, m_nShortcut;
+    ProbePoint m_name;
+    ResnetPoints m_n;
 };
 TORCH_MODULE(WanResidualBlock);
 
