@@ -19,27 +19,17 @@
 #include <optional>
 #include <string>
 
+#include "base/cancel.h"
 #include "bench_timing.h"
 #include "io/safetensors.h"
 #include "models/common/weight_convert.h"
-#include "base/cancel.h"
 
 namespace {
 
 using hs::bench::cpuMs;
 using hs::bench::median;
-
-double wallMs(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double statusMb(const char* field) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(field, 0) == 0) return std::stod(line.substr(line.find(':') + 1)) / 1024;
-    return 0;
-}
+using hs::bench::procStatusMb;
+using hs::bench::wallMs;
 
 // Resets VmHWM to the current resident size (Linux: "5" to clear_refs), so each run's peak is its
 // own.
@@ -71,10 +61,10 @@ double peakOfOne(const std::string& path, const char* plan, uint64_t chunkBytes,
     const hs::PrecisionPolicy policy(hs::PrecisionPlan::parse(plan), torch::kCPU);
     if (cold) dropCache(path);
     resetPeak();
-    const double rss = statusMb("VmRSS");
+    const double rss = procStatusMb("VmRSS");
     torch::Tensor v =
         hs::convertWeightInChunks(stored, torch::kFloat32, true, "t", "w", policy, chunkBytes);
-    return statusMb("VmHWM") - rss;
+    return procStatusMb("VmHWM") - rss;
 }
 
 // Runs `peakOfOne` in a child process (this program with --peak) and reads its answer.

@@ -20,25 +20,21 @@
 #include <cstdio>
 #include <string>
 
+#include "models/common/weights.h"
 #include "port_bench.h"
-#include "runtime/runtime.h"
 
 using namespace hs;
 
 int main(int argc, char** argv) {
-    ensurePassiveOmpWait(argc, argv);
-    const int threads = configureRuntime();
-    const std::string script = bench::referenceScript("cosmos_reference.py");
-    bench::PortBenchArgs args;
-    if (!bench::parsePortBenchArgs(argc, argv, "bench_cosmos", script, 3, args)) return 2;
-    const bench::PortBenchModel m = bench::loadPortBenchModel(args);
-    const auto& c = m.folder.config;
-    const auto x = m.in.at("in.hidden_states");
+    bench::PortBench b;
+    if (!b.start(argc, argv, "bench_cosmos", "cosmos_reference.py", 3)) return 2;
+    const auto& c = b.model.folder.config;
     std::printf(
         "Cosmos transformer %s: %d heads x %d, %d layers, mlp_ratio %.1f, latents %s, %lld text "
         "tokens, %d threads, median of %d runs\n",
-        args.dir.c_str(), c.value("num_attention_heads", 0), c.value("attention_head_dim", 0),
-        c.value("num_layers", 0), c.value("mlp_ratio", 0.0), shapeText(x.sizes()).c_str(),
-        (long long)m.in.at("in.encoder_hidden_states").size(1), threads, args.runs);
-    return bench::runPortBench(args, m, script, "out.sample", "cosmos", threads);
+        b.args.dir.c_str(), c.value("num_attention_heads", 0), c.value("attention_head_dim", 0),
+        c.value("num_layers", 0), c.value("mlp_ratio", 0.0),
+        shapeText(b.model.in.at("in.hidden_states").sizes()).c_str(),
+        (long long)b.model.in.at("in.encoder_hidden_states").size(1), b.threads, b.args.runs);
+    return b.run("out.sample", "cosmos");
 }

@@ -17,27 +17,22 @@
 #include <string>
 
 #include "port_bench.h"
-#include "runtime/runtime.h"
 
 using namespace hs;
 
 int main(int argc, char** argv) {
-    ensurePassiveOmpWait(argc, argv);
-    const int threads = configureRuntime();
-    const std::string script = bench::referenceScript("qwen_reference.py");
-    bench::PortBenchArgs args;
-    if (!bench::parsePortBenchArgs(argc, argv, "bench_qwen", script, 5, args)) return 2;
-    const bench::PortBenchModel m = bench::loadPortBenchModel(args);
-    const auto& c = m.folder.config;
-    const auto ids = m.in.at("in.input_ids");
+    bench::PortBench b;
+    if (!b.start(argc, argv, "bench_qwen", "qwen_reference.py", 5)) return 2;
+    const auto& c = b.model.folder.config;
+    const auto ids = b.model.in.at("in.input_ids");
     std::printf(
         "%s %s: hidden %d, MLP %d, %d query / %d key-value heads x %d, %d layers, batch %lld x "
         "%lld tokens%s, %d threads, median of %d runs\n",
-        m.folder.className.c_str(), args.dir.c_str(), c.value("hidden_size", 0),
+        b.model.folder.className.c_str(), b.args.dir.c_str(), c.value("hidden_size", 0),
         c.value("intermediate_size", 0), c.value("num_attention_heads", 0),
         c.value("num_key_value_heads", 0), c.value("head_dim", 0), c.value("num_hidden_layers", 0),
         (long long)ids.size(0), (long long)ids.size(1),
-        m.in.count("in.attention_mask") ? " with a mask" : "", threads, args.runs);
+        b.model.in.count("in.attention_mask") ? " with a mask" : "", b.threads, b.args.runs);
     // --compare checks every output (the port's compare takes the worst)
-    return bench::runPortBench(args, m, script, "", "qwen", threads);
+    return b.run("", "qwen");
 }

@@ -21,23 +21,18 @@
 #include <string>
 
 #include "port_bench.h"
-#include "runtime/runtime.h"
 
 using namespace hs;
 
 int main(int argc, char** argv) {
-    ensurePassiveOmpWait(argc, argv);
-    const int threads = configureRuntime();
-    const std::string script = bench::referenceScript("qwenimage_reference.py");
-    bench::PortBenchArgs args;
-    if (!bench::parsePortBenchArgs(argc, argv, "bench_qwenimage", script, 3, args)) return 2;
-    const bench::PortBenchModel m = bench::loadPortBenchModel(args);
-    const auto& c = m.folder.config;
+    bench::PortBench b;
+    if (!b.start(argc, argv, "bench_qwenimage", "qwenimage_reference.py", 3)) return 2;
+    const auto& c = b.model.folder.config;
     std::printf(
         "Qwen-Image transformer %s: %d heads x %d, %d layers, %lld image tokens, %lld text "
         "tokens, %d threads, median of %d runs\n",
-        args.dir.c_str(), c.value("num_attention_heads", 0), c.value("attention_head_dim", 0),
-        c.value("num_layers", 0), (long long)m.in.at("in.hidden_states").size(1),
-        (long long)m.in.at("in.encoder_hidden_states").size(1), threads, args.runs);
-    return bench::runPortBench(args, m, script, "out.sample", "qwenimage", threads, true);
+        b.args.dir.c_str(), c.value("num_attention_heads", 0), c.value("attention_head_dim", 0),
+        c.value("num_layers", 0), (long long)b.model.in.at("in.hidden_states").size(1),
+        (long long)b.model.in.at("in.encoder_hidden_states").size(1), b.threads, b.args.runs);
+    return b.run("out.sample", "qwenimage", /*emulatedFp16=*/true);
 }

@@ -15,29 +15,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <string>
 
 #include "bench_timing.h"
 #include "io/safetensors.h"
 
-namespace {
-
-double wallMs(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// "RssAnon" / "RssFile" of /proc/self/status, in MB.
-double rssMb(const char* field) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(field, 0) == 0) return std::stod(line.substr(line.find(':') + 1)) / 1024;
-    return 0;
-}
-
-}  // namespace
+using hs::bench::procStatusMb;
+using hs::bench::wallMs;
 
 int main(int argc, char** argv) {
     at::set_num_threads(1);
@@ -90,7 +75,7 @@ int main(int argc, char** argv) {
             release();
         ::malloc_trim(0);
     }
-    const double anon0 = rssMb("RssAnon"), file0 = rssMb("RssFile");
+    const double anon0 = procStatusMb("RssAnon"), file0 = procStatusMb("RssFile");
     {
         auto f = hs::SafetensorsFile::open(path);
         std::vector<torch::Tensor> views;
@@ -99,11 +84,11 @@ int main(int argc, char** argv) {
             checksum += views.back().sum().item<double>();
         }
         std::printf("held as views:  RssAnon %+7.1f MB, RssFile %+7.1f MB\n",
-                    rssMb("RssAnon") - anon0, rssMb("RssFile") - file0);
+                    procStatusMb("RssAnon") - anon0, procStatusMb("RssFile") - file0);
     }
     copies();
-    std::printf("held as copies: RssAnon %+7.1f MB, RssFile %+7.1f MB\n", rssMb("RssAnon") - anon0,
-                rssMb("RssFile") - file0);
+    std::printf("held as copies: RssAnon %+7.1f MB, RssFile %+7.1f MB\n",
+                procStatusMb("RssAnon") - anon0, procStatusMb("RssFile") - file0);
     kept.clear();
 
     viewsChecked();  // warm the page cache

@@ -21,25 +21,20 @@
 #include <string>
 
 #include "port_bench.h"
-#include "runtime/runtime.h"
 
 using namespace hs;
 
 int main(int argc, char** argv) {
-    ensurePassiveOmpWait(argc, argv);
-    const int threads = configureRuntime();
-    const std::string script = bench::referenceScript("t5_reference.py");
-    bench::PortBenchArgs args;
-    if (!bench::parsePortBenchArgs(argc, argv, "bench_t5", script, 5, args)) return 2;
-    const bench::PortBenchModel m = bench::loadPortBenchModel(args);
-    const auto& c = m.folder.config;
-    const auto ids = m.in.at("in.input_ids");
+    bench::PortBench b;
+    if (!b.start(argc, argv, "bench_t5", "t5_reference.py", 5)) return 2;
+    const auto& c = b.model.folder.config;
+    const auto ids = b.model.in.at("in.input_ids");
     std::printf(
         "T5 encoder %s: d_model %d, d_ff %d, %d heads x %d, %d layers, batch %lld x %lld "
         "tokens%s, %d threads, median of %d runs\n",
-        args.dir.c_str(), c.value("d_model", 0), c.value("d_ff", 0), c.value("num_heads", 0),
+        b.args.dir.c_str(), c.value("d_model", 0), c.value("d_ff", 0), c.value("num_heads", 0),
         c.value("d_kv", 0), c.value("num_layers", 0), (long long)ids.size(0),
-        (long long)ids.size(1), m.in.count("in.attention_mask") ? " with a mask" : "", threads,
-        args.runs);
-    return bench::runPortBench(args, m, script, "out.last_hidden_state", "t5", threads);
+        (long long)ids.size(1), b.model.in.count("in.attention_mask") ? " with a mask" : "",
+        b.threads, b.args.runs);
+    return b.run("out.last_hidden_state", "t5");
 }

@@ -3,6 +3,9 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
 #include <vector>
 
 namespace hs::bench {
@@ -18,6 +21,21 @@ inline double cpuMs() {
 inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
+}
+
+// Wall time since t0, in ms.
+inline double wallMs(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A field of /proc/self/status given in kB ("VmRSS", "VmHWM", "RssAnon", ...), in MB; 0 where
+// there is none.
+inline double procStatusMb(const char* field) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(field, 0) == 0) return std::stod(line.substr(line.find(':') + 1)) / 1024;
+    return 0;
 }
 
 }  // namespace hs::bench

@@ -25,7 +25,6 @@
 #include <string>
 
 #include "port_bench.h"
-#include "runtime/runtime.h"
 
 using namespace hs;
 
@@ -39,33 +38,30 @@ bool exists(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    ensurePassiveOmpWait(argc, argv);
-    const int threads = configureRuntime();
-    const std::string script = bench::referenceScript("unet_reference.py");
-    bench::PortBenchArgs args;
-    if (!bench::parsePortBenchArgs(argc, argv, "bench_unet", script, 3, args,
-                                   "/tmp/halfscope_bench_unet"))
+    bench::PortBench b;
+    if (!b.start(argc, argv, "bench_unet", "unet_reference.py", 3, /*load=*/false,
+                 "/tmp/halfscope_bench_unet"))
         return 2;
+    const bench::PortBenchArgs& args = b.args;
     if (!exists(args.dir + "/config.json")) {
         std::printf("making %s (random weights, SD 1.5 widths)...\n", args.dir.c_str());
         std::fflush(stdout);
         std::string text;
-        if (bench::Port(script, {"make", args.dir}, threads).finish(&text) != 0) {
+        if (bench::Port(b.script, {"make", args.dir}, b.threads).finish(&text) != 0) {
             std::printf("%s", text.c_str());
             return 1;
         }
     }
-    const bench::PortBenchModel m = bench::loadPortBenchModel(args);
-    const auto& c = m.folder.config;
-    const auto sample = m.in.at("in.sample");
-    const auto ctx = m.in.at("in.encoder_hidden_states");
+    b.load();
+    const auto& c = b.model.folder.config;
+    const auto sample = b.model.in.at("in.sample");
+    const auto ctx = b.model.in.at("in.encoder_hidden_states");
     std::printf(
         "UNet2DConditionModel %s: block_out_channels %s, %d resnets per block, heads %s, "
         "sample %lld x %lld x %lld x %lld, context %lld x %lld, %d threads, median of %d runs\n",
         args.dir.c_str(), c["block_out_channels"].dump().c_str(), c.value("layers_per_block", 0),
         c["attention_head_dim"].dump().c_str(), (long long)sample.size(0),
         (long long)sample.size(1), (long long)sample.size(2), (long long)sample.size(3),
-        (long long)ctx.size(1), (long long)ctx.size(2), threads, args.runs);
-    return bench::runPortBench(args, m, script, "out.sample", "unet", threads,
-                               /*emulatedFp16=*/true);
+        (long long)ctx.size(1), (long long)ctx.size(2), b.threads, args.runs);
+    return b.run("out.sample", "unet", /*emulatedFp16=*/true);
 }

@@ -16,24 +16,20 @@
 #include <cstdio>
 #include <string>
 
+#include "models/common/weights.h"
 #include "port_bench.h"
-#include "runtime/runtime.h"
 
 using namespace hs;
 
 int main(int argc, char** argv) {
-    ensurePassiveOmpWait(argc, argv);
-    const int threads = configureRuntime();
-    const std::string script = bench::referenceScript("wan_vae_reference.py");
-    bench::PortBenchArgs args;
-    if (!bench::parsePortBenchArgs(argc, argv, "bench_wan_vae", script, 3, args)) return 2;
-    bench::PortBenchModel m = bench::loadPortBenchModel(args);
+    bench::PortBench b;
+    if (!b.start(argc, argv, "bench_wan_vae", "wan_vae_reference.py", 3)) return 2;
+    auto& m = b.model;
     m.in = NamedTensors{{"in.z", m.in.at("in.z")}};  // decode only
-    const auto& z = m.in.at("in.z");
     std::printf("%s %s: base_dim %d, z_dim %d, decode %s, %d threads, median of %d runs\n",
-                m.folder.className.c_str(), args.dir.c_str(), m.folder.config.value("base_dim", 96),
-                m.folder.config.value("z_dim", 16), shapeText(z.sizes()).c_str(), threads,
-                args.runs);
-    return bench::runPortBench(args, m, script, "out.decode.sample", "wan_vae", threads,
-                               /*emulatedFp16=*/false, /*targetsSummary=*/false);
+                m.folder.className.c_str(), b.args.dir.c_str(),
+                m.folder.config.value("base_dim", 96), m.folder.config.value("z_dim", 16),
+                shapeText(m.in.at("in.z").sizes()).c_str(), b.threads, b.args.runs);
+    return b.run("out.decode.sample", "wan_vae", /*emulatedFp16=*/false,
+                 /*targetsSummary=*/false);
 }

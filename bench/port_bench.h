@@ -21,6 +21,7 @@
 #include "models/registry.h"
 #include "numerics/cpu_bf16.h"
 #include "python_port.h"
+#include "runtime/runtime.h"
 
 namespace hs::bench {
 
@@ -191,5 +192,34 @@ inline int runPortBench(const PortBenchArgs& args, const PortBenchModel& m,
     }
     return 0;
 }
+
+// A port benchmark from its start: passive OpenMP waits (before any thread starts), the runtime's
+// threads, its reference script (bench/reference/<scriptName>), the arguments and the component.
+struct PortBench {
+    int threads = 0;
+    std::string script;
+    PortBenchArgs args;
+    PortBenchModel model;
+
+    // false (main returns 2) when the arguments name no folder: the usage is printed. With
+    // `load`, the component is read here; a benchmark that first makes its folder calls load().
+    bool start(int argc, char** argv, const char* program, const char* scriptName, int defaultRuns,
+               bool load = true, const char* defaultDir = nullptr) {
+        ensurePassiveOmpWait(argc, argv);
+        threads = configureRuntime();
+        script = referenceScript(scriptName);
+        if (!parsePortBenchArgs(argc, argv, program, script, defaultRuns, args, defaultDir))
+            return false;
+        if (load) this->load();
+        return true;
+    }
+    void load() { model = loadPortBenchModel(args); }
+    // runPortBench on this benchmark's component.
+    int run(const std::string& outputKey, const char* name, bool emulatedFp16 = false,
+            bool targetsSummary = true) const {
+        return runPortBench(args, model, script, outputKey, name, threads, emulatedFp16,
+                            targetsSummary);
+    }
+};
 
 }  // namespace hs::bench

@@ -32,29 +32,19 @@ void checkIds(const hs::ClipTokenizer& tok, const std::vector<int>& ids) {
 }
 
 void encodeText(const hs::ClipTokenizer& tok, const std::string& text, int padTo) {
-    if (!validUtf8(text)) {
-        try {
-            tok.encode(text);
-        } catch (const std::invalid_argument&) {
-            return;
-        }
-        std::abort();  // invalid UTF-8 accepted
-    }
+    if (hs::fuzz::refusedInvalidUtf8(tok, text)) return;
     const std::vector<int> ids = tok.encode(text);
     check(ids.size() >= 2 && ids.front() == tok.bosId() && ids.back() == tok.eosId());
     checkIds(tok, ids);
     check(tok.pieces(text).size() == ids.size() - 2);
 
-    const std::vector<int> some = tok.tokenIds(text, size_t(padTo));
-    check(some.size() == std::min(size_t(padTo), ids.size() - 2));
-    for (size_t i = 0; i < some.size(); ++i) check(some[i] == ids[i + 1]);
+    // tokenIds: the ids between the start and end tokens
+    hs::fuzz::checkTruncated(tok.tokenIds(text, size_t(padTo)),
+                             std::vector<int>(ids.begin() + 1, ids.end() - 1), size_t(padTo));
 
     const std::vector<int> padded = tok.encodePadded(text, padTo + 2);
-    check(padded.size() == size_t(padTo + 2) && padded.front() == tok.bosId());
-    const size_t kept = std::min(ids.size(), padded.size());
-    check(padded[kept - 1] == tok.eosId());
-    for (size_t i = 1; i + 1 < kept; ++i) check(padded[i] == ids[i]);
-    for (size_t i = kept; i < padded.size(); ++i) check(padded[i] == tok.padId());
+    check(padded.size() == size_t(padTo + 2));
+    hs::fuzz::checkPadded(padded, ids, tok.eosId(), tok.padId());  // start token first too
 }
 
 void loadFolder(std::string_view data) {
@@ -63,12 +53,8 @@ void loadFolder(std::string_view data) {
     if (parts.size() > 1) files.emplace_back("merges.txt", parts[1]);
     if (parts.size() > 2) files.emplace_back("tokenizer_config.json", parts[2]);
     const std::string& dir = hs::fuzz::writeFiles(files);
-    std::optional<hs::ClipTokenizer> tok;
-    try {
-        tok.emplace(hs::ClipTokenizer::fromFolder(dir));
-    } catch (const std::runtime_error&) {  // TokenizerError, FileError
-        return;
-    }
+    const auto tok = hs::fuzz::loadFolderOrRefusal<hs::ClipTokenizer>(dir, /*othersEscape=*/true);
+    if (!tok) return;
     encodeText(*tok, "a photo of a cat, 4k <|endoftext|> Ünïcödé 日本 🐱", 8);
     encodeText(*tok, std::string(data.substr(0, 64)), 3);
 }
@@ -81,11 +67,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    if (size == 0) return 0;
-    const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
-    if (data[0] < 0xC0)
-        encodeText(realTokenizer(), std::string(rest), 1 + data[0] % 80);
-    else
-        loadFolder(rest);
-    return 0;
+    return hs::fuzz::byModeByte(data, size, [](uint8_t mode, std::string_view rest) {
+        if (mode < 0xC0)
+            encodeText(realTokenizer(), std::string(rest), 1 + mode % 80);
+        else
+            loadFolder(rest);
+    });
 }

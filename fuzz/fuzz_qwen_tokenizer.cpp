@@ -33,20 +33,11 @@ const hs::QwenTokenizer& realTokenizer() {
 
 void encodeText(const hs::QwenTokenizer& tok, const std::string& text, size_t limit,
                 bool roundTrip) {
-    if (!validUtf8(text)) {
-        try {
-            tok.encode(text);
-        } catch (const std::invalid_argument&) {
-            return;
-        }
-        std::abort();  // invalid UTF-8 accepted
-    }
+    if (hs::fuzz::refusedInvalidUtf8(tok, text)) return;
     const std::vector<int> ids = tok.encode(text);
     for (int id : ids) check(!tok.tokenOf(id).empty());
     check(tok.pieces(text).size() == ids.size());
-    const std::vector<int> some = tok.encode(text, limit);
-    check(some.size() == std::min(limit, ids.size()));
-    for (size_t i = 0; i < some.size(); ++i) check(some[i] == ids[i]);
+    hs::fuzz::checkTruncated(tok.encode(text, limit), ids, limit);
     const std::string back = tok.decode(ids);
     check(validUtf8(back));
     // Only for the real vocabulary: a fuzzed one may give two tokens one id, or added tokens
@@ -93,15 +84,8 @@ void loadFolder(std::string_view data, bool tokenizerJson) {
     for (size_t i = 0; i < parts.size(); ++i)
         files.emplace_back(tokenizerJson ? jsonNames[i] : pairNames[i], parts[i]);
     const std::string& dir = hs::fuzz::writeFiles(files);
-    std::optional<hs::QwenTokenizer> tok;
-    try {
-        tok.emplace(hs::QwenTokenizer::fromFolder(dir));
-    } catch (const std::runtime_error&) {  // TokenizerError, FileError
-        return;
-    } catch (const std::exception& e) {
-        hs::fuzz::escapedException(e);
-        return;
-    }
+    const auto tok = hs::fuzz::loadFolderOrRefusal<hs::QwenTokenizer>(dir);
+    if (!tok) return;
     encodeText(*tok, "Hello world, the <|endoftext|> 123 café 日本語 🐱\n\n  x", 5, false);
     encodeText(*tok, std::string(data.substr(0, 64)), 3, false);
     try {
@@ -118,15 +102,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    if (size == 0) return 0;
-    const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
-    if (data[0] < 0x80)
-        encodeText(realTokenizer(), std::string(rest), 1 + data[0] % 64, true);
-    else if (data[0] < 0xA0)
-        decodeIds(rest);
-    else if (data[0] < 0xC0)
-        encodeBatch(rest, 1 + data[0] % 24);
-    else
-        loadFolder(rest, data[0] % 2);
-    return 0;
+    return hs::fuzz::byModeByte(data, size, [](uint8_t mode, std::string_view rest) {
+        if (mode < 0x80)
+            encodeText(realTokenizer(), std::string(rest), 1 + mode % 64, true);
+        else if (mode < 0xA0)
+            decodeIds(rest);
+        else if (mode < 0xC0)
+            encodeBatch(rest, 1 + mode % 24);
+        else
+            loadFolder(rest, mode % 2);
+    });
 }

@@ -40,24 +40,14 @@ const hs::T5Tokenizer& fixedTokenizer() {
 }
 
 void encodeText(const hs::T5Tokenizer& tok, const std::string& text, int maxLength) {
-    if (!validUtf8(text)) {
-        try {
-            tok.encode(text);
-        } catch (const std::invalid_argument&) {
-            return;
-        }
-        std::abort();  // invalid UTF-8 accepted
-    }
+    if (hs::fuzz::refusedInvalidUtf8(tok, text)) return;
     const std::vector<int> ids = tok.encode(text);
     check(!ids.empty() && ids.back() == tok.eosId());
     for (int id : ids) check(id >= 0 && size_t(id) < tok.vocabSize());
     check(tok.pieces(text).size() == ids.size() - 1);
     const std::vector<int> padded = tok.encodePadded(text, maxLength);
     check(padded.size() == size_t(maxLength));
-    const size_t kept = std::min(ids.size(), padded.size());
-    check(padded[kept - 1] == tok.eosId());
-    for (size_t i = 0; i + 1 < kept; ++i) check(padded[i] == ids[i]);
-    for (size_t i = kept; i < padded.size(); ++i) check(padded[i] == tok.padId());
+    hs::fuzz::checkPadded(padded, ids, tok.eosId(), tok.padId());
 }
 
 void loadFolder(std::string_view data) {
@@ -66,15 +56,8 @@ void loadFolder(std::string_view data) {
         {"spiece.model", modelBytes()}, {"tokenizer_config.json", parts[0]}};
     if (parts.size() > 1) files.emplace_back("special_tokens_map.json", parts[1]);
     const std::string& dir = hs::fuzz::writeFiles(files);
-    std::optional<hs::T5Tokenizer> tok;
-    try {
-        tok.emplace(hs::T5Tokenizer::fromFolder(dir));
-    } catch (const std::runtime_error&) {  // TokenizerError, FileError
-        return;
-    } catch (const std::exception& e) {
-        hs::fuzz::escapedException(e);
-        return;
-    }
+    const auto tok = hs::fuzz::loadFolderOrRefusal<hs::T5Tokenizer>(dir);
+    if (!tok) return;
     encodeText(*tok, "A red cat </s> on a hill <extra_id_0> ﬁne 猫 🐱  ", 9);
     encodeText(*tok, std::string(data.substr(0, 64)), 4);
 }
@@ -100,13 +83,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    if (size == 0) return 0;
-    const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
-    if (data[0] < 0xC0)
-        encodeText(fixedTokenizer(), std::string(rest), 1 + data[0] % 48);
-    else if (data[0] < 0xE0)
-        loadFolder(rest);
-    else
-        loadModel(rest);
-    return 0;
+    return hs::fuzz::byModeByte(data, size, [](uint8_t mode, std::string_view rest) {
+        if (mode < 0xC0)
+            encodeText(fixedTokenizer(), std::string(rest), 1 + mode % 48);
+        else if (mode < 0xE0)
+            loadFolder(rest);
+        else
+            loadModel(rest);
+    });
 }

@@ -9,6 +9,7 @@ checked against the golden output diffusers produced (tests/data/golden/cosmos).
   /usr/bin/python3 bench/reference/cosmos_reference.py make DIR     # bench_cosmos's folder + inputs
   /usr/bin/python3 bench/reference/cosmos_reference.py serve DIR INPUTS [fp32|bf16]
   /usr/bin/python3 bench/reference/cosmos_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
+  /usr/bin/python3 bench/reference/cosmos_reference.py time DIR INPUTS [fp32|bf16] [repeat]
   /usr/bin/python3 bench/reference/cosmos_reference.py anima-check DIR IO.safetensors
   /usr/bin/python3 bench/reference/cosmos_reference.py anima-case OUT_DIR
   /usr/bin/python3 bench/reference/cosmos_reference.py to-original OUT.safetensors [COSMOS ANIMA]
@@ -21,8 +22,9 @@ weights and io (in.* / out.sample) for tests/core/test_cosmos.cpp.
 `make` writes Cosmos-Predict2-2B's width (16 heads of 128, MLP ratio 4, AdaLN-LoRA 256, text
 width 1024, max_size (128, 240, 240), rope_scale (1, 4, 4)) with 2 of its 28 blocks, and inputs
 for a 512 x 512 image (a 16 x 1 x 64 x 64 latent: 1024 tokens after 2 x 2 patches) with 512 text
-tokens and the zero padding mask the pipeline passes. `serve` answers bench/bench_cosmos.cpp as
-t5_reference.py does for bench_t5 ("ready THREADS", then "WALL_MS CPU_MS" per stdin line).
+tokens and the zero padding mask the pipeline passes. `serve` answers bench/bench_cosmos.cpp; it,
+`check`, `compare` and `time` are port_commands.py's (serve and time cast the inputs to the dtype
+too).
 
 The `anima-*` commands do the same for diffusers' AnimaTextConditioner (Anima's LLM adapter:
 learned T5-token embeddings that self-attend and cross-attend to Qwen3 hidden states, RoPE on
@@ -46,33 +48,16 @@ import math
 import os
 import subprocess
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import port_commands  # noqa: E402
 import safetensors_io  # noqa: E402
-
-
-def rms_norm(x, weight, eps):
-    # diffusers RMSNorm: variance in fp32, half weights cast the normalised value
-    variance = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
-    x = x * torch.rsqrt(variance + eps)
-    if weight.dtype in (torch.float16, torch.bfloat16):
-        x = x.to(weight.dtype)
-    return x * weight
-
-
-def timestep_proj(t, dim):
-    # Timesteps(dim, flip_sin_to_cos=True, downscale_freq_shift=0)
-    half = dim // 2
-    exponent = -math.log(10000) * torch.arange(0, half, dtype=torch.float32) / half
-    emb = t[:, None].float() * torch.exp(exponent)[None, :]
-    emb = torch.cat([torch.cos(emb), torch.sin(emb)], dim=-1)
-    if dim % 2 == 1:
-        emb = F.pad(emb, (0, 1))
-    return emb
+from common_ops import (feed_forward, layer_norm, rms_norm, rotate_half,  # noqa: E402
+                        softmax_attention, timestep_embedding, timestep_mlp)
+from weight_init import RandomWeights  # noqa: E402
 
 
 def rope(cfg, T, H, W):
@@ -119,8 +104,7 @@ def attention(w, p, x, ctx, heads, cs):
     if cs is not None:
         q = apply_rope(q, cs)
         k = apply_rope(k, cs)
-    s = (q.float() @ k.float().transpose(-1, -2)) / math.sqrt(q.shape[-1])
-    o = torch.softmax(s, -1).to(v.dtype) @ v  # [B, H, S, D]
+    o = softmax_attention(q, k, v)  # [B, H, S, D]
     o = o.transpose(1, 2).flatten(2, 3).type_as(q)
     return F.linear(o, w[p + ".to_out.0.weight"])
 
@@ -130,7 +114,7 @@ def ada_norm(w, p, x, emb, temb, chunks):
     e = F.linear(F.linear(F.silu(emb), w[p + ".linear_1.weight"]), w[p + ".linear_2.weight"])
     e = e + temb[..., : e.shape[-1]]
     parts = e.chunk(chunks, dim=-1)
-    h = F.layer_norm(x, (x.shape[-1],), eps=1e-6)
+    h = layer_norm(x)
     if e.ndim == 2:
         parts = [t.unsqueeze(1) for t in parts]
     h = h * (1 + parts[1]) + parts[0]
@@ -143,8 +127,7 @@ def block(w, p, x, text, emb, temb, cs, heads):
     h, g = ada_norm(w, p + ".norm2", x, emb, temb, 3)
     x = x + g * attention(w, p + ".attn2", h, text, heads, None)
     h, g = ada_norm(w, p + ".norm3", x, emb, temb, 3)
-    f = F.linear(F.gelu(F.linear(h, w[p + ".ff.net.0.proj.weight"])), w[p + ".ff.net.2.weight"])
-    return x + g * f
+    return x + g * feed_forward(w, p + ".ff", h, approximate="none")
 
 
 def forward(w, cfg, inp):
@@ -163,9 +146,8 @@ def forward(w, cfg, inp):
     x = x.reshape(B, x.shape[1], Tp, pt, Hp, ph, Wp, pw).permute(0, 2, 4, 6, 1, 3, 5, 7).flatten(4, 7)
     x = F.linear(x, w["patch_embed.proj.weight"]).flatten(1, 3)  # [B, THW, D]
     dim = x.shape[-1]
-    tp = timestep_proj(t, dim).type_as(x)
-    temb = F.linear(F.silu(F.linear(tp, w["time_embed.t_embedder.linear_1.weight"])),
-                    w["time_embed.t_embedder.linear_2.weight"])
+    tp = timestep_embedding(t, dim).type_as(x)  # Timesteps(dim, flip_sin_to_cos=True, shift 0)
+    temb = timestep_mlp(w, "time_embed.t_embedder", tp)
     emb = rms_norm(tp, w["time_embed.norm.weight"], 1e-6)
     for i in range(cfg["num_layers"]):
         x = block(w, f"transformer_blocks.{i}", x, text, emb, temb, cs, heads)
@@ -176,38 +158,29 @@ def forward(w, cfg, inp):
     return x
 
 
-def load_folder(d, dtype=torch.float32):
-    cfg = json.load(open(os.path.join(d, "config.json")))
-    w = safetensors_io.load(os.path.join(d, "diffusion_pytorch_model.safetensors"))
-    return cfg, {k: v.to(dtype) for k, v in w.items()}
+load_folder = port_commands.load_component
 
 
 def base_config(**kw):
-    cfg = {"_class_name": "CosmosTransformer3DModel", "in_channels": 4, "out_channels": 4,
-           "num_attention_heads": 2, "attention_head_dim": 16, "num_layers": 2, "mlp_ratio": 2.0,
-           "text_embed_dim": 24, "adaln_lora_dim": 8, "max_size": [4, 16, 16],
-           "patch_size": [1, 2, 2], "rope_scale": [1.0, 4.0, 4.0], "concat_padding_mask": True,
-           "extra_pos_embed_type": None}
-    cfg.update(kw)
-    return cfg
+    return {"_class_name": "CosmosTransformer3DModel", "in_channels": 4, "out_channels": 4,
+            "num_attention_heads": 2, "attention_head_dim": 16, "num_layers": 2, "mlp_ratio": 2.0,
+            "text_embed_dim": 24, "adaln_lora_dim": 8, "max_size": [4, 16, 16],
+            "patch_size": [1, 2, 2], "rope_scale": [1.0, 4.0, 4.0], "concat_padding_mask": True,
+            "extra_pos_embed_type": None, **kw}
 
 
 def random_weights(cfg, seed):
-    g = torch.Generator().manual_seed(seed)
-    rn = lambda *s: torch.randn(*s, generator=g)  # noqa: E731
+    w = RandomWeights(torch.Generator().manual_seed(seed))
     hd, nh = cfg["attention_head_dim"], cfg["num_attention_heads"]
     d = hd * nh
     lora = cfg["adaln_lora_dim"]
     pt, ph, pw = cfg["patch_size"]
     cin = cfg["in_channels"] + (1 if cfg["concat_padding_mask"] else 0)
-    w = {}
-
-    def lin(p, i, o):
-        w[p + ".weight"] = rn(o, i) / math.sqrt(i)
+    lin = w.linear
     lin("patch_embed.proj", cin * pt * ph * pw, d)
     lin("time_embed.t_embedder.linear_1", d, d)
     lin("time_embed.t_embedder.linear_2", d, 3 * d)
-    w["time_embed.norm.weight"] = 1 + 0.1 * rn(d)
+    w.norm("time_embed.norm", d)
     ff = int(d * cfg["mlp_ratio"])
     for i in range(cfg["num_layers"]):
         p = f"transformer_blocks.{i}"
@@ -219,8 +192,8 @@ def random_weights(cfg, seed):
             lin(f"{p}.{a}.to_k", kv, d)
             lin(f"{p}.{a}.to_v", kv, d)
             lin(f"{p}.{a}.to_out.0", d, d)
-            w[f"{p}.{a}.norm_q.weight"] = 1 + 0.1 * rn(hd)
-            w[f"{p}.{a}.norm_k.weight"] = 1 + 0.1 * rn(hd)
+            w.norm(f"{p}.{a}.norm_q", hd)
+            w.norm(f"{p}.{a}.norm_k", hd)
         lin(f"{p}.ff.net.0.proj", d, ff)
         lin(f"{p}.ff.net.2", ff, d)
     lin("norm_out.linear_1", d, lora)
@@ -230,11 +203,8 @@ def random_weights(cfg, seed):
 
 
 def make_case(out, name, cfg, shape, text_len, mask_hw, timestep, seed):
-    d = os.path.join(out, name)
-    os.makedirs(d, exist_ok=True)
-    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
     w = random_weights(cfg, seed)
-    safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+    port_commands.write_component(os.path.join(out, name), cfg, w)
     g = torch.Generator().manual_seed(seed + 1)
     inp = {"in.hidden_states": torch.randn(*shape, generator=g),
            "in.timestep": torch.tensor(timestep, dtype=torch.float32),
@@ -267,9 +237,7 @@ def anima_rope(n, hd, dtype):
 
 def rotate(x, cs):  # x [B, L, H, D]
     cos, sin = cs
-    h = x.shape[-1] // 2
-    rot = torch.cat([-x[..., h:], x[..., :h]], -1)
-    return x * cos[None, :, None] + rot * sin[None, :, None]
+    return x * cos[None, :, None] + rotate_half(x) * sin[None, :, None]
 
 
 def anima_attention(w, p, x, ctx, mask, heads, cs_q, cs_k):
@@ -320,22 +288,17 @@ def anima_forward(w, cfg, inp):
 
 
 def anima_weights(cfg, seed):
-    g = torch.Generator().manual_seed(seed)
-    rn = lambda *s: torch.randn(*s, generator=g)  # noqa: E731
+    w = RandomWeights(torch.Generator().manual_seed(seed))
     d, td, sd = cfg["model_dim"], cfg["target_dim"], cfg["source_dim"]
     hd = d // cfg["num_attention_heads"]
     mlp = int(d * cfg["mlp_ratio"])
-    w = {"embed.weight": rn(cfg["target_vocab_size"], td)}
+    w["embed.weight"] = w.randn(cfg["target_vocab_size"], td)
 
     def lin(p, i, o, bias=True):
-        w[p + ".weight"] = rn(o, i) / math.sqrt(i)
-        if bias:
-            w[p + ".bias"] = 0.05 * rn(o)
+        w.linear(p, i, o, bias=0.05 if bias else None)
 
     def norm(p, dim):
-        w[p + ".weight"] = 1 + 0.1 * rn(dim)
-        if cfg.get("use_layer_norm", False):
-            w[p + ".bias"] = 0.05 * rn(dim)
+        w.norm(p, dim, bias=0.05 if cfg.get("use_layer_norm", False) else None)
     if d != td:
         lin("in_proj", td, d)
     for i in range(cfg["num_layers"]):
@@ -347,13 +310,13 @@ def anima_weights(cfg, seed):
             lin(f"{p}.{a}.k_proj", kv, d, False)
             lin(f"{p}.{a}.v_proj", kv, d, False)
             lin(f"{p}.{a}.o_proj", d, d, False)
-            w[f"{p}.{a}.q_norm.weight"] = 1 + 0.1 * rn(hd)
-            w[f"{p}.{a}.k_norm.weight"] = 1 + 0.1 * rn(hd)
+            w.norm(f"{p}.{a}.q_norm", hd)
+            w.norm(f"{p}.{a}.k_norm", hd)
         norm(f"{p}.norm_mlp", d)
         lin(f"{p}.mlp.0", d, mlp)
         lin(f"{p}.mlp.2", mlp, d)
     lin("out_proj", d, td)
-    w["norm.weight"] = 1 + 0.1 * rn(td)
+    w.norm("norm", td)
     return w
 
 
@@ -441,106 +404,64 @@ def to_original(out_path, cosmos_dir, anima_dir):
     print(f"wrote {out_path}: {len(out)} tensors, renames from {source}")
 
 
+def make(d):
+    cfg = base_config(in_channels=16, out_channels=16, num_attention_heads=16,
+                      attention_head_dim=128, num_layers=2, mlp_ratio=4.0,
+                      text_embed_dim=1024, adaln_lora_dim=256, max_size=[128, 240, 240])
+    w = random_weights(cfg, 0)
+    port_commands.write_component(d, cfg, w)
+    g = torch.Generator().manual_seed(1)
+    safetensors_io.save(os.path.join(d, "inputs.safetensors"), {
+        "in.hidden_states": torch.randn(1, 16, 1, 64, 64, generator=g),
+        "in.timestep": torch.tensor([0.6]),
+        "in.encoder_hidden_states": torch.randn(1, 512, 1024, generator=g),
+        "in.padding_mask": torch.zeros(1, 1, 512, 512)})
+    print(f"wrote {d}: {w.count()} parameters")
+
+
+def anima_case(out):
+    cfg = {"_class_name": "AnimaTextConditioner", "source_dim": 20, "target_dim": 16,
+           "model_dim": 16, "num_layers": 2, "num_attention_heads": 2, "mlp_ratio": 3.0,
+           "target_vocab_size": 50, "use_self_attention": False, "use_layer_norm": True,
+           "min_sequence_length": 12}
+    w = anima_weights(cfg, 7300)
+    port_commands.write_component(os.path.join(out, "anima_ln"), cfg, w)
+    g = torch.Generator().manual_seed(7301)
+    inp = {"in.source_hidden_states": torch.randn(2, 9, 20, generator=g),
+           "in.target_input_ids": torch.randint(0, 50, (2, 7), generator=g),
+           "in.target_attention_mask": torch.tensor([[1] * 7, [1] * 4 + [0] * 3]),
+           "in.source_attention_mask": torch.tensor([[1] * 6 + [0] * 3, [1] * 9])}
+    inp["out.text_embeds"] = anima_forward(w, cfg, inp)
+    safetensors_io.save(os.path.join(out, "anima_ln_io.safetensors"), inp)
+
+
+def cases(out):
+    # 3 heads of 24 (rope dims t 8, h 8, w 8), mlp 3.0, LoRA 4, rope_scale (2, 1, 3),
+    # 2 frames patched (2, 2, 2), a batch of 2 at two timesteps, a 4 x 6 mask upsampled to 8 x 12.
+    make_case(out, "heads3_t2", base_config(
+        num_attention_heads=3, attention_head_dim=24, num_layers=3, mlp_ratio=3.0,
+        adaln_lora_dim=4, rope_scale=[2.0, 1.0, 3.0], patch_size=[2, 2, 2], in_channels=3,
+        out_channels=5, text_embed_dim=20, max_size=[8, 32, 32]),
+        [2, 3, 2, 8, 12], 9, [4, 6], [0.3, 0.75], 7100)
+    # No padding-mask channel, one head of 12 (rope dims t 4, h 4, w 4), patch (1, 1, 1).
+    make_case(out, "nomask_p1", base_config(
+        num_attention_heads=1, attention_head_dim=12, num_layers=1, concat_padding_mask=False,
+        patch_size=[1, 1, 1], max_size=[2, 8, 8]),
+        [1, 4, 1, 5, 7], 3, None, [0.5], 7200)
+
+
 def main():
-    torch.set_grad_enabled(False)
-    cmd = sys.argv[1]
-    if cmd == "check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        out = forward(w, cfg, io)
-        ref = io["out.sample"]
-        err = ((out - ref).abs().max() / ref.abs().max()).item()
-        print(f"relative error against diffusers' output: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "make":
-        d = sys.argv[2]
-        os.makedirs(d, exist_ok=True)
-        cfg = base_config(in_channels=16, out_channels=16, num_attention_heads=16,
-                          attention_head_dim=128, num_layers=2, mlp_ratio=4.0,
-                          text_embed_dim=1024, adaln_lora_dim=256, max_size=[128, 240, 240])
-        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
-        w = random_weights(cfg, 0)
-        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
-        g = torch.Generator().manual_seed(1)
-        safetensors_io.save(os.path.join(d, "inputs.safetensors"), {
-            "in.hidden_states": torch.randn(1, 16, 1, 64, 64, generator=g),
-            "in.timestep": torch.tensor([0.6]),
-            "in.encoder_hidden_states": torch.randn(1, 512, 1024, generator=g),
-            "in.padding_mask": torch.zeros(1, 1, 512, 512)})
-        print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
-        return
-    if cmd == "serve":
-        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[sys.argv[4] if len(sys.argv) > 4 else "fp32"]
-        cfg, w = load_folder(sys.argv[2], dtype)
-        inp = {k: (v.to(dtype) if v.is_floating_point() else v)
-               for k, v in safetensors_io.load(sys.argv[3]).items()}
-        forward(w, cfg, inp)  # warm-up
-        print(f"ready {torch.get_num_threads()}", flush=True)
-        while sys.stdin.readline():
-            c0, t0 = time.process_time(), time.perf_counter()
-            forward(w, cfg, inp)
-            print(f"{(time.perf_counter() - t0) * 1e3:.3f} {(time.process_time() - c0) * 1e3:.3f}",
-                  flush=True)
-        return
-    if cmd == "compare":
-        cfg, w = load_folder(sys.argv[2])
-        out = forward(w, cfg, safetensors_io.load(sys.argv[3]))
-        cpp = safetensors_io.load(sys.argv[4])["out.sample"]
-        if tuple(cpp.shape) != tuple(out.shape):
-            print(f"out.sample: shape mismatch: C++ {tuple(cpp.shape)}, Python {tuple(out.shape)}")
-            sys.exit(1)
-        err = ((cpp - out).abs().max() / out.abs().max()).item()
-        print(f"out.sample: relative error C++ vs Python: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "anima-check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        out = anima_forward(w, cfg, io)
-        ref = io["out.text_embeds"]
-        err = ((out - ref).abs().max() / ref.abs().max()).item()
-        print(f"relative error against diffusers' output: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "anima-case":
-        out = sys.argv[2]
-        cfg = {"_class_name": "AnimaTextConditioner", "source_dim": 20, "target_dim": 16,
-               "model_dim": 16, "num_layers": 2, "num_attention_heads": 2, "mlp_ratio": 3.0,
-               "target_vocab_size": 50, "use_self_attention": False, "use_layer_norm": True,
-               "min_sequence_length": 12}
-        d = os.path.join(out, "anima_ln")
-        os.makedirs(d, exist_ok=True)
-        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
-        w = anima_weights(cfg, 7300)
-        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
-        g = torch.Generator().manual_seed(7301)
-        inp = {"in.source_hidden_states": torch.randn(2, 9, 20, generator=g),
-               "in.target_input_ids": torch.randint(0, 50, (2, 7), generator=g),
-               "in.target_attention_mask": torch.tensor([[1] * 7, [1] * 4 + [0] * 3]),
-               "in.source_attention_mask": torch.tensor([[1] * 6 + [0] * 3, [1] * 9])}
-        inp["out.text_embeds"] = anima_forward(w, cfg, inp)
-        safetensors_io.save(os.path.join(out, "anima_ln_io.safetensors"), inp)
-        return
-    if cmd == "to-original":
-        here = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "golden")
-        cosmos = sys.argv[3] if len(sys.argv) > 4 else os.path.join(here, "cosmos")
-        anima = sys.argv[4] if len(sys.argv) > 4 else os.path.join(here, "anima_adapter")
-        to_original(sys.argv[2], cosmos, anima)
-        return
-    if cmd == "case":
-        out = sys.argv[2]
-        # 3 heads of 24 (rope dims t 8, h 8, w 8), mlp 3.0, LoRA 4, rope_scale (2, 1, 3),
-        # 2 frames patched (2, 2, 2), a batch of 2 at two timesteps, a 4 x 6 mask upsampled to 8 x 12.
-        make_case(out, "heads3_t2", base_config(
-            num_attention_heads=3, attention_head_dim=24, num_layers=3, mlp_ratio=3.0,
-            adaln_lora_dim=4, rope_scale=[2.0, 1.0, 3.0], patch_size=[2, 2, 2], in_channels=3,
-            out_channels=5, text_embed_dim=20, max_size=[8, 32, 32]),
-            [2, 3, 2, 8, 12], 9, [4, 6], [0.3, 0.75], 7100)
-        # No padding-mask channel, one head of 12 (rope dims t 4, h 4, w 4), patch (1, 1, 1).
-        make_case(out, "nomask_p1", base_config(
-            num_attention_heads=1, attention_head_dim=12, num_layers=1, concat_padding_mask=False,
-            patch_size=[1, 1, 1], max_size=[2, 8, 8]),
-            [1, 4, 1, 5, 7], 3, None, [0.5], 7200)
-        return
-    raise SystemExit(__doc__)
+    here = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "golden")
+    port_commands.main({
+        **port_commands.standard_commands(load_folder, forward, ["out.sample"], "diffusers'",
+                                          cast_inputs=True),
+        "anima-check": lambda argv: port_commands.check(argv, load_folder, anima_forward,
+                                                        ["out.text_embeds"], "diffusers'"),
+        "make": lambda argv: make(argv[2]), "case": lambda argv: cases(argv[2]),
+        "anima-case": lambda argv: anima_case(argv[2]),
+        "to-original": lambda argv: to_original(
+            argv[2], argv[3] if len(argv) > 4 else os.path.join(here, "cosmos"),
+            argv[4] if len(argv) > 4 else os.path.join(here, "anima_adapter"))}, usage=__doc__)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@ so it computes what the reference class computes.
   /usr/bin/python3 bench/reference/flux_reference.py check tests/data/golden/flux tests/data/golden/flux_io.safetensors
   /usr/bin/python3 bench/reference/flux_reference.py make DIR          # realistic-size folder + inputs
   /usr/bin/python3 bench/reference/flux_reference.py time DIR INPUTS [fp32|bf16] [repeat]
+
+`check`, `compare`, `time` and `serve` are port_commands.py's.
 """
-import json
-import math
 import os
 import sys
 
@@ -18,35 +18,11 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import port_commands  # noqa: E402
 import safetensors_io  # noqa: E402
-import timing  # noqa: E402
-
-
-def layer_norm(x):
-    return F.layer_norm(x, (x.shape[-1],), eps=1e-6)
-
-
-def linear(w, p, x):
-    return F.linear(x, w[p + ".weight"], w[p + ".bias"])
-
-
-def rms_norm(w, p, x):
-    var = x.float().pow(2).mean(-1, keepdim=True)
-    y = x * torch.rsqrt(var + 1e-6)
-    if w[p + ".weight"].dtype in (torch.float16, torch.bfloat16):
-        y = y.to(w[p + ".weight"].dtype)
-    return y * w[p + ".weight"]
-
-
-def timestep_embedding(t, dim=256):
-    half = dim // 2
-    exponent = -math.log(10000) * torch.arange(0, half, dtype=torch.float32) / half
-    emb = t[:, None].float() * torch.exp(exponent)[None, :]
-    return torch.cat([torch.cos(emb), torch.sin(emb)], dim=-1)
-
-
-def mlp(w, p, x):
-    return linear(w, p + ".linear_2", F.silu(linear(w, p + ".linear_1", x)))
+from common_ops import (attention as sdpa, feed_forward, linear, modulate, norm_out,  # noqa: E402
+                        rms_norm, timestep_embedding, timestep_mlp)
+from weight_init import RandomWeights  # noqa: E402
 
 
 def rope(ids, axes, theta=10000):
@@ -74,23 +50,17 @@ def heads(x, h):
 
 def attention(w, p, x, ctx, cs, h):
     q, k, v = (heads(linear(w, p + n, x), h) for n in (".to_q", ".to_k", ".to_v"))
-    q, k = rms_norm(w, p + ".norm_q", q), rms_norm(w, p + ".norm_k", k)
+    q, k = rms_norm(q, w[p + ".norm_q.weight"]), rms_norm(k, w[p + ".norm_k.weight"])
     if ctx is not None:
         cq, ck, cv = (heads(linear(w, p + n, ctx), h) for n in (".add_q_proj", ".add_k_proj", ".add_v_proj"))
-        cq, ck = rms_norm(w, p + ".norm_added_q", cq), rms_norm(w, p + ".norm_added_k", ck)
+        cq, ck = rms_norm(cq, w[p + ".norm_added_q.weight"]), rms_norm(ck, w[p + ".norm_added_k.weight"])
         q, k, v = torch.cat([cq, q], 2), torch.cat([ck, k], 2), torch.cat([cv, v], 2)
     q, k = apply_rope(q, cs), apply_rope(k, cs)
-    o = F.scaled_dot_product_attention(q, k, v) if hasattr(F, "scaled_dot_product_attention") else \
-        torch.softmax((q.float() @ k.float().transpose(-2, -1)) / math.sqrt(q.shape[-1]), -1).to(v.dtype) @ v
-    o = o.transpose(1, 2).flatten(2).to(q.dtype)
+    o = sdpa(q, k, v).transpose(1, 2).flatten(2).to(q.dtype)
     if ctx is None:
         return o, None
     lt = ctx.shape[1]
     return linear(w, p + ".to_out.0", o[:, lt:]), linear(w, p + ".to_add_out", o[:, :lt])
-
-
-def modulate(x, scale, shift):
-    return layer_norm(x) * (1 + scale[:, None]) + shift[:, None]
 
 
 def double_block(w, p, x, c, temb, cs, h):
@@ -98,9 +68,9 @@ def double_block(w, p, x, c, temb, cs, h):
     ec = linear(w, p + ".norm1_context.linear", F.silu(temb)).chunk(6, 1)
     a, ac = attention(w, p + ".attn", modulate(x, e[1], e[0]), modulate(c, ec[1], ec[0]), cs, h)
     x = x + e[2][:, None] * a
-    x = x + e[5][:, None] * linear(w, p + ".ff.net.2", F.gelu(linear(w, p + ".ff.net.0.proj", modulate(x, e[4], e[3])), approximate="tanh"))
+    x = x + e[5][:, None] * feed_forward(w, p + ".ff", modulate(x, e[4], e[3]))
     c = c + ec[2][:, None] * ac
-    c = c + ec[5][:, None] * linear(w, p + ".ff_context.net.2", F.gelu(linear(w, p + ".ff_context.net.0.proj", modulate(c, ec[4], ec[3])), approximate="tanh"))
+    c = c + ec[5][:, None] * feed_forward(w, p + ".ff_context", modulate(c, ec[4], ec[3]))
     return x, c
 
 
@@ -116,12 +86,12 @@ def forward(w, cfg, inp):
     h = cfg["num_attention_heads"]
     dtype = w["x_embedder.weight"].dtype
     x = linear(w, "x_embedder", inp["in.hidden_states"].to(dtype))
-    t = timestep_embedding(inp["in.timestep"].to(dtype) * 1000).to(dtype)
-    temb = mlp(w, "time_text_embed.timestep_embedder", t)
+    t = timestep_embedding(inp["in.timestep"].to(dtype) * 1000, 256).to(dtype)
+    temb = timestep_mlp(w, "time_text_embed.timestep_embedder", t)
     if cfg.get("guidance_embeds"):
-        g = timestep_embedding(inp["in.guidance"].to(dtype) * 1000).to(dtype)
-        temb = temb + mlp(w, "time_text_embed.guidance_embedder", g)
-    temb = temb + mlp(w, "time_text_embed.text_embedder", inp["in.pooled_projections"].to(dtype))
+        g = timestep_embedding(inp["in.guidance"].to(dtype) * 1000, 256).to(dtype)
+        temb = temb + timestep_mlp(w, "time_text_embed.guidance_embedder", g)
+    temb = temb + timestep_mlp(w, "time_text_embed.text_embedder", inp["in.pooled_projections"].to(dtype))
     c = linear(w, "context_embedder", inp["in.encoder_hidden_states"].to(dtype))
     cs = rope(torch.cat([inp["in.txt_ids"], inp["in.img_ids"]], 0), cfg["axes_dims_rope"])
     for i in range(cfg["num_layers"]):
@@ -129,89 +99,72 @@ def forward(w, cfg, inp):
     s = torch.cat([c, x], 1)
     for i in range(cfg["num_single_layers"]):
         s = single_block(w, f"single_transformer_blocks.{i}", s, temb, cs, h)
-    x = s[:, c.shape[1]:]
-    scale, shift = linear(w, "norm_out.linear", F.silu(temb)).chunk(2, 1)
-    return linear(w, "proj_out", modulate(x, scale, shift))
+    return norm_out(w, s[:, c.shape[1]:], temb)
 
 
-def load_folder(d, dtype=torch.float32):
-    cfg = json.load(open(os.path.join(d, "config.json")))
-    w = {k: v.to(dtype) for k, v in safetensors_io.load(os.path.join(d, "diffusion_pytorch_model.safetensors")).items()}
-    return cfg, w
+load_folder = port_commands.load_component
+
+
+def make(d):
+    # 2 double + 4 single blocks, 3 x 64 wide; 1024 image tokens (a 64 x 64 latent packed 2 x 2)
+    # and 256 text tokens: the shapes of bench_flux.
+    cfg = {"_class_name": "FluxTransformer2DModel", "patch_size": 1, "in_channels": 64,
+           "out_channels": None, "num_layers": 2, "num_single_layers": 4,
+           "attention_head_dim": 64, "num_attention_heads": 3, "joint_attention_dim": 256,
+           "pooled_projection_dim": 256, "guidance_embeds": False, "axes_dims_rope": [16, 24, 24]}
+    torch.manual_seed(0)
+    w = RandomWeights()  # the key layout of a real checkpoint
+    dim = 192
+
+    def lin(p, i, o):
+        w.linear(p, i, o, bias=0.02)
+    lin("x_embedder", 64, dim)
+    lin("context_embedder", 256, dim)
+    for e in ("timestep_embedder", "text_embedder"):
+        lin(f"time_text_embed.{e}.linear_1", 256, dim)
+        lin(f"time_text_embed.{e}.linear_2", dim, dim)
+
+    def attn(p, joint):
+        for n in ("to_q", "to_k", "to_v"):
+            lin(f"{p}.{n}", dim, dim)
+        for n in ("norm_q", "norm_k") + (("norm_added_q", "norm_added_k") if joint else ()):
+            w[f"{p}.{n}.weight"] = torch.ones(64)
+        if joint:
+            for n in ("add_q_proj", "add_k_proj", "add_v_proj"):
+                lin(f"{p}.{n}", dim, dim)
+            lin(f"{p}.to_out.0", dim, dim)
+            lin(f"{p}.to_add_out", dim, dim)
+    for i in range(2):
+        p = f"transformer_blocks.{i}"
+        lin(p + ".norm1.linear", dim, 6 * dim)
+        lin(p + ".norm1_context.linear", dim, 6 * dim)
+        attn(p + ".attn", True)
+        for f in ("ff", "ff_context"):
+            lin(f"{p}.{f}.net.0.proj", dim, 4 * dim)
+            lin(f"{p}.{f}.net.2", 4 * dim, dim)
+    for i in range(4):
+        p = f"single_transformer_blocks.{i}"
+        lin(p + ".norm.linear", dim, 3 * dim)
+        lin(p + ".proj_mlp", dim, 4 * dim)
+        lin(p + ".proj_out", 5 * dim, dim)
+        attn(p + ".attn", False)
+    lin("norm_out.linear", dim, 2 * dim)
+    lin("proj_out", dim, 64)
+    port_commands.write_component(d, cfg, w)
+    ids = torch.zeros(32, 32, 3)
+    ids[..., 1] = torch.arange(32)[:, None]
+    ids[..., 2] = torch.arange(32)[None, :]
+    inp = {"in.hidden_states": torch.randn(1, 1024, 64), "in.encoder_hidden_states": torch.randn(1, 256, 256),
+           "in.pooled_projections": torch.randn(1, 256), "in.timestep": torch.tensor([0.7]),
+           "in.img_ids": ids.reshape(1024, 3), "in.txt_ids": torch.zeros(256, 3)}
+    safetensors_io.save(os.path.join(d, "inputs.safetensors"), inp)
+    print(f"wrote {d}: {w.count()} parameters")
 
 
 def main():
-    torch.set_grad_enabled(False)
-    cmd = sys.argv[1]
-    if cmd == "check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        out = forward(w, cfg, io)
-        ref = io["out.sample"]
-        err = ((out - ref).abs().max() / ref.abs().max()).item()
-        print(f"relative error against diffusers' output: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "make":
-        d = sys.argv[2]
-        os.makedirs(d, exist_ok=True)
-        # 2 double + 4 single blocks, 3 x 64 wide; 1024 image tokens (a 64 x 64 latent packed 2 x 2)
-        # and 256 text tokens: the shapes of bench_flux.
-        cfg = {"_class_name": "FluxTransformer2DModel", "patch_size": 1, "in_channels": 64,
-               "out_channels": None, "num_layers": 2, "num_single_layers": 4,
-               "attention_head_dim": 64, "num_attention_heads": 3, "joint_attention_dim": 256,
-               "pooled_projection_dim": 256, "guidance_embeds": False, "axes_dims_rope": [16, 24, 24]}
-        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
-        torch.manual_seed(0)
-        w = {}  # the key layout of a real checkpoint
-        dim = 192
-
-        def lin(p, i, o):
-            w[p + ".weight"] = torch.randn(o, i) / math.sqrt(i)
-            w[p + ".bias"] = torch.randn(o) * 0.02
-        lin("x_embedder", 64, dim)
-        lin("context_embedder", 256, dim)
-        for e in ("timestep_embedder", "text_embedder"):
-            lin(f"time_text_embed.{e}.linear_1", 256, dim)
-            lin(f"time_text_embed.{e}.linear_2", dim, dim)
-        def attn(p, joint):
-            for n in ("to_q", "to_k", "to_v"):
-                lin(f"{p}.{n}", dim, dim)
-            for n in ("norm_q", "norm_k") + (("norm_added_q", "norm_added_k") if joint else ()):
-                w[f"{p}.{n}.weight"] = torch.ones(64)
-            if joint:
-                for n in ("add_q_proj", "add_k_proj", "add_v_proj"):
-                    lin(f"{p}.{n}", dim, dim)
-                lin(f"{p}.to_out.0", dim, dim)
-                lin(f"{p}.to_add_out", dim, dim)
-        for i in range(2):
-            p = f"transformer_blocks.{i}"
-            lin(p + ".norm1.linear", dim, 6 * dim)
-            lin(p + ".norm1_context.linear", dim, 6 * dim)
-            attn(p + ".attn", True)
-            for f in ("ff", "ff_context"):
-                lin(f"{p}.{f}.net.0.proj", dim, 4 * dim)
-                lin(f"{p}.{f}.net.2", 4 * dim, dim)
-        for i in range(4):
-            p = f"single_transformer_blocks.{i}"
-            lin(p + ".norm.linear", dim, 3 * dim)
-            lin(p + ".proj_mlp", dim, 4 * dim)
-            lin(p + ".proj_out", 5 * dim, dim)
-            attn(p + ".attn", False)
-        lin("norm_out.linear", dim, 2 * dim)
-        lin("proj_out", dim, 64)
-        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
-        ids = torch.zeros(32, 32, 3)
-        ids[..., 1] = torch.arange(32)[:, None]
-        ids[..., 2] = torch.arange(32)[None, :]
-        inp = {"in.hidden_states": torch.randn(1, 1024, 64), "in.encoder_hidden_states": torch.randn(1, 256, 256),
-               "in.pooled_projections": torch.randn(1, 256), "in.timestep": torch.tensor([0.7]),
-               "in.img_ids": ids.reshape(1024, 3), "in.txt_ids": torch.zeros(256, 3)}
-        safetensors_io.save(os.path.join(d, "inputs.safetensors"), inp)
-        print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
-        return
-    if cmd == "time":
-        timing.time_command(sys.argv, load_folder, forward)
-        return
+    port_commands.main({
+        **port_commands.standard_commands(load_folder, forward, ["out.sample"], "diffusers'"),
+        "make": lambda argv: make(argv[2])})
 
 
 if __name__ == "__main__":

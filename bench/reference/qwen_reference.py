@@ -23,13 +23,13 @@ rotation for text. It is checked against the golden output that transformers pro
   /usr/bin/python3 bench/reference/qwen_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
   /usr/bin/python3 bench/reference/qwen_reference.py serve DIR INPUTS [fp32|bf16]
 
-`serve` is for bench/bench_qwen.cpp (the protocol of t5_reference.py's serve).
+`serve` is for bench/bench_qwen.cpp; it and `time` are port_commands.py's. `check` and `compare`
+give the worst relative error over every output.
 `make` writes Qwen3-0.6B's widths (hidden 1024, MLP 3072, 16 query heads and 8 key/value heads
 of 128, rope_theta 1e6) with 4 of its 28 layers and a 4096-token vocabulary (the embedding
 lookup costs nothing; the real 151936 would make the folder 600 MB larger), and one prompt of
 512 tokens with 100 of right padding, as Anima's pipeline pads it.
 """
-import json
 import os
 import sys
 
@@ -37,8 +37,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import port_commands  # noqa: E402
 import safetensors_io  # noqa: E402
-import timing  # noqa: E402
+from common_ops import linear, rotate_half  # noqa: E402
 
 
 def text_config(cfg):
@@ -58,15 +59,6 @@ def rms_norm(w, k, x, eps):
     x = x.to(torch.float32)
     x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)
     return w[k + ".weight"] * x.to(dtype)
-
-
-def linear(w, k, x):
-    return F.linear(x, w[k + ".weight"], w.get(k + ".bias"))
-
-
-def rotate_half(x):
-    h = x.shape[-1] // 2
-    return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
 
 
 def forward(w, cfg, io):
@@ -131,19 +123,12 @@ def forward(w, cfg, io):
 
 
 def load_folder(d, dtype=torch.float32):
-    cfg = json.load(open(os.path.join(d, "config.json")))
-    w = {k: v.to(dtype) for k, v in safetensors_io.load(os.path.join(d, "model.safetensors")).items()
-         if v.is_floating_point()}
-    return cfg, w
-
-
-def rel_err(out, ref):
-    out, ref = out.double(), ref.double()
-    return ((out - ref).abs().max() / ref.abs().max()).item()
+    return port_commands.load_component(d, dtype, "model.safetensors", floating_only=True)
 
 
 def worst(out, ref):
-    return max(rel_err(out[k], ref[k]) for k in ref if k.startswith("out."))
+    return max(port_commands.rel_err(out[k], ref[k], torch.float64)
+               for k in ref if k.startswith("out."))
 
 
 def random_weights(cfg, prefix, seed):
@@ -184,10 +169,7 @@ def random_weights(cfg, prefix, seed):
 
 
 def write_case(d, cfg, w, io):
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=1)
-    safetensors_io.save(os.path.join(d, "model.safetensors"), w)
+    port_commands.write_component(d, cfg, w, "model.safetensors", indent=1)
     out = forward({k: v for k, v in w.items() if not k.startswith(("visual.", "lm_head."))}, cfg, io)
     safetensors_io.save(os.path.join(d + "_io.safetensors"), {**io, **out})
 
@@ -236,14 +218,11 @@ def make(d):
            "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
            "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "max_position_embeddings": 40960,
            "hidden_act": "silu", "attention_bias": False}
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=1)
     w = random_weights(cfg, "", 3)
     for k in w:
         if "proj" in k:
             w[k] = w[k] * 0.1  # 0.02-ish, as trained weights of this width
-    safetensors_io.save(os.path.join(d, "model.safetensors"), w)
+    port_commands.write_component(d, cfg, w, "model.safetensors", indent=1)
     g = torch.Generator().manual_seed(4)
     mask = torch.ones(1, 512, dtype=torch.int64)
     mask[0, 412:] = 0
@@ -252,35 +231,27 @@ def make(d):
                         {"in.input_ids": ids, "in.attention_mask": mask})
 
 
+def check(argv):
+    cfg, w = load_folder(argv[2])
+    io = safetensors_io.load(argv[3])
+    err = worst(forward(w, cfg, io), io)
+    print(f"worst relative error over every output against transformers' output: {err:.2e}")
+    sys.exit(0 if err < 1e-4 else 1)
+
+
+def compare(argv):
+    cfg, w = load_folder(argv[2])
+    out = forward(w, cfg, safetensors_io.load(argv[3]))
+    err = worst(safetensors_io.load(argv[4]), out)
+    print(f"C++ against the port: worst relative error {err:.2e}")
+    sys.exit(0 if err < 1e-4 else 1)
+
+
 def main():
-    torch.set_grad_enabled(False)
-    cmd = sys.argv[1]
-    if cmd == "check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        err = worst(forward(w, cfg, io), io)
-        print(f"worst relative error over every output against transformers' output: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "cases":
-        cases(sys.argv[2])
-        return
-    if cmd == "make":
-        make(sys.argv[2])
-        return
-    if cmd == "compare":
-        cfg, w = load_folder(sys.argv[2])
-        out = forward(w, cfg, safetensors_io.load(sys.argv[3]))
-        cpp = safetensors_io.load(sys.argv[4])
-        err = worst(cpp, out)
-        print(f"C++ against the port: worst relative error {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "time":
-        timing.time_command(sys.argv, load_folder, lambda w, c, i: forward(w, c, i))
-        return
-    if cmd == "serve":
-        timing.serve_command(sys.argv, load_folder, forward)
-        return
-    sys.exit(f"unknown command {cmd!r}; see the module docstring")
+    port_commands.main({
+        **port_commands.standard_commands(load_folder, forward, [], "transformers'"),
+        "check": check, "compare": compare,
+        "cases": lambda argv: cases(argv[2]), "make": lambda argv: make(argv[2])})
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ the golden output diffusers produced (tests/data/golden/qwenimage).
   /usr/bin/python3 bench/reference/qwenimage_reference.py make DIR       # bench_qwenimage's folder
   /usr/bin/python3 bench/reference/qwenimage_reference.py serve DIR INPUTS [fp32|bf16]
   /usr/bin/python3 bench/reference/qwenimage_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
+  /usr/bin/python3 bench/reference/qwenimage_reference.py time DIR INPUTS [fp32|bf16] [repeat]
 
 `case` writes configurations the golden file does not cover (other head counts and head widths,
 axes_dims_rope, depth, out_channels, odd packed heights and widths, two frames, a batch of 2 with
@@ -27,39 +28,21 @@ bf16 weights (comfy_qwen_image_io.safetensors), for tests/core/test_single_file_
 `make` writes Qwen-Image's width (24 heads of 128, axes_dims_rope (16, 56, 56), text width 3584,
 64 packed input channels) with 1 of its 60 blocks (340 M parameters per block), and inputs for a
 512 x 512 image (a 32 x 32 packed latent: 1024 tokens) with 256 text tokens, the last 56 masked
-out. `serve` answers bench/bench_qwenimage.cpp as t5_reference.py does for bench_t5
-("ready THREADS", then "WALL_MS CPU_MS" per stdin line).
+out. `serve` answers bench/bench_qwenimage.cpp; it, `check`, `compare` and `time` are
+port_commands.py's (serve and time cast the inputs to the dtype too).
 """
-import json
-import math
 import os
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import port_commands  # noqa: E402
 import safetensors_io  # noqa: E402
-
-
-def rms_norm(x, weight, eps=1e-6):
-    # diffusers RMSNorm: variance in fp32, half weights cast the normalised value
-    variance = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
-    x = x * torch.rsqrt(variance + eps)
-    if weight.dtype in (torch.float16, torch.bfloat16):
-        x = x.to(weight.dtype)
-    return x * weight
-
-
-def timestep_proj(t, dim=256):
-    # Timesteps(256, flip_sin_to_cos=True, downscale_freq_shift=0, scale=1000): the scale
-    # multiplies the arguments, after t * freqs
-    half = dim // 2
-    exponent = -math.log(10000) * torch.arange(0, half, dtype=torch.float32) / half
-    emb = t[:, None].float() * torch.exp(exponent)[None, :]
-    emb = 1000 * emb
-    return torch.cat([torch.cos(emb), torch.sin(emb)], dim=-1)
+from common_ops import (feed_forward, layer_norm, linear, norm_out, rms_norm,  # noqa: E402
+                        softmax_attention, timestep_embedding, timestep_mlp)
+from weight_init import RandomWeights  # noqa: E402
 
 
 def rope_angles(positions, dim, theta=10000):
@@ -91,17 +74,9 @@ def apply_rope(x, angles):
     return torch.view_as_real(xc * f).flatten(3).type_as(x)
 
 
-def linear(w, p, x):
-    return F.linear(x, w[p + ".weight"], w.get(p + ".bias"))
-
-
 def modulate(x, params):
     shift, scale, gate = params.chunk(3, dim=-1)
     return x * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1), gate.unsqueeze(1)
-
-
-def feed_forward(w, p, x):
-    return linear(w, p + ".net.2", F.gelu(linear(w, p + ".net.0.proj", x), approximate="tanh"))
 
 
 def attention(w, p, img, txt, mask, heads, img_angles, txt_angles):
@@ -119,11 +94,9 @@ def attention(w, p, img, txt, mask, heads, img_angles, txt_angles):
     q = torch.cat([tq, iq], 1).transpose(1, 2)  # [B, H, S, D]
     k = torch.cat([tk, ik], 1).transpose(1, 2)
     v = torch.cat([tv, iv], 1).transpose(1, 2)
-    s = (q.float() @ k.float().transpose(-1, -2)) / math.sqrt(q.shape[-1])
-    if mask is not None:
-        keys = torch.cat([mask, torch.ones(img.shape[0], img.shape[1], dtype=torch.bool)], 1)
-        s = s.masked_fill(~keys[:, None, None, :], float("-inf"))
-    o = (torch.softmax(s, -1).to(v.dtype) @ v).transpose(1, 2).flatten(2, 3).to(q.dtype)
+    keys = None if mask is None else torch.cat(
+        [mask, torch.ones(img.shape[0], img.shape[1], dtype=torch.bool)], 1)
+    o = softmax_attention(q, k, v, keys).transpose(1, 2).flatten(2, 3).to(q.dtype)
     lt = txt.shape[1]
     return linear(w, p + ".to_out.0", o[:, lt:]), linear(w, p + ".to_add_out", o[:, :lt])
 
@@ -133,15 +106,14 @@ def block(w, p, img, txt, temb, mask, heads, img_angles, txt_angles):
     txt_mod = linear(w, p + ".txt_mod.1", F.silu(temb))
     img_mod1, img_mod2 = img_mod.chunk(2, dim=-1)
     txt_mod1, txt_mod2 = txt_mod.chunk(2, dim=-1)
-    ln = lambda x: F.layer_norm(x, (x.shape[-1],), eps=1e-6)  # noqa: E731
-    im, ig1 = modulate(ln(img), img_mod1)
-    tm, tg1 = modulate(ln(txt), txt_mod1)
+    im, ig1 = modulate(layer_norm(img), img_mod1)
+    tm, tg1 = modulate(layer_norm(txt), txt_mod1)
     ia, ta = attention(w, p + ".attn", im, tm, mask, heads, img_angles, txt_angles)
     img = img + ig1 * ia
     txt = txt + tg1 * ta
-    im, ig2 = modulate(ln(img), img_mod2)
+    im, ig2 = modulate(layer_norm(img), img_mod2)
     img = img + ig2 * feed_forward(w, p + ".img_mlp", im)
-    tm, tg2 = modulate(ln(txt), txt_mod2)
+    tm, tg2 = modulate(layer_norm(txt), txt_mod2)
     txt = txt + tg2 * feed_forward(w, p + ".txt_mlp", tm)
     if txt.dtype == torch.float16:
         txt = txt.clip(-65504, 65504)
@@ -162,48 +134,37 @@ def forward(w, cfg, inp):
     txt = linear(w, "txt_in", rms_norm(txt, w["txt_norm.weight"]))
     if mask is not None:
         mask = mask.to(torch.bool)
-    tp = timestep_proj(t).to(x.dtype)
-    temb = linear(w, "time_text_embed.timestep_embedder.linear_2",
-                  F.silu(linear(w, "time_text_embed.timestep_embedder.linear_1", tp)))
+    # Timesteps(256, flip_sin_to_cos=True, downscale_freq_shift=0, scale=1000)
+    tp = timestep_embedding(t, 256, scale=1000).to(x.dtype)
+    temb = timestep_mlp(w, "time_text_embed.timestep_embedder", tp)
     img_angles, txt_angles = qwen_rope(axes, frames, h, wd, txt.shape[1])
     for i in range(cfg["num_layers"]):
         x, txt = block(w, f"transformer_blocks.{i}", x, txt, temb, mask, heads, img_angles,
                        txt_angles)
-    e = linear(w, "norm_out.linear", F.silu(temb))
-    scale, shift = e.chunk(2, dim=-1)
-    x = F.layer_norm(x, (x.shape[-1],), eps=1e-6) * (1 + scale[:, None]) + shift[:, None]
-    return linear(w, "proj_out", x)
+    return norm_out(w, x, temb)
 
 
-def load_folder(d, dtype=torch.float32):
-    cfg = json.load(open(os.path.join(d, "config.json")))
-    w = safetensors_io.load(os.path.join(d, "diffusion_pytorch_model.safetensors"))
-    return cfg, {k: v.to(dtype) for k, v in w.items()}
+load_folder = port_commands.load_component
 
 
 def base_config(**kw):
-    cfg = {"_class_name": "QwenImageTransformer2DModel", "patch_size": 2, "in_channels": 16,
-           "out_channels": 4, "num_layers": 2, "attention_head_dim": 16,
-           "num_attention_heads": 2, "joint_attention_dim": 24, "guidance_embeds": False,
-           "axes_dims_rope": [4, 6, 6], "zero_cond_t": False, "use_additional_t_cond": False,
-           "use_layer3d_rope": False}
-    cfg.update(kw)
-    return cfg
+    return {"_class_name": "QwenImageTransformer2DModel", "patch_size": 2, "in_channels": 16,
+            "out_channels": 4, "num_layers": 2, "attention_head_dim": 16,
+            "num_attention_heads": 2, "joint_attention_dim": 24, "guidance_embeds": False,
+            "axes_dims_rope": [4, 6, 6], "zero_cond_t": False, "use_additional_t_cond": False,
+            "use_layer3d_rope": False, **kw}
 
 
 def random_weights(cfg, seed):
-    g = torch.Generator().manual_seed(seed)
-    rn = lambda *s: torch.randn(*s, generator=g)  # noqa: E731
+    w = RandomWeights(torch.Generator().manual_seed(seed))
     hd, nh = cfg["attention_head_dim"], cfg["num_attention_heads"]
     d = hd * nh
-    w = {}
 
     def lin(p, i, o):
-        w[p + ".weight"] = rn(o, i) / math.sqrt(i)
-        w[p + ".bias"] = 0.1 * rn(o)
+        w.linear(p, i, o, bias=0.1)
     lin("img_in", cfg["in_channels"], d)
     lin("txt_in", cfg["joint_attention_dim"], d)
-    w["txt_norm.weight"] = 1 + 0.1 * rn(cfg["joint_attention_dim"])
+    w.norm("txt_norm", cfg["joint_attention_dim"])
     lin("time_text_embed.timestep_embedder.linear_1", 256, d)
     lin("time_text_embed.timestep_embedder.linear_2", d, d)
     for i in range(cfg["num_layers"]):
@@ -214,7 +175,7 @@ def random_weights(cfg, seed):
                   "to_out.0", "to_add_out"):
             lin(f"{p}.attn.{n}", d, d)
         for n in ("norm_q", "norm_k", "norm_added_q", "norm_added_k"):
-            w[f"{p}.attn.{n}.weight"] = 1 + 0.1 * rn(hd)
+            w.norm(f"{p}.attn.{n}", hd)
         for m in ("img_mlp", "txt_mlp"):
             lin(f"{p}.{m}.net.0.proj", d, 4 * d)
             lin(f"{p}.{m}.net.2", 4 * d, d)
@@ -236,92 +197,58 @@ def make_inputs(cfg, seed, batch, shape, text_len, mask, timestep):
 
 
 def make_case(out, name, cfg, seed, batch, shape, text_len, mask, timestep):
-    d = os.path.join(out, name)
-    os.makedirs(d, exist_ok=True)
-    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
     w = random_weights(cfg, seed)
-    safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+    port_commands.write_component(os.path.join(out, name), cfg, w)
     inp = make_inputs(cfg, seed + 1, batch, shape, text_len, mask, timestep)
     inp["out.sample"] = forward(w, cfg, inp)
     safetensors_io.save(os.path.join(out, name + "_io.safetensors"), inp)
-    print(f"wrote {d}: |out| max {inp['out.sample'].abs().max():.3f}")
+    print(f"wrote {os.path.join(out, name)}: |out| max {inp['out.sample'].abs().max():.3f}")
+
+
+def cases(out):
+    # 3 heads of 12 (rope 4, 4, 4), 3 layers, out_channels 5 (20 outputs), odd packed
+    # height and width (5 x 3), a batch of 2 at two timesteps with two masks (one with a hole).
+    make_case(out, "heads3_odd", base_config(
+        num_attention_heads=3, attention_head_dim=12, axes_dims_rope=[4, 4, 4], num_layers=3,
+        out_channels=5, in_channels=12, joint_attention_dim=20),
+        8100, 2, [1, 5, 3], 7, [[1, 1, 1, 1, 1, 0, 0], [1, 1, 0, 1, 1, 1, 0]], [0.3, 0.85])
+    # 1 head of 32 (rope 8, 12, 12), 1 layer, out_channels null (= in_channels), two frames
+    # of 3 x 4, every text token valid.
+    make_case(out, "head1_frames2", base_config(
+        num_attention_heads=1, attention_head_dim=32, axes_dims_rope=[8, 12, 12],
+        num_layers=1, out_channels=None, in_channels=8, joint_attention_dim=16, patch_size=1),
+        8200, 1, [2, 3, 4], 5, [[1] * 5], [0.5])
+
+
+def comfy(out):
+    cfg = base_config(num_attention_heads=1, attention_head_dim=128,
+                      axes_dims_rope=[16, 56, 56], num_layers=1, joint_attention_dim=32)
+    w = {k: v.to(torch.bfloat16) for k, v in random_weights(cfg, 8300).items()}
+    safetensors_io.save(os.path.join(out, "comfy_qwen_image.safetensors"),
+                        {"model.diffusion_model." + k: v for k, v in w.items()})
+    inp = make_inputs(cfg, 8301, 1, [1, 3, 5], 6, [[1, 1, 1, 1, 0, 0]], [0.625])
+    inp["out.sample"] = forward({k: v.float() for k, v in w.items()}, cfg, inp)
+    safetensors_io.save(os.path.join(out, "comfy_qwen_image_io.safetensors"), inp)
+    print(f"wrote {out}: |out| max {inp['out.sample'].abs().max():.3f}")
+
+
+def make(d):
+    cfg = base_config(in_channels=64, out_channels=16, num_layers=1, attention_head_dim=128,
+                      num_attention_heads=24, joint_attention_dim=3584,
+                      axes_dims_rope=[16, 56, 56])
+    w = random_weights(cfg, 0)
+    port_commands.write_component(d, cfg, w)
+    inp = make_inputs(cfg, 1, 1, [1, 32, 32], 256, [[1] * 200 + [0] * 56], [0.6])
+    safetensors_io.save(os.path.join(d, "inputs.safetensors"), inp)
+    print(f"wrote {d}: {w.count()} parameters")
 
 
 def main():
-    torch.set_grad_enabled(False)
-    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
-    if cmd == "check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        out = forward(w, cfg, io)
-        ref = io["out.sample"]
-        err = ((out - ref).abs().max() / ref.abs().max()).item()
-        print(f"relative error against diffusers' output: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "case":
-        out = sys.argv[2]
-        # 3 heads of 12 (rope 4, 4, 4), 3 layers, out_channels 5 (20 outputs), odd packed
-        # height and width (5 x 3), a batch of 2 at two timesteps with two masks (one with a hole).
-        make_case(out, "heads3_odd", base_config(
-            num_attention_heads=3, attention_head_dim=12, axes_dims_rope=[4, 4, 4], num_layers=3,
-            out_channels=5, in_channels=12, joint_attention_dim=20),
-            8100, 2, [1, 5, 3], 7, [[1, 1, 1, 1, 1, 0, 0], [1, 1, 0, 1, 1, 1, 0]], [0.3, 0.85])
-        # 1 head of 32 (rope 8, 12, 12), 1 layer, out_channels null (= in_channels), two frames
-        # of 3 x 4, every text token valid.
-        make_case(out, "head1_frames2", base_config(
-            num_attention_heads=1, attention_head_dim=32, axes_dims_rope=[8, 12, 12],
-            num_layers=1, out_channels=None, in_channels=8, joint_attention_dim=16, patch_size=1),
-            8200, 1, [2, 3, 4], 5, [[1] * 5], [0.5])
-        return
-    if cmd == "comfy":
-        out = sys.argv[2]
-        cfg = base_config(num_attention_heads=1, attention_head_dim=128,
-                          axes_dims_rope=[16, 56, 56], num_layers=1, joint_attention_dim=32)
-        w = {k: v.to(torch.bfloat16) for k, v in random_weights(cfg, 8300).items()}
-        safetensors_io.save(os.path.join(out, "comfy_qwen_image.safetensors"),
-                            {"model.diffusion_model." + k: v for k, v in w.items()})
-        inp = make_inputs(cfg, 8301, 1, [1, 3, 5], 6, [[1, 1, 1, 1, 0, 0]], [0.625])
-        inp["out.sample"] = forward({k: v.float() for k, v in w.items()}, cfg, inp)
-        safetensors_io.save(os.path.join(out, "comfy_qwen_image_io.safetensors"), inp)
-        print(f"wrote {out}: |out| max {inp['out.sample'].abs().max():.3f}")
-        return
-    if cmd == "make":
-        d = sys.argv[2]
-        os.makedirs(d, exist_ok=True)
-        cfg = base_config(in_channels=64, out_channels=16, num_layers=1, attention_head_dim=128,
-                          num_attention_heads=24, joint_attention_dim=3584,
-                          axes_dims_rope=[16, 56, 56])
-        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
-        w = random_weights(cfg, 0)
-        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
-        inp = make_inputs(cfg, 1, 1, [1, 32, 32], 256, [[1] * 200 + [0] * 56], [0.6])
-        safetensors_io.save(os.path.join(d, "inputs.safetensors"), inp)
-        print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
-        return
-    if cmd == "serve":
-        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[sys.argv[4] if len(sys.argv) > 4 else "fp32"]
-        cfg, w = load_folder(sys.argv[2], dtype)
-        inp = {k: (v.to(dtype) if v.is_floating_point() else v)
-               for k, v in safetensors_io.load(sys.argv[3]).items()}
-        forward(w, cfg, inp)  # warm-up
-        print(f"ready {torch.get_num_threads()}", flush=True)
-        while sys.stdin.readline():
-            c0, t0 = time.process_time(), time.perf_counter()
-            forward(w, cfg, inp)
-            print(f"{(time.perf_counter() - t0) * 1e3:.3f} {(time.process_time() - c0) * 1e3:.3f}",
-                  flush=True)
-        return
-    if cmd == "compare":
-        cfg, w = load_folder(sys.argv[2])
-        out = forward(w, cfg, safetensors_io.load(sys.argv[3]))
-        cpp = safetensors_io.load(sys.argv[4])["out.sample"]
-        if tuple(cpp.shape) != tuple(out.shape):
-            print(f"out.sample: shape mismatch: C++ {tuple(cpp.shape)}, Python {tuple(out.shape)}")
-            sys.exit(1)
-        err = ((cpp - out).abs().max() / out.abs().max()).item()
-        print(f"out.sample: relative error C++ vs Python: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    raise SystemExit(__doc__)
+    port_commands.main({
+        **port_commands.standard_commands(load_folder, forward, ["out.sample"], "diffusers'",
+                                          cast_inputs=True),
+        "case": lambda argv: cases(argv[2]), "comfy": lambda argv: comfy(argv[2]),
+        "make": lambda argv: make(argv[2])}, usage=__doc__)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,8 @@ class computes.
   /usr/bin/python3 bench/reference/t5_reference.py serve DIR INPUTS [fp32|bf16]
 
 `serve` is for bench/bench_t5.cpp, which alternates its own forwards with the port's so that
-other programs on a shared machine slow both alike: after loading and one warm-up forward it
-prints "ready THREADS", then runs one forward per line read from stdin and answers each with
-"WALL_MS CPU_MS" (process CPU time, all threads); it exits at the end of stdin.
+other programs on a shared machine slow both alike (port_commands.py has it and the other
+commands but `make`).
 
 `make` writes T5 v1.1 XXL's width (FLUX.1's and SD3's text_encoder_2/3: d_model 4096, d_ff
 10240, 64 heads of 64, 32 relative buckets up to 128, vocabulary 32128) with 2 of its 24 blocks
@@ -29,7 +28,6 @@ folder is 2.1 GB instead of 19 GB. Inputs: one prompt padded to 256 tokens (FLUX
 SD3's max_sequence_length) without a mask, as FluxPipeline encodes it (inputs.safetensors), and
 the same with its attention_mask (inputs_masked.safetensors).
 """
-import json
 import math
 import os
 import sys
@@ -38,20 +36,17 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import port_commands  # noqa: E402
 import safetensors_io  # noqa: E402
-import timing  # noqa: E402
+from common_ops import rms_norm  # noqa: E402
+from weight_init import RandomWeights  # noqa: E402
 
 P = "encoder."
 
 
 def layer_norm(w, p, x, eps):
     # T5LayerNorm: RMS without mean or bias; the variance in fp32, back to a half weight's dtype
-    variance = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
-    x = x * torch.rsqrt(variance + eps)
-    weight = w[p + ".weight"]
-    if weight.dtype in (torch.float16, torch.bfloat16):
-        x = x.to(weight.dtype)
-    return weight * x
+    return rms_norm(x, w[p + ".weight"], eps)
 
 
 def act(name, x):
@@ -153,18 +148,10 @@ def forward(w, cfg, inp):
 
 
 def load_folder(d, dtype=torch.float32):
-    cfg = json.load(open(os.path.join(d, "config.json")))
-    w = {k: v.to(dtype) for k, v in safetensors_io.load(os.path.join(d, "model.safetensors")).items()
-         if v.is_floating_point()}
-    return cfg, w
-
-
-def rel_err(out, ref):
-    return ((out.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
+    return port_commands.load_component(d, dtype, "model.safetensors", floating_only=True)
 
 
 def make(d):
-    os.makedirs(d, exist_ok=True)
     # google/t5-v1_1-xxl's encoder config (as FLUX.1's text_encoder_2 ships it), 2 of 24 blocks
     dim, ff, heads, d_kv, vocab, layers = 4096, 10240, 64, 64, 32128, 2
     cfg = {"architectures": ["T5EncoderModel"], "classifier_dropout": 0.0, "d_ff": ff, "d_kv": d_kv,
@@ -174,32 +161,26 @@ def make(d):
            "num_decoder_layers": layers, "num_heads": heads, "num_layers": layers, "output_past": True,
            "pad_token_id": 0, "relative_attention_max_distance": 128, "relative_attention_num_buckets": 32,
            "tie_word_embeddings": False, "torch_dtype": "float32", "use_cache": True, "vocab_size": vocab}
-    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
     torch.manual_seed(0)
     inner = heads * d_kv
-    w = {"shared.weight": torch.randn(vocab, dim)}  # T5's embeddings are O(1) (no scaling in front)
-
-    def lin(p, i, o):
-        w[p + ".weight"] = torch.randn(o, i) / math.sqrt(i)
-
-    def ln(p):
-        w[p + ".weight"] = 1 + 0.1 * torch.randn(dim)
+    w = RandomWeights()
+    w["shared.weight"] = torch.randn(vocab, dim)  # T5's embeddings are O(1) (no scaling in front)
     for i in range(layers):
         p = f"{P}block.{i}.layer"
-        ln(p + ".0.layer_norm")
+        w.norm(p + ".0.layer_norm", dim)
         # q's scale folds in T5's missing 1/sqrt(d_kv), as T5's initialisation does
         w[p + ".0.SelfAttention.q.weight"] = torch.randn(inner, dim) / math.sqrt(dim * d_kv)
         for n in ("k", "v"):
-            lin(f"{p}.0.SelfAttention.{n}", dim, inner)
-        lin(p + ".0.SelfAttention.o", inner, dim)
+            w.linear(f"{p}.0.SelfAttention.{n}", dim, inner)
+        w.linear(p + ".0.SelfAttention.o", inner, dim)
         if i == 0:
             w[p + ".0.SelfAttention.relative_attention_bias.weight"] = torch.randn(32, heads)
-        ln(p + ".1.layer_norm")
-        lin(p + ".1.DenseReluDense.wi_0", dim, ff)
-        lin(p + ".1.DenseReluDense.wi_1", dim, ff)
-        lin(p + ".1.DenseReluDense.wo", ff, dim)
-    ln(P + "final_layer_norm")
-    safetensors_io.save(os.path.join(d, "model.safetensors"), w)
+        w.norm(p + ".1.layer_norm", dim)
+        w.linear(p + ".1.DenseReluDense.wi_0", dim, ff)
+        w.linear(p + ".1.DenseReluDense.wi_1", dim, ff)
+        w.linear(p + ".1.DenseReluDense.wo", ff, dim)
+    w.norm(P + "final_layer_norm", dim)
+    port_commands.write_component(d, cfg, w, "model.safetensors")
     length, n = 256, 77  # a 77-token prompt: 76 pieces and </s> (1), padded with <pad> (0)
     ids = torch.zeros((1, length), dtype=torch.int64)
     ids[0, :n - 1] = torch.randint(3, vocab - 100, (n - 1,))
@@ -208,39 +189,14 @@ def make(d):
     safetensors_io.save(os.path.join(d, "inputs.safetensors"), {"in.input_ids": ids})
     safetensors_io.save(os.path.join(d, "inputs_masked.safetensors"),
                         {"in.input_ids": ids, "in.attention_mask": mask})
-    print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
+    print(f"wrote {d}: {w.count()} parameters")
 
 
 def main():
-    torch.set_grad_enabled(False)
-    cmd = sys.argv[1]
-    if cmd == "check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        err = rel_err(forward(w, cfg, io), io["out.last_hidden_state"])
-        print(f"last_hidden_state: relative error against transformers' output: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "make":
-        make(sys.argv[2])
-        return
-    if cmd == "compare":
-        cfg, w = load_folder(sys.argv[2])
-        out = forward(w, cfg, safetensors_io.load(sys.argv[3]))
-        cpp = safetensors_io.load(sys.argv[4])
-        key = "out.last_hidden_state"
-        if tuple(cpp[key].shape) != tuple(out.shape):
-            print(f"{key}: shape mismatch: C++ {tuple(cpp[key].shape)}, Python {tuple(out.shape)}")
-            sys.exit(1)
-        err = rel_err(cpp[key], out)
-        print(f"{key}: relative error C++ vs Python: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "time":
-        timing.time_command(sys.argv, load_folder, forward)
-        return
-    if cmd == "serve":
-        timing.serve_command(sys.argv, load_folder, forward)
-        return
-    sys.exit(f"unknown command {cmd!r}; see the module docstring")
+    port_commands.main({
+        **port_commands.standard_commands(load_folder, forward, ["out.last_hidden_state"],
+                                          "transformers'"),
+        "make": lambda argv: make(argv[2])})
 
 
 if __name__ == "__main__":

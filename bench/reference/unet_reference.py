@@ -24,11 +24,8 @@ produced (tests/data/unet/golden), so it computes what the reference class compu
   /usr/bin/python3 bench/reference/unet_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
   /usr/bin/python3 bench/reference/unet_reference.py serve DIR INPUTS [fp32|bf16]
 
-`serve` is for bench/bench_unet.cpp (the protocol of t5_reference.py): after loading and one
-warm-up forward it prints "ready THREADS", then runs one forward per line read from stdin and
-answers each with "WALL_MS CPU_MS"; it exits at the end of stdin.
+`serve` is for bench/bench_unet.cpp; it, `check`, `compare` and `time` are port_commands.py's.
 """
-import json
 import math
 import os
 import sys
@@ -37,10 +34,10 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import port_commands  # noqa: E402
 import safetensors_io  # noqa: E402
-import timing  # noqa: E402
-
-WEIGHTS = "diffusion_pytorch_model.safetensors"
+from common_ops import (affine_layer_norm, conv, group_norm, linear,  # noqa: E402
+                        timestep_embedding, timestep_mlp, upsample)
 
 
 # ---- config, normalised as UNet2DConditionModel.__init__ does ----
@@ -68,40 +65,6 @@ def normalise(cfg):
 
 
 # ---- layers ----
-
-def linear(w, p, x):
-    return F.linear(x, w[p + ".weight"], w.get(p + ".bias"))
-
-
-def conv(w, p, x, stride=1, padding=1):
-    return F.conv2d(x, w[p + ".weight"], w[p + ".bias"], stride=stride, padding=padding)
-
-
-def group_norm(w, p, x, groups, eps):
-    return F.group_norm(x, groups, w[p + ".weight"], w[p + ".bias"], eps=eps)
-
-
-def layer_norm(w, p, x):
-    return F.layer_norm(x, (x.shape[-1],), w[p + ".weight"], w[p + ".bias"], eps=1e-5)
-
-
-def timestep_embedding(t, dim, flip, shift):
-    # get_timestep_embedding(timesteps, dim, flip_sin_to_cos, downscale_freq_shift)
-    half = dim // 2
-    exponent = -math.log(10000) * torch.arange(start=0, end=half, dtype=torch.float32)
-    exponent = exponent / (half - shift)
-    emb = t[:, None].float() * torch.exp(exponent)[None, :]
-    emb = torch.cat([torch.sin(emb), torch.cos(emb)], dim=-1)
-    if flip:
-        emb = torch.cat([emb[:, half:], emb[:, :half]], dim=-1)
-    if dim % 2 == 1:
-        emb = F.pad(emb, (0, 1, 0, 0))
-    return emb
-
-
-def timestep_mlp(w, p, x):  # TimestepEmbedding: linear_1, SiLU, linear_2
-    return linear(w, p + ".linear_2", F.silu(linear(w, p + ".linear_1", x)))
-
 
 def resnet(w, p, x, temb, c, scale=1.0):
     h = F.silu(group_norm(w, p + ".norm1", x, c["groups"], c["eps"]))
@@ -147,9 +110,9 @@ def geglu_ff(w, p, x):
 
 
 def transformer_block(w, p, x, ctx, heads, upcast):
-    x = attention(w, p + ".attn1", layer_norm(w, p + ".norm1", x), None, heads, upcast) + x
-    x = attention(w, p + ".attn2", layer_norm(w, p + ".norm2", x), ctx, heads, upcast) + x
-    return geglu_ff(w, p + ".ff", layer_norm(w, p + ".norm3", x)) + x
+    x = attention(w, p + ".attn1", affine_layer_norm(w, p + ".norm1", x), None, heads, upcast) + x
+    x = attention(w, p + ".attn2", affine_layer_norm(w, p + ".norm2", x), ctx, heads, upcast) + x
+    return geglu_ff(w, p + ".ff", affine_layer_norm(w, p + ".norm3", x)) + x
 
 
 def transformer_2d(w, p, x, ctx, heads, layers, c):
@@ -180,19 +143,6 @@ def downsample(w, p, x, padding):
     if padding == 0:
         x = F.pad(x, (0, 1, 0, 1), mode="constant", value=0)
     return conv(w, p + ".conv", x, stride=2, padding=padding)
-
-
-def upsample(w, p, x, size=None):
-    """Nearest 2x, or to `size` (forward_upsample_size: a latent size the down path halved
-    unevenly upsamples to the skip's size)."""
-    dtype = x.dtype  # diffusers upsamples bfloat16 in float32 on torch < 2.1
-    if dtype == torch.bfloat16:
-        x = x.float()
-    if size is None:
-        x = F.interpolate(x, scale_factor=2.0, mode="nearest")
-    else:
-        x = F.interpolate(x, size=size, mode="nearest")
-    return conv(w, p + ".conv", x.to(dtype))
 
 
 # ---- the model ----
@@ -248,6 +198,8 @@ def forward(w, cfg, inp):
                 x = transformer_2d(w, f"{p}.attentions.{j}", x, ctx, rheads[i], c["up_tl"][i][j], c)
         if i < n - 1:
             uneven = any(d % 2 ** (n - 1) for d in sample.shape[-2:])
+            # forward_upsample_size: a latent size the down path halved unevenly upsamples to
+            # the skip's size
             x = upsample(w, f"{p}.upsamplers.0", x, tuple(skips[-1].shape[2:]) if uneven else None)
     x = F.silu(group_norm(w, "conv_norm_out", x, c["groups"], c["eps"]))
     return conv(w, "conv_out", x)
@@ -358,21 +310,12 @@ def random_weights(cfg, seed):
     return w
 
 
-def load_folder(d, dtype=torch.float32):
-    cfg = json.load(open(os.path.join(d, "config.json")))
-    w = {k: v.to(dtype) for k, v in safetensors_io.load(os.path.join(d, WEIGHTS)).items()}
-    return cfg, w
-
-
-def rel_err(out, ref):
-    return ((out.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
+load_folder = port_commands.load_component
 
 
 def write_case(d, cfg, seed, inputs):
-    os.makedirs(d, exist_ok=True)
-    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
     w = random_weights(cfg, seed)
-    safetensors_io.save(os.path.join(d, WEIGHTS), w)
+    port_commands.write_component(d, cfg, w)
     out = forward(w, cfg, inputs)
     io = dict(inputs)
     io["out.sample"] = out
@@ -439,10 +382,8 @@ def make(d, argv):
         "attention_head_dim": 8, "cross_attention_dim": 768, "norm_num_groups": 32,
         "use_linear_projection": False, "upcast_attention": False, "transformer_layers_per_block": 1,
         "addition_embed_type": None})
-    os.makedirs(d, exist_ok=True)
-    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
     w = random_weights(cfg, 0)
-    safetensors_io.save(os.path.join(d, WEIGHTS), w)
+    port_commands.write_component(d, cfg, w)
     g = torch.Generator().manual_seed(1)
     inputs = {"in.sample": torch.randn(2, 4, size, size, generator=g),
               "in.timestep": torch.tensor([500.0]),
@@ -452,37 +393,9 @@ def make(d, argv):
 
 
 def main():
-    torch.set_grad_enabled(False)
-    cmd = sys.argv[1]
-    if cmd == "check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        err = rel_err(forward(w, cfg, io), io["out.sample"])
-        print(f"out.sample: relative error against diffusers' output: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "make-tests":
-        make_tests(sys.argv[2])
-        return
-    if cmd == "make":
-        make(sys.argv[2], sys.argv[3:])
-        return
-    if cmd == "compare":
-        cfg, w = load_folder(sys.argv[2])
-        out = forward(w, cfg, safetensors_io.load(sys.argv[3]))
-        cpp = safetensors_io.load(sys.argv[4])["out.sample"]
-        if tuple(cpp.shape) != tuple(out.shape):
-            print(f"out.sample: shape mismatch: C++ {tuple(cpp.shape)}, Python {tuple(out.shape)}")
-            sys.exit(1)
-        err = rel_err(cpp, out)
-        print(f"out.sample: relative error C++ vs Python: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "time":
-        timing.time_command(sys.argv, load_folder, forward)
-        return
-    if cmd == "serve":
-        timing.serve_command(sys.argv, load_folder, forward)
-        return
-    sys.exit(f"unknown command {cmd!r}; see the module docstring")
+    port_commands.main({
+        **port_commands.standard_commands(load_folder, forward, ["out.sample"], "diffusers'"),
+        "make-tests": lambda argv: make_tests(argv[2]), "make": lambda argv: make(argv[2], argv[3:])})
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@ to decode() as is (no division by scaling_factor), as in the golden file and run
   /usr/bin/python3 bench/reference/vae_reference.py make DIR          # realistic-size folder + inputs
   /usr/bin/python3 bench/reference/vae_reference.py time DIR INPUTS [fp32|bf16] [repeat]
   /usr/bin/python3 bench/reference/vae_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
+
+`check`, `compare`, `time` and `serve` are port_commands.py's.
 """
-import json
-import math
 import os
 import sys
 
@@ -21,16 +21,10 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import port_commands  # noqa: E402
 import safetensors_io  # noqa: E402
-import timing  # noqa: E402
-
-
-def conv(w, p, x, padding=1):
-    return F.conv2d(x, w[p + ".weight"], w[p + ".bias"], padding=padding)
-
-
-def group_norm(w, p, x, groups):
-    return F.group_norm(x, groups, w[p + ".weight"], w[p + ".bias"], eps=1e-6)
+from common_ops import attention as sdpa, conv, group_norm, linear, upsample  # noqa: E402
+from weight_init import RandomWeights  # noqa: E402
 
 
 def resnet(w, p, x, groups):
@@ -45,21 +39,9 @@ def attention(w, p, x, groups):
     # diffusers' Attention with group_norm, one head of width C, residual, rescale 1
     b, c, hh, ww = x.shape
     h = group_norm(w, p + ".group_norm", x, groups).view(b, c, hh * ww).transpose(1, 2)
-    q, k, v = (F.linear(h, w[p + n + ".weight"], w[p + n + ".bias"]) for n in (".to_q", ".to_k", ".to_v"))
-    if hasattr(F, "scaled_dot_product_attention"):
-        o = F.scaled_dot_product_attention(q[:, None], k[:, None], v[:, None])[:, 0]
-    else:
-        o = torch.softmax((q.float() @ k.float().transpose(-2, -1)) / math.sqrt(c), -1).to(v.dtype) @ v
-    o = F.linear(o, w[p + ".to_out.0.weight"], w[p + ".to_out.0.bias"])
+    q, k, v = (linear(w, p + n, h) for n in (".to_q", ".to_k", ".to_v"))
+    o = linear(w, p + ".to_out.0", sdpa(q[:, None], k[:, None], v[:, None])[:, 0])
     return o.transpose(1, 2).reshape(b, c, hh, ww) + x
-
-
-def upsample(w, p, x):
-    dtype = x.dtype  # diffusers upsamples bfloat16 in float32
-    if dtype == torch.bfloat16:
-        x = x.float()
-    x = F.interpolate(x.contiguous(), scale_factor=2.0, mode="nearest").to(dtype)
-    return conv(w, p + ".conv", x)
 
 
 def decode(w, cfg, z):
@@ -87,64 +69,48 @@ def forward(w, cfg, inp):
 
 
 def load_folder(d, dtype=torch.float32):
-    cfg = json.load(open(os.path.join(d, "config.json")))
-    w = {k: v.to(dtype) for k, v in safetensors_io.load(os.path.join(d, "diffusion_pytorch_model.safetensors")).items()
-         if not k.startswith(("encoder.", "quant_conv."))}  # decode only
-    return cfg, w
-
-
-def rel_err(out, ref):
-    return ((out.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
+    return port_commands.load_component(d, dtype, skip=("encoder.", "quant_conv."))  # decode only
 
 
 def make_weights(cfg):
     """Random weights in the full AutoencoderKL key layout (encoder too, so loaders accept it)."""
-    w = {}
+    w = RandomWeights()
     ch = cfg["block_out_channels"]
     layers = cfg["layers_per_block"]
     lat = cfg["latent_channels"]
 
-    def cv(p, i, o, k=3, scale=1.0):
-        w[p + ".weight"] = torch.randn(o, i, k, k) * (scale / math.sqrt(i * k * k))
-        w[p + ".bias"] = torch.randn(o) * 0.02
-
-    def gn(p, c):
-        w[p + ".weight"] = 1 + 0.1 * torch.randn(c)
-        w[p + ".bias"] = 0.1 * torch.randn(c)
-
     def res(p, i, o):
-        gn(p + ".norm1", i)
-        cv(p + ".conv1", i, o)
-        gn(p + ".norm2", o)
-        cv(p + ".conv2", o, o, scale=0.5)
+        w.norm(p + ".norm1", i, bias=0.1)
+        w.conv(p + ".conv1", i, o, (3, 3))
+        w.norm(p + ".norm2", o, bias=0.1)
+        w.conv(p + ".conv2", o, o, (3, 3), scale=0.5)
         if i != o:
-            cv(p + ".conv_shortcut", i, o, k=1)
+            w.conv(p + ".conv_shortcut", i, o, (1, 1))
 
     def mid(p, c):
         res(p + ".resnets.0", c, c)
-        gn(p + ".attentions.0.group_norm", c)
+        w.norm(p + ".attentions.0.group_norm", c, bias=0.1)
         for n in ("to_q", "to_k", "to_v", "to_out.0"):
-            w[f"{p}.attentions.0.{n}.weight"] = torch.randn(c, c) / math.sqrt(c)
-            w[f"{p}.attentions.0.{n}.bias"] = torch.randn(c) * 0.02
+            w.linear(f"{p}.attentions.0.{n}", c, c, bias=0.02)
         res(p + ".resnets.1", c, c)
 
     # encoder: conv_in, down blocks (layers_per_block resnets, a stride-2 conv on all but the last)
-    cv("encoder.conv_in", cfg["in_channels"], ch[0])
+    w.conv("encoder.conv_in", cfg["in_channels"], ch[0], (3, 3))
     prev = ch[0]
     for i, c in enumerate(ch):
         for j in range(layers):
             res(f"encoder.down_blocks.{i}.resnets.{j}", prev if j == 0 else c, c)
         prev = c
         if i < len(ch) - 1:
-            cv(f"encoder.down_blocks.{i}.downsamplers.0.conv", c, c)
+            w.conv(f"encoder.down_blocks.{i}.downsamplers.0.conv", c, c, (3, 3))
     mid("encoder.mid_block", ch[-1])
-    gn("encoder.conv_norm_out", ch[-1])
-    cv("encoder.conv_out", ch[-1], 2 * lat)
-    cv("quant_conv", 2 * lat, 2 * lat, k=1)
-    cv("post_quant_conv", lat, lat, k=1)
+    w.norm("encoder.conv_norm_out", ch[-1], bias=0.1)
+    w.conv("encoder.conv_out", ch[-1], 2 * lat, (3, 3))
+    w.conv("quant_conv", 2 * lat, 2 * lat, (1, 1))
+    w.conv("post_quant_conv", lat, lat, (1, 1))
     # decoder: conv_in, mid block, up blocks (layers_per_block + 1 resnets, upsampler on all but the last)
     rev = list(reversed(ch))
-    cv("decoder.conv_in", lat, rev[0])
+    w.conv("decoder.conv_in", lat, rev[0], (3, 3))
     mid("decoder.mid_block", rev[0])
     prev = rev[0]
     for i, c in enumerate(rev):
@@ -152,52 +118,31 @@ def make_weights(cfg):
             res(f"decoder.up_blocks.{i}.resnets.{j}", prev if j == 0 else c, c)
         prev = c
         if i < len(rev) - 1:
-            cv(f"decoder.up_blocks.{i}.upsamplers.0.conv", c, c)
-    gn("decoder.conv_norm_out", ch[0])
-    cv("decoder.conv_out", ch[0], cfg["out_channels"])
+            w.conv(f"decoder.up_blocks.{i}.upsamplers.0.conv", c, c, (3, 3))
+    w.norm("decoder.conv_norm_out", ch[0], bias=0.1)
+    w.conv("decoder.conv_out", ch[0], cfg["out_channels"], (3, 3))
     return w
 
 
+def make(d):
+    # the SD 1.x / SDXL VAE architecture; a 4 x 32 x 32 latent decodes to 256 x 256
+    cfg = {"_class_name": "AutoencoderKL", "act_fn": "silu", "block_out_channels": [128, 256, 512, 512],
+           "down_block_types": ["DownEncoderBlock2D"] * 4, "force_upcast": True, "in_channels": 3,
+           "latent_channels": 4, "latents_mean": None, "latents_std": None, "layers_per_block": 2,
+           "mid_block_add_attention": True, "norm_num_groups": 32, "out_channels": 3, "sample_size": 256,
+           "scaling_factor": 0.18215, "shift_factor": None, "up_block_types": ["UpDecoderBlock2D"] * 4,
+           "use_post_quant_conv": True, "use_quant_conv": True}
+    torch.manual_seed(0)
+    w = make_weights(cfg)
+    port_commands.write_component(d, cfg, w)
+    safetensors_io.save(os.path.join(d, "inputs.safetensors"), {"in.z": torch.randn(1, 4, 32, 32)})
+    print(f"wrote {d}: {w.count()} parameters")
+
+
 def main():
-    torch.set_grad_enabled(False)
-    cmd = sys.argv[1]
-    if cmd == "check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        err = rel_err(forward(w, cfg, io), io["out.decode.sample"])
-        print(f"relative error against diffusers' output: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "make":
-        d = sys.argv[2]
-        os.makedirs(d, exist_ok=True)
-        # the SD 1.x / SDXL VAE architecture; a 4 x 32 x 32 latent decodes to 256 x 256
-        cfg = {"_class_name": "AutoencoderKL", "act_fn": "silu", "block_out_channels": [128, 256, 512, 512],
-               "down_block_types": ["DownEncoderBlock2D"] * 4, "force_upcast": True, "in_channels": 3,
-               "latent_channels": 4, "latents_mean": None, "latents_std": None, "layers_per_block": 2,
-               "mid_block_add_attention": True, "norm_num_groups": 32, "out_channels": 3, "sample_size": 256,
-               "scaling_factor": 0.18215, "shift_factor": None, "up_block_types": ["UpDecoderBlock2D"] * 4,
-               "use_post_quant_conv": True, "use_quant_conv": True}
-        json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
-        torch.manual_seed(0)
-        w = make_weights(cfg)
-        safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
-        safetensors_io.save(os.path.join(d, "inputs.safetensors"), {"in.z": torch.randn(1, 4, 32, 32)})
-        print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
-        return
-    if cmd == "compare":
-        cfg, w = load_folder(sys.argv[2])
-        out = forward(w, cfg, safetensors_io.load(sys.argv[3]))
-        cpp = safetensors_io.load(sys.argv[4])["out.decode.sample"]
-        if tuple(cpp.shape) != tuple(out.shape):
-            print(f"shape mismatch: C++ {tuple(cpp.shape)}, Python {tuple(out.shape)}")
-            sys.exit(1)
-        err = rel_err(cpp, out)
-        print(f"out.decode.sample: relative error C++ vs Python: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    if cmd == "time":
-        timing.time_command(sys.argv, load_folder, forward)
-        return
-    sys.exit(f"unknown command {cmd!r}; see the module docstring")
+    port_commands.main({
+        **port_commands.standard_commands(load_folder, forward, ["out.decode.sample"], "diffusers'"),
+        "make": lambda argv: make(argv[2])})
 
 
 if __name__ == "__main__":

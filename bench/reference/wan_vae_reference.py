@@ -14,8 +14,9 @@ reference cases for configurations the golden file does not cover:
   /usr/bin/python3 bench/reference/wan_vae_reference.py time DIR INPUTS [fp32|bf16] [repeat]
   /usr/bin/python3 bench/reference/wan_vae_reference.py compare DIR INPUTS CPP_OUTPUT.safetensors
   /usr/bin/python3 bench/reference/wan_vae_reference.py serve DIR INPUTS [fp32|bf16]   (for bench_wan_vae)
+
+`check`, `compare`, `time` and `serve` are port_commands.py's (the last three decode only).
 """
-import json
 import math
 import os
 import sys
@@ -24,8 +25,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import port_commands  # noqa: E402
 import safetensors_io  # noqa: E402
-import timing  # noqa: E402
+from weight_init import RandomWeights  # noqa: E402
 
 DEFAULT_MEAN = [-0.7571, -0.7089, -0.9113, 0.1075, -0.1745, 0.9653, -0.1517, 1.5508,
                 0.4134, -0.0715, 0.5517, -0.3632, -0.1922, -0.9497, 0.2503, -0.2921]
@@ -198,12 +200,10 @@ def forward(w, cfg, inp):
 def make_weights(cfg, seed=0):
     torch.manual_seed(seed)
     a = arch(cfg)
-    w = {}
+    w = RandomWeights()
 
     def cv(p, i, o, k=(3, 3, 3), scale=1.0):
-        fan = i * math.prod(k)
-        w[p + ".weight"] = torch.randn(o, i, *k) * (scale / math.sqrt(fan))
-        w[p + ".bias"] = torch.randn(o) * 0.02
+        w.conv(p, i, o, k, scale)
 
     def nm(p, c, dims=3):
         w[p + ".gamma"] = (1 + 0.1 * torch.randn(c)).view(c, *([1] * dims))
@@ -305,21 +305,12 @@ def to_original(w, cfg):
 
 # ---- commands ---------------------------------------------------------------------------------
 
-def load_folder(d, dtype=torch.float32):
-    cfg = json.load(open(os.path.join(d, "config.json")))
-    w = safetensors_io.load(os.path.join(d, "diffusion_pytorch_model.safetensors"))
-    return cfg, {k: v.to(dtype) for k, v in w.items()}
+load_folder = port_commands.load_component
 
 
-def rel_err(out, ref):
-    return ((out.double() - ref.double()).abs().max() / ref.double().abs().max()).item()
-
-
-def write_folder(d, cfg, inputs, seed=0):
-    os.makedirs(d, exist_ok=True)
-    json.dump(cfg, open(os.path.join(d, "config.json"), "w"), indent=2)
+def write_folder(d, cfg, seed=0):
     w = make_weights(cfg, seed)
-    safetensors_io.save(os.path.join(d, "diffusion_pytorch_model.safetensors"), w)
+    port_commands.write_component(d, cfg, w)
     return w
 
 
@@ -327,74 +318,55 @@ def decode_only(w, cfg, inp):
     return forward(w, cfg, {"in.z": inp["in.z"]})["out.decode.sample"]
 
 
+def make_wan(d):
+    # AutoencoderKLWan at other widths than the golden file: 16 latent channels, four levels
+    # (f = 8), two resnets per level, a decoder wider than the encoder, encoder attention at
+    # scale 1/2, and latents_mean / latents_std of its own.
+    cfg = {"_class_name": "AutoencoderKLWan", "base_dim": 8, "decoder_base_dim": 12,
+           "z_dim": 16, "dim_mult": [1, 2, 3, 3], "num_res_blocks": 2, "attn_scales": [0.5],
+           "temperal_downsample": [False, True, True], "dropout": 0.0, "in_channels": 3,
+           "out_channels": 3, "is_residual": False, "patch_size": None,
+           "latents_mean": [round(0.05 * i - 0.4, 4) for i in range(16)],
+           "latents_std": [round(1.0 + 0.125 * i, 4) for i in range(16)],
+           "scale_factor_spatial": 8, "scale_factor_temporal": 4}
+    write_folder(d, cfg, seed=5)
+    torch.manual_seed(6)
+    inp = {"in.z": torch.randn(2, 16, 1, 3, 5), "in.x": torch.rand(2, 3, 1, 24, 40) * 2 - 1}
+    cfg, w = load_folder(d)
+    out = forward(w, cfg, inp)
+    safetensors_io.save(d + "_io.safetensors", {**inp, **out})
+    print(f"wrote {d} and {d}_io.safetensors: {sum(t.numel() for t in w.values())} parameters")
+
+
+def make(d):
+    # Qwen-Image's VAE architecture (base_dim 96, dim_mult [1, 2, 4, 4]) with random weights.
+    cfg = {"_class_name": "AutoencoderKLQwenImage", "base_dim": 96, "z_dim": 16,
+           "dim_mult": [1, 2, 4, 4], "num_res_blocks": 2, "attn_scales": [],
+           "temperal_downsample": [False, True, True], "dropout": 0.0, "input_channels": 3,
+           "latents_mean": DEFAULT_MEAN, "latents_std": DEFAULT_STD}
+    w = write_folder(d, cfg)
+    torch.manual_seed(1)
+    safetensors_io.save(os.path.join(d, "inputs.safetensors"), {"in.z": torch.randn(1, 16, 1, 32, 32)})
+    print(f"wrote {d}: {w.count()} parameters")
+
+
+def original(folder, out):
+    """The folder's weights in the original Wan layout, written to `out` (a single file)."""
+    cfg, w = load_folder(folder)
+    safetensors_io.save(out, to_original(w, cfg))
+    print(f"wrote {out}")
+
+
 def main():
-    torch.set_grad_enabled(False)
-    cmd = sys.argv[1]
-    if cmd == "check":
-        cfg, w = load_folder(sys.argv[2])
-        io = safetensors_io.load(sys.argv[3])
-        out = forward(w, cfg, io)
-        worst = 0.0
-        for k, v in out.items():
-            e = rel_err(v, io[k])
-            worst = max(worst, e)
-            print(f"{k}: relative error against diffusers' output {e:.2e}")
-        sys.exit(0 if worst < 1e-5 else 1)
-    if cmd == "original":
-        # DIR's weights in the original Wan layout, written to OUT (a single file)
-        cfg, w = load_folder(sys.argv[2])
-        safetensors_io.save(sys.argv[3], to_original(w, cfg))
-        print(f"wrote {sys.argv[3]}")
-        return
-    if cmd == "make-wan":
-        # AutoencoderKLWan at other widths than the golden file: 16 latent channels, four levels
-        # (f = 8), two resnets per level, a decoder wider than the encoder, encoder attention at
-        # scale 1/2, and latents_mean / latents_std of its own.
-        d = sys.argv[2]
-        cfg = {"_class_name": "AutoencoderKLWan", "base_dim": 8, "decoder_base_dim": 12,
-               "z_dim": 16, "dim_mult": [1, 2, 3, 3], "num_res_blocks": 2, "attn_scales": [0.5],
-               "temperal_downsample": [False, True, True], "dropout": 0.0, "in_channels": 3,
-               "out_channels": 3, "is_residual": False, "patch_size": None,
-               "latents_mean": [round(0.05 * i - 0.4, 4) for i in range(16)],
-               "latents_std": [round(1.0 + 0.125 * i, 4) for i in range(16)],
-               "scale_factor_spatial": 8, "scale_factor_temporal": 4}
-        write_folder(d, cfg, None, seed=5)
-        torch.manual_seed(6)
-        inp = {"in.z": torch.randn(2, 16, 1, 3, 5), "in.x": torch.rand(2, 3, 1, 24, 40) * 2 - 1}
-        cfg, w = load_folder(d)
-        out = forward(w, cfg, inp)
-        safetensors_io.save(d + "_io.safetensors", {**inp, **out})
-        print(f"wrote {d} and {d}_io.safetensors: {sum(t.numel() for t in w.values())} parameters")
-        return
-    if cmd == "make":
-        # Qwen-Image's VAE architecture (base_dim 96, dim_mult [1, 2, 4, 4]) with random weights.
-        d = sys.argv[2]
-        cfg = {"_class_name": "AutoencoderKLQwenImage", "base_dim": 96, "z_dim": 16,
-               "dim_mult": [1, 2, 4, 4], "num_res_blocks": 2, "attn_scales": [],
-               "temperal_downsample": [False, True, True], "dropout": 0.0, "input_channels": 3,
-               "latents_mean": DEFAULT_MEAN, "latents_std": DEFAULT_STD}
-        w = write_folder(d, cfg, None)
-        torch.manual_seed(1)
-        safetensors_io.save(os.path.join(d, "inputs.safetensors"), {"in.z": torch.randn(1, 16, 1, 32, 32)})
-        print(f"wrote {d}: {sum(t.numel() for t in w.values())} parameters")
-        return
-    if cmd == "time":
-        timing.time_command(sys.argv, load_folder, decode_only)
-        return
-    if cmd == "serve":
-        timing.serve_command(sys.argv, load_folder, decode_only)
-        return
-    if cmd == "compare":
-        cfg, w = load_folder(sys.argv[2])
-        out = decode_only(w, cfg, safetensors_io.load(sys.argv[3]))
-        cpp = safetensors_io.load(sys.argv[4])["out.decode.sample"]
-        if tuple(cpp.shape) != tuple(out.shape):
-            print(f"shape mismatch: C++ {tuple(cpp.shape)}, Python {tuple(out.shape)}")
-            sys.exit(1)
-        err = rel_err(cpp, out)
-        print(f"out.decode.sample: relative error C++ vs Python: {err:.2e}")
-        sys.exit(0 if err < 1e-4 else 1)
-    sys.exit(f"unknown command {cmd!r}; see the module docstring")
+    keys = ["out.decode.sample", "out.encode.mean", "out.encode.logvar"]
+    port_commands.main({
+        # time, serve and compare decode
+        **port_commands.standard_commands(load_folder, decode_only, keys[:1], "diffusers'",
+                                          dtype=torch.float64),
+        "check": lambda argv: port_commands.check(argv, load_folder, forward, keys, "diffusers'",
+                                                  threshold=1e-5, dtype=torch.float64),
+        "original": lambda argv: original(argv[2], argv[3]),
+        "make-wan": lambda argv: make_wan(argv[2]), "make": lambda argv: make(argv[2])})
 
 
 if __name__ == "__main__":
