@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,27 @@ void checkWeights(torch::nn::Module& module, const WeightMap& weights,
 // "decoder.conv_in.weight" takes the format of "vae.decoder.conv_in".
 void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std::string& component,
                  const PrecisionPolicy& policy, const std::vector<std::string>& ignoredKeys = {});
+
+// `loadX(config, weights, policy[, component])` for a model built as Model(Config::fromJson(
+// config), component): builds it, loads `weights` with loadWeights, in eval mode; `Frozen` also
+// turns autograd off for its parameters (models only ever run for inference). Throws
+// ConfigError for a bad or unsupported config and WeightError naming the key for a missing,
+// unexpected or mis-shaped tensor.
+template <class Model, class Config, const char* DefaultComponent, bool Frozen = false>
+struct ModuleLoader {
+    Model operator()(const nlohmann::json& config, const WeightMap& weights,
+                     const PrecisionPolicy& policy,
+                     const std::string& component = DefaultComponent) const {
+        Model model(Config::fromJson(config), component);
+        loadWeights(*model, weights, component, policy);
+        if (Frozen)
+            for (auto& p : model->parameters()) p.set_requires_grad(false);
+        model->eval();
+        return model;
+    }
+};
+inline constexpr char kTransformerSlot[] = "transformer";
+inline constexpr char kVaeSlot[] = "vae";
 
 // One stored tensor as loadWeights puts it into a parameter or buffer of dtype `dstType`:
 // floating tensors (`floating`: the destination is floating too) in the format `policy` gives

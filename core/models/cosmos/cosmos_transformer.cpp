@@ -71,13 +71,4 @@ torch::Tensor CosmosTransformerImpl::forward(const CosmosInputs& in, ProbeContex
     return x;
 }
 
-CosmosTransformer loadCosmosTransformer(const nlohmann::json& config, const WeightMap& weights,
-                                        const PrecisionPolicy& policy,
-                                        const std::string& component) {
-    CosmosTransformer model(CosmosConfig::fromJson(config), component);
-    loadWeights(*model, weights, component, policy);
-    model->eval();
-    return model;
-}
-
 }  // namespace hs

@@ -69,12 +69,8 @@ private:
 };
 TORCH_MODULE(CosmosTransformer);
 
-// Builds the model for `config` (a diffusers config.json) and loads `weights` into it, each
-// parameter in the format `policy` gives its module. Throws ConfigError for a bad or
-// unsupported config and WeightError naming the key for a missing, unexpected or mis-shaped
-// tensor.
-CosmosTransformer loadCosmosTransformer(const nlohmann::json& config, const WeightMap& weights,
-                                        const PrecisionPolicy& policy,
-                                        const std::string& component = "transformer");
+// Builds the model for `config` (a diffusers config.json) and loads `weights` (ModuleLoader).
+inline constexpr ModuleLoader<CosmosTransformer, CosmosConfig, kTransformerSlot>
+    loadCosmosTransformer{};
 
 }  // namespace hs

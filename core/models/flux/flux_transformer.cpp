@@ -66,12 +66,4 @@ torch::Tensor FluxTransformerImpl::forward(const FluxInputs& in, ProbeContext& p
     return probes.point(m_projOut, proj_out->forward(x));  // [B, L_img, p*p*C]
 }
 
-FluxTransformer loadFluxTransformer(const nlohmann::json& config, const WeightMap& weights,
-                                    const PrecisionPolicy& policy, const std::string& component) {
-    FluxTransformer model(FluxConfig::fromJson(config), component);
-    loadWeights(*model, weights, component, policy);
-    model->eval();
-    return model;
-}
-
 }  // namespace hs

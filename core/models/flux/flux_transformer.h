@@ -59,11 +59,7 @@ private:
 };
 TORCH_MODULE(FluxTransformer);
 
-// Builds the model for `config` (a diffusers config.json) and loads `weights` into it, each
-// parameter in the format `policy` gives its module. Throws ConfigError for a bad config and
-// WeightError naming the key for a missing, unexpected or mis-shaped tensor.
-FluxTransformer loadFluxTransformer(const nlohmann::json& config, const WeightMap& weights,
-                                    const PrecisionPolicy& policy,
-                                    const std::string& component = "transformer");
+// Builds the model for `config` (a diffusers config.json) and loads `weights` (ModuleLoader).
+inline constexpr ModuleLoader<FluxTransformer, FluxConfig, kTransformerSlot> loadFluxTransformer{};
 
 }  // namespace hs

@@ -51,14 +51,4 @@ torch::Tensor QwenImageTransformerImpl::forward(const QwenImageInputs& in, Probe
     return probes.point(m_projOut, proj_out->forward(x));  // [B, L_img, p*p*C]
 }
 
-QwenImageTransformer loadQwenImageTransformer(const nlohmann::json& config,
-                                              const WeightMap& weights,
-                                              const PrecisionPolicy& policy,
-                                              const std::string& component) {
-    QwenImageTransformer model(QwenImageConfig::fromJson(config), component);
-    loadWeights(*model, weights, component, policy);
-    model->eval();
-    return model;
-}
-
 }  // namespace hs

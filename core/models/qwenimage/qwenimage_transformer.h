@@ -61,13 +61,8 @@ private:
 };
 TORCH_MODULE(QwenImageTransformer);
 
-// Builds the model for `config` (a diffusers config.json) and loads `weights` into it, each
-// parameter in the format `policy` gives its module. Throws ConfigError for a bad or
-// unsupported config and WeightError naming the key for a missing, unexpected or mis-shaped
-// tensor.
-QwenImageTransformer loadQwenImageTransformer(const nlohmann::json& config,
-                                              const WeightMap& weights,
-                                              const PrecisionPolicy& policy,
-                                              const std::string& component = "transformer");
+// Builds the model for `config` (a diffusers config.json) and loads `weights` (ModuleLoader).
+inline constexpr ModuleLoader<QwenImageTransformer, QwenImageConfig, kTransformerSlot>
+    loadQwenImageTransformer{};
 
 }  // namespace hs

@@ -11,9 +11,8 @@ SD3TransformerImpl::SD3TransformerImpl(const SD3Config& c, const std::string& co
       m_projOut(component + ".proj_out", ProbeLevel::Module) {
     const int64_t dim = c.innerDim();
     pos_embed = register_module(
-        "pos_embed",
-        SD3PatchEmbed(c.inChannels, dim, c.patchSize, c.posEmbedMaxSize, c.baseSize(),
-                      component + ".pos_embed"));
+        "pos_embed", SD3PatchEmbed(c.inChannels, dim, c.patchSize, c.posEmbedMaxSize, c.baseSize(),
+                                   component + ".pos_embed"));
     time_text_embed = register_module(
         "time_text_embed",
         SD3TimeTextEmbed(dim, c.pooledProjectionDim, component + ".time_text_embed"));
@@ -54,14 +53,6 @@ torch::Tensor SD3TransformerImpl::forward(const SD3Inputs& in, ProbeContext& pro
     // unpatchify: "nhwpqc->nchpwq"
     x = x.reshape({B, h, w, p, p, C}).permute({0, 5, 1, 3, 2, 4});  // [B, C, h, p, w, q]
     return x.reshape({B, C, h * p, w * p});                         // [B, C, H, W]
-}
-
-SD3Transformer loadSD3Transformer(const nlohmann::json& config, const WeightMap& weights,
-                                  const PrecisionPolicy& policy, const std::string& component) {
-    SD3Transformer model(SD3Config::fromJson(config), component);
-    loadWeights(*model, weights, component, policy);
-    model->eval();
-    return model;
 }
 
 }  // namespace hs

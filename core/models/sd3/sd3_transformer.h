@@ -57,11 +57,7 @@ private:
 };
 TORCH_MODULE(SD3Transformer);
 
-// Builds the model for `config` (a diffusers config.json) and loads `weights` into it, each
-// parameter in the format `policy` gives its module. Throws ConfigError for a bad or unsupported
-// config and WeightError naming the key for a missing, unexpected or mis-shaped tensor.
-SD3Transformer loadSD3Transformer(const nlohmann::json& config, const WeightMap& weights,
-                                  const PrecisionPolicy& policy,
-                                  const std::string& component = "transformer");
+// Builds the model for `config` (a diffusers config.json) and loads `weights` (ModuleLoader).
+inline constexpr ModuleLoader<SD3Transformer, SD3Config, kTransformerSlot> loadSD3Transformer{};
 
 }  // namespace hs

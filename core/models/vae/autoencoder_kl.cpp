@@ -135,13 +135,4 @@ torch::Tensor AutoencoderKLImpl::decode(const torch::Tensor& z, ProbeContext& pr
     return m_decoder->forward(h, probes);  // [B, out_channels, H, W]
 }
 
-AutoencoderKL loadAutoencoderKL(const nlohmann::json& config, const WeightMap& weights,
-                                const PrecisionPolicy& policy, const std::string& component) {
-    AutoencoderKL model(AutoencoderKLConfig::fromJson(config), component);
-    loadWeights(*model, weights, component, policy);
-    for (auto& p : model->parameters()) p.set_requires_grad(false);
-    model->eval();
-    return model;
-}
-
 }  // namespace hs

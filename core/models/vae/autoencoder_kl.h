@@ -89,11 +89,8 @@ private:
 };
 TORCH_MODULE(AutoencoderKL);
 
-// Builds the module from config.json and loads `weights` into it, each parameter in the format
-// `policy` gives its module path. Throws ConfigError for a bad config and WeightError naming the
-// key for a missing, unexpected or mis-shaped tensor.
-AutoencoderKL loadAutoencoderKL(const nlohmann::json& config, const WeightMap& weights,
-                                const PrecisionPolicy& policy,
-                                const std::string& component = "vae");
+// Builds the model for `config` (a diffusers config.json) and loads `weights` (ModuleLoader).
+inline constexpr ModuleLoader<AutoencoderKL, AutoencoderKLConfig, kVaeSlot, true>
+    loadAutoencoderKL{};
 
 }  // namespace hs

@@ -175,13 +175,4 @@ torch::Tensor WanVaeImpl::decode(const torch::Tensor& z, ProbeContext& probes) {
     return torch::clamp(h, -1.0, 1.0);  // diffusers' _decode clamps the frames
 }
 
-WanVae loadWanVae(const nlohmann::json& config, const WeightMap& weights,
-                  const PrecisionPolicy& policy, const std::string& component) {
-    WanVae model(WanVaeConfig::fromJson(config), component);
-    loadWeights(*model, weights, component, policy);
-    for (auto& p : model->parameters()) p.set_requires_grad(false);
-    model->eval();
-    return model;
-}
-
 }  // namespace hs

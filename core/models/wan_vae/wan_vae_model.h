@@ -108,9 +108,7 @@ private:
 };
 TORCH_MODULE(WanVae);
 
-// Builds the module from config.json and loads `weights` into it. Throws ConfigError for a bad
-// config and WeightError naming the key for a missing, unexpected or mis-shaped tensor.
-WanVae loadWanVae(const nlohmann::json& config, const WeightMap& weights,
-                  const PrecisionPolicy& policy, const std::string& component = "vae");
+// Builds the model for `config` (a diffusers config.json) and loads `weights` (ModuleLoader).
+inline constexpr ModuleLoader<WanVae, WanVaeConfig, kVaeSlot, true> loadWanVae{};
 
 }  // namespace hs
