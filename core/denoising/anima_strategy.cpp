@@ -79,15 +79,13 @@ private:
 class AnimaStrategy : public DenoisingStrategy {
 public:
     std::vector<ComponentSlot> componentSlots() const override {
-        return {{"text_encoder", Role::TextEncoder, true, true},
-                {"tokenizer", Role::Other, true, false},
-                {"t5_tokenizer", Role::Other, true, false, {}, "T5EncoderModel", "tokenizer_2"},
-                {"text_conditioner", Role::Adapter, true, true,
-                 "Anima's DiT file holds it as net.llm_adapter.*; this one was saved without "
-                 "it: open the whole anima-*.safetensors, or the diffusers folder"},
-                {"transformer", Role::Denoiser, true, true},
-                {"vae", Role::Vae, true, true},
-                {"scheduler", Role::Other, true, false}};
+        return slotsOf(
+            {encoderSlots(1, Role::TextEncoder, true),
+             {{"t5_tokenizer", Role::Other, true, false, {}, "T5EncoderModel", "tokenizer_2"},
+              {"text_conditioner", Role::Adapter, true, true,
+               "Anima's DiT file holds it as net.llm_adapter.*; this one was saved without "
+               "it: open the whole anima-*.safetensors, or the diffusers folder"}},
+             denoiserSlots("transformer")});
     }
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
@@ -95,8 +93,9 @@ public:
         m_text.encoder = textEncoderIn(c, "text_encoder");
         m_text.conditioner = AnimaTextConditionerComponent::in(c, "text_conditioner");
         m_transformer = CosmosTransformerComponent::in(c, "transformer");
-        m_vae = videoVaeIn(c, "vae", "the Qwen-Image / Wan VAE (AutoencoderKLQwenImage or "
-                                     "AutoencoderKLWan) whose latents Anima denoises");
+        m_vae = videoVaeIn(c, "vae",
+                           "the Qwen-Image / Wan VAE (AutoencoderKLQwenImage or "
+                           "AutoencoderKLWan) whose latents Anima denoises");
         const auto& ac = m_text.conditioner->model->config();
         const auto& tc = m_transformer->model->config();
         const int64_t qwenWidth = m_text.encoder->width();
@@ -142,17 +141,14 @@ public:
 
 private:
     void attachTokenizers(const PipelineFolder& folder) {
-        const PipelineComponent* qwen = folder.find("tokenizer");
-        const PipelineComponent* t5 = folder.find("t5_tokenizer");
-        if (!qwen)
-            throw PipelineError(folder.dir +
-                                ": no Qwen tokenizer (vocab.json + merges.txt, or tokenizer.json) "
-                                "for the Qwen3 text encoder; give its folder with --tokenizer DIR");
-        if (!t5)
-            throw PipelineError(folder.dir +
-                                ": no T5 tokenizer (spiece.model) for the text conditioner's "
-                                "target ids; give its folder with --tokenizer-2 DIR, or put "
-                                "spiece.model beside the model file");
+        const PipelineComponent* qwen = &requiredPart(
+            folder, "tokenizer",
+            "no Qwen tokenizer (vocab.json + merges.txt, or tokenizer.json) for the Qwen3 text "
+            "encoder; give its folder with --tokenizer DIR");
+        const PipelineComponent* t5 = &requiredPart(
+            folder, "t5_tokenizer",
+            "no T5 tokenizer (spiece.model) for the text conditioner's target ids; give its "
+            "folder with --tokenizer-2 DIR, or put spiece.model beside the model file");
         m_qwenTokenizer = QwenTokenizer::fromFolder(qwen->dir);
         m_t5Tokenizer = T5Tokenizer::fromFolder(t5->dir);
         const auto& ac = m_text.conditioner->model->config();
@@ -161,12 +157,8 @@ private:
                                 std::to_string(int64_t(m_t5Tokenizer->vocabSize())) +
                                 " ids but the text conditioner embeds only " +
                                 std::to_string(ac.targetVocabSize) + " (target_vocab_size)");
-        const int64_t qwenVocab = m_text.encoder->tokenTable().rows;
-        if (m_qwenTokenizer->vocabSize() > size_t(qwenVocab))
-            throw PipelineError(folder.dir + ": the Qwen tokenizer (" + qwen->dir + ") has " +
-                                std::to_string(int64_t(m_qwenTokenizer->vocabSize())) +
-                                " ids but text_encoder embeds only " + std::to_string(qwenVocab) +
-                                " (vocab_size): they are not a pair");
+        checkTokenizerSize(folder.dir, "Qwen tokenizer", qwen->dir, m_qwenTokenizer->vocabSize(),
+                           m_text.encoder->tokenTable().rows, "text_encoder");
         checkQwenTokenizerFits(*m_qwenTokenizer, qwen->dir, m_text.encoder, "text_encoder");
         m_text.tokenizer = &*m_qwenTokenizer;
         m_text.t5Tokenizer = &*m_t5Tokenizer;

@@ -1,7 +1,7 @@
 #include "denoising/clip_tokenizers.h"
 
-#include "denoising/token_bounds.h"
 #include "base/pipeline_error.h"
+#include "denoising/token_bounds.h"
 
 namespace hs {
 

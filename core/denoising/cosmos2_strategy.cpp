@@ -130,11 +130,7 @@ private:
 class Cosmos2Strategy : public DenoisingStrategy {
 public:
     std::vector<ComponentSlot> componentSlots() const override {
-        return {{"text_encoder", Role::TextEncoder, true, true},
-                {"tokenizer", Role::Other, true, false},
-                {"transformer", Role::Denoiser, true, true},
-                {"vae", Role::Vae, true, true},
-                {"scheduler", Role::Other, true, false}};
+        return slotsOf({encoderSlots(1, Role::TextEncoder, true), denoiserSlots("transformer")});
     }
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
@@ -162,8 +158,7 @@ public:
             throw PipelineError(folder.dir + ": the tokenizer has " +
                                 std::to_string(int64_t(m_tokenizer->vocabSize())) +
                                 " ids but text_encoder embeds only " +
-                                std::to_string(m_encoder->tokenTable().rows) +
-                                " (vocab_size)");
+                                std::to_string(m_encoder->tokenTable().rows) + " (vocab_size)");
     }
 
     int sizeMultiple() const override {

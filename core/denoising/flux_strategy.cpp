@@ -150,13 +150,8 @@ std::string dims(int64_t n) {
 class FluxStrategy : public DenoisingStrategy {
 public:
     std::vector<ComponentSlot> componentSlots() const override {
-        return {{"text_encoder", Role::TextEncoder, true, true},
-                {"tokenizer", Role::Other, true, false},
-                {"text_encoder_2", Role::TextEncoder2, false, true},
-                {"tokenizer_2", Role::Other, false, false},
-                {"transformer", Role::Denoiser, true, true},
-                {"vae", Role::Vae, true, true},
-                {"scheduler", Role::Other, true, false}};
+        return slotsOf({encoderSlots(1, Role::TextEncoder, true),
+                        encoderSlots(2, Role::TextEncoder2, false), denoiserSlots("transformer")});
     }
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
@@ -245,21 +240,14 @@ public:
 
 private:
     void attachT5(const PipelineFolder& folder) {
-        const PipelineComponent* tok = folder.find("tokenizer_2");
-        if (!tok)
-            throw PipelineError(
-                folder.dir +
-                ": no T5 tokenizer: FLUX.1's text_encoder_2 needs tokenizer_2/spiece.model (the "
-                "tokenizer_2 folder of a FLUX.1 diffusers repository); give its folder with "
-                "--tokenizer-2 DIR, or put spiece.model beside the T5 file");
+        const PipelineComponent* tok = &requiredPart(
+            folder, "tokenizer_2",
+            "no T5 tokenizer: FLUX.1's text_encoder_2 needs tokenizer_2/spiece.model (the "
+            "tokenizer_2 folder of a FLUX.1 diffusers repository); give its folder with "
+            "--tokenizer-2 DIR, or put spiece.model beside the T5 file");
         m_t5.tokenizer = T5Tokenizer::fromFolder(tok->dir);
-        const int64_t rows = m_t5.encoder->tokenTable().rows;
-        if (rows > 0 && m_t5.tokenizer->vocabSize() > size_t(rows))
-            throw PipelineError(folder.dir + ": the T5 tokenizer (" + tok->dir + ") has " +
-                                dims(int64_t(m_t5.tokenizer->vocabSize())) +
-                                " ids but text_encoder_2 embeds only " +
-                                dims(rows) +
-                                " (vocab_size): they are not a pair");
+        checkTokenizerSize(folder.dir, "T5 tokenizer", tok->dir, m_t5.tokenizer->vocabSize(),
+                           m_t5.encoder->tokenTable().rows, "text_encoder_2");
         // diffusers' FluxPipeline default is 512; schnell's model card runs 256.
         m_t5.maxSequenceLength = m_transformer->model->config().guidanceEmbeds ? 512 : 256;
     }

@@ -127,11 +127,7 @@ private:
 class QwenImageStrategy : public DenoisingStrategy {
 public:
     std::vector<ComponentSlot> componentSlots() const override {
-        return {{"text_encoder", Role::TextEncoder, true, true},
-                {"tokenizer", Role::Other, true, false},
-                {"transformer", Role::Denoiser, true, true},
-                {"vae", Role::Vae, true, true},
-                {"scheduler", Role::Other, true, false}};
+        return slotsOf({encoderSlots(1, Role::TextEncoder, true), denoiserSlots("transformer")});
     }
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,
@@ -195,19 +191,13 @@ public:
 
 private:
     void attachTokenizer(const PipelineFolder& folder) {
-        const PipelineComponent* tok = folder.find("tokenizer");
-        if (!tok)
-            throw PipelineError(folder.dir +
-                                ": no Qwen tokenizer (vocab.json + merges.txt, or tokenizer.json) "
-                                "for the Qwen2.5-VL text encoder; give its folder with "
-                                "--tokenizer DIR");
+        const PipelineComponent* tok = &requiredPart(
+            folder, "tokenizer",
+            "no Qwen tokenizer (vocab.json + merges.txt, or tokenizer.json) for the Qwen2.5-VL "
+            "text encoder; give its folder with --tokenizer DIR");
         m_tokenizer = QwenTokenizer::fromFolder(tok->dir);
-        const int64_t vocab = m_text.encoder->tokenTable().rows;
-        if (m_tokenizer->vocabSize() > size_t(vocab))
-            throw PipelineError(folder.dir + ": the Qwen tokenizer (" + tok->dir + ") has " +
-                                std::to_string(int64_t(m_tokenizer->vocabSize())) +
-                                " ids but text_encoder embeds only " + std::to_string(vocab) +
-                                " (vocab_size): they are not a pair");
+        checkTokenizerSize(folder.dir, "Qwen tokenizer", tok->dir, m_tokenizer->vocabSize(),
+                           m_text.encoder->tokenTable().rows, "text_encoder");
         checkQwenTokenizerFits(*m_tokenizer, tok->dir, m_text.encoder, "text_encoder");
         for (const char* special : {"<|im_start|>", "<|im_end|>"})
             if (!m_tokenizer->idOf(special))

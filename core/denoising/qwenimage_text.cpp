@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "base/pipeline_error.h"
 #include "denoising/token_bounds.h"
 #include "models/roles.h"
-#include "base/pipeline_error.h"
 #include "text/qwen_tokenizer.h"
 
 namespace hs {

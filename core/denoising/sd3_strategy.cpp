@@ -46,8 +46,8 @@ public:
         const int64_t batch = m_guided ? 2 : 1;
         const auto input = m_guided ? torch::cat({m_x, m_x}) : m_x;
         // timestep = t.expand(batch): sigma * 1000 as the scheduler holds it.
-        const auto t = torch::full({batch}, m_scheduler.timestep(i),
-                                   torch::TensorOptions().device(m_device));
+        const auto t =
+            torch::full({batch}, m_scheduler.timestep(i), torch::TensorOptions().device(m_device));
         auto v = m_transformer.predict(input, m_embeds.sequence, m_embeds.pooled, t, probes);
         if (m_guided) {
             auto parts = v.chunk(2);
@@ -79,15 +79,9 @@ private:
 class Sd3Strategy : public DenoisingStrategy {
 public:
     std::vector<ComponentSlot> componentSlots() const override {
-        return {{"text_encoder", Role::TextEncoder, true, true},
-                {"tokenizer", Role::Other, true, false},
-                {"text_encoder_2", Role::TextEncoder2, true, true},
-                {"tokenizer_2", Role::Other, true, false},
-                {"text_encoder_3", Role::TextEncoder2, false, true},
-                {"tokenizer_3", Role::Other, false, false},
-                {"transformer", Role::Denoiser, true, true},
-                {"vae", Role::Vae, true, true},
-                {"scheduler", Role::Other, true, false}};
+        return slotsOf({encoderSlots(1, Role::TextEncoder, true),
+                        encoderSlots(2, Role::TextEncoder2, true),
+                        encoderSlots(3, Role::TextEncoder2, false), denoiserSlots("transformer")});
     }
 
     void attach(const ComponentMap& c, const PipelineFolder& folder) override {
@@ -121,8 +115,7 @@ public:
 
     std::unique_ptr<DenoisingRun> start(const RunConfig& cfg,
                                         const torch::Device& device) override {
-        return std::make_unique<Sd3Run>(cfg, device, *m_text, *m_transformer, *m_vae,
-                                        m_scheduler);
+        return std::make_unique<Sd3Run>(cfg, device, *m_text, *m_transformer, *m_vae, m_scheduler);
     }
 
     // The scheduler of the SD3 and SD3.5 repositories.
@@ -162,8 +155,54 @@ std::unique_ptr<DenoisingStrategy> makeSd3Strategy() {
     return std::make_unique<Sd3Strategy>();
 }
 
+namespace {
+
+std::string modelTypeOf(const nlohmann::json& config) {
+    const auto it = config.find("model_type");
+    return it != config.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The two CLIPs' projected pooled vectors make pooled_projection_dim, CLIP-L's first (768 of
+// SD3's 2048), then OpenCLIP bigG's (1280): each needs a projection and takes less than all of
+// it, the first at most half, the second at least half (Sd3Text::attach checks the pair).
+std::string sd3ClipMisfit(const PartCheck& p) {
+    const bool first = p.slot == "text_encoder";
+    const std::string pick =
+        std::string(": pick the ") +
+        (first ? "CLIP-L (clip_l.safetensors)" : "OpenCLIP bigG (clip_g.safetensors)") +
+        " made for it";
+    const auto arch = p.partConfig.find("architectures");
+    if (arch != p.partConfig.end() && arch->is_array() && !arch->empty() &&
+        (*arch)[0] != "CLIPTextModelWithProjection")
+        return p.partName + " is no CLIP with a text projection (" + arch->front().dump() +
+               "), SD3's " + p.slot + " is one" + pick;
+    const int64_t pooled = configInt(p.denoiserConfig, "pooled_projection_dim"),
+                  width = configInt(p.partConfig, "projection_dim");
+    if (pooled <= 0 || width <= 0) return {};
+    const std::string gives = p.partName + " gives a pooled vector of width " +
+                              std::to_string(width) + ", " + p.modelName + " takes " +
+                              std::to_string(pooled) + " (pooled_projection_dim) ";
+    if (width >= pooled) return gives + "from two CLIPs together" + pick;
+    if (first && 2 * width > pooled)
+        return gives + "and its text_encoder is the narrower CLIP, at most half" + pick;
+    if (!first && 2 * width < pooled)
+        return gives + "and its text_encoder_2 is the wider CLIP, at least half" + pick;
+    return {};
+}
+
+}  // namespace
+
+bool sd3SlotTakes(const std::string& slot, const nlohmann::json& partConfig) {
+    const std::string type = modelTypeOf(partConfig);
+    if (type.empty()) return true;  // the config does not tell
+    if (slot == "text_encoder" || slot == "text_encoder_2") return type == "clip_text_model";
+    if (slot == "text_encoder_3") return type == "t5";
+    return true;
+}
+
 std::string sd3PartMisfit(const PartCheck& p) {
     if (p.slot == "vae") return vaeLatentMisfit(p, "SD3", 1, -1, "");
+    if (p.slot == "text_encoder" || p.slot == "text_encoder_2") return sd3ClipMisfit(p);
     if (p.slot != "text_encoder_3") return {};
     const int64_t want = configInt(p.denoiserConfig, "joint_attention_dim"),
                   width = configInt(p.partConfig, "d_model");

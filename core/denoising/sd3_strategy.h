@@ -15,7 +15,10 @@ namespace hs {
 
 std::unique_ptr<DenoisingStrategy> makeSd3Strategy();
 // StrategyInfo::partMisfit: a VAE whose latents the transformer does not take, text encoders
-// whose widths do not fill joint_attention_dim / pooled_projection_dim.
+// whose widths do not fill joint_attention_dim / pooled_projection_dim, a CLIP without projection
+// or in the other CLIP's place (text_encoder is the narrower CLIP-L, text_encoder_2 bigG).
 std::string sd3PartMisfit(const PartCheck& part);
+// StrategyInfo::slotTakes: CLIPs in text_encoder and text_encoder_2, a T5 in text_encoder_3.
+bool sd3SlotTakes(const std::string& slot, const nlohmann::json& partConfig);
 
 }  // namespace hs

@@ -2,6 +2,7 @@
 
 #include "base/pipeline_error.h"
 #include "denoising/clip_tokenizers.h"
+#include "denoising/strategy.h"
 #include "denoising/token_bounds.h"
 
 namespace hs {
@@ -33,10 +34,12 @@ Sd3Text Sd3Text::attach(const ComponentMap& components, const PipelineFolder& fo
     Sd3Text t;
     t.m_joint = jointAttentionDim;
     int64_t clipWidth = 0, pooledWidth = 0;
-    for (const auto& [slot, tokenizerSlot] : {std::pair<const char*, const char*>{"text_encoder", "tokenizer"},
-                                              {"text_encoder_2", "tokenizer_2"}}) {
+    for (const auto& [slot, tokenizerSlot] :
+         {std::pair<const char*, const char*>{"text_encoder", "tokenizer"},
+          {"text_encoder_2", "tokenizer_2"}}) {
         TextEncoderComponent* e = textEncoderIn(components, slot);
-        if (!e) throw PipelineError(folder.dir + ": SD3 needs " + slot + " (a CLIP with projection)");
+        if (!e)
+            throw PipelineError(folder.dir + ": SD3 needs " + slot + " (a CLIP with projection)");
         if (e->projectionWidth() <= 0)
             throw PipelineError(folder.dir + ": " + slot +
                                 " must be a CLIPTextModelWithProjection (SD3 takes its projected "
@@ -45,25 +48,29 @@ Sd3Text Sd3Text::attach(const ComponentMap& components, const PipelineFolder& fo
         clipWidth += e->width();
         pooledWidth += e->projectionWidth();
     }
+    // CLIP-L's pooled vector comes first, OpenCLIP bigG's (1280 to its 768) second: swapped
+    // files fill the widths as well, and would give another image.
+    if (t.m_clips[0].model->projectionWidth() > t.m_clips[1].model->projectionWidth())
+        throw PipelineError(folder.dir + ": text_encoder gives a pooled vector of " +
+                            n(t.m_clips[0].model->projectionWidth()) + ", text_encoder_2 of " +
+                            n(t.m_clips[1].model->projectionWidth()) +
+                            ": SD3 takes the narrower CLIP (CLIP-L, clip_l.safetensors) first and "
+                            "the wider (OpenCLIP bigG, clip_g.safetensors) second");
     t.m_t5 = textEncoderIn(components, "text_encoder_3");
     if (t.m_t5) {
-        const PipelineComponent* tok = folder.find("tokenizer_3");
-        if (!tok)
-            throw PipelineError(folder.dir +
-                                ": no T5 tokenizer for text_encoder_3: give its folder with "
-                                "--tokenizer-3 DIR (spiece.model), or put spiece.model beside "
-                                "the T5 file");
+        const PipelineComponent* tok =
+            &requiredPart(folder, "tokenizer_3",
+                          "no T5 tokenizer for text_encoder_3: give its folder with --tokenizer-3 "
+                          "DIR (spiece.model), or put spiece.model beside the T5 file");
         t.m_t5Tokenizer = T5Tokenizer::fromFolder(tok->dir);
-        const int64_t rows = t.m_t5->tokenTable().rows;
-        if (rows > 0 && t.m_t5Tokenizer->vocabSize() > size_t(rows))
-            throw PipelineError(folder.dir + ": the T5 tokenizer (" + tok->dir + ") has " +
-                                n(int64_t(t.m_t5Tokenizer->vocabSize())) +
-                                " ids but text_encoder_3 embeds only " + n(rows) +
-                                " (vocab_size): they are not a pair");
+        checkTokenizerSize(folder.dir, "T5 tokenizer", tok->dir, t.m_t5Tokenizer->vocabSize(),
+                           t.m_t5->tokenTable().rows, "text_encoder_3");
         if (t.m_t5->width() != jointAttentionDim)
             throw PipelineError(folder.dir + ": the transformer takes text features of width " +
-                                n(jointAttentionDim) + " (joint_attention_dim), text_encoder_3 "
-                                "gives " + n(t.m_t5->width()));
+                                n(jointAttentionDim) +
+                                " (joint_attention_dim), text_encoder_3 "
+                                "gives " +
+                                n(t.m_t5->width()));
     }
     if (clipWidth > jointAttentionDim)
         throw PipelineError(folder.dir + ": the CLIP encoders give " + n(clipWidth) +
@@ -71,8 +78,10 @@ Sd3Text Sd3Text::attach(const ComponentMap& components, const PipelineFolder& fo
                             n(jointAttentionDim) + " (joint_attention_dim)");
     if (pooledWidth != pooledProjectionDim)
         throw PipelineError(folder.dir + ": the transformer takes a pooled text vector of " +
-                            n(pooledProjectionDim) + " (pooled_projection_dim), the CLIP "
-                            "encoders' projections give " + n(pooledWidth));
+                            n(pooledProjectionDim) +
+                            " (pooled_projection_dim), the CLIP "
+                            "encoders' projections give " +
+                            n(pooledWidth));
     return t;
 }
 

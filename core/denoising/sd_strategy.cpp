@@ -88,13 +88,8 @@ public:
 
     std::vector<ComponentSlot> componentSlots() const override {
         // SDXL's refiner has only the second encoder.
-        return {{"text_encoder", Role::TextEncoder, !m_xl, true},
-                {"tokenizer", Role::Other, !m_xl, false},
-                {"text_encoder_2", Role::TextEncoder2, m_xl, true},
-                {"tokenizer_2", Role::Other, m_xl, false},
-                {"unet", Role::Denoiser, true, true},
-                {"vae", Role::Vae, true, true},
-                {"scheduler", Role::Other, true, false}};
+        return slotsOf({encoderSlots(1, Role::TextEncoder, !m_xl),
+                        encoderSlots(2, Role::TextEncoder2, m_xl), denoiserSlots("unet")});
     }
 
     void attach(const std::map<std::string, std::shared_ptr<Component>>& c,

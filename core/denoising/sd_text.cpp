@@ -1,8 +1,8 @@
 #include "denoising/sd_text.h"
 
+#include "base/pipeline_error.h"
 #include "denoising/clip_tokenizers.h"
 #include "denoising/token_bounds.h"
-#include "base/pipeline_error.h"
 
 namespace hs {
 

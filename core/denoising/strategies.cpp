@@ -43,7 +43,8 @@ void registerBuiltinStrategies(StrategyRegistry& r) {
            {},
            {{"text_encoder", "clip_l.safetensors"},
             {"text_encoder_2", "clip_g.safetensors"},
-            {"text_encoder_3", "t5xxl (t5xxl_fp16.safetensors)"}}});
+            {"text_encoder_3", "t5xxl (t5xxl_fp16.safetensors)"}},
+           sd3SlotTakes});
     r.add({"Anima", {"AnimaModularPipeline"}, makeAnimaStrategy, {"CosmosTransformer3DModel"}});
     r.add({"Cosmos-Predict2", {"Cosmos2TextToImagePipeline"}, makeCosmos2TextToImageStrategy});
     r.add({"Qwen-Image",

@@ -1,5 +1,7 @@
 #include "denoising/strategy.h"
 
+#include <cstdlib>
+
 namespace hs {
 
 VaeComponent* videoVaeIn(const ComponentMap& components, const std::string& slot,
@@ -45,6 +47,36 @@ std::unique_ptr<DenoisingStrategy> StrategyRegistry::make(const std::string& pip
         }
     throw PipelineError(where + ": pipeline class '" + pipelineClass +
                         "' is not supported (supported: " + list + ")");
+}
+
+int textEncoderNumber(const std::string& slot) {
+    if (slot.rfind("text_encoder", 0) != 0) return 0;
+    return slot.size() > 13 ? std::atoi(slot.c_str() + 13) : 1;
+}
+
+const PipelineComponent& requiredPart(const PipelineFolder& folder, const std::string& name,
+                                      const std::string& missing) {
+    const PipelineComponent* c = folder.find(name);
+    if (!c) throw PipelineError(folder.dir + ": " + missing);
+    return *c;
+}
+
+std::vector<ComponentSlot> encoderSlots(int n, Role role, bool required) {
+    const std::string suffix = n > 1 ? "_" + std::to_string(n) : "";
+    return {{"text_encoder" + suffix, role, required, true},
+            {"tokenizer" + suffix, Role::Other, required, false}};
+}
+
+std::vector<ComponentSlot> denoiserSlots(const std::string& denoiser) {
+    return {{denoiser, Role::Denoiser, true, true},
+            {"vae", Role::Vae, true, true},
+            {"scheduler", Role::Other, true, false}};
+}
+
+std::vector<ComponentSlot> slotsOf(std::initializer_list<std::vector<ComponentSlot>> parts) {
+    std::vector<ComponentSlot> out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
 }
 
 int64_t configInt(const nlohmann::json& config, const char* key) {

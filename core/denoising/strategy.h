@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "base/pipeline_error.h"
 #include "io/model_folder.h"
 #include "models/registry.h"
 #include "models/roles.h"
-#include "base/pipeline_error.h"
 #include "records/run_types.h"
 
 namespace hs {
@@ -40,6 +40,22 @@ struct ComponentSlot {
     std::string tokenizerFamily = {};
     std::string givenWith = {};
 };
+
+// 1 for "text_encoder", 2 for "text_encoder_2", ...; 0 for a slot that is no text encoder's.
+int textEncoderNumber(const std::string& slot);
+
+// The folder's component `name`; throws PipelineError "<folder>: <missing>" when it has none.
+const PipelineComponent& requiredPart(const PipelineFolder& folder, const std::string& name,
+                                      const std::string& missing);
+
+// The slots of the n-th text encoder and its tokenizer: "text_encoder" and "tokenizer" (n = 1),
+// "text_encoder_2" and "tokenizer_2" (n = 2) ...
+std::vector<ComponentSlot> encoderSlots(int n, Role role, bool required);
+// The slots every shape ends with: its denoiser's ("transformer", "unet"), the VAE's and the
+// scheduler's, all required.
+std::vector<ComponentSlot> denoiserSlots(const std::string& denoiser);
+// The slots of `parts`, in order.
+std::vector<ComponentSlot> slotsOf(std::initializer_list<std::vector<ComponentSlot>> parts);
 
 // What one step produced, in the image latent layout [1, C, h, w], float32.
 struct DenoiseStep {
@@ -121,7 +137,7 @@ VaeComponent* videoVaeIn(const ComponentMap& components, const std::string& slot
 // A part picked for `slot` of a model's file set, before anything loads (the library): its
 // converted config against the denoiser's.
 struct PartCheck {
-    std::string slot;                // "vae"
+    std::string slot;                 // "vae"
     std::string partName, modelName;  // file names, for the message
     nlohmann::json denoiserConfig, partConfig;
 };
@@ -151,6 +167,13 @@ struct StrategyInfo {
     std::function<std::string(const nlohmann::json& denoiserConfig)> variantName = {};
     // The file users usually hold for a slot ("ae.safetensors"), for the library's hints.
     std::map<std::string, std::string> usualFiles = {};
+    // Whether a part of this converted config is of the kind a text-encoder slot holds (SD3: a
+    // CLIP in text_encoder and text_encoder_2, a T5 in text_encoder_3). With it the library puts
+    // a file holding one encoder in the first slot of its kind that its checks pass, from the
+    // one its layout names on, as the loader takes it with --text-encoder-N (SD3's
+    // clip_g.safetensors converts as a first encoder and is its second); null: the slot its
+    // layout names.
+    std::function<bool(const std::string& slot, const nlohmann::json& partConfig)> slotTakes = {};
 };
 
 class StrategyRegistry {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/pipeline_error.h"
 #include "io/bounded_read.h"
 #include "models/common/named_tensors.h"  // InputError
-#include "base/pipeline_error.h"
 #include "text/qwen_tokenizer.h"
 
 namespace hs {
@@ -89,6 +89,15 @@ void checkIdsFitEmbedding(const VocabularyIds& ids, int64_t rows, const std::str
     throw PipelineError(ids.file + " has ids up to " + std::to_string(ids.highest) + " but " +
                         encoderSlot + "'s embedding table has " + std::to_string(rows) +
                         " rows (vocab_size): the tokenizer and the text encoder are not a pair");
+}
+
+void checkTokenizerSize(const std::string& where, const std::string& tokenizer,
+                        const std::string& dir, size_t ids, int64_t rows,
+                        const std::string& encoderSlot) {
+    if (rows <= 0 || ids <= size_t(rows)) return;
+    throw PipelineError(where + ": the " + tokenizer + " (" + dir + ") has " +
+                        std::to_string(int64_t(ids)) + " ids but " + encoderSlot + " embeds only " +
+                        std::to_string(rows) + " (vocab_size): they are not a pair");
 }
 
 void checkQwenTokenizerFits(const QwenTokenizer& tokenizer, const std::string& dir,

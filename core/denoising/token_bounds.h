@@ -39,6 +39,13 @@ VocabularyIds highestVocabularyId(const std::string& dir);
 // (vocab_size)" when ids.highest >= rows (rows < 0: nothing to check).
 void checkIdsFitEmbedding(const VocabularyIds& ids, int64_t rows, const std::string& encoderSlot);
 
+// Load time: throws PipelineError "<where>: the <tokenizer> (<dir>) has N ids but <encoderSlot>
+// embeds only R (vocab_size): they are not a pair" when the tokenizer's `ids` outnumber the
+// encoder's `rows` (rows <= 0: not known, nothing to check).
+void checkTokenizerSize(const std::string& where, const std::string& tokenizer,
+                        const std::string& dir, size_t ids, int64_t rows,
+                        const std::string& encoderSlot);
+
 // A Qwen tokenizer read from `dir` (vocabulary and added tokens) against `encoder`.
 void checkQwenTokenizerFits(const QwenTokenizer& tokenizer, const std::string& dir,
                             TextEncoderComponent* encoder, const std::string& encoderSlot);

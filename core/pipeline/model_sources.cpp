@@ -1,6 +1,5 @@
 #include "pipeline/model_sources.h"
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "denoising/strategy.h"
@@ -55,14 +54,10 @@ void addOptionFile(ModelSources& s, const ModelFileSlot& o, const std::string& p
     const SingleFileContents contents = readSingleFile(path);
     // A file of one text encoder also fills a later encoder slot it is given for: a t5xxl file
     // converts as FLUX.1's second encoder and is SD3's third, a clip_g file as a first one and is
-    // SD3's and SDXL's second. 0: not an encoder slot.
-    const auto encoderNumber = [](const std::string& slot) {
-        if (slot.rfind("text_encoder", 0) != 0) return 0;
-        return slot.size() > 13 ? std::atoi(slot.c_str() + 13) : 1;
-    };
-    const bool oneEncoder = contents.components.size() == 1 &&
-                            encoderNumber(contents.components[0].slot) > 0 &&
-                            encoderNumber(o.slot) > encoderNumber(contents.components[0].slot);
+    // SD3's and SDXL's second.
+    const bool oneEncoder =
+        contents.components.size() == 1 && textEncoderNumber(contents.components[0].slot) > 0 &&
+        textEncoderNumber(o.slot) > textEncoderNumber(contents.components[0].slot);
     for (const auto& c : contents.components)
         if (c.slot == o.slot || oneEncoder) {
             s.detected.push_back(path + " (" + o.option + "): " + c.description);

@@ -3,13 +3,13 @@
 #include <chrono>
 #include <cmath>
 
-#include "io/image_tensor.h"
 #include "base/cancel.h"
+#include "base/work_progress.h"
+#include "io/image_tensor.h"
 #include "pipeline/image_assessment.h"
 #include "pipeline/memory_check.h"
 #include "pipeline/model_sources.h"
 #include "pipeline/run_estimate.h"
-#include "base/work_progress.h"
 
 namespace hs {
 
@@ -119,7 +119,8 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& model, const ModelFi
             throw PipelineError(
                 sources.singleFile
                     ? model + ": no " + slot.name + " in the files given; give it with " +
-                          optionForSlot(slot.givenWith.empty() ? slot.name : slot.givenWith) + (slot.model ? " FILE" : " DIR") +
+                          optionForSlot(slot.givenWith.empty() ? slot.name : slot.givenWith) +
+                          (slot.model ? " FILE" : " DIR") +
                           (slot.whereFound.empty() ? "" : " (" + slot.whereFound + ")")
                     : model + "/model_index.json: no '" + slot.name +
                           "' component; this pipeline type needs " + slotList(wanted));
@@ -370,7 +371,43 @@ StepRecord stepRecordOf(const DenoiseStep& d, int i, bool keepLatents) {
     return s;
 }
 
+// The decoded image [3, H, W] in [-1, 1], its statistics, previews and verdict, into `rec`.
+void recordImage(const torch::Tensor& image, RunRecord& rec) {
+    rec.image = computeStats(image);
+    rec.finalImage = previewOf(image, -1, true);
+    rec.savedImage = savedImageOf(image, *rec.finalImage);
+    const ImageAssessment verdict = assessImage(image);
+    rec.verdict = verdictName(verdict.verdict);
+    rec.verdictExplanation = verdict.explanation;
+    rec.verdictMessage = verdict.message;
+}
+
 }  // namespace
+
+std::optional<std::string> Pipeline::vaeUpcastNote() const {
+    if (!m_vae->forceUpcast()) return std::nullopt;
+    for (const ComponentInfo& c : m_infos)
+        if (c.role == Role::Vae && c.format == Format::FP16)
+            return "the VAE config sets force_upcast: diffusers' pipelines would decode this "
+                   "fp16 VAE in fp32; this run decodes in fp16, as A1111, ComfyUI and a VAE "
+                   "cast by hand do";
+    return std::nullopt;
+}
+
+void Pipeline::estimateFromFirstStep(RunEstimator& estimator, const torch::Tensor& x0,
+                                     double stepSeconds, double decodeSeconds, int steps,
+                                     int decodeEvery) {
+    if (decodeSeconds < 0)
+        decodeSeconds = cornerDecodeSeconds(x0, [&](const torch::Tensor& corner) {
+            ProbeContext quiet(*m_policy, ProbeLevel::Off);
+            decode(corner, quiet);
+        });
+    uint64_t weights = 0;
+    for (auto& part : m_parts)
+        if (part.component) weights += heldTensorBytes(part.component->module());
+    estimator.afterFirstStep(stepSeconds, steps, decodeSeconds,
+                             decodesAfterFirstStep(steps, decodeEvery), weights, m_device.is_cpu());
+}
 
 RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomic<bool>* cancel) {
     torch::NoGradGuard noGrad;
@@ -397,13 +434,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
         reloadFreedParts();
         auto denoising = m_strategy->start(cfg, m_device);
         rec.notes = denoising->notes();
-        if (m_vae->forceUpcast())
-            for (const ComponentInfo& c : m_infos)
-                if (c.role == Role::Vae && c.format == Format::FP16)
-                    rec.notes.push_back(
-                        "the VAE config sets force_upcast: diffusers' pipelines would decode this "
-                        "fp16 VAE in fp32; this run decodes in fp16, as A1111, ComfyUI and a VAE "
-                        "cast by hand do");
+        if (const auto note = vaeUpcastNote()) rec.notes.push_back(*note);
 
         recorder.stage("text encoder");
         {
@@ -436,31 +467,8 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
                 decodeSeconds = secondsSince(decodeStart);
             }
             if (i == 0 && estimator.active()) {
-                // Without a preview decode at this step: one timed on a corner of its x0
-                // estimate, scaled by the pixels.
-                if (decodeSeconds < 0) {
-                    try {
-                        const int64_t h = d.denoised.size(-2), w = d.denoised.size(-1);
-                        const int64_t ch = estimateCornerSide(h), cw = estimateCornerSide(w);
-                        const auto corner = d.denoised.narrow(-2, 0, ch).narrow(-1, 0, cw);
-                        ProbeContext quiet(*m_policy, ProbeLevel::Off);
-                        const auto decodeStart = Clock::now();
-                        decode(corner, quiet);
-                        decodeSeconds = secondsSince(decodeStart) * double(h * w) / double(ch * cw);
-                    } catch (const Cancelled&) {
-                        throw;
-                    } catch (const std::exception&) {
-                        decodeSeconds = 0;  // a VAE that takes no corner: the decode is left out
-                    }
-                }
-                const int n = denoising->numSteps();
-                const int previews =
-                    cfg.decodeEvery > 0 ? n / cfg.decodeEvery - (cfg.decodeEvery == 1 ? 1 : 0) : 0;
-                uint64_t weights = 0;
-                for (auto& part : m_parts)
-                    if (part.component) weights += heldTensorBytes(part.component->module());
-                estimator.afterFirstStep(rec.steps.back().seconds, n, decodeSeconds, 1 + previews,
-                                         weights, m_device.is_cpu());
+                estimateFromFirstStep(estimator, d.denoised, rec.steps.back().seconds,
+                                      decodeSeconds, denoising->numSteps(), cfg.decodeEvery);
                 rec.estimate = estimator.made();
             }
         }
@@ -473,13 +481,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
             image = decode(denoising->latents(), probes);  // [1, 3, H, W]
         }
         recorder.collect();
-        rec.image = computeStats(image);
-        rec.finalImage = previewOf(image[0], -1, true);
-        rec.savedImage = savedImageOf(image[0], *rec.finalImage);
-        const ImageAssessment verdict = assessImage(image[0]);
-        rec.verdict = verdictName(verdict.verdict);
-        rec.verdictExplanation = verdict.explanation;
-        rec.verdictMessage = verdict.message;
+        recordImage(image[0], rec);
         if (obs) obs->onPreview(*rec.finalImage);
     } catch (const Cancelled&) {
         return stop();

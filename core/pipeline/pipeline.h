@@ -11,15 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "base/pipeline_error.h"
 #include "denoising/strategy.h"
 #include "io/model_folder.h"
 #include "models/opened_component.h"
 #include "models/roles.h"
 #include "pipeline/memory_check.h"
-#include "base/pipeline_error.h"
 #include "records/run_types.h"
 
 namespace hs {
+
+class RunEstimator;
 
 class Pipeline {
 public:
@@ -98,6 +100,12 @@ private:
     void reloadFreedParts();
     void freeTextEncoders();
     PrecisionPlan planFor(const PrecisionPlan& userPlan) const;
+    // The run's note on a VAE that asks to be upcast but runs in fp16; none otherwise.
+    std::optional<std::string> vaeUpcastNote() const;
+    // After step 1 (`x0` its x0 estimate [1, C, h, w]; `decodeSeconds` the time of its preview
+    // decode, < 0 when none ran): reports the run's estimate (pipeline/run_estimate.h).
+    void estimateFromFirstStep(RunEstimator& estimator, const torch::Tensor& x0, double stepSeconds,
+                               double decodeSeconds, int steps, int decodeEvery);
 
     std::string m_dir;
     ModelFiles m_files;

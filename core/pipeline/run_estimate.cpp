@@ -5,6 +5,8 @@
 #include <cstring>
 #include <set>
 
+#include "base/cancel.h"
+
 namespace hs {
 
 uint64_t heldTensorBytes(const torch::nn::Module& module) {
@@ -60,6 +62,29 @@ bool ResidentMemory::resetPeak() {
 
 int64_t estimateCornerSide(int64_t n) {
     return std::min(n, std::max<int64_t>(8, n / 4));
+}
+
+double cornerDecodeSeconds(const torch::Tensor& x0,
+                           const std::function<void(const torch::Tensor&)>& decode) {
+    try {
+        const int64_t h = x0.size(-2), w = x0.size(-1);
+        const int64_t ch = estimateCornerSide(h), cw = estimateCornerSide(w);
+        const auto corner = x0.narrow(-2, 0, ch).narrow(-1, 0, cw);
+        const auto start = std::chrono::steady_clock::now();
+        decode(corner);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return seconds * double(h * w) / double(ch * cw);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+int decodesAfterFirstStep(int steps, int decodeEvery) {
+    const int previews = decodeEvery > 0 ? steps / decodeEvery - (decodeEvery == 1 ? 1 : 0) : 0;
+    return 1 + previews;
 }
 
 RunEstimator::RunEstimator()

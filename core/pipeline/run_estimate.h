@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -72,5 +73,15 @@ private:
 
 // How many latent rows/columns the decode estimate decodes of a side of `n`.
 int64_t estimateCornerSide(int64_t n);
+
+// The seconds of a full decode of the x0 estimate `x0` [1, C, h, w]: `decode` runs on its
+// corner (estimateCornerSide of each side) and the time is scaled by the pixels. 0 when `decode`
+// throws (a VAE that takes no corner: the decode is left out); Cancelled passes through.
+double cornerDecodeSeconds(const torch::Tensor& x0,
+                           const std::function<void(const torch::Tensor&)>& decode);
+
+// The full decodes still to come after step 1 of `steps`: the final one and the previews every
+// `decodeEvery` steps (0: none), less step 1's own when every step is decoded.
+int decodesAfterFirstStep(int steps, int decodeEvery);
 
 }  // namespace hs

@@ -43,23 +43,11 @@ void DdimScheduler::setEta(double eta) {
 }
 
 void DdimScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
-    if (o.mu || o.sigmas)
-        throw std::invalid_argument(std::string(kDdimClass) +
-                                    ": set_timesteps takes neither 'mu' nor 'sigmas'");
-    sched::checkNumSteps(kDdimClass, numSteps);
     const int n = m_config.beta.numTrainTimesteps;
-    if (numSteps > n)
-        throw std::invalid_argument(std::string(kDdimClass) + ": " + std::to_string(numSteps) +
-                                    " inference steps, more than num_train_timesteps " +
-                                    std::to_string(n));
+    sched::checkPlainSteps(kDdimClass, o, numSteps, n);
     m_numInferenceSteps = numSteps;
     m_timesteps = ddimSpacing(m_config.spacing, n, numSteps, m_config.stepsOffset);
-    for (int64_t t : m_timesteps)
-        if (t < 0 || t >= n)
-            throw std::invalid_argument(std::string(kDdimClass) + ": timestep " +
-                                        std::to_string(t) +
-                                        " outside the training schedule (steps_offset " +
-                                        std::to_string(m_config.stepsOffset) + ")");
+    sched::checkTimestepsInRange(kDdimClass, m_timesteps, n, m_config.stepsOffset);
 }
 
 torch::Tensor DdimScheduler::timesteps() const {

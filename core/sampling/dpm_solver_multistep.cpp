@@ -77,10 +77,7 @@ bool DpmSolverMultistepScheduler::stochastic() const {
 }
 
 void DpmSolverMultistepScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
-    if (o.mu || o.sigmas)
-        throw std::invalid_argument(std::string(kDpmClass) +
-                                    ": set_timesteps takes neither 'mu' nor 'sigmas'");
-    sched::checkNumSteps(kDpmClass, numSteps);
+    sched::checkPlainSteps(kDpmClass, o, numSteps);
     const int n = m_config.beta.numTrainTimesteps;
     // clipped_idx = searchsorted(flip(lambda_t), lambda_min_clipped): the training steps whose
     // log-SNR lies below the clip are cut from the end of the schedule.
@@ -106,12 +103,7 @@ void DpmSolverMultistepScheduler::setTimesteps(int numSteps, const ScheduleOptio
             ts.push_back(int64_t(t));  // astype(int64): toward zero
         }
     } else {
-        for (int64_t t : ts)
-            if (t < 0 || t >= n)
-                throw std::invalid_argument(std::string(kDpmClass) + ": timestep " +
-                                            std::to_string(t) +
-                                            " outside the training schedule (steps_offset " +
-                                            std::to_string(m_config.stepsOffset) + ")");
+        sched::checkTimestepsInRange(kDpmClass, ts, n, m_config.stepsOffset);
         s = np::interpIndex(std::vector<double>(ts.begin(), ts.end()), m_trainSigmas);
     }
     std::vector<float> sig(s.begin(), s.end());

@@ -36,10 +36,7 @@ EulerAncestralDiscreteScheduler::EulerAncestralDiscreteScheduler(EulerAncestralC
 }
 
 void EulerAncestralDiscreteScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
-    if (o.mu || o.sigmas)
-        throw std::invalid_argument(std::string(kEulerAClass) +
-                                    ": set_timesteps takes neither 'mu' nor 'sigmas'");
-    sched::checkNumSteps(kEulerAClass, numSteps);
+    sched::checkPlainSteps(kEulerAClass, o, numSteps);
     const std::vector<float> ts = floatSpacing(m_config.spacing, m_config.beta.numTrainTimesteps,
                                                numSteps, m_config.stepsOffset);
     std::vector<float> sig;

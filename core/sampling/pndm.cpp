@@ -37,15 +37,8 @@ PndmScheduler::PndmScheduler(PndmConfig c) : m_config(std::move(c)) {
 }
 
 void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
-    if (o.mu || o.sigmas)
-        throw std::invalid_argument(std::string(kPndmClass) +
-                                    ": set_timesteps takes neither 'mu' nor 'sigmas'");
-    sched::checkNumSteps(kPndmClass, numSteps);
     const int n = m_config.beta.numTrainTimesteps;
-    if (numSteps > n)
-        throw std::invalid_argument(std::string(kPndmClass) + ": " + std::to_string(numSteps) +
-                                    " inference steps, more than num_train_timesteps " +
-                                    std::to_string(n));
+    sched::checkPlainSteps(kPndmClass, o, numSteps, n);
     if (!m_config.skipPrkSteps && numSteps < kPndmOrder)
         throw std::invalid_argument(
             std::string(kPndmClass) +
@@ -82,12 +75,7 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
         numPrk = int(out.size());
         for (size_t i = k - 3; i-- > 0;) out.push_back(ts[i]);
     }
-    for (int64_t t : out)
-        if (t < 0 || t >= n)
-            throw std::invalid_argument(std::string(kPndmClass) + ": timestep " +
-                                        std::to_string(t) +
-                                        " outside the training schedule (steps_offset " +
-                                        std::to_string(m_config.stepsOffset) + ")");
+    sched::checkTimestepsInRange(kPndmClass, out, n, m_config.stepsOffset);
     m_timesteps = std::move(out);
     m_numPrk = numPrk;
     m_numInferenceSteps = numSteps;

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sampling/scheduler.h"
+
 namespace hs::sched {
 
 namespace {
@@ -21,6 +23,25 @@ void checkNumSteps(const std::string& cls, int n) {
     if (n < 1 || n > kMaxSteps)
         throw std::invalid_argument(cls + ": the number of inference steps must be 1.." +
                                     std::to_string(kMaxSteps) + ", got " + std::to_string(n));
+}
+
+void checkPlainSteps(const std::string& cls, const ScheduleOptions& o, int n, int numTrain) {
+    if (o.mu || o.sigmas)
+        throw std::invalid_argument(cls + ": set_timesteps takes neither 'mu' nor 'sigmas'");
+    checkNumSteps(cls, n);
+    if (numTrain > 0 && n > numTrain)
+        throw std::invalid_argument(cls + ": " + std::to_string(n) +
+                                    " inference steps, more than num_train_timesteps " +
+                                    std::to_string(numTrain));
+}
+
+void checkTimestepsInRange(const std::string& cls, const std::vector<int64_t>& timesteps,
+                           int numTrain, int stepsOffset) {
+    for (int64_t t : timesteps)
+        if (t < 0 || t >= numTrain)
+            throw std::invalid_argument(cls + ": timestep " + std::to_string(t) +
+                                        " outside the training schedule (steps_offset " +
+                                        std::to_string(stepsOffset) + ")");
 }
 
 void checkStepIndex(const std::string& cls, int i, int n) {

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace hs {
+struct ScheduleOptions;  // sampling/scheduler.h
+}
+
 namespace hs::sched {
 
 // The most inference steps a schedule takes (far above any sampler setting; a larger value is a
@@ -13,6 +17,13 @@ constexpr int kMaxSteps = 10000;
 
 // Throws std::invalid_argument unless 1 <= n <= kMaxSteps.
 void checkNumSteps(const std::string& cls, int n);
+// set_timesteps(n) of a class that takes neither mu nor sigmas: throws std::invalid_argument for
+// either, unless 1 <= n <= kMaxSteps, and (numTrain > 0) past num_train_timesteps.
+void checkPlainSteps(const std::string& cls, const ScheduleOptions& o, int n, int numTrain = 0);
+// Throws std::invalid_argument unless every timestep lies in the training schedule [0, numTrain)
+// (a large steps_offset pushes them out).
+void checkTimestepsInRange(const std::string& cls, const std::vector<int64_t>& timesteps,
+                           int numTrain, int stepsOffset);
 // Throws std::invalid_argument unless a schedule is set and 0 <= i < n.
 void checkStepIndex(const std::string& cls, int i, int n);
 // Throws std::invalid_argument unless model output and sample have the same shape.
