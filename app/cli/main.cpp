@@ -5,14 +5,16 @@
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
+#include "base/cancel.h"
 #include "cli/command.h"
 #include "cli/load_progress_line.h"
 #include "cli/terminal_stream.h"
 #include "cli/work_progress_line.h"
 #include "io/terminal_text.h"
 #include "numerics/format.h"
-#include "base/cancel.h"
 #include "runtime/runtime.h"
 
 namespace hs::cli {
@@ -62,30 +64,37 @@ std::string Args::require(const std::string& name) const {
     return *v;
 }
 
-int Args::getInt(const std::string& name, int fallback) const {
-    auto v = get(name);
+namespace {
+
+// Option `name`'s value `v` read whole by `parse(text, &used)` (std::stoi, std::stod), or
+// `fallback` when it is not given; a value that does not read is a usage error that says it
+// expects `what`.
+template <class T, class Parse>
+T parseOption(const std::string& name, const std::optional<std::string>& v, T fallback, Parse parse,
+              const char* what) {
     if (!v) return fallback;
     try {
         size_t used = 0;
-        int x = std::stoi(*v, &used);
+        const T x = parse(*v, &used);
         if (used != v->size()) throw std::invalid_argument("");
         return x;
     } catch (const std::exception&) {
-        throw UsageError("--" + name + " expects an integer, got '" + *v + "'");
+        throw UsageError("--" + name + " expects " + what + ", got '" + *v + "'");
     }
 }
 
+}  // namespace
+
+int Args::getInt(const std::string& name, int fallback) const {
+    return parseOption(
+        name, get(name), fallback,
+        [](const std::string& t, size_t* used) { return std::stoi(t, used); }, "an integer");
+}
+
 double Args::getDouble(const std::string& name, double fallback) const {
-    auto v = get(name);
-    if (!v) return fallback;
-    try {
-        size_t used = 0;
-        double x = std::stod(*v, &used);
-        if (used != v->size()) throw std::invalid_argument("");
-        return x;
-    } catch (const std::exception&) {
-        throw UsageError("--" + name + " expects a number, got '" + *v + "'");
-    }
+    return parseOption(
+        name, get(name), fallback,
+        [](const std::string& t, size_t* used) { return std::stod(t, used); }, "a number");
 }
 
 const std::vector<std::string>& globalOptions() {

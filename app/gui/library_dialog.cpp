@@ -10,12 +10,12 @@
 
 #include <QDeadlineTimer>
 #include <QDialogButtonBox>
-#include <QSettings>
 #include <QThread>
 #include <QVBoxLayout>
 
 #include "library_panel.h"
 #include "studio.h"
+#include "studio_settings.h"
 
 namespace {
 
@@ -52,15 +52,6 @@ LibraryRow rowOf(const hs::LibraryEntry& e) {
     return r;
 }
 
-LibrarySources loadSources() {
-    QSettings s;
-    LibrarySources out;
-    out.comfyui = s.value("library/comfyui").toStringList();
-    out.a1111 = s.value("library/a1111").toStringList();
-    out.user = s.value("library/user").toStringList();
-    return out;
-}
-
 }  // namespace
 
 LibraryDialog::LibraryDialog(Studio* studio, QWidget* parent)
@@ -73,7 +64,7 @@ LibraryDialog::LibraryDialog(Studio* studio, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_panel, 1);
     layout->addWidget(close);
-    m_panel->setSources(loadSources());
+    m_panel->setSources(StudioSettings().librarySources());
     m_panel->setHfCaches(qsList(hs::defaultHfCaches()));
     connect(m_panel, &LibraryPanel::rescanRequested, this, &LibraryDialog::rescan);
     connect(m_panel, &LibraryPanel::stopRequested, this, &LibraryDialog::stop);
@@ -158,10 +149,7 @@ void LibraryDialog::onScanned(const hs::LibraryReport& report) {
 }
 
 void LibraryDialog::onSourcesChanged(const LibrarySources& sources) {
-    QSettings s;
-    s.setValue("library/comfyui", sources.comfyui);
-    s.setValue("library/a1111", sources.a1111);
-    s.setValue("library/user", sources.user);
+    StudioSettings().setLibrarySources(sources);
     rescan();
 }
 

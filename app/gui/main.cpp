@@ -10,7 +10,6 @@
 #include <QLoggingCategory>
 #include <QSaveFile>
 #include <QScreen>
-#include <QSettings>
 #include <QTimer>
 #include <QTranslator>
 #include <cstdio>
@@ -21,11 +20,10 @@
 #include "precision_panel.h"
 #include "prompt_panel.h"
 #include "runtime/runtime.h"
-#include "settings_dialog.h"
 #include "studio.h"
+#include "studio_settings.h"
 #include "ui_fonts.h"
 #include "ui_theme.h"
-#include "welcome_dialog.h"
 
 namespace {
 
@@ -34,8 +32,7 @@ Q_LOGGING_CATEGORY(lcFonts, "halfscope.fonts", QtWarningMsg)
 
 // Returns the interface language.
 QString installTranslators(QApplication& app) {
-    const QString locale =
-        SettingsDialog::effectiveLocale(SettingsDialog::storedLanguage(QSettings()));
+    const QString locale = StudioSettings::effectiveLocale(StudioSettings().language());
     if (locale.startsWith("en")) return locale;
     auto* qt = new QTranslator(&app);
     if (qt->load("qtbase_" + locale, QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
@@ -67,7 +64,7 @@ int main(int argc, char** argv) {
     }
     // $HALFSCOPE_CPU_BF16 wins over the stored setting (File > Settings).
     if (!qEnvironmentVariableIsSet("HALFSCOPE_CPU_BF16"))
-        if (auto m = hs::parseCpuBf16(SettingsDialog::storedCpuBf16(QSettings()).toStdString()))
+        if (auto m = hs::parseCpuBf16(StudioSettings().cpuBf16().toStdString()))
             hs::setCpuBf16Mode(*m);
 
     QCommandLineParser args;
@@ -121,7 +118,7 @@ int main(int argc, char** argv) {
     window.show();
     // The welcome at the first launch, unless the command line already says what to do.
     if (!args.isSet(generate) && !args.isSet(compare) && !args.isSet(shot))
-        WelcomeDialog::showAtFirstLaunch(&window);
+        window.showWelcomeAtFirstLaunch();
     if (startPlan || args.isSet(prompt) || args.isSet(seed))
         QObject::connect(
             &window.studio(), &Studio::modelLoaded, &window,

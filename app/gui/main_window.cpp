@@ -10,7 +10,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
-#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -36,6 +35,7 @@
 #include "settings_dialog.h"
 #include "step_plot.h"
 #include "studio.h"
+#include "studio_settings.h"
 #include "ui_theme.h"
 #include "welcome_dialog.h"
 
@@ -178,7 +178,7 @@ void MainWindow::buildMenus() {
         else
             m_studio->openModel(demo);
     });
-    QAction* library =
+    m_libraryAction =
         file->addAction(tr("Model &library..."), QKeySequence(tr("Ctrl+L")), this, [this] {
             // One window, made at first use (it scans when first shown); Close only hides it.
             auto* d = findChild<LibraryDialog*>();
@@ -187,7 +187,7 @@ void MainWindow::buildMenus() {
             d->raise();
             d->activateWindow();
         });
-    library->setObjectName("modelLibraryAction");
+    m_libraryAction->setObjectName("modelLibraryAction");
     file->addAction(tr("&Export report..."), QKeySequence(tr("Ctrl+E")), this,
                     &MainWindow::exportReport);
     file->addSeparator();
@@ -222,7 +222,7 @@ void MainWindow::buildMenus() {
     connect(log, &QAction::toggled, m_views->plot, &StepPlot::setLogScale);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Welcome..."), this, [this] { WelcomeDialog::showFor(this); })
+    help->addAction(tr("&Welcome..."), this, &MainWindow::showWelcome)
         ->setObjectName("welcomeAction");
     help->addAction(tr("&About Halfscope"), this, [this] {
         QMessageBox::about(this, tr("About Halfscope"),
@@ -231,6 +231,21 @@ void MainWindow::buildMenus() {
                               "step, and which precision plan fixes it at the lowest cost.</p>")
                                .arg(HALFSCOPE_VERSION));
     });
+}
+
+WelcomeDialog* MainWindow::showWelcome() {
+    if (!m_welcome) m_welcome = new WelcomeDialog(*m_studio, *m_views, m_libraryAction, this);
+    m_welcome->show();
+    m_welcome->raise();
+    m_welcome->activateWindow();
+    return m_welcome;
+}
+
+WelcomeDialog* MainWindow::showWelcomeAtFirstLaunch() {
+    StudioSettings settings;
+    if (settings.welcomeShown()) return nullptr;
+    settings.setWelcomeShown(true);
+    return showWelcome();
 }
 
 void MainWindow::openFolder() {
@@ -249,8 +264,7 @@ void MainWindow::exportReport() {
 }
 
 void MainWindow::showSettings() {
-    QSettings settings;
-    SettingsDialog dialog(&settings, this);
+    SettingsDialog dialog(nullptr, this);  // the application's settings
     dialog.setCpuHasBf16Instructions(hs::cpuHasBf16Instructions());
     connect(&dialog, &SettingsDialog::cpuBf16Changed, this, &MainWindow::applyCpuBf16);
     connect(&dialog, &SettingsDialog::themeChanged, this, &ui_theme::applySetting);
@@ -296,69 +310,46 @@ bool isModel(const QString& path) {
 }  // namespace
 
 void MainWindow::restoreSettings(const QString& modelDir) {
-    QSettings s;
-    restoreGeometry(s.value("window/geometry").toByteArray());
-    m_restoredLayout = restoreState(s.value("window/state").toByteArray());
-    if (!s.contains("window/geometry")) resize(1500, 950);
-    hs::RunConfig cfg;
-    cfg.prompt = s.value("run/prompt", "a large red circle in the centre, blue background")
-                     .toString()
-                     .toStdString();
-    cfg.negativePrompt = s.value("run/negative").toString().toStdString();
-    cfg.seed = s.value("run/seed", 1).toULongLong();
-    cfg.steps = s.value("run/steps", 20).toInt();
-    cfg.guidance = s.value("run/guidance", 4.0).toDouble();
-    m_views->prompt->setFrom(cfg);
-    m_pendingPlan = s.value("run/plan").toString();
-    m_views->precision->setTargetId(s.value("run/target").toString());
+    const StudioSettings s;
+    const StudioSettings::Window placement = s.window();
+    restoreGeometry(placement.geometry);
+    m_restoredLayout = restoreState(placement.state);
+    if (!placement.saved) resize(1500, 950);
+    const StudioSettings::Run run = s.run();
+    m_views->prompt->setFrom(run.config);
+    m_pendingPlan = run.plan;
+    m_views->precision->setTargetId(run.target);
     QString dir = modelDir;
     hs::ModelFiles files;
-    const QString saved = s.value("model/dir").toString();
+    const QString saved = s.modelDir();
     if (dir.isEmpty() && !saved.isEmpty()) {
         // The last model, with the files of its set; a set with a file gone is not reopened.
         dir = saved;
-        // The files that complete a saved model file (a file set), stored beside model/dir.
+        files = s.modelFiles();
         for (const auto& slot : hs::modelFileSlots()) {
-            const QString f = s.value(slot.settingsKey).toString();
-            if (!f.isEmpty() && !QFileInfo::exists(f)) dir.clear();
-            files.*slot.path = f.toStdString();
+            const std::string& f = files.*slot.path;
+            if (!f.empty() && !QFileInfo::exists(QString::fromStdString(f))) dir.clear();
         }
     }
     if (dir.isEmpty() || !isModel(dir)) {
         dir = QString::fromStdString(hs::findDemoModel());
         files = {};
     }
-    if (s.contains("run/steps") && dir == saved) {
+    if (run.stepsSaved && dir == saved) {
         m_pendingRunModel = dir;
-        m_pendingSteps = cfg.steps;
-        m_pendingGuidance = cfg.guidance;
+        m_pendingSteps = run.config.steps;
+        m_pendingGuidance = run.config.guidance;
     }
     if (!dir.isEmpty()) m_studio->openModel(dir, files);
 }
 
 void MainWindow::saveSettings() const {
-    QSettings s;
-    s.setValue("window/geometry", saveGeometry());
-    s.setValue("window/state", saveState());
+    StudioSettings s;
+    s.setWindow(saveGeometry(), saveState());
     hs::RunConfig cfg;
     m_views->prompt->applyTo(cfg);
-    s.setValue("run/prompt", QString::fromStdString(cfg.prompt));
-    s.setValue("run/negative", QString::fromStdString(cfg.negativePrompt));
-    s.setValue("run/seed", QVariant::fromValue<qulonglong>(cfg.seed));
-    s.setValue("run/steps", cfg.steps);
-    s.setValue("run/guidance", cfg.guidance);
-    s.setValue("run/plan", m_views->precision->planText());
-    s.setValue("run/target", m_views->precision->targetId());
-    if (const auto& m = m_studio->model()) {
-        s.setValue("model/dir", m->dir);
-        for (const auto& slot : hs::modelFileSlots()) {
-            const std::string& f = m->files.*slot.path;
-            if (f.empty())
-                s.remove(slot.settingsKey);
-            else
-                s.setValue(slot.settingsKey, QString::fromStdString(f));
-        }
-    }
+    s.setRun(cfg, m_views->precision->planText(), m_views->precision->targetId());
+    if (const auto& m = m_studio->model()) s.setModel(m->dir, m->files);
 }
 
 void MainWindow::showEvent(QShowEvent* event) {

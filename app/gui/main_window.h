@@ -1,15 +1,19 @@
 #pragma once
 // The studio's window: lays out the panels and views in docks and tabs and builds the menus.
-// Behaviour lives in Studio; settings (last model, plan, prompt, layout) persist in QSettings.
+// Behaviour lives in Studio; settings (last model, plan, prompt, layout) persist in
+// StudioSettings.
 #include <QMainWindow>
+#include <QPointer>
 #include <functional>
 #include <memory>
 
 #include "run_meta.h"
 
+class QAction;
 class QTabWidget;
 class RunHistory;
 class Studio;
+class WelcomeDialog;
 struct StudioViews;
 
 class MainWindow : public QMainWindow {
@@ -27,6 +31,11 @@ public:
     // Sets how bf16 runs on the CPU ("emulated", "native", "auto"): the engine's mode, the
     // precision panel's device note, and a reload of the open model (weights convert at load).
     void applyCpuBf16(const QString& mode);
+    // The window's welcome (made at first use), shown and raised: Help > Welcome.
+    WelcomeDialog* showWelcome();
+    // showWelcome() when the welcome has never been shown, and records that it has; else
+    // nullptr. main() calls it at start-up without command-line actions.
+    WelcomeDialog* showWelcomeAtFirstLaunch();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -45,6 +54,8 @@ private:
     std::unique_ptr<StudioViews> m_views;
     Studio* m_studio = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QAction* m_libraryAction = nullptr;  // File > Model library
+    QPointer<WelcomeDialog> m_welcome;
     QString m_pendingPlan;  // the saved plan, applied once its model has loaded
     // The saved steps and guidance, applied over the model's defaults once the saved model (and
     // not another) has loaded; empty when there is none.

@@ -110,13 +110,29 @@ private:
         QVector<hs::StepRecord> steps;  // kept for decode on click
     };
     hs::RunConfig configFromPanels() const;
+    // What the controller reports, each signal to one handler below (studio_events.cpp).
     void connectController();
+    // A model's load: into the panels and the log.
+    void onLoaded(const LoadedModel& m);
+    void onLoadFailed(const QString& message);
+    void onLoadStopped(const QString& dir);
+    // A run or a comparison's run, from its start to its record: into the views and the history.
     void onJobStarted(const RunJob& job);
+    void onStage(int id, const QString& stage);
+    void onEstimate(int id, double seconds, double bytes, double weights, double activations);
+    void onEstimateChecked(int id, double estimated, double actual);
     void onStep(int id, const hs::StepRecord& s, const std::vector<hs::ProbeRecord>& probes);
     void onPreview(int id, const hs::PreviewImage& p);
+    void onFirstNonFinite(int id, const hs::FirstNonFinite& f);
     void onFinished(int id, const hs::RunRecord& r);
     void onFailed(int id, const QString& message);
-    void onLoaded(const LoadedModel& m);
+    // A decode of a step on click, a search's trials and end, and the end of all work.
+    void onDecodeFailed(int id, const QString& message);
+    void onDecodeStopped(int id, int step);
+    void onSearchTrial(int id, const hs::BisectionTrial& t);
+    void onSearchRemedy(int id, const hs::RemedyRow& r);
+    void onSearchFinished(int id, const hs::PrecisionSearch& s);
+    void onIdle();  // the queue is empty and nothing runs
     void updateDivergence();
     // "run 1 of 2, bf16" for a job of the current comparison, else empty.
     QString compareRunName(int jobId) const;

@@ -1,6 +1,7 @@
 #pragma once
-// Text helpers of the Studio's translation units (studio.cpp, studio_records.cpp): one
-// definition each, so a run's plan reads the same in the plot legend, the log and Compare.
+// Text helpers of the Studio's translation units (studio.cpp, studio_events.cpp,
+// studio_records.cpp): one definition each, so a run's plan reads the same in the plot legend,
+// the log and Compare.
 #include <QString>
 #include <QStringList>
 #include <QVector>

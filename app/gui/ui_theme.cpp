@@ -10,7 +10,7 @@
 #include <QStyleFactory>
 #include <QTextStream>
 
-#include "settings_dialog.h"
+#include "studio_settings.h"
 
 #ifdef HALFSCOPE_HAVE_QTDBUS
 #include <QDBusConnection>
@@ -280,7 +280,7 @@ void install(QApplication& app) {
                       qPrintable(bus.lastError().message()));
 #endif
     }
-    st.setting = SettingsDialog::storedTheme(QSettings());
+    st.setting = StudioSettings().theme();
     reapply();
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The studio's light or dark look. The setting (SettingsDialog::kThemeKey: "system", "light",
+// The studio's light or dark look. The setting (StudioSettings::kThemeKey: "system", "light",
 // "dark") picks it; "system" asks the desktop, first source that answers wins:
 //   1. the freedesktop portal, org.freedesktop.appearance color-scheme (GNOME 42+, KDE 5.24+,
 //      any desktop with xdg-desktop-portal), over QtDBus when the build has it;

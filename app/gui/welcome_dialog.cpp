@@ -7,7 +7,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSettings>
 #include <QTabWidget>
 #include <QTextDocument>
 #include <QTimer>
@@ -16,7 +15,6 @@
 #include "diagnosis/image_verdict.h"
 #include "engine_text.h"
 #include "layer_heatmap.h"
-#include "main_window.h"
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
@@ -67,9 +65,13 @@ void bringForward(QWidget* w) {
 
 }  // namespace
 
-WelcomeDialog::WelcomeDialog(MainWindow* window)
+WelcomeDialog::WelcomeDialog(Studio& studio, const StudioViews& views, QAction* openLibrary,
+                             QWidget* window)
     : QDialog(window),
-      m_window(window),
+      m_studio(studio),
+      m_prompt(views.prompt),
+      m_layers(views.layers),
+      m_openLibrary(openLibrary),
       m_compare(new QPushButton(tr("Compare bf16 and fp16 on the demo model"))),
       m_progress(new QProgressBar),
       m_result(wrapped(tr("The result appears here when the comparison ends."))),
@@ -122,10 +124,9 @@ WelcomeDialog::WelcomeDialog(MainWindow* window)
     connect(m_showLayer, &QPushButton::clicked, this, &WelcomeDialog::showFirstFailure);
     connect(m_library, &QPushButton::clicked, this, &WelcomeDialog::openLibrary);
 
-    Studio& studio = m_window->studio();
-    RunController& c = studio.controller();
-    connect(&studio, &Studio::busyChanged, this, &WelcomeDialog::updateBusy);
-    connect(&studio, &Studio::modelLoaded, this, &WelcomeDialog::onModelLoaded);
+    RunController& c = m_studio.controller();
+    connect(&m_studio, &Studio::busyChanged, this, &WelcomeDialog::updateBusy);
+    connect(&m_studio, &Studio::modelLoaded, this, &WelcomeDialog::onModelLoaded);
     connect(&c, &RunController::loadFailed, this, [this](const QString& message) {
         if (m_state != State::Loading) return;
         fail(tr("The demo model could not be opened: %1").arg(message));
@@ -144,22 +145,6 @@ WelcomeDialog::WelcomeDialog(MainWindow* window)
     updateBusy();
 }
 
-WelcomeDialog* WelcomeDialog::showFor(MainWindow* window) {
-    auto* d = window->findChild<WelcomeDialog*>(QString(), Qt::FindDirectChildrenOnly);
-    if (!d) d = new WelcomeDialog(window);
-    d->show();
-    d->raise();
-    d->activateWindow();
-    return d;
-}
-
-WelcomeDialog* WelcomeDialog::showAtFirstLaunch(MainWindow* window) {
-    QSettings s;
-    if (s.value(kShownKey, false).toBool()) return nullptr;
-    s.setValue(kShownKey, true);
-    return showFor(window);
-}
-
 QString WelcomeDialog::resultText() const {
     QTextDocument doc;
     doc.setHtml(m_result->text());
@@ -168,8 +153,7 @@ QString WelcomeDialog::resultText() const {
 
 void WelcomeDialog::startComparison() {
     if (m_state == State::Loading || m_state == State::Comparing) return;
-    Studio& studio = m_window->studio();
-    if (studio.isBusy()) {
+    if (m_studio.isBusy()) {
         m_result->setText(
             tr("Halfscope is busy: start the comparison when the current work "
                "ends, or stop it (Run > Stop)."));
@@ -179,7 +163,7 @@ void WelcomeDialog::startComparison() {
     m_fp16.reset();
     m_jobError.clear();
     m_showLayer->setEnabled(false);
-    if (studio.model() && studio.model()->isDemo) return compareNow();
+    if (m_studio.model() && m_studio.model()->isDemo) return compareNow();
     m_state = State::Loading;
     m_progress->setRange(0, 0);  // busy indicator: a load reports no steps here
     m_progress->setVisible(true);
@@ -194,7 +178,7 @@ void WelcomeDialog::openDemo() {
             tr("The embedded demo model is missing from this installation: reinstall "
                "Halfscope, or open one of your own models from the model library."));
     m_result->setText(tr("Opening the demo model..."));
-    m_window->studio().openModel(demo);
+    m_studio.openModel(demo);
 }
 
 void WelcomeDialog::onModelLoaded(const LoadedModel& model) {
@@ -205,14 +189,14 @@ void WelcomeDialog::onModelLoaded(const LoadedModel& model) {
 }
 
 void WelcomeDialog::compareNow() {
-    Studio& studio = m_window->studio();
-    if (!m_window->isVisible()) return;  // the window closed meanwhile: nothing starts
-    if (!studio.model() || !studio.model()->isDemo) {
+    // The window closed meanwhile: nothing starts.
+    if (parentWidget() && !parentWidget()->isVisible()) return;
+    if (!m_studio.model() || !m_studio.model()->isDemo) {
         fail(tr("The demo model is not open."));
         return;
     }
     hs::RunConfig cfg;
-    m_window->views().prompt->applyTo(cfg);
+    m_prompt->applyTo(cfg);
     m_state = State::Comparing;
     m_stepsDone = 0;
     m_progress->setRange(0, std::max(1, 2 * cfg.steps));
@@ -221,13 +205,13 @@ void WelcomeDialog::compareNow() {
     m_progress->setVisible(true);
     m_result->setText(tr("Comparing: the bf16 run, then the fp16 run, same prompt and seed..."));
     updateBusy();
-    studio.compareBf16VsFp16();
-    if (!studio.isBusy()) fail(tr("The comparison did not start; the log says why."));
+    m_studio.compareBf16VsFp16();
+    if (!m_studio.isBusy()) fail(tr("The comparison did not start; the log says why."));
 }
 
 void WelcomeDialog::onComparisonEnded() {
     m_progress->setVisible(false);
-    const QVector<hs::RunRecord>& runs = m_window->studio().compareRuns();
+    const QVector<hs::RunRecord>& runs = m_studio.compareRuns();
     if (!m_jobError.isEmpty()) return fail(tr("The comparison failed: %1").arg(m_jobError));
     // A run stopped midway is marked cancelled; one that never started has no verdict.
     if (runs.size() < 2 || runs[0].cancelled || runs[1].cancelled || runs[0].verdict.empty() ||
@@ -270,22 +254,21 @@ void WelcomeDialog::fail(const QString& message) {
 }
 
 void WelcomeDialog::showFirstFailure() {
-    if (!m_fp16 || !m_failure || !m_failure->fromProbe || m_window->studio().isBusy()) return;
-    m_window->studio().showRecord(*m_fp16);
-    LayerHeatmap* layers = m_window->views().layers;
-    bringForward(layers);
-    if (!layers->selectLayer(qs(m_failure->point), m_failure->step))
+    if (!m_fp16 || !m_failure || !m_failure->fromProbe || m_studio.isBusy()) return;
+    m_studio.showRecord(*m_fp16);
+    bringForward(m_layers);
+    if (!m_layers->selectLayer(qs(m_failure->point), m_failure->step))
         m_result->setText(m_result->text() + "<br><span style='color:#c00000'>" +
                           tr("The layer heatmap has no cell for this layer.") + "</span>");
 }
 
 void WelcomeDialog::openLibrary() {
-    if (auto* action = m_window->findChild<QAction*>("modelLibraryAction")) action->trigger();
+    if (m_openLibrary) m_openLibrary->trigger();
 }
 
 void WelcomeDialog::updateBusy() {
     const bool mine = m_state == State::Loading || m_state == State::Comparing;
-    const bool busy = m_window->studio().isBusy();
+    const bool busy = m_studio.isBusy();
     m_compare->setEnabled(!mine && !busy);
     // Showing a record takes over the single-run views, which a running job feeds.
     m_showLayer->setEnabled(m_state == State::Done && m_failure && m_failure->fromProbe && !busy);

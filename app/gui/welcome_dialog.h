@@ -4,32 +4,31 @@
 // when another model, or none, is loaded); (2) when it ends, both verdicts and the fp16 run's
 // first failing layer as its record names it (hs::findFirstFailure: component, probe point,
 // step), with a button that shows that layer in the Run tab's heatmap; (3) a pointer to the
-// model library. main() shows it at the first launch without command-line actions
-// (showAtFirstLaunch); Help > Welcome shows it at any time (showFor).
+// model library. The main window makes it at first use: main() shows it at the first launch
+// without command-line actions, Help > Welcome at any time.
 #include <QDialog>
 #include <optional>
 
 #include "diagnosis/first_failure.h"
 #include "records/run_types.h"
 
-class MainWindow;
+class LayerHeatmap;
+class PromptPanel;
+class QAction;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class Studio;
 struct LoadedModel;
+struct StudioViews;
 
 class WelcomeDialog : public QDialog {
     Q_OBJECT
 public:
-    // The QSettings key that records that the welcome has been shown once.
-    static constexpr const char* kShownKey = "welcome/shown";
-
-    explicit WelcomeDialog(MainWindow* window);
-
-    // The window's welcome (made at first use), shown and raised.
-    static WelcomeDialog* showFor(MainWindow* window);
-    // showFor() when the welcome has never been shown, and records that it has; else nullptr.
-    static WelcomeDialog* showAtFirstLaunch(MainWindow* window);
+    // A welcome over `window` (its parent) that runs on `studio`: it reads the run's steps from
+    // the views' prompt panel, shows the failing layer in their heatmap, and triggers
+    // `openLibrary` (the window's File > Model library) for step 3.
+    WelcomeDialog(Studio& studio, const StudioViews& views, QAction* openLibrary, QWidget* window);
 
     enum class State { Ready, Loading, Comparing, Done, Failed };
     State state() const { return m_state; }
@@ -55,7 +54,10 @@ private:
     void fail(const QString& message);
     void updateBusy();
 
-    MainWindow* m_window;
+    Studio& m_studio;
+    PromptPanel* m_prompt;
+    LayerHeatmap* m_layers;
+    QAction* m_openLibrary;
     QPushButton* m_compare;
     QProgressBar* m_progress;
     QLabel* m_result;

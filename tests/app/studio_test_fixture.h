@@ -91,6 +91,17 @@ protected:
         w.views().prompt->setFrom(cfg);
     }
 
+    // A shown window on the demo with the tests' short run of `steps` steps set.
+    std::unique_ptr<MainWindow> openDemo(int steps = 4) {
+        auto w = openStudio();
+        setDemoRun(*w, steps);
+        return w;
+    }
+    // Whether the studio is idle within two minutes.
+    static bool waitIdle(MainWindow& w) {
+        return QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000);
+    }
+
     QTemporaryDir m_dir;
 
 private:

@@ -50,14 +50,6 @@ namespace {
 
 class StudioTest : public StudioFixture {
 protected:
-    std::unique_ptr<MainWindow> open() {
-        auto w = openStudio();
-        setDemoRun(*w, 4);
-        return w;
-    }
-    static bool waitIdle(MainWindow& w) {
-        return QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000);
-    }
     // The plot draws a zero count as a gap (NaN), so gaps add nothing.
     static double seriesSum(StepPlot* plot, StepPlot::Series s) {
         double sum = 0;
@@ -76,6 +68,21 @@ protected:
     static bool waitModel(MainWindow& w, const QString& path) {
         return QTest::qWaitFor(
             [&] { return w.studio().model() && w.studio().model()->dir == path; }, 120000);
+    }
+    // Whether the model at `path` is loaded within two minutes; a failure quotes the log and the
+    // model panel's error line.
+    static ::testing::AssertionResult loaded(MainWindow& w, const QString& path) {
+        if (waitModel(w, path)) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << w.views().log->toPlainText().toStdString()
+                                             << w.views().model->errorText().toStdString();
+    }
+    // Starts a run and waits for its end: `r` is its record, made without an error.
+    static void generateAndWait(MainWindow& w, hs::RunRecord& r) {
+        w.studio().generate();
+        ASSERT_TRUE(waitIdle(w));
+        ASSERT_TRUE(w.studio().lastRun()) << w.views().log->toPlainText().toStdString();
+        r = *w.studio().lastRun();
+        EXPECT_TRUE(r.error.empty()) << r.error;
     }
     // A short run of the tiny FLUX.1 model: `steps` steps at 16x16 (or the next size it takes).
     static void setTinyRun(MainWindow& w, int steps) {
@@ -122,7 +129,7 @@ bool hasColour(const QImage& img, QRgb c) {
 }  // namespace
 
 TEST_F(StudioTest, ARunFillsThePlotPreviewsAndVerdict) {
-    auto w = open();
+    auto w = openDemo();
     w->studio().generate();
     ASSERT_TRUE(waitIdle(*w));
     const auto& v = w->views();
@@ -133,7 +140,7 @@ TEST_F(StudioTest, ARunFillsThePlotPreviewsAndVerdict) {
 }
 
 TEST_F(StudioTest, Fp16TransformerShowsNaNAndAMagentaPreview) {
-    auto w = open();
+    auto w = openDemo();
     w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
     w->studio().generate();
     ASSERT_TRUE(waitIdle(*w));
@@ -148,7 +155,7 @@ TEST_F(StudioTest, Fp16TransformerShowsNaNAndAMagentaPreview) {
 
 // Settings > bf16 on the CPU: the engine's mode, the precision panel and the loaded weights follow.
 TEST_F(StudioTest, SwitchingCpuBf16ModeReloadsTheModelAndThePanelSaysSo) {
-    auto w = open();
+    auto w = openDemo();
     // The panel rebuilds its rows when a model loads: look the label up each time.
     auto execText = [&] {
         auto* te = w->findChild<QLabel*>("exec_text_encoder");
@@ -159,8 +166,7 @@ TEST_F(StudioTest, SwitchingCpuBf16ModeReloadsTheModelAndThePanelSaysSo) {
     ASSERT_TRUE(QTest::qWaitFor([&] { return w->views().log->toPlainText().count("Loaded ") == 2; },
                                 60000));
     EXPECT_NE(execText().find("bf16, native"), std::string::npos) << execText();
-    hs::RunConfig cfg;
-    w->views().prompt->applyTo(cfg);
+    hs::RunConfig cfg = panelRun(*w);
     cfg.steps = 2;  // native bf16 is ~13x slower than fp32 on a CPU without bf16 instructions
     w->views().prompt->setFrom(cfg);
     w->studio().generate();
@@ -173,7 +179,7 @@ TEST_F(StudioTest, SwitchingCpuBf16ModeReloadsTheModelAndThePanelSaysSo) {
 
 // A plan change keeps the loaded model: only the transformer is converted again.
 TEST_F(StudioTest, APlanChangeConvertsOnlyTheComponentItTouches) {
-    auto w = open();
+    auto w = openDemo();
     w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
     w->studio().generate();
     ASSERT_TRUE(waitIdle(*w));
@@ -188,7 +194,7 @@ TEST_F(StudioTest, APlanChangeConvertsOnlyTheComponentItTouches) {
 }
 
 TEST_F(StudioTest, CompareGivesTwoColumns) {
-    auto w = open();
+    auto w = openDemo();
     w->studio().compareBf16VsFp16();
     ASSERT_TRUE(waitIdle(*w));
     const auto& v = w->views();
@@ -205,7 +211,7 @@ TEST_F(StudioTest, CompareGivesTwoColumns) {
 TEST_F(StudioTest, HistorySurvivesARestart) {
     qint64 id = -1;
     {
-        auto w = open();
+        auto w = openDemo();
         w->studio().generate();
         ASSERT_TRUE(waitIdle(*w));
         const auto runs = RunHistory(m_dir.filePath("history")).list();
@@ -213,7 +219,7 @@ TEST_F(StudioTest, HistorySurvivesARestart) {
         id = runs.front().id;
         EXPECT_EQ(runs.front().state, RunState::Finished);
     }
-    auto w = open();  // a new window, controller and history connection on the same folder
+    auto w = openDemo();  // a new window, controller and history connection on the same folder
     EXPECT_EQ(w->views().history->rowCount(), 1);
     w->studio().openHistoryRun(id);
     EXPECT_EQ(w->views().plot->graph(0, StepPlot::AbsMax)->dataCount(), 4);
@@ -221,9 +227,8 @@ TEST_F(StudioTest, HistorySurvivesARestart) {
 }
 
 TEST_F(StudioTest, StopTakesEffectWithinAStepAndClosingMidRunIsClean) {
-    auto w = open();
-    hs::RunConfig cfg;
-    w->views().prompt->applyTo(cfg);
+    auto w = openDemo();
+    hs::RunConfig cfg = panelRun(*w);
     cfg.steps = 200;
     w->views().prompt->setFrom(cfg);
     w->studio().generate();
@@ -242,9 +247,8 @@ TEST_F(StudioTest, StopTakesEffectWithinAStepAndClosingMidRunIsClean) {
 }
 
 TEST_F(StudioTest, TwoHundredStartStopCyclesKeepMemoryFlat) {
-    auto w = open();
-    hs::RunConfig cfg;
-    w->views().prompt->applyTo(cfg);
+    auto w = openDemo();
+    hs::RunConfig cfg = panelRun(*w);
     cfg.steps = 50;
     w->views().prompt->setFrom(cfg);
     double after20 = 0;
@@ -267,7 +271,7 @@ TEST_F(StudioTest, TwoHundredStartStopCyclesKeepMemoryFlat) {
 }
 
 TEST_F(StudioTest, ExportsAReportAndFindsAndAppliesTheMinimalFix) {
-    auto w = open();
+    auto w = openDemo();
     w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
     w->studio().generate();
     ASSERT_TRUE(waitIdle(*w));
@@ -421,7 +425,7 @@ TEST(PrecisionPanelTarget, KnownGpusAndOnesGivenByHand) {
 }
 
 TEST_F(StudioTest, RemedySearchFillsTheRankedTableAndAppliesARow) {
-    auto w = open();
+    auto w = openDemo();
     w->views().precision->applyPreset(PrecisionPanel::Preset::TransformerFp16);
     ASSERT_TRUE(w->views().precision->setTargetId("t4"));
     FixSettings s;
@@ -473,7 +477,7 @@ TEST_F(StudioTest, RemedySearchFillsTheRankedTableAndAppliesARow) {
 }
 
 TEST_F(StudioTest, AnUnreadableFolderGivesAMessageAndKeepsTheModel) {
-    auto w = open();
+    auto w = openDemo();
     const QString before = w->studio().model()->dir;
     QDir(m_dir.path()).mkpath("broken");
     QFile(m_dir.filePath("broken/model_index.json")).open(QIODevice::WriteOnly);  // empty: bad JSON
@@ -491,7 +495,7 @@ TEST_F(StudioTest, APlanThatDoesNotFitInMemoryGivesAMessageAndStaysUsable) {
     // The demo model takes ~34 MB in fp32 (and in emulated bf16, the CPU's default), 24 MB of it
     // the transformer's. A 30 MB limit set once it is open streams the transformer block by
     // block for the next plan; 6 MB refuses it, with the reason; without the limit it runs whole.
-    auto w = open();
+    auto w = openDemo();
     const auto fp32 = hs::PrecisionPlan::parse("text_encoder=fp32,transformer=fp32,vae=fp32");
     qputenv("HALFSCOPE_MEMORY_LIMIT_MB", "30");
     w->views().precision->setPlan(fp32);
@@ -517,7 +521,7 @@ TEST_F(StudioTest, APlanThatDoesNotFitInMemoryGivesAMessageAndStaysUsable) {
 
 TEST_F(StudioTest, SettingsPersistBetweenLaunches) {
     {
-        auto w = open();
+        auto w = openDemo();
         hs::RunConfig cfg;
         w->views().prompt->applyTo(cfg);
         cfg.prompt = "a small purple star at the bottom, orange background";
@@ -544,10 +548,9 @@ TEST_F(StudioTest, SettingsPersistBetweenLaunches) {
 // give the same pixels.
 TEST_F(StudioTest, OpensAFlux1FileSetWithItsDefaultsAndRunsItLikeTheFolder) {
     const auto f = hs::test::writeTinyFlux1(m_dir.filePath("flux1").toStdString());
-    auto w = open();
+    auto w = openDemo();
     pickFiles(*w, {qs(f.t5), qs(f.ae), qs(f.bfl), qs(f.clipL)});
-    ASSERT_TRUE(waitModel(*w, qs(f.bfl))) << w->views().log->toPlainText().toStdString()
-                                          << w->views().model->errorText().toStdString();
+    ASSERT_TRUE(loaded(*w, qs(f.bfl)));
     const LoadedModel& m = *w->studio().model();
     EXPECT_EQ(m.files.vae, f.ae);
     EXPECT_EQ(m.files.textEncoder, f.clipL);
@@ -564,8 +567,7 @@ TEST_F(StudioTest, OpensAFlux1FileSetWithItsDefaultsAndRunsItLikeTheFolder) {
     const QString log = w->views().log->toPlainText();
     EXPECT_TRUE(log.contains(qs(f.ae) + " (--vae)")) << log.toStdString();  // what was detected
 
-    hs::RunConfig cfg;
-    w->views().prompt->applyTo(cfg);
+    hs::RunConfig cfg = panelRun(*w);
     EXPECT_EQ(cfg.steps, 28);
     EXPECT_DOUBLE_EQ(cfg.guidance, 3.5);
     auto* negative = w->views().prompt->findChild<QPlainTextEdit*>("negativePrompt");
@@ -574,11 +576,8 @@ TEST_F(StudioTest, OpensAFlux1FileSetWithItsDefaultsAndRunsItLikeTheFolder) {
     EXPECT_FALSE(negative->toolTip().isEmpty());
 
     setTinyRun(*w, 2);
-    w->studio().generate();
-    ASSERT_TRUE(waitIdle(*w));
-    ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
-    const hs::RunRecord fromFiles = *w->studio().lastRun();
-    EXPECT_TRUE(fromFiles.error.empty()) << fromFiles.error;
+    hs::RunRecord fromFiles;
+    ASSERT_NO_FATAL_FAILURE(generateAndWait(*w, fromFiles));
     ASSERT_EQ(fromFiles.steps.size(), 2u);
     ASSERT_TRUE(fromFiles.finalImage);
     EXPECT_GT(fromFiles.finalImage->width, 0);
@@ -616,7 +615,7 @@ TEST_F(StudioTest, OpensAFlux1FileSetWithItsDefaultsAndRunsItLikeTheFolder) {
 // Files that make no model: the reason in the panel's error line, the open model kept.
 TEST_F(StudioTest, AFileSetThatMakesNoModelSaysWhyAndKeepsTheModel) {
     const auto f = hs::test::writeTinyFlux1(m_dir.filePath("flux1").toStdString());
-    auto w = open();
+    auto w = openDemo();
     const QString before = w->studio().model()->dir;
     auto error = [&] { return w->views().model->errorText(); };
     auto waitError = [&] { return QTest::qWaitFor([&] { return !error().isEmpty(); }, 60000); };
@@ -652,7 +651,7 @@ TEST_F(StudioTest, AFileSetThatMakesNoModelSaysWhyAndKeepsTheModel) {
 TEST_F(StudioTest, AFileSetModelReopensAtTheNextStart) {
     const auto f = hs::test::writeTinyFlux1(m_dir.filePath("flux1").toStdString());
     {
-        auto w = open();
+        auto w = openDemo();
         pickFiles(*w, {qs(f.bfl), qs(f.ae), qs(f.clipL), qs(f.t5)});
         ASSERT_TRUE(waitModel(*w, qs(f.bfl))) << w->views().model->errorText().toStdString();
         setTinyRun(*w, 3);
@@ -675,17 +674,15 @@ TEST_F(StudioTest, OpensAnSdxlFileAndRunsTheSamplerPicked) {
     const auto f = hs::test::writeTinySd(root, true, hs::test::sdEulerConfig());
     const std::string file =
         hs::test::writeSdSingleFile(f, root + "/files/sdxl-tiny.safetensors", true);
-    auto w = open();
+    auto w = openDemo();
     auto* sampler = w->views().prompt->findChild<QComboBox*>("sampler");
     ASSERT_NE(sampler, nullptr);
     EXPECT_TRUE(sampler->isHidden());  // the demo model has its own scheduler only
     pickFiles(*w, {qs(file)});
-    ASSERT_TRUE(waitModel(*w, qs(file))) << w->views().log->toPlainText().toStdString()
-                                         << w->views().model->errorText().toStdString();
+    ASSERT_TRUE(loaded(*w, qs(file)));
     EXPECT_EQ(precisionRows(*w), QStringList({"text_encoder", "text_encoder_2", "unet", "vae"}));
     EXPECT_FALSE(sampler->isHidden());
-    hs::RunConfig cfg;
-    w->views().prompt->applyTo(cfg);
+    hs::RunConfig cfg = panelRun(*w);
     EXPECT_EQ(cfg.steps, 50);
     EXPECT_DOUBLE_EQ(cfg.guidance, 5.0);
     EXPECT_EQ(cfg.scheduler, "");  // the model's own until the user picks one
@@ -693,11 +690,8 @@ TEST_F(StudioTest, OpensAnSdxlFileAndRunsTheSamplerPicked) {
     ASSERT_GE(karras, 0);
     sampler->setCurrentIndex(karras);
     setTinyRun(*w, 2);
-    w->studio().generate();
-    ASSERT_TRUE(waitIdle(*w));
-    ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
-    const hs::RunRecord r = *w->studio().lastRun();
-    EXPECT_TRUE(r.error.empty()) << r.error;
+    hs::RunRecord r;
+    ASSERT_NO_FATAL_FAILURE(generateAndWait(*w, r));
     EXPECT_EQ(r.config.scheduler, "dpmpp_2m_karras");
     ASSERT_EQ(r.steps.size(), 2u);
     EXPECT_TRUE(r.image.allFinite());
@@ -707,22 +701,17 @@ TEST_F(StudioTest, OpensAnSdxlFileAndRunsTheSamplerPicked) {
 // each, the text conditioner among them, and a run with the model's defaults' guidance works.
 TEST_F(StudioTest, OpensAnAnimaFolderWithItsTextConditioner) {
     const auto f = hs::test::writeTinyAnima(m_dir.filePath("anima").toStdString());
-    auto w = open();
+    auto w = openDemo();
     w->studio().openModel(qs(f.folder));
-    ASSERT_TRUE(waitModel(*w, qs(f.folder))) << w->views().log->toPlainText().toStdString()
-                                             << w->views().model->errorText().toStdString();
+    ASSERT_TRUE(loaded(*w, qs(f.folder)));
     EXPECT_EQ(precisionRows(*w),
               QStringList({"text_encoder", "text_conditioner", "transformer", "vae"}));
-    hs::RunConfig cfg;
-    w->views().prompt->applyTo(cfg);
+    hs::RunConfig cfg = panelRun(*w);
     EXPECT_EQ(cfg.steps, 50);
     EXPECT_DOUBLE_EQ(cfg.guidance, 4.0);
     setTinyRun(*w, 2);
-    w->studio().generate();
-    ASSERT_TRUE(waitIdle(*w));
-    ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
-    const hs::RunRecord r = *w->studio().lastRun();
-    EXPECT_TRUE(r.error.empty()) << r.error;
+    hs::RunRecord r;
+    ASSERT_NO_FATAL_FAILURE(generateAndWait(*w, r));
     ASSERT_EQ(r.steps.size(), 2u);
     EXPECT_TRUE(r.image.allFinite());
 }
@@ -731,24 +720,19 @@ TEST_F(StudioTest, OpensAnAnimaFolderWithItsTextConditioner) {
 // defaults (50 steps, true_cfg_scale 4) are proposed, and a run with a negative prompt works.
 TEST_F(StudioTest, OpensAQwenImageFolder) {
     const auto f = hs::test::writeTinyQwenImage(m_dir.filePath("qwenimage").toStdString());
-    auto w = open();
+    auto w = openDemo();
     w->studio().openModel(qs(f.folder));
-    ASSERT_TRUE(waitModel(*w, qs(f.folder))) << w->views().log->toPlainText().toStdString()
-                                             << w->views().model->errorText().toStdString();
+    ASSERT_TRUE(loaded(*w, qs(f.folder)));
     EXPECT_EQ(precisionRows(*w), QStringList({"text_encoder", "transformer", "vae"}));
-    hs::RunConfig cfg;
-    w->views().prompt->applyTo(cfg);
+    hs::RunConfig cfg = panelRun(*w);
     EXPECT_EQ(cfg.steps, 50);
     EXPECT_DOUBLE_EQ(cfg.guidance, 4.0);
     setTinyRun(*w, 2);
     w->views().prompt->applyTo(cfg);
     cfg.negativePrompt = "blurry";
     w->views().prompt->setFrom(cfg);
-    w->studio().generate();
-    ASSERT_TRUE(waitIdle(*w));
-    ASSERT_TRUE(w->studio().lastRun()) << w->views().log->toPlainText().toStdString();
-    const hs::RunRecord r = *w->studio().lastRun();
-    EXPECT_TRUE(r.error.empty()) << r.error;
+    hs::RunRecord r;
+    ASSERT_NO_FATAL_FAILURE(generateAndWait(*w, r));
     EXPECT_EQ(r.config.negativePrompt, "blurry");
     EXPECT_TRUE(r.notes.empty());  // guided: no note about a missing negative prompt
     ASSERT_EQ(r.steps.size(), 2u);

@@ -15,6 +15,7 @@
 #include <QTest>
 #include <QTimer>
 #include <cstdio>
+#include <functional>
 
 #include "history_browser.h"
 #include "history_table_model.h"
@@ -33,8 +34,23 @@ class StudioCloseTest : public StudioFixture {
 protected:
     std::unique_ptr<MainWindow> open() { return openStudio(); }
     static void setSteps(MainWindow& w, int steps) { setDemoRun(w, steps, panelRun(w)); }
-    static bool waitIdle(MainWindow& w) {
-        return QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000);
+    // Another program's connection to the history database (the tests take its lock with it).
+    QSqlDatabase anotherProgramsConnection() const {
+        QSqlDatabase other = QSqlDatabase::addDatabase("QSQLITE", "another-program");
+        other.setDatabaseName(historyDir() + "/history.sqlite");
+        return other;
+    }
+    // With `steps` steps set, `start` begins work; after `afterSteps` of its steps the window is
+    // closed as the user does: it is gone within a second.
+    static void expectQuickCloseDuring(std::unique_ptr<MainWindow>& w, int steps, int afterSteps,
+                                       const char* what, const std::function<void()>& start) {
+        setSteps(*w, steps);
+        QSignalSpy done(&w->studio().controller(), &RunController::stepDone);
+        start();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return done.count() >= afterSteps; }, 60000));
+        const double seconds = closeSeconds(w);
+        std::printf("close during %s: %.3f s\n", what, seconds);
+        EXPECT_LT(seconds, 1.0);
     }
     // Closes the window as the user does and destroys it; returns the seconds it took.
     static double closeSeconds(std::unique_ptr<MainWindow>& w) {
@@ -84,13 +100,8 @@ TEST_F(StudioCloseTest, ClosingDuringARunReturnsAtOnceAndSavesItAsCancelled) {
     const qint64 before = finishedRun(*w, 2);
     ASSERT_GE(before, 0);
 
-    setSteps(*w, 500);
-    QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
-    w->studio().generate();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return steps.count() >= 2; }, 60000));
-    const double seconds = closeSeconds(w);
-    std::printf("close during a run: %.3f s\n", seconds);
-    EXPECT_LT(seconds, 1.0);
+    ASSERT_NO_FATAL_FAILURE(
+        expectQuickCloseDuring(w, 500, 2, "a run", [&] { w->studio().generate(); }));
 
     RunHistory h(historyDir());
     const auto runs = h.list();
@@ -112,13 +123,8 @@ TEST_F(StudioCloseTest, ClosingDuringARunReturnsAtOnceAndSavesItAsCancelled) {
 TEST_F(StudioCloseTest, ClosingDuringAComparisonASearchOrALoadReturnsAtOnce) {
     {
         auto w = open();
-        setSteps(*w, 300);
-        QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
-        w->studio().compareBf16VsFp16();
-        ASSERT_TRUE(QTest::qWaitFor([&] { return steps.count() >= 1; }, 60000));
-        const double seconds = closeSeconds(w);
-        std::printf("close during a comparison: %.3f s\n", seconds);
-        EXPECT_LT(seconds, 1.0);
+        ASSERT_NO_FATAL_FAILURE(expectQuickCloseDuring(w, 300, 1, "a comparison",
+                                                       [&] { w->studio().compareBf16VsFp16(); }));
         RunHistory h(historyDir());
         const auto runs = h.list();
         ASSERT_EQ(runs.size(), 1);  // the second plan never started
@@ -164,8 +170,7 @@ TEST_F(StudioCloseTest, ALockedHistoryGivesAMessageInsteadOfFreezingTheWindow) {
     ASSERT_GE(saved, 0);
 
     // Another program holds the database: an exclusive write transaction that it keeps open.
-    QSqlDatabase other = QSqlDatabase::addDatabase("QSQLITE", "another-program");
-    other.setDatabaseName(historyDir() + "/history.sqlite");
+    QSqlDatabase other = anotherProgramsConnection();
     ASSERT_TRUE(other.open());
     QSqlQuery lock(other);
     ASSERT_TRUE(lock.exec("BEGIN EXCLUSIVE")) << lock.lastError().text().toStdString();
@@ -229,8 +234,7 @@ TEST_F(StudioCloseTest, ALockedHistoryGivesAMessageInsteadOfFreezingTheWindow) {
 
 TEST_F(StudioCloseTest, StepsThatMeetALockedHistoryAreSavedWhenTheRunEnds) {
     auto w = open();
-    QSqlDatabase other = QSqlDatabase::addDatabase("QSQLITE", "another-program");
-    other.setDatabaseName(historyDir() + "/history.sqlite");
+    QSqlDatabase other = anotherProgramsConnection();
     ASSERT_TRUE(other.open());
     QSqlQuery lock(other);
 
@@ -274,8 +278,7 @@ TEST_F(StudioCloseTest, StepsThatMeetALockedHistoryAreSavedWhenTheRunEnds) {
 
 TEST_F(StudioCloseTest, ARunFinishedWhileTheHistoryIsLockedIsSavedOnceTheLockGoes) {
     auto w = open();
-    QSqlDatabase other = QSqlDatabase::addDatabase("QSQLITE", "another-program");
-    other.setDatabaseName(historyDir() + "/history.sqlite");
+    QSqlDatabase other = anotherProgramsConnection();
     ASSERT_TRUE(other.open());
     QSqlQuery lock(other);
 

@@ -90,11 +90,6 @@ uint64_t writeSparseClip(const std::string& dir, const nlohmann::json& config) {
 
 class StudioProgress : public StudioFixture {
 protected:
-    std::unique_ptr<MainWindow> open() {
-        auto w = openStudio();
-        setDemoRun(*w, 6);
-        return w;
-    }
     // The demo model with its text encoder replaced by the wide one.
     QString writeWideDemo() {
         const fs::path demo = hs::findDemoModel();
@@ -113,7 +108,7 @@ protected:
 TEST_F(StudioProgress, AStandaloneOpenShowsItsProgressAndStopCancelsItWithinASecond) {
     const auto space = fs::space(m_dir.path().toStdString());
     if (space.available < (uint64_t(1) << 30)) GTEST_SKIP() << "less than 1 GiB free";
-    auto w = open();
+    auto w = openDemo(6);
     Studio& studio = w->studio();
     const QString demo = studio.model()->dir;
     const QString wide = writeWideDemo();
@@ -176,7 +171,7 @@ TEST_F(StudioProgress, AStandaloneOpenShowsItsProgressAndStopCancelsItWithinASec
 }
 
 TEST_F(StudioProgress, ARunShowsItsStagesAndEstimateAndTheLogComparesItWithTheTimeTaken) {
-    auto w = open();
+    auto w = openDemo(6);
     Studio& studio = w->studio();
     QStringList stages;
     QString progressAtEstimate;
@@ -208,7 +203,7 @@ TEST_F(StudioProgress, ARunShowsItsStagesAndEstimateAndTheLogComparesItWithTheTi
 }
 
 TEST_F(StudioProgress, FindMinimalFixShowsTrialIOfNAndStopEndsIt) {
-    auto w = open();
+    auto w = openDemo(6);
     Studio& studio = w->studio();
     w->views().prompt->setFrom([] {
         hs::RunConfig c;
@@ -240,7 +235,7 @@ TEST_F(StudioProgress, FindMinimalFixShowsTrialIOfNAndStopEndsIt) {
 // and guidance mode, from that run's times, scaled to the steps and size set; the run's own
 // estimate goes into its record.
 TEST_F(StudioProgress, TheNextRunIsForecastFromAFinishedRunBeforeItStarts) {
-    auto w = open();
+    auto w = openDemo(6);
     Studio& studio = w->studio();
     PromptPanel& prompt = *w->views().prompt;
     EXPECT_FALSE(studio.forecast().has_value());
@@ -286,7 +281,7 @@ TEST_F(StudioProgress, TheNextRunIsForecastFromAFinishedRunBeforeItStarts) {
 
 // A comparison's runs show in the prompt panel's progress, each named by its title.
 TEST_F(StudioProgress, AComparisonShowsWhichRunIsAtWhichStep) {
-    auto w = open();
+    auto w = openDemo(6);
     Studio& studio = w->studio();
     setDemoRun(*w, 3, panelRun(*w));
     QStringList shown;
@@ -307,7 +302,7 @@ TEST_F(StudioProgress, AComparisonShowsWhichRunIsAtWhichStep) {
 // A step decoded on click shows its progress in the prompt panel, counts as busy, and Stop
 // cancels it.
 TEST_F(StudioProgress, ADecodeOnClickShowsItsProgressAndStopCancelsIt) {
-    auto w = open();
+    auto w = openDemo(6);
     Studio& studio = w->studio();
     studio.generate();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !studio.isBusy(); }, 120000));

@@ -18,14 +18,6 @@ namespace {
 
 class StudioTitles : public StudioFixture {
 protected:
-    std::unique_ptr<MainWindow> open() {
-        auto w = openStudio();
-        setDemoRun(*w, 4);
-        return w;
-    }
-    static bool waitIdle(MainWindow& w) {
-        return QTest::qWaitFor([&] { return !w.studio().isBusy(); }, 120000);
-    }
 };
 
 QString qs(const std::string& s) {
@@ -35,7 +27,7 @@ QString qs(const std::string& s) {
 }  // namespace
 
 TEST_F(StudioTitles, NameWhatDiffersAndKeepTheWholePlan) {
-    auto w = open();
+    auto w = openDemo();
     w->studio().compareBf16VsFp16();
     const auto& v = w->views();
     EXPECT_EQ(v.compare->runLabels(), QStringList({"bf16", "fp16"}));

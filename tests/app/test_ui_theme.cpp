@@ -27,6 +27,7 @@
 #include "ctl_style.h"
 #include "settings_dialog.h"
 #include "step_plot.h"
+#include "studio_settings.h"
 #include "ui_theme.h"
 
 #ifdef HALFSCOPE_HAVE_QTDBUS
@@ -413,9 +414,9 @@ TEST(UiThemePortal, ThePortalDecidesAndItsChangeIsFollowed) {
 TEST(UiThemeSetting, TheSettingsDialogStoresTheThemeAndSaysSo) {
     QTemporaryDir dir;
     QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
-    EXPECT_EQ(SettingsDialog::storedTheme(settings), "system");
-    settings.setValue(SettingsDialog::kThemeKey, "purple");
-    EXPECT_EQ(SettingsDialog::storedTheme(settings), "system") << "an unknown value";
+    EXPECT_EQ(StudioSettings(&settings).theme(), "system");
+    settings.setValue(StudioSettings::kThemeKey, "purple");
+    EXPECT_EQ(StudioSettings(&settings).theme(), "system") << "an unknown value";
     SettingsDialog dialog(&settings);
     EXPECT_EQ(dialog.theme(), "system");
     QSignalSpy changed(&dialog, &SettingsDialog::themeChanged);
@@ -423,7 +424,7 @@ TEST(UiThemeSetting, TheSettingsDialogStoresTheThemeAndSaysSo) {
     dialog.accept();
     ASSERT_EQ(changed.count(), 1);
     EXPECT_EQ(changed.at(0).at(0).toString(), "dark");
-    EXPECT_EQ(SettingsDialog::storedTheme(settings), "dark");
+    EXPECT_EQ(StudioSettings(&settings).theme(), "dark");
     SettingsDialog again(&settings);
     EXPECT_EQ(again.theme(), "dark");
     QSignalSpy unchanged(&again, &SettingsDialog::themeChanged);

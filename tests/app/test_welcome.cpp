@@ -29,6 +29,7 @@
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
+#include "studio_settings.h"
 #include "studio_test_fixture.h"
 #include "view_heatmap_grid.h"
 #include "welcome_dialog.h"
@@ -78,20 +79,20 @@ TEST_F(WelcomeTest, ShowsAtTheFirstLaunchOnlyAndNotFromTheConstructor) {
     {
         auto w = open();
         EXPECT_EQ(w->findChild<WelcomeDialog*>(), nullptr);  // tests and --screenshot stay bare
-        WelcomeDialog* d = WelcomeDialog::showAtFirstLaunch(w.get());
+        WelcomeDialog* d = w->showWelcomeAtFirstLaunch();
         ASSERT_NE(d, nullptr);
         EXPECT_TRUE(d->isVisible());
         EXPECT_FALSE(d->isModal());
-        EXPECT_TRUE(QSettings().value(WelcomeDialog::kShownKey).toBool());
+        EXPECT_TRUE(QSettings().value(StudioSettings::kWelcomeShownKey).toBool());
     }
     auto w = open();  // the second launch
-    EXPECT_EQ(WelcomeDialog::showAtFirstLaunch(w.get()), nullptr);
+    EXPECT_EQ(w->showWelcomeAtFirstLaunch(), nullptr);
     EXPECT_EQ(w->findChild<WelcomeDialog*>(), nullptr);
 }
 
 TEST_F(WelcomeTest, OneClickComparesAndNamesTheFp16RunsFirstFailingLayer) {
     auto w = open();
-    WelcomeDialog* d = WelcomeDialog::showFor(w.get());
+    WelcomeDialog* d = w->showWelcome();
     ASSERT_TRUE(d->compareButton()->isEnabled());
     d->compareButton()->click();
     EXPECT_EQ(d->state(), WelcomeDialog::State::Comparing);
@@ -162,7 +163,7 @@ TEST_F(WelcomeTest, WithAnotherModelOpenTheClickOpensTheDemoFirst) {
     ASSERT_TRUE(copyTree(qs(hs::findDemoModel()), copy));
     auto w = open(copy);
     ASSERT_FALSE(w->studio().model()->isDemo);
-    WelcomeDialog* d = WelcomeDialog::showFor(w.get());
+    WelcomeDialog* d = w->showWelcome();
     d->compareButton()->click();
     EXPECT_EQ(d->state(), WelcomeDialog::State::Loading);
     EXPECT_TRUE(d->resultText().contains("Opening the demo model"))
@@ -184,7 +185,7 @@ TEST_F(WelcomeTest, TheButtonWaitsForTheWindowsOwnLoadAndLoadsNothingTwice) {
         w->views().prompt->setFrom(cfg);
     });
     w->show();
-    WelcomeDialog* d = WelcomeDialog::showFor(w.get());  // as at the first launch
+    WelcomeDialog* d = w->showWelcome();  // as at the first launch
     ASSERT_TRUE(w->views().model->isLoading());          // the window opens the demo
     EXPECT_FALSE(d->compareButton()->isEnabled());
     ASSERT_TRUE(QTest::qWaitFor([&] { return d->compareButton()->isEnabled(); }, 60000));
@@ -201,7 +202,7 @@ TEST_F(WelcomeTest, StoppedComparisonIsSaidAndTheButtonWaitsWhileTheStudioIsBusy
     m_steps = 300;
     auto w = open();
     m_steps = 4;
-    WelcomeDialog* d = WelcomeDialog::showFor(w.get());
+    WelcomeDialog* d = w->showWelcome();
     // Busy with the user's own run: the button waits for it.
     w->studio().generate();
     EXPECT_FALSE(d->compareButton()->isEnabled());
@@ -224,7 +225,7 @@ TEST_F(WelcomeTest, StoppedComparisonIsSaidAndTheButtonWaitsWhileTheStudioIsBusy
 
 TEST_F(WelcomeTest, TheLibraryButtonOpensTheModelLibrary) {
     auto w = open();
-    WelcomeDialog* d = WelcomeDialog::showFor(w.get());
+    WelcomeDialog* d = w->showWelcome();
     EXPECT_EQ(w->findChild<LibraryDialog*>(), nullptr);
     d->libraryButton()->click();
     auto* library = w->findChild<LibraryDialog*>();
@@ -235,8 +236,8 @@ TEST_F(WelcomeTest, TheLibraryButtonOpensTheModelLibrary) {
 
 TEST_F(WelcomeTest, HelpWelcomeShowsItAgain) {
     auto w = open();
-    QSettings().setValue(WelcomeDialog::kShownKey, true);  // not the first launch
-    EXPECT_EQ(WelcomeDialog::showAtFirstLaunch(w.get()), nullptr);
+    QSettings().setValue(StudioSettings::kWelcomeShownKey, true);  // not the first launch
+    EXPECT_EQ(w->showWelcomeAtFirstLaunch(), nullptr);
     auto* action = w->findChild<QAction*>("welcomeAction");
     ASSERT_NE(action, nullptr);
     action->trigger();
@@ -254,7 +255,7 @@ TEST_F(WelcomeTest, ClosingTheWindowMidComparisonIsClean) {
     m_steps = 300;
     auto w = open();
     m_steps = 4;
-    QPointer<WelcomeDialog> d = WelcomeDialog::showFor(w.get());
+    QPointer<WelcomeDialog> d = w->showWelcome();
     QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
     d->compareButton()->click();
     ASSERT_TRUE(QTest::qWaitFor([&] { return steps.count() >= 1; }, 60000));

@@ -8,6 +8,7 @@
 #include <QScrollBar>
 #include <cmath>
 
+#include "coloured_preview.h"
 #include "compare_view.h"
 #include "image_view.h"
 #include "preview_strip.h"
@@ -18,20 +19,7 @@ namespace {
 
 template <class F>
 hs::PreviewImage image(int step, int w, int h, F f, bool full = true) {
-    hs::PreviewImage p;
-    p.step = step;
-    p.width = w;
-    p.height = h;
-    p.fullDecode = full;
-    p.rgb.resize(size_t(w) * h * 3);
-    p.nonFinite.assign(size_t(w) * h, 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const QColor c = f(x, y);
-            uint8_t* d = p.rgb.data() + (size_t(y) * w + x) * 3;
-            d[0] = uint8_t(c.red()), d[1] = uint8_t(c.green()), d[2] = uint8_t(c.blue());
-        }
-    return p;
+    return hs::test::colouredPreview(step, w, h, f, full);
 }
 
 hs::PreviewImage grey(int level, int size = 8) {

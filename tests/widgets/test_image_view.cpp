@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QSet>
 
+#include "coloured_preview.h"
 #include "image_view.h"
 #include "view_format.h"
 
@@ -12,19 +13,7 @@ namespace {
 
 template <class F>
 hs::PreviewImage image(int w, int h, F f) {
-    hs::PreviewImage p;
-    p.width = w;
-    p.height = h;
-    p.fullDecode = true;
-    p.rgb.resize(size_t(w) * h * 3);
-    p.nonFinite.assign(size_t(w) * h, 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const QColor c = f(x, y);
-            uint8_t* d = p.rgb.data() + (size_t(y) * w + x) * 3;
-            d[0] = uint8_t(c.red()), d[1] = uint8_t(c.green()), d[2] = uint8_t(c.blue());
-        }
-    return p;
+    return hs::test::colouredPreview(-1, w, h, f, true);
 }
 
 QImage shot(ImageView& v) {

@@ -7,34 +7,17 @@
 #include <QScrollBar>
 #include <cmath>
 
+#include "coloured_preview.h"
 #include "preview_strip.h"
 #include "view_format.h"
 
 namespace {
 
-// A w x h preview filled by `f(x, y) -> {r, g, b}`; `nanFrom` marks pixels with x >= nanFrom as
+// A w x h preview filled by `f(x, y) -> QColor`; `nanFrom` marks pixels with x >= nanFrom as
 // NaN (magenta, as the engine paints them).
 template <class F>
 hs::PreviewImage preview(int step, int w, int h, F f, bool full = false, int nanFrom = 1 << 30) {
-    hs::PreviewImage p;
-    p.step = step;
-    p.width = w;
-    p.height = h;
-    p.fullDecode = full;
-    p.rgb.resize(size_t(w) * h * 3);
-    p.nonFinite.assign(size_t(w) * h, 0);
-    for (int y = 0; y < h; ++y) {
-        for (int x = 0; x < w; ++x) {
-            QColor c = f(x, y);
-            if (x >= nanFrom) {
-                c = viewNanColor();
-                p.nonFinite[size_t(y) * w + x] = 1;
-            }
-            uint8_t* d = p.rgb.data() + (size_t(y) * w + x) * 3;
-            d[0] = uint8_t(c.red()), d[1] = uint8_t(c.green()), d[2] = uint8_t(c.blue());
-        }
-    }
-    return p;
+    return hs::test::colouredPreview(step, w, h, f, full, nanFrom);
 }
 
 hs::PreviewImage solid(int step, const QColor& c, bool full = false, int size = 8) {

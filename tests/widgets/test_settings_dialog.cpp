@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 
 #include "settings_dialog.h"
+#include "studio_settings.h"
 
 namespace {
 
@@ -39,7 +40,7 @@ TEST(SettingsDialog, StoresTheLanguageAndSaysSo) {
     // Read back by a new settings object from the file, under the documented key.
     QSettings again(dir.filePath("s.ini"), QSettings::IniFormat);
     EXPECT_EQ(again.value("ui/language").toString(), "zh_CN");
-    EXPECT_EQ(SettingsDialog::storedLanguage(again), "zh_CN");
+    EXPECT_EQ(StudioSettings(&again).language(), "zh_CN");
     SettingsDialog d(&again);
     EXPECT_EQ(d.language(), "zh_CN");  // the dialog opens on the stored choice
     QSignalSpy spy(&d, &SettingsDialog::languageChanged);
@@ -50,7 +51,7 @@ TEST(SettingsDialog, StoresTheLanguageAndSaysSo) {
 TEST(SettingsDialog, StoresHowBf16RunsOnTheCpuAndExplainsEachChoice) {
     QTemporaryDir dir;
     QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
-    EXPECT_EQ(SettingsDialog::storedCpuBf16(settings), "emulated");  // the default
+    EXPECT_EQ(StudioSettings(&settings).cpuBf16(), "emulated");  // the default
     {
         SettingsDialog d(&settings);
         QSignalSpy spy(&d, &SettingsDialog::cpuBf16Changed);
@@ -69,9 +70,9 @@ TEST(SettingsDialog, StoresHowBf16RunsOnTheCpuAndExplainsEachChoice) {
         ASSERT_EQ(spy.count(), 1);
         EXPECT_EQ(spy.at(0).at(0).toString(), "native");
     }
-    EXPECT_EQ(SettingsDialog::storedCpuBf16(settings), "native");
-    settings.setValue(SettingsDialog::kCpuBf16Key, "sometimes");  // unknown: the default
-    EXPECT_EQ(SettingsDialog::storedCpuBf16(settings), "emulated");
+    EXPECT_EQ(StudioSettings(&settings).cpuBf16(), "native");
+    settings.setValue(StudioSettings::kCpuBf16Key, "sometimes");  // unknown: the default
+    EXPECT_EQ(StudioSettings(&settings).cpuBf16(), "emulated");
 }
 
 TEST(SettingsDialog, CancelStoresNothing) {
@@ -99,8 +100,8 @@ TEST(SettingsDialog, SystemDefaultMeansTheSystemLocale) {
     EXPECT_EQ(spy.at(0).at(0).toString(), QLocale::system().name());
     EXPECT_EQ(settings.value("ui/language").toString(), "");
     settings.setValue("ui/language", "klingon");  // unknown values read as system default
-    EXPECT_EQ(SettingsDialog::storedLanguage(settings), "");
-    EXPECT_EQ(SettingsDialog::effectiveLocale("en"), "en");
+    EXPECT_EQ(StudioSettings(&settings).language(), "");
+    EXPECT_EQ(StudioSettings::effectiveLocale("en"), "en");
 }
 
 }  // namespace

@@ -63,14 +63,19 @@ int redPixels(const QImage& img, int y) {
     return n;
 }
 
+// Shows `plot` at 800 x 500 and lets its first paint pass; returns its replot count then.
+int shownAndSettled(StepPlot& plot) {
+    plot.resize(800, 500);
+    plot.show();
+    waitMs(80);
+    return plot.replotCount();
+}
+
 }  // namespace
 
 TEST(StepPlot, BurstOfStepsGivesFewReplots) {
     StepPlot plot;
-    plot.resize(800, 500);
-    plot.show();
-    waitMs(80);
-    const int before = plot.replotCount();
+    const int before = shownAndSettled(plot);
     for (int i = 0; i < 200; ++i) plot.addStep(0, step(i, 1.0 + i));
     EXPECT_EQ(plot.replotCount(), before) << "addStep must not replot";
     EXPECT_TRUE(plot.replotPending());
@@ -85,10 +90,7 @@ TEST(StepPlot, BurstOfStepsGivesFewReplots) {
 
 TEST(StepPlot, StreamedStepsReplotAtTimerRateNotPerStep) {
     StepPlot plot;
-    plot.resize(800, 500);
-    plot.show();
-    waitMs(80);
-    const int before = plot.replotCount();
+    const int before = shownAndSettled(plot);
     QElapsedTimer t;
     t.start();
     for (int i = 0; i < 200; ++i) {

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QColor>
 #include <QEvent>
+#include <QLabel>
 #include <QPalette>
 #include <QWidget>
 
@@ -60,6 +61,15 @@ void setSubtle(QWidget* w) {
 
 void onPaletteChange(QWidget* w, std::function<void()> repaint) {
     w->installEventFilter(new PaletteHook(w, std::move(repaint)));
+}
+
+void setShownText(QLabel* label, const QString& text) {
+    label->setText(text);
+    label->setVisible(!text.isEmpty());
+}
+
+QString shownText(const QLabel* label) {
+    return label->isHidden() ? QString() : label->text();
 }
 
 }  // namespace ctl

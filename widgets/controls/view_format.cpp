@@ -18,6 +18,15 @@ QString viewSwatchHtml(const QColor& c) {
         .arg(c.name());
 }
 
+QString viewColorSquareHtml(const QColor& c) {
+    return QStringLiteral("<span style='color:%1'>&#9632;</span>").arg(c.name());
+}
+
+QString viewRunTitleHtml(const QColor& c, const QString& label) {
+    return viewColorSquareHtml(c) + QStringLiteral(" <b>") + label.toHtmlEscaped() +
+           QStringLiteral("</b>");
+}
+
 QImage viewImageOf(const hs::PreviewImage& p) {
     if (p.width <= 0 || p.height <= 0 || p.rgb.size() != size_t(p.width) * p.height * 3)
         return QImage();

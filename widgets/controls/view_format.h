@@ -24,6 +24,10 @@ QColor viewRunColor(int run);
 
 // A small block of colour `c` for the rich-text legends beside the views.
 QString viewSwatchHtml(const QColor& c);
+// A square glyph in colour `c`: a run's or a series' mark in the rich-text legends.
+QString viewColorSquareHtml(const QColor& c);
+// The mark in `c` and the run's `label` in bold (escaped): a run's title in a legend.
+QString viewRunTitleHtml(const QColor& c, const QString& label);
 
 // Deep copy of the 8-bit RGB of a preview ([H][W][3]); a null QImage when the sizes disagree.
 QImage viewImageOf(const hs::PreviewImage& p);

@@ -11,6 +11,8 @@
 #include <QWidget>
 #include <functional>
 
+#include "library_sources.h"
+
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -28,14 +30,6 @@ struct LibraryRow {
     qint64 parameters = 0;
     quint64 bytes = 0;
     QString error;  // empty when readable
-};
-
-// The folders the user added, by kind (the Hugging Face cache is found, not added).
-struct LibrarySources {
-    QStringList comfyui, a1111, user;
-    bool operator==(const LibrarySources& o) const {
-        return comfyui == o.comfyui && a1111 == o.a1111 && user == o.user;
-    }
 };
 
 class LibraryPanel : public QWidget {

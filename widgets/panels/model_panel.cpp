@@ -219,7 +219,7 @@ void ModelPanel::clearError() {
 }
 
 QString ModelPanel::errorText() const {
-    return m_error->isHidden() ? QString() : m_error->text();
+    return ctl::shownText(m_error);
 }
 
 void ModelPanel::chooseFolder() {

@@ -407,8 +407,7 @@ void PrecisionPanel::updateTarget() {
             m_targetError = QString::fromStdString(e.what());
         }
     }
-    m_targetErrorLabel->setText(m_targetError);
-    m_targetErrorLabel->setVisible(!m_targetError.isEmpty());
+    ctl::setShownText(m_targetErrorLabel, m_targetError);
 }
 
 std::optional<hs::DeviceInfo> PrecisionPanel::targetGpu() const {

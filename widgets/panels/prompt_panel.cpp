@@ -320,8 +320,7 @@ void PromptPanel::updateNote() {
                     "shapes, colours, sizes, positions and backgrounds; other words are ignored "
                     "at best.")
                      .arg(unknown.join(", "));
-    m_note->setText(notes.join('\n'));
-    m_note->setVisible(!notes.isEmpty());
+    ctl::setShownText(m_note, notes.join('\n'));
 }
 
 void PromptPanel::setRunning(bool running) {
@@ -370,12 +369,11 @@ void PromptPanel::setEstimate(const QString& estimate) {
 }
 
 void PromptPanel::setForecast(const QString& forecast) {
-    m_forecast->setText(forecast);
-    m_forecast->setVisible(!forecast.isEmpty());
+    ctl::setShownText(m_forecast, forecast);
 }
 
 QString PromptPanel::forecastText() const {
-    return m_forecast->isHidden() ? QString() : m_forecast->text();
+    return ctl::shownText(m_forecast);
 }
 
 QString PromptPanel::progressText() const {

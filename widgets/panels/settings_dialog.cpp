@@ -5,21 +5,10 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLocale>
-#include <QSettings>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "ctl_style.h"
-
-namespace {
-
-const QStringList kLanguages = {QString(), QStringLiteral("en"), QStringLiteral("zh_CN")};
-const QStringList kCpuBf16Modes = {QStringLiteral("emulated"), QStringLiteral("native"),
-                                   QStringLiteral("auto")};
-const QStringList kThemes = {QStringLiteral("system"), QStringLiteral("light"),
-                             QStringLiteral("dark")};
-
-}  // namespace
 
 SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
     : QDialog(parent),
@@ -29,10 +18,9 @@ SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
       m_cpuBf16(new QComboBox(this)),
       m_cpuBf16Note(new QLabel(this)),
       m_theme(new QComboBox(this)) {
-    if (!m_settings) {
-        m_settings = new QSettings;
-        m_ownsSettings = true;
-    }
+    const QStringList& languages = StudioSettings::languages();
+    const QStringList& cpuBf16Modes = StudioSettings::cpuBf16Modes();
+    const QStringList& themes = StudioSettings::themes();
     setWindowTitle(tr("Settings"));
     m_language->setObjectName("language");
     const QLocale system = QLocale::system();
@@ -41,22 +29,22 @@ SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
     m_language->addItem(systemName == QLatin1String("C")
                             ? tr("System default")
                             : tr("System default (%1)").arg(systemName),
-                        kLanguages[0]);
-    m_language->addItem(QStringLiteral("English"), kLanguages[1]);
+                        languages[0]);
+    m_language->addItem(QStringLiteral("English"), languages[1]);
     // Each language named in itself, so it can be found whatever the current language is.
     const QString chinese = QStringLiteral("\u7b80\u4f53\u4e2d\u6587");
     const QString chineseHere = tr("Simplified Chinese");
     m_language->addItem(chineseHere == chinese ? chinese : chinese + " (" + chineseHere + ")",
-                        kLanguages[2]);
+                        languages[2]);
     m_note->setObjectName("languageNote");
     m_note->setWordWrap(true);
     ctl::setSubtle(m_note);
     m_note->setText(tr("Restart Halfscope to see the new language everywhere."));
 
     m_cpuBf16->setObjectName("cpuBf16");
-    m_cpuBf16->addItem(tr("Emulated (reference: the arithmetic of a GPU)"), kCpuBf16Modes[0]);
-    m_cpuBf16->addItem(tr("Native (oneDNN)"), kCpuBf16Modes[1]);
-    m_cpuBf16->addItem(tr("Native where the CPU has bf16 instructions"), kCpuBf16Modes[2]);
+    m_cpuBf16->addItem(tr("Emulated (reference: the arithmetic of a GPU)"), cpuBf16Modes[0]);
+    m_cpuBf16->addItem(tr("Native (oneDNN)"), cpuBf16Modes[1]);
+    m_cpuBf16->addItem(tr("Native where the CPU has bf16 instructions"), cpuBf16Modes[2]);
     m_cpuBf16Note->setObjectName("cpuBf16Note");
     m_cpuBf16Note->setWordWrap(true);
     ctl::setSubtle(m_cpuBf16Note);
@@ -64,9 +52,9 @@ SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
             [this] { updateCpuBf16Note(); });
 
     m_theme->setObjectName("theme");
-    m_theme->addItem(tr("Follow the system"), kThemes[0]);
-    m_theme->addItem(tr("Light"), kThemes[1]);
-    m_theme->addItem(tr("Dark"), kThemes[2]);
+    m_theme->addItem(tr("Follow the system"), themes[0]);
+    m_theme->addItem(tr("Light"), themes[1]);
+    m_theme->addItem(tr("Dark"), themes[2]);
 
     auto* form = new QFormLayout;
     form->addRow(tr("Language"), m_language);
@@ -82,29 +70,12 @@ SettingsDialog::SettingsDialog(QSettings* settings, QWidget* parent)
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
 
-    setLanguage(storedLanguage(*m_settings));
-    setCpuBf16(storedCpuBf16(*m_settings));
-    setTheme(storedTheme(*m_settings));
+    setLanguage(m_settings.language());
+    setCpuBf16(m_settings.cpuBf16());
+    setTheme(m_settings.theme());
 }
 
-SettingsDialog::~SettingsDialog() {
-    if (m_ownsSettings) delete m_settings;
-}
-
-QString SettingsDialog::storedLanguage(const QSettings& settings) {
-    const QString v = settings.value(QLatin1String(kLanguageKey)).toString();
-    return kLanguages.contains(v) ? v : QString();
-}
-
-QString SettingsDialog::storedCpuBf16(const QSettings& settings) {
-    const QString v = settings.value(QLatin1String(kCpuBf16Key)).toString();
-    return kCpuBf16Modes.contains(v) ? v : kCpuBf16Modes[0];
-}
-
-QString SettingsDialog::storedTheme(const QSettings& settings) {
-    const QString v = settings.value(QLatin1String(kThemeKey)).toString();
-    return kThemes.contains(v) ? v : kThemes[0];
-}
+SettingsDialog::~SettingsDialog() = default;
 
 QString SettingsDialog::theme() const {
     return m_theme->currentData().toString();
@@ -130,8 +101,8 @@ void SettingsDialog::setCpuHasBf16Instructions(bool has) {
 
 void SettingsDialog::updateCpuBf16Note() {
     const QString mode = cpuBf16();
-    const bool native =
-        mode == kCpuBf16Modes[1] || (mode == kCpuBf16Modes[2] && m_bf16Instructions);
+    const QStringList& modes = StudioSettings::cpuBf16Modes();  // emulated, native, auto
+    const bool native = mode == modes[1] || (mode == modes[2] && m_bf16Instructions);
     QString text;
     if (!native)
         text =
@@ -148,32 +119,26 @@ void SettingsDialog::updateCpuBf16Note() {
     m_cpuBf16Note->setText(text + " " + tr("The model is loaded again when this changes."));
 }
 
-QString SettingsDialog::effectiveLocale(const QString& language) {
-    return language.isEmpty() ? QLocale::system().name() : language;
-}
-
 QString SettingsDialog::language() const {
     return m_language->currentData().toString();
 }
 
 void SettingsDialog::setLanguage(const QString& language) {
-    const int i = m_language->findData(kLanguages.contains(language) ? language : QString());
+    const bool known = StudioSettings::languages().contains(language);
+    const int i = m_language->findData(known ? language : QString());
     m_language->setCurrentIndex(std::max(i, 0));
 }
 
 void SettingsDialog::accept() {
-    const QString before = storedLanguage(*m_settings);
+    const QString before = m_settings.language();
     const QString now = language();
-    const QString bf16Before = storedCpuBf16(*m_settings);
+    const QString bf16Before = m_settings.cpuBf16();
     const QString bf16Now = cpuBf16();
-    const QString themeBefore = storedTheme(*m_settings);
+    const QString themeBefore = m_settings.theme();
     const QString themeNow = theme();
-    m_settings->setValue(QLatin1String(kLanguageKey), now);
-    m_settings->setValue(QLatin1String(kCpuBf16Key), bf16Now);
-    m_settings->setValue(QLatin1String(kThemeKey), themeNow);
-    m_settings->sync();
+    m_settings.setChoices(now, themeNow, bf16Now);
     QDialog::accept();
-    if (now != before) emit languageChanged(effectiveLocale(now));
+    if (now != before) emit languageChanged(StudioSettings::effectiveLocale(now));
     if (bf16Now != bf16Before) emit cpuBf16Changed(bf16Now);
     if (themeNow != themeBefore) emit themeChanged(themeNow);
 }

@@ -27,11 +27,6 @@ void fixHorizontalMargins(QCustomPlot* plot) {
     plot->axisRect()->setMargins(QMargins(84, 0, 76, 0));
 }
 
-QString runBox(int run, const QString& label) {
-    return QStringLiteral("<span style='color:%1'>&#9632;</span> <b>%2</b>")
-        .arg(viewRunColor(run).name(), label.toHtmlEscaped());
-}
-
 }  // namespace
 
 CompareView::CompareView(QWidget* parent)
@@ -175,7 +170,7 @@ void CompareView::rebuildRuns() {
     m_finals.assign(size_t(m_labels.size()), std::nullopt);
 
     for (int r = 0; r < runCount(); ++r) {
-        auto* label = new QLabel(runBox(r, m_labels[r]), m_stripBox);
+        auto* label = new QLabel(viewRunTitleHtml(viewRunColor(r), m_labels[r]), m_stripBox);
         if (r < m_plans.size()) label->setToolTip(m_plans[r]);  // the whole plan behind a title
         label->setTextFormat(Qt::RichText);
         label->setWordWrap(true);

@@ -137,45 +137,42 @@ void ImageView::computeNumbers(const hs::PreviewImage& image, const hs::TensorSt
         m_levels.isEmpty() ? m_nonFinite : m_levels + QStringLiteral("  \u00B7  ") + m_nonFinite;
 }
 
+namespace {
+
+// Each verdict's badge: its words (translated in ImageView's context) and its colour.
+struct VerdictBadge {
+    ImageView::Verdict verdict;
+    const char* text;
+    QColor color;
+};
+const VerdictBadge kVerdictBadges[] = {
+    {ImageView::Verdict::Ok, QT_TRANSLATE_NOOP("ImageView", "OK"), QColor(0, 135, 68)},
+    {ImageView::Verdict::Black, QT_TRANSLATE_NOOP("ImageView", "BLACK IMAGE"), QColor(28, 28, 28)},
+    {ImageView::Verdict::Flat, QT_TRANSLATE_NOOP("ImageView", "FLAT IMAGE"), QColor(205, 140, 0)},
+    {ImageView::Verdict::NonFinite, QT_TRANSLATE_NOOP("ImageView", "CONTAINS NaN/Inf"),
+     QColor(200, 0, 170)},
+    {ImageView::Verdict::Error, QT_TRANSLATE_NOOP("ImageView", "ERROR"), QColor(200, 0, 0)},
+    {ImageView::Verdict::Cancelled, QT_TRANSLATE_NOOP("ImageView", "CANCELLED"),
+     QColor(120, 120, 120)},
+};
+
+const VerdictBadge* badgeOf(ImageView::Verdict v) {
+    for (const auto& b : kVerdictBadges)
+        if (b.verdict == v) return &b;
+    return nullptr;  // None (no badge) and Unknown (the engine's own name)
+}
+
+}  // namespace
+
 QString ImageView::badgeText() const {
-    switch (m_verdict) {
-        case Verdict::None:
-            return QString();
-        case Verdict::Ok:
-            return tr("OK");
-        case Verdict::Black:
-            return tr("BLACK IMAGE");
-        case Verdict::Flat:
-            return tr("FLAT IMAGE");
-        case Verdict::NonFinite:
-            return tr("CONTAINS NaN/Inf");
-        case Verdict::Error:
-            return tr("ERROR");
-        case Verdict::Cancelled:
-            return tr("CANCELLED");
-        case Verdict::Unknown:
-            return m_verdictName.toUpper();
-    }
-    return QString();
+    if (m_verdict == Verdict::Unknown) return m_verdictName.toUpper();
+    const VerdictBadge* b = badgeOf(m_verdict);
+    return b ? tr(b->text) : QString();
 }
 
 QColor ImageView::badgeColor() const {
-    switch (m_verdict) {
-        case Verdict::Ok:
-            return QColor(0, 135, 68);
-        case Verdict::Black:
-            return QColor(28, 28, 28);
-        case Verdict::Flat:
-            return QColor(205, 140, 0);
-        case Verdict::NonFinite:
-            return QColor(200, 0, 170);
-        case Verdict::Error:
-            return QColor(200, 0, 0);
-        case Verdict::Cancelled:
-            return QColor(120, 120, 120);
-        default:
-            return QColor(90, 90, 90);
-    }
+    const VerdictBadge* b = badgeOf(m_verdict);
+    return b ? b->color : QColor(90, 90, 90);
 }
 
 namespace {

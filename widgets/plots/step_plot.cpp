@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "ctl_plot_style.h"
+#include "ctl_style.h"
 #include "records/format_types.h"
 #include "view_format.h"
 
@@ -63,10 +64,6 @@ QPen seriesPen(StepPlot::Series s, const QColor& c) {
         default:
             return QPen(c, 1.2, Qt::SolidLine);
     }
-}
-
-QString colorBox(const QColor& c) {
-    return QStringLiteral("<span style='color:%1'>&#9632;</span>").arg(c.name());
 }
 
 }  // namespace
@@ -483,8 +480,7 @@ void StepPlot::updateLimitItems() {
     }
 
     m_limitNote = m_data.limitNote();
-    m_note->setText(m_limitNote);
-    m_note->setVisible(!m_limitNote.isEmpty());
+    ctl::setShownText(m_note, m_limitNote);
     fitNote();
 }
 
@@ -523,7 +519,8 @@ void StepPlot::setHover(int step) {
         const QString label = m_data.runLabels().value(r);
         if (it == run.end()) {
             plain << tr("%1: no data").arg(label);
-            html << colorBox(viewRunColor(r)) + " " + label.toHtmlEscaped() + ": " + tr("no data");
+            html << viewColorSquareHtml(viewRunColor(r)) + " " + label.toHtmlEscaped() + ": " +
+                        tr("no data");
             continue;
         }
         sigma = it->second.sigma;
@@ -538,7 +535,7 @@ void StepPlot::setHover(int step) {
                            viewCount(st.posInf + st.negInf));
         plain << label + ": " + line;
         const QColor c = m_data.runCount() > 1 ? viewRunColor(r) : seriesColor(AbsMax);
-        QString h = colorBox(c) + " <b>" + label.toHtmlEscaped() + "</b>: " + line.toHtmlEscaped();
+        QString h = viewRunTitleHtml(c, label) + ": " + line.toHtmlEscaped();
         if (st.nonFinite() > 0) h = "<span style='color:#b00000'>" + h + "</span>";
         html << h;
     }

@@ -12,12 +12,27 @@ namespace history {
 
 namespace {
 
-// Order matters: appendStats and readStats walk the same list.
-const char* const kStatsNames[] = {"count",   "finite",  "min",       "max",
-                                   "abs_max", "mean",    "std",       "nan",
-                                   "pos_inf", "neg_inf", "over_fp16", "subnormal_fp16"};
-const bool kStatsIsInteger[] = {true,  true, false, false, false, false,
-                                false, true, true,  true,  true,  true};
+// The columns of a TensorStats in table order: the schema, appendStats and readStats walk this
+// one list. Each is a count (INTEGER) or a real (REAL, NULL for NaN).
+struct StatsColumn {
+    const char* name;
+    int64_t hs::TensorStats::*count;
+    double hs::TensorStats::*real;
+};
+const StatsColumn kStatsColumns[] = {
+    {"count", &hs::TensorStats::count, nullptr},
+    {"finite", &hs::TensorStats::finite, nullptr},
+    {"min", nullptr, &hs::TensorStats::min},
+    {"max", nullptr, &hs::TensorStats::max},
+    {"abs_max", nullptr, &hs::TensorStats::absMax},
+    {"mean", nullptr, &hs::TensorStats::mean},
+    {"std", nullptr, &hs::TensorStats::std},
+    {"nan", &hs::TensorStats::nan, nullptr},
+    {"pos_inf", &hs::TensorStats::posInf, nullptr},
+    {"neg_inf", &hs::TensorStats::negInf, nullptr},
+    {"over_fp16", &hs::TensorStats::overFp16, nullptr},
+    {"subnormal_fp16", &hs::TensorStats::subnormalFp16, nullptr},
+};
 
 qint64 intFrom(const QVariant& v) {
     return v.isNull() ? 0 : v.toLongLong();
@@ -27,16 +42,15 @@ qint64 intFrom(const QVariant& v) {
 
 QStringList statsColumns(const QString& prefix) {
     QStringList c;
-    for (const char* n : kStatsNames) c << prefix + QLatin1String(n);
+    for (const auto& column : kStatsColumns) c << prefix + QLatin1String(column.name);
     return c;
 }
 
 QString statsColumnDefs(const QString& prefix) {
     QStringList defs;
-    const QStringList names = statsColumns(prefix);
-    for (int i = 0; i < names.size(); ++i)
-        defs << names[i] +
-                    (kStatsIsInteger[i] ? QStringLiteral(" INTEGER") : QStringLiteral(" REAL"));
+    for (const auto& column : kStatsColumns)
+        defs << prefix + QLatin1String(column.name) +
+                    (column.count ? QStringLiteral(" INTEGER") : QStringLiteral(" REAL"));
     return defs.join(QStringLiteral(", "));
 }
 
@@ -80,26 +94,19 @@ double realFrom(const QVariant& v) {
 }
 
 void appendStats(QVariantList& values, const hs::TensorStats& s) {
-    values << qlonglong(s.count) << qlonglong(s.finite) << realValue(s.min) << realValue(s.max)
-           << realValue(s.absMax) << realValue(s.mean) << realValue(s.std) << qlonglong(s.nan)
-           << qlonglong(s.posInf) << qlonglong(s.negInf) << qlonglong(s.overFp16)
-           << qlonglong(s.subnormalFp16);
+    for (const auto& column : kStatsColumns)
+        values << (column.count ? QVariant(qlonglong(s.*column.count)) : realValue(s.*column.real));
 }
 
 hs::TensorStats readStats(const QSqlQuery& q, int& col) {
     hs::TensorStats s;
-    s.count = intFrom(q.value(col++));
-    s.finite = intFrom(q.value(col++));
-    s.min = realFrom(q.value(col++));
-    s.max = realFrom(q.value(col++));
-    s.absMax = realFrom(q.value(col++));
-    s.mean = realFrom(q.value(col++));
-    s.std = realFrom(q.value(col++));
-    s.nan = intFrom(q.value(col++));
-    s.posInf = intFrom(q.value(col++));
-    s.negInf = intFrom(q.value(col++));
-    s.overFp16 = intFrom(q.value(col++));
-    s.subnormalFp16 = intFrom(q.value(col++));
+    for (const auto& column : kStatsColumns) {
+        const QVariant v = q.value(col++);
+        if (column.count)
+            s.*column.count = intFrom(v);
+        else
+            s.*column.real = realFrom(v);
+    }
     return s;
 }
 
@@ -151,8 +158,7 @@ hs::ModelFiles modelFilesFrom(const QVariant& v) {
     hs::ModelFiles f;
     if (v.isNull()) return f;
     const QJsonObject o = QJsonDocument::fromJson(v.toString().toUtf8()).object();
-    for (const auto& s : hs::modelFileSlots())
-        f.*s.path = o.value(s.slot).toString().toStdString();
+    for (const auto& s : hs::modelFileSlots()) f.*s.path = o.value(s.slot).toString().toStdString();
     return f;
 }
 
