@@ -218,22 +218,17 @@ nlohmann::json conditionerConfig() {
             {"min_sequence_length", 512}};
 }
 
+// Cosmos-Predict2 2B in small.
 nlohmann::json transformerConfigAnimaFixture() {
-    return {{"_class_name", "CosmosTransformer3DModel"},
-            {"in_channels", 16},  // the VAE's z_dim
-            {"out_channels", 16},
-            {"num_attention_heads", 2},
-            {"attention_head_dim", 16},
-            {"num_layers", 2},
-            {"mlp_ratio", 2.0},
-            {"text_embed_dim", 24},
-            {"adaln_lora_dim", 8},
-            {"max_size", {128, 240, 240}},
-            {"patch_size", {1, 2, 2}},
-            {"rope_scale", {1.0, 4.0, 4.0}},
-            {"concat_padding_mask", true},
-            {"extra_pos_embed_type", nullptr},
-            {"use_crossattn_projection", false}};
+    nlohmann::json j = realCosmosPredict2Config();
+    j.update({{"num_attention_heads", 2},
+              {"attention_head_dim", 16},
+              {"num_layers", 2},
+              {"mlp_ratio", 2.0},
+              {"text_embed_dim", 24},
+              {"adaln_lora_dim", 8},
+              {"use_crossattn_projection", false}});
+    return j;
 }
 
 // Modulations near identity (scale ~0, gates small), as AdaLN-zero training leaves them: random
@@ -396,6 +391,23 @@ AnimaFiles writeTinyAnima(const std::string& root, double residualScale) {
     f.t5Tokenizer = set + "/t5_tokenizer";
     copyFolderAnimaFixture(f.folder + "/t5_tokenizer", f.t5Tokenizer);
     return f;
+}
+
+nlohmann::json realCosmosPredict2Config() {
+    return {{"_class_name", "CosmosTransformer3DModel"},
+            {"in_channels", 16},  // the VAE's z_dim
+            {"out_channels", 16},
+            {"num_attention_heads", 16},
+            {"attention_head_dim", 128},
+            {"num_layers", 28},
+            {"mlp_ratio", 4.0},
+            {"text_embed_dim", 1024},
+            {"adaln_lora_dim", 256},
+            {"max_size", {128, 240, 240}},
+            {"patch_size", {1, 2, 2}},
+            {"rope_scale", {1.0, 4.0, 4.0}},
+            {"concat_padding_mask", true},
+            {"extra_pos_embed_type", nullptr}};
 }
 
 }  // namespace hs::test

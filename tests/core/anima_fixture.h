@@ -59,4 +59,7 @@ WeightMap cosmosToOriginal(const WeightMap& diffusers, int layers);
 // `resnets` = num_res_blocks.
 WeightMap wanVaeToOriginal(const WeightMap& diffusers, int resnets);
 
+// Cosmos-Predict2 2B text to image's released transformer config (Anima's DiT is one).
+nlohmann::json realCosmosPredict2Config();
+
 }  // namespace hs::test

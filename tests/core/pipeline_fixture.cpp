@@ -56,6 +56,21 @@ std::map<std::string, double> ditPeaks(const RunRecord& r) {
     return peaks;
 }
 
+std::vector<std::string> nonFiniteOrder(const RunRecord& r,
+                                        const std::function<bool(const std::string&)>& infAt,
+                                        size_t n) {
+    std::vector<std::string> order;
+    for (const auto& q : r.probes) {
+        if (q.step != 0 || q.name.rfind("transformer.", 0) != 0) continue;
+        const bool inf = q.stats.posInf + q.stats.negInf > 0;
+        if ((inf && infAt(q.name)) ||
+            (q.stats.nan > 0 && (order.empty() || order.back().rfind("NaN ", 0) != 0)))
+            order.push_back((q.stats.nan > 0 ? "NaN " : "Inf ") + q.name);
+        if (order.size() == n) break;
+    }
+    return order;
+}
+
 double residualScaleFor(double peak) {
     return std::exp2(std::ceil(std::log2(131072.0 / peak)));
 }
@@ -208,8 +223,8 @@ void TinyPipelineSuite::TearDownTestSuite() {
 }
 
 void expectFp16BlackAndBf16Clean(Pipeline& p, RunConfig cfg, const RunRecord& bad,
-                                  const RunRecord& reference, const std::string& block,
-                                  const std::string& firstOver) {
+                                 const RunRecord& reference, const std::string& block,
+                                 const std::string& firstOver) {
     // Nothing in fp16 goes past 65504 as a finite value: it rounds to Inf.
     for (const auto& q : bad.probes)
         if (q.format == Format::FP16) EXPECT_EQ(q.stats.overFp16, 0) << q.name;

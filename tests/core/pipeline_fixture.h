@@ -8,7 +8,9 @@
 //   TinyPipelineVae        an SD VAE given for the pipeline's Qwen-Image one is refused
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "pipeline/pipeline.h"
+#include "remedy_helpers.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
 
@@ -118,6 +121,68 @@ protected:
     static inline std::string s_root;
     static inline Files s_files;
 };
+
+// A family's tiny pipeline written once with its MLP gain (s_files, the reference) and once with
+// its residual streams scaled by c (s_scaled), c the power of two that takes the blocks' peaks of
+// the reference's fp32 run (Op probes, s_reference) past 2^17 (residualScaleFor): the fp16
+// failure of a bf16-trained model. `Tiny` is as TinyPipelineTest takes it, and gives:
+//   static Files write(const std::string& root, double c);  the model scaled by c (write(root)
+//                                                             is the reference, c = 1)
+//   static bool inBlocks(const std::string& point);      the points s_blocks is the peak of
+//   static bool inEmbeddings(const std::string& point);  the points s_embed is the peak of
+template <class Tiny>
+class ScaledOverflowTest : public TinyPipelineTest<Tiny> {
+protected:
+    using Base = TinyPipelineTest<Tiny>;
+
+    static void SetUpTestSuite() {
+        Base::SetUpTestSuite();
+        RunConfig c = Base::config();
+        c.probeLevel = ProbeLevel::Op;
+        s_reference = Pipeline::load(Base::s_files.folder, PrecisionPlan(), kCpuPipeline)->run(c);
+        for (const auto& [name, peak] : ditPeaks(s_reference)) {
+            if (Tiny::inBlocks(name)) s_blocks = std::max(s_blocks, peak);
+            if (Tiny::inEmbeddings(name)) s_embed = std::max(s_embed, peak);
+        }
+        s_c = residualScaleFor(s_blocks);
+        std::printf("  residual scale c = %g: embeddings up to %.4g, blocks up to %.4g\n", s_c,
+                    s_embed * s_c, s_blocks * s_c);
+        s_scaled = Tiny::write(Base::s_root + "/scaled", s_c);
+    }
+
+    // The scaled model's run with the transformer in fp16 (`cfg`, Op probes, run by `p`): NaN from
+    // the first step, step 0's latents all NaN.
+    static void runScaledInFp16(std::unique_ptr<Pipeline>& p, RunConfig& cfg, RunRecord& bad) {
+        cfg = Base::config();
+        cfg.probeLevel = ProbeLevel::Op;
+        cfg.plan = PrecisionPlan::parse("transformer=fp16");
+        p = Pipeline::load(s_scaled.folder, cfg.plan, kCpuPipeline);
+        bad = p->run(cfg);
+        ASSERT_NO_FATAL_FAILURE(expectNanFromTheFirstStep(bad));
+        EXPECT_EQ(bad.steps[0].latent.nan, bad.steps[0].latent.count);  // all NaN
+    }
+
+    // Every remedy tried on the scaled model's fp16 failure (8 rows, each run without an error),
+    // ranked for a T4 against the bf16 run: the table and its rows by "remedy/scope".
+    static void rankRemediesOfScaledFp16(RemedyTable& t, std::map<std::string, RemedyRow>& rows) {
+        RunConfig cfg = Base::config();
+        cfg.modelDir = s_scaled.folder;
+        cfg.plan = PrecisionPlan::parse("transformer=fp16");
+        rows = rankedRemedies(cfg, Format::BF16, &t);
+        ASSERT_NO_FATAL_FAILURE(expectEveryRemedyRan(t, 8));
+    }
+
+    static inline typename Tiny::Files s_scaled;
+    static inline RunRecord s_reference;
+    static inline double s_embed = 0, s_blocks = 0, s_c = 1;
+};
+
+// The first non-finite values of step 0's DiT points ("transformer.*") in call order: each point
+// `infAt` names that holds an Inf ("Inf <name>"), and the first point of each run of NaN points
+// ("NaN <name>"); at most `n`.
+std::vector<std::string> nonFiniteOrder(const RunRecord& r,
+                                        const std::function<bool(const std::string&)>& infAt,
+                                        size_t n = 3);
 
 // ---- the parameterised suites ----------------------------------------------------------------
 

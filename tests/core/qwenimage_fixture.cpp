@@ -18,26 +18,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The language model of Qwen2.5-VL as its config.json has it (text fields at the top level, as
-// the original release), 16 wide, over Qwen2.5-VL's vocabulary size 152064 (the tokenizer's
-// 151,646 ids fit). The values a single file does not store are the ones its conversion
-// assumes (rope_theta 1e6, rms_norm_eps 1e-6).
+// The language model of Qwen2.5-VL (realQwen25VlTextConfig) 16 wide, over its vocabulary size
+// 152064 (the tokenizer's 151,646 ids fit). The values a single file does not store are the ones
+// its conversion assumes (rope_theta 1e6, rms_norm_eps 1e-6).
 nlohmann::json textEncoderConfig(int hidden = 16, int vocab = 152064) {
-    return {{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
-            {"model_type", "qwen2_5_vl"},
-            {"vocab_size", vocab},
-            {"hidden_size", hidden},
-            {"intermediate_size", 32},
-            {"num_hidden_layers", 2},
-            {"num_attention_heads", 4},
-            {"num_key_value_heads", 2},
-            {"max_position_embeddings", 128000},
-            {"rms_norm_eps", 1e-6},
-            {"rope_theta", 1000000.0},
-            {"rope_scaling", {{"type", "mrope"}, {"mrope_section", {1, 0, 1}}}},
-            {"hidden_act", "silu"},
-            {"use_sliding_window", false},
-            {"tie_word_embeddings", false}};
+    nlohmann::json j = realQwen25VlTextConfig();
+    j.update({{"vocab_size", vocab},
+              {"hidden_size", hidden},
+              {"intermediate_size", 32},
+              {"num_hidden_layers", 2},
+              {"num_attention_heads", 4},
+              {"num_key_value_heads", 2},
+              {"rope_scaling", {{"type", "mrope"}, {"mrope_section", {1, 0, 1}}}}});
+    return j;
 }
 
 nlohmann::json transformerConfigQwenimageFixture() {
@@ -135,6 +128,24 @@ std::string writeShardedQwenImage(const QwenImageFiles& f, const std::string& ro
     fs::remove(folder + "/transformer/diffusion_pytorch_model.safetensors");
     writeSharded(folder + "/transformer", "diffusion_pytorch_model", f.transformer, shards);
     return folder;
+}
+
+nlohmann::json realQwen25VlTextConfig() {
+    return {{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
+            {"model_type", "qwen2_5_vl"},
+            {"vocab_size", 152064},
+            {"hidden_size", 3584},
+            {"intermediate_size", 18944},
+            {"num_hidden_layers", 28},
+            {"num_attention_heads", 28},
+            {"num_key_value_heads", 4},
+            {"max_position_embeddings", 128000},
+            {"rms_norm_eps", 1e-6},
+            {"rope_theta", 1000000.0},
+            {"rope_scaling", {{"type", "mrope"}, {"mrope_section", {16, 24, 24}}}},
+            {"hidden_act", "silu"},
+            {"use_sliding_window", false},
+            {"tie_word_embeddings", false}};
 }
 
 nlohmann::json realQwenImageTransformerConfig() {

@@ -44,6 +44,10 @@ QwenImageFiles writeTinyQwenImage(const std::string& root, double residualScale 
 // (diffusion_pytorch_model-0000N-of-0000M.safetensors + the .index.json). Returns the folder.
 std::string writeShardedQwenImage(const QwenImageFiles& f, const std::string& root, int shards);
 
+// Qwen2.5-VL-7B-Instruct's language model as its config.json has it (text fields at the top
+// level, as the original release): Qwen-Image's text encoder.
+nlohmann::json realQwen25VlTextConfig();
+
 // Qwen-Image's released transformer config (diffusers' QwenImageTransformer2DModel for
 // Qwen/Qwen-Image: 60 blocks of 24 heads x 128, text width 3584, 64 packed channels).
 nlohmann::json realQwenImageTransformerConfig();

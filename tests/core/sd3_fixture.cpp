@@ -5,7 +5,10 @@
 #include <regex>
 #include <stdexcept>
 
+#include "family_suites.h"
 #include "flux1_fixture.h"
+#include "models/sd3/sd3_layers.h"
+#include "models/sd3/sd3_transformer.h"
 #include "pipeline_fixture.h"
 #include "test_util.h"
 
@@ -41,7 +44,7 @@ nlohmann::json vaeConfigSd3Fixture() {
                                      {"shift_factor", 0.0609}});
 }
 
-// AdaLayerNormContinuous's linear holds (scale, shift), Stability's adaLN (shift, scale).
+// (scale, shift) halves to (shift, scale), and back.
 torch::Tensor swapHalvesSd3Fixture(const torch::Tensor& t) {
     const auto halves = t.chunk(2, 0);
     return torch::cat({halves[1], halves[0]}, 0);
@@ -89,21 +92,28 @@ nlohmann::json sd3TransformerConfigFixture() {
             {"qk_norm", "rms_norm"}};
 }
 
-// diffusers SD3Transformer2DModel keys -> Stability's MMDiT keys (sd3_medium, sd3.5_*): written
-// from the reference implementation's module names, not from the converter.
-WeightMap sd3ToStabilitySd3Fixture(const WeightMap& d, int layers) {
+WeightMap sd3ToStability(const WeightMap& d, int layers, std::set<std::string>* unused) {
     WeightMap o;
+    std::set<std::string> used;
+    auto at = [&](const std::string& key) {
+        used.insert(key);
+        return d.at(key);
+    };
     auto pair = [&](const std::string& from, const std::string& to) {
         for (const char* p : {".weight", ".bias"})
-            if (d.count(from + p)) o[to + p] = d.at(from + p);
+            if (d.count(from + p)) o[to + p] = at(from + p);
     };
     auto qkv = [&](const std::string& from, const std::array<const char*, 3>& names,
                    const std::string& to) {
         for (const char* p : {".weight", ".bias"})
-            o[to + p] = torch::cat({d.at(from + names[0] + p), d.at(from + names[1] + p),
-                                    d.at(from + names[2] + p)});
+            o[to + p] = torch::cat(
+                {at(from + names[0] + p), at(from + names[1] + p), at(from + names[2] + p)});
     };
-    o["pos_embed"] = d.at("pos_embed.pos_embed");
+    // AdaLayerNormContinuous's linear holds (scale, shift), Stability's adaLN (shift, scale).
+    auto swapped = [&](const std::string& from, const std::string& to) {
+        for (const char* p : {".weight", ".bias"}) o[to + p] = swapHalvesSd3Fixture(at(from + p));
+    };
+    o["pos_embed"] = at("pos_embed.pos_embed");
     pair("pos_embed.proj", "x_embedder.proj");
     pair("context_embedder", "context_embedder");
     pair("time_text_embed.timestep_embedder.linear_1", "t_embedder.mlp.0");
@@ -113,7 +123,6 @@ WeightMap sd3ToStabilitySd3Fixture(const WeightMap& d, int layers) {
     for (int i = 0; i < layers; ++i) {
         const std::string b = "transformer_blocks." + std::to_string(i) + ".",
                           j = "joint_blocks." + std::to_string(i) + ".";
-        const bool last = i + 1 == layers;
         qkv(b + "attn.", {"to_q", "to_k", "to_v"}, j + "x_block.attn.qkv");
         pair(b + "attn.to_out.0", j + "x_block.attn.proj");
         pair(b + "attn.norm_q", j + "x_block.attn.ln_q");
@@ -130,10 +139,8 @@ WeightMap sd3ToStabilitySd3Fixture(const WeightMap& d, int layers) {
             pair(b + "attn2.norm_q", j + "x_block.attn2.ln_q");
             pair(b + "attn2.norm_k", j + "x_block.attn2.ln_k");
         }
-        if (last) {
-            for (const char* p : {".weight", ".bias"})
-                o[j + "context_block.adaLN_modulation.1" + p] =
-                    swapHalvesSd3Fixture(d.at(b + "norm1_context.linear" + p));
+        if (i + 1 == layers) {  // context_pre_only: the context's adaLN is a continuous one
+            swapped(b + "norm1_context.linear", j + "context_block.adaLN_modulation.1");
         } else {
             pair(b + "norm1_context.linear", j + "context_block.adaLN_modulation.1");
             pair(b + "attn.to_add_out", j + "context_block.attn.proj");
@@ -142,10 +149,50 @@ WeightMap sd3ToStabilitySd3Fixture(const WeightMap& d, int layers) {
         }
     }
     pair("proj_out", "final_layer.linear");
-    for (const char* p : {".weight", ".bias"})
-        o[std::string("final_layer.adaLN_modulation.1") + p] =
-            swapHalvesSd3Fixture(d.at(std::string("norm_out.linear") + p));
+    swapped("norm_out.linear", "final_layer.adaLN_modulation.1");
+    if (unused)
+        for (const auto& kv : d)
+            if (!used.count(kv.first)) unused->insert(kv.first);
     return o;
+}
+
+std::shared_ptr<Component> loadSd3Transformer(const nlohmann::json& config,
+                                              const WeightMap& weights, ProbeContext& probes,
+                                              LoadMode mode) {
+    return loadComponent(*FamilyRegistry::global().require("SD3Transformer2DModel", "test"),
+                         {"test", config, weights}, probes.policy(), "transformer", mode);
+}
+
+nlohmann::json otherSd3Config() {
+    nlohmann::json j = sd3TransformerConfigFixture();
+    j.update({{"num_layers", 3},
+              {"attention_head_dim", 12},
+              {"num_attention_heads", 2},
+              {"joint_attention_dim", 20},
+              {"caption_projection_dim", 24},
+              {"pooled_projection_dim", 18},
+              {"pos_embed_max_size", 8},
+              {"dual_attention_layers", {0, 1}}});
+    return j;
+}
+
+WeightMap randomSd3Weights(const nlohmann::json& config, uint64_t seed) {
+    const SD3Config c = SD3Config::fromJson(config);
+    WeightMap w = randomCheckpoint(
+        seed, [&] { return SD3Transformer(c); },
+        [](const std::string& k) { return k.find(".norm_") != std::string::npos; });
+    w["pos_embed.pos_embed"] =
+        sd3SincosPosEmbed(c.innerDim(), c.posEmbedMaxSize, c.baseSize()).unsqueeze(0);
+    return w;
+}
+
+NamedTensors otherSd3Inputs() {
+    torch::manual_seed(9);
+    return {{"in.hidden_states", torch::randn({2, 16, 12, 10})},
+            {"in.encoder_hidden_states", torch::randn({2, 5, 20})},
+            {"in.pooled_projections", torch::randn({2, 18})},
+            {"in.timestep", torch::tensor({800.f, 350.f})},
+            {"out.sample", torch::zeros({1})}};  // not an input: ignored
 }
 
 ModelFiles Sd3Files::comfySet() const {
@@ -164,8 +211,8 @@ Sd3Files writeTinySd3(const std::string& root, double residualScale, double mlpG
     WeightMap transformer = randomWeightsOf(tc, "SD3Transformer2DModel", 11);
     if (residualScale != 1.0 || mlpGain != 1.0)
         scaleResidualWritersSd3Fixture(transformer, residualScale, mlpGain);
-    const WeightMap clipL = randomWeightsOf(clipConfigSd3Fixture("quick_gelu"),
-                                            "CLIPTextModelWithProjection", 12);
+    const WeightMap clipL =
+        randomWeightsOf(clipConfigSd3Fixture("quick_gelu"), "CLIPTextModelWithProjection", 12);
     // CLIP-G is OpenCLIP (gelu); a file's converter knows it by its width (1280), which this
     // tiny one does not have, so here it is quick_gelu like CLIP-L.
     const WeightMap clipG =
@@ -211,7 +258,7 @@ Sd3Files writeTinySd3(const std::string& root, double residualScale, double mlpG
     f.clipL = files + "/clip_l.safetensors";
     f.clipG = files + "/clip_g.safetensors";
     f.t5 = files + "/t5xxl_tiny.safetensors";
-    writeWeightsFile(f.dit, sd3ToStabilitySd3Fixture(transformer, kLayersSd3Fixture),
+    writeWeightsFile(f.dit, sd3ToStability(transformer, kLayersSd3Fixture),
                      "model.diffusion_model.");
     writeWeightsFile(f.ae, vaeToLdm(vae, 2));
     writeWeightsFile(f.clipL, clipL);

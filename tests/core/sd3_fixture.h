@@ -7,9 +7,15 @@
 //             "model.diffusion_model." in Stability's layout), ae.safetensors (the VAE, LDM
 //             layout), clip_l, clip_g and t5xxl files with transformers' keys, and the
 //             tokenizer folders beside them.
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
+#include "models/common/named_tensors.h"
+#include "models/common/weights.h"
+#include "models/registry.h"
+#include "numerics/probe.h"
 #include "records/run_types.h"
 
 namespace hs::test {
@@ -34,5 +40,31 @@ nlohmann::json sd3TransformerConfigFixture();
 // inside the blocks, so that a scale can take them past fp16's range while the embeddings stay
 // inside it. 1 and 1 (the default) write the plain weights, untouched.
 Sd3Files writeTinySd3(const std::string& root, double residualScale = 1.0, double mlpGain = 1.0);
+
+// ---- the transformer alone (the SD3 model tests) ----------------------------------------------
+
+// An SD3 transformer of `config` and `weights` through its registered family, as the pipelines
+// load it, in the slot "transformer".
+std::shared_ptr<Component> loadSd3Transformer(const nlohmann::json& config,
+                                              const WeightMap& weights, ProbeContext& probes,
+                                              LoadMode mode = LoadMode::Full);
+
+// Shares nothing with the goldens: patch 2, 16 channels in and out, 2 heads of 12, three blocks
+// with dual attention in blocks 0 and 1, RMS qk-norm, a 8 x 8 positional table.
+nlohmann::json otherSd3Config();
+
+// Seeded random weights in checkpoint layout: default linears, norms around 1, small biases, and
+// the positional table diffusers stores.
+WeightMap randomSd3Weights(const nlohmann::json& config, uint64_t seed = 5);
+
+// For otherSd3Config: a batch of 2 with 12 x 10 latents (6 x 5 patches of the 8 x 8 table), 5
+// text tokens, two timesteps.
+NamedTensors otherSd3Inputs();
+
+// diffusers SD3Transformer2DModel keys -> Stability's MMDiT keys (sd3_medium, sd3.5_*): written
+// from the reference implementation's module names, not from the converter. `unused` (when
+// given) receives the diffusers keys no Stability key holds.
+WeightMap sd3ToStability(const WeightMap& diffusers, int layers,
+                         std::set<std::string>* unused = nullptr);
 
 }  // namespace hs::test

@@ -3,6 +3,7 @@
 // component through its family, comparing weight maps.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -96,6 +97,51 @@ inline const ConvertedComponent& componentIn(const SingleFileContents& f, const 
     for (const auto& c : f.components)
         if (c.slot == slot) return c;
     throw std::runtime_error("no component in slot " + slot);
+}
+
+// The component of `f` in `slot`, which must be a `className`.
+inline const ConvertedComponent& componentIn(const SingleFileContents& f, const std::string& slot,
+                                             const std::string& className) {
+    const ConvertedComponent& c = componentIn(f, slot);
+    EXPECT_EQ(c.className, className) << slot;
+    return c;
+}
+
+// Each of `fields` of the config `got` is `want`'s (null where `got` has none).
+inline void expectFields(const nlohmann::json& got, const nlohmann::json& want,
+                         const std::vector<std::string>& fields) {
+    for (const auto& k : fields) EXPECT_EQ(got.value(k, nlohmann::json()), want[k]) << k;
+}
+
+// What tests/data/golden/single_files.json says of the golden SD 1.5 checkpoint
+// (sd15_single.safetensors): its components' configs.
+inline nlohmann::json sd15SingleReference() {
+    return readJsonAt(dataPath("golden/single_files.json"))["single_files"]["sd15_single"];
+}
+
+// `f` holds one component, `className` in `slot`, and nothing it left unconverted or ignored.
+inline ::testing::AssertionResult holdsOneComponent(const SingleFileContents& f,
+                                                    const std::string& slot,
+                                                    const std::string& className) {
+    if (f.components.size() != 1)
+        return ::testing::AssertionFailure() << f.components.size() << " components";
+    if (!f.notConverted.empty() || !f.ignored.empty())
+        return ::testing::AssertionFailure() << f.notConverted.size() << " tensors not converted, "
+                                             << f.ignored.size() << " ignored";
+    const ConvertedComponent& c = f.components[0];
+    if (c.slot != slot || c.className != className)
+        return ::testing::AssertionFailure() << c.className << " in " << c.slot;
+    return ::testing::AssertionSuccess();
+}
+
+// `got` has `want`'s shape and is within `tolerance` (relative) of it; printed with `label`.
+inline void expectCloseTo(const torch::Tensor& got, const torch::Tensor& want,
+                          const std::string& label, double tolerance = 1e-4) {
+    ASSERT_EQ(got.sizes(), want.sizes()) << label;
+    const double err = relErr(got, want);
+    std::printf("  %s rel err %.3e (max |ref| %.3f)\n", label.c_str(), err,
+                want.abs().max().item<double>());
+    EXPECT_LE(err, tolerance) << label;
 }
 
 // Runs `fn` and returns the message of the exception of type E it throws ("" when none).

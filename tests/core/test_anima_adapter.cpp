@@ -36,70 +36,53 @@ double compareAnimaAdapter(const NamedTensors& out, const NamedTensors& io,
 // ---- the suites every family runs (family_suites.h) ------------------------------------------
 
 // The golden model at every probe level, its keys diffusers' own.
-INSTANTIATE_TEST_SUITE_P(AnimaAdapter, FamilyGolden,
-                         ::testing::Values(test::GoldenCase("golden/anima_adapter")
-                                               .at({ProbeLevel::Off, ProbeLevel::Layer,
-                                                    ProbeLevel::Op})
-                                               .keyedAsTheFile()
-                                               .ofFamily(Role::Adapter, "text_conditioner")),
-                         test::CaseLabel());
+HS_CASES(AnimaAdapter, FamilyGolden,
+         test::GoldenCase("golden/anima_adapter")
+             .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
+             .keyedAsTheFile()
+             .ofFamily(Role::Adapter, "text_conditioner"));
 
-std::map<std::string, ProbeLevel> probePointsAnimaAdapter() {
-    const std::string b = "text_conditioner.blocks.1";
-    return {{b, ProbeLevel::Module},
-            {"text_conditioner.norm", ProbeLevel::Module},
-            {"text_conditioner.embed", ProbeLevel::Layer},
-            {"text_conditioner.in_proj", ProbeLevel::Layer},
-            {"text_conditioner.out_proj", ProbeLevel::Layer},
-            {b + ".norm_self_attn", ProbeLevel::Layer},
-            {b + ".self_attn", ProbeLevel::Layer},
-            {b + ".self_attn_residual", ProbeLevel::Layer},
-            {b + ".cross_attn", ProbeLevel::Layer},
-            {b + ".cross_attn_residual", ProbeLevel::Layer},
-            {b + ".mlp", ProbeLevel::Layer},
-            {b + ".mlp.1", ProbeLevel::Op},
-            {b + ".cross_attn.rope_k", ProbeLevel::Op},
-            {b + ".self_attn.q_norm", ProbeLevel::Op},
-            {"text_conditioner.masked", ProbeLevel::Op}};
-}
+const std::string kBlockAnimaAdapter = "text_conditioner.blocks.1";
 
 // At Layer level: embed, in_proj, 2 blocks, out_proj, norm.
-INSTANTIATE_TEST_SUITE_P(
-    AnimaAdapter, FamilyProbes,
-    ::testing::Values(test::ProbeCase(
-        "golden", goldenAnimaAdapter,
-        {test::ProbeExpectation(ProbeLevel::Op).at(probePointsAnimaAdapter()),
-         test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(2 + 2 * 9 + 2)})),
-    test::CaseLabel());
+HS_CASES(AnimaAdapter, FamilyProbes,
+         test::ProbeCase(
+             "golden", goldenAnimaAdapter,
+             {test::ProbeExpectation(ProbeLevel::Op)
+                  .at(ProbeLevel::Module, "", {kBlockAnimaAdapter})
+                  .at(ProbeLevel::Module, "text_conditioner", {"norm"})
+                  .at(ProbeLevel::Layer, "text_conditioner", {"embed", "in_proj", "out_proj"})
+                  .at(ProbeLevel::Layer, kBlockAnimaAdapter,
+                      {"norm_self_attn", "self_attn", "self_attn_residual", "cross_attn",
+                       "cross_attn_residual", "mlp"})
+                  .at(ProbeLevel::Op, kBlockAnimaAdapter,
+                      {"mlp.1", "cross_attn.rope_k", "self_attn.q_norm"})
+                  .at(ProbeLevel::Op, "text_conditioner", {"masked"}),
+              test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(2 + 2 * 9 + 2)}));
 
-INSTANTIATE_TEST_SUITE_P(
-    AnimaAdapter, FamilyConfig,
-    ::testing::Values(test::ConfigCase{
-        "golden",
-        [] { return readJson(dataPath("golden/anima_adapter/config.json")); },
-        [](const nlohmann::json& j) { AnimaAdapterConfig::fromJson(j); },
-        {test::setting("num_attention_heads", 3, "model_dim"),
-         test::setting("num_attention_heads", 32, "even head width"),  // heads of width 1
-         test::setting("mlp_ratio", 0.0), test::setting("target_vocab_size", 1 << 30),
-         test::setting("use_layer_norm", "no"), test::setting("min_sequence_length", -1)}}),
-    test::CaseLabel());
+HS_CASES(AnimaAdapter, FamilyConfig,
+         test::ConfigCase::ofFile<AnimaAdapterConfig>(
+             "golden", "golden/anima_adapter/config.json",
+             {test::setting("num_attention_heads", 3, "model_dim"),
+              test::setting("num_attention_heads", 32, "even head width"),  // heads of width 1
+              test::setting("mlp_ratio", 0.0), test::setting("target_vocab_size", 1 << 30),
+              test::setting("use_layer_norm", "no"), test::setting("min_sequence_length", -1)}));
 
-INSTANTIATE_TEST_SUITE_P(
-    AnimaAdapter, FamilyInputs,
-    ::testing::Values(test::InputCase{
-        "golden",
-        goldenAnimaAdapter,
-        {test::inputSet("in.source_hidden_states", torch::zeros({1, 7, 32}),
-                        {"in.source_hidden_states", "[B, S, 24]"}),
-         test::inputSet("in.target_input_ids", torch::full({1, 10}, 100, torch::kInt64),
-                        {"in.target_input_ids", "0..99"}),
-         test::inputSet("in.target_input_ids", torch::zeros({1, 10}),
-                        {"in.target_input_ids", "integer"}),
-         test::inputSet("in.source_attention_mask", torch::ones({1, 6}, torch::kInt64),
-                        {"in.source_attention_mask", "[1, 7]"}),
-         test::inputRemoved("in.target_input_ids", {"missing input 'in.target_input_ids'"}),
-         test::inputSet("in.input_ids", torch::zeros({1, 10}, torch::kInt64), {"in.input_ids"})}}),
-    test::CaseLabel());
+HS_CASES(AnimaAdapter, FamilyInputs,
+         test::InputCase{
+             "golden",
+             goldenAnimaAdapter,
+             {test::inputSet("in.source_hidden_states", torch::zeros({1, 7, 32}),
+                             {"in.source_hidden_states", "[B, S, 24]"}),
+              test::inputSet("in.target_input_ids", torch::full({1, 10}, 100, torch::kInt64),
+                             {"in.target_input_ids", "0..99"}),
+              test::inputSet("in.target_input_ids", torch::zeros({1, 10}),
+                             {"in.target_input_ids", "integer"}),
+              test::inputSet("in.source_attention_mask", torch::ones({1, 6}, torch::kInt64),
+                             {"in.source_attention_mask", "[1, 7]"}),
+              test::inputRemoved("in.target_input_ids", {"missing input 'in.target_input_ids'"}),
+              test::inputSet("in.input_ids", torch::zeros({1, 10}, torch::kInt64),
+                             {"in.input_ids"})}});
 
 // ---- the adapter's own --------------------------------------------------------------------------
 
@@ -164,24 +147,13 @@ TEST(AnimaAdapter, ReducedPrecisionAgreesWithFp32) {
     }
 }
 
-TEST(AnimaAdapter, LoadErrorsNameTheKey) {
-    const ModelCase g = goldenAnimaAdapter();
-    ProbeContext probes = contextFor("");
-    auto expectError = [&](const nlohmann::json& config, const WeightMap& w,
-                           const std::string& key) {
-        expectThrowNaming<WeightError>(
-            [&] { loadAnimaTextConditioner(config, w, probes.policy()); }, {key});
-    };
-    auto w = g.weights;
-    w.erase("blocks.0.self_attn.k_norm.weight");
-    expectError(g.config, w, "blocks.0.self_attn.k_norm.weight");
-    w = g.weights;
-    w["embed.weight"] = torch::zeros({99, 24});
-    expectError(g.config, w, "embed.weight");
-    auto noSelf = g.config;
-    noSelf["use_self_attention"] = false;
-    expectError(noSelf, g.weights, "self_attn");  // the file has self-attention weights
-}
+HS_CASES(AnimaAdapter, FamilyWeights,
+         test::WeightCase{"golden",
+                          goldenAnimaAdapter,
+                          {test::weightRemoved("blocks.0.self_attn.k_norm.weight"),
+                           test::weightSet("embed.weight", torch::zeros({99, 24})),
+                           // the file has self-attention weights
+                           test::configSet("use_self_attention", false, {"self_attn"})}});
 
 // A block whose MLP output passes 65504 in fp16: named inside that block, the block itself at
 // Module level; fp32 stays finite (the final RMSNorm rescales).
@@ -191,27 +163,13 @@ TEST(AnimaAdapter, Fp16OverflowIsNamedInsideTheBlock) {
     g.weights["blocks.1.mlp.2.weight"] = g.weights["blocks.1.mlp.2.weight"] * 1.5e5;
     g.weights["blocks.1.mlp.2.bias"] = g.weights["blocks.1.mlp.2.bias"] * 1.5e5;
     const std::string block = "text_conditioner.blocks.1";
-    ProbeContext p32 = contextFor("", ProbeLevel::Layer);
-    auto m32 = loadAnimaTextConditioner(g.config, g.weights, p32.policy());
-    auto o32 = runAnimaTextConditioner(m32, g.io, p32).at("out.text_embeds");
-    EXPECT_TRUE(torch::isfinite(o32).all().item<bool>());
-    double mlpMax = 0;
-    for (const auto& r : p32.records())
-        if (r.name == block + ".mlp") mlpMax = r.stats.absMax;
-    std::printf("  fp32: max |%s.mlp| = %.4g\n", block.c_str(), mlpMax);
-    EXPECT_GT(mlpMax, kFp16Max);
-    for (ProbeLevel level : {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module}) {
-        ProbeContext p16 = contextFor("text_conditioner=fp16", level);
-        auto m16 = loadAnimaTextConditioner(g.config, g.weights, p16.policy());
-        for (const auto& kv : m16->named_parameters())  // the weights themselves fit fp16
-            ASSERT_TRUE(torch::isfinite(kv.value()).all().item<bool>()) << kv.key();
-        runAnimaTextConditioner(m16, g.io, p16);
-        const auto& first = p16.firstNonFinite();
-        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
-        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
-                    first->at.name.c_str());
-        EXPECT_EQ(first->at.name, level == ProbeLevel::Module ? block : block + ".mlp");
-    }
+    test::expectFp16OverflowInsideTheBlock(
+        {[&](ProbeContext& p) { return test::loadModel(g, p); }, test::onlyInputs(g.io),
+         "text_conditioner=fp16", block, block + ".mlp"},
+        {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module},
+        [&](ProbeLevel level, const FirstNonFinite& first, Component&, ProbeContext&) {
+            EXPECT_EQ(first.at.name, level == ProbeLevel::Module ? block : block + ".mlp");
+        });
 }
 
 }  // namespace

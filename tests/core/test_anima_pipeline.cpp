@@ -55,11 +55,9 @@ const test::TinyPipelineCase kTinyAnima =
         .fileDetected(4, "(Anima)")
         .checking([](const RunRecord& r) { EXPECT_EQ(r.textEmbedding.count, 512 * 24); });
 
-INSTANTIATE_TEST_SUITE_P(Anima, TinyPipelineLayouts, ::testing::Values(kTinyAnima),
-                         test::CaseLabel());
-INSTANTIATE_TEST_SUITE_P(Anima, TinyPipelineStreaming, ::testing::Values(kTinyAnima),
-                         test::CaseLabel());
-INSTANTIATE_TEST_SUITE_P(Anima, TinyPipelineVae, ::testing::Values(kTinyAnima), test::CaseLabel());
+HS_CASES(Anima, TinyPipelineLayouts, kTinyAnima);
+HS_CASES(Anima, TinyPipelineStreaming, kTinyAnima);
+HS_CASES(Anima, TinyPipelineVae, kTinyAnima);
 
 // ---- Anima's own --------------------------------------------------------------------------------
 

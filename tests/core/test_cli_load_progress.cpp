@@ -11,12 +11,7 @@ using hs::test::runCli;
 
 namespace {
 
-class CliLoadProgress : public ::testing::Test {
-protected:
-    void SetUp() override { m_dir = hs::test::tempDir("cli-load-progress"); }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string m_dir;
-};
+class CliLoadProgress : public hs::test::TempDirTest {};
 
 TEST_F(CliLoadProgress, GeneratePrintsLoadingLinesAndQuietLeavesThemOut) {
     int status = -1;

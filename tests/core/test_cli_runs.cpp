@@ -14,13 +14,7 @@ using hs::test::runCli;
 
 namespace {
 
-class CliRuns : public ::testing::Test {
-protected:
-    void SetUp() override { m_dir = hs::test::tempDir("cli-runs"); }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return m_dir + "/" + name; }
-    std::string m_dir;
-};
+class CliRuns : public hs::test::TempDirTest {};
 
 const char* kPrompt = "--prompt 'a large red circle in the centre, blue background' --seed 5";
 

@@ -15,11 +15,8 @@ using hs::test::runCli;
 
 namespace {
 
-class CliTarget : public ::testing::Test {
+class CliTarget : public hs::test::TempDirTest {
 protected:
-    void SetUp() override { m_dir = hs::test::tempDir("cli-target"); }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return m_dir + "/" + name; }
     // A failing demo run (the transformer in fp16) with `target` options.
     std::string generate(const std::string& target, int& status, const std::string& report = "") {
         return runCli(
@@ -29,7 +26,6 @@ protected:
                 target,
             status);
     }
-    std::string m_dir;
 };
 
 std::string readFileCliTarget(const std::string& p) {

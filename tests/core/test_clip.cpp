@@ -111,8 +111,7 @@ RefOut referenceForwardClip(const WeightMap& w, const nlohmann::json& config,
 // ---- the suites every family runs (family_suites.h) ------------------------------------------
 
 // last_hidden_state, pooler_output, hidden_states.0..5.
-INSTANTIATE_TEST_SUITE_P(Clip, FamilyGolden, ::testing::Values(test::GoldenCase("golden/clip", 8)),
-                         test::CaseLabel());
+HS_CASES(Clip, FamilyGolden, test::GoldenCase("golden/clip", 8));
 
 // The probe names follow the component's prefix; Module level keeps the layer outputs only.
 test::ProbeExpectation opProbesClip() {
@@ -127,39 +126,30 @@ test::ProbeExpectation opProbesClip() {
         .distinctNames(3 + 5 * 12 + 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Clip, FamilyProbes,
-                         ::testing::Values(test::ProbeCase(
-                             "golden", [] { return goldenClip(); },
-                             {opProbesClip(),
-                              test::ProbeExpectation(ProbeLevel::Module).recordCount(5)},
-                             "text_encoder_2")),
-                         test::CaseLabel());
+HS_CASES(Clip, FamilyProbes,
+         test::ProbeCase(
+             "golden", [] { return goldenClip(); },
+             {opProbesClip(), test::ProbeExpectation(ProbeLevel::Module).recordCount(5)},
+             "text_encoder_2"));
 
-INSTANTIATE_TEST_SUITE_P(Clip, FamilyBf16, ::testing::Values(test::Bf16Case("golden/clip")),
-                         test::CaseLabel());
+HS_CASES(Clip, FamilyBf16, test::Bf16Case("golden/clip"));
 
-INSTANTIATE_TEST_SUITE_P(Clip, FamilyConfig,
-                         ::testing::Values(test::ConfigCase{
-                             "other",
-                             otherConfigClip,
-                             [](const nlohmann::json& j) { clipTextConfigFromJson(j); },
-                             {test::setting("hidden_act", "relu", ""),
-                              test::setting("num_attention_heads", 5, ""),
-                              test::setting("hidden_size", "wide", "")}}),
-                         test::CaseLabel());
+HS_CASES(Clip, FamilyConfig,
+         test::ConfigCase{
+             "other",
+             otherConfigClip,
+             [](const nlohmann::json& j) { clipTextConfigFromJson(j); },
+             {test::setting("hidden_act", "relu", ""), test::setting("num_attention_heads", 5, ""),
+              test::setting("hidden_size", "wide", "")}});
 
-INSTANTIATE_TEST_SUITE_P(
-    Clip, FamilyInputs,
-    ::testing::Values(test::InputCase{
-        "golden",
-        [] { return goldenClip(); },
-        {test::inputsOnly({}, {"in.input_ids"}),
-         test::inputsOnly({{"in.input_ids", torch::zeros({16}, torch::kInt64)}}, {"in.input_ids"}),
-         test::inputsOnly({{"in.input_ids", torch::zeros({1, 78}, torch::kInt64)}}, {"77"}),
-         test::inputsOnly({{"in.input_ids", torch::zeros({1, 4})}}, {"integer"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 1000, 2}})}}, {"id 1000"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, -1}})}}, {"id -1"})}}),
-    test::CaseLabel());
+HS_CASES(Clip, FamilyInputs,
+         test::InputCase{
+             "golden", [] { return goldenClip(); },
+             test::tokenIdEdits(
+                 1000,
+                 {test::inputsOnly({{"in.input_ids", torch::zeros({1, 78}, torch::kInt64)}},
+                                   {"77"}),
+                  test::inputsOnly({{"in.input_ids", torch::tensor({{3, -1}})}}, {"id -1"})})});
 
 // ---- CLIP's own ---------------------------------------------------------------------------------
 

@@ -107,24 +107,16 @@ TEST(ClipTokenizer, TruncationKeepsEosLast) {
 }
 
 TEST(ClipTokenizer, MegabytePromptsAreFastAndKeepTheFirstTokens) {
-    auto repeat = [](const std::string& s) {
-        std::string out;
-        while (out.size() < (size_t(1) << 20)) out += s;
-        return out;
-    };
-    struct Case {
-        const char* name;
-        std::string text;
-        std::string reference;  // a short prefix that must give the same first 75 tokens
-    };
-    const std::vector<Case> cases = {
-        {"phrase", repeat("a photo of a cat, "), repeat("a photo of a cat, ").substr(0, 2000)},
+    // Each reference: a short prefix that must give the same first 75 tokens.
+    const std::vector<test::MegabytePrompt> cases = {
+        {"phrase", test::megabyteOf("a photo of a cat, "),
+         test::megabyteOf("a photo of a cat, ").substr(0, 2000)},
         {"one word", std::string(1 << 20, 'a'), std::string(8000, 'a')},
-        {"cjk", repeat("\xe7\x8c\xab"), repeat("\xe7\x8c\xab").substr(0, 3000)},
-        {"entities", repeat("&amp; "), repeat("&amp; ").substr(0, 1200)},
-        {"nested entities", "&" + repeat("amp;"), ""},
+        {"cjk", test::megabyteOf("\xe7\x8c\xab"), test::megabyteOf("\xe7\x8c\xab").substr(0, 3000)},
+        {"entities", test::megabyteOf("&amp; "), test::megabyteOf("&amp; ").substr(0, 1200)},
+        {"nested entities", "&" + test::megabyteOf("amp;"), ""},
         {"punctuation", std::string(1 << 20, '!'), std::string(8000, '!')},
-        {"lines", repeat("x\n"), repeat("x\n").substr(0, 400)},
+        {"lines", test::megabyteOf("x\n"), test::megabyteOf("x\n").substr(0, 400)},
     };
     for (const auto& c : cases) {
         const auto t0 = std::chrono::steady_clock::now();

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "anima_fixture.h"
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
@@ -36,91 +37,67 @@ ModelCase otherCaseCosmos(const std::string& name) {
 // head counts and widths, MLP ratio, LoRA width, rope_scale, patch (2, 2, 2) over two frames, a
 // batch of 2 with two timesteps, a mask resized from 4 x 6, no mask channel, against the
 // reference port.
-INSTANTIATE_TEST_SUITE_P(
-    Cosmos, FamilyGolden,
-    ::testing::Values(test::GoldenCase("golden/cosmos")
-                          .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
-                          .keyedAsTheFile()
-                          .ofFamily(Role::Denoiser, "transformer", {"in.padding_mask"}),
-                      test::GoldenCase("cosmos/heads3_t2"), test::GoldenCase("cosmos/nomask_p1")),
-    test::CaseLabel());
+HS_CASES(Cosmos, FamilyGolden,
+         test::GoldenCase("golden/cosmos")
+             .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
+             .keyedAsTheFile()
+             .ofFamily(Role::Denoiser, "transformer", {"in.padding_mask"}),
+         test::GoldenCase("cosmos/heads3_t2"), test::GoldenCase("cosmos/nomask_p1"));
 
 // Blocks converted one at a time, as for a model larger than memory: the same.
-INSTANTIATE_TEST_SUITE_P(Cosmos, FamilyStreaming,
-                         ::testing::Values(test::StreamingCase("golden/cosmos", 2)),
-                         test::CaseLabel());
+HS_CASES(Cosmos, FamilyStreaming, test::StreamingCase("golden/cosmos", 2));
 
-std::map<std::string, ProbeLevel> probePointsCosmos() {
-    const std::string b = "transformer.transformer_blocks.1";
-    return {{b, ProbeLevel::Module},
-            {"transformer.proj_out", ProbeLevel::Module},
-            {"transformer.patch_embed", ProbeLevel::Layer},
-            {"transformer.time_embed.t_embedder", ProbeLevel::Layer},
-            {"transformer.time_embed.norm", ProbeLevel::Layer},
-            {"transformer.norm_out", ProbeLevel::Layer},
-            {b + ".norm1", ProbeLevel::Layer},
-            {b + ".norm3", ProbeLevel::Layer},
-            {b + ".attn1", ProbeLevel::Layer},
-            {b + ".attn2", ProbeLevel::Layer},
-            {b + ".ff", ProbeLevel::Layer},
-            {b + ".attn1_residual", ProbeLevel::Layer},
-            {b + ".attn2_residual", ProbeLevel::Layer},
-            {b + ".attn1_gated", ProbeLevel::Op},
-            {b + ".ff_gated", ProbeLevel::Op},
-            {b + ".attn1.rope_q", ProbeLevel::Op},
-            {b + ".attn2.norm_k", ProbeLevel::Op},
-            {b + ".attn2.sdpa", ProbeLevel::Op},
-            {b + ".norm2.linear_1", ProbeLevel::Op},
-            {b + ".norm2.temb_sum", ProbeLevel::Op},
-            {b + ".ff.net.0", ProbeLevel::Op},
-            {"transformer.time_embed.time_proj", ProbeLevel::Op}};
-}
+const std::string kBlockCosmos = "transformer.transformer_blocks.1";
 
 // No RoPE on the text; at Layer level: the embeddings, 2 blocks, norm_out + proj_out.
-INSTANTIATE_TEST_SUITE_P(
-    Cosmos, FamilyProbes,
-    ::testing::Values(test::ProbeCase(
-        "golden", goldenCosmos,
-        {test::ProbeExpectation(ProbeLevel::Op)
-             .at(probePointsCosmos())
-             .hasNot({"transformer.transformer_blocks.1.attn2.rope_q"}),
-         test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(3 + 2 * 9 + 2)})),
-    test::CaseLabel());
+HS_CASES(Cosmos, FamilyProbes,
+         test::ProbeCase(
+             "golden", goldenCosmos,
+             {test::ProbeExpectation(ProbeLevel::Op)
+                  .at(ProbeLevel::Module, "", {kBlockCosmos})
+                  .at(ProbeLevel::Module, "transformer", {"proj_out"})
+                  .at(ProbeLevel::Layer, "transformer",
+                      {"patch_embed", "time_embed.t_embedder", "time_embed.norm", "norm_out"})
+                  .at(ProbeLevel::Layer, kBlockCosmos,
+                      {"norm1", "norm3", "attn1", "attn2", "ff", "attn1_residual",
+                       "attn2_residual"})
+                  .at(ProbeLevel::Op, kBlockCosmos,
+                      {"attn1_gated", "ff_gated", "attn1.rope_q", "attn2.norm_k", "attn2.sdpa",
+                       "norm2.linear_1", "norm2.temb_sum", "ff.net.0"})
+                  .at(ProbeLevel::Op, "transformer", {"time_embed.time_proj"})
+                  .hasNot({"transformer.transformer_blocks.1.attn2.rope_q"}),
+              test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(3 + 2 * 9 + 2)}));
 
-INSTANTIATE_TEST_SUITE_P(
-    Cosmos, FamilyConfig,
-    ::testing::Values(test::ConfigCase{
-        "golden",
-        [] { return readJson(dataPath("golden/cosmos/config.json")); },
-        [](const nlohmann::json& j) { CosmosConfig::fromJson(j); },
-        {test::setting("extra_pos_embed_type", "learnable"),
-         test::removing("extra_pos_embed_type", "extra_pos_embed_type"),
-         test::setting("attention_head_dim", 10), test::setting("num_layers", 100000),
-         test::setting("rope_scale", {1.0, 4.0}), test::setting("patch_size", {1, 2}),
-         test::setting("mlp_ratio", -1.0), test::setting("use_crossattn_projection", true),
-         test::setting("img_context_dim_in", 1152), test::setting("controlnet_block_every_n", 7),
-         test::setting("num_attention_heads", "2")}}),
-    test::CaseLabel());
+HS_CASES(Cosmos, FamilyConfig,
+         test::ConfigCase::ofFile<CosmosConfig>(
+             "golden", "golden/cosmos/config.json",
+             {test::setting("extra_pos_embed_type", "learnable"),
+              test::removing("extra_pos_embed_type", "extra_pos_embed_type"),
+              test::setting("attention_head_dim", 10), test::setting("num_layers", 100000),
+              test::setting("rope_scale", {1.0, 4.0}), test::setting("patch_size", {1, 2}),
+              test::setting("mlp_ratio", -1.0), test::setting("use_crossattn_projection", true),
+              test::setting("img_context_dim_in", 1152),
+              test::setting("controlnet_block_every_n", 7),
+              test::setting("num_attention_heads", "2")}));
 
-INSTANTIATE_TEST_SUITE_P(
-    Cosmos, FamilyInputs,
-    ::testing::Values(test::InputCase{
-        "golden",
-        goldenCosmos,
-        {test::inputSet("in.hidden_states", torch::zeros({1, 4, 8, 8}),
-                        {"in.hidden_states", "[B, 4, T, H, W]"}),
-         test::inputSet("in.hidden_states", torch::zeros({1, 4, 1, 7, 8}),
-                        {"in.hidden_states", "H a multiple of 2"}),
-         test::inputSet("in.hidden_states", torch::zeros({1, 4, 1, 8, 18}),  // 9 patches > 16 / 2
-                        {"in.hidden_states", "at most 16"}),
-         test::inputSet("in.encoder_hidden_states", torch::zeros({1, 12, 32}),
-                        {"in.encoder_hidden_states", "[1, L_txt, 24]"}),
-         test::inputSet("in.timestep", torch::zeros({3}), {"in.timestep", "[1] or [1]"}),
-         test::inputRemoved("in.timestep", {"missing input 'in.timestep'"}),
-         test::inputSet("in.padding_mask", torch::zeros({1, 8, 8}),
-                        {"in.padding_mask", "[1, 1, h, w]"}),
-         test::inputSet("in.fps", torch::zeros({1}), {"in.fps"})}}),
-    test::CaseLabel());
+HS_CASES(Cosmos, FamilyInputs,
+         test::InputCase{
+             "golden",
+             goldenCosmos,
+             {test::inputSet("in.hidden_states", torch::zeros({1, 4, 8, 8}),
+                             {"in.hidden_states", "[B, 4, T, H, W]"}),
+              test::inputSet("in.hidden_states", torch::zeros({1, 4, 1, 7, 8}),
+                             {"in.hidden_states", "H a multiple of 2"}),
+              test::inputSet("in.hidden_states",
+                             torch::zeros({1, 4, 1, 8, 18}),  // 9 patches > 16 / 2
+                             {"in.hidden_states", "at most 16"}),
+              test::inputSet("in.encoder_hidden_states", torch::zeros({1, 12, 32}),
+                             {"in.encoder_hidden_states", "[1, L_txt, 24]"}),
+              test::inputSet("in.timestep", torch::zeros({3}), {"in.timestep", "[1] or [1]"}),
+              test::inputRemoved("in.timestep", {"missing input 'in.timestep'"}),
+              test::inputSet("in.padding_mask", torch::zeros({1, 8, 8}),
+                             {"in.padding_mask", "[1, 1, h, w]"}),
+              test::inputSet("in.fps", torch::zeros({1}), {"in.fps"})}});
 
 // ---- Cosmos's own -------------------------------------------------------------------------------
 
@@ -151,44 +128,17 @@ TEST(Cosmos, ThePaddingMaskIsOptionalAndReachesTheOutput) {
 
 TEST(Cosmos, ReducedPrecisionAgreesWithFp32) {
     const ModelCase c = otherCaseCosmos("heads3_t2");
-    ProbeContext p32 = contextFor("");
-    auto m32 = loadCosmosTransformer(c.config, c.weights, p32.policy());
-    auto o32 = runCosmosTransformer(m32, c.io, p32).at("out.sample");
-    for (CpuBf16 mode : test::bf16ModesHere()) {
-        test::ScopedCpuBf16 scoped(mode);
-        for (auto [plan, tol] :
-             {std::pair<const char*, double>{"transformer=bf16", 5e-2},
-              {"transformer=fp16", 1e-2},
-              {"transformer=fp16,transformer.transformer_blocks.1=fp32", 1e-2}}) {
-            ProbeContext p = contextFor(plan);
-            auto m = loadCosmosTransformer(c.config, c.weights, p.policy());
-            const double err = relErr(runCosmosTransformer(m, c.io, p).at("out.sample"), o32);
-            std::printf("  bf16 %-8s %-52s vs fp32: rel err %.3e\n", cpuBf16Name(mode).c_str(),
-                        plan, err);
-            EXPECT_LT(err, tol) << plan;
-            EXPECT_GT(err, 0.0) << plan;  // the reduced format really ran
-        }
-    }
+    test::expectReducedPrecisionAgrees(
+        c, {{"transformer=bf16", 5e-2},
+            {"transformer=fp16", 1e-2},
+            {"transformer=fp16,transformer.transformer_blocks.1=fp32", 1e-2}});
 }
 
 // Cosmos-Predict2's released configs (2B and 14B text to image) build on the meta device (no
 // memory) with the parameter counts their names give, and the real head width splits RoPE into
 // t 44, h 42, w 42.
 TEST(Cosmos, RealConfigsBuildOnTheMetaDevice) {
-    nlohmann::json j = {{"_class_name", "CosmosTransformer3DModel"},
-                        {"in_channels", 16},
-                        {"out_channels", 16},
-                        {"num_attention_heads", 16},
-                        {"attention_head_dim", 128},
-                        {"num_layers", 28},
-                        {"mlp_ratio", 4.0},
-                        {"text_embed_dim", 1024},
-                        {"adaln_lora_dim", 256},
-                        {"max_size", {128, 240, 240}},
-                        {"patch_size", {1, 2, 2}},
-                        {"rope_scale", {1.0, 4.0, 4.0}},
-                        {"concat_padding_mask", true},
-                        {"extra_pos_embed_type", nullptr}};
+    nlohmann::json j = test::realCosmosPredict2Config();
     auto count = [](const nlohmann::json& config) {
         nn::MetaConstruction meta;
         CosmosTransformer m(CosmosConfig::fromJson(config));
@@ -212,23 +162,14 @@ TEST(Cosmos, RealConfigsBuildOnTheMetaDevice) {
     EXPECT_LT(rope.cos[5].narrow(0, 22, 21).min().item<float>(), 1.f);
 }
 
-TEST(Cosmos, LoadErrorsNameTheKey) {
-    const ModelCase g = goldenCosmos();
-    ProbeContext probes = contextFor("");
-    auto expectError = [&](const WeightMap& w, const std::string& key) {
-        expectThrowNaming<WeightError>([&] { loadCosmosTransformer(g.config, w, probes.policy()); },
-                                       {key});
-    };
-    auto w = g.weights;
-    w.erase("transformer_blocks.1.attn2.norm_k.weight");
-    expectError(w, "transformer_blocks.1.attn2.norm_k.weight");
-    w = g.weights;
-    w["patch_embed.proj.weight"] = torch::zeros({32, 16});  // a model without the mask channel
-    expectError(w, "patch_embed.proj.weight");
-    w = g.weights;
-    w["learnable_pos_embed.pos_emb_t"] = torch::zeros({4, 32});
-    expectError(w, "learnable_pos_embed.pos_emb_t");
-}
+HS_CASES(Cosmos, FamilyWeights,
+         test::WeightCase{
+             "golden",
+             goldenCosmos,
+             {test::weightRemoved("transformer_blocks.1.attn2.norm_k.weight"),
+              test::weightSet("patch_embed.proj.weight",
+                              torch::zeros({32, 16})),  // a model without the mask channel
+              test::weightSet("learnable_pos_embed.pos_emb_t", torch::zeros({4, 32}))}});
 
 // The real failure (bf16-trained Cosmos / Anima run in fp16): the residual stream passes 65504
 // while every layer's own output is still finite. The sum is its own probe point, so it is named
@@ -285,19 +226,14 @@ TEST(Cosmos, Fp16ResidualOverflowIsNamed) {
     ASSERT_LT(gated, kFp16Max);
     ASSERT_GT(sum, 65520.0);  // rounds to Inf in fp16
 
-    for (ProbeLevel level : {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module}) {
-        ProbeContext p16 = contextFor("transformer=fp16", level);
-        auto m16 = loadCosmosTransformer(g.config, g.weights, p16.policy());
-        for (const auto& kv : m16->named_parameters())
-            ASSERT_TRUE(torch::isfinite(kv.value()).all().item<bool>()) << kv.key();
-        runCosmosTransformer(m16, g.io, p16);
-        const auto& first = p16.firstNonFinite();
-        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
-        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
-                    first->at.name.c_str());
-        EXPECT_EQ(first->at.name, level == ProbeLevel::Module ? block : block + ".attn1_residual");
-        EXPECT_EQ(first->at.execution, Execution::Emulated);
-    }
+    test::expectFp16OverflowInsideTheBlock(
+        {[&](ProbeContext& p) { return test::loadModel(g, p); }, test::onlyInputs(g.io),
+         "transformer=fp16", block},
+        {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module},
+        [&](ProbeLevel level, const FirstNonFinite& first, Component&, ProbeContext&) {
+            EXPECT_EQ(first.at.name,
+                      level == ProbeLevel::Module ? block : block + ".attn1_residual");
+        });
 }
 
 }  // namespace

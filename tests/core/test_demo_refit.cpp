@@ -13,6 +13,7 @@
 #include "demo/demo_tokenizer.h"
 #include "demo/residual_calibration.h"
 #include "demo/trainer.h"
+#include "demo_training.h"
 #include "io/safetensors.h"
 #include "pipeline/pipeline.h"
 #include "runtime/demo_location.h"
@@ -147,16 +148,9 @@ TEST(DemoRefit, GrowingAVaeKeepsEveryBaseTensorAndAddsIdentityLevels) {
 TEST(DemoRefit, ATinyRefitExportsAPipelineAtTheNewVaeSize) {
     namespace fs = std::filesystem;
     const std::string dir = test::tempDir("refit");
-    demo::TrainOptions o;
-    o.outDir = dir + "/r";
+    // 64 held-out scenes: enough to tell 3 in 4 shapes read back from 9 in 10.
+    demo::TrainOptions o = test::tinyTraining(dir + "/r", 2, 0, 64);
     o.base = findDemoModel();
-    o.vaeSteps = 2;
-    o.vaeBatch = 4;
-    o.ditSteps = 2;
-    o.ditBatch = 4;
-    o.encodedScenes = 16;
-    o.decoderSteps = 0;
-    o.heldOutScenes = 64;  // enough to tell 3 in 4 shapes read back from 9 in 10
     const auto r = demo::trainDemo(o);
     ASSERT_TRUE(r.finished);
     auto p = Pipeline::load(o.outDir, PrecisionPlan(), torch::Device(torch::kCPU));

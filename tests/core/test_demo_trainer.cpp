@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "demo/trainer.h"
+#include "demo_training.h"
 #include "pipeline/pipeline.h"
 #include "test_util.h"
 
@@ -14,18 +15,9 @@ using namespace hs;
 
 namespace {
 
+// The straight and the resumed run measure the same 16 scenes.
 demo::TrainOptions tiny(const std::string& out) {
-    demo::TrainOptions o;
-    o.outDir = out;
-    o.vaeSteps = 3;
-    o.vaeBatch = 4;
-    o.ditSteps = 3;
-    o.ditBatch = 4;
-    o.encodedScenes = 16;
-    o.decoderSteps = 3;
-    o.decoderBatch = 4;
-    o.heldOutScenes = 16;  // the straight and the resumed run measure the same scenes
-    return o;
+    return test::tinyTraining(out, 3, 3, 16);
 }
 
 std::string bytesOf(const std::string& path) {

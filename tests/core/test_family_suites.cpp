@@ -75,6 +75,12 @@ ProbeExpectation& ProbeExpectation::at(std::map<std::string, ProbeLevel> p) {
     return *this;
 }
 
+ProbeExpectation& ProbeExpectation::at(ProbeLevel granularity, const std::string& prefix,
+                                       const std::vector<std::string>& names) {
+    for (const auto& n : names) points[prefix.empty() ? n : prefix + "." + n] = granularity;
+    return *this;
+}
+
 ProbeExpectation& ProbeExpectation::has(std::vector<std::string> names) {
     present = std::move(names);
     return *this;
@@ -130,6 +136,30 @@ InputEdit inputRemoved(const std::string& key, std::vector<std::string> needles)
     return {[key](NamedTensors& in) { in.erase(key); }, std::move(needles)};
 }
 
+WeightEdit weightRemoved(const std::string& key) {
+    return {[key](ModelCase& c) { c.weights.erase(key); }, {key}};
+}
+
+WeightEdit weightSet(const std::string& key, torch::Tensor value) {
+    return {[key, value](ModelCase& c) { c.weights[key] = value; }, {key}};
+}
+
+WeightEdit configSet(const std::string& key, nlohmann::json value,
+                     std::vector<std::string> needles) {
+    return {[key, value](ModelCase& c) { c.config[key] = value; }, std::move(needles)};
+}
+
+std::vector<InputEdit> tokenIdEdits(int vocab, std::vector<InputEdit> more) {
+    std::vector<InputEdit> edits{
+        inputsOnly({}, {"in.input_ids"}),
+        inputsOnly({{"in.input_ids", torch::zeros({4}, torch::kInt64)}}, {"in.input_ids"}),
+        inputsOnly({{"in.input_ids", torch::zeros({1, 4})}}, {"integer"}),
+        inputsOnly({{"in.input_ids", torch::tensor({{3, vocab}})}},
+                   {"id " + std::to_string(vocab)})};
+    edits.insert(edits.end(), more.begin(), more.end());
+    return edits;
+}
+
 ConfigEdit setting(const std::string& key, nlohmann::json value, const std::string& needle) {
     return {needle, [key, value](nlohmann::json& j) { j[key] = value; }};
 }
@@ -140,6 +170,75 @@ ConfigEdit setting(const std::string& key, nlohmann::json value) {
 
 ConfigEdit removing(const std::string& key, const std::string& needle) {
     return {needle, [key](nlohmann::json& j) { j.erase(key); }};
+}
+
+std::map<CpuBf16, torch::Tensor> expectReducedPrecisionAgrees(
+    const std::function<torch::Tensor(const std::string& plan)>& run, const torch::Tensor& fp32,
+    const std::vector<PlanTolerance>& plans) {
+    std::map<CpuBf16, torch::Tensor> firstByMode;
+    for (CpuBf16 mode : bf16ModesHere()) {
+        ScopedCpuBf16 scoped(mode);
+        for (const PlanTolerance& p : plans) {
+            const torch::Tensor o = run(p.plan);
+            EXPECT_EQ(o.scalar_type(), torch::kFloat) << p.plan;
+            const double err = relErr(o, fp32);
+            std::printf("  bf16 %-8s %-60s vs fp32: rel err %.3e\n", cpuBf16Name(mode).c_str(),
+                        p.plan, err);
+            EXPECT_LT(err, p.tolerance) << p.plan;
+            EXPECT_GT(err, 0.0) << p.plan;  // the reduced format really ran
+            if (&p == &plans.front()) firstByMode[mode] = o;
+        }
+    }
+    return firstByMode;
+}
+
+std::shared_ptr<Component> loadModel(const ModelCase& c, ProbeContext& probes,
+                                     const std::string& component) {
+    const auto family = FamilyRegistry::global().require(c.className, "test");
+    return loadComponent(*family, {"test", c.config, c.weights}, probes.policy(),
+                         component.empty() ? family->defaultComponent : component);
+}
+
+void expectReducedPrecisionAgrees(const ModelCase& c, const std::vector<PlanTolerance>& plans,
+                                  const std::string& output) {
+    const NamedTensors in = onlyInputs(c.io);
+    auto run = [&](const std::string& plan) {
+        ProbeContext p = contextFor(plan);
+        return loadModel(c, p)->run(in, p).at(output);
+    };
+    expectReducedPrecisionAgrees(run, run(""), plans);
+}
+
+void expectFp16OverflowInsideTheBlock(const Fp16OverflowCase& c,
+                                      const std::vector<ProbeLevel>& levels,
+                                      const std::function<void(ProbeLevel, const FirstNonFinite&,
+                                                               Component&, ProbeContext&)>& check) {
+    if (!c.peak.empty()) {
+        ProbeContext p32 = contextFor("", c.fp32Level);
+        for (const auto& kv : c.load(p32)->run(c.inputs, p32))
+            EXPECT_TRUE(torch::isfinite(kv.second).all().item<bool>()) << kv.first;
+        EXPECT_FALSE(p32.firstNonFinite().has_value());
+        double peak = 0;
+        for (const auto& r : p32.records())
+            if (r.name == c.peak) peak = r.stats.absMax;
+        std::printf("  fp32: max |%s| = %.4g\n", c.peak.c_str(), peak);
+        EXPECT_GT(peak, kFp16Max);
+    }
+    for (ProbeLevel level : levels) {
+        ProbeContext p16 = contextFor(c.fp16Plan, level);
+        auto m16 = c.load(p16);
+        for (const auto& kv : m16->module().named_parameters())  // the weights fit fp16
+            ASSERT_TRUE(torch::isfinite(kv.value()).all().item<bool>()) << kv.key();
+        m16->run(c.inputs, p16);
+        const auto& first = p16.firstNonFinite();
+        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
+        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
+                    first->at.name.c_str());
+        EXPECT_TRUE(first->at.name == c.block || first->at.name.rfind(c.block + ".", 0) == 0)
+            << first->at.name;
+        EXPECT_EQ(first->at.execution, Execution::Emulated);
+        if (check) check(level, *first, *m16, p16);
+    }
 }
 
 namespace {
@@ -306,6 +405,19 @@ TEST_P(FamilyInputs, RefusesWhatItCannotTakeByName) {
         NamedTensors in = base;
         e.edit(in);
         expectThrowNaming<InputError>([&] { model->run(in, probes); }, e.needles);
+    }
+}
+
+// ---- FamilyWeights ---------------------------------------------------------------------------
+
+TEST_P(FamilyWeights, RefusesWhatItCannotLoadByName) {
+    const WeightCase& w = GetParam();
+    const ModelCase base = w.model();
+    for (const WeightEdit& e : w.edits) {
+        ModelCase c = base;
+        e.edit(c);
+        ProbeContext probes = contextFor("");
+        expectThrowNaming<WeightError>([&] { loadModel(c, probes); }, e.needles);
     }
 }
 

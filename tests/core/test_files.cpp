@@ -15,6 +15,19 @@ NamedTensors readTensorsFile(const std::string& path) {
     return r;
 }
 
+void writeTextFile(const std::string& path, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+void linkGoldenFluxComponents(const std::string& pipeline) {
+    namespace fs = std::filesystem;
+    for (const auto& [from, to] : {std::pair<const char*, const char*>{"golden/vae", "vae"},
+                                   {"golden/clip", "text_encoder"},
+                                   {"golden/flux", "transformer"}})
+        fs::create_directory_symlink(fs::absolute(dataPath(from)), pipeline + "/" + to);
+}
+
 void writeJsonFile(const std::string& path, const nlohmann::json& j) {
     std::filesystem::create_directories(std::filesystem::path(path).parent_path());
     std::ofstream(path) << j.dump(2);

@@ -32,21 +32,10 @@ nlohmann::json smallConfig() {
             {"axes_dims_rope", {4, 6, 6}}};
 }
 
-// Seeded random weights in checkpoint layout: default linears, norms around 1, small biases.
 WeightMap randomWeightsFlux(const nlohmann::json& config, uint64_t seed = 5) {
-    torch::manual_seed(seed);
-    FluxTransformer m(FluxConfig::fromJson(config));
-    nn::initialiseForTraining(*m);
-    WeightMap w;
-    for (auto& kv : stateOf(*m)) {
-        torch::Tensor t = kv.second.detach().clone();
-        if (kv.first.find(".norm_") != std::string::npos)
-            t = 1 + 0.1 * torch::randn_like(t);
-        else if (kv.first.size() > 5 && kv.first.substr(kv.first.size() - 5) == ".bias")
-            t = 0.05 * torch::randn_like(t);
-        w.emplace(kv.first, t);
-    }
-    return w;
+    return test::randomCheckpoint(
+        seed, [&] { return FluxTransformer(FluxConfig::fromJson(config)); },
+        [](const std::string& k) { return k.find(".norm_") != std::string::npos; });
 }
 
 // A batch of 2 with 4-channel 6 x 10 latents: packed into 3 x 5 = 15 tokens of 16 channels.
@@ -66,91 +55,62 @@ NamedTensors smallInputs(torch::Tensor* latents = nullptr) {
 // ---- the suites every family runs (family_suites.h) ------------------------------------------
 
 // The golden model with and without probes, its keys diffusers' own.
-INSTANTIATE_TEST_SUITE_P(Flux, FamilyGolden,
-                         ::testing::Values(test::GoldenCase("golden/flux")
-                                               .at({ProbeLevel::Off, ProbeLevel::Op})
-                                               .keyedAsTheFile()
-                                               .ofFamily(Role::Denoiser, "transformer")),
-                         test::CaseLabel());
+HS_CASES(Flux, FamilyGolden,
+         test::GoldenCase("golden/flux")
+             .at({ProbeLevel::Off, ProbeLevel::Op})
+             .keyedAsTheFile()
+             .ofFamily(Role::Denoiser, "transformer"));
 
 // The double and the single block streamed.
-INSTANTIATE_TEST_SUITE_P(Flux, FamilyStreaming,
-                         ::testing::Values(test::StreamingCase("golden/flux", 2)),
-                         test::CaseLabel());
-
-std::map<std::string, ProbeLevel> probePointsFlux() {
-    const std::string b1 = "transformer.transformer_blocks.1";
-    const std::string s2 = "transformer.single_transformer_blocks.2";
-    return {{b1, ProbeLevel::Module},
-            {b1 + ".context", ProbeLevel::Module},
-            {s2, ProbeLevel::Module},
-            {"transformer.proj_out", ProbeLevel::Module},
-            {"transformer.x_embedder", ProbeLevel::Layer},
-            {"transformer.context_embedder", ProbeLevel::Layer},
-            {"transformer.time_text_embed", ProbeLevel::Layer},
-            {"transformer.norm_out", ProbeLevel::Layer},
-            {b1 + ".norm1", ProbeLevel::Layer},
-            {b1 + ".norm1_context", ProbeLevel::Layer},
-            {b1 + ".attn", ProbeLevel::Layer},
-            {b1 + ".attn.to_add_out", ProbeLevel::Layer},
-            {b1 + ".ff", ProbeLevel::Layer},
-            {b1 + ".ff_context", ProbeLevel::Layer},
-            {s2 + ".attn", ProbeLevel::Layer},
-            {s2 + ".norm", ProbeLevel::Layer},
-            {s2 + ".proj_out", ProbeLevel::Layer},
-            {s2 + ".act_mlp", ProbeLevel::Op},
-            {b1 + ".attn.to_q", ProbeLevel::Op},
-            {b1 + ".attn.norm_added_k", ProbeLevel::Op},
-            {b1 + ".attn.rope_q", ProbeLevel::Op},
-            {b1 + ".attn.sdpa", ProbeLevel::Op},
-            {b1 + ".ff.net.0", ProbeLevel::Op},
-            {b1 + ".attn_residual", ProbeLevel::Op},
-            {b1 + ".norm2.modulated", ProbeLevel::Op},
-            {s2 + ".proj_mlp", ProbeLevel::Op},
-            {s2 + ".gated", ProbeLevel::Op},
-            {"transformer.time_text_embed.timestep", ProbeLevel::Op}};
-}
+HS_CASES(Flux, FamilyStreaming, test::StreamingCase("golden/flux", 2));
 
 // No guidance point (guidance_embeds false); Layer level records exactly the Module and Layer
 // points, once each: top level, double, single, proj_out.
-INSTANTIATE_TEST_SUITE_P(
-    Flux, FamilyProbes,
-    ::testing::Values(test::ProbeCase("small",
-                                      [] {
-                                          return test::ModelCase{
-                                              "FluxTransformer2DModel", smallConfig(),
-                                              randomWeightsFlux(smallConfig()), smallInputs()};
-                                      },
-                                      {test::ProbeExpectation(ProbeLevel::Op)
-                                           .at(probePointsFlux())
-                                           .hasNot({"transformer.time_text_embed.guidance"}),
-                                       test::ProbeExpectation(ProbeLevel::Layer)
-                                           .eachOnce()
-                                           .distinctNames(4 + 2 * 8 + 3 * 4 + 1)})),
-    test::CaseLabel());
+const std::string kDoubleFlux = "transformer.transformer_blocks.1";
+const std::string kSingleFlux = "transformer.single_transformer_blocks.2";
+HS_CASES(Flux, FamilyProbes,
+         test::ProbeCase(
+             "small",
+             [] {
+                 return test::ModelCase{"FluxTransformer2DModel", smallConfig(),
+                                        randomWeightsFlux(smallConfig()), smallInputs()};
+             },
+             {test::ProbeExpectation(ProbeLevel::Op)
+                  .at(ProbeLevel::Module, "", {kDoubleFlux, kDoubleFlux + ".context", kSingleFlux})
+                  .at(ProbeLevel::Module, "transformer", {"proj_out"})
+                  .at(ProbeLevel::Layer, "transformer",
+                      {"x_embedder", "context_embedder", "time_text_embed", "norm_out"})
+                  .at(ProbeLevel::Layer, kDoubleFlux,
+                      {"norm1", "norm1_context", "attn", "attn.to_add_out", "ff", "ff_context"})
+                  .at(ProbeLevel::Layer, kSingleFlux, {"attn", "norm", "proj_out"})
+                  .at(ProbeLevel::Op, kSingleFlux, {"act_mlp", "proj_mlp", "gated"})
+                  .at(ProbeLevel::Op, kDoubleFlux,
+                      {"attn.to_q", "attn.norm_added_k", "attn.rope_q", "attn.sdpa", "ff.net.0",
+                       "attn_residual", "norm2.modulated"})
+                  .at(ProbeLevel::Op, "transformer", {"time_text_embed.timestep"})
+                  .hasNot({"transformer.time_text_embed.guidance"}),
+              test::ProbeExpectation(ProbeLevel::Layer)
+                  .eachOnce()
+                  .distinctNames(4 + 2 * 8 + 3 * 4 + 1)}));
 
-INSTANTIATE_TEST_SUITE_P(Flux, FamilyConfig,
-                         ::testing::Values(test::ConfigCase{
-                             "small",
-                             smallConfig,
-                             [](const nlohmann::json& j) { FluxConfig::fromJson(j); },
-                             {test::setting("axes_dims_rope", {4, 4, 4}),
-                              test::setting("num_attention_heads", "3")}}),
-                         test::CaseLabel());
+HS_CASES(Flux, FamilyConfig,
+         test::ConfigCase{"small",
+                          smallConfig,
+                          [](const nlohmann::json& j) { FluxConfig::fromJson(j); },
+                          {test::setting("axes_dims_rope", {4, 4, 4}),
+                           test::setting("num_attention_heads", "3")}});
 
-INSTANTIATE_TEST_SUITE_P(
-    Flux, FamilyInputs,
-    ::testing::Values(test::InputCase{
-        "golden",
-        [] { return openCase("golden/flux", "golden/flux_io.safetensors"); },
-        {test::inputRemoved("in.guidance", {"in.guidance", "[B] = [1]"}),  // guidance_embeds
-         test::inputSet("in.hidden_states", torch::zeros({1, 16, 5}),
-                        {"in.hidden_states", "[B, L_img, 4]"}),
-         test::inputSet("in.img_ids", torch::zeros({15, 3}), {"in.img_ids", "[16, 3]"}),
-         test::inputSet("in.encoder_hidden_states", torch::zeros({2, 12, 32}),
-                        {"in.encoder_hidden_states", "[1, L_txt, 32]"}),
-         test::inputSet("in.timesteps", torch::zeros({1}), {"in.timesteps"})}}),
-    test::CaseLabel());
+HS_CASES(Flux, FamilyInputs,
+         test::InputCase{
+             "golden",
+             [] { return openCase("golden/flux", "golden/flux_io.safetensors"); },
+             {test::inputRemoved("in.guidance", {"in.guidance", "[B] = [1]"}),  // guidance_embeds
+              test::inputSet("in.hidden_states", torch::zeros({1, 16, 5}),
+                             {"in.hidden_states", "[B, L_img, 4]"}),
+              test::inputSet("in.img_ids", torch::zeros({15, 3}), {"in.img_ids", "[16, 3]"}),
+              test::inputSet("in.encoder_hidden_states", torch::zeros({2, 12, 32}),
+                             {"in.encoder_hidden_states", "[1, L_txt, 32]"}),
+              test::inputSet("in.timesteps", torch::zeros({1}), {"in.timesteps"})}});
 
 // ---- FLUX's own ---------------------------------------------------------------------------------
 
@@ -183,27 +143,18 @@ TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
     legacy["in.txt_ids"] = in.at("in.txt_ids").unsqueeze(0).expand({2, 7, 3});
     EXPECT_TRUE(torch::equal(runFluxTransformer(m32, legacy, p32).at("out.sample"), o32));
 
-    struct Case {
-        const char* plan;
-        double tol;
-    };
-    std::map<CpuBf16, torch::Tensor> bf16ByMode;
+    auto bf16ByMode = test::expectReducedPrecisionAgrees(
+        [&](const std::string& plan) {
+            ProbeContext p = contextFor(plan);
+            auto m = loadFluxTransformer(config, weights, p.policy());
+            return runFluxTransformer(m, in, p).at("out.sample");
+        },
+        o32,
+        {{"transformer=bf16", 5e-2},
+         {"transformer=fp16", 1e-2},
+         {"transformer=bf16,transformer.single_transformer_blocks.1=fp32", 5e-2}});
     for (CpuBf16 mode : test::bf16ModesHere()) {
         test::ScopedCpuBf16 scoped(mode);
-        for (const Case& c :
-             {Case{"transformer=bf16", 5e-2}, Case{"transformer=fp16", 1e-2},
-              Case{"transformer=bf16,transformer.single_transformer_blocks.1=fp32", 5e-2}}) {
-            ProbeContext p = contextFor(c.plan);
-            auto m = loadFluxTransformer(config, weights, p.policy());
-            auto o = runFluxTransformer(m, in, p).at("out.sample");
-            EXPECT_EQ(o.scalar_type(), torch::kFloat);
-            const double err = relErr(o, o32);
-            std::printf("  bf16 %-8s %-60s vs fp32: rel err %.3e\n", cpuBf16Name(mode).c_str(),
-                        c.plan, err);
-            EXPECT_LT(err, c.tol) << c.plan;
-            EXPECT_GT(err, 0.0) << c.plan;  // the reduced format really ran
-            if (std::string(c.plan) == "transformer=bf16") bf16ByMode[mode] = o;
-        }
         ProbeContext pbf = contextFor("transformer=bf16");
         auto mbf = loadFluxTransformer(config, weights, pbf.policy());
         EXPECT_EQ(mbf->named_parameters()["transformer_blocks.0.attn.to_q.weight"].scalar_type(),
@@ -216,28 +167,18 @@ TEST(Flux, ArbitraryConfigShapesAndReducedPrecisionAgreement) {
     }
 }
 
-TEST(Flux, LoadErrorsNameTheKey) {
-    const auto config = smallConfig();
-    const auto good = randomWeightsFlux(config);
-    ProbeContext probes = contextFor("");
-    auto expectError = [&](const WeightMap& w, const std::string& key) {
-        try {
-            loadFluxTransformer(config, w, probes.policy());
-            ADD_FAILURE() << "no WeightError for " << key;
-        } catch (const WeightError& e) {
-            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
-        }
-    };
-    auto w = good;
-    w.erase("transformer_blocks.1.attn.norm_added_q.weight");
-    expectError(w, "transformer_blocks.1.attn.norm_added_q.weight");
-    w = good;
-    w["single_transformer_blocks.0.proj_out.weight"] = torch::zeros({48, 200});
-    expectError(w, "single_transformer_blocks.0.proj_out.weight");
-    w = good;
-    w["time_text_embed.guidance_embedder.linear_1.weight"] = torch::zeros({48, 256});
-    expectError(w, "time_text_embed.guidance_embedder.linear_1.weight");
-}
+HS_CASES(Flux, FamilyWeights,
+         test::WeightCase{
+             "small",
+             [] {
+                 return test::ModelCase{
+                     "FluxTransformer2DModel", smallConfig(), randomWeightsFlux(smallConfig()), {}};
+             },
+             {test::weightRemoved("transformer_blocks.1.attn.norm_added_q.weight"),
+              test::weightSet("single_transformer_blocks.0.proj_out.weight",
+                              torch::zeros({48, 200})),
+              test::weightSet("time_text_embed.guidance_embedder.linear_1.weight",
+                              torch::zeros({48, 256}))}});
 
 // The product's core case: a block whose residual stream passes 65504 in fp16.
 TEST(Flux, Fp16OverflowIsNamedInsideTheBlock) {
@@ -246,37 +187,19 @@ TEST(Flux, Fp16OverflowIsNamedInsideTheBlock) {
     // x8e5 keeps every weight finite in fp16 (|w| <= 8e5 / sqrt(192) = 5.8e4 < 65504): what
     // overflows is the activations, as in the real failure.
     weights["transformer_blocks.1.ff.net.2.weight"] *= 8e5;
-    const NamedTensors in = smallInputs();
     const std::string block = "transformer.transformer_blocks.1";
-
     // fp32 reference: finite, but the block's image stream really exceeds the fp16 range.
-    ProbeContext p32 = contextFor("", ProbeLevel::Module);
-    auto m32 = loadFluxTransformer(config, weights, p32.policy());
-    EXPECT_TRUE(
-        torch::isfinite(runFluxTransformer(m32, in, p32).at("out.sample")).all().item<bool>());
-    EXPECT_FALSE(p32.firstNonFinite().has_value());
-    double streamMax = 0;
-    for (const auto& r : p32.records())
-        if (r.name == block) streamMax = r.stats.absMax;
-    std::printf("  fp32: max |%s| = %.4g\n", block.c_str(), streamMax);
-    EXPECT_GT(streamMax, kFp16Max);
-
-    for (ProbeLevel level : {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module}) {
-        ProbeContext p16 = contextFor("transformer=fp16", level);
-        auto m16 = loadFluxTransformer(config, weights, p16.policy());
-        EXPECT_TRUE(torch::isfinite(m16->named_parameters()["transformer_blocks.1.ff.net.2.weight"])
-                        .all()
-                        .item<bool>());
-        runFluxTransformer(m16, in, p16);
-        const auto& first = p16.firstNonFinite();
-        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
-        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
-                    first->at.name.c_str());
-        EXPECT_TRUE(first->at.name == block || first->at.name.rfind(block + ".", 0) == 0)
-            << first->at.name;
-        EXPECT_EQ(first->at.execution, Execution::Emulated);
-        if (level == ProbeLevel::Module) EXPECT_EQ(first->at.name, block);
-    }
+    test::expectFp16OverflowInsideTheBlock(
+        {[&](ProbeContext& p) {
+             return loadComponent(
+                 *FamilyRegistry::global().require("FluxTransformer2DModel", "test"),
+                 {"small", config, weights}, p.policy(), "transformer");
+         },
+         smallInputs(), "transformer=fp16", block, block, ProbeLevel::Module},
+        {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module},
+        [&](ProbeLevel level, const FirstNonFinite& first, Component&, ProbeContext&) {
+            if (level == ProbeLevel::Module) EXPECT_EQ(first.at.name, block);
+        });
 }
 
 // diffusers clips fp16 residual streams to +-65504; the probe still shows the Inf before it.

@@ -58,10 +58,8 @@ const test::TinyPipelineCase kTinyFlux1 =
         .fileDetected(4, "Black Forest Labs layout")
         .checking([](const RunRecord& r) { EXPECT_EQ(r.textEmbedding.count, 512 * 32); });
 
-INSTANTIATE_TEST_SUITE_P(Flux1, TinyPipelineLayouts, ::testing::Values(kTinyFlux1),
-                         test::CaseLabel());
-INSTANTIATE_TEST_SUITE_P(Flux1, TinyPipelineStreaming, ::testing::Values(kTinyFlux1),
-                         test::CaseLabel());
+HS_CASES(Flux1, TinyPipelineLayouts, kTinyFlux1);
+HS_CASES(Flux1, TinyPipelineStreaming, kTinyFlux1);
 
 // ---- FLUX.1's own -------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@
 #include "models/vae/vae_config.h"
 #include "models/wan_vae/wan_vae_config.h"
 #include "sampling/scheduler_config.h"
+#include "test_util.h"
 
 namespace {
 
@@ -24,20 +25,10 @@ using json = nlohmann::json;
 // The ConfigError `fn` throws; a failure when it throws anything else or nothing.
 template <typename Fn>
 std::string configErrorOf(Fn fn) {
-    try {
-        fn();
-    } catch (const hs::ConfigError& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "not a ConfigError: " << e.what();
-        return e.what();
-    }
-    ADD_FAILURE() << "no error";
-    return "no error";
+    const std::string m = hs::test::messageOf<hs::ConfigError>(fn);
+    if (m == "no error") ADD_FAILURE() << "no error";
+    return m;
 }
-
-#define EXPECT_HAS(haystack, needle) \
-    EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 json with(json base, const std::string& key, json value) {
     base[key] = std::move(value);

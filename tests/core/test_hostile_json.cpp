@@ -27,24 +27,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeTextHostileJson(const std::string& path, const std::string& text) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
+using hs::test::writeTextFile;
 
 // The message of whatever `fn` throws ("no error" when it returns).
 template <typename Fn>
 std::string errorOfHostileJson(Fn fn) {
-    try {
-        fn();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "no error";
+    return hs::test::messageOf(fn);
 }
-
-#define EXPECT_HAS(haystack, needle) \
-    EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 double secondsOf(const std::function<void()>& fn) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -52,10 +41,8 @@ double secondsOf(const std::function<void()>& fn) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-class HostileJsonTest : public ::testing::Test {
+class HostileJsonTest : public hs::test::TempDirTest {
 protected:
-    void SetUp() override { m_dir = hs::test::tempDir("hostile-json"); }
-    void TearDown() override { fs::remove_all(m_dir); }
     std::string sub(const std::string& rel) const { return m_dir + "/" + rel; }
 
     // Puts a FIFO, a symlink to /dev/zero or a folder at `path`.
@@ -69,10 +56,9 @@ protected:
     }
     // A sparse file of `bytes` bytes: nothing is written to disk.
     void makeSparse(const std::string& path, uint64_t bytes) {
-        writeTextHostileJson(path, "");
+        writeTextFile(path, "");
         ASSERT_EQ(::truncate(path.c_str(), off_t(bytes)), 0);
     }
-    std::string m_dir;
 };
 
 // config.json, model_index.json and scheduler_config.json all go through readJsonFile.
@@ -97,8 +83,7 @@ TEST_F(HostileJsonTest, ReadJsonFileRefusesPipesDevicesAndFoldersAtOnce) {
 
 TEST_F(HostileJsonTest, SymlinkToARegularFileStillWorks) {
     // Hugging Face caches are made of symlinks into blobs/.
-    writeTextHostileJson(sub("blobs/abc"),
-                         R"({"_class_name": "AutoencoderKL", "latent_channels": 4})");
+    writeTextFile(sub("blobs/abc"), R"({"_class_name": "AutoencoderKL", "latent_channels": 4})");
     fs::create_directories(sub("snap"));
     fs::create_symlink("../blobs/abc", sub("snap/config.json"));
     const auto j = hs::readJsonFile(sub("snap/config.json"));
@@ -113,8 +98,8 @@ TEST_F(HostileJsonTest, OversizedConfigIsRefusedWithoutReading) {
 
 TEST_F(HostileJsonTest, DeeplyNestedConfigAndIndexAreRefusedQuickly) {
     const std::string deep(100000, '[');
-    writeTextHostileJson(sub("deep/config.json"), deep + std::string(100000, ']'));
-    writeTextHostileJson(sub("pipe/model_index.json"), "{\"vae\": " + deep);
+    writeTextFile(sub("deep/config.json"), deep + std::string(100000, ']'));
+    writeTextFile(sub("pipe/model_index.json"), "{\"vae\": " + deep);
     double took = secondsOf([&] {
         EXPECT_HAS(errorOfHostileJson([&] { hs::readJsonFile(sub("deep/config.json")); }),
                    "nested deeper than 64 levels");
@@ -126,7 +111,7 @@ TEST_F(HostileJsonTest, DeeplyNestedConfigAndIndexAreRefusedQuickly) {
 
 TEST_F(HostileJsonTest, ParserMessagesAreCutShort) {
     // An unterminated 1 MB string: nlohmann's message quotes the whole token it stopped in.
-    writeTextHostileJson(sub("s/config.json"), "{\"a\": \"" + std::string(1 << 20, 'x'));
+    writeTextFile(sub("s/config.json"), "{\"a\": \"" + std::string(1 << 20, 'x'));
     const std::string e = errorOfHostileJson([&] { hs::readJsonFile(sub("s/config.json")); });
     EXPECT_HAS(e, "invalid JSON");
     EXPECT_LT(e.size(), 600u);
@@ -134,7 +119,7 @@ TEST_F(HostileJsonTest, ParserMessagesAreCutShort) {
 
 TEST_F(HostileJsonTest, TokenizerFilesAreBounded) {
     // CLIP: vocab.json a FIFO, then merges.txt /dev/zero.
-    writeTextHostileJson(sub("clip/merges.txt"), "#version: 0.2\na b\n");
+    writeTextFile(sub("clip/merges.txt"), "#version: 0.2\na b\n");
     makeFifo(sub("clip/vocab.json"));
     double took = secondsOf([&] {
         const std::string e =
@@ -144,7 +129,7 @@ TEST_F(HostileJsonTest, TokenizerFilesAreBounded) {
     });
     EXPECT_LT(took, 1.0);
     fs::remove(sub("clip/vocab.json"));
-    writeTextHostileJson(sub("clip/vocab.json"), R"({"a": 0, "b": 1, "ab": 2})");
+    writeTextFile(sub("clip/vocab.json"), R"({"a": 0, "b": 1, "ab": 2})");
     fs::remove(sub("clip/merges.txt"));
     makeDevZero(sub("clip/merges.txt"));
     EXPECT_HAS(errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); }),
@@ -159,7 +144,7 @@ TEST_F(HostileJsonTest, TokenizerFilesAreBounded) {
     EXPECT_HAS(errorOfHostileJson([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
                "larger than the 64 MB accepted");
     fs::remove(sub("qwen/tokenizer.json"));
-    writeTextHostileJson(sub("qwen/tokenizer.json"), std::string(100000, '{'));
+    writeTextFile(sub("qwen/tokenizer.json"), std::string(100000, '{'));
     took = secondsOf([&] {
         EXPECT_HAS(errorOfHostileJson([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
                    "nested deeper than 64 levels");
@@ -169,29 +154,29 @@ TEST_F(HostileJsonTest, TokenizerFilesAreBounded) {
 
 TEST_F(HostileJsonTest, TokenIdsOutsideTheTableAreRefusedNotTruncated) {
     // 2^32 + 1 would become id 1 through get<int>().
-    writeTextHostileJson(sub("clip/vocab.json"), R"({"a": 0, "b": 4294967297})");
-    writeTextHostileJson(sub("clip/merges.txt"), "#version: 0.2\na b\n");
+    writeTextFile(sub("clip/vocab.json"), R"({"a": 0, "b": 4294967297})");
+    writeTextFile(sub("clip/merges.txt"), "#version: 0.2\na b\n");
     const std::string e = errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
     EXPECT_HAS(e, "the id of 'b' is 4294967297, outside 0..16777216");
 
-    writeTextHostileJson(sub("qwen/vocab.json"), R"({"a": 0, "b": -7})");
-    writeTextHostileJson(sub("qwen/merges.txt"), "#version: 0.2\na b\n");
+    writeTextFile(sub("qwen/vocab.json"), R"({"a": 0, "b": -7})");
+    writeTextFile(sub("qwen/merges.txt"), "#version: 0.2\na b\n");
     EXPECT_HAS(errorOfHostileJson([&] { hs::QwenTokenizer::fromFolder(sub("qwen")); }),
                "the id of 'b' is -7, outside 0..16777216");
 
     // A 1 MB token is quoted by its first 40 bytes only.
     const std::string longToken(1 << 20, 'k');
-    writeTextHostileJson(sub("clip/vocab.json"), "{\"" + longToken + "\": \"x\"}");
+    writeTextFile(sub("clip/vocab.json"), "{\"" + longToken + "\": \"x\"}");
     const std::string e2 = errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
     EXPECT_HAS(e2, "is not an integer");
     EXPECT_LT(e2.size(), 300u);
 }
 
 TEST_F(HostileJsonTest, HugeSpecialTokenIsRefusedQuotedShort) {
-    writeTextHostileJson(sub("clip/vocab.json"), R"({"a": 0, "b": 1})");
-    writeTextHostileJson(sub("clip/merges.txt"), "#version: 0.2\na b\n");
-    writeTextHostileJson(sub("clip/special_tokens_map.json"),
-                         "{\"eos_token\": {\"content\": \"" + std::string(2 << 20, 'e') + "\"}}");
+    writeTextFile(sub("clip/vocab.json"), R"({"a": 0, "b": 1})");
+    writeTextFile(sub("clip/merges.txt"), "#version: 0.2\na b\n");
+    writeTextFile(sub("clip/special_tokens_map.json"),
+                  "{\"eos_token\": {\"content\": \"" + std::string(2 << 20, 'e') + "\"}}");
     const std::string e = errorOfHostileJson([&] { hs::ClipTokenizer::fromFolder(sub("clip")); });
     EXPECT_HAS(e, "'eos_token' is 'eeee");
     EXPECT_HAS(e, "longer than 1024 bytes");
@@ -255,34 +240,34 @@ TEST(QuoteJsonValue, NeverLongNeverRecursive) {
 
 TEST_F(HostileJsonTest, ComponentNamesCannotLeaveThePipelineFolder) {
     fs::create_directories(sub("pipe/vae"));
-    writeTextHostileJson(sub("pipe/model_index.json"),
-                         R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL"],
+    writeTextFile(sub("pipe/model_index.json"),
+                  R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL"],
                   "../../etc": ["diffusers", "AutoencoderKL"]})");
     std::string e = errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); });
     EXPECT_HAS(e, "component '../../etc' is not a plain folder name");
     EXPECT_HAS(e, "'..' leads outside the pipeline folder");
 
-    writeTextHostileJson(sub("pipe/model_index.json"),
-                         R"({"_class_name": "P", "/etc": ["diffusers", "AutoencoderKL"]})");
+    writeTextFile(sub("pipe/model_index.json"),
+                  R"({"_class_name": "P", "/etc": ["diffusers", "AutoencoderKL"]})");
     e = errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); });
     EXPECT_HAS(e, "component '/etc'");
     EXPECT_HAS(e, "absolute path");
 
-    writeTextHostileJson(sub("pipe/model_index.json"),
-                         R"({"_class_name": "P", "vae/../..": ["diffusers", "AutoencoderKL"]})");
+    writeTextFile(sub("pipe/model_index.json"),
+                  R"({"_class_name": "P", "vae/../..": ["diffusers", "AutoencoderKL"]})");
     EXPECT_HAS(errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); }), "holds a '/'");
 
     // A modular index's subfolder may not leave the folder either.
     fs::remove(sub("pipe/model_index.json"));
-    writeTextHostileJson(sub("pipe/modular_model_index.json"),
-                         R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL",
+    writeTextFile(sub("pipe/modular_model_index.json"),
+                  R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL",
                   {"subfolder": "../../etc"}]})");
     e = errorOfHostileJson([&] { hs::openPipeline(sub("pipe")); });
     EXPECT_HAS(e, "subfolder '../../etc'");
     EXPECT_HAS(e, "outside the pipeline folder");
 
     // A plain name still opens.
-    writeTextHostileJson(
+    writeTextFile(
         sub("pipe/modular_model_index.json"),
         R"({"_class_name": "P", "vae": ["diffusers", "AutoencoderKL", {"subfolder": "vae"}]})");
     EXPECT_EQ(hs::openPipeline(sub("pipe")).components.size(), 1u);

@@ -36,17 +36,20 @@ void spit(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-struct TempDirHostileOutput {
-    std::string path = test::tempDir("hostile-output");
-    ~TempDirHostileOutput() { fs::remove_all(path); }
+class HostileOutput : public test::TempDirTest {
+protected:
+    // A file holding "precious": what the symlinks the tests plant point at.
+    std::string precious() const {
+        const std::string victim = path("victim.txt");
+        spit(victim, "precious");
+        return victim;
+    }
 };
 
 }  // namespace
 
-TEST(HostileOutput, AtomicFileNeverFollowsAPlantedSymlink) {
-    TempDirHostileOutput d;
-    const std::string victim = d.path + "/victim.txt", target = d.path + "/report.json";
-    spit(victim, "precious");
+TEST_F(HostileOutput, AtomicFileNeverFollowsAPlantedSymlink) {
+    const std::string victim = precious(), target = path("report.json");
     // Symlinks at the first names the next AtomicFile of `target` tries, all but the last.
     for (int k = 0; k + 1 < kAtomicTempAttempts; ++k)
         fs::create_symlink(victim, atomicTempPath(target, unsigned(k)));
@@ -56,10 +59,8 @@ TEST(HostileOutput, AtomicFileNeverFollowsAPlantedSymlink) {
     EXPECT_FALSE(fs::is_symlink(target));
 }
 
-TEST(HostileOutput, AtomicFileGivesUpClearlyWhenEveryNameIsTaken) {
-    TempDirHostileOutput d;
-    const std::string victim = d.path + "/victim.txt", target = d.path + "/out.csv";
-    spit(victim, "precious");
+TEST_F(HostileOutput, AtomicFileGivesUpClearlyWhenEveryNameIsTaken) {
+    const std::string victim = precious(), target = path("out.csv");
     for (int k = 0; k < kAtomicTempAttempts; ++k)
         fs::create_symlink(victim, atomicTempPath(target, unsigned(k)));
     try {
@@ -72,11 +73,9 @@ TEST(HostileOutput, AtomicFileGivesUpClearlyWhenEveryNameIsTaken) {
     EXPECT_FALSE(fs::exists(target));
 }
 
-TEST(HostileOutput, DemoTokenizerFilesDoNotFollowOldTemporaryNames) {
+TEST_F(HostileOutput, DemoTokenizerFilesDoNotFollowOldTemporaryNames) {
     // The demo's writers used "<file>.tmp" by hand: a symlink planted there was written through.
-    TempDirHostileOutput d;
-    const std::string victim = d.path + "/victim.txt", dir = d.path + "/tokenizer";
-    spit(victim, "precious");
+    const std::string victim = precious(), dir = path("tokenizer");
     fs::create_directories(dir);
     for (const char* f :
          {"vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json"})
@@ -86,7 +85,7 @@ TEST(HostileOutput, DemoTokenizerFilesDoNotFollowOldTemporaryNames) {
     EXPECT_NE(slurp(dir + "/vocab.json").find("red"), std::string::npos);
 }
 
-TEST(HostileOutput, CsvTextCellsCannotStartAFormula) {
+TEST_F(HostileOutput, CsvTextCellsCannotStartAFormula) {
     EXPECT_EQ(csvField("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
     EXPECT_EQ(csvField("+cmd|' /C calc'!A0"), "\"'+cmd|' /C calc'!A0\"");
     EXPECT_EQ(csvField("@SUM(A1)"), "\"'@SUM(A1)\"");
@@ -99,7 +98,7 @@ TEST(HostileOutput, CsvTextCellsCannotStartAFormula) {
     EXPECT_EQ(csvField(""), "");
 }
 
-TEST(HostileOutput, CsvKeepsNegativeNumbersAsNumbers) {
+TEST_F(HostileOutput, CsvKeepsNegativeNumbersAsNumbers) {
     Report r;
     ReportRun run;
     run.label = "=1+1";
@@ -126,7 +125,7 @@ TEST(HostileOutput, CsvKeepsNegativeNumbersAsNumbers) {
     EXPECT_EQ(layers.find(",'-3.5"), std::string::npos);
 }
 
-TEST(HostileOutput, PrintableEscapesControlsAndKeepsUtf8) {
+TEST_F(HostileOutput, PrintableEscapesControlsAndKeepsUtf8) {
     EXPECT_EQ(printable("a\x1b[2Jb"), "a\\x1b[2Jb");
     EXPECT_EQ(printable("bell\a del\x7f"), "bell\\x07 del\\x7f");
     EXPECT_EQ(printable("two\nlines\t"), "two\\x0alines\\x09");
@@ -145,9 +144,8 @@ TEST(HostileOutput, PrintableEscapesControlsAndKeepsUtf8) {
     EXPECT_EQ(completeUtf8Prefix("ab\xe4\xb8\xad"), 5u);
 }
 
-TEST(HostileOutput, InspectPrintsATensorNameWithEscapesNotTheSequence) {
-    TempDirHostileOutput d;
-    const std::string file = d.path + "/evil.safetensors";
+TEST_F(HostileOutput, InspectPrintsATensorNameWithEscapesNotTheSequence) {
+    const std::string file = m_dir + "/evil.safetensors";
     writeSafetensors(file, {{"blocks\x1b[2J\x1b]0;pwned\x07.weight", torch::ones({2, 2})}},
                      {{"format", "pt"}});
     int status = -1;
@@ -159,9 +157,8 @@ TEST(HostileOutput, InspectPrintsATensorNameWithEscapesNotTheSequence) {
     EXPECT_EQ(out.find('\x07'), std::string::npos);
 }
 
-TEST(HostileOutput, InspectJsonOfALatin1PathDoesNotThrow) {
-    TempDirHostileOutput d;
-    const std::string dir = d.path + "/caf\xe9";
+TEST_F(HostileOutput, InspectJsonOfALatin1PathDoesNotThrow) {
+    const std::string dir = m_dir + "/caf\xe9";
     fs::create_directories(dir);
     const std::string file = dir + "/model.safetensors";
     writeSafetensors(file, {{"w", torch::ones({2})}}, {{"format", "pt"}});
@@ -172,9 +169,8 @@ TEST(HostileOutput, InspectJsonOfALatin1PathDoesNotThrow) {
     EXPECT_NE(j["path"].get<std::string>().find("caf\xef\xbf\xbd"), std::string::npos);
 }
 
-TEST(HostileOutput, DeeplyNestedReportIsRefusedQuickly) {
-    TempDirHostileOutput d;
-    const std::string path = d.path + "/deep.json";
+TEST_F(HostileOutput, DeeplyNestedReportIsRefusedQuickly) {
+    const std::string path = m_dir + "/deep.json";
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
     spit(path, deep);
     const auto t0 = std::chrono::steady_clock::now();
@@ -189,8 +185,7 @@ TEST(HostileOutput, DeeplyNestedReportIsRefusedQuickly) {
     EXPECT_LT(s, 1.0);
 }
 
-TEST(HostileOutput, ReportThatIsNotARegularFileIsRefused) {
+TEST_F(HostileOutput, ReportThatIsNotARegularFileIsRefused) {
     EXPECT_THROW(readReportJson("/dev/zero"), FileError);
-    TempDirHostileOutput d;
-    EXPECT_THROW(readReportJson(d.path), FileError);
+    EXPECT_THROW(readReportJson(m_dir), FileError);
 }

@@ -33,11 +33,8 @@ void writeAllHostileSafetensors(const std::string& path, const std::string& byte
     out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
-class HostileSafetensors : public ::testing::Test {
+class HostileSafetensors : public hs::test::TempDirTest {
 protected:
-    void SetUp() override { m_dir = hs::test::tempDir("hostile_st"); }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return m_dir + "/" + name; }
     std::string put(const std::string& name, const std::string& header,
                     const std::string& data = "") {
         writeAllHostileSafetensors(path(name),
@@ -50,7 +47,6 @@ protected:
             path(name), {{"a", torch::full({65536}, 1.5f)}, {"b", torch::full({65536}, 2.5f)}});
         return path(name);
     }
-    std::string m_dir;
 };
 
 void halve(const std::string& file) {

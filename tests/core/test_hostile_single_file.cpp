@@ -85,12 +85,7 @@ void sweepFile(const std::string& path) {
               << " altered copies, " << n.refused << " refused\n";
 }
 
-class HostileSingleFile : public ::testing::Test {
-protected:
-    void SetUp() override { m_dir = test::tempDir("hostile-single"); }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string m_dir;
-};
+class HostileSingleFile : public hs::test::TempDirTest {};
 
 }  // namespace
 

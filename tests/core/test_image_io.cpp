@@ -37,16 +37,8 @@ void writeBytes(const std::string& path, const std::vector<uint8_t>& b) {
 
 template <typename Fn>
 std::string errorOfImageIo(Fn fn) {
-    try {
-        fn();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "no error";
+    return hs::test::messageOf(fn);
 }
-
-#define EXPECT_HAS(haystack, needle) \
-    EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 // PNG's CRC-32 (ISO 3309, zlib's crc32), computed here so that patched files stay valid and the
 // writer's CRCs are checked by code other than libpng's.
@@ -133,6 +125,18 @@ std::vector<hs::PngText> decodeText(const std::vector<uint8_t>& png) {
 }
 
 // The fixtures' 16-bit samples (make_pngs.py's sample16).
+// `img` is w x h with `channels` channels, its sample (x, y, c) `want(x, y, c)`.
+template <class F>
+void expectPixelsImageIo(const hs::Image& img, int channels, int w, int h, F want) {
+    ASSERT_EQ(img.channels, channels);
+    ASSERT_EQ(img.width, w);
+    ASSERT_EQ(img.height, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < channels; ++c)
+                EXPECT_EQ(img.at(x, y)[c], want(x, y, c)) << x << "," << y << "," << c;
+}
+
 uint16_t pngSample16(int x, int y, int c) {
     return uint16_t((x * 7919 + y * 104729 + c * 31337 + 12345) & 0xFFFF);
 }
@@ -159,10 +163,8 @@ std::string errorOfPngText(const std::vector<uint8_t>& png) {
     return errorOfImageIo([&] { decodeText(png); });
 }
 
-class ImageIoTest : public ::testing::Test {
+class ImageIoTest : public hs::test::TempDirTest {
 protected:
-    void SetUp() override { m_dir = hs::test::tempDir("img"); }
-    void TearDown() override { fs::remove_all(m_dir); }
     std::string path(const std::string& n) const { return m_dir + "/" + n; }
     int tempFiles() const {
         int n = 0;
@@ -170,7 +172,6 @@ protected:
             n += e.path().filename().string().find(".tmp-") != std::string::npos;
         return n;
     }
-    std::string m_dir;
 };
 
 }  // namespace
@@ -271,36 +272,23 @@ TEST_F(ImageIoTest, PngsFromAnotherEncoder) {
     }
     {
         SCOPED_TRACE("2-bit grey, value 2 transparent");
-        const auto img = decodePng(fixturePng("grey_trns_2bit.png"));
-        ASSERT_EQ(img.channels, 2);
-        ASSERT_EQ(img.width, 6);
-        for (int y = 0; y < 3; ++y)
-            for (int x = 0; x < 6; ++x) {
-                const int v = (x + y) % 4;
-                EXPECT_EQ(img.at(x, y)[0], v * 85);
-                EXPECT_EQ(img.at(x, y)[1], v == 2 ? 0 : 255);
-            }
+        expectPixelsImageIo(decodePng(fixturePng("grey_trns_2bit.png")), 2, 6, 3,
+                            [](int x, int y, int c) {
+                                const int v = (x + y) % 4;
+                                return c == 0 ? v * 85 : v == 2 ? 0 : 255;
+                            });
     }
     {
         SCOPED_TRACE("16-bit RGB: the high byte");
-        const auto img = decodePng(fixturePng("rgb16.png"));
-        ASSERT_EQ(img.channels, 3);
-        ASSERT_EQ(img.width, 5);
-        ASSERT_EQ(img.height, 3);
-        for (int y = 0; y < 3; ++y)
-            for (int x = 0; x < 5; ++x)
-                for (int c = 0; c < 3; ++c) EXPECT_EQ(img.at(x, y)[c], pngSample16(x, y, c) >> 8);
+        expectPixelsImageIo(decodePng(fixturePng("rgb16.png")), 3, 5, 3,
+                            [](int x, int y, int c) { return pngSample16(x, y, c) >> 8; });
     }
     {
         SCOPED_TRACE("16-bit RGBA, Adam7");
         const auto png = fixturePng("rgba16_adam7.png");
         const auto img = decodePng(png);
-        ASSERT_EQ(img.channels, 4);
-        ASSERT_EQ(img.width, 11);
-        ASSERT_EQ(img.height, 9);
-        for (int y = 0; y < 9; ++y)
-            for (int x = 0; x < 11; ++x)
-                for (int c = 0; c < 4; ++c) EXPECT_EQ(img.at(x, y)[c], pngSample16(x, y, c) >> 8);
+        ASSERT_NO_FATAL_FAILURE(expectPixelsImageIo(
+            img, 4, 11, 9, [](int x, int y, int c) { return pngSample16(x, y, c) >> 8; }));
         const auto grey = decodePng(png, 1);
         for (int y = 0; y < 9; ++y)
             for (int x = 0; x < 11; ++x)
@@ -308,13 +296,8 @@ TEST_F(ImageIoTest, PngsFromAnotherEncoder) {
     }
     {
         SCOPED_TRACE("1-bit grey, Adam7");
-        const auto img = decodePng(fixturePng("grey1_adam7.png"));
-        ASSERT_EQ(img.channels, 1);
-        ASSERT_EQ(img.width, 10);
-        ASSERT_EQ(img.height, 9);
-        for (int y = 0; y < 9; ++y)
-            for (int x = 0; x < 10; ++x)
-                EXPECT_EQ(img.at(x, y)[0], (x * 3 + y * 5) % 7 < 3 ? 255 : 0) << x << "," << y;
+        expectPixelsImageIo(decodePng(fixturePng("grey1_adam7.png")), 1, 10, 9,
+                            [](int x, int y, int) { return (x * 3 + y * 5) % 7 < 3 ? 255 : 0; });
     }
     {
         SCOPED_TRACE("text chunks do not change the pixels");

@@ -246,11 +246,7 @@ TEST(InspectTest, Pipeline) {
         "vae": ["diffusers", "AutoencoderKL"], "text_encoder": ["transformers", "CLIPTextModel"],
         "transformer": ["diffusers", "FluxTransformer2DModel"],
         "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"]})";
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/vae")), p + "/vae");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/clip")),
-                                 p + "/text_encoder");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/flux")),
-                                 p + "/transformer");
+    hs::test::linkGoldenFluxComponents(p);
     fs::create_directories(p + "/scheduler");
     std::ofstream(p + "/scheduler/scheduler_config.json") << "{}";
 

@@ -14,10 +14,10 @@
 #include <mutex>
 #include <thread>
 
-#include "io/safetensors.h"
-#include "models/registry.h"
 #include "base/cancel.h"
 #include "base/load_progress.h"
+#include "io/safetensors.h"
+#include "models/registry.h"
 #include "test_util.h"
 
 namespace hs {
@@ -97,12 +97,7 @@ bool mapped(const std::string& dir) {
     return false;
 }
 
-class LoadProgressTest : public ::testing::Test {
-protected:
-    void SetUp() override { m_dir = test::tempDir("load-progress"); }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-    std::string m_dir;
-};
+class LoadProgressTest : public hs::test::TempDirTest {};
 
 // The ranges /proc/self/maps lists, read as Halfscope once read them: 512-byte chunks, each
 // parsed as a line of its own.

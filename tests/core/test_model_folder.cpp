@@ -12,43 +12,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeTextModelFolder(const std::string& path, const std::string& text) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
+using hs::test::writeTextFile;
 
+// The FileError's message; another exception is a failure.
 template <typename Fn>
 std::string errorOfModelFolder(Fn fn) {
-    try {
-        fn();
-    } catch (const hs::FileError& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("not a FileError: ") + e.what();
-    }
-    return "no error";
+    return hs::test::messageOf<hs::FileError>(fn);
 }
 
-#define EXPECT_HAS(haystack, needle) \
-    EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
-class ModelFolderTest : public ::testing::Test {
+class ModelFolderTest : public hs::test::TempDirTest {
 protected:
-    void SetUp() override { m_dir = hs::test::tempDir("folder"); }
-    void TearDown() override { fs::remove_all(m_dir); }
     std::string sub(const std::string& rel) const { return m_dir + "/" + rel; }
     // A component folder with a diffusers config and the given weight files (one F32 or F16
     // tensor each, named after the file so tests can tell which was opened).
     std::string component(const std::string& name, const std::vector<std::string>& weightFiles,
                           torch::ScalarType dtype = torch::kFloat32) {
         const std::string d = sub(name);
-        writeTextModelFolder(d + "/config.json",
-                             R"({"_class_name": "AutoencoderKL", "latent_channels": 4})");
+        writeTextFile(d + "/config.json",
+                      R"({"_class_name": "AutoencoderKL", "latent_channels": 4})");
         for (const auto& w : weightFiles)
             hs::writeSafetensors(d + "/" + w, {{"w." + w, torch::ones({2}, dtype)}});
         return d;
     }
-    std::string m_dir;
 };
 
 }  // namespace
@@ -107,8 +92,8 @@ TEST_F(ModelFolderTest, Variants) {
 TEST_F(ModelFolderTest, ShardedWeights) {
     auto d = component("sharded", {"diffusion_pytorch_model-00001-of-00002.safetensors",
                                    "diffusion_pytorch_model-00002-of-00002.safetensors"});
-    writeTextModelFolder(d + "/diffusion_pytorch_model.safetensors.index.json",
-                         R"({"weight_map": {
+    writeTextFile(d + "/diffusion_pytorch_model.safetensors.index.json",
+                  R"({"weight_map": {
                    "w.diffusion_pytorch_model-00001-of-00002.safetensors": "diffusion_pytorch_model-00001-of-00002.safetensors",
                    "w.diffusion_pytorch_model-00002-of-00002.safetensors": "diffusion_pytorch_model-00002-of-00002.safetensors"}})");
     auto c = hs::openComponent(d);
@@ -117,7 +102,7 @@ TEST_F(ModelFolderTest, ShardedWeights) {
 
     // A sharded variant, named as diffusers names it (and not mistaken for a variant "fp16-0001").
     auto v = component("sharded_fp16", {"model.fp16-00001-of-00001.safetensors"}, torch::kFloat16);
-    writeTextModelFolder(
+    writeTextFile(
         v + "/model.safetensors.index.fp16.json",
         R"({"weight_map": {"w.model.fp16-00001-of-00001.safetensors": "model.fp16-00001-of-00001.safetensors"}})");
     auto cv = hs::openComponent(v);
@@ -128,7 +113,7 @@ TEST_F(ModelFolderTest, ShardedWeights) {
 
 TEST_F(ModelFolderTest, RefusesPickle) {
     auto d = component("pickle", {});
-    writeTextModelFolder(d + "/diffusion_pytorch_model.bin", "not really a pickle");
+    writeTextFile(d + "/diffusion_pytorch_model.bin", "not really a pickle");
     const std::string e = errorOfModelFolder([&] { hs::openComponent(d); });
     EXPECT_HAS(e, d);
     EXPECT_HAS(e, "diffusion_pytorch_model.bin");
@@ -138,7 +123,7 @@ TEST_F(ModelFolderTest, RefusesPickle) {
 
     // A pickle beside safetensors weights is simply ignored.
     auto mixed = component("mixed", {"model.safetensors"});
-    writeTextModelFolder(mixed + "/pytorch_model.bin", "x");
+    writeTextFile(mixed + "/pytorch_model.bin", "x");
     EXPECT_NO_THROW(hs::openComponent(mixed));
 }
 
@@ -154,7 +139,7 @@ TEST_F(ModelFolderTest, ComponentErrors) {
     EXPECT_HAS(e, "noconfig/config.json");
     EXPECT_HAS(e, "missing config.json");
 
-    writeTextModelFolder(sub("badjson/config.json"), "{\n  \"a\": 1,\n  \"b\": ]\n}");
+    writeTextFile(sub("badjson/config.json"), "{\n  \"a\": 1,\n  \"b\": ]\n}");
     const std::string j = errorOfModelFolder([&] { hs::openComponent(sub("badjson")); });
     EXPECT_HAS(j, "badjson/config.json: invalid JSON");
     EXPECT_HAS(j, "line 3");
@@ -163,14 +148,14 @@ TEST_F(ModelFolderTest, ComponentErrors) {
 
     // A broken weights file is reported with its own path.
     auto corrupt = component("corrupt", {});
-    writeTextModelFolder(corrupt + "/model.safetensors", "garbage!garbage!");
+    writeTextFile(corrupt + "/model.safetensors", "garbage!garbage!");
     EXPECT_HAS(errorOfModelFolder([&] { hs::openComponent(corrupt); }),
                "corrupt/model.safetensors: header length");
 }
 
 TEST_F(ModelFolderTest, Pipeline) {
     const std::string p = sub("pipe");
-    writeTextModelFolder(p + "/model_index.json", R"({
+    writeTextFile(p + "/model_index.json", R"({
         "_class_name": "FluxPipeline", "_diffusers_version": "0.30.0",
         "scheduler": ["diffusers", "FlowMatchEulerDiscreteScheduler"],
         "text_encoder": ["transformers", "CLIPTextModel"],
@@ -179,18 +164,14 @@ TEST_F(ModelFolderTest, Pipeline) {
         "transformer": ["diffusers", "FluxTransformer2DModel"],
         "vae": ["diffusers", "AutoencoderKL"],
         "requires_safety_checker": false})");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/vae")), p + "/vae");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/clip")),
-                                 p + "/text_encoder");
-    fs::create_directory_symlink(fs::absolute(hs::test::dataPath("golden/flux")),
-                                 p + "/transformer");
+    hs::test::linkGoldenFluxComponents(p);
     fs::create_directories(p + "/tokenizer");
     for (const char* f : {"vocab.json", "merges.txt"})
         fs::create_symlink(
             fs::absolute(hs::test::dataPath(std::string("golden/clip_tokenizer/") + f)),
             p + "/tokenizer/" + f);
-    writeTextModelFolder(p + "/scheduler/scheduler_config.json",
-                         R"({"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0})");
+    writeTextFile(p + "/scheduler/scheduler_config.json",
+                  R"({"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0})");
 
     EXPECT_TRUE(hs::isPipelineFolder(p));
     EXPECT_FALSE(hs::isComponentFolder(p));
@@ -213,7 +194,7 @@ TEST_F(ModelFolderTest, Pipeline) {
     EXPECT_HAS(e, "component 'scheduler'");
     EXPECT_HAS(e, "is missing");
 
-    writeTextModelFolder(sub("bad/model_index.json"), R"({"vae": ["diffusers"]})");
+    writeTextFile(sub("bad/model_index.json"), R"({"vae": ["diffusers"]})");
     EXPECT_HAS(errorOfModelFolder([&] { hs::openPipeline(sub("bad")); }),
                "must be [library, class]");
     EXPECT_HAS(errorOfModelFolder([&] { hs::openPipeline(sub("nothing")); }),
@@ -225,7 +206,7 @@ TEST_F(ModelFolderTest, Pipeline) {
 // spec] with its class in type_hint; one made from a config at run time has no spec.
 TEST_F(ModelFolderTest, ModularPipeline) {
     const std::string p = sub("modular");
-    writeTextModelFolder(p + "/modular_model_index.json", R"({
+    writeTextFile(p + "/modular_model_index.json", R"({
         "_blocks_class_name": "AnimaAutoBlocks", "_class_name": "AnimaModularPipeline",
         "vae": ["diffusers", "AutoencoderKLQwenImage",
                 {"pretrained_model_name_or_path": "/home/me/anima", "subfolder": "vae",

@@ -49,16 +49,8 @@ NamedTensors runQwen(const CaseQwen& c, const std::string& plan = "",
 
 // The worst relative error over out.last_hidden_state and every out.hidden_states.N.
 double worstErrorQwen(const NamedTensors& got, const NamedTensors& ref) {
-    double worst = 0;
     size_t compared = 0;
-    for (const auto& kv : ref) {
-        if (kv.first.rfind("out.", 0) != 0) continue;
-        EXPECT_TRUE(got.count(kv.first)) << kv.first;
-        if (!got.count(kv.first)) continue;
-        EXPECT_EQ(got.at(kv.first).sizes(), kv.second.sizes()) << kv.first;
-        worst = std::max(worst, relErr(got.at(kv.first), kv.second));
-        ++compared;
-    }
+    const double worst = test::worstOutputError(got, ref, &compared);
     EXPECT_EQ(compared, got.size());
     return worst;
 }
@@ -74,20 +66,15 @@ double worstErrorQwen(const NamedTensors& got, const NamedTensors& ref) {
 //   qwen25vl_text: Qwen2_5_VLForConditionalGeneration with text_config, mrope, visual.* and
 //   lm_head beside model.*, 6 heads without grouping, left and right padding (positions from the
 //   mask).
-INSTANTIATE_TEST_SUITE_P(Qwen, FamilyGolden,
-                         ::testing::Values(test::GoldenCase("golden/qwen3", 5, 1e-5),
-                                           test::GoldenCase("golden/qwen2", 5, 1e-5),
-                                           test::GoldenCase("qwen/qwen3_mqa", 4, 1e-5),
-                                           test::GoldenCase("qwen/qwen25vl_text", 4, 1e-5)),
-                         test::CaseLabel());
+HS_CASES(Qwen, FamilyGolden, test::GoldenCase("golden/qwen3", 5, 1e-5),
+         test::GoldenCase("golden/qwen2", 5, 1e-5), test::GoldenCase("qwen/qwen3_mqa", 4, 1e-5),
+         test::GoldenCase("qwen/qwen25vl_text", 4, 1e-5));
 
 // Layer by layer from the mapped file (LoadMode::Streamed), bare and "model." keys alike: one
 // block a hidden layer.
 const std::vector<std::string> kPlansQwen = {"text_encoder=fp32", "text_encoder=fp16"};
-INSTANTIATE_TEST_SUITE_P(Qwen, FamilyStreaming,
-                         ::testing::Values(test::StreamingCase("golden/qwen3", 3, kPlansQwen),
-                                           test::StreamingCase("qwen/qwen3_mqa", 2, kPlansQwen)),
-                         test::CaseLabel());
+HS_CASES(Qwen, FamilyStreaming, test::StreamingCase("golden/qwen3", 3, kPlansQwen),
+         test::StreamingCase("qwen/qwen3_mqa", 2, kPlansQwen));
 
 // Op: embed, cos, sin, norm + per layer 4 layer-level + 1 module + 10 attention + 4 mlp +
 // attn_residual.
@@ -109,45 +96,37 @@ test::ProbeCase probesQwen() {
              .distinctNames(4 + 3 * (4 + 1 + 10 + 4 + 1))});
 }
 
-INSTANTIATE_TEST_SUITE_P(Qwen, FamilyProbes, ::testing::Values(probesQwen()), test::CaseLabel());
+HS_CASES(Qwen, FamilyProbes, probesQwen());
 
-INSTANTIATE_TEST_SUITE_P(Qwen, FamilyBf16, ::testing::Values(test::Bf16Case("golden/qwen2")),
-                         test::CaseLabel());
+HS_CASES(Qwen, FamilyBf16, test::Bf16Case("golden/qwen2"));
 
-INSTANTIATE_TEST_SUITE_P(
-    Qwen, FamilyConfig,
-    ::testing::Values(test::ConfigCase{
-        "qwen3",
-        [] { return goldenQwen("qwen3").config; },
-        [](const nlohmann::json& j) { qwenConfigFromJson(j); },
-        {test::setting("num_hidden_layers", 1 << 30), test::setting("num_key_value_heads", 3),
-         test::setting("head_dim", 15), test::setting("hidden_act", "gelu"),
-         test::setting("use_sliding_window", true),
-         test::setting("layer_types", {"full_attention", "sliding_attention"}),
-         test::setting("rope_scaling", {{"rope_type", "yarn"}}), test::setting("rms_norm_eps", 0),
-         test::setting("architectures", {"LlamaModel"})}}),
-    test::CaseLabel());
+HS_CASES(Qwen, FamilyConfig,
+         test::ConfigCase{
+             "qwen3",
+             [] { return goldenQwen("qwen3").config; },
+             [](const nlohmann::json& j) { qwenConfigFromJson(j); },
+             {test::setting("num_hidden_layers", 1 << 30), test::setting("num_key_value_heads", 3),
+              test::setting("head_dim", 15), test::setting("hidden_act", "gelu"),
+              test::setting("use_sliding_window", true),
+              test::setting("layer_types", {"full_attention", "sliding_attention"}),
+              test::setting("rope_scaling", {{"rope_type", "yarn"}}),
+              test::setting("rms_norm_eps", 0), test::setting("architectures", {"LlamaModel"})}});
 
-INSTANTIATE_TEST_SUITE_P(
-    Qwen, FamilyInputs,
-    ::testing::Values(test::InputCase{
-        "qwen3",
-        [] { return goldenQwen("qwen3"); },
-        {test::inputsOnly({}, {"in.input_ids"}),
-         test::inputsOnly({{"in.input_ids", torch::zeros({4}, torch::kInt64)}}, {"in.input_ids"}),
-         test::inputsOnly({{"in.input_ids", torch::zeros({1, 4})}}, {"integer"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 200}})}}, {"id 200"}),
-         test::inputsOnly({{"in.input_ids", torch::zeros({1, 129}, torch::kInt64)}}, {"L <= 128"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
-                           {"in.attention_mask", torch::ones({1, 3})}},
-                          {"in.attention_mask"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
-                           {"in.attention_mask", torch::tensor({{1, 2}})}},
-                          {"0 (padding) or 1"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
-                           {"in.mask", torch::ones({1, 2})}},
-                          {"unexpected input 'in.mask'"})}}),
-    test::CaseLabel());
+HS_CASES(Qwen, FamilyInputs,
+         test::InputCase{
+             "qwen3", [] { return goldenQwen("qwen3"); },
+             test::tokenIdEdits(
+                 200, {test::inputsOnly({{"in.input_ids", torch::zeros({1, 129}, torch::kInt64)}},
+                                        {"L <= 128"}),
+                       test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
+                                         {"in.attention_mask", torch::ones({1, 3})}},
+                                        {"in.attention_mask"}),
+                       test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
+                                         {"in.attention_mask", torch::tensor({{1, 2}})}},
+                                        {"0 (padding) or 1"}),
+                       test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
+                                         {"in.mask", torch::ones({1, 2})}},
+                                        {"unexpected input 'in.mask'"})})});
 
 // ---- Qwen's own ---------------------------------------------------------------------------------
 

@@ -42,114 +42,84 @@ double absMaxOf(ProbeContext& p, const std::string& name) {
 // (4, 4, 4), 3 layers, out_channels 5, odd packed sizes 5 x 3, a batch of 2 with two timesteps
 // and masks (one with a hole); 1 head of 32 with rope (8, 12, 12), out_channels null, patch 1,
 // two frames of 3 x 4: against the reference port.
-INSTANTIATE_TEST_SUITE_P(
-    QwenImage, FamilyGolden,
-    ::testing::Values(test::GoldenCase("golden/qwenimage")
-                          .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
-                          .keyedAsTheFile()
-                          .ofFamily(Role::Denoiser, "transformer",
-                                    {"in.hidden_states", "in.encoder_hidden_states_mask",
-                                     "in.img_shapes", "in.timestep", "out.sample"}),
-                      test::GoldenCase("qwenimage/heads3_odd"),
-                      test::GoldenCase("qwenimage/head1_frames2")),
-    test::CaseLabel());
+HS_CASES(QwenImage, FamilyGolden,
+         test::GoldenCase("golden/qwenimage")
+             .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
+             .keyedAsTheFile()
+             .ofFamily(Role::Denoiser, "transformer",
+                       {"in.hidden_states", "in.encoder_hidden_states_mask", "in.img_shapes",
+                        "in.timestep", "out.sample"}),
+         test::GoldenCase("qwenimage/heads3_odd"), test::GoldenCase("qwenimage/head1_frames2"));
 
 // Blocks converted one at a time, as for a model larger than memory: the same.
-INSTANTIATE_TEST_SUITE_P(QwenImage, FamilyStreaming,
-                         ::testing::Values(test::StreamingCase("golden/qwenimage", 2)),
-                         test::CaseLabel());
+HS_CASES(QwenImage, FamilyStreaming, test::StreamingCase("golden/qwenimage", 2));
 
-std::map<std::string, ProbeLevel> probePointsQwenimage() {
-    const std::string b = "transformer.transformer_blocks.1";
-    return {{b, ProbeLevel::Module},
-            {b + ".context", ProbeLevel::Module},
-            {"transformer.proj_out", ProbeLevel::Module},
-            {"transformer.img_in", ProbeLevel::Layer},
-            {"transformer.txt_norm", ProbeLevel::Layer},
-            {"transformer.txt_in", ProbeLevel::Layer},
-            {"transformer.time_text_embed", ProbeLevel::Layer},
-            {"transformer.norm_out", ProbeLevel::Layer},
-            {b + ".img_modulated", ProbeLevel::Layer},
-            {b + ".txt_modulated", ProbeLevel::Layer},
-            {b + ".attn", ProbeLevel::Layer},
-            {b + ".attn.to_add_out", ProbeLevel::Layer},
-            {b + ".attn_residual", ProbeLevel::Layer},
-            {b + ".context_attn_residual", ProbeLevel::Layer},
-            {b + ".img_mlp", ProbeLevel::Layer},
-            {b + ".txt_mlp", ProbeLevel::Layer},
-            {b + ".img_mod.1", ProbeLevel::Op},
-            {b + ".txt_mod.0", ProbeLevel::Op},
-            {b + ".img_norm1", ProbeLevel::Op},
-            {b + ".txt_norm2", ProbeLevel::Op},
-            {b + ".img_modulated2", ProbeLevel::Op},
-            {b + ".attn_gated", ProbeLevel::Op},
-            {b + ".txt_mlp_gated", ProbeLevel::Op},
-            {b + ".attn.norm_added_k", ProbeLevel::Op},
-            {b + ".attn.rope_q", ProbeLevel::Op},
-            {b + ".attn.sdpa", ProbeLevel::Op},
-            {b + ".img_mlp.net.0", ProbeLevel::Op},
-            {"transformer.time_text_embed.time_proj", ProbeLevel::Op},
-            {"transformer.time_text_embed.timestep_embedder.linear_2", ProbeLevel::Op}};
-}
+const std::string kBlockQwenimage = "transformer.transformer_blocks.1";
 
 // At Layer level: img_in, txt_norm, txt_in, time_text_embed; per block 2 outputs + 8 layers;
 // norm_out, proj_out.
-INSTANTIATE_TEST_SUITE_P(
-    QwenImage, FamilyProbes,
-    ::testing::Values(test::ProbeCase(
-        "golden", goldenQwenimage,
-        {test::ProbeExpectation(ProbeLevel::Op).at(probePointsQwenimage()),
-         test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(4 + 2 * 10 + 2)})),
-    test::CaseLabel());
+HS_CASES(QwenImage, FamilyProbes,
+         test::ProbeCase(
+             "golden", goldenQwenimage,
+             {test::ProbeExpectation(ProbeLevel::Op)
+                  .at(ProbeLevel::Module, "", {kBlockQwenimage})
+                  .at(ProbeLevel::Module, kBlockQwenimage, {"context"})
+                  .at(ProbeLevel::Module, "transformer", {"proj_out"})
+                  .at(ProbeLevel::Layer, "transformer",
+                      {"img_in", "txt_norm", "txt_in", "time_text_embed", "norm_out"})
+                  .at(ProbeLevel::Layer, kBlockQwenimage,
+                      {"img_modulated", "txt_modulated", "attn", "attn.to_add_out", "attn_residual",
+                       "context_attn_residual", "img_mlp", "txt_mlp"})
+                  .at(ProbeLevel::Op, kBlockQwenimage,
+                      {"img_mod.1", "txt_mod.0", "img_norm1", "txt_norm2", "img_modulated2",
+                       "attn_gated", "txt_mlp_gated", "attn.norm_added_k", "attn.rope_q",
+                       "attn.sdpa", "img_mlp.net.0"})
+                  .at(ProbeLevel::Op, "transformer",
+                      {"time_text_embed.time_proj", "time_text_embed.timestep_embedder.linear_2"}),
+              test::ProbeExpectation(ProbeLevel::Layer).eachOnce().distinctNames(4 + 2 * 10 + 2)}));
 
-INSTANTIATE_TEST_SUITE_P(
-    QwenImage, FamilyConfig,
-    ::testing::Values(test::ConfigCase{
-        "golden",
-        [] { return readJson(dataPath("golden/qwenimage/config.json")); },
-        [](const nlohmann::json& j) { QwenImageConfig::fromJson(j); },
-        {test::setting("zero_cond_t", true), test::setting("use_additional_t_cond", true),
-         test::setting("use_layer3d_rope", true), test::setting("axes_dims_rope", {4, 6, 8}),
-         test::setting("axes_dims_rope", {8, 8}), test::setting("axes_dims_rope", {3, 7, 6}),
-         test::setting("num_layers", 100000), test::setting("num_attention_heads", "2"),
-         test::setting("attention_head_dim", 1 << 20), test::setting("patch_size", 0),
-         test::setting("guidance_embeds", "yes")}}),
-    test::CaseLabel());
+HS_CASES(QwenImage, FamilyConfig,
+         test::ConfigCase::ofFile<QwenImageConfig>(
+             "golden", "golden/qwenimage/config.json",
+             {test::setting("zero_cond_t", true), test::setting("use_additional_t_cond", true),
+              test::setting("use_layer3d_rope", true), test::setting("axes_dims_rope", {4, 6, 8}),
+              test::setting("axes_dims_rope", {8, 8}), test::setting("axes_dims_rope", {3, 7, 6}),
+              test::setting("num_layers", 100000), test::setting("num_attention_heads", "2"),
+              test::setting("attention_head_dim", 1 << 20), test::setting("patch_size", 0),
+              test::setting("guidance_embeds", "yes")}));
 
-INSTANTIATE_TEST_SUITE_P(
-    QwenImage, FamilyInputs,
-    ::testing::Values(test::InputCase{
-        "golden",
-        goldenQwenimage,
-        {test::inputSet("in.hidden_states", torch::zeros({1, 16, 64}),
-                        {"in.hidden_states", "[B, frames * hp * wp, 16]"}),
-         test::inputSet("in.encoder_hidden_states", torch::zeros({1, 10, 32}),
-                        {"in.encoder_hidden_states", "[1, L_txt, 24]"}),
-         test::inputSet("in.encoder_hidden_states_mask", torch::ones({1, 9}, torch::kInt64),
-                        {"in.encoder_hidden_states_mask", "[1, 10]"}),
-         test::inputSet("in.img_shapes", torch::tensor({{1, 4, 5}}, torch::kInt64),
-                        {"in.img_shapes", "16 tokens"}),
-         test::inputSet("in.img_shapes", torch::tensor({1, 4, 4}, torch::kInt64),
-                        {"in.img_shapes", "[1, 3] or [1, 3]"}),
-         test::inputSet("in.img_shapes", torch::tensor({{1.0, 4.5, 4.0}}),
-                        {"in.img_shapes", "whole numbers"}),
-         test::inputRemoved("in.img_shapes", {"missing input 'in.img_shapes'"}),
-         test::inputSet("in.timestep", torch::zeros({3}), {"in.timestep", "[1] or [1]"}),
-         {[](NamedTensors& in) {
-              in["in.encoder_hidden_states"] = torch::zeros({1, 4095, 24});
-              in["in.encoder_hidden_states_mask"] = torch::ones({1, 4095}, torch::kInt64);
-          },
-          {"in.encoder_hidden_states", "4096"}},
-         test::inputSet("in.guidance", torch::ones({1}), {"in.guidance"}),
-         // Batch 2 with two different image sizes: diffusers would use the first for both.
-         {[](NamedTensors& in) {
-              in["in.hidden_states"] = torch::zeros({2, 16, 16});
-              in["in.encoder_hidden_states"] = torch::zeros({2, 10, 24});
-              in["in.encoder_hidden_states_mask"] = torch::ones({2, 10}, torch::kInt64);
-              in["in.img_shapes"] = torch::tensor({{1, 4, 4}, {1, 2, 8}}, torch::kInt64);
-          },
-          {"in.img_shapes", "different image sizes"}}}}),
-    test::CaseLabel());
+HS_CASES(QwenImage, FamilyInputs,
+         test::InputCase{
+             "golden",
+             goldenQwenimage,
+             {test::inputSet("in.hidden_states", torch::zeros({1, 16, 64}),
+                             {"in.hidden_states", "[B, frames * hp * wp, 16]"}),
+              test::inputSet("in.encoder_hidden_states", torch::zeros({1, 10, 32}),
+                             {"in.encoder_hidden_states", "[1, L_txt, 24]"}),
+              test::inputSet("in.encoder_hidden_states_mask", torch::ones({1, 9}, torch::kInt64),
+                             {"in.encoder_hidden_states_mask", "[1, 10]"}),
+              test::inputSet("in.img_shapes", torch::tensor({{1, 4, 5}}, torch::kInt64),
+                             {"in.img_shapes", "16 tokens"}),
+              test::inputSet("in.img_shapes", torch::tensor({1, 4, 4}, torch::kInt64),
+                             {"in.img_shapes", "[1, 3] or [1, 3]"}),
+              test::inputSet("in.img_shapes", torch::tensor({{1.0, 4.5, 4.0}}),
+                             {"in.img_shapes", "whole numbers"}),
+              test::inputRemoved("in.img_shapes", {"missing input 'in.img_shapes'"}),
+              test::inputSet("in.timestep", torch::zeros({3}), {"in.timestep", "[1] or [1]"}),
+              {[](NamedTensors& in) {
+                   in["in.encoder_hidden_states"] = torch::zeros({1, 4095, 24});
+                   in["in.encoder_hidden_states_mask"] = torch::ones({1, 4095}, torch::kInt64);
+               },
+               {"in.encoder_hidden_states", "4096"}},
+              test::inputSet("in.guidance", torch::ones({1}), {"in.guidance"}),
+              // Batch 2 with two different image sizes: diffusers would use the first for both.
+              {[](NamedTensors& in) {
+                   in["in.hidden_states"] = torch::zeros({2, 16, 16});
+                   in["in.encoder_hidden_states"] = torch::zeros({2, 10, 24});
+                   in["in.encoder_hidden_states_mask"] = torch::ones({2, 10}, torch::kInt64);
+                   in["in.img_shapes"] = torch::tensor({{1, 4, 4}, {1, 2, 8}}, torch::kInt64);
+               },
+               {"in.img_shapes", "different image sizes"}}}});
 
 // ---- Qwen-Image's own ---------------------------------------------------------------------------
 
@@ -192,24 +162,10 @@ TEST(QwenImage, TheTextMaskLeavesThePaddedTokensOut) {
 TEST(QwenImage, ReducedPrecisionAgreesWithFp32) {
     ModelCase c = openCase("qwenimage/heads3_odd", "qwenimage/heads3_odd_io.safetensors");
     c.io["in.timestep"] = torch::tensor({0.5f, 0.75f});
-    ProbeContext p32 = contextFor("");
-    auto m32 = loadQwenImageTransformer(c.config, c.weights, p32.policy());
-    auto o32 = runQwenImageTransformer(m32, c.io, p32).at("out.sample");
-    for (CpuBf16 mode : test::bf16ModesHere()) {  // native only where the CPU has bf16
-        test::ScopedCpuBf16 scoped(mode);
-        for (auto [plan, tol] :
-             {std::pair<const char*, double>{"transformer=bf16", 2e-2},
-              {"transformer=fp16", 3e-3},
-              {"transformer=fp16,transformer.transformer_blocks.1=fp32", 3e-3}}) {
-            ProbeContext p = contextFor(plan);
-            auto m = loadQwenImageTransformer(c.config, c.weights, p.policy());
-            const double err = relErr(runQwenImageTransformer(m, c.io, p).at("out.sample"), o32);
-            std::printf("  bf16 %-8s %-56s vs fp32: rel err %.3e\n", cpuBf16Name(mode).c_str(),
-                        plan, err);
-            EXPECT_LT(err, tol) << plan;
-            EXPECT_GT(err, 0.0) << plan;  // the reduced format really ran
-        }
-    }
+    test::expectReducedPrecisionAgrees(
+        c, {{"transformer=bf16", 2e-2},
+            {"transformer=fp16", 3e-3},
+            {"transformer=fp16,transformer.transformer_blocks.1=fp32", 3e-3}});
 }
 
 // Qwen-Image's released transformer config (60 blocks of 24 heads x 128, text width 3584,
@@ -244,28 +200,17 @@ TEST(QwenImage, RopeCentresTheImageAndPlacesTextAfterIt) {
     EXPECT_EQ(rope.cos[0][0].item<float>(), rope.cos[0][1].item<float>());  // pairs share angles
 }
 
-TEST(QwenImage, LoadErrorsNameTheKey) {
-    const ModelCase g = goldenQwenimage();
-    ProbeContext probes = contextFor("");
-    auto expectError = [&](const WeightMap& w, const std::string& key) {
-        expectThrowNaming<WeightError>(
-            [&] { loadQwenImageTransformer(g.config, w, probes.policy()); }, {key});
-    };
-    auto w = g.weights;
-    w.erase("transformer_blocks.1.attn.norm_added_k.weight");
-    expectError(w, "transformer_blocks.1.attn.norm_added_k.weight");
-    w = g.weights;
-    w["img_in.weight"] = torch::zeros({32, 64});  // a model with another packing
-    expectError(w, "img_in.weight");
-    w = g.weights;
-    w["time_text_embed.addition_t_embedding.weight"] = torch::zeros({2, 32});  // Layered
-    expectError(w, "time_text_embed.addition_t_embedding.weight");
-    auto big = g.config;
-    big["num_layers"] = 3;  // a block the file does not have
-    expectThrowNaming<WeightError>(
-        [&] { loadQwenImageTransformer(big, g.weights, probes.policy()); },
-        {"transformer_blocks.2."});
-}
+HS_CASES(QwenImage, FamilyWeights,
+         test::WeightCase{
+             "golden",
+             goldenQwenimage,
+             {test::weightRemoved("transformer_blocks.1.attn.norm_added_k.weight"),
+              test::weightSet("img_in.weight",
+                              torch::zeros({32, 64})),  // a model with another packing
+              test::weightSet("time_text_embed.addition_t_embedding.weight",
+                              torch::zeros({2, 32})),  // Layered
+              test::configSet("num_layers", 3,
+                              {"transformer_blocks.2."})}});  // a block the file does not have
 
 // Qwen-Image in fp16: the last block's gated MLP update pushes the image stream past 65504 while
 // the MLP and its gate are finite. The block's Module point records the stream before diffusers'
@@ -305,20 +250,15 @@ TEST(QwenImage, Fp16OverflowIsNamedAtTheBlockWhileTheClipKeepsTheOutputFinite) {
     ASSERT_LT(absMaxOf(p32, block + ".img_mlp"), 6e4);
     ASSERT_GT(absMaxOf(p32, block), 65520.0);  // rounds to Inf in fp16
 
-    for (ProbeLevel level : {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op}) {
-        ProbeContext p16 = contextFor("transformer=fp16", level);
-        auto m16 = loadQwenImageTransformer(g.config, g.weights, p16.policy());
-        for (const auto& kv : m16->named_parameters())
-            ASSERT_TRUE(torch::isfinite(kv.value()).all().item<bool>()) << kv.key();
-        auto o16 = runQwenImageTransformer(m16, g.io, p16).at("out.sample");
-        EXPECT_TRUE(torch::isfinite(o16).all().item<bool>()) << "the fp16 clip keeps it finite";
-        const auto& first = p16.firstNonFinite();
-        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
-        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
-                    first->at.name.c_str());
-        EXPECT_EQ(first->at.name, level == ProbeLevel::Op ? block + ".img_mlp_gated" : block);
-        EXPECT_EQ(first->at.execution, Execution::Emulated);
-    }
+    const NamedTensors in = test::onlyInputs(g.io);
+    test::expectFp16OverflowInsideTheBlock(
+        {[&](ProbeContext& p) { return test::loadModel(g, p); }, in, "transformer=fp16", block},
+        {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op},
+        [&](ProbeLevel level, const FirstNonFinite& first, Component& m16, ProbeContext& p16) {
+            EXPECT_TRUE(torch::isfinite(m16.run(in, p16).at("out.sample")).all().item<bool>())
+                << "the fp16 clip keeps it finite";
+            EXPECT_EQ(first.at.name, level == ProbeLevel::Op ? block + ".img_mlp_gated" : block);
+        });
 }
 
 // The failure inside a block: the image stream entering block 0 is near 65504 and the attention's
@@ -366,18 +306,16 @@ TEST(QwenImage, Fp16ResidualOverflowIsNamedAtTheSum) {
     ASSERT_LT(absMaxOf(p32, block + ".attn_gated"), kFp16Max);
     ASSERT_GT(absMaxOf(p32, block + ".attn_residual"), 65520.0);  // rounds to Inf in fp16
 
-    for (ProbeLevel level : {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module}) {
-        ProbeContext p16 = contextFor("transformer=fp16", level);
-        auto m16 = loadQwenImageTransformer(g.config, w, p16.policy());
-        for (const auto& kv : m16->named_parameters())
-            ASSERT_TRUE(torch::isfinite(kv.value()).all().item<bool>()) << kv.key();
-        runQwenImageTransformer(m16, g.io, p16);
-        const auto& first = p16.firstNonFinite();
-        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
-        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
-                    first->at.name.c_str());
-        EXPECT_EQ(first->at.name, level == ProbeLevel::Module ? block : block + ".attn_residual");
-    }
+    ModelCase scaledCase = g;
+    scaledCase.weights = w;
+    test::expectFp16OverflowInsideTheBlock(
+        {[&](ProbeContext& p) { return test::loadModel(scaledCase, p); }, test::onlyInputs(g.io),
+         "transformer=fp16", block},
+        {ProbeLevel::Op, ProbeLevel::Layer, ProbeLevel::Module},
+        [&](ProbeLevel level, const FirstNonFinite& first, Component&, ProbeContext&) {
+            EXPECT_EQ(first.at.name,
+                      level == ProbeLevel::Module ? block : block + ".attn_residual");
+        });
 }
 
 }  // namespace

@@ -30,11 +30,19 @@ namespace fs = std::filesystem;
 // The MLP outputs' gain of the reference and the scaled model (see writeTinyQwenImage).
 constexpr double kMlpGainQwenimageOverflow = 16;
 
+// The unscaled model (with the MLP gain) and the scaled one. c takes the blocks' stream peaks
+// past 2^17 while img_in and txt_in stay below 65504, as in the Anima test.
 struct TinyGainedQwenImage {
     using Files = test::QwenImageFiles;
     static constexpr const char* kTag = "qwenimage_overflow";
-    static Files write(const std::string& root) {
-        return test::writeTinyQwenImage(root, 1.0, kMlpGainQwenimageOverflow);
+    static Files write(const std::string& root, double c = 1.0) {
+        return test::writeTinyQwenImage(root, c, kMlpGainQwenimageOverflow);
+    }
+    static bool inBlocks(const std::string& name) {
+        return name.rfind("transformer.transformer_blocks.", 0) == 0;
+    }
+    static bool inEmbeddings(const std::string& name) {
+        return name == "transformer.img_in" || name == "transformer.txt_in";
     }
     static RunConfig config(int steps) {
         RunConfig c = test::tinyRunConfig("A cat holding a sign that says hello world", 42, 4.0, 32,
@@ -44,32 +52,7 @@ struct TinyGainedQwenImage {
     }
 };
 
-// s_files: the unscaled model (with the MLP gain).
-class QwenImageOverflow : public test::TinyPipelineTest<TinyGainedQwenImage> {
-protected:
-    // The unscaled model's fp32 run (Op probes) picks c as the Anima test does: the power of two
-    // that takes the blocks' stream peaks past 2^17 while img_in and txt_in stay below 65504.
-    static void SetUpTestSuite() {
-        TinyPipelineTest::SetUpTestSuite();
-        RunConfig c = config();
-        c.probeLevel = ProbeLevel::Op;
-        s_reference = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline)->run(c);
-        for (const auto& [name, peak] : test::ditPeaks(s_reference)) {
-            if (name.rfind("transformer.transformer_blocks.", 0) == 0)
-                s_blocks = std::max(s_blocks, peak);
-            if (name == "transformer.img_in" || name == "transformer.txt_in")
-                s_embed = std::max(s_embed, peak);
-        }
-        s_c = test::residualScaleFor(s_blocks);
-        std::printf("  residual scale c = %g: img_in/txt_in up to %.4g, blocks up to %.4g\n", s_c,
-                    s_embed * s_c, s_blocks * s_c);
-        s_scaled = test::writeTinyQwenImage(s_root + "/scaled", s_c, kMlpGainQwenimageOverflow);
-    }
-
-    static inline test::QwenImageFiles s_scaled;
-    static inline RunRecord s_reference;
-    static inline double s_embed = 0, s_blocks = 0, s_c = 1;
-};
+class QwenImageOverflow : public test::ScaledOverflowTest<TinyGainedQwenImage> {};
 
 // The scaled model computes the same function: in fp32 it gives the unscaled model's image.
 TEST_F(QwenImageOverflow, TheScaledModelIsTheSameFunctionWithStreamsPastFp16) {
@@ -94,13 +77,10 @@ TEST_F(QwenImageOverflow, TheScaledModelIsTheSameFunctionWithStreamsPastFp16) {
 // of the Inf, and the latents are NaN from the first step: the clip does not save this run. The
 // bf16 plan gives the unscaled model's fp32 image; the fp16 one is all NaN (black when saved).
 TEST_F(QwenImageOverflow, Fp16IsNotRescuedByTheClipAndBf16IsClose) {
-    RunConfig cfg = config();
-    cfg.probeLevel = ProbeLevel::Op;
-    cfg.plan = PrecisionPlan::parse("transformer=fp16");
-    auto p = Pipeline::load(s_scaled.folder, cfg.plan, kCpuPipeline);
-    const RunRecord bad = p->run(cfg);
-    ASSERT_NO_FATAL_FAILURE(test::expectNanFromTheFirstStep(bad));
-    EXPECT_EQ(bad.steps[0].latent.nan, bad.steps[0].latent.count);  // all NaN
+    std::unique_ptr<Pipeline> p;
+    RunConfig cfg;
+    RunRecord bad;
+    ASSERT_NO_FATAL_FAILURE(runScaledInFp16(p, cfg, bad));
     const std::string block0 = "transformer.transformer_blocks.0";
     EXPECT_EQ(bad.firstNonFinite->at.name, block0 + ".img_mlp");
     EXPECT_EQ(bad.firstNonFinite->at.step, 0);
@@ -108,15 +88,9 @@ TEST_F(QwenImageOverflow, Fp16IsNotRescuedByTheClipAndBf16IsClose) {
     EXPECT_EQ(bad.firstNonFinite->at.stats.nan, 0);
     // In call order: block 0's output (before its clip), block 1's residual sum after the
     // attention (the clipped stream plus a finite update), and the first NaN.
-    std::vector<std::string> order;
-    for (const auto& q : bad.probes) {
-        if (q.step != 0 || q.name.rfind("transformer.", 0) != 0) continue;
-        const bool inf = q.stats.posInf + q.stats.negInf > 0;
-        if ((inf && (q.name == block0 || q.name.find(".attn_residual") != std::string::npos)) ||
-            (q.stats.nan > 0 && (order.empty() || order.back().rfind("NaN ", 0) != 0)))
-            order.push_back((q.stats.nan > 0 ? "NaN " : "Inf ") + q.name);
-        if (order.size() == 3) break;
-    }
+    const auto order = test::nonFiniteOrder(bad, [&](const std::string& name) {
+        return name == block0 || name.find(".attn_residual") != std::string::npos;
+    });
     EXPECT_EQ(order, (std::vector<std::string>{"Inf " + block0,
                                                "Inf transformer.transformer_blocks.1.attn_residual",
                                                "NaN transformer.transformer_blocks.1.img_norm2"}));
@@ -132,27 +106,19 @@ TEST_F(QwenImageOverflow, TheCommandLineReproducesItFromTheComfyUiFiles) {
             " --prompt 'A cat holding a sign that says hello world'"
             " --negative ' ' --seed 42 --steps 2 --width 32 --height 16",
         s_root + "/cli", "transformer=bf16");
-    EXPECT_NE(text.find("Inf first at transformer.transformer_blocks.0.img_mlp (block "
-                        "transformer.transformer_blocks.0, step 0, fp16 emulated)"),
-              std::string::npos)
-        << text;
-    EXPECT_NE(text.find("1. run the transformer in fp32"), std::string::npos) << text;
-    EXPECT_NE(text.find("2. run the transformer in bf16"), std::string::npos) << text;
+    EXPECT_HAS(text,
+               "Inf first at transformer.transformer_blocks.0.img_mlp (block "
+               "transformer.transformer_blocks.0, step 0, fp16 emulated)");
+    EXPECT_HAS(text, "1. run the transformer in fp32");
+    EXPECT_HAS(text, "2. run the transformer in bf16");
 }
 
 // Each remedy people use, tried on the blocks the bisection keeps and on the whole transformer,
 // with its image change against the bf16 run (the "which of those remedies works").
 TEST_F(QwenImageOverflow, EachRemedyIsRunAndItsImageChangeToBf16IsReported) {
-    RunConfig cfg = config();
-    cfg.modelDir = s_scaled.folder;
-    cfg.plan = PrecisionPlan::parse("transformer=fp16");
     RemedyTable t;
-    const auto byAction = test::rankedRemedies(cfg, Format::BF16, &t);
-    for (const auto& r : t.rows) {
-        EXPECT_TRUE(r.outcome.error.empty()) << r.outcome.error;
-        EXPECT_FALSE(std::isnan(r.outcome.difference)) << remedyAction(r.candidate);
-    }
-    ASSERT_EQ(t.rows.size(), 8u);
+    std::map<std::string, RemedyRow> byAction;
+    ASSERT_NO_FATAL_FAILURE(rankRemediesOfScaledFp16(t, byAction));
     // The bisection keeps img_in with the blocks: the latents it reads grow past what fp16's
     // img_in output holds once a step has been taken with the fp16 blocks.
     EXPECT_NE(std::find(t.failingBlocks.begin(), t.failingBlocks.end(),
@@ -196,7 +162,7 @@ TEST_F(QwenImageOverflow, AMissingShardIsNamed) {
     } catch (const PipelineError& x) {
         e = x.what();
     }
-    EXPECT_NE(e.find("diffusion_pytorch_model-00002-of-00003.safetensors"), std::string::npos) << e;
+    EXPECT_HAS(e, "diffusion_pytorch_model-00002-of-00003.safetensors");
     std::printf("  %s\n", e.c_str());
 }
 
@@ -224,22 +190,7 @@ const RealQwenImage& realQwenImage() {
         q.transformer =
             metaWeights(test::realQwenImageTransformerConfig(), "QwenImageTransformer2DModel");
         q.textEncoder =
-            metaWeights({{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
-                         {"model_type", "qwen2_5_vl"},
-                         {"vocab_size", 152064},
-                         {"hidden_size", 3584},
-                         {"intermediate_size", 18944},
-                         {"num_hidden_layers", 28},
-                         {"num_attention_heads", 28},
-                         {"num_key_value_heads", 4},
-                         {"max_position_embeddings", 128000},
-                         {"rms_norm_eps", 1e-6},
-                         {"rope_theta", 1000000.0},
-                         {"rope_scaling", {{"type", "mrope"}, {"mrope_section", {16, 24, 24}}}},
-                         {"hidden_act", "silu"},
-                         {"use_sliding_window", false},
-                         {"tie_word_embeddings", false}},
-                        "Qwen2_5_VLForConditionalGeneration");
+            metaWeights(test::realQwen25VlTextConfig(), "Qwen2_5_VLForConditionalGeneration");
         q.vae = metaWeights({{"_class_name", "AutoencoderKLQwenImage"},
                              {"base_dim", 96},
                              {"z_dim", 16},

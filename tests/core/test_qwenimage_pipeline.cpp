@@ -61,12 +61,9 @@ const test::TinyPipelineCase kTinyQwenImage =
             EXPECT_EQ(r.steps[0].latentWidth, 16);
         });
 
-INSTANTIATE_TEST_SUITE_P(QwenImage, TinyPipelineLayouts, ::testing::Values(kTinyQwenImage),
-                         test::CaseLabel());
-INSTANTIATE_TEST_SUITE_P(QwenImage, TinyPipelineStreaming, ::testing::Values(kTinyQwenImage),
-                         test::CaseLabel());
-INSTANTIATE_TEST_SUITE_P(QwenImage, TinyPipelineVae, ::testing::Values(kTinyQwenImage),
-                         test::CaseLabel());
+HS_CASES(QwenImage, TinyPipelineLayouts, kTinyQwenImage);
+HS_CASES(QwenImage, TinyPipelineStreaming, kTinyQwenImage);
+HS_CASES(QwenImage, TinyPipelineVae, kTinyQwenImage);
 
 // ---- Qwen-Image's own ---------------------------------------------------------------------------
 

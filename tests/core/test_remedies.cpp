@@ -9,6 +9,7 @@
 #include "numerics/precision_policy.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
+#include "remedy_helpers.h"
 #include "report/html_report.h"
 #include "report/report_json.h"
 #include "runtime/demo_location.h"
@@ -121,11 +122,7 @@ TEST(RemedyRules, ClampTurnsTheDemosFp16NanIntoAFiniteImage) {
 }
 
 TEST(RemedySearch, RanksEveryRemedyOnTheDemoAndTheReportCarriesTheTable) {
-    RunConfig cfg;
-    cfg.modelDir = findDemoModel();
-    cfg.prompt = "a large white circle on the left, red background";
-    cfg.seed = 2;
-    cfg.plan = PrecisionPlan::parse("transformer=fp16");
+    RunConfig cfg = test::demoFp16Failure();
     PrecisionSearchOptions o;
     o.trialSteps = 3;
     o.remedies = {RemedyKind::Clamp, RemedyKind::Scale, RemedyKind::Fp32Residual};

@@ -39,6 +39,7 @@ struct FamilyCase {
     // down/up block (`[encoder.|decoder.](down|up)_blocks.N`) are streams where the block has no
     // sampler; the test decides those from the weights.
     const char* residual;
+    int names = -1;  // how many distinct stream points it records (-1: not checked)
 };
 
 void PrintTo(const FamilyCase& c, std::ostream* os) {
@@ -73,6 +74,11 @@ const FamilyCase kCasesResidualRemedies[] = {
     {"Qwen3", "golden/qwen3", "golden/qwen3_io.safetensors",
      R"(([a-z_]+\.)*layers\.\d+(\.attn_residual)?)"},
     {"T5", "golden/t5", "golden/t5_io.safetensors", R"(encoder\.block\.\d+(\.layer\.0)?)"},
+    // The blocks' outputs and their residual sums, attn2's included. Block 0: attn_residual,
+    // attn2_residual, itself, context_attn_residual, .context; block 1: attn_residual, itself.
+    {"SD3", "golden/sd35", "golden/sd35_io.safetensors",
+     R"(transformer_blocks\.\d+(\.context|\.attn_residual|\.attn2_residual|\.context_attn_residual)?)",
+     7},
 };
 
 NamedTensors inputsOfResidualRemedies(const NamedTensors& io) {
@@ -155,6 +161,7 @@ TEST_P(ResidualStreams, Fp32ResidualKeepsExactlyTheStreamPointsInFp32) {
         "hold; %d others in fp16\n",
         c.label, kept.size(), streamPoints, names.size(), inexact, fp16Points);
     EXPECT_GT(streamPoints, 0);
+    if (c.names >= 0) EXPECT_EQ(names.size(), size_t(c.names));
     EXPECT_GT(inexact, 0) << "no stream point holds a value that fp16 would have rounded";
     EXPECT_GT(fp16Points, streamPoints / 2);
 }

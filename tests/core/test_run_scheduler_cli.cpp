@@ -33,11 +33,8 @@ nlohmann::json loadJsonRunSchedulerCli(const std::string& path) {
     return nlohmann::json::parse(in);
 }
 
-class RunSchedulerCli : public ::testing::Test {
+class RunSchedulerCli : public hs::test::TempDirTest {
 protected:
-    void SetUp() override { m_dir = test::tempDir("run-scheduler"); }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return m_dir + "/" + name; }
     std::string writeJson(const std::string& name, const nlohmann::json& j) const {
         std::ofstream(path(name)) << j.dump(1);
         return path(name);
@@ -70,7 +67,6 @@ protected:
         EXPECT_GE(n, 6) << refName;
         return worst;
     }
-    std::string m_dir;
 };
 
 TEST_F(RunSchedulerCli, GoldenCasesMatchDiffusers) {

@@ -37,11 +37,8 @@ std::string stFile(const std::string& header, const std::string& data = "",
 }
 
 // Temporary files that name themselves; `name()` is the path.
-class SafetensorsTest : public ::testing::Test {
+class SafetensorsTest : public hs::test::TempDirTest {
 protected:
-    void SetUp() override { m_dir = hs::test::tempDir("st"); }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return m_dir + "/" + name; }
     std::string put(const std::string& name, const std::string& bytes) {
         writeAllSafetensors(path(name), bytes);
         return path(name);
@@ -53,7 +50,6 @@ protected:
                 out.push_back(e.path().string());
         return out;
     }
-    std::string m_dir;
 };
 
 // The mapping in /proc/self/maps that contains `p`, if any: proves a view is no copy.

@@ -238,41 +238,34 @@ TEST(Schedulers, UnsupportedClassesAndOptionsAreNamed) {
     expectConfigError(sd("LMSDiscreteScheduler"), "LMSDiscreteScheduler");
     expectConfigError(sd("LMSDiscreteScheduler"), "PNDMScheduler");  // lists supported
     expectConfigError(nlohmann::json{{"beta_start", 0.1}}, "_class_name");
-    auto ddim = sd("DDIMScheduler");
-    ddim["thresholding"] = true;
-    expectConfigError(ddim, "'thresholding'");
-    auto euler = sd("EulerDiscreteScheduler");
-    euler["use_exponential_sigmas"] = true;
-    expectConfigError(euler, "'use_exponential_sigmas'");
-    euler = sd("EulerDiscreteScheduler");
-    euler["interpolation_type"] = "log_linear";
-    expectConfigError(euler, "'interpolation_type'");
-    euler = sd("EulerDiscreteScheduler");
-    euler["timestep_spacing"] = "sideways";
-    expectConfigError(euler, "'timestep_spacing'");
-    euler = sd("EulerDiscreteScheduler");
-    euler["beta_schedule"] = "sigmoid";
-    expectConfigError(euler, "'beta_schedule'");
-    auto dpm = sd("DPMSolverMultistepScheduler");
-    dpm["use_lu_lambdas"] = true;
-    expectConfigError(dpm, "'use_lu_lambdas'");
-    dpm = sd("DPMSolverMultistepScheduler");
-    dpm["algorithm_type"] = "dpmsolver";
-    expectConfigError(dpm, "'final_sigmas_type'");
-    dpm = sd("DPMSolverMultistepScheduler");
-    dpm["solver_order"] = 4;
-    expectConfigError(dpm, "'solver_order'");
-    dpm = sd("DPMSolverMultistepScheduler");
-    dpm["variance_type"] = "learned_range";
-    expectConfigError(dpm, "'variance_type'");
-    auto ancestral = sd("EulerAncestralDiscreteScheduler");
-    ancestral["prediction_type"] = "sample";
-    expectConfigError(ancestral, "'prediction_type'");
+    // Each option alone on the class's SD config, refused naming `needle`.
+    struct Option {
+        const char* scheduler;
+        const char* key;
+        nlohmann::json value;
+        const char* needle;
+    };
+    for (const Option& o : std::vector<Option>{
+             {"DDIMScheduler", "thresholding", true, "'thresholding'"},
+             {"EulerDiscreteScheduler", "use_exponential_sigmas", true, "'use_exponential_sigmas'"},
+             {"EulerDiscreteScheduler", "interpolation_type", "log_linear", "'interpolation_type'"},
+             {"EulerDiscreteScheduler", "timestep_spacing", "sideways", "'timestep_spacing'"},
+             {"EulerDiscreteScheduler", "beta_schedule", "sigmoid", "'beta_schedule'"},
+             {"DPMSolverMultistepScheduler", "use_lu_lambdas", true, "'use_lu_lambdas'"},
+             {"DPMSolverMultistepScheduler", "algorithm_type", "dpmsolver", "'final_sigmas_type'"},
+             {"DPMSolverMultistepScheduler", "solver_order", 4, "'solver_order'"},
+             {"DPMSolverMultistepScheduler", "variance_type", "learned_range", "'variance_type'"},
+             {"EulerAncestralDiscreteScheduler", "prediction_type", "sample",
+              "'prediction_type'"}}) {
+        auto cfg = sd(o.scheduler);
+        cfg[o.key] = o.value;
+        expectConfigError(cfg, o.needle);
+    }
     auto flow = nlohmann::json{{"_class_name", "FlowMatchEulerDiscreteScheduler"},
                                {"use_karras_sigmas", true}};
     expectConfigError(flow, "'use_karras_sigmas'");
     // Keys the class does not take are ignored (as diffusers does with another class's config).
-    euler = sd("EulerDiscreteScheduler");
+    auto euler = sd("EulerDiscreteScheduler");
     euler["skip_prk_steps"] = true;
     euler["clip_sample"] = false;
     EXPECT_NO_THROW(makeScheduler(euler));

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,22 +25,29 @@ namespace {
 // The feed-forwards' output gain of the reference and the scaled model (see writeTinySd3).
 constexpr double kMlpGainSd3Overflow = 16;
 
-struct TinyGainedSd3 {
-    using Files = test::Sd3Files;
-    static constexpr const char* kTag = "sd3_overflow";
-    static Files write(const std::string& root) {
-        return test::writeTinySd3(root, 1.0, kMlpGainSd3Overflow);
-    }
-    static RunConfig config(int steps) {
-        return test::tinyRunConfig("a lighthouse on a cliff at dusk", 3, 5.0, 16, 24, steps);
-    }
-};
-
 const std::string kBlock0Sd3Overflow = "transformer.transformer_blocks.0";
 
 bool inBlocksSd3Overflow(const std::string& name) {
     return name.rfind("transformer.transformer_blocks.", 0) == 0;
 }
+
+// The unscaled model (with the MLP gain) and the scaled one. c takes the blocks' peaks past 2^17
+// while the embeddings (pos_embed with its positional table, context_embedder) stay below 65504.
+struct TinyGainedSd3 {
+    using Files = test::Sd3Files;
+    static constexpr const char* kTag = "sd3_overflow";
+    static Files write(const std::string& root, double c = 1.0) {
+        return test::writeTinySd3(root, c, kMlpGainSd3Overflow);
+    }
+    static bool inBlocks(const std::string& name) { return inBlocksSd3Overflow(name); }
+    static bool inEmbeddings(const std::string& name) {
+        return name.rfind("transformer.pos_embed", 0) == 0 ||
+               name == "transformer.context_embedder";
+    }
+    static RunConfig config(int steps) {
+        return test::tinyRunConfig("a lighthouse on a cliff at dusk", 3, 5.0, 16, 24, steps);
+    }
+};
 
 // A block's streams as they leave it (its Module points: `block` and `block`.context).
 bool isBlockStreamSd3Overflow(const std::string& name) {
@@ -58,35 +66,7 @@ bool isFeedForwardSd3Overflow(const std::string& name) {
     return inBlocksSd3Overflow(name) && (ends(".ff") || ends(".ff_context"));
 }
 
-// s_files: the unscaled model (with the MLP gain).
-class Sd3Overflow : public test::TinyPipelineTest<TinyGainedSd3> {
-protected:
-    // The unscaled model's fp32 run (Op probes) picks c as the Qwen-Image test does: the power of
-    // two that takes the blocks' peaks past 2^17 while the embeddings (pos_embed with its
-    // positional table, context_embedder) stay below 65504.
-    static void SetUpTestSuite() {
-        TinyPipelineTest::SetUpTestSuite();
-        RunConfig c = config();
-        c.probeLevel = ProbeLevel::Op;
-        s_reference = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuPipeline)->run(c);
-        for (const auto& [name, peak] : test::ditPeaks(s_reference)) {
-            if (inBlocksSd3Overflow(name)) s_blocks = std::max(s_blocks, peak);
-            if (name.rfind("transformer.pos_embed", 0) == 0 ||
-                name == "transformer.context_embedder")
-                s_embed = std::max(s_embed, peak);
-        }
-        s_c = test::residualScaleFor(s_blocks);
-        std::printf(
-            "  residual scale c = %g: pos_embed/context_embedder up to %.4g, blocks up "
-            "to %.4g\n",
-            s_c, s_embed * s_c, s_blocks * s_c);
-        s_scaled = test::writeTinySd3(s_root + "/scaled", s_c, kMlpGainSd3Overflow);
-    }
-
-    static inline test::Sd3Files s_scaled;
-    static inline RunRecord s_reference;
-    static inline double s_embed = 0, s_blocks = 0, s_c = 1;
-};
+class Sd3Overflow : public test::ScaledOverflowTest<TinyGainedSd3> {};
 
 // The scaled model computes the same function: in fp32 it gives the unscaled model's image. What
 // passes fp16's range is the feed-forwards' outputs; gated (the gates are ~0.2) and added to the
@@ -122,13 +102,10 @@ TEST_F(Sd3Overflow, TheScaledModelIsTheSameFunctionWithMlpOutputsPastFp16) {
 // makes NaN of it, and the NaN reaches proj_out: the latents are NaN from the first step. The
 // bf16 plan gives the unscaled model's fp32 image; the fp16 one is all NaN (black when saved).
 TEST_F(Sd3Overflow, Fp16GivesANanImageFromInsideABlockAndBf16IsClose) {
-    RunConfig cfg = config();
-    cfg.probeLevel = ProbeLevel::Op;
-    cfg.plan = PrecisionPlan::parse("transformer=fp16");
-    auto p = Pipeline::load(s_scaled.folder, cfg.plan, kCpuPipeline);
-    const RunRecord bad = p->run(cfg);
-    ASSERT_NO_FATAL_FAILURE(test::expectNanFromTheFirstStep(bad));
-    EXPECT_EQ(bad.steps[0].latent.nan, bad.steps[0].latent.count);  // all NaN
+    std::unique_ptr<Pipeline> p;
+    RunConfig cfg;
+    RunRecord bad;
+    ASSERT_NO_FATAL_FAILURE(runScaledInFp16(p, cfg, bad));
     const auto& first = bad.firstNonFinite->at;
     std::printf("  first non-finite: %s, step %d (+Inf %lld, -Inf %lld, NaN %lld)\n",
                 first.name.c_str(), first.step, (long long)first.stats.posInf,
@@ -139,15 +116,9 @@ TEST_F(Sd3Overflow, Fp16GivesANanImageFromInsideABlockAndBf16IsClose) {
     EXPECT_EQ(first.stats.nan, 0);
     // In call order: the feed-forward's Inf, block 0's output stream holding it (not clipped to
     // +-65504), and the first NaN, at block 1's norm1 (the LayerNorm of an Inf row).
-    std::vector<std::string> order;
-    for (const auto& q : bad.probes) {
-        if (q.step != 0 || q.name.rfind("transformer.", 0) != 0) continue;
-        const bool inf = q.stats.posInf + q.stats.negInf > 0;
-        if ((inf && (q.name == kBlock0Sd3Overflow + ".ff" || q.name == kBlock0Sd3Overflow)) ||
-            (q.stats.nan > 0 && (order.empty() || order.back().rfind("NaN ", 0) != 0)))
-            order.push_back((q.stats.nan > 0 ? "NaN " : "Inf ") + q.name);
-        if (order.size() == 3) break;
-    }
+    const auto order = test::nonFiniteOrder(bad, [](const std::string& name) {
+        return name == kBlock0Sd3Overflow + ".ff" || name == kBlock0Sd3Overflow;
+    });
     EXPECT_EQ(order, (std::vector<std::string>{"Inf " + kBlock0Sd3Overflow + ".ff",
                                                "Inf " + kBlock0Sd3Overflow,
                                                "NaN transformer.transformer_blocks.1.norm1.norm"}));
@@ -175,30 +146,22 @@ TEST_F(Sd3Overflow, TheCommandLineReproducesItFromTheComfyUiFiles) {
             " --prompt 'a lighthouse on a cliff at dusk' --seed 3 --guidance 5 --steps 2"
             " --width 16 --height 24",
         s_root + "/cli", "transformer=bf16");
-    EXPECT_NE(text.find("Inf first at transformer.transformer_blocks.0.ff (block "
-                        "transformer.transformer_blocks.0, step 0, fp16 emulated)"),
-              std::string::npos)
-        << text;
+    EXPECT_HAS(text,
+               "Inf first at transformer.transformer_blocks.0.ff (block "
+               "transformer.transformer_blocks.0, step 0, fp16 emulated)");
     // The weights alone already say so, before the run.
-    EXPECT_NE(text.find("will overflow"), std::string::npos) << text;
+    EXPECT_HAS(text, "will overflow");
     // On a T4 bf16 is emulated: fp32 comes first.
-    EXPECT_NE(text.find("1. run the transformer in fp32"), std::string::npos) << text;
-    EXPECT_NE(text.find("2. run the transformer in bf16"), std::string::npos) << text;
+    EXPECT_HAS(text, "1. run the transformer in fp32");
+    EXPECT_HAS(text, "2. run the transformer in bf16");
 }
 
 // Each remedy people use, tried on the blocks the bisection keeps and on the whole transformer,
 // ranked for a T4 with its image change against the bf16 run.
 TEST_F(Sd3Overflow, EachRemedyIsRunAndRankedForAT4) {
-    RunConfig cfg = config();
-    cfg.modelDir = s_scaled.folder;
-    cfg.plan = PrecisionPlan::parse("transformer=fp16");
     RemedyTable t;
-    const auto byAction = test::rankedRemedies(cfg, Format::BF16, &t);
-    for (const auto& r : t.rows) {
-        EXPECT_TRUE(r.outcome.error.empty()) << r.outcome.error;
-        EXPECT_FALSE(std::isnan(r.outcome.difference)) << remedyAction(r.candidate);
-    }
-    ASSERT_EQ(t.rows.size(), 8u);
+    std::map<std::string, RemedyRow> byAction;
+    ASSERT_NO_FATAL_FAILURE(rankRemediesOfScaledFp16(t, byAction));
     // Both blocks' feed-forwards overflow: fixing block 0 alone leaves block 1's to do the same.
     // The embeddings stay in fp16.
     EXPECT_EQ(t.failingBlocks, (std::vector<std::string>{"transformer.transformer_blocks.0",

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "flux1_fixture.h"
 #include "pipeline/pipeline.h"
 #include "pipeline_fixture.h"
-#include "flux1_fixture.h"
 #include "sd3_fixture.h"
 #include "single_file_helpers.h"
 #include "test_util.h"
@@ -52,9 +52,8 @@ const test::TinyPipelineCase kTinySd3 =
             EXPECT_EQ(r.steps[0].latentWidth, 8);
         });
 
-INSTANTIATE_TEST_SUITE_P(SD3, TinyPipelineLayouts, ::testing::Values(kTinySd3), test::CaseLabel());
-INSTANTIATE_TEST_SUITE_P(SD3, TinyPipelineStreaming, ::testing::Values(kTinySd3),
-                         test::CaseLabel());
+HS_CASES(SD3, TinyPipelineLayouts, kTinySd3);
+HS_CASES(SD3, TinyPipelineStreaming, kTinySd3);
 
 // ---- SD3's own ----------------------------------------------------------------------------------
 
@@ -121,7 +120,8 @@ TEST_F(Sd3PipelineTest, PartsThatDoNotFitAreRefusedNamingTheWidths) {
     // Weights of the right shapes for that config (the load checks the weights first).
     test::writeWeightsFile(dir + "/transformer/diffusion_pytorch_model.safetensors",
                            test::randomWeightsOf(tc, "SD3Transformer2DModel", 1));
-    const std::string e = errorOf<PipelineError>([&] { Pipeline::load(dir, PrecisionPlan(), kCpuSd3Pipeline); });
+    const std::string e =
+        errorOf<PipelineError>([&] { Pipeline::load(dir, PrecisionPlan(), kCpuSd3Pipeline); });
     EXPECT_NE(e.find("pooled_projection_dim"), std::string::npos) << e;
     EXPECT_NE(e.find("give 48"), std::string::npos) << e;
     fs::remove_all(dir);
@@ -149,7 +149,8 @@ TEST_F(Sd3PipelineTest, OneCheckpointHoldingEverythingGivesTheFoldersImage) {
     add(s_files.clipL, "text_encoders.clip_l.transformer.");
     add(s_files.clipG, "text_encoders.clip_g.transformer.");
     add(s_files.t5, "text_encoders.t5xxl.transformer.");
-    const std::string file = fs::path(s_files.dit).parent_path().string() + "/sd3.5-all.safetensors";
+    const std::string file =
+        fs::path(s_files.dit).parent_path().string() + "/sd3.5-all.safetensors";
     test::writeWeightsFile(file, all);
     const RunRecord ref =
         Pipeline::load(s_files.folder, PrecisionPlan(), kCpuSd3Pipeline)->run(config(2));

@@ -5,14 +5,15 @@
 #include <filesystem>
 
 #include "demo/caption_grammar.h"
-#include "evaluation/demo_prompts.h"
 #include "demo/prompt_words.h"
 #include "diagnosis/blocks.h"
 #include "diagnosis/first_failure.h"
 #include "diagnosis/headroom.h"
+#include "evaluation/demo_prompts.h"
 #include "io/safetensors.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
+#include "remedy_helpers.h"
 #include "runtime/demo_location.h"
 #include "test_util.h"
 #include "text/clip_tokenizer.h"
@@ -297,11 +298,7 @@ TEST(ShippedDemo, HeadroomOfABf16RunPredictsTheFp16Failure) {
 }
 
 TEST(ShippedDemo, BisectionFindsAPlanThatRuns) {
-    RunConfig cfg;
-    cfg.modelDir = demoDirShippedDemo();
-    cfg.prompt = "a large white circle on the left, red background";
-    cfg.seed = 2;
-    cfg.plan = PrecisionPlan::parse("transformer=fp16");
+    RunConfig cfg = test::demoFp16Failure();
     PrecisionSearchOptions o;
     o.trialSteps = 4;
     const PrecisionSearch s = searchPrecision(cfg, o);

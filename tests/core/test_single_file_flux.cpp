@@ -23,12 +23,8 @@ TEST(SingleFileFlux, GoldenBflFileLoadsAsTheDiffusersFolderAndReproducesItsOutpu
     const std::string path = dataPath("golden/flux_bfl.safetensors");
     const WeightMap bfl = test::openWeights(path);
     const SingleFileContents f = convertSingleFile(bfl, path);
-    ASSERT_EQ(f.components.size(), 1u);
-    EXPECT_TRUE(f.notConverted.empty());
-    EXPECT_TRUE(f.ignored.empty());
+    ASSERT_TRUE(test::holdsOneComponent(f, "transformer", "FluxTransformer2DModel"));
     const ConvertedComponent& c = f.components[0];
-    EXPECT_EQ(c.slot, "transformer");
-    EXPECT_EQ(c.className, "FluxTransformer2DModel");
     EXPECT_EQ(c.config, goldenConfig());  // axes_dims_rope [4, 4, 8] by the inferred rule
     const WeightMap diffusers =
         test::openWeights(dataPath("golden/flux/diffusion_pytorch_model.safetensors"));
@@ -51,11 +47,7 @@ TEST(SingleFileFlux, GoldenBflFileLoadsAsTheDiffusersFolderAndReproducesItsOutpu
     const NamedTensors io = test::openTensors(dataPath("golden/flux_io.safetensors"));
     const NamedTensors out = test::runConverted(c, io, path);
     const auto& ref = io.at("out.sample");
-    ASSERT_EQ(out.at("out.sample").sizes(), ref.sizes());
-    const double err = test::relErr(out.at("out.sample"), ref);
-    std::printf("  flux_bfl out.sample rel err %.3e (max |ref| %.3f)\n", err,
-                ref.abs().max().item<double>());
-    EXPECT_LE(err, 1e-4);
+    test::expectCloseTo(out.at("out.sample"), ref, "flux_bfl out.sample");
 }
 
 TEST(SingleFileFlux, ComfyUiPrefixConvertsTheSame) {
@@ -94,12 +86,7 @@ nlohmann::json schnellConfig() {
 }
 
 WeightMap randomFlux(const nlohmann::json& config) {
-    torch::manual_seed(11);
-    FluxTransformer m(FluxConfig::fromJson(config));
-    nn::initialiseForTraining(*m);
-    WeightMap w;
-    for (auto& kv : stateOf(*m)) w.emplace(kv.first, kv.second.detach().clone());
-    return w;
+    return test::randomWeightsOf(config, "FluxTransformer2DModel", 11);
 }
 
 TEST(SingleFileFlux, SchnellStyleFileHasNoGuidanceAndRunsLikeItsDiffusersWeights) {

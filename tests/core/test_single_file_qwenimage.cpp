@@ -36,12 +36,8 @@ TEST(SingleFileQwenImage, ComfyFileConvertsWithItsConfigInferredAndReproducesThe
         detectSingleFile(file),
         (std::vector<std::string>{"Qwen-Image transformer (ComfyUI) (model.diffusion_model.*)"}));
     const SingleFileContents f = convertSingleFile(file, comfyPath());
-    ASSERT_EQ(f.components.size(), 1u);
-    EXPECT_TRUE(f.notConverted.empty());
-    EXPECT_TRUE(f.ignored.empty());
+    ASSERT_TRUE(test::holdsOneComponent(f, "transformer", "QwenImageTransformer2DModel"));
     const ConvertedComponent& c = f.components[0];
-    EXPECT_EQ(c.slot, "transformer");
-    EXPECT_EQ(c.className, "QwenImageTransformer2DModel");
     const nlohmann::json want = {{"_class_name", "QwenImageTransformer2DModel"},
                                  {"patch_size", 2},
                                  {"in_channels", 16},

@@ -50,7 +50,7 @@ void expectUnetArchitecture(const json& got, const json& want) {
 }
 
 json goldenSd15() {
-    return test::readJsonAt(dataPath("golden/single_files.json"))["single_files"]["sd15_single"];
+    return test::sd15SingleReference();
 }
 
 // A tiny UNet config with diffusers' defaults for everything not given.

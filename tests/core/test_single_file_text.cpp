@@ -18,19 +18,12 @@ const std::vector<std::string> kClipFields{
     "hidden_act",          "layer_norm_eps",    "bos_token_id",
     "eos_token_id",        "pad_token_id"};
 
-void expectClipConfig(const nlohmann::json& got, const nlohmann::json& want) {
-    for (const auto& k : kClipFields) EXPECT_EQ(got.value(k, nlohmann::json()), want[k]) << k;
-}
-
 TEST(SingleFileClip, Sd15CheckpointClipReproducesTheGoldenHiddenStates) {
     const std::string path = dataPath("golden/sd15_single.safetensors");
     const SingleFileContents f = readSingleFile(path);
-    const ConvertedComponent& clip = test::componentIn(f, "text_encoder");
-    EXPECT_EQ(clip.className, "CLIPTextModel");
+    const ConvertedComponent& clip = test::componentIn(f, "text_encoder", "CLIPTextModel");
     // Width 32 with 4 heads: the test-sized branch of the heads rule gives the golden's heads.
-    const auto ref =
-        test::readJsonAt(dataPath("golden/single_files.json"))["single_files"]["sd15_single"];
-    expectClipConfig(clip.config, ref["clip_config"]);
+    test::expectFields(clip.config, test::sd15SingleReference()["clip_config"], kClipFields);
     EXPECT_EQ(clip.description,
               "CLIP text encoder (CLIPTextModel), transformers keys under "
               "cond_stage_model.transformer., 3 layers, width 32, fp32; assumed: 4 heads "
@@ -39,11 +32,8 @@ TEST(SingleFileClip, Sd15CheckpointClipReproducesTheGoldenHiddenStates) {
     const NamedTensors io = test::openTensors(dataPath("golden/sd15_single_io.safetensors"));
     const NamedTensors out = test::runConverted(clip, test::inputsOf(io, "clip"), path);
     const auto& want = io.at("out.clip.last_hidden_state");
-    ASSERT_EQ(out.at("out.last_hidden_state").sizes(), want.sizes());
-    const double err = test::relErr(out.at("out.last_hidden_state"), want);
-    std::printf("  sd15_single clip last_hidden_state rel err %.3e (max |ref| %.3f)\n", err,
-                want.abs().max().item<double>());
-    EXPECT_LE(err, 1e-4);
+    test::expectCloseTo(out.at("out.last_hidden_state"), want,
+                        "sd15_single clip last_hidden_state");
 }
 
 TEST(SingleFileClip, HeadsAre64WideForRealWidthsAndFourForTestSizes) {
@@ -72,7 +62,7 @@ TEST(SingleFileClip, ComfyUiClipLConvertsAndMatchesTheGolden) {
     const ConvertedComponent& c = f.components[0];
     EXPECT_EQ(c.slot, "text_encoder");
     EXPECT_EQ(c.className, "CLIPTextModel");
-    expectClipConfig(c.config, goldenConfig);
+    test::expectFields(c.config, goldenConfig, kClipFields);
     test::expectSameWeights(c.weights, golden);  // position_ids dropped
     const NamedTensors out = test::runConverted(c, io, plain);
     int compared = 0;

@@ -129,14 +129,10 @@ torch::Tensor referenceForwardT5(const WeightMap& w, const nlohmann::json& confi
 
 // ---- the suites every family runs (family_suites.h) ------------------------------------------
 
-INSTANTIATE_TEST_SUITE_P(
-    T5, FamilyGolden,
-    ::testing::Values(test::GoldenCase("golden/t5", 1, 1e-5).as("text_encoder_2")),
-    test::CaseLabel());
+HS_CASES(T5, FamilyGolden, test::GoldenCase("golden/t5", 1, 1e-5).as("text_encoder_2"));
 
 // The encoder's blocks streamed.
-INSTANTIATE_TEST_SUITE_P(T5, FamilyStreaming,
-                         ::testing::Values(test::StreamingCase("golden/t5", 2)), test::CaseLabel());
+HS_CASES(T5, FamilyStreaming, test::StreamingCase("golden/t5", 2));
 
 test::ProbeCase probesT5() {
     const std::string plan = "text_encoder_2=fp32", b0 = "text_encoder_2.encoder.block.0";
@@ -155,39 +151,29 @@ test::ProbeCase probesT5() {
         "text_encoder_2");
 }
 
-INSTANTIATE_TEST_SUITE_P(T5, FamilyProbes, ::testing::Values(probesT5()), test::CaseLabel());
+HS_CASES(T5, FamilyProbes, probesT5());
 
-INSTANTIATE_TEST_SUITE_P(T5, FamilyBf16,
-                         ::testing::Values(test::Bf16Case("golden/t5", "text_encoder_2")),
-                         test::CaseLabel());
+HS_CASES(T5, FamilyBf16, test::Bf16Case("golden/t5", "text_encoder_2"));
 
-INSTANTIATE_TEST_SUITE_P(T5, FamilyConfig,
-                         ::testing::Values(test::ConfigCase{
-                             "other",
-                             otherConfigT5,
-                             [](const nlohmann::json& j) { t5ConfigFromJson(j); },
-                             {test::setting("feed_forward_proj", "gated-tanh", ""),
-                              test::setting("feed_forward_proj", "gated-gelu-x", ""),
-                              test::setting("num_layers", 1 << 30, ""),
-                              test::setting("layer_norm_epsilon", 0, "")}}),
-                         test::CaseLabel());
+HS_CASES(T5, FamilyConfig,
+         test::ConfigCase{"other",
+                          otherConfigT5,
+                          [](const nlohmann::json& j) { t5ConfigFromJson(j); },
+                          {test::setting("feed_forward_proj", "gated-tanh", ""),
+                           test::setting("feed_forward_proj", "gated-gelu-x", ""),
+                           test::setting("num_layers", 1 << 30, ""),
+                           test::setting("layer_norm_epsilon", 0, "")}});
 
-INSTANTIATE_TEST_SUITE_P(
-    T5, FamilyInputs,
-    ::testing::Values(test::InputCase{
-        "golden",
-        [] { return goldenT5(); },
-        {test::inputsOnly({}, {"in.input_ids"}),
-         test::inputsOnly({{"in.input_ids", torch::zeros({4}, torch::kInt64)}}, {"in.input_ids"}),
-         test::inputsOnly({{"in.input_ids", torch::zeros({1, 4})}}, {"integer"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 1000}})}}, {"id 1000"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
-                           {"in.attention_mask", torch::ones({1, 3})}},
-                          {"in.attention_mask"}),
-         test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
-                           {"in.mask", torch::ones({1, 2})}},
-                          {"unexpected input 'in.mask'"})}}),
-    test::CaseLabel());
+HS_CASES(T5, FamilyInputs,
+         test::InputCase{
+             "golden", [] { return goldenT5(); },
+             test::tokenIdEdits(1000,
+                                {test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
+                                                   {"in.attention_mask", torch::ones({1, 3})}},
+                                                  {"in.attention_mask"}),
+                                 test::inputsOnly({{"in.input_ids", torch::tensor({{3, 4}})},
+                                                   {"in.mask", torch::ones({1, 2})}},
+                                                  {"unexpected input 'in.mask'"})})});
 
 // ---- T5's own -----------------------------------------------------------------------------------
 

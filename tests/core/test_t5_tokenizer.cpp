@@ -446,26 +446,20 @@ TEST_F(T5TokenizerTest, FromSerializedModelMatchesTheFolder) {
 }
 
 TEST_F(T5TokenizerTest, MegabytePromptsAreFastAndKeepTheFirstIds) {
-    auto repeat = [](const std::string& s) {
-        std::string out;
-        while (out.size() < (size_t(1) << 20)) out += s;
-        return out;
-    };
-    struct Case {
-        const char* name;
-        std::string text;
-        std::string reference;  // a prefix with the same first 511 ids ("": fewer ids in all)
-    };
+    // Each reference: a prefix with the same first 511 ids ("": fewer ids in all).
     const std::string phrase = "A Majestic Lion resting on a rock at sunset, ";
-    const std::vector<Case> cases = {
-        {"phrase", repeat(phrase), repeat(phrase).substr(0, 80 * phrase.size())},
+    const std::vector<test::MegabytePrompt> cases = {
+        {"phrase", test::megabyteOf(phrase),
+         test::megabyteOf(phrase).substr(0, 80 * phrase.size())},
         {"one word", std::string(1 << 20, 'a'), std::string(20000, 'a')},
-        {"cjk", repeat("一只猫坐在窗台上"), repeat("一只猫坐在窗台上").substr(0, 24000)},
-        {"emoji", repeat("🐱🌸"), repeat("🐱🌸").substr(0, 4000)},
-        {"unknown run", repeat("\xe2\x98\x83"), ""},
+        {"cjk", test::megabyteOf("一只猫坐在窗台上"),
+         test::megabyteOf("一只猫坐在窗台上").substr(0, 24000)},
+        {"emoji", test::megabyteOf("🐱🌸"), test::megabyteOf("🐱🌸").substr(0, 4000)},
+        {"unknown run", test::megabyteOf("\xe2\x98\x83"), ""},
         {"unknown ascii run", std::string(1 << 20, '{'), ""},
         {"spaces", std::string(1 << 20, ' '), ""},
-        {"special tokens", repeat("<extra_id_1>"), repeat("<extra_id_1>").substr(0, 12 * 600)},
+        {"special tokens", test::megabyteOf("<extra_id_1>"),
+         test::megabyteOf("<extra_id_1>").substr(0, 12 * 600)},
     };
     for (const auto& c : cases) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -485,7 +479,7 @@ TEST_F(T5TokenizerTest, MegabytePromptsAreFastAndKeepTheFirstIds) {
         }
     }
     // The unknown run is one unk all the same: [▁, unk, </s>, <pad>…].
-    const auto run = tok().encodePadded(repeat("\xe2\x98\x83"), 4);
+    const auto run = tok().encodePadded(test::megabyteOf("\xe2\x98\x83"), 4);
     EXPECT_EQ(run, (std::vector<int>{tok().idOf("\xe2\x96\x81").value(), 2, 1, 0}));
 }
 

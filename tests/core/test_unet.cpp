@@ -58,108 +58,101 @@ double compareOut(const NamedTensors& out, const NamedTensors& io, const char* l
 
 // The golden UNet (SD 1.x-shaped, diffusers' own output); SD 2.x-shaped (linear projections,
 // upcast attention) and SDXL-shaped (text_time conditioning) against the port.
-INSTANTIATE_TEST_SUITE_P(
-    Unet, FamilyGolden,
-    ::testing::Values(test::GoldenCase("unet/golden").ofFamily(Role::Denoiser, "unet").copied(),
-                      test::GoldenCase("unet/sd2_tiny").copied(),
-                      test::GoldenCase("unet/sdxl_tiny").copied()),
-    test::CaseLabel());
+HS_CASES(Unet, FamilyGolden,
+         test::GoldenCase("unet/golden").ofFamily(Role::Denoiser, "unet").copied(),
+         test::GoldenCase("unet/sd2_tiny").copied(), test::GoldenCase("unet/sdxl_tiny").copied());
 
 const std::string kTransformerUnet = "denoiser.up_blocks.1.attentions.0.transformer_blocks.0";
 
 // The probe points carry the checkpoint's paths under the component's name; no point of this
 // small model is recorded twice (no chunked scores).
-INSTANTIATE_TEST_SUITE_P(
-    Unet, FamilyProbes,
-    ::testing::Values(test::ProbeCase(
-        "sdxl_tiny", [] { return loadCaseUnet("sdxl_tiny"); },
-        {test::ProbeExpectation(ProbeLevel::Module)
-             .inOrder({"denoiser.time_embedding", "denoiser.add_embedding", "denoiser.conv_in",
-                       "denoiser.down_blocks.0", "denoiser.down_blocks.1", "denoiser.down_blocks.2",
-                       "denoiser.mid_block", "denoiser.up_blocks.0", "denoiser.up_blocks.1",
-                       "denoiser.up_blocks.2", "denoiser.conv_out"}),
-         test::ProbeExpectation(ProbeLevel::Layer)
-             .has({"denoiser.down_blocks.0.resnets.0", "denoiser.down_blocks.0.downsamplers.0",
-                   "denoiser.down_blocks.2.attentions.0.transformer_blocks.1",
-                   "denoiser.mid_block.attentions.0", "denoiser.mid_block.resnets.1",
-                   "denoiser.up_blocks.0.attentions.1.transformer_blocks.1",
-                   "denoiser.up_blocks.1.upsamplers.0", "denoiser.conv_norm_out"})
-             .hasNot({"denoiser.down_blocks.2.downsamplers.0",  // the last level has none
-                      "denoiser.up_blocks.2.upsamplers.0",
-                      "denoiser.down_blocks.0.attentions.0",   // DownBlock2D
-                      "denoiser.mid_block.resnets.0.conv1"}),  // Op granularity
-         test::ProbeExpectation(ProbeLevel::Op)
-             .has({"denoiser.time_proj",
-                   "denoiser.time_embedding.linear_1",
-                   "denoiser.add_time_proj",
-                   "denoiser.add_embedding.act",
-                   "denoiser.time_embedding.sum",
-                   "denoiser.down_blocks.1.resnets.0.conv_shortcut",
-                   "denoiser.down_blocks.1.resnets.0.time_emb_proj",
-                   "denoiser.down_blocks.1.attentions.0.proj_in",
-                   kTransformerUnet + ".norm1",
-                   kTransformerUnet + ".attn1.to_q",
-                   kTransformerUnet + ".attn1.scores",
-                   kTransformerUnet + ".attn1.probs",
-                   kTransformerUnet + ".attn1.sdpa",
-                   kTransformerUnet + ".attn1.to_out.0",
-                   kTransformerUnet + ".attn1_residual",
-                   kTransformerUnet + ".attn2.to_k",
-                   kTransformerUnet + ".attn2_residual",
-                   kTransformerUnet + ".ff.net.0.proj",
-                   kTransformerUnet + ".ff.net.0.gelu",
-                   kTransformerUnet + ".ff.net.0",
-                   kTransformerUnet + ".ff.net.2",
-                   "denoiser.conv_act"})
-             .eachOnce()},
-        "denoiser")),
-    test::CaseLabel());
+HS_CASES(Unet, FamilyProbes,
+         test::ProbeCase(
+             "sdxl_tiny", [] { return loadCaseUnet("sdxl_tiny"); },
+             {test::ProbeExpectation(ProbeLevel::Module)
+                  .inOrder({"denoiser.time_embedding", "denoiser.add_embedding", "denoiser.conv_in",
+                            "denoiser.down_blocks.0", "denoiser.down_blocks.1",
+                            "denoiser.down_blocks.2", "denoiser.mid_block", "denoiser.up_blocks.0",
+                            "denoiser.up_blocks.1", "denoiser.up_blocks.2", "denoiser.conv_out"}),
+              test::ProbeExpectation(ProbeLevel::Layer)
+                  .has({"denoiser.down_blocks.0.resnets.0", "denoiser.down_blocks.0.downsamplers.0",
+                        "denoiser.down_blocks.2.attentions.0.transformer_blocks.1",
+                        "denoiser.mid_block.attentions.0", "denoiser.mid_block.resnets.1",
+                        "denoiser.up_blocks.0.attentions.1.transformer_blocks.1",
+                        "denoiser.up_blocks.1.upsamplers.0", "denoiser.conv_norm_out"})
+                  .hasNot({"denoiser.down_blocks.2.downsamplers.0",  // the last level has none
+                           "denoiser.up_blocks.2.upsamplers.0",
+                           "denoiser.down_blocks.0.attentions.0",   // DownBlock2D
+                           "denoiser.mid_block.resnets.0.conv1"}),  // Op granularity
+              test::ProbeExpectation(ProbeLevel::Op)
+                  .has({"denoiser.time_proj",
+                        "denoiser.time_embedding.linear_1",
+                        "denoiser.add_time_proj",
+                        "denoiser.add_embedding.act",
+                        "denoiser.time_embedding.sum",
+                        "denoiser.down_blocks.1.resnets.0.conv_shortcut",
+                        "denoiser.down_blocks.1.resnets.0.time_emb_proj",
+                        "denoiser.down_blocks.1.attentions.0.proj_in",
+                        kTransformerUnet + ".norm1",
+                        kTransformerUnet + ".attn1.to_q",
+                        kTransformerUnet + ".attn1.scores",
+                        kTransformerUnet + ".attn1.probs",
+                        kTransformerUnet + ".attn1.sdpa",
+                        kTransformerUnet + ".attn1.to_out.0",
+                        kTransformerUnet + ".attn1_residual",
+                        kTransformerUnet + ".attn2.to_k",
+                        kTransformerUnet + ".attn2_residual",
+                        kTransformerUnet + ".ff.net.0.proj",
+                        kTransformerUnet + ".ff.net.0.gelu",
+                        kTransformerUnet + ".ff.net.0",
+                        kTransformerUnet + ".ff.net.2",
+                        "denoiser.conv_act"})
+                  .eachOnce()},
+             "denoiser"));
 
-INSTANTIATE_TEST_SUITE_P(
-    Unet, FamilyConfig,
-    ::testing::Values(test::ConfigCase{
-        "sdxl_tiny",
-        [] { return readJson(dataPath("unet/sdxl_tiny/config.json")); },
-        [](const nlohmann::json& j) { unetConfigFromJson(j); },
-        {test::setting("class_embed_type", "timestep"),
-         test::setting("num_class_embeds", 10),
-         test::setting("attention_type", "gated"),
-         test::setting("dual_cross_attention", true),
-         test::setting("resnet_time_scale_shift", "scale_shift"),
-         test::setting("time_embedding_type", "fourier"),
-         test::setting("time_embedding_act_fn", "silu"),
-         test::setting("timestep_post_act", "silu"),
-         test::setting("time_cond_proj_dim", 256),
-         test::setting("addition_embed_type", "text"),
-         test::setting("encoder_hid_dim", 768),
-         test::setting("encoder_hid_dim_type", "text_proj"),
-         test::setting("conv_in_kernel", 1),
-         test::setting("conv_out_kernel", 5),
-         test::setting("only_cross_attention", {false, true, false}),
-         test::setting("class_embeddings_concat", true),
-         test::setting("act_fn", "gelu"),
-         test::setting("mid_block_type", "UNetMidBlock2DSimpleCrossAttn"),
-         test::setting("down_block_types",
-                       {"DownBlock2D", "AttnDownBlock2D", "CrossAttnDownBlock2D"},
-                       "down_block_types[1]"),
-         test::setting("up_block_types", {"CrossAttnUpBlock2D", "UpBlock2D"}),
-         test::setting("block_out_channels", {8, 18, 16}, "block_out_channels[1]"),
-         test::setting("attention_head_dim", {1, 3, 2}, "attention_head_dim[1]"),
-         test::setting("num_attention_heads", {1, 2, 3}, "num_attention_heads[2]"),
-         test::setting("cross_attention_dim", {24, 24, 32}, "cross_attention_dim[2]"),
-         test::setting("layers_per_block", {1, 1}),
-         test::setting("layers_per_block", 100000),
-         test::setting("transformer_layers_per_block", {{1}, {1}, {2}},
-                       "reverse_transformer_layers_per_block"),
-         test::setting("addition_time_embed_dim", nullptr),
-         test::setting("projection_class_embeddings_input_dim", "64"),
-         test::setting("norm_num_groups", nullptr),
-         test::setting("_class_name", "UNet2DModel")}}),
-    test::CaseLabel());
+HS_CASES(Unet, FamilyConfig,
+         test::ConfigCase{
+             "sdxl_tiny",
+             [] { return readJson(dataPath("unet/sdxl_tiny/config.json")); },
+             [](const nlohmann::json& j) { unetConfigFromJson(j); },
+             {test::setting("class_embed_type", "timestep"),
+              test::setting("num_class_embeds", 10),
+              test::setting("attention_type", "gated"),
+              test::setting("dual_cross_attention", true),
+              test::setting("resnet_time_scale_shift", "scale_shift"),
+              test::setting("time_embedding_type", "fourier"),
+              test::setting("time_embedding_act_fn", "silu"),
+              test::setting("timestep_post_act", "silu"),
+              test::setting("time_cond_proj_dim", 256),
+              test::setting("addition_embed_type", "text"),
+              test::setting("encoder_hid_dim", 768),
+              test::setting("encoder_hid_dim_type", "text_proj"),
+              test::setting("conv_in_kernel", 1),
+              test::setting("conv_out_kernel", 5),
+              test::setting("only_cross_attention", {false, true, false}),
+              test::setting("class_embeddings_concat", true),
+              test::setting("act_fn", "gelu"),
+              test::setting("mid_block_type", "UNetMidBlock2DSimpleCrossAttn"),
+              test::setting("down_block_types",
+                            {"DownBlock2D", "AttnDownBlock2D", "CrossAttnDownBlock2D"},
+                            "down_block_types[1]"),
+              test::setting("up_block_types", {"CrossAttnUpBlock2D", "UpBlock2D"}),
+              test::setting("block_out_channels", {8, 18, 16}, "block_out_channels[1]"),
+              test::setting("attention_head_dim", {1, 3, 2}, "attention_head_dim[1]"),
+              test::setting("num_attention_heads", {1, 2, 3}, "num_attention_heads[2]"),
+              test::setting("cross_attention_dim", {24, 24, 32}, "cross_attention_dim[2]"),
+              test::setting("layers_per_block", {1, 1}),
+              test::setting("layers_per_block", 100000),
+              test::setting("transformer_layers_per_block", {{1}, {1}, {2}},
+                            "reverse_transformer_layers_per_block"),
+              test::setting("addition_time_embed_dim", nullptr),
+              test::setting("projection_class_embeddings_input_dim", "64"),
+              test::setting("norm_num_groups", nullptr),
+              test::setting("_class_name", "UNet2DModel")}});
 
-INSTANTIATE_TEST_SUITE_P(
+HS_CASES(
     Unet, FamilyInputs,
-    ::testing::Values(test::InputCase{
+    test::InputCase{
         "sdxl_tiny",
         [] { return loadCaseUnet("sdxl_tiny"); },
         {test::inputSet("in.sample", torch::zeros({2, 3, 8, 8}), {"in.sample", "[B, 4, h, w]"}),
@@ -174,8 +167,7 @@ INSTANTIATE_TEST_SUITE_P(
           },
           {"in.text_embeds", "in.added_cond_kwargs.text_embeds"}},
          test::inputSet("in.class_labels", torch::zeros({2}),
-                        {"in.class_labels", "in.time_ids"})}}),
-    test::CaseLabel());
+                        {"in.class_labels", "in.time_ids"})}});
 
 // ---- config -------------------------------------------------------------------------------
 
@@ -326,35 +318,19 @@ TEST(Unet, Fp16OverflowIsNamedInsideTheUnet) {
     c.weights[key] = c.weights[key] * 1e5;
     const NamedTensors in = inputsOfUnet(c.io);
     const std::string block = "unet.mid_block";
-
-    ProbeContext p32 = contextFor("", ProbeLevel::Layer);
-    auto m32 = loadThroughFamilyUnet(c, p32.policy());
-    EXPECT_TRUE(torch::isfinite(m32->run(in, p32).at("out.sample")).all().item<bool>());
-    EXPECT_FALSE(p32.firstNonFinite().has_value());
-    double peak = 0;
-    for (const auto& r : p32.records())
-        if (r.name == block + ".attentions.0.transformer_blocks.0") peak = r.stats.absMax;
-    std::printf("  fp32: max |%s.attentions.0.transformer_blocks.0| = %.4g\n", block.c_str(), peak);
-    EXPECT_GT(peak, kFp16Max);
-
-    for (ProbeLevel level : {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op}) {
-        ProbeContext p16 = contextFor("unet=fp16", level);
-        auto m16 = loadThroughFamilyUnet(c, p16.policy());
-        EXPECT_TRUE(torch::isfinite(modelOf(*m16)->named_parameters()[key]).all().item<bool>());
-        m16->run(in, p16);
-        const auto& first = p16.firstNonFinite();
-        ASSERT_TRUE(first.has_value()) << probeLevelName(level);
-        std::printf("  fp16, probes %-6s: first non-finite at %s\n", probeLevelName(level).c_str(),
-                    first->at.name.c_str());
-        EXPECT_EQ(blockOf(first->at.name), block) << first->at.name;
-        EXPECT_EQ(first->at.execution, Execution::Emulated);
-        EXPECT_EQ(first->at.format, Format::FP16);
-        if (level == ProbeLevel::Module) EXPECT_EQ(first->at.name, block);
-        if (level == ProbeLevel::Layer)
-            EXPECT_EQ(first->at.name, block + ".attentions.0.transformer_blocks.0");
-        if (level == ProbeLevel::Op)
-            EXPECT_EQ(first->at.name, block + ".attentions.0.transformer_blocks.0.ff.net.2");
-    }
+    const std::string transformer = block + ".attentions.0.transformer_blocks.0";
+    test::expectFp16OverflowInsideTheBlock(
+        {[&](ProbeContext& p) { return loadThroughFamilyUnet(c, p.policy()); }, in, "unet=fp16",
+         block, transformer},
+        {ProbeLevel::Module, ProbeLevel::Layer, ProbeLevel::Op},
+        [&](ProbeLevel level, const FirstNonFinite& first, Component& m16, ProbeContext&) {
+            EXPECT_TRUE(torch::isfinite(modelOf(m16)->named_parameters()[key]).all().item<bool>());
+            EXPECT_EQ(blockOf(first.at.name), block) << first.at.name;
+            EXPECT_EQ(first.at.format, Format::FP16);
+            if (level == ProbeLevel::Module) EXPECT_EQ(first.at.name, block);
+            if (level == ProbeLevel::Layer) EXPECT_EQ(first.at.name, transformer);
+            if (level == ProbeLevel::Op) EXPECT_EQ(first.at.name, transformer + ".ff.net.2");
+        });
     // Kept in fp32, the block passes: the plan a user would try next.
     ProbeContext kept = contextFor("unet=fp16,unet.mid_block=fp32", ProbeLevel::Module);
     loadThroughFamilyUnet(c, kept.policy())->run(in, kept);

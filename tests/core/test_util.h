@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -74,8 +76,46 @@ inline double relErr(const torch::Tensor& a, const torch::Tensor& b) {
     return denom > 0 ? diff / denom : diff;
 }
 
+// `s` repeated to at least 1 MiB: a hostile prompt.
+inline std::string megabyteOf(const std::string& s) {
+    std::string out;
+    while (out.size() < (size_t(1) << 20)) out += s;
+    return out;
+}
+
+// A 1 MiB prompt and a short prefix of it that gives the same first ids ("": none does).
+struct MegabytePrompt {
+    const char* name;
+    std::string text;
+    std::string reference;
+};
+
+// The worst relative error of `got` against every out.* of `ref`, each of which `got` must hold
+// in its shape (1e9 when one is missing); `compared` (when given) gets how many were compared.
+inline double worstOutputError(const NamedTensors& got, const NamedTensors& ref,
+                               size_t* compared = nullptr) {
+    double worst = 0;
+    size_t n = 0;
+    for (const auto& kv : ref) {
+        if (kv.first.rfind("out.", 0) != 0) continue;
+        EXPECT_TRUE(got.count(kv.first)) << kv.first;
+        if (!got.count(kv.first)) return 1e9;
+        EXPECT_EQ(got.at(kv.first).sizes(), kv.second.sizes()) << kv.first;
+        worst = std::max(worst, relErr(got.at(kv.first), kv.second));
+        ++n;
+    }
+    if (compared) *compared = n;
+    return worst;
+}
+
 // Every tensor of the .safetensors file `path`, copied out of the mapped file.
 NamedTensors readTensorsFile(const std::string& path);
+
+// Writes `text` to `path` as it is, creating its folder.
+void writeTextFile(const std::string& path, const std::string& text);
+
+// The golden vae, clip and flux folders linked as `pipeline`'s vae, text_encoder and transformer.
+void linkGoldenFluxComponents(const std::string& pipeline);
 
 // Writes `j` (indented) to `path`, creating its folder.
 void writeJsonFile(const std::string& path, const nlohmann::json& j);
@@ -86,6 +126,21 @@ void writeWeightsFile(const std::string& path, const WeightMap& w, const std::st
 
 // A fresh temporary directory, removed by the caller's TearDown if it wants.
 std::string tempDir(const std::string& tag);
+
+// A test with a folder of its own, m_dir (fresh, named after the test suite), removed after it.
+class TempDirTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = tempDir(::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name());
+    }
+    void TearDown() override {
+        std::error_code ec;
+        std::filesystem::remove_all(m_dir, ec);
+    }
+    std::string path(const std::string& name) const { return m_dir + "/" + name; }
+
+    std::string m_dir;
+};
 
 // Runs `fn`, expecting a FileError whose message names `file` and contains `needle`.
 template <typename Fn>
@@ -103,6 +158,24 @@ void expectFileError(Fn fn, const std::string& file, const std::string& needle) 
     }
 }
 
+// The message of the E that `fn` throws, "no error" when it returns. Another exception is a
+// failure (its message is returned).
+template <typename E = std::exception, typename Fn>
+std::string messageOf(Fn fn) {
+    try {
+        fn();
+    } catch (const std::exception& e) {
+        if (!dynamic_cast<const E*>(&e))
+            ADD_FAILURE() << "not the expected kind of error: " << e.what();
+        return e.what();
+    }
+    return "no error";
+}
+
+// `haystack` (a std::string or a char*) holds `needle`; a failure prints the haystack.
+#define EXPECT_HAS(haystack, needle) \
+    EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
+
 // Names a parameterised test's instances by their case's `label`, as in
 // INSTANTIATE_TEST_SUITE_P(Flux, FamilyGolden, ::testing::Values(goldenFlux()), test::CaseLabel()):
 // "Flux/FamilyGolden.MatchesTheReference/golden".
@@ -112,6 +185,10 @@ struct CaseLabel {
         return info.param.label;
     }
 };
+
+// INSTANTIATE_TEST_SUITE_P of the cases `...`, named by their labels.
+#define HS_CASES(Prefix, Suite, ...) \
+    INSTANTIATE_TEST_SUITE_P(Prefix, Suite, ::testing::Values(__VA_ARGS__), ::hs::test::CaseLabel())
 
 // Prints a parameterised test's case by its label, as gtest shows its GetParam().
 template <class Case>

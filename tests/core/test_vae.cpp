@@ -36,27 +36,18 @@ nlohmann::json wideConfig() {
 
 // Seeded random weights in checkpoint layout: default (kaiming) convs, norms around 1.
 WeightMap randomWeightsVae(const nlohmann::json& config, uint64_t seed = 7) {
-    torch::manual_seed(seed);
-    AutoencoderKL m(AutoencoderKLConfig::fromJson(config));
-    nn::initialiseForTraining(*m);
-    WeightMap w;
-    for (auto& kv : stateOf(*m)) {
-        torch::Tensor t = kv.second.detach().clone();
-        const bool isNorm = kv.first.find("norm") != std::string::npos;
-        if (isNorm && kv.first.size() > 7 && kv.first.substr(kv.first.size() - 7) == ".weight")
-            t = 1 + 0.1 * torch::randn_like(t);
-        else if (kv.first.substr(kv.first.size() - 5) == ".bias")
-            t = 0.05 * torch::randn_like(t);
-        w.emplace(kv.first, t);
-    }
-    return w;
+    return test::randomCheckpoint(
+        seed, [&] { return AutoencoderKL(AutoencoderKLConfig::fromJson(config)); },
+        [](const std::string& k) {
+            return k.find("norm") != std::string::npos && k.size() > 7 &&
+                   k.substr(k.size() - 7) == ".weight";
+        });
 }
 
 // ---- the suites every family runs (family_suites.h) ------------------------------------------
 
 // decode.sample, encode.mean, encode.logvar.
-INSTANTIATE_TEST_SUITE_P(Vae, FamilyGolden, ::testing::Values(test::GoldenCase("golden/vae", 3)),
-                         test::CaseLabel());
+HS_CASES(Vae, FamilyGolden, test::GoldenCase("golden/vae", 3));
 
 // A model of `config` with random weights, its io the one input given.
 test::ModelCase randomVaeCase(const nlohmann::json& config, const std::string& input,
@@ -67,74 +58,70 @@ test::ModelCase randomVaeCase(const nlohmann::json& config, const std::string& i
 
 // The probe points carry the checkpoint's paths: the decoder at Layer level; at Op level, under
 // another component name, the encoder of the golden config (mid-block attention, quant_conv).
-INSTANTIATE_TEST_SUITE_P(
+HS_CASES(
     Vae, FamilyProbes,
-    ::testing::Values(
-        test::ProbeCase(
-            "decoder",
-            [] {
-                return randomVaeCase(wideConfig(), "in.z", torch::randn({1, 16, 4, 6}));
-            },
-            {test::ProbeExpectation(ProbeLevel::Layer)
-                 .has({"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
-                       "vae.decoder.mid_block.resnets.0", "vae.decoder.mid_block.resnets.1",
-                       "vae.decoder.up_blocks.0", "vae.decoder.up_blocks.0.resnets.1",
-                       "vae.decoder.up_blocks.1.upsamplers.0", "vae.decoder.up_blocks.2",
-                       "vae.decoder.conv_norm_out", "vae.decoder.conv_out"})
-                 .hasNot({"vae.decoder.conv_in.conv1",
-                          "vae.decoder.mid_block.resnets.0.conv1",  // Op granularity
-                          "vae.decoder.up_blocks.2.upsamplers.0"})  // last block has none
-                 .from("vae.post_quant_conv", "vae.decoder.conv_out")}),
-        test::ProbeCase(
-            "encoder",
-            [] {
-                return randomVaeCase(readJson(dataPath("golden/vae/config.json")), "in.x",
-                                     torch::randn({1, 3, 8, 8}));
-            },
-            {test::ProbeExpectation(ProbeLevel::Op)
-                 .has({"first_stage.encoder.conv_in",
-                       "first_stage.encoder.down_blocks.0.resnets.0.norm1",
-                       "first_stage.encoder.down_blocks.0.resnets.0.act1",
-                       "first_stage.encoder.down_blocks.0.resnets.0.conv2",
-                       "first_stage.encoder.down_blocks.0.downsamplers.0",
-                       "first_stage.encoder.down_blocks.1.resnets.0.conv_shortcut",
-                       "first_stage.encoder.mid_block.attentions.0.group_norm",
-                       "first_stage.encoder.mid_block.attentions.0.to_q",
-                       "first_stage.encoder.mid_block.attentions.0.sdpa",
-                       "first_stage.encoder.mid_block.attentions.0.to_out.0",
-                       "first_stage.encoder.mid_block.attentions.0", "first_stage.encoder.conv_act",
-                       "first_stage.encoder.conv_out", "first_stage.quant_conv"})},
-            "first_stage")),
-    test::CaseLabel());
-
-INSTANTIATE_TEST_SUITE_P(
-    Vae, FamilyConfig,
-    ::testing::Values(test::ConfigCase{
-        "wide",
-        wideConfig,
-        [](const nlohmann::json& j) { AutoencoderKLConfig::fromJson(j); },
-        {{"down_block_types[1]",
-          [](auto& j) { j["down_block_types"][1] = "CrossAttnDownBlock2D"; }},
-         {"up_block_types[2]", [](auto& j) { j["up_block_types"][2] = "AttnUpDecoderBlock2D"; }},
-         test::setting("act_fn", "gelu"),
-         test::setting("block_out_channels", {16, 20, 32}, "block_out_channels[1]"),
-         test::setting("latent_channels", "16"),
-         test::setting("up_block_types", {"UpDecoderBlock2D"})}}),
-    test::CaseLabel());
-
-INSTANTIATE_TEST_SUITE_P(
-    Vae, FamilyInputs,
-    ::testing::Values(test::InputCase{
-        "wide",
+    test::ProbeCase("decoder",
+                    [] {
+                        return randomVaeCase(wideConfig(), "in.z", torch::randn({1, 16, 4, 6}));
+                    },
+                    {test::ProbeExpectation(ProbeLevel::Layer)
+                         .has({"vae.post_quant_conv", "vae.decoder.conv_in",
+                               "vae.decoder.mid_block", "vae.decoder.mid_block.resnets.0",
+                               "vae.decoder.mid_block.resnets.1", "vae.decoder.up_blocks.0",
+                               "vae.decoder.up_blocks.0.resnets.1",
+                               "vae.decoder.up_blocks.1.upsamplers.0", "vae.decoder.up_blocks.2",
+                               "vae.decoder.conv_norm_out", "vae.decoder.conv_out"})
+                         .hasNot({"vae.decoder.conv_in.conv1",
+                                  "vae.decoder.mid_block.resnets.0.conv1",  // Op granularity
+                                  "vae.decoder.up_blocks.2.upsamplers.0"})  // last block has none
+                         .from("vae.post_quant_conv", "vae.decoder.conv_out")}),
+    test::ProbeCase(
+        "encoder",
         [] {
-            return test::ModelCase{
-                "AutoencoderKL", wideConfig(), randomWeightsVae(wideConfig()), {}};
+            return randomVaeCase(readJson(dataPath("golden/vae/config.json")), "in.x",
+                                 torch::randn({1, 3, 8, 8}));
         },
-        {test::inputsOnly({{"in.z", torch::zeros({1, 4, 8, 8})}}, {"in.z", "[B, 16, h, w]"}),
-         test::inputsOnly({{"in.z", torch::zeros({16, 8, 8})}}, {"in.z", "[B, 16, h, w]"}),
-         test::inputsOnly({{"in.x", torch::zeros({1, 3, 24, 30})}}, {"in.x", "multiples of 4"}),
-         test::inputsOnly({{"out.decode.sample", torch::zeros({1})}}, {"in.z", "in.x"})}}),
-    test::CaseLabel());
+        {test::ProbeExpectation(ProbeLevel::Op)
+             .has({"first_stage.encoder.conv_in",
+                   "first_stage.encoder.down_blocks.0.resnets.0.norm1",
+                   "first_stage.encoder.down_blocks.0.resnets.0.act1",
+                   "first_stage.encoder.down_blocks.0.resnets.0.conv2",
+                   "first_stage.encoder.down_blocks.0.downsamplers.0",
+                   "first_stage.encoder.down_blocks.1.resnets.0.conv_shortcut",
+                   "first_stage.encoder.mid_block.attentions.0.group_norm",
+                   "first_stage.encoder.mid_block.attentions.0.to_q",
+                   "first_stage.encoder.mid_block.attentions.0.sdpa",
+                   "first_stage.encoder.mid_block.attentions.0.to_out.0",
+                   "first_stage.encoder.mid_block.attentions.0", "first_stage.encoder.conv_act",
+                   "first_stage.encoder.conv_out", "first_stage.quant_conv"})},
+        "first_stage"));
+
+HS_CASES(Vae, FamilyConfig,
+         test::ConfigCase{
+             "wide",
+             wideConfig,
+             [](const nlohmann::json& j) { AutoencoderKLConfig::fromJson(j); },
+             {{"down_block_types[1]",
+               [](auto& j) { j["down_block_types"][1] = "CrossAttnDownBlock2D"; }},
+              {"up_block_types[2]",
+               [](auto& j) { j["up_block_types"][2] = "AttnUpDecoderBlock2D"; }},
+              test::setting("act_fn", "gelu"),
+              test::setting("block_out_channels", {16, 20, 32}, "block_out_channels[1]"),
+              test::setting("latent_channels", "16"),
+              test::setting("up_block_types", {"UpDecoderBlock2D"})}});
+
+HS_CASES(Vae, FamilyInputs,
+         test::InputCase{
+             "wide",
+             [] {
+                 return test::ModelCase{
+                     "AutoencoderKL", wideConfig(), randomWeightsVae(wideConfig()), {}};
+             },
+             {test::inputsOnly({{"in.z", torch::zeros({1, 4, 8, 8})}}, {"in.z", "[B, 16, h, w]"}),
+              test::inputsOnly({{"in.z", torch::zeros({16, 8, 8})}}, {"in.z", "[B, 16, h, w]"}),
+              test::inputsOnly({{"in.x", torch::zeros({1, 3, 24, 30})}},
+                               {"in.x", "multiples of 4"}),
+              test::inputsOnly({{"out.decode.sample", torch::zeros({1})}}, {"in.z", "in.x"})}});
 
 // ---- the VAE's own ------------------------------------------------------------------------------
 

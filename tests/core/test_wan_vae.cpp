@@ -72,10 +72,8 @@ void expectParity(const CaseWanVae& c, double tol) {
 // channels, four levels, two resnets per level, a wider decoder (decoder_base_dim), encoder
 // attention at scale 1/2, batch 2, a non-square image) against the port. Each: decode.sample,
 // encode.mean, encode.logvar.
-INSTANTIATE_TEST_SUITE_P(WanVae, FamilyGolden,
-                         ::testing::Values(test::GoldenCase("golden/qwen_vae", 3).copied(),
-                                           test::GoldenCase("wan_vae/wan21_tiny", 3).copied()),
-                         test::CaseLabel());
+HS_CASES(WanVae, FamilyGolden, test::GoldenCase("golden/qwen_vae", 3).copied(),
+         test::GoldenCase("wan_vae/wan21_tiny", 3).copied());
 
 // The Wan case with the one input `input` given.
 CaseWanVae wan21Given(const std::string& input, const torch::Tensor& value) {
@@ -86,61 +84,55 @@ CaseWanVae wan21Given(const std::string& input, const torch::Tensor& value) {
 
 // The probe points carry the checkpoint's paths: the decoder at Layer level, the encoder at Op
 // level under another component name.
-INSTANTIATE_TEST_SUITE_P(
+HS_CASES(
     WanVae, FamilyProbes,
-    ::testing::Values(
-        test::ProbeCase(
-            "decoder",
-            [] {
-                return wan21Given("in.z", torch::randn({1, 16, 1, 2, 3}));
-            },
-            {test::ProbeExpectation(ProbeLevel::Layer)
-                 .has({"vae.post_quant_conv", "vae.decoder.conv_in", "vae.decoder.mid_block",
-                       "vae.decoder.mid_block.resnets.0", "vae.decoder.mid_block.attentions.0",
-                       "vae.decoder.up_blocks.0", "vae.decoder.up_blocks.0.resnets.2",
-                       "vae.decoder.up_blocks.2.upsamplers.0", "vae.decoder.up_blocks.3",
-                       "vae.decoder.norm_out", "vae.decoder.conv_out"})
-                 .hasNot({"vae.decoder.up_blocks.3.upsamplers.0",      // the last has none
-                          "vae.decoder.up_blocks.0.resnets.0.conv1"})  // Op granularity
-                 .from("vae.post_quant_conv", "vae.decoder.conv_out")}),
-        test::ProbeCase(
-            "encoder",
-            [] {
-                return wan21Given("in.x", torch::rand({1, 3, 1, 16, 16}));
-            },
-            {test::ProbeExpectation(ProbeLevel::Op)
-                 .has({"first_stage.encoder.conv_in", "first_stage.encoder.down_blocks.0.norm1",
-                       "first_stage.encoder.down_blocks.3.conv_shortcut",
-                       "first_stage.encoder.down_blocks.2",
-                       "first_stage.encoder.down_blocks.4.to_qkv",
-                       "first_stage.encoder.down_blocks.4.sdpa",
-                       "first_stage.encoder.mid_block.attentions.0.proj",
-                       "first_stage.encoder.conv_act", "first_stage.quant_conv"})},
-            "first_stage")),
-    test::CaseLabel());
+    test::ProbeCase("decoder",
+                    [] {
+                        return wan21Given("in.z", torch::randn({1, 16, 1, 2, 3}));
+                    },
+                    {test::ProbeExpectation(ProbeLevel::Layer)
+                         .has({"vae.post_quant_conv", "vae.decoder.conv_in",
+                               "vae.decoder.mid_block", "vae.decoder.mid_block.resnets.0",
+                               "vae.decoder.mid_block.attentions.0", "vae.decoder.up_blocks.0",
+                               "vae.decoder.up_blocks.0.resnets.2",
+                               "vae.decoder.up_blocks.2.upsamplers.0", "vae.decoder.up_blocks.3",
+                               "vae.decoder.norm_out", "vae.decoder.conv_out"})
+                         .hasNot({"vae.decoder.up_blocks.3.upsamplers.0",      // the last has none
+                                  "vae.decoder.up_blocks.0.resnets.0.conv1"})  // Op granularity
+                         .from("vae.post_quant_conv", "vae.decoder.conv_out")}),
+    test::ProbeCase(
+        "encoder",
+        [] {
+            return wan21Given("in.x", torch::rand({1, 3, 1, 16, 16}));
+        },
+        {test::ProbeExpectation(ProbeLevel::Op)
+             .has({"first_stage.encoder.conv_in", "first_stage.encoder.down_blocks.0.norm1",
+                   "first_stage.encoder.down_blocks.3.conv_shortcut",
+                   "first_stage.encoder.down_blocks.2", "first_stage.encoder.down_blocks.4.to_qkv",
+                   "first_stage.encoder.down_blocks.4.sdpa",
+                   "first_stage.encoder.mid_block.attentions.0.proj",
+                   "first_stage.encoder.conv_act", "first_stage.quant_conv"})},
+        "first_stage"));
 
-INSTANTIATE_TEST_SUITE_P(WanVae, FamilyConfig,
-                         ::testing::Values(test::ConfigCase{
-                             "wan21_tiny",
-                             [] { return readJson(dataPath("wan_vae/wan21_tiny/config.json")); },
-                             [](const nlohmann::json& j) { WanVaeConfig::fromJson(j); },
-                             {test::setting("is_residual", true),
-                              test::setting("patch_size", 2),
-                              test::setting("temperal_downsample", {false, true}),
-                              test::setting("latents_std", {1.0, 2.0}),
-                              {"latents_mean",
-                               [](nlohmann::json& j) {
-                                   j["z_dim"] = 4;
-                                   j.erase("latents_mean");
-                               }},
-                              test::setting("base_dim", "8"),
-                              test::setting("dim_mult", {1, 2, 100000}, "dim_mult[2]"),
-                              test::setting("_class_name", "AutoencoderKLHunyuanVideo")}}),
-                         test::CaseLabel());
+HS_CASES(WanVae, FamilyConfig,
+         test::ConfigCase::ofFile<WanVaeConfig>(
+             "wan21_tiny", "wan_vae/wan21_tiny/config.json",
+             {test::setting("is_residual", true),
+              test::setting("patch_size", 2),
+              test::setting("temperal_downsample", {false, true}),
+              test::setting("latents_std", {1.0, 2.0}),
+              {"latents_mean",
+               [](nlohmann::json& j) {
+                   j["z_dim"] = 4;
+                   j.erase("latents_mean");
+               }},
+              test::setting("base_dim", "8"),
+              test::setting("dim_mult", {1, 2, 100000}, "dim_mult[2]"),
+              test::setting("_class_name", "AutoencoderKLHunyuanVideo")}));
 
-INSTANTIATE_TEST_SUITE_P(
+HS_CASES(
     WanVae, FamilyInputs,
-    ::testing::Values(test::InputCase{
+    test::InputCase{
         "qwen_vae",
         [] { return openCaseWanVae("golden/qwen_vae", "golden/qwen_vae_io.safetensors"); },
         {test::inputsOnly({{"in.z", torch::zeros({1, 8, 3, 4, 4})}}, {"in.z", "3 frames"}),
@@ -148,8 +140,7 @@ INSTANTIATE_TEST_SUITE_P(
          test::inputsOnly({{"in.z", torch::zeros({1, 16, 1, 4, 4})}}, {"in.z", "[B, 8, 1, h, w]"}),
          test::inputsOnly({{"in.x", torch::zeros({1, 3, 1, 16, 18})}}, {"in.x", "multiples of 4"}),
          test::inputsOnly({{"in.sample", torch::zeros({1})}}, {"in.sample", "in.z"}),
-         test::inputsOnly({{"out.decode.sample", torch::zeros({1})}}, {"in.z", "in.x"})}}),
-    test::CaseLabel());
+         test::inputsOnly({{"out.decode.sample", torch::zeros({1})}}, {"in.z", "in.x"})}});
 
 // ---- Wan's own ----------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
-// The fp16 check from weights (diagnosis/weight_risk.h, inspect/weight_stats.h): before any run, per
-// module, "fp16 safe / at risk / will overflow" from the stored weights; a clean run's headroom
+// The fp16 check from weights (diagnosis/weight_risk.h, inspect/weight_stats.h): before any run,
+// per module, "fp16 safe / at risk / will overflow" from the stored weights; a clean run's headroom
 // overrides the guess where it measured.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 
 #include "diagnosis/headroom.h"
 #include "diagnosis/weight_risk.h"
-#include "io/safetensors.h"
 #include "inspect/weight_stats.h"
+#include "io/safetensors.h"
 #include "pipeline/pipeline.h"
 #include "qwenimage_fixture.h"
 #include "runtime/demo_location.h"
@@ -23,6 +23,19 @@ const ModuleRisk& moduleOf(const WeightRiskReport& r, const std::string& name) {
     const ModuleRisk* m = r.module(name);
     if (!m) throw std::runtime_error("no module " + name + " in the report");
     return *m;
+}
+
+// The transformer's stored bf16 weight `key` of `shape`: its largest |w| `maxAbs`, its RMS `rms`.
+WeightStats bf16TransformerWeight(const std::string& key, std::vector<int64_t> shape, double maxAbs,
+                                  double rms) {
+    WeightStats w;
+    w.component = "transformer";
+    w.key = key;
+    w.dtype = "BF16";
+    w.shape = std::move(shape);
+    w.maxAbs = maxAbs;
+    w.rms = rms;
+    return w;
 }
 
 }  // namespace
@@ -65,13 +78,7 @@ TEST(WeightRisk, AWeightPastFp16RangeWillOverflowAndNamesItsModule) {
 }
 
 TEST(WeightRisk, LargeNormGainsAreAtRisk) {
-    WeightStats g;
-    g.component = "transformer";
-    g.key = "transformer_blocks.2.norm2.weight";
-    g.dtype = "BF16";
-    g.shape = {64};
-    g.maxAbs = 900;
-    g.rms = 300;
+    WeightStats g = bf16TransformerWeight("transformer_blocks.2.norm2.weight", {64}, 900, 300);
     const WeightRiskReport r = assessWeights({g});
     const ModuleRisk& m = moduleOf(r, "transformer.transformer_blocks.2");
     EXPECT_EQ(m.risk, Fp16Risk::AtRisk) << m.reason;
@@ -105,13 +112,8 @@ TEST(WeightRisk, ScaledQwenImageIsFlaggedInItsBlocksAndItsUnscaledTwinIsSafe) {
 }
 
 TEST(WeightRisk, MeasuredHeadroomOverridesTheWeightGuess) {
-    WeightStats w;
-    w.component = "transformer";
-    w.key = "transformer_blocks.0.ff.net.2.weight";
-    w.dtype = "BF16";
-    w.shape = {16, 16};
-    w.maxAbs = 0.1;
-    w.rms = 0.05;
+    WeightStats w =
+        bf16TransformerWeight("transformer_blocks.0.ff.net.2.weight", {16, 16}, 0.1, 0.05);
     WeightRiskReport r = assessWeights({w});
     ASSERT_EQ(r.modules.at(0).risk, Fp16Risk::Safe);
     HeadroomReport h;

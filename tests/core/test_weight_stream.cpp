@@ -15,13 +15,13 @@
 #include <sstream>
 #include <thread>
 
+#include "base/pipeline_error.h"
 #include "io/safetensors.h"
 #include "models/flux/flux_family.h"
 #include "models/flux/flux_latents.h"
 #include "models/registry.h"
 #include "models/t5/t5_family.h"
 #include "pipeline/memory_check.h"
-#include "base/pipeline_error.h"
 #include "test_util.h"
 
 namespace hs {
@@ -72,12 +72,7 @@ WeightMap writeWeightsWeightStream(torch::nn::Module& module, const std::string&
     return weightMapOf(TensorSet::open(dir + "/model.safetensors"));
 }
 
-class WeightStreamTest : public ::testing::Test {
-protected:
-    void SetUp() override { m_dir = test::tempDir("weight-stream"); }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-    std::string m_dir;
-};
+class WeightStreamTest : public hs::test::TempDirTest {};
 
 std::shared_ptr<Component> loadWeightStream(const char* className, const nlohmann::json& config,
                                             const WeightMap& weights, const PrecisionPolicy& policy,

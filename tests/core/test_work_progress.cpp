@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "base/work_progress.h"
 #include "flux1_fixture.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
 #include "pipeline/run_estimate.h"
-#include "base/work_progress.h"
 #include "runtime/demo_location.h"
 #include "test_util.h"
 
@@ -234,12 +234,7 @@ TEST(WorkProgress, ASearchReportsTrialIOfNAndStopsAtATrial) {
     EXPECT_EQ(find(seen, WorkKind::TextEncoding, false), nullptr);
 }
 
-class CliWorkProgress : public ::testing::Test {
-protected:
-    void SetUp() override { m_dir = test::tempDir("cli-work-progress"); }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string m_dir;
-};
+class CliWorkProgress : public hs::test::TempDirTest {};
 
 TEST_F(CliWorkProgress, GeneratePrintsStagesAndTheEstimateAndQuietLeavesThemOut) {
     int status = -1;

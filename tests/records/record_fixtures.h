@@ -4,12 +4,16 @@
 // AutoencoderKL decoder, probed at layer granularity. Magnitudes follow a per-point profile;
 // an optional failure point turns that point into +Inf and everything after it into NaN, as
 // an fp16 overflow does.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "preview_pixels.h"
 #include "records/run_types.h"
 
 namespace hs::test {
@@ -105,6 +109,16 @@ struct FixtureOptions {
     ProbeLevel probeLevel = ProbeLevel::Layer;
 };
 
+// Each of `parts` is in `text` (a failure names the part).
+inline void expectHas(const std::string& text, std::initializer_list<std::string> parts) {
+    for (const auto& p : parts) EXPECT_NE(text.find(p), std::string::npos) << "missing: " << p;
+}
+
+// None of `parts` is in `text`.
+inline void expectHasNone(const std::string& text, std::initializer_list<std::string> parts) {
+    for (const auto& p : parts) EXPECT_EQ(text.find(p), std::string::npos) << "present: " << p;
+}
+
 inline double defaultMagnitude(const std::string& name, int step) {
     double base = 4.0 + double(name.size() % 7);
     if (name.find(".ff") != std::string::npos) base *= 40;
@@ -114,26 +128,15 @@ inline double defaultMagnitude(const std::string& name, int step) {
 }
 
 inline PreviewImage previewImage(int w, int h, int step, bool full, bool nan) {
-    PreviewImage p;
-    p.width = w;
-    p.height = h;
-    p.step = step;
-    p.fullDecode = full;
-    p.rgb.resize(size_t(w) * h * 3);
-    p.nonFinite.assign(size_t(w) * h, 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            uint8_t* px = p.rgb.data() + (size_t(y) * w + x) * 3;
-            if (nan) {
-                px[0] = 255, px[1] = 0, px[2] = 255;
-                p.nonFinite[size_t(y) * w + x] = 1;
-            } else {
-                px[0] = uint8_t(x * 255 / std::max(1, w - 1));
-                px[1] = uint8_t(y * 255 / std::max(1, h - 1));
-                px[2] = uint8_t((step * 37 + 40) % 256);
-            }
-        }
-    return p;
+    // NaN pixels are magenta, as the engine paints them.
+    return paintedPreview(
+        w, h, step, full,
+        [&](int x, int y) -> std::array<int, 3> {
+            if (nan) return {255, 0, 255};
+            return {x * 255 / std::max(1, w - 1), y * 255 / std::max(1, h - 1),
+                    (step * 37 + 40) % 256};
+        },
+        [&](int, int) { return nan ? 1 : 0; });
 }
 
 inline RunRecord makeRun(const FixtureOptions& o = {}) {

@@ -51,17 +51,29 @@ bool hasNote(const Advice& a, const std::string& text) {
     return false;
 }
 
+// `run`'s components on `device`, nothing yet of how it failed.
+AdviceInput componentsOn(const RunRecord& run, const DeviceInfo& device) {
+    AdviceInput in;
+    in.device = device;
+    in.components = run.components;
+    return in;
+}
+
+// Advice on `run`'s failure on `device`: its components, its plan and its first failure.
+AdviceInput adviceOn(const RunRecord& run, const DeviceInfo& device) {
+    AdviceInput in = componentsOn(run, device);
+    in.failingPlan = PrecisionPlan::parse(run.effectivePlan);
+    in.firstFailure = findFirstFailure(run);
+    return in;
+}
+
 // The fixture's failing transformer (stored bf16, run in fp16) grown to `parameters`, with its
 // 1.2 M-parameter text encoder (fp32 here) and 3 M-parameter VAE (fp32).
 AdviceInput bigTransformer(int64_t parameters, const DeviceInfo& device) {
     const RunRecord run = failingTransformer();
-    AdviceInput in;
-    in.device = device;
-    in.components = run.components;
+    AdviceInput in = adviceOn(run, device);
     for (auto& c : in.components)
         if (c.name == "transformer") c.parameters = parameters;
-    in.failingPlan = PrecisionPlan::parse(run.effectivePlan);
-    in.firstFailure = findFirstFailure(run);
     return in;
 }
 
@@ -188,11 +200,7 @@ TEST(DeviceInfo, FormatRules) {
 
 TEST(Advice, TuringWithBisectionRanksTheBlocksFirst) {
     const RunRecord run = failingTransformer();
-    AdviceInput in;
-    in.device = DeviceInfo::cuda("Tesla T4", 7, 5);
-    in.components = run.components;
-    in.failingPlan = PrecisionPlan::parse(run.effectivePlan);
-    in.firstFailure = findFirstFailure(run);
+    AdviceInput in = adviceOn(run, DeviceInfo::cuda("Tesla T4", 7, 5));
     in.bisection = fixedBisection();
     const Advice a = adviseFixes(in);
     EXPECT_TRUE(a.fp16IsTheProblem);
@@ -231,11 +239,7 @@ TEST(Advice, TuringWithBisectionRanksTheBlocksFirst) {
 
 TEST(Advice, AmpereRunsTheTransformerInBf16) {
     const RunRecord run = failingTransformer();
-    AdviceInput in;
-    in.device = DeviceInfo::cuda("RTX 3090", 8, 6);
-    in.components = run.components;
-    in.failingPlan = PrecisionPlan::parse(run.effectivePlan);
-    in.firstFailure = findFirstFailure(run);
+    AdviceInput in = adviceOn(run, DeviceInfo::cuda("RTX 3090", 8, 6));
     const Advice a = adviseFixes(in);
     ASSERT_FALSE(a.fixes.empty());
     EXPECT_EQ(a.fixes[0].action, "run the transformer in bf16");
@@ -254,11 +258,7 @@ TEST(Advice, VaeOverflowOnTuringPrefersFp32Vae) {
     o.fp16Execution = Execution::Native;
     o.failAt = std::make_pair(std::string("vae.decoder.up_blocks.1.resnets.0"), -1);
     const RunRecord run = test::makeRun(o);
-    AdviceInput in;
-    in.device = DeviceInfo::cuda("Tesla T4", 7, 5);
-    in.components = run.components;
-    in.failingPlan = PrecisionPlan::parse(run.effectivePlan);
-    in.firstFailure = findFirstFailure(run);
+    AdviceInput in = adviceOn(run, DeviceInfo::cuda("Tesla T4", 7, 5));
     const Advice a = adviseFixes(in);
     ASSERT_EQ(a.fixes.size(), 2u);
     EXPECT_EQ(a.fixes[0].action, "run the VAE in fp32");
@@ -267,11 +267,7 @@ TEST(Advice, VaeOverflowOnTuringPrefersFp32Vae) {
 
 TEST(Advice, CpuSaysFp16BuysNothing) {
     const RunRecord run = failingTransformer();
-    AdviceInput in;
-    in.device = DeviceInfo::cpu("Xeon");
-    in.components = run.components;
-    in.failingPlan = PrecisionPlan::parse(run.effectivePlan);
-    in.firstFailure = findFirstFailure(run);
+    AdviceInput in = adviceOn(run, DeviceInfo::cpu("Xeon"));
     const Advice a = adviseFixes(in);
     EXPECT_EQ(a.fixes[0].action, "run the transformer in bf16");
     EXPECT_NE(a.fixes[0].cost.find("bf16 is emulated on this CPU at fp32's speed"),
@@ -289,9 +285,7 @@ TEST(Advice, NaNInFp32IsNotAnFp16Problem) {
     o.failWithNaNOnly = true;
     o.failAt = std::make_pair(std::string("transformer.transformer_blocks.1.attn"), 3);
     const RunRecord run = test::makeRun(o);
-    AdviceInput in;
-    in.device = DeviceInfo::cuda("Tesla T4", 7, 5);
-    in.components = run.components;
+    AdviceInput in = componentsOn(run, DeviceInfo::cuda("Tesla T4", 7, 5));
     in.firstFailure = findFirstFailure(run);
     const Advice a = adviseFixes(in);
     EXPECT_FALSE(a.fp16IsTheProblem);
@@ -312,9 +306,7 @@ TEST(Advice, PredictedFromHeadroomOfACleanRun) {
         return test::defaultMagnitude(n, step);
     };
     const RunRecord run = test::makeRun(o);
-    AdviceInput in;
-    in.device = DeviceInfo::cuda("Tesla T4", 7, 5);
-    in.components = run.components;
+    AdviceInput in = componentsOn(run, DeviceInfo::cuda("Tesla T4", 7, 5));
     in.failingPlan = PrecisionPlan::parse("transformer=fp16");
     in.headroom = analyzeHeadroom(run);
     const Advice a = adviseFixes(in);
@@ -338,9 +330,7 @@ TEST(Advice, PredictedFromHeadroomOfACleanRun) {
 
 TEST(Advice, CleanAndComfortable) {
     const RunRecord run = test::makeRun();
-    AdviceInput in;
-    in.device = DeviceInfo::cuda("Tesla T4", 7, 5);
-    in.components = run.components;
+    AdviceInput in = componentsOn(run, DeviceInfo::cuda("Tesla T4", 7, 5));
     in.headroom = analyzeHeadroom(run);
     const Advice a = adviseFixes(in);
     EXPECT_FALSE(a.fp16IsTheProblem);
@@ -350,9 +340,7 @@ TEST(Advice, CleanAndComfortable) {
 
 TEST(Advice, CannotFixBisectionIsSaid) {
     const RunRecord run = failingTransformer();
-    AdviceInput in;
-    in.device = DeviceInfo::cuda("Tesla T4", 7, 5);
-    in.components = run.components;
+    AdviceInput in = componentsOn(run, DeviceInfo::cuda("Tesla T4", 7, 5));
     in.firstFailure = findFirstFailure(run);
     BisectionResult b = fixedBisection();
     b.status = BisectionStatus::CannotFix;
@@ -491,9 +479,8 @@ TEST(Advice, TheReportStatesTheTargetAndReadsItBack) {
         EXPECT_NEAR(back.advice->fixes[i].weightGB, r.advice->fixes[i].weightGB, 1e-12);
     }
     const std::string html = reportToHtml(r);
-    EXPECT_NE(html.find("Target device:</b> GPU Tesla T4 (compute capability 7.5) with 16 GB"),
-              std::string::npos);
-    EXPECT_NE(html.find("Advice for:</b> GPU Tesla T4"), std::string::npos);
+    test::expectHas(html, {"Target device:</b> GPU Tesla T4 (compute capability 7.5) with 16 GB",
+                           "Advice for:</b> GPU Tesla T4"});
     // An advice without a device (older reports) reads back without one.
     r.advice->device.reset();
     EXPECT_FALSE(reportFromJson(reportToJson(r)).advice->device.has_value());

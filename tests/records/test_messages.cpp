@@ -12,6 +12,7 @@
 #include "diagnosis/remedies.h"
 #include "report/html_report.h"
 #include "report/report_json.h"
+#include "record_equality.h"
 #include "report_fixtures.h"
 
 using namespace hs;
@@ -138,23 +139,18 @@ TEST(Messages, HtmlReportRendersEngineSentencesThroughTheHook) {
         run.record.verdictMessage = v.message;
     }
     const std::string english = reportToHtml(r);
-    EXPECT_NE(english.find("<html lang=\"en\">"), std::string::npos);
-    EXPECT_NE(english.find("<h2>Summary</h2>"), std::string::npos);
-    EXPECT_NE(english.find(r.advice->headline.substr(0, 30)), std::string::npos);
+    test::expectHas(english,
+                    {"<html lang=\"en\">", "<h2>Summary</h2>", r.advice->headline.substr(0, 30)});
     EXPECT_EQ(english.find("<advice."), std::string::npos);
 
     HtmlReportOptions opt;
     opt.translate = reversed;
     opt.language = "xx";
     const std::string other = reportToHtml(r, opt);
-    EXPECT_NE(other.find("<html lang=\"xx\">"), std::string::npos);
-    EXPECT_NE(other.find("<h2>&lt;report.section.summary&gt;</h2>"), std::string::npos);
-    EXPECT_NE(other.find("&lt;first_failure.probe_step.emulated&gt;[fp16][7]"), std::string::npos);
-    EXPECT_NE(other.find("&lt;advice.fp16_failed_step.emulated&gt;"), std::string::npos);
-    EXPECT_NE(other.find("&lt;advice.action."), std::string::npos);
-    EXPECT_NE(other.find("&lt;headroom.unreliable&gt;"), std::string::npos);
-    EXPECT_NE(other.find("&lt;image."), std::string::npos);
-    EXPECT_NE(other.find("&lt;verdict."), std::string::npos);
+    test::expectHas(other, {"<html lang=\"xx\">", "<h2>&lt;report.section.summary&gt;</h2>",
+                            "&lt;first_failure.probe_step.emulated&gt;[fp16][7]",
+                            "&lt;advice.fp16_failed_step.emulated&gt;", "&lt;advice.action.",
+                            "&lt;headroom.unreliable&gt;", "&lt;image.", "&lt;verdict."});
     EXPECT_EQ(other.find(r.advice->headline), std::string::npos);
 }
 
@@ -176,13 +172,7 @@ TEST(Messages, ReportJsonKeepsMessagesAndReadsReportsWithoutThem) {
     const Report back = reportFromJson(text);
     EXPECT_EQ(back.runs[1].record.verdictMessage, v.message);
     ASSERT_TRUE(back.advice);
-    EXPECT_EQ(back.advice->headlineMessage, r.advice->headlineMessage);
-    EXPECT_EQ(back.advice->noteMessages, r.advice->noteMessages);
-    ASSERT_EQ(back.advice->fixes.size(), r.advice->fixes.size());
-    for (size_t i = 0; i < r.advice->fixes.size(); ++i) {
-        EXPECT_EQ(back.advice->fixes[i].actionMessage, r.advice->fixes[i].actionMessage);
-        EXPECT_EQ(back.advice->fixes[i].costMessage, r.advice->fixes[i].costMessage);
-    }
+    test::expectSameAdvice(*back.advice, *r.advice);
     EXPECT_EQ(reportToJson(back), text);
 
     // A report written before messages: strip every *_message key.

@@ -41,13 +41,7 @@ TEST(HtmlReport, SelfContained) {
     EXPECT_NE(h.find("Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
                      "style-src 'unsafe-inline'\""),
               std::string::npos);
-    EXPECT_EQ(h.find("http://"), std::string::npos);
-    EXPECT_EQ(h.find("https://"), std::string::npos);
-    EXPECT_EQ(h.find("<script"), std::string::npos);
-    EXPECT_EQ(h.find("<link"), std::string::npos);
-    EXPECT_EQ(h.find("url("), std::string::npos);
-    EXPECT_EQ(h.find("@import"), std::string::npos);
-    EXPECT_EQ(h.find("href="), std::string::npos);
+    test::expectHasNone(h, {"http://", "https://", "<script", "<link", "url(", "@import", "href="});
     // Every src is a data: URI.
     for (size_t p = h.find("src=\""); p != std::string::npos; p = h.find("src=\"", p + 1))
         EXPECT_EQ(h.compare(p + 5, 22, "data:image/png;base64,"), 0) << h.substr(p, 40);
@@ -62,17 +56,14 @@ TEST(HtmlReport, EscapesUserText) {
     EXPECT_EQ(h.find("<b>bird</b>"), std::string::npos);
     EXPECT_NE(h.find("fp16 &lt;all&gt;"), std::string::npos);
     EXPECT_EQ(h.find("fp16 <all>"), std::string::npos);
-    EXPECT_NE(h.find("<title>fox &amp; bird: fp16 vs bf16</title>"), std::string::npos);
-    EXPECT_NE(h.find("Intel Xeon &lt;test&gt; &amp; co"), std::string::npos);
-    EXPECT_NE(h.find("/models/demo &lt;flux&gt;"), std::string::npos);
+    test::expectHas(h, {"<title>fox &amp; bird: fp16 vs bf16</title>",
+                        "Intel Xeon &lt;test&gt; &amp; co", "/models/demo &lt;flux&gt;"});
 
     r.runs[0].record.config.prompt = "</style></code><script>alert(1)</script>";
     r.runs[0].label = "<img src=x onerror=alert(1)>";
     r.runs[1].record.probes[3].name = "transformer.<svg onload=alert(1)>";
     const std::string evil = reportToHtml(r);
-    EXPECT_EQ(evil.find("<script"), std::string::npos);
-    EXPECT_EQ(evil.find("<img src=x"), std::string::npos);
-    EXPECT_EQ(evil.find("<svg onload"), std::string::npos);
+    test::expectHasNone(evil, {"<script", "<img src=x", "<svg onload"});
     EXPECT_NE(evil.find("&lt;/style&gt;&lt;/code&gt;&lt;script&gt;"), std::string::npos);
 }
 
@@ -87,15 +78,10 @@ TEST(HtmlReport, SectionsAndComparison) {
     EXPECT_LT(h.find("id=\"summary\""), h.find("id=\"environment\""));
     EXPECT_LT(h.find("id=\"bisection\""), h.find("id=\"advice\""));
     EXPECT_EQ(occurrences(h, "class=\"card\" style=\"border-top"), 2u);  // side by side
-    EXPECT_NE(h.find("2 runs side by side"), std::string::npos);
-    EXPECT_NE(h.find("verdict v-ok"), std::string::npos);
-    EXPECT_NE(h.find("verdict v-naninf"), std::string::npos);
-    EXPECT_NE(h.find("fp16 max 65504"), std::string::npos);
-    EXPECT_NE(h.find("FluxTransformer2DModel"), std::string::npos);
-    EXPECT_NE(h.find("transformer.transformer_blocks.2 (step 7)"), std::string::npos);
-    EXPECT_NE(h.find("transformer.transformer_blocks.2=bf16"), std::string::npos);
-    EXPECT_NE(h.find(html::esc(r.advice->fixes[0].action)), std::string::npos);
-    EXPECT_NE(h.find(html::esc(r.bisection->message)), std::string::npos);
+    test::expectHas(h, {"2 runs side by side", "verdict v-ok", "verdict v-naninf", "fp16 max 65504",
+                        "FluxTransformer2DModel", "transformer.transformer_blocks.2 (step 7)",
+                        "transformer.transformer_blocks.2=bf16",
+                        html::esc(r.advice->fixes[0].action), html::esc(r.bisection->message)});
     EXPECT_EQ(occurrences(h, "<svg class=\"plot\""), 4u);  // |max|, 2 x min/max, divergence
     EXPECT_EQ(occurrences(h, "<svg class=\"heat\""), 2u);
     EXPECT_EQ(occurrences(h, "class=\"hmark\""), 1u);  // the failing run's first NaN/Inf
@@ -106,8 +92,7 @@ TEST(HtmlReport, SectionsAndComparison) {
     // Per-step NaN counts of the failing run appear in its table.
     EXPECT_NE(h.find("1,024 NaN, 0 +Inf, 0 −Inf"), std::string::npos);
     // Headroom: the predicted overflow and the saturating threshold explained.
-    EXPECT_NE(h.find("overflows in fp16"), std::string::npos);
-    EXPECT_NE(h.find("65520"), std::string::npos);
+    test::expectHas(h, {"overflows in fp16", "65520"});
 }
 
 TEST(HtmlReport, HeatmapFallsBackToBlocks) {
@@ -120,8 +105,8 @@ TEST(HtmlReport, HeatmapFallsBackToBlocks) {
     const std::string byBlock = reportToHtml(r, o);
     EXPECT_EQ(byBlock.find("class=\"hrow\">transformer.transformer_blocks.2.ff<"),
               std::string::npos);
-    EXPECT_NE(byBlock.find("class=\"hrow\">transformer.transformer_blocks.2<"), std::string::npos);
-    EXPECT_NE(byBlock.find("too many points for one row"), std::string::npos);
+    test::expectHas(byBlock, {"class=\"hrow\">transformer.transformer_blocks.2<",
+                              "too many points for one row"});
     EXPECT_EQ(occurrences(byBlock, "class=\"hmark\""), 1u);
 }
 
@@ -163,15 +148,13 @@ TEST(HtmlReport, PreviewThinning) {
     o.maxPreviews = 5;
     const std::string h = reportToHtml(r, o);
     EXPECT_EQ(occurrences(h, "class=\"thumb\""), 5u + 1u);  // 5 previews + the final image
-    EXPECT_NE(h.find("step 0<"), std::string::npos);
-    EXPECT_NE(h.find("step 19 (VAE)"), std::string::npos);  // the last one is kept
+    test::expectHas(h, {"step 0<", "step 19 (VAE)"});       // the last one is kept
 }
 
 TEST(HtmlReport, EmptyAndProbelessRuns) {
     Report empty;
     const std::string e = reportToHtml(empty);
-    EXPECT_NE(e.find("This report holds no run."), std::string::npos);
-    EXPECT_NE(e.find("</html>"), std::string::npos);
+    test::expectHas(e, {"This report holds no run.", "</html>"});
 
     Report r;
     test::FixtureOptions o;
@@ -179,9 +162,8 @@ TEST(HtmlReport, EmptyAndProbelessRuns) {
     o.withImages = false;
     r.runs.push_back(makeReportRun("no probes", test::makeRun(o)));
     const std::string h = reportToHtml(r);
-    EXPECT_NE(h.find("No probe points recorded (probe level off)."), std::string::npos);
-    EXPECT_NE(h.find("No previews recorded."), std::string::npos);
-    EXPECT_NE(h.find("No bisection was run"), std::string::npos);
+    test::expectHas(h, {"No probe points recorded (probe level off).", "No previews recorded.",
+                        "No bisection was run"});
     EXPECT_EQ(h.find("id=\"divergence\""), std::string::npos);  // one run: nothing to compare
 }
 
@@ -192,12 +174,10 @@ TEST(HtmlReport, RunsShowTheEstimateTheyMadeBesideTheirTime) {
     r.runs.push_back(r.runs[1]);
     r.runs[2].record.estimate.reset();
     const std::string h = reportToHtml(r);
-    EXPECT_NE(h.find("6.5 s; estimated after its first step: 7.25 s, 1.5 GB of memory (weights "
-                     "1.25 GB + activations 0.25 GB)"),
-              std::string::npos);
-    EXPECT_NE(h.find("12.5 s, 2.5 GB of memory (weights only: activations not measured on this "
-                     "device)"),
-              std::string::npos);
+    test::expectHas(h, {"6.5 s; estimated after its first step: 7.25 s, 1.5 GB of memory (weights "
+                        "1.25 GB + activations 0.25 GB)",
+                        "12.5 s, 2.5 GB of memory (weights only: activations not measured on this "
+                        "device)"});
     // A run without an estimate states only its time.
     size_t n = 0;
     for (size_t at = h.find("estimated after its first step"); at != std::string::npos;

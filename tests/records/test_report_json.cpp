@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "io/safetensors_header.h"  // FileError
+#include "record_equality.h"
 #include "report/base64.h"
 #include "report/report_json.h"
 #include "report_fixtures.h"
@@ -18,36 +19,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The JSON report keeps doubles within 4 ULPs.
 void expectSameDouble(double a, double b, const std::string& what) {
-    if (std::isnan(a))
-        EXPECT_TRUE(std::isnan(b)) << what;
-    else
-        EXPECT_DOUBLE_EQ(a, b) << what;
+    test::expectSameDouble(a, b, what, false);
 }
 
 void expectSameStats(const TensorStats& a, const TensorStats& b, const std::string& what) {
-    EXPECT_EQ(a.count, b.count) << what;
-    EXPECT_EQ(a.finite, b.finite) << what;
-    expectSameDouble(a.min, b.min, what + ".min");
-    expectSameDouble(a.max, b.max, what + ".max");
-    expectSameDouble(a.absMax, b.absMax, what + ".abs_max");
-    expectSameDouble(a.mean, b.mean, what + ".mean");
-    expectSameDouble(a.std, b.std, what + ".std");
-    EXPECT_EQ(a.nan, b.nan) << what;
-    EXPECT_EQ(a.posInf, b.posInf) << what;
-    EXPECT_EQ(a.negInf, b.negInf) << what;
-    EXPECT_EQ(a.overFp16, b.overFp16) << what;
-    EXPECT_EQ(a.subnormalFp16, b.subnormalFp16) << what;
+    test::expectSameStats(a, b, what, false);
 }
 
-void expectSamePreview(const PreviewImage& a, const PreviewImage& b) {
-    EXPECT_EQ(a.width, b.width);
-    EXPECT_EQ(a.height, b.height);
-    EXPECT_EQ(a.step, b.step);
-    EXPECT_EQ(a.fullDecode, b.fullDecode);
-    EXPECT_EQ(a.rgb, b.rgb);
-    EXPECT_EQ(a.nonFinite, b.nonFinite);
-}
+using test::expectSamePreview;
 
 void expectSameRecord(const RunRecord& a, const RunRecord& b) {
     EXPECT_EQ(a.config.modelDir, b.config.modelDir);
@@ -65,14 +46,8 @@ void expectSameRecord(const RunRecord& a, const RunRecord& b) {
     EXPECT_EQ(a.config.keepLatents, b.config.keepLatents);
     EXPECT_EQ(a.effectivePlan, b.effectivePlan);
     ASSERT_EQ(a.components.size(), b.components.size());
-    for (size_t i = 0; i < a.components.size(); ++i) {
-        EXPECT_EQ(a.components[i].name, b.components[i].name);
-        EXPECT_EQ(a.components[i].className, b.components[i].className);
-        EXPECT_EQ(a.components[i].storedDtype, b.components[i].storedDtype);
-        EXPECT_EQ(a.components[i].parameters, b.components[i].parameters);
-        EXPECT_EQ(a.components[i].format, b.components[i].format);
-        EXPECT_EQ(a.components[i].execution, b.components[i].execution);
-    }
+    for (size_t i = 0; i < a.components.size(); ++i)
+        test::expectSameComponent(a.components[i], b.components[i]);
     ASSERT_EQ(a.steps.size(), b.steps.size());
     for (size_t i = 0; i < a.steps.size(); ++i) {
         EXPECT_EQ(a.steps[i].step, b.steps[i].step);
@@ -90,14 +65,8 @@ void expectSameRecord(const RunRecord& a, const RunRecord& b) {
         }
     }
     ASSERT_EQ(a.probes.size(), b.probes.size());
-    for (size_t i = 0; i < a.probes.size(); ++i) {
-        EXPECT_EQ(a.probes[i].name, b.probes[i].name);
-        EXPECT_EQ(a.probes[i].granularity, b.probes[i].granularity);
-        EXPECT_EQ(a.probes[i].step, b.probes[i].step);
-        EXPECT_EQ(a.probes[i].format, b.probes[i].format);
-        EXPECT_EQ(a.probes[i].execution, b.probes[i].execution);
-        expectSameStats(a.probes[i].stats, b.probes[i].stats, a.probes[i].name);
-    }
+    for (size_t i = 0; i < a.probes.size(); ++i)
+        test::expectSameProbe(a.probes[i], b.probes[i], false);
     ASSERT_EQ(a.firstNonFinite.has_value(), b.firstNonFinite.has_value());
     if (a.firstNonFinite) {
         EXPECT_EQ(a.firstNonFinite->index, b.firstNonFinite->index);
@@ -259,13 +228,7 @@ TEST(ReportJson, WriteReadRoundTrip) {
                          r.bisection->trials[i].outcome.difference, "difference");
     }
     ASSERT_TRUE(back.advice.has_value());
-    ASSERT_EQ(back.advice->fixes.size(), r.advice->fixes.size());
-    for (size_t i = 0; i < r.advice->fixes.size(); ++i) {
-        EXPECT_EQ(back.advice->fixes[i].action, r.advice->fixes[i].action);
-        EXPECT_EQ(back.advice->fixes[i].cost, r.advice->fixes[i].cost);
-        EXPECT_EQ(back.advice->fixes[i].planText, r.advice->fixes[i].planText);
-    }
-    EXPECT_EQ(back.advice->headline, r.advice->headline);
+    test::expectSameAdvice(*back.advice, *r.advice);
     // Writing the read-back report gives the same text.
     EXPECT_EQ(reportToJson(back), reportToJson(r));
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../records/preview_pixels.h"
 #include "records/run_types.h"
 
 namespace testrec {
@@ -82,28 +83,17 @@ inline std::vector<hs::ProbeRecord> probesOf(int step, int n = 3) {
 
 // w x h RGB with a gradient; when `nanPixels`, the top row is NaN (magenta) and one pixel Inf.
 inline hs::PreviewImage preview(int w, int h, int step, bool nanPixels, bool full = false) {
-    hs::PreviewImage p;
-    p.width = w;
-    p.height = h;
-    p.step = step;
-    p.fullDecode = full;
-    p.rgb.resize(size_t(w) * h * 3);
-    p.nonFinite.assign(size_t(w) * h, 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            uint8_t* px = &p.rgb[(size_t(y) * w + x) * 3];
-            px[0] = uint8_t(x * 255 / std::max(1, w - 1));
-            px[1] = uint8_t(y * 255 / std::max(1, h - 1));
-            px[2] = uint8_t((x + y + step) % 256);
-        }
-    if (nanPixels) {
-        for (int x = 0; x < w; ++x) {
-            p.nonFinite[x] = 1;
-            p.rgb[x * 3] = 255, p.rgb[x * 3 + 1] = 0, p.rgb[x * 3 + 2] = 255;
-        }
-        p.nonFinite[size_t(w) * (h - 1)] = 2;
-    }
-    return p;
+    return hs::test::paintedPreview(
+        w, h, step, full,
+        [&](int x, int y) -> std::array<int, 3> {
+            if (nanPixels && y == 0) return {255, 0, 255};
+            return {x * 255 / std::max(1, w - 1), y * 255 / std::max(1, h - 1),
+                    (x + y + step) % 256};
+        },
+        [&](int x, int y) {
+            if (!nanPixels) return 0;
+            return (x == 0 && y == h - 1) ? 2 : y == 0 ? 1 : 0;  // the top row NaN, one pixel Inf
+        });
 }
 
 inline hs::RunRecord outcome(const hs::RunConfig& cfg, int steps) {

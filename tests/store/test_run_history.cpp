@@ -14,45 +14,13 @@
 #include <cmath>
 #include <thread>
 
+#include "../records/record_equality.h"
 #include "history_test_records.h"
 #include "run_history.h"
 
 namespace {
 
-void expectStatsEq(const hs::TensorStats& a, const hs::TensorStats& b, const char* what) {
-    SCOPED_TRACE(what);
-    EXPECT_EQ(a.count, b.count);
-    EXPECT_EQ(a.finite, b.finite);
-    auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
-    EXPECT_PRED2(same, a.min, b.min);
-    EXPECT_PRED2(same, a.max, b.max);
-    EXPECT_PRED2(same, a.absMax, b.absMax);
-    EXPECT_PRED2(same, a.mean, b.mean);
-    EXPECT_PRED2(same, a.std, b.std);
-    EXPECT_EQ(a.nan, b.nan);
-    EXPECT_EQ(a.posInf, b.posInf);
-    EXPECT_EQ(a.negInf, b.negInf);
-    EXPECT_EQ(a.overFp16, b.overFp16);
-    EXPECT_EQ(a.subnormalFp16, b.subnormalFp16);
-}
-
-void expectProbeEq(const hs::ProbeRecord& a, const hs::ProbeRecord& b) {
-    EXPECT_EQ(a.name, b.name);
-    EXPECT_EQ(a.granularity, b.granularity);
-    EXPECT_EQ(a.step, b.step);
-    EXPECT_EQ(a.format, b.format);
-    EXPECT_EQ(a.execution, b.execution);
-    expectStatsEq(a.stats, b.stats, a.name.c_str());
-}
-
-void expectImageEq(const hs::PreviewImage& a, const hs::PreviewImage& b) {
-    EXPECT_EQ(a.width, b.width);
-    EXPECT_EQ(a.height, b.height);
-    EXPECT_EQ(a.step, b.step);
-    EXPECT_EQ(a.fullDecode, b.fullDecode);
-    EXPECT_EQ(a.rgb, b.rgb);
-    EXPECT_EQ(a.nonFinite, b.nonFinite);
-}
+using hs::test::expectSameStats;
 
 // Writes a run the way the run controller does: begin, steps with probes, previews.
 qint64 writeSteps(RunHistory& h, int steps, const std::string& prompt = "a red fox") {
@@ -153,27 +121,29 @@ TEST(RunHistory, EverythingComesBackAfterARestart) {
         EXPECT_EQ(a.sigma, b.sigma);
         EXPECT_EQ(a.timestep, b.timestep);
         EXPECT_EQ(a.seconds, b.seconds);
-        expectStatsEq(a.latent, b.latent, "latent");
-        expectStatsEq(a.velocity, b.velocity, "velocity");
-        expectStatsEq(a.denoised, b.denoised, "denoised");
+        expectSameStats(a.latent, b.latent, "latent");
+        expectSameStats(a.velocity, b.velocity, "velocity");
+        expectSameStats(a.denoised, b.denoised, "denoised");
         EXPECT_EQ(a.latentValues, b.latentValues);
     }
     // The record's longer probe list (text encoder first) replaced the per-step ones.
     ASSERT_EQ(back->probes.size(), rec.probes.size());
-    for (size_t i = 0; i < rec.probes.size(); ++i) expectProbeEq(back->probes[i], rec.probes[i]);
+    for (size_t i = 0; i < rec.probes.size(); ++i)
+        hs::test::expectSameProbe(back->probes[i], rec.probes[i]);
     ASSERT_EQ(back->previews.size(), 4u);
     for (int i = 0; i < 4; ++i)
-        expectImageEq(back->previews[i], testrec::preview(12, 8, i, i == 3, i % 2 == 1));
+        hs::test::expectSamePreview(back->previews[i],
+                                    testrec::preview(12, 8, i, i == 3, i % 2 == 1));
     ASSERT_TRUE(back->finalImage && back->savedImage);
-    expectImageEq(*back->finalImage, *rec.finalImage);
-    expectImageEq(*back->savedImage, *rec.savedImage);
+    hs::test::expectSamePreview(*back->finalImage, *rec.finalImage);
+    hs::test::expectSamePreview(*back->savedImage, *rec.savedImage);
     ASSERT_TRUE(back->firstNonFinite.has_value());
-    expectProbeEq(back->firstNonFinite->at, rec.firstNonFinite->at);
+    hs::test::expectSameProbe(back->firstNonFinite->at, rec.firstNonFinite->at);
     ASSERT_TRUE(back->firstNonFinite->input.has_value());
-    expectProbeEq(*back->firstNonFinite->input, *rec.firstNonFinite->input);
+    hs::test::expectSameProbe(*back->firstNonFinite->input, *rec.firstNonFinite->input);
     EXPECT_EQ(back->firstNonFinite->index, rec.firstNonFinite->index);
-    expectStatsEq(back->textEmbedding, rec.textEmbedding, "text");
-    expectStatsEq(back->image, rec.image, "image");
+    expectSameStats(back->textEmbedding, rec.textEmbedding, "text");
+    expectSameStats(back->image, rec.image, "image");
     EXPECT_EQ(back->verdict, rec.verdict);
     EXPECT_EQ(back->verdictExplanation, rec.verdictExplanation);
     EXPECT_EQ(back->seconds, rec.seconds);
@@ -319,10 +289,10 @@ TEST(RunHistory, ACrashMidRunKeepsTheFinishedStepsAndShowsInterrupted) {
     const auto back = h.load(runs[0].id);
     ASSERT_TRUE(back.has_value());
     ASSERT_EQ(back->steps.size(), 3u);
-    expectStatsEq(back->steps[2].velocity, testrec::step(2).velocity, "velocity");
+    expectSameStats(back->steps[2].velocity, testrec::step(2).velocity, "velocity");
     EXPECT_EQ(back->probes.size(), 9u);
     ASSERT_EQ(back->previews.size(), 3u);
-    expectImageEq(back->previews[2], testrec::preview(12, 8, 2, false));
+    hs::test::expectSamePreview(back->previews[2], testrec::preview(12, 8, 2, false));
     EXPECT_TRUE(back->verdict.empty());
 }
 
@@ -466,7 +436,7 @@ TEST(RunHistory, TheFinalPreviewIsTheFinalImage) {
     auto back = h.load(id);
     ASSERT_TRUE(back && back->finalImage);
     EXPECT_EQ(back->previews.size(), 2u);  // the step previews only
-    expectImageEq(*back->finalImage, testrec::preview(24, 16, -1, true, true));
+    hs::test::expectSamePreview(*back->finalImage, testrec::preview(24, 16, -1, true, true));
     // finishRun's final image replaces it, and the old files go.
     hs::RunRecord rec = testrec::outcome(testrec::config("a red fox"), 2);
     rec.previews.clear();
@@ -475,8 +445,8 @@ TEST(RunHistory, TheFinalPreviewIsTheFinalImage) {
     ASSERT_TRUE(back && back->finalImage && back->savedImage) << h.errorString().toStdString();
     EXPECT_TRUE(h.errorString().isEmpty()) << h.errorString().toStdString();
     EXPECT_EQ(back->previews.size(), 2u);
-    expectImageEq(*back->finalImage, *rec.finalImage);
-    expectImageEq(*back->savedImage, *rec.savedImage);
+    hs::test::expectSamePreview(*back->finalImage, *rec.finalImage);
+    hs::test::expectSamePreview(*back->savedImage, *rec.savedImage);
     // The replaced final image's files are gone: one final (png + mask) and one saved image.
     EXPECT_EQ(QDir(h.imageDir(id)).entryList({"final_*"}, QDir::Files).size(), 2);
     EXPECT_EQ(QDir(h.imageDir(id)).entryList({"saved_*"}, QDir::Files).size(), 1);
