@@ -29,7 +29,7 @@ struct SingleFileLayout {
     // Converts its keys; `all` is the whole file, for context (an SDXL VAE inside an SDXL
     // checkpoint). Empty for a layout that is recognised but not converted yet.
     std::function<ConvertedComponent(LayoutKeys& keys, const WeightMap& all)> convert;
-    std::string notConverted;  // why, when `convert` is empty
+    std::string notConverted = {};  // why, when `convert` is empty
     // `inspect`'s one line for a whole file this layout leads ("SDXL base, SGM layout: UNet
     // 2.57 B, two text encoders, VAE; fp16 weights"), given all it converted to; null or "":
     // the components' classes and sizes.

@@ -16,11 +16,11 @@ namespace hs {
 
 // One component of a single-file checkpoint, in the form a diffusers/transformers folder has.
 struct ConvertedComponent {
-    std::string slot;         // its model_index.json key: "transformer", "vae", "text_encoder"
-    std::string className;    // "FluxTransformer2DModel", "AutoencoderKL", "CLIPTextModel" ...
-    nlohmann::json config;    // a config.json the family's reader accepts, inferred from shapes
-    WeightMap weights;        // diffusers/transformers keys; views into the file where possible
-    std::string description;  // one line for `inspect`, saying what was assumed
+    std::string slot;       // its model_index.json key: "transformer", "vae", "text_encoder"
+    std::string className;  // "FluxTransformer2DModel", "AutoencoderKL", "CLIPTextModel" ...
+    nlohmann::json config;  // a config.json the family's reader accepts, inferred from shapes
+    WeightMap weights;      // diffusers/transformers keys; views into the file where possible
+    std::string description = {};  // one line for `inspect`, saying what was assumed
 };
 
 // The tensors of one layout in one file, their file prefix removed ("model.diffusion_model.").

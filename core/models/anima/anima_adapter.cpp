@@ -43,11 +43,7 @@ AnimaAttentionImpl::AnimaAttentionImpl(int64_t dim, int64_t contextDim, int head
     : m_heads(heads),
       m_headDim(dim / heads),
       m_out(path, ProbeLevel::Layer),
-      m_q(path + ".q_proj", ProbeLevel::Op),
-      m_k(path + ".k_proj", ProbeLevel::Op),
-      m_v(path + ".v_proj", ProbeLevel::Op),
-      m_nq(path + ".q_norm", ProbeLevel::Op),
-      m_nk(path + ".k_norm", ProbeLevel::Op),
+      m_qkv(path, {"q_proj", "k_proj", "v_proj", "q_norm", "k_norm"}),
       m_ropeQ(path + ".rope_q", ProbeLevel::Op),
       m_ropeK(path + ".rope_k", ProbeLevel::Op),
       m_sdpa(path + ".sdpa", ProbeLevel::Op) {
@@ -64,11 +60,11 @@ torch::Tensor AnimaAttentionImpl::forward(const torch::Tensor& x, const torch::T
                                           const CosmosRope& ropeK, ProbeContext& probes) {
     // AnimaTextConditionerAttnProcessor
     const int64_t B = x.size(0), L = x.size(1), S = context.size(1);
-    auto q = probes.point(m_q, q_proj->forward(x)).view({B, L, m_heads, m_headDim});
-    auto k = probes.point(m_k, k_proj->forward(context)).view({B, S, m_heads, m_headDim});
-    auto v = probes.point(m_v, v_proj->forward(context)).view({B, S, m_heads, m_headDim});
-    q = probes.point(m_nq, q_norm->forward(q));            // [B, L, H, Dh]
-    k = probes.point(m_nk, k_norm->forward(k));            // [B, S, H, Dh]
+    auto q = probes.point(m_qkv.q, q_proj->forward(x)).view({B, L, m_heads, m_headDim});
+    auto k = probes.point(m_qkv.k, k_proj->forward(context)).view({B, S, m_heads, m_headDim});
+    auto v = probes.point(m_qkv.v, v_proj->forward(context)).view({B, S, m_heads, m_headDim});
+    q = probes.point(m_qkv.nq, q_norm->forward(q));        // [B, L, H, Dh]
+    k = probes.point(m_qkv.nk, k_norm->forward(k));        // [B, S, H, Dh]
     q = probes.point(m_ropeQ, applyCosmosRope(q, ropeQ));  // rotate_half, same layout
     k = probes.point(m_ropeK, applyCosmosRope(k, ropeK));
     auto o = maskedAttention(q.transpose(1, 2), k.transpose(1, 2), asTypeOf(v, q).transpose(1, 2),

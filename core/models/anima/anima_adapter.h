@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "models/anima/anima_config.h"
+#include "models/common/attention.h"
 #include "models/common/layers.h"
 #include "models/common/weights.h"
 #include "models/cosmos/cosmos_layers.h"
@@ -48,7 +49,9 @@ public:
 private:
     int m_heads;
     int64_t m_headDim;
-    ProbePoint m_out, m_q, m_k, m_v, m_nq, m_nk, m_ropeQ, m_ropeK, m_sdpa;
+    ProbePoint m_out;
+    QkvPoints m_qkv;
+    ProbePoint m_ropeQ, m_ropeK, m_sdpa;
 };
 TORCH_MODULE(AnimaAttention);
 

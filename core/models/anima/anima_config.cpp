@@ -8,11 +8,11 @@ namespace hs {
 AnimaAdapterConfig AnimaAdapterConfig::fromJson(const nlohmann::json& j) {
     AnimaAdapterConfig c;
     cfgRequire(j.is_object(), "expected a JSON object");
-    c.sourceDim = cfgInt(j, "source_dim", c.sourceDim, 1, kMaxWidth);
-    c.targetDim = cfgInt(j, "target_dim", c.targetDim, 1, kMaxWidth);
-    c.modelDim = cfgInt(j, "model_dim", c.modelDim, 1, kMaxWidth);
-    c.numLayers = cfgInt(j, "num_layers", c.numLayers, 0, kMaxLayers);
-    c.numAttentionHeads = cfgInt(j, "num_attention_heads", c.numAttentionHeads, 1, kMaxHeads);
+    cfgInts(j, {{"source_dim", c.sourceDim, 1, kMaxWidth},
+                {"target_dim", c.targetDim, 1, kMaxWidth},
+                {"model_dim", c.modelDim, 1, kMaxWidth},
+                {"num_layers", c.numLayers, 0, kMaxLayers},
+                {"num_attention_heads", c.numAttentionHeads, 1, kMaxHeads}});
     c.mlpRatio = cfgDouble(j, "mlp_ratio", c.mlpRatio);
     c.targetVocabSize = cfgInt(j, "target_vocab_size", c.targetVocabSize, 1, kMaxVocabulary);
     c.useSelfAttention = cfgBool(j, "use_self_attention", c.useSelfAttention);

@@ -54,9 +54,11 @@ ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
     k.finish();
 
     const bool openClipWidth = hidden == 1024 || hidden == 1280;
-    ConvertedComponent c;
-    c.slot = clipSlots().count(k.prefix()) ? clipSlots().at(k.prefix()) : "text_encoder";
-    c.className = projection.defined() ? "CLIPTextModelWithProjection" : "CLIPTextModel";
+    ConvertedComponent c{
+        clipSlots().count(k.prefix()) ? clipSlots().at(k.prefix()) : "text_encoder",
+        projection.defined() ? "CLIPTextModelWithProjection" : "CLIPTextModel",
+        {},
+        std::move(w)};
     c.config = {{"architectures", {c.className}},
                 {"model_type", "clip_text_model"},
                 {"vocab_size", vocab},
@@ -77,7 +79,6 @@ ConvertedComponent convertClip(LayoutKeys& k, const WeightMap& /*all*/) {
                     k.dtypeName() + "; assumed: " + std::to_string(heads) + " heads (" +
                     (hidden >= 256 ? "head dim 64" : "test-sized width") + "), " +
                     (openClipWidth ? "gelu" : "quick_gelu") + ", argmax pooling";
-    c.weights = std::move(w);
     return c;
 }
 

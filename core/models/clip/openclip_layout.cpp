@@ -107,9 +107,11 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
     k.takeIfPresent("attn_mask");    // the causal mask, rebuilt by the model
     k.finish();
 
-    ConvertedComponent c;
-    c.slot = openClipSlots().count(k.prefix()) ? openClipSlots().at(k.prefix()) : "text_encoder";
-    c.className = sd2 ? "CLIPTextModel" : "CLIPTextModelWithProjection";
+    ConvertedComponent c{
+        openClipSlots().count(k.prefix()) ? openClipSlots().at(k.prefix()) : "text_encoder",
+        sd2 ? "CLIPTextModel" : "CLIPTextModelWithProjection",
+        {},
+        std::move(w)};
     c.config = {{"architectures", {c.className}},
                 {"model_type", "clip_text_model"},
                 {"vocab_size", vocab},
@@ -136,7 +138,6 @@ ConvertedComponent convertOpenClip(LayoutKeys& k, const WeightMap& /*all*/) {
          "; assumed: " + std::to_string(heads) + " heads (" +
          (width >= 256 ? "head dim 64" : "test-sized width") + "), gelu, argmax pooling";
     c.description = d;
-    c.weights = std::move(w);
     return c;
 }
 

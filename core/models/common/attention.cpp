@@ -3,18 +3,25 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace hs {
 
-QkvPoints::QkvPoints(const std::string& path, bool added) {
+QkvPoints::QkvPoints(const std::string& path, const std::array<const char*, 5>& names) {
     auto op = [&](const char* n) { return ProbePoint(path + "." + n, ProbeLevel::Op); };
-    q = op(added ? "add_q_proj" : "to_q");
-    k = op(added ? "add_k_proj" : "to_k");
-    v = op(added ? "add_v_proj" : "to_v");
-    nq = op(added ? "norm_added_q" : "norm_q");
-    nk = op(added ? "norm_added_k" : "norm_k");
+    q = op(names[0]);
+    k = op(names[1]);
+    v = op(names[2]);
+    nq = op(names[3]);
+    nk = op(names[4]);
 }
+
+QkvPoints::QkvPoints(const std::string& path, bool added)
+    : QkvPoints(path,
+                added ? std::array<const char*, 5>{"add_q_proj", "add_k_proj", "add_v_proj",
+                                                   "norm_added_q", "norm_added_k"}
+                      : std::array<const char*, 5>{"to_q", "to_k", "to_v", "norm_q", "norm_k"}) {}
 
 JointAttentionParams::JointAttentionParams(const Shape& s, const std::string& path)
     : m_heads(s.heads), m_headDim(s.headDim), m_img(path, false) {
@@ -23,22 +30,21 @@ JointAttentionParams::JointAttentionParams(const Shape& s, const std::string& pa
     auto norm = [&](const char* name) {
         return register_module(name, nn::RMSNorm(s.headDim, 1e-6));
     };
-    to_q = linear("to_q");
-    to_k = linear("to_k");
-    to_v = linear("to_v");
-    if (s.qkNorm) {
-        norm_q = norm("norm_q");
-        norm_k = norm("norm_k");
-    }
+    // One stream's projections and (qk_norm) head norms, registered in diffusers' order.
+    auto stream = [&](const std::array<const char*, 5>& names, nn::Linear& q, nn::Linear& k,
+                      nn::Linear& v, nn::RMSNorm& nq, nn::RMSNorm& nk) {
+        q = linear(names[0]);
+        k = linear(names[1]);
+        v = linear(names[2]);
+        if (!s.qkNorm) return;
+        nq = norm(names[3]);
+        nk = norm(names[4]);
+    };
+    stream({"to_q", "to_k", "to_v", "norm_q", "norm_k"}, to_q, to_k, to_v, norm_q, norm_k);
     if (s.text) {
         m_txt = QkvPoints(path, true);
-        add_q_proj = linear("add_q_proj");
-        add_k_proj = linear("add_k_proj");
-        add_v_proj = linear("add_v_proj");
-        if (s.qkNorm) {
-            norm_added_q = norm("norm_added_q");
-            norm_added_k = norm("norm_added_k");
-        }
+        stream({"add_q_proj", "add_k_proj", "add_v_proj", "norm_added_q", "norm_added_k"},
+               add_q_proj, add_k_proj, add_v_proj, norm_added_q, norm_added_k);
     }
     if (s.imageOut) {
         to_out0 = nn::Linear(inner, s.dim);

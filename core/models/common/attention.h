@@ -3,6 +3,7 @@
 // the interleaved-pair rotary embedding Flux and Qwen-Image apply to q and k.
 #include <torch/torch.h>
 
+#include <array>
 #include <string>
 
 #include "models/common/layers.h"
@@ -17,6 +18,8 @@ struct QkvPoints {
     ProbePoint q, k, v, nq, nk;
     QkvPoints() = default;
     QkvPoints(const std::string& path, bool added);
+    // Other key names: {q, k, v, q norm, k norm} ("q_proj", ..., "q_norm", "k_norm").
+    QkvPoints(const std::string& path, const std::array<const char*, 5>& names);
 };
 struct Qkv {
     torch::Tensor q, k, v;

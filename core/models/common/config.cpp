@@ -38,6 +38,10 @@ int cfgInt(const nlohmann::json& j, const char* key, int fallback, int lo, int h
     return boundedInt(j[key], key, lo, hi, "an integer");
 }
 
+void cfgInts(const nlohmann::json& j, std::initializer_list<IntField> fields) {
+    for (const IntField& f : fields) f.field = cfgInt(j, f.key, f.field, f.lo, f.hi);
+}
+
 double cfgDouble(const nlohmann::json& j, const char* key, double fallback) {
     if (!j.contains(key) || j[key].is_null()) return fallback;
     const auto& v = j[key];

@@ -4,6 +4,7 @@
 // 1000000000, more than 1024"). An integer that does not fit the field is an error, never a
 // truncation.
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,13 @@ constexpr int64_t kMaxMatrixElements = int64_t(1) << 31;
 
 // An integer field in [lo, hi]; `fallback` when the field is absent or null.
 int cfgInt(const nlohmann::json& j, const char* key, int fallback, int lo, int hi);
+// Several: each {key, field, lo, hi} read with cfgInt, the field's value its fallback, in order.
+struct IntField {
+    const char* key;
+    int& field;
+    int lo, hi;
+};
+void cfgInts(const nlohmann::json& j, std::initializer_list<IntField> fields);
 double cfgDouble(const nlohmann::json& j, const char* key, double fallback);
 bool cfgBool(const nlohmann::json& j, const char* key, bool fallback);
 std::string cfgString(const nlohmann::json& j, const char* key, const std::string& fallback);

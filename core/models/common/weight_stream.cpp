@@ -10,9 +10,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "io/platform_file.h"
 #include "base/load_progress.h"
 #include "base/work_progress.h"
+#include "io/platform_file.h"
 
 namespace hs {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <optional>
 
-#include "io/safetensors.h"
-#include "models/common/weight_convert.h"
 #include "base/cancel.h"
 #include "base/load_progress.h"
+#include "io/safetensors.h"
+#include "models/common/weight_convert.h"
 
 namespace hs {
 

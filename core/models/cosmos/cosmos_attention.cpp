@@ -9,11 +9,7 @@ CosmosAttentionImpl::CosmosAttentionImpl(int64_t queryDim, int64_t kvDim, int he
     : m_heads(heads),
       m_headDim(headDim),
       m_out(path, ProbeLevel::Layer),
-      m_q(path + ".to_q", ProbeLevel::Op),
-      m_k(path + ".to_k", ProbeLevel::Op),
-      m_v(path + ".to_v", ProbeLevel::Op),
-      m_nq(path + ".norm_q", ProbeLevel::Op),
-      m_nk(path + ".norm_k", ProbeLevel::Op),
+      m_qkv(path, {"to_q", "to_k", "to_v", "norm_q", "norm_k"}),
       m_ropeQ(path + ".rope_q", ProbeLevel::Op),
       m_ropeK(path + ".rope_k", ProbeLevel::Op),
       m_sdpa(path + ".sdpa", ProbeLevel::Op) {
@@ -36,11 +32,11 @@ torch::Tensor CosmosAttentionImpl::forward(const torch::Tensor& x, const torch::
     auto heads = [&](const torch::Tensor& t, int64_t n) {
         return t.view({B, n, m_heads, m_headDim});
     };
-    auto q = heads(probes.point(m_q, to_q->forward(x)), L);  // [B, L, H, Dh]
-    auto k = heads(probes.point(m_k, to_k->forward(kvIn)), Lk);
-    auto v = heads(probes.point(m_v, to_v->forward(kvIn)), Lk);
-    q = probes.point(m_nq, norm_q->forward(q));  // [B, L, H, Dh]
-    k = probes.point(m_nk, norm_k->forward(k));  // [B, Lk, H, Dh]
+    auto q = heads(probes.point(m_qkv.q, to_q->forward(x)), L);  // [B, L, H, Dh]
+    auto k = heads(probes.point(m_qkv.k, to_k->forward(kvIn)), Lk);
+    auto v = heads(probes.point(m_qkv.v, to_v->forward(kvIn)), Lk);
+    q = probes.point(m_qkv.nq, norm_q->forward(q));  // [B, L, H, Dh]
+    k = probes.point(m_qkv.nk, norm_k->forward(k));  // [B, Lk, H, Dh]
     if (rope) {
         q = probes.point(m_ropeQ, applyCosmosRope(q, *rope));
         k = probes.point(m_ropeK, applyCosmosRope(k, *rope));

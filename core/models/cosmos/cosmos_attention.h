@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "models/common/attention.h"
 #include "models/common/layers.h"
 #include "models/cosmos/cosmos_layers.h"
 #include "numerics/probe.h"
@@ -30,7 +31,9 @@ public:
 
 private:
     int m_heads, m_headDim;
-    ProbePoint m_out, m_q, m_k, m_v, m_nq, m_nk, m_ropeQ, m_ropeK, m_sdpa;
+    ProbePoint m_out;
+    QkvPoints m_qkv;
+    ProbePoint m_ropeQ, m_ropeK, m_sdpa;
 };
 TORCH_MODULE(CosmosAttention);
 

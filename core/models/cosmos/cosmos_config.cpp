@@ -46,11 +46,11 @@ int CosmosConfig::maxPatchedPositions() const {
 CosmosConfig CosmosConfig::fromJson(const nlohmann::json& j) {
     CosmosConfig c;
     cfgRequire(j.is_object(), "expected a JSON object");
-    c.inChannels = cfgInt(j, "in_channels", c.inChannels, 1, kMaxWidth);
-    c.outChannels = cfgInt(j, "out_channels", c.outChannels, 1, kMaxWidth);
-    c.numAttentionHeads = cfgInt(j, "num_attention_heads", c.numAttentionHeads, 1, kMaxHeads);
-    c.attentionHeadDim = cfgInt(j, "attention_head_dim", c.attentionHeadDim, 1, kMaxWidth);
-    c.numLayers = cfgInt(j, "num_layers", c.numLayers, 0, kMaxLayers);
+    cfgInts(j, {{"in_channels", c.inChannels, 1, kMaxWidth},
+                {"out_channels", c.outChannels, 1, kMaxWidth},
+                {"num_attention_heads", c.numAttentionHeads, 1, kMaxHeads},
+                {"attention_head_dim", c.attentionHeadDim, 1, kMaxWidth},
+                {"num_layers", c.numLayers, 0, kMaxLayers}});
     c.mlpRatio = cfgDouble(j, "mlp_ratio", c.mlpRatio);
     c.textEmbedDim = cfgInt(j, "text_embed_dim", c.textEmbedDim, 1, kMaxWidth);
     c.adalnLoraDim = cfgInt(j, "adaln_lora_dim", c.adalnLoraDim, 1, kMaxWidth);

@@ -94,9 +94,7 @@ ConvertedComponent convertCosmos(LayoutKeys& k, const WeightMap& all) {
     move(k, w, "final_layer.adaln_modulation.2.weight", "norm_out.linear_2.weight");
     move(k, w, "final_layer.linear.weight", "proj_out.weight");
 
-    ConvertedComponent c;
-    c.slot = "transformer";
-    c.className = "CosmosTransformer3DModel";
+    ConvertedComponent c{"transformer", "CosmosTransformer3DModel", {}, std::move(w)};
     c.config = {{"_class_name", c.className},
                 {"in_channels", inChannels},
                 {"out_channels", outChannels},
@@ -127,7 +125,6 @@ ConvertedComponent convertCosmos(LayoutKeys& k, const WeightMap& all) {
         (adapter ? std::string()
                  : "; Anima's LLM adapter (" + k.prefix() +
                        "llm_adapter.*) is missing: the text conditioner must come from elsewhere");
-    c.weights = std::move(w);
     return c;
 }
 
@@ -174,9 +171,7 @@ ConvertedComponent convertAnimaAdapter(LayoutKeys& k, const WeightMap&) {
     move(k, w, "out_proj.bias", "out_proj.bias");
     move(k, w, "norm.weight", "norm.weight");
 
-    ConvertedComponent c;
-    c.slot = "text_conditioner";
-    c.className = "AnimaTextConditioner";
+    ConvertedComponent c{"text_conditioner", "AnimaTextConditioner", {}, std::move(w)};
     c.config = {{"_class_name", c.className},
                 {"source_dim", sourceDim},
                 {"target_dim", targetDim},
@@ -192,7 +187,6 @@ ConvertedComponent convertAnimaAdapter(LayoutKeys& k, const WeightMap&) {
                     " blocks, " + k.dtypeName() + "; " + std::to_string(heads) + " heads, width " +
                     std::to_string(modelDim) + ", Qwen3 width " + std::to_string(sourceDim) +
                     "; min_sequence_length 512 assumed (not in the file)";
-    c.weights = std::move(w);
     return c;
 }
 

@@ -146,9 +146,7 @@ ConvertedComponent convertFlux(LayoutKeys& k, const WeightMap& /*all*/) {
     }
 
     const std::vector<int> axes = fluxAxesDimsRopeFor(static_cast<int>(headDim));
-    ConvertedComponent c;
-    c.slot = "transformer";
-    c.className = "FluxTransformer2DModel";
+    ConvertedComponent c{"transformer", "FluxTransformer2DModel", {}, std::move(w)};
     // patch_size 1: BFL packs 2x2 latent patches into 64 channels outside the model.
     c.config = {{"_class_name", c.className},
                 {"patch_size", 1},
@@ -179,7 +177,6 @@ ConvertedComponent convertFlux(LayoutKeys& k, const WeightMap& /*all*/) {
              ? "; axes_dims_rope " + shapeText(std::vector<int64_t>(axes.begin(), axes.end())) +
                    " inferred (not in the file)"
              : "");
-    c.weights = std::move(w);
     return c;
 }
 

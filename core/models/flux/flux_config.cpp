@@ -20,12 +20,12 @@ FluxConfig FluxConfig::fromJson(const nlohmann::json& j) {
     c.patchSize = cfgInt(j, "patch_size", c.patchSize, 1, kMaxPatch);
     c.inChannels = cfgInt(j, "in_channels", c.inChannels, 1, kMaxWidth);
     c.outChannels = cfgInt(j, "out_channels", c.inChannels, 1, kMaxWidth);  // null -> in_channels
-    c.numLayers = cfgInt(j, "num_layers", c.numLayers, 0, kMaxLayers);
-    c.numSingleLayers = cfgInt(j, "num_single_layers", c.numSingleLayers, 0, kMaxLayers);
-    c.attentionHeadDim = cfgInt(j, "attention_head_dim", c.attentionHeadDim, 2, kMaxWidth);
-    c.numAttentionHeads = cfgInt(j, "num_attention_heads", c.numAttentionHeads, 1, kMaxHeads);
-    c.jointAttentionDim = cfgInt(j, "joint_attention_dim", c.jointAttentionDim, 1, kMaxWidth);
-    c.pooledProjectionDim = cfgInt(j, "pooled_projection_dim", c.pooledProjectionDim, 1, kMaxWidth);
+    cfgInts(j, {{"num_layers", c.numLayers, 0, kMaxLayers},
+                {"num_single_layers", c.numSingleLayers, 0, kMaxLayers},
+                {"attention_head_dim", c.attentionHeadDim, 2, kMaxWidth},
+                {"num_attention_heads", c.numAttentionHeads, 1, kMaxHeads},
+                {"joint_attention_dim", c.jointAttentionDim, 1, kMaxWidth},
+                {"pooled_projection_dim", c.pooledProjectionDim, 1, kMaxWidth}});
     c.guidanceEmbeds = cfgBool(j, "guidance_embeds", c.guidanceEmbeds);
     c.axesDimsRope = cfgIntList(j, "axes_dims_rope", c.axesDimsRope, 2, kMaxWidth);
 

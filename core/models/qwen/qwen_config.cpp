@@ -56,11 +56,11 @@ QwenConfig qwenConfigFromJson(const nlohmann::json& top) {
     const bool nested = top.contains("text_config") && top["text_config"].is_object();
     const nlohmann::json& j = nested ? top["text_config"] : top;
 
-    c.vocabSize = cfgInt(j, "vocab_size", c.vocabSize, 1, kMaxVocabulary);
-    c.hiddenSize = cfgInt(j, "hidden_size", c.hiddenSize, 1, kMaxWidth);
-    c.intermediateSize = cfgInt(j, "intermediate_size", c.intermediateSize, 1, kMaxWidth);
-    c.numLayers = cfgInt(j, "num_hidden_layers", c.numLayers, 1, kMaxLayers);
-    c.numHeads = cfgInt(j, "num_attention_heads", c.numHeads, 1, kMaxHeads);
+    cfgInts(j, {{"vocab_size", c.vocabSize, 1, kMaxVocabulary},
+                {"hidden_size", c.hiddenSize, 1, kMaxWidth},
+                {"intermediate_size", c.intermediateSize, 1, kMaxWidth},
+                {"num_hidden_layers", c.numLayers, 1, kMaxLayers},
+                {"num_attention_heads", c.numHeads, 1, kMaxHeads}});
     c.numKeyValueHeads = cfgInt(j, "num_key_value_heads", c.numHeads, 1, kMaxHeads);
     c.maxPositions = cfgInt(j, "max_position_embeddings", c.maxPositions, 1, kMaxPositions);
     cfgRequire(c.numHeads % c.numKeyValueHeads == 0,

@@ -81,9 +81,7 @@ ConvertedComponent convertQwen(LayoutKeys& k, const WeightMap& all) {
     w["norm.weight"] = k.take("norm.weight", 1);
     k.finish();
 
-    ConvertedComponent c;
-    c.slot = "text_encoder";
-    c.className = qwen3 ? "Qwen3Model" : "Qwen2Model";
+    ConvertedComponent c{"text_encoder", qwen3 ? "Qwen3Model" : "Qwen2Model", {}, std::move(w)};
     const int maxPositions = qwen3 ? 40960 : 128000;
     c.config = {{"architectures", {c.className}},
                 {"model_type", qwen3 ? "qwen3" : "qwen2"},
@@ -115,7 +113,6 @@ ConvertedComponent convertQwen(LayoutKeys& k, const WeightMap& all) {
                     (qwen3 ? std::string() : "head_dim " + std::to_string(headDim) + ", ") +
                     "rope_theta 1e6, rms_norm_eps 1e-6, max_position_embeddings " +
                     std::to_string(maxPositions);
-    c.weights = std::move(w);
     return c;
 }
 

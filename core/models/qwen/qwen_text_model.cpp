@@ -48,11 +48,7 @@ torch::Tensor qwenAllowed(const torch::Tensor& mask, int64_t L, const torch::Dev
 QwenAttentionImpl::QwenAttentionImpl(const QwenConfig& cfg, const std::string& path)
     : m_cfg(cfg),
       m_output(path, ProbeLevel::Layer),
-      m_nQ(path + ".q_proj", ProbeLevel::Op),
-      m_nK(path + ".k_proj", ProbeLevel::Op),
-      m_nV(path + ".v_proj", ProbeLevel::Op),
-      m_nQNorm(path + ".q_norm", ProbeLevel::Op),
-      m_nKNorm(path + ".k_norm", ProbeLevel::Op),
+      m_qkv(path, {"q_proj", "k_proj", "v_proj", "q_norm", "k_norm"}),
       m_nQRope(path + ".q_rope", ProbeLevel::Op),
       m_nKRope(path + ".k_rope", ProbeLevel::Op),
       m_nScores(path + ".scores", ProbeLevel::Op),
@@ -74,12 +70,12 @@ torch::Tensor QwenAttentionImpl::forward(const torch::Tensor& x, const torch::Te
                                          ProbeContext& probes) {
     const int64_t B = x.size(0), L = x.size(1), H = m_cfg.numHeads, KV = m_cfg.numKeyValueHeads,
                   Dh = m_cfg.headDim;
-    auto q = probes.point(m_nQ, m_q->forward(x)).view({B, L, H, Dh});   // [B, L, H, Dh]
-    auto k = probes.point(m_nK, m_k->forward(x)).view({B, L, KV, Dh});  // [B, L, KV, Dh]
-    auto v = probes.point(m_nV, m_v->forward(x)).view({B, L, KV, Dh});
+    auto q = probes.point(m_qkv.q, m_q->forward(x)).view({B, L, H, Dh});   // [B, L, H, Dh]
+    auto k = probes.point(m_qkv.k, m_k->forward(x)).view({B, L, KV, Dh});  // [B, L, KV, Dh]
+    auto v = probes.point(m_qkv.v, m_v->forward(x)).view({B, L, KV, Dh});
     if (m_cfg.qkNorm) {  // Qwen3: RMSNorm over each head, before the rotation
-        q = probes.point(m_nQNorm, m_qNorm->forward(q));
-        k = probes.point(m_nKNorm, m_kNorm->forward(k));
+        q = probes.point(m_qkv.nq, m_qNorm->forward(q));
+        k = probes.point(m_qkv.nk, m_kNorm->forward(k));
     }
     q = q.transpose(1, 2);  // [B, H, L, Dh]
     k = k.transpose(1, 2);  // [B, KV, L, Dh]

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/attention.h"
 #include "models/common/layers.h"
 #include "models/common/weight_stream.h"
 #include "models/qwen/qwen_config.h"
@@ -48,8 +49,9 @@ private:
     QwenConfig m_cfg;
     nn::Linear m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_o{nullptr};
     nn::RMSNorm m_qNorm{nullptr}, m_kNorm{nullptr};
-    ProbePoint m_output, m_nQ, m_nK, m_nV, m_nQNorm, m_nKNorm, m_nQRope, m_nKRope, m_nScores,
-        m_nWeights, m_nContext;
+    ProbePoint m_output;
+    QkvPoints m_qkv;
+    ProbePoint m_nQRope, m_nKRope, m_nScores, m_nWeights, m_nContext;
 };
 TORCH_MODULE(QwenAttention);
 

@@ -25,9 +25,7 @@ ConvertedComponent convertQwenImage(LayoutKeys& k, const WeightMap&) {
     WeightMap w;
     for (const std::string& key : k.keys()) w[key] = k.take(key);
 
-    ConvertedComponent c;
-    c.slot = "transformer";
-    c.className = "QwenImageTransformer2DModel";
+    ConvertedComponent c{"transformer", "QwenImageTransformer2DModel", {}, std::move(w)};
     c.config = {{"_class_name", c.className},   {"patch_size", patch},
                 {"in_channels", inChannels},    {"out_channels", outChannels},
                 {"num_layers", numLayers},      {"attention_head_dim", headDim},
@@ -42,7 +40,6 @@ ConvertedComponent convertQwenImage(LayoutKeys& k, const WeightMap&) {
                     ", text width " + std::to_string(jointDim) + ", " + std::to_string(inChannels) +
                     " input channels; patch_size 2 and "
                     "axes_dims_rope [16, 56, 56] assumed as Qwen-Image has them (not in the file)";
-    c.weights = std::move(w);
     return c;
 }
 

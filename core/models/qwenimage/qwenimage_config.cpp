@@ -8,14 +8,14 @@ namespace hs {
 QwenImageConfig QwenImageConfig::fromJson(const nlohmann::json& j) {
     QwenImageConfig c;
     cfgRequire(j.is_object(), "expected a JSON object");
-    c.patchSize = cfgInt(j, "patch_size", c.patchSize, 1, kMaxPatch);
-    c.inChannels = cfgInt(j, "in_channels", c.inChannels, 1, kMaxWidth);
-    c.outChannels = cfgInt(j, "out_channels", c.outChannels, 1, kMaxWidth);
+    cfgInts(j, {{"patch_size", c.patchSize, 1, kMaxPatch},
+                {"in_channels", c.inChannels, 1, kMaxWidth},
+                {"out_channels", c.outChannels, 1, kMaxWidth}});
     if (j.contains("out_channels") && j["out_channels"].is_null()) c.outChannels = c.inChannels;
-    c.numLayers = cfgInt(j, "num_layers", c.numLayers, 0, kMaxLayers);
-    c.attentionHeadDim = cfgInt(j, "attention_head_dim", c.attentionHeadDim, 2, kMaxWidth);
-    c.numAttentionHeads = cfgInt(j, "num_attention_heads", c.numAttentionHeads, 1, kMaxHeads);
-    c.jointAttentionDim = cfgInt(j, "joint_attention_dim", c.jointAttentionDim, 1, kMaxWidth);
+    cfgInts(j, {{"num_layers", c.numLayers, 0, kMaxLayers},
+                {"attention_head_dim", c.attentionHeadDim, 2, kMaxWidth},
+                {"num_attention_heads", c.numAttentionHeads, 1, kMaxHeads},
+                {"joint_attention_dim", c.jointAttentionDim, 1, kMaxWidth}});
     c.axesDimsRope = cfgIntList(j, "axes_dims_rope", c.axesDimsRope, 2, kMaxWidth);
 
     cfgRequire(

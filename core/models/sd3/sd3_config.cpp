@@ -12,14 +12,14 @@ bool SD3Config::dualAttention(int layer) const {
 SD3Config SD3Config::fromJson(const nlohmann::json& j) {
     SD3Config c;
     cfgRequire(j.is_object(), "expected a JSON object");
-    c.sampleSize = cfgInt(j, "sample_size", c.sampleSize, 1, kMaxPositions);
-    c.patchSize = cfgInt(j, "patch_size", c.patchSize, 1, kMaxPatch);
-    c.inChannels = cfgInt(j, "in_channels", c.inChannels, 1, kMaxWidth);
+    cfgInts(j, {{"sample_size", c.sampleSize, 1, kMaxPositions},
+                {"patch_size", c.patchSize, 1, kMaxPatch},
+                {"in_channels", c.inChannels, 1, kMaxWidth}});
     c.outChannels = cfgInt(j, "out_channels", c.inChannels, 1, kMaxWidth);  // null -> in_channels
-    c.numLayers = cfgInt(j, "num_layers", c.numLayers, 1, kMaxLayers);
-    c.attentionHeadDim = cfgInt(j, "attention_head_dim", c.attentionHeadDim, 1, kMaxWidth);
-    c.numAttentionHeads = cfgInt(j, "num_attention_heads", c.numAttentionHeads, 1, kMaxHeads);
-    c.jointAttentionDim = cfgInt(j, "joint_attention_dim", c.jointAttentionDim, 1, kMaxWidth);
+    cfgInts(j, {{"num_layers", c.numLayers, 1, kMaxLayers},
+                {"attention_head_dim", c.attentionHeadDim, 1, kMaxWidth},
+                {"num_attention_heads", c.numAttentionHeads, 1, kMaxHeads},
+                {"joint_attention_dim", c.jointAttentionDim, 1, kMaxWidth}});
     c.captionProjectionDim =
         cfgInt(j, "caption_projection_dim", c.captionProjectionDim, 1, kMaxWidth);
     c.pooledProjectionDim = cfgInt(j, "pooled_projection_dim", c.pooledProjectionDim, 1, kMaxWidth);

@@ -138,9 +138,7 @@ ConvertedComponent convertSD3(LayoutKeys& k, const WeightMap& /*all*/) {
     k.movePair(w, "final_layer.linear", "proj_out");
     swapShiftScaleSD3(k, w, "final_layer.adaLN_modulation.1", "norm_out.linear", hidden);
 
-    ConvertedComponent c;
-    c.slot = "transformer";
-    c.className = "SD3Transformer2DModel";
+    ConvertedComponent c{"transformer", "SD3Transformer2DModel", {}, std::move(w)};
     c.config = {{"_class_name", c.className},
                 {"sample_size", kSD3SampleSize},
                 {"patch_size", patch},
@@ -170,7 +168,6 @@ ConvertedComponent convertSD3(LayoutKeys& k, const WeightMap& /*all*/) {
                     std::to_string(maxSize) + " positional table" +
                     (qk ? std::string() : "; head width 64 assumed (not in the file)") +
                     "; sample_size 128 assumed (not in the file; it only scales the stored table)";
-    c.weights = std::move(w);
     return c;
 }
 

@@ -5,12 +5,12 @@ namespace hs {
 T5Config t5ConfigFromJson(const nlohmann::json& j) {
     if (!j.is_object()) throw ConfigError("config.json: expected an object");
     T5Config c;
-    c.vocabSize = cfgInt(j, "vocab_size", c.vocabSize, 1, kMaxVocabulary);
-    c.dModel = cfgInt(j, "d_model", c.dModel, 1, kMaxWidth);
-    c.dKv = cfgInt(j, "d_kv", c.dKv, 1, kMaxWidth);
-    c.dFf = cfgInt(j, "d_ff", c.dFf, 1, kMaxWidth);
-    c.numLayers = cfgInt(j, "num_layers", c.numLayers, 1, kMaxLayers);
-    c.numHeads = cfgInt(j, "num_heads", c.numHeads, 1, kMaxHeads);
+    cfgInts(j, {{"vocab_size", c.vocabSize, 1, kMaxVocabulary},
+                {"d_model", c.dModel, 1, kMaxWidth},
+                {"d_kv", c.dKv, 1, kMaxWidth},
+                {"d_ff", c.dFf, 1, kMaxWidth},
+                {"num_layers", c.numLayers, 1, kMaxLayers},
+                {"num_heads", c.numHeads, 1, kMaxHeads}});
     c.relativeAttentionNumBuckets =
         cfgInt(j, "relative_attention_num_buckets", c.relativeAttentionNumBuckets, 2, kMaxWidth);
     c.relativeAttentionMaxDistance = cfgInt(j, "relative_attention_max_distance",

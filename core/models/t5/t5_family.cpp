@@ -6,7 +6,7 @@ namespace hs {
 
 TextEncoding T5EncoderComponent::encode(const torch::Tensor& ids, const torch::Tensor& mask,
                                         ProbeContext& probes) {
-    return {model->forward(ids, mask, probes), torch::Tensor(), {}};
+    return {model->forward(ids, mask, probes), {}, {}, {}};
 }
 
 Family t5EncoderFamily() {

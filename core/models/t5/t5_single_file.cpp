@@ -53,6 +53,7 @@ ConvertedComponent convertT5(LayoutKeys& k, const WeightMap& all) {
     k.finish();
 
     ConvertedComponent c;
+    c.weights = std::move(w);
     // Flux's second text encoder; SD3's third (its all-in-one files also hold CLIP-G).
     c.slot = all.count(
                  "text_encoders.clip_g.transformer.text_model.embeddings.token_embedding."
@@ -87,7 +88,6 @@ ConvertedComponent convertT5(LayoutKeys& k, const WeightMap& all) {
                     std::to_string(heads) + " heads x " + std::to_string(inner / heads) +
                     ", d_ff " + std::to_string(dFf) + ", vocab " + std::to_string(vocab) + ", " +
                     k.dtypeName() + "; relative_attention_max_distance 128 assumed";
-    c.weights = std::move(w);
     return c;
 }
 

@@ -374,9 +374,7 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
     const bool upcast = sd2 && !inpainting;
     const nlohmann::json null;
 
-    ConvertedComponent c;
-    c.slot = "unet";
-    c.className = "UNet2DConditionModel";
+    ConvertedComponent c{"unet", "UNet2DConditionModel", {}, std::move(w)};
     c.config = {
         {"_class_name", c.className},
         {"act_fn", "silu"},
@@ -446,7 +444,6 @@ ConvertedComponent convertUnet(LayoutKeys& k, const WeightMap& all) {
         d << "; the file holds no second text encoder (conditioner.embedders.1.model.*): give one "
              "with --text-encoder-2";
     c.description = d.str();
-    c.weights = std::move(w);
     return c;
 }
 

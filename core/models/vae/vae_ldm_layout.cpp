@@ -145,9 +145,7 @@ ConvertedComponent convertVae(LayoutKeys& k, const WeightMap& all) {
     k.finish();
 
     const LatentScaling s = scalingFor(latent, all);
-    ConvertedComponent c;
-    c.slot = "vae";
-    c.className = "AutoencoderKL";
+    ConvertedComponent c{"vae", "AutoencoderKL", {}, std::move(w)};
     std::vector<int64_t> blockOut(channels.begin(), channels.end());
     c.config = {{"_class_name", c.className},
                 {"in_channels", inChannels},
@@ -176,7 +174,6 @@ ConvertedComponent convertVae(LayoutKeys& k, const WeightMap& all) {
     if (s.shift) d << " and shift_factor " << *s.shift;
     d << " assumed (" << s.model << "; not stored in the file)";
     c.description = d.str();
-    c.weights = std::move(w);
     return c;
 }
 

@@ -126,9 +126,7 @@ ConvertedComponent convertWanVae(LayoutKeys& k, const WeightMap&) {
     // mult.front() >= 1: the first level's outputs are a positive multiple of base.
     const int64_t decoderBase = decoderLast / mult.front();
 
-    ConvertedComponent c;
-    c.slot = "vae";
-    c.className = "AutoencoderKLWan";
+    ConvertedComponent c{"vae", "AutoencoderKLWan", {}, std::move(w)};
     c.config = {{"_class_name", c.className},
                 {"base_dim", base},
                 {"decoder_base_dim", decoderBase},
@@ -149,7 +147,6 @@ ConvertedComponent convertWanVae(LayoutKeys& k, const WeightMap&) {
       << " latent channels, " << k.dtypeName() << "; latents_mean/std assumed: diffusers' "
       << "defaults (Wan 2.1's, kept by Qwen-Image; not stored in the file)";
     c.description = d.str();
-    c.weights = std::move(w);
     return c;
 }
 
