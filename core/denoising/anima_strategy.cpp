@@ -23,12 +23,7 @@ public:
           m_text(text),
           m_transformer(transformer),
           m_guided(cfg.guidance > 1.0) {
-        // Noise from the run's own generator: the same seed gives the same image anywhere.
-        auto gen = at::detail::createCPUGenerator(cfg.seed);
-        m_x = torch::randn({1, vae.latentChannels(), cfg.height / vae.downFactor(),
-                            cfg.width / vae.downFactor()},
-                           gen, torch::kFloat32)
-                  .to(device);  // [1, C, h, w]; the model sees [1, C, 1, h, w]
+        m_x = initialNoise(cfg, vae).to(device);  // [1, C, h, w]; the model sees [1, C, 1, h, w]
         if (cfg.shift) scheduler.shift = *cfg.shift;
         m_scheduler = FlowMatchEulerScheduler(scheduler);
         m_scheduler.setSigmas(fluxPipelineSigmas(cfg.steps));  // linspace(1, 1/N, N)

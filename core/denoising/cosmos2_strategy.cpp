@@ -52,12 +52,8 @@ public:
           m_transformer(transformer),
           m_guided(cfg.guidance > 1.0),
           m_sigmas(karrasSigmas(cfg.steps)) {
-        auto gen = at::detail::createCPUGenerator(cfg.seed);
-        m_x = (torch::randn({1, vae.latentChannels(), cfg.height / vae.downFactor(),
-                             cfg.width / vae.downFactor()},
-                            gen, torch::kFloat32) *
-               kSigmaMax)
-                  .to(device);  // [1, C, h, w]; the model sees [1, C, 1, h, w]
+        // [1, C, h, w]; the model sees [1, C, 1, h, w]
+        m_x = (initialNoise(cfg, vae) * kSigmaMax).to(device);
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {

@@ -39,10 +39,7 @@ public:
           m_batch(m_guided ? 2 : 1),
           m_h(cfg.height / vae.downFactor()),
           m_w(cfg.width / vae.downFactor()) {
-        // Noise from the run's own generator: the same seed gives the same image anywhere.
-        auto gen = at::detail::createCPUGenerator(cfg.seed);
-        auto noise = torch::randn({1, vae.latentChannels(), m_h, m_w}, gen, torch::kFloat32);
-        m_x = packLatents(noise).to(device);  // [1, h/2 * w/2, 4C]
+        m_x = packLatents(initialNoise(cfg, vae)).to(device);  // [1, h/2 * w/2, 4C]
         if (cfg.shift) scheduler.shift = *cfg.shift;
         m_scheduler = FlowMatchEulerScheduler(scheduler);
         std::optional<double> mu;

@@ -26,11 +26,8 @@ public:
           m_guided(cfg.guidance > 1.0 && !cfg.negativePrompt.empty()),
           m_h(cfg.height / vae.downFactor()),
           m_w(cfg.width / vae.downFactor()) {
-        // randn [1, 1, C, h, w] from the run's own generator (the same numbers as [1, C, h, w]),
-        // then _pack_latents.
-        auto gen = at::detail::createCPUGenerator(cfg.seed);
-        auto noise = torch::randn({1, vae.latentChannels(), m_h, m_w}, gen, torch::kFloat32);
-        m_x = packLatents(noise).to(device);  // [1, (h/2)(w/2), 4C]
+        // randn [1, 1, C, h, w] (the same numbers as [1, C, h, w]), then _pack_latents.
+        m_x = packLatents(initialNoise(cfg, vae)).to(device);  // [1, (h/2)(w/2), 4C]
         if (cfg.shift) scheduler.shift = *cfg.shift;
         m_scheduler = FlowMatchEulerScheduler(scheduler);
         // mu from the packed token count, with the scheduler config's bounds.

@@ -20,9 +20,7 @@ public:
           m_transformer(transformer),
           m_guided(cfg.guidance > 1.0) {
         const int64_t h = cfg.height / vae.downFactor(), w = cfg.width / vae.downFactor();
-        // Noise from the run's own generator: the same seed gives the same image anywhere.
-        auto gen = at::detail::createCPUGenerator(cfg.seed);
-        m_x = torch::randn({1, vae.latentChannels(), h, w}, gen, torch::kFloat32).to(device);
+        m_x = initialNoise(cfg, vae).to(device);  // [1, C, h, w]
         if (cfg.shift) scheduler.shift = *cfg.shift;
         m_scheduler = FlowMatchEulerScheduler(scheduler);
         // mu from the image's token count, only when the scheduler shifts dynamically.

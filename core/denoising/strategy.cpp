@@ -15,6 +15,13 @@ VaeComponent* videoVaeIn(const ComponentMap& components, const std::string& slot
         what));
 }
 
+torch::Tensor initialNoise(const RunConfig& cfg, const VaeComponent& vae) {
+    auto gen = at::detail::createCPUGenerator(cfg.seed);
+    return torch::randn(
+        {1, vae.latentChannels(), cfg.height / vae.downFactor(), cfg.width / vae.downFactor()}, gen,
+        torch::kFloat32);
+}
+
 StrategyRegistry& StrategyRegistry::global() {
     static StrategyRegistry* r = [] {
         auto* reg = new StrategyRegistry;

@@ -134,6 +134,11 @@ public:
 VaeComponent* videoVaeIn(const ComponentMap& components, const std::string& slot,
                          const std::string& what);
 
+// The starting latents of a run: randn [1, C, height / f, width / f] float32 on the CPU from
+// the run's own generator (seeded with cfg.seed), so that the same seed gives the same image
+// anywhere. C and f are the VAE's latent channels and down factor.
+torch::Tensor initialNoise(const RunConfig& cfg, const VaeComponent& vae);
+
 // A part picked for `slot` of a model's file set, before anything loads (the library): its
 // converted config against the denoiser's.
 struct PartCheck {

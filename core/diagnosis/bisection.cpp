@@ -6,25 +6,20 @@
 #include <optional>
 #include <sstream>
 
-#include "diagnosis/blocks.h"
 #include "base/cancel.h"  // Cancelled only: header-only, no engine
+#include "base/enum_names.h"
+#include "diagnosis/blocks.h"
 
 namespace hs {
 
 std::string bisectionStatusName(BisectionStatus s) {
-    switch (s) {
-        case BisectionStatus::Fixed:
-            return "fixed";
-        case BisectionStatus::CannotFix:
-            return "cannot_fix";
-        case BisectionStatus::IterationLimit:
-            return "iteration_limit";
-        case BisectionStatus::Cancelled:
-            return "cancelled";
-        case BisectionStatus::NoCandidates:
-            return "no_candidates";
-    }
-    return "?";
+    static constexpr EnumName<BisectionStatus> names[] = {
+        {BisectionStatus::Fixed, "fixed"},
+        {BisectionStatus::CannotFix, "cannot_fix"},
+        {BisectionStatus::IterationLimit, "iteration_limit"},
+        {BisectionStatus::Cancelled, "cancelled"},
+        {BisectionStatus::NoCandidates, "no_candidates"}};
+    return nameIn(names, s);
 }
 
 PrecisionPlan planWithSafeBlocks(const PrecisionPlan& failing,

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/enum_names.h"
 #include "diagnosis/blocks.h"
 #include "diagnosis/run_timeline.h"
 #include "records/run_types.h"
@@ -42,15 +43,10 @@ void setCounts(FirstFailure& f, const TensorStats& s) {
 }  // namespace
 
 std::string nonFiniteKindName(NonFiniteKind k) {
-    switch (k) {
-        case NonFiniteKind::PosInf:
-            return "+Inf";
-        case NonFiniteKind::NegInf:
-            return "-Inf";
-        case NonFiniteKind::NaN:
-            return "NaN";
-    }
-    return "?";
+    static constexpr EnumName<NonFiniteKind> names[] = {{NonFiniteKind::PosInf, "+Inf"},
+                                                        {NonFiniteKind::NegInf, "-Inf"},
+                                                        {NonFiniteKind::NaN, "NaN"}};
+    return nameIn(names, k);
 }
 
 std::string SpreadLink::text() const {

@@ -1,27 +1,24 @@
 #include "diagnosis/image_verdict.h"
 
+#include "base/enum_names.h"
+
 namespace hs {
 
+namespace {
+constexpr EnumName<ImageVerdict> kVerdictNames[] = {{ImageVerdict::Ok, "ok"},
+                                                    {ImageVerdict::NonFinite, "nan/inf"},
+                                                    {ImageVerdict::Black, "black"},
+                                                    {ImageVerdict::Flat, "flat"}};
+}  // namespace
+
 std::string verdictName(ImageVerdict v) {
-    switch (v) {
-        case ImageVerdict::Ok:
-            return "ok";
-        case ImageVerdict::NonFinite:
-            return "nan/inf";
-        case ImageVerdict::Black:
-            return "black";
-        case ImageVerdict::Flat:
-            return "flat";
-    }
-    return "?";
+    return nameIn(kVerdictNames, v);
 }
 
 Message verdictNameMessage(const std::string& name) {
-    for (auto v :
-         {ImageVerdict::Ok, ImageVerdict::NonFinite, ImageVerdict::Black, ImageVerdict::Flat})
-        if (verdictName(v) == name)
-            return {v == ImageVerdict::NonFinite ? "verdict.nonfinite" : "verdict." + name, {}};
-    return {};
+    const auto v = valueNamed(kVerdictNames, name);
+    if (!v) return {};
+    return {*v == ImageVerdict::NonFinite ? "verdict.nonfinite" : "verdict." + name, {}};
 }
 
 ImageAssessment judgeImage(const TensorStats& stats, double meanLevel, double stdLevel,

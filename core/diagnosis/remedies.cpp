@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/enum_names.h"
 #include "diagnosis/blocks.h"
 
 namespace hs {
@@ -84,17 +85,11 @@ MessageText remedyActionMessage(const RemedyCandidate& c) {
 }
 
 std::string remedyKindName(RemedyKind k) {
-    switch (k) {
-        case RemedyKind::Format:
-            return "format";
-        case RemedyKind::Clamp:
-            return "clamp";
-        case RemedyKind::Scale:
-            return "scale";
-        case RemedyKind::Fp32Residual:
-            return "fp32-residual";
-    }
-    return "";
+    static constexpr EnumName<RemedyKind> names[] = {{RemedyKind::Format, "format"},
+                                                     {RemedyKind::Clamp, "clamp"},
+                                                     {RemedyKind::Scale, "scale"},
+                                                     {RemedyKind::Fp32Residual, "fp32-residual"}};
+    return nameIn(names, k, "");
 }
 
 std::vector<RemedyKind> parseRemedyKinds(const std::string& text) {

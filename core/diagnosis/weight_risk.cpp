@@ -6,9 +6,10 @@
 #include <map>
 #include <sstream>
 
+#include "base/affixes.h"
+#include "base/enum_names.h"
 #include "diagnosis/blocks.h"
 #include "diagnosis/headroom.h"
-#include "base/affixes.h"
 
 namespace hs {
 
@@ -156,15 +157,10 @@ void recomputeComponents(WeightRiskReport& r) {
 }  // namespace
 
 std::string fp16RiskName(Fp16Risk r) {
-    switch (r) {
-        case Fp16Risk::Safe:
-            return "fp16 safe";
-        case Fp16Risk::AtRisk:
-            return "at risk";
-        case Fp16Risk::WillOverflow:
-            return "will overflow";
-    }
-    return "?";
+    static constexpr EnumName<Fp16Risk> names[] = {{Fp16Risk::Safe, "fp16 safe"},
+                                                   {Fp16Risk::AtRisk, "at risk"},
+                                                   {Fp16Risk::WillOverflow, "will overflow"}};
+    return nameIn(names, r);
 }
 
 WeightRiskReport assessWeights(const std::vector<WeightStats>& stats) {

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "base/enum_names.h"
 #include "io/bounded_read.h"
 
 namespace hs {
@@ -169,17 +170,11 @@ ComponentFolder openComponent(const std::string& dir, const std::string& variant
 }
 
 std::string componentKindName(ComponentKind k) {
-    switch (k) {
-        case ComponentKind::Model:
-            return "model";
-        case ComponentKind::Tokenizer:
-            return "tokenizer";
-        case ComponentKind::Scheduler:
-            return "scheduler";
-        case ComponentKind::Other:
-            return "other";
-    }
-    return "other";
+    static constexpr EnumName<ComponentKind> names[] = {{ComponentKind::Model, "model"},
+                                                        {ComponentKind::Tokenizer, "tokenizer"},
+                                                        {ComponentKind::Scheduler, "scheduler"},
+                                                        {ComponentKind::Other, "other"}};
+    return nameIn(names, k, "other");
 }
 
 const PipelineComponent* PipelineFolder::find(const std::string& name) const {

@@ -9,13 +9,15 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
+#include "base/affixes.h"
+#include "base/enum_names.h"
 #include "io/atomic_file.h"
 #include "io/bounded_read.h"
 #include "io/mapped_guard.h"
 #include "io/model_folder.h"
 #include "io/platform_file.h"
-#include "base/affixes.h"
 
 // The format is little-endian and tensors are views of the raw bytes: a big-endian host would
 // need a byte-swapping copy, which nothing here does.
@@ -27,31 +29,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The safetensors dtypes LibTorch has (no float8 in LibTorch 1.13).
+constexpr std::pair<StDType, torch::ScalarType> kStTypes[] = {
+    {StDType::F64, torch::kFloat64}, {StDType::F32, torch::kFloat32},
+    {StDType::F16, torch::kFloat16}, {StDType::BF16, torch::kBFloat16},
+    {StDType::I64, torch::kInt64},   {StDType::I32, torch::kInt32},
+    {StDType::I16, torch::kInt16},   {StDType::I8, torch::kInt8},
+    {StDType::U8, torch::kUInt8},    {StDType::BOOL, torch::kBool}};
+
 std::optional<StDType> stDTypeOf(torch::ScalarType t) {
-    switch (t) {
-        case torch::kFloat64:
-            return StDType::F64;
-        case torch::kFloat32:
-            return StDType::F32;
-        case torch::kFloat16:
-            return StDType::F16;
-        case torch::kBFloat16:
-            return StDType::BF16;
-        case torch::kInt64:
-            return StDType::I64;
-        case torch::kInt32:
-            return StDType::I32;
-        case torch::kInt16:
-            return StDType::I16;
-        case torch::kInt8:
-            return StDType::I8;
-        case torch::kUInt8:
-            return StDType::U8;
-        case torch::kBool:
-            return StDType::BOOL;
-        default:
-            return std::nullopt;
-    }
+    return firstOf(kStTypes, t);
 }
 
 struct Fd {
@@ -62,32 +49,7 @@ struct Fd {
 }  // namespace
 
 std::optional<torch::ScalarType> scalarTypeOf(StDType t) {
-    switch (t) {
-        case StDType::F64:
-            return torch::kFloat64;
-        case StDType::F32:
-            return torch::kFloat32;
-        case StDType::F16:
-            return torch::kFloat16;
-        case StDType::BF16:
-            return torch::kBFloat16;
-        case StDType::I64:
-            return torch::kInt64;
-        case StDType::I32:
-            return torch::kInt32;
-        case StDType::I16:
-            return torch::kInt16;
-        case StDType::I8:
-            return torch::kInt8;
-        case StDType::U8:
-            return torch::kUInt8;
-        case StDType::BOOL:
-            return torch::kBool;
-        case StDType::F8_E4M3:
-        case StDType::F8_E5M2:
-            return std::nullopt;  // no float8 in LibTorch 1.13
-    }
-    return std::nullopt;
+    return secondOf(kStTypes, t);
 }
 
 // ---- SafetensorsFile ------------------------------------------------------------------------

@@ -4,13 +4,14 @@
 #include <regex>
 #include <set>
 
+#include "base/affixes.h"
+#include "base/enum_names.h"
+#include "denoising/strategy.h"
 #include "io/bounded_read.h"
 #include "io/model_folder.h"
 #include "io/safetensors.h"
-#include "denoising/strategy.h"
 #include "library/header_probe.h"
 #include "models/registry.h"
-#include "base/affixes.h"
 
 namespace hs {
 
@@ -106,8 +107,7 @@ std::vector<std::string> componentWeights(const std::string& dir, std::string& v
         std::string why;
         for (const auto& s : shardsOfIndex(dir + "/" + plainIndex[0], &why))
             files.push_back(dir + "/" + s);
-        if (files.empty())
-            problem = why.empty() ? plainIndex[0] + ": no shard listed" : why;
+        if (files.empty()) problem = why.empty() ? plainIndex[0] + ": no shard listed" : why;
     } else if (!plain.empty()) {
         files.push_back(dir + "/" + plain[0]);
     } else if (!variants.empty()) {
@@ -143,19 +143,12 @@ std::string shortVariant(const FileProbe::Part& main, const std::string& headlin
 }  // namespace
 
 std::string entryKindName(EntryKind k) {
-    switch (k) {
-        case EntryKind::Pipeline:
-            return "pipeline";
-        case EntryKind::Component:
-            return "component";
-        case EntryKind::SingleFile:
-            return "file";
-        case EntryKind::ShardSet:
-            return "shards";
-        case EntryKind::Unreadable:
-            return "unreadable";
-    }
-    return "?";
+    static constexpr EnumName<EntryKind> names[] = {{EntryKind::Pipeline, "pipeline"},
+                                                    {EntryKind::Component, "component"},
+                                                    {EntryKind::SingleFile, "file"},
+                                                    {EntryKind::ShardSet, "shards"},
+                                                    {EntryKind::Unreadable, "unreadable"}};
+    return nameIn(names, k);
 }
 
 std::string fp16RiskFromHeader(const std::map<std::string, int64_t>& dtypes) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/enum_names.h"
+
 namespace hs {
 
 const FormatLimits& limitsOf(Format f) {
@@ -24,15 +26,9 @@ const FormatLimits& limitsOf(Format f) {
 }
 
 std::string formatName(Format f) {
-    switch (f) {
-        case Format::FP32:
-            return "fp32";
-        case Format::BF16:
-            return "bf16";
-        case Format::FP16:
-            return "fp16";
-    }
-    return "?";
+    static constexpr EnumName<Format> names[] = {
+        {Format::FP32, "fp32"}, {Format::BF16, "bf16"}, {Format::FP16, "fp16"}};
+    return nameIn(names, f);
 }
 
 std::optional<Format> parseFormat(const std::string& text) {
@@ -52,22 +48,17 @@ std::string executionName(Execution e) {
     return e == Execution::Native ? "native" : "emulated";
 }
 
+namespace {
+constexpr EnumName<CpuBf16> kCpuBf16Names[] = {
+    {CpuBf16::Emulated, "emulated"}, {CpuBf16::Native, "native"}, {CpuBf16::Auto, "auto"}};
+}  // namespace
+
 std::string cpuBf16Name(CpuBf16 m) {
-    switch (m) {
-        case CpuBf16::Emulated:
-            return "emulated";
-        case CpuBf16::Native:
-            return "native";
-        case CpuBf16::Auto:
-            return "auto";
-    }
-    return "?";
+    return nameIn(kCpuBf16Names, m);
 }
 
 std::optional<CpuBf16> parseCpuBf16(const std::string& text) {
-    for (auto m : {CpuBf16::Emulated, CpuBf16::Native, CpuBf16::Auto})
-        if (text == cpuBf16Name(m)) return m;
-    return std::nullopt;
+    return valueNamed(kCpuBf16Names, text);
 }
 
 Execution resolveCpuBf16(CpuBf16 mode, bool cpuHasBf16Instructions) {

@@ -1,27 +1,22 @@
 #include "records/probe_types.h"
 
+#include "base/enum_names.h"
+
 namespace hs {
 
+namespace {
+constexpr EnumName<ProbeLevel> kProbeLevelNames[] = {{ProbeLevel::Off, "off"},
+                                                     {ProbeLevel::Module, "module"},
+                                                     {ProbeLevel::Layer, "layer"},
+                                                     {ProbeLevel::Op, "op"}};
+}  // namespace
+
 std::string probeLevelName(ProbeLevel l) {
-    switch (l) {
-        case ProbeLevel::Off:
-            return "off";
-        case ProbeLevel::Module:
-            return "module";
-        case ProbeLevel::Layer:
-            return "layer";
-        case ProbeLevel::Op:
-            return "op";
-    }
-    return "?";
+    return nameIn(kProbeLevelNames, l);
 }
 
 std::optional<ProbeLevel> parseProbeLevel(const std::string& t) {
-    if (t == "off") return ProbeLevel::Off;
-    if (t == "module") return ProbeLevel::Module;
-    if (t == "layer") return ProbeLevel::Layer;
-    if (t == "op") return ProbeLevel::Op;
-    return std::nullopt;
+    return valueNamed(kProbeLevelNames, t);
 }
 
 }  // namespace hs

@@ -1,30 +1,22 @@
 #include "records/run_types.h"
 
+#include "base/enum_names.h"
+
 namespace hs {
 
+namespace {
+constexpr EnumName<Role> kRoleNames[] = {
+    {Role::TextEncoder, "text_encoder"}, {Role::TextEncoder2, "text_encoder_2"},
+    {Role::Denoiser, "denoiser"},        {Role::Vae, "vae"},
+    {Role::Adapter, "adapter"},          {Role::Other, "other"}};
+}  // namespace
+
 std::string roleName(Role r) {
-    switch (r) {
-        case Role::TextEncoder:
-            return "text_encoder";
-        case Role::TextEncoder2:
-            return "text_encoder_2";
-        case Role::Denoiser:
-            return "denoiser";
-        case Role::Vae:
-            return "vae";
-        case Role::Adapter:
-            return "adapter";
-        case Role::Other:
-            return "other";
-    }
-    return "other";
+    return nameIn(kRoleNames, r, "other");
 }
 
 std::optional<Role> parseRole(const std::string& text) {
-    for (Role r : {Role::TextEncoder, Role::TextEncoder2, Role::Denoiser, Role::Vae, Role::Adapter,
-                   Role::Other})
-        if (text == roleName(r)) return r;
-    return std::nullopt;
+    return valueNamed(kRoleNames, text);
 }
 
 Role legacyRoleOf(const std::string& name) {

@@ -95,6 +95,15 @@ Spacing readSpacing(const SchedulerConfigReader& r, const std::string& fallback)
                            : (s == "leading" ? Spacing::Leading : Spacing::Trailing);
 }
 
+void DiscreteSchedule::readSchedule(const SchedulerConfigReader& r,
+                                    const std::vector<std::string>& predictionTypes,
+                                    const std::string& spacingFallback) {
+    beta = BetaSchedule::read(r);
+    predictionType = r.getChoice("prediction_type", predictionType, predictionTypes);
+    spacing = readSpacing(r, spacingFallback);
+    stepsOffset = r.getInt("steps_offset", 0, -1000000, 1000000);
+}
+
 std::vector<float> floatSpacing(Spacing s, int numTrain, int n, int stepsOffset) {
     std::vector<float> t;
     if (s == Spacing::Linspace) {

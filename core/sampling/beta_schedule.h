@@ -35,6 +35,21 @@ std::vector<float> trainingSigmas(const torch::Tensor& alphasCumprod);
 enum class Spacing { Linspace, Leading, Trailing };
 Spacing readSpacing(const SchedulerConfigReader& r, const std::string& fallback);
 
+// What the config of every discrete-time scheduler (DDIM, PNDM, Euler, Euler ancestral,
+// DPM-Solver) holds alike; each class's config adds its own options.
+struct DiscreteSchedule {
+    BetaSchedule beta;
+    std::string predictionType = "epsilon";
+    Spacing spacing = Spacing::Linspace;
+    int stepsOffset = 0;
+
+    // The training schedule (BetaSchedule::read), prediction_type among `predictionTypes`,
+    // timestep_spacing (default `spacingFallback`, the class's own) and steps_offset.
+    void readSchedule(const SchedulerConfigReader& r,
+                      const std::vector<std::string>& predictionTypes,
+                      const std::string& spacingFallback);
+};
+
 // Euler / Euler ancestral: float32 timesteps, descending.
 std::vector<float> floatSpacing(Spacing s, int numTrain, int n, int stepsOffset);
 // DDIM: int64 timesteps, descending.

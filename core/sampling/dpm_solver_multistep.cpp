@@ -13,8 +13,6 @@ namespace hs {
 
 namespace {
 
-const char* kDpmClass = "DPMSolverMultistepScheduler";
-
 bool isPlusPlus(const std::string& a) {
     return a == "dpmsolver++" || a == "sde-dpmsolver++";
 }
@@ -25,12 +23,10 @@ bool isSde(const std::string& a) {
 }  // namespace
 
 DpmSolverConfig DpmSolverConfig::fromJson(const nlohmann::json& j) {
-    const SchedulerConfigReader r(j, kDpmClass);
+    const SchedulerConfigReader r(j, DpmSolverConfig::kClass);
     DpmSolverConfig c;
-    c.beta = BetaSchedule::read(r);
+    c.readSchedule(r, {"epsilon", "sample", "v_prediction", "flow_prediction"}, "linspace");
     c.solverOrder = r.getInt("solver_order", c.solverOrder, 1, 3);
-    c.predictionType = r.getChoice("prediction_type", c.predictionType,
-                                   {"epsilon", "sample", "v_prediction", "flow_prediction"});
     if (c.predictionType == "flow_prediction")
         r.refuseValue("prediction_type", "flow_prediction", "epsilon, sample, v_prediction");
     c.algorithmType =
@@ -52,22 +48,20 @@ DpmSolverConfig DpmSolverConfig::fromJson(const nlohmann::json& j) {
     }
     c.finalSigmaZero = r.getChoice("final_sigmas_type", "zero", {"zero", "sigma_min"}) == "zero";
     if (!isPlusPlus(c.algorithmType) && c.finalSigmaZero)
-        throw ConfigError(std::string(kDpmClass) +
+        throw ConfigError(std::string(DpmSolverConfig::kClass) +
                           ": 'final_sigmas_type' \"zero\" is not supported "
                           "for 'algorithm_type' \"" +
                           c.algorithmType + "\" (diffusers refuses it too); choose \"sigma_min\"");
     if (c.algorithmType == "sde-dpmsolver" && c.solverOrder == 3)
-        throw ConfigError(std::string(kDpmClass) +
+        throw ConfigError(std::string(DpmSolverConfig::kClass) +
                           ": 'solver_order' 3 is not defined for "
                           "'algorithm_type' \"sde-dpmsolver\"");
     c.lambdaMinClipped = r.getDouble("lambda_min_clipped", c.lambdaMinClipped);
-    c.spacing = readSpacing(r, "linspace");
-    c.stepsOffset = r.getInt("steps_offset", 0, -1000000, 1000000);
     return c;
 }
 
 DpmSolverMultistepScheduler::DpmSolverMultistepScheduler(DpmSolverConfig c)
-    : m_config(std::move(c)) {
+    : ConfiguredScheduler(c) {
     m_alphasCumprod = m_config.beta.alphasCumprod(/*zeroSnrFloor=*/true);
     m_trainSigmas = trainingSigmas(m_alphasCumprod);
 }
@@ -77,7 +71,7 @@ bool DpmSolverMultistepScheduler::stochastic() const {
 }
 
 void DpmSolverMultistepScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
-    sched::checkPlainSteps(kDpmClass, o, numSteps);
+    sched::checkPlainSteps(DpmSolverConfig::kClass, o, numSteps);
     const int n = m_config.beta.numTrainTimesteps;
     // clipped_idx = searchsorted(flip(lambda_t), lambda_min_clipped): the training steps whose
     // log-SNR lies below the clip are cut from the end of the schedule.
@@ -103,7 +97,7 @@ void DpmSolverMultistepScheduler::setTimesteps(int numSteps, const ScheduleOptio
             ts.push_back(int64_t(t));  // astype(int64): toward zero
         }
     } else {
-        sched::checkTimestepsInRange(kDpmClass, ts, n, m_config.stepsOffset);
+        sched::checkTimestepsInRange(DpmSolverConfig::kClass, ts, n, m_config.stepsOffset);
         s = np::interpIndex(std::vector<double>(ts.begin(), ts.end()), m_trainSigmas);
     }
     std::vector<float> sig(s.begin(), s.end());
@@ -121,7 +115,7 @@ torch::Tensor DpmSolverMultistepScheduler::timesteps() const {
 
 torch::Tensor DpmSolverMultistepScheduler::scaleModelInput(const torch::Tensor& sample,
                                                            int i) const {
-    sched::checkStepIndex(kDpmClass, i, numSteps());
+    sched::checkStepIndex(DpmSolverConfig::kClass, i, numSteps());
     return sample;
 }
 
@@ -232,13 +226,13 @@ SchedulerStep DpmSolverMultistepScheduler::step(const torch::Tensor& modelOutput
                                                 const torch::Tensor& sample,
                                                 const torch::Tensor& noise,
                                                 c10::optional<at::Generator> generator) {
-    sched::checkStepIndex(kDpmClass, i, numSteps());
-    sched::checkShapes(kDpmClass, modelOutput, sample);
+    sched::checkStepIndex(DpmSolverConfig::kClass, i, numSteps());
+    sched::checkShapes(DpmSolverConfig::kClass, modelOutput, sample);
     if (i == 0) {
         m_modelOutputs.assign(size_t(m_config.solverOrder), torch::Tensor());
         m_lowerOrderNums = 0;
     } else if (i != m_nextStep) {
-        throw std::invalid_argument(std::string(kDpmClass) +
+        throw std::invalid_argument(std::string(DpmSolverConfig::kClass) +
                                     ": steps run in order; expected step " +
                                     std::to_string(m_nextStep) + ", got " + std::to_string(i));
     }
@@ -255,7 +249,8 @@ SchedulerStep DpmSolverMultistepScheduler::step(const torch::Tensor& modelOutput
     auto x = sample.to(torch::kFloat32);
     torch::Tensor eps;
     if (isSde(m_config.algorithmType))
-        eps = sched::noiseFor(kDpmClass, modelOutput, torch::kFloat32, noise, generator);
+        eps = sched::noiseFor(DpmSolverConfig::kClass, modelOutput, torch::kFloat32, noise,
+                              generator);
 
     const int order = m_config.solverOrder;
     torch::Tensor prev;

@@ -6,14 +6,14 @@
 #include <limits>
 
 #include "sampling/beta_schedule.h"
-#include "sampling/scheduler.h"
+#include "sampling/configured_scheduler.h"
 
 namespace hs {
 
-struct DpmSolverConfig {
-    BetaSchedule beta;
-    int solverOrder = 2;                        // 1, 2 or 3
-    std::string predictionType = "epsilon";     // epsilon, sample, v_prediction
+// prediction_type: epsilon, sample, v_prediction; timestep_spacing "linspace" by default.
+struct DpmSolverConfig : DiscreteSchedule {
+    static constexpr const char* kClass = "DPMSolverMultistepScheduler";  // diffusers' _class_name
+    int solverOrder = 2;                                                  // 1, 2 or 3
     std::string algorithmType = "dpmsolver++";  // dpmsolver++, sde-dpmsolver++, dpmsolver,
                                                 // sde-dpmsolver ("deis" reads as dpmsolver++)
     std::string solverType = "midpoint";        // midpoint or heun (logrho/bh1/bh2: midpoint)
@@ -22,8 +22,6 @@ struct DpmSolverConfig {
     bool useKarrasSigmas = false;
     bool finalSigmaZero = true;  // final_sigmas_type "zero"; "sigma_min": the first training one
     double lambdaMinClipped = -std::numeric_limits<double>::infinity();
-    Spacing spacing = Spacing::Linspace;
-    int stepsOffset = 0;
 
     // thresholding, use_exponential_sigmas, use_beta_sigmas, use_lu_lambdas, use_flow_sigmas,
     // use_dynamic_shifting, variance_type learned/learned_range and prediction_type
@@ -31,11 +29,10 @@ struct DpmSolverConfig {
     static DpmSolverConfig fromJson(const nlohmann::json& j);
 };
 
-class DpmSolverMultistepScheduler : public Scheduler {
+class DpmSolverMultistepScheduler : public ConfiguredScheduler<DpmSolverConfig> {
 public:
     explicit DpmSolverMultistepScheduler(DpmSolverConfig c);
 
-    std::string className() const override { return "DPMSolverMultistepScheduler"; }
     void setTimesteps(int numSteps, const ScheduleOptions& o = {}) override;  // no mu, no sigmas
     int numSteps() const override { return int(m_timesteps.size()); }
     torch::Tensor timesteps() const override;  // [n] float32 of the int64 timesteps
@@ -48,7 +45,6 @@ public:
                        const torch::Tensor& noise = {},
                        c10::optional<at::Generator> generator = c10::nullopt) override;
     bool stochastic() const override;
-    std::string predictionType() const override { return m_config.predictionType; }
 
 private:
     struct Point {  // _sigma_to_alpha_sigma_t and lambda at sigmas[j], [] float32 each
@@ -62,7 +58,6 @@ private:
     torch::Tensor secondOrder(int i, const torch::Tensor& x, const torch::Tensor& noise) const;
     torch::Tensor thirdOrder(int i, const torch::Tensor& x, const torch::Tensor& noise) const;
 
-    DpmSolverConfig m_config;
     torch::Tensor m_alphasCumprod;              // [N] float32
     std::vector<float> m_trainSigmas;           // [N]
     std::vector<int64_t> m_timesteps;           // [n]

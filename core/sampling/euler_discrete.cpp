@@ -13,16 +13,10 @@
 
 namespace hs {
 
-namespace {
-const char* kEulerClass = "EulerDiscreteScheduler";
-}
-
 EulerDiscreteConfig EulerDiscreteConfig::fromJson(const nlohmann::json& j) {
-    const SchedulerConfigReader r(j, kEulerClass);
+    const SchedulerConfigReader r(j, EulerDiscreteConfig::kClass);
     EulerDiscreteConfig c;
-    c.beta = BetaSchedule::read(r);
-    c.predictionType = r.getChoice("prediction_type", c.predictionType,
-                                   {"epsilon", "v_prediction", "sample", "original_sample"});
+    c.readSchedule(r, {"epsilon", "v_prediction", "sample", "original_sample"}, "linspace");
     if (c.predictionType == "original_sample") c.predictionType = "sample";
     const auto interp = r.getString("interpolation_type", "linear");
     if (interp != "linear") r.refuseValue("interpolation_type", interp, "linear");
@@ -31,22 +25,19 @@ EulerDiscreteConfig EulerDiscreteConfig::fromJson(const nlohmann::json& j) {
     r.refuseTrue("use_beta_sigmas");
     if (r.has("sigma_min")) c.sigmaMin = r.getDouble("sigma_min", 0);
     if (r.has("sigma_max")) c.sigmaMax = r.getDouble("sigma_max", 0);
-    c.spacing = readSpacing(r, "linspace");
     c.continuousTimesteps =
         r.getChoice("timestep_type", "discrete", {"discrete", "continuous"}) == "continuous";
-    c.stepsOffset = r.getInt("steps_offset", 0, -1000000, 1000000);
     c.finalSigmaZero = r.getChoice("final_sigmas_type", "zero", {"zero", "sigma_min"}) == "zero";
     return c;
 }
 
-EulerDiscreteScheduler::EulerDiscreteScheduler(EulerDiscreteConfig c) : m_config(std::move(c)) {
-    m_alphasCumprod = m_config.beta.alphasCumprod(/*zeroSnrFloor=*/true);
-    m_trainSigmas = trainingSigmas(m_alphasCumprod);
-}
+EulerDiscreteScheduler::EulerDiscreteScheduler(EulerDiscreteConfig c)
+    : ConfiguredScheduler(c, trainingSigmas(c.beta.alphasCumprod(/*zeroSnrFloor=*/true)),
+                          c.spacing) {}
 
 void EulerDiscreteScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     if (o.mu)
-        throw std::invalid_argument(std::string(kEulerClass) +
+        throw std::invalid_argument(std::string(EulerDiscreteConfig::kClass) +
                                     ": set_timesteps takes no 'mu' (a flow-matching option)");
     const std::vector<float> logSigmas = np::logf(m_trainSigmas);
     std::vector<float> ts, sig;
@@ -54,18 +45,18 @@ void EulerDiscreteScheduler::setTimesteps(int numSteps, const ScheduleOptions& o
         // set_timesteps(sigmas=...): float32 sigmas, timesteps by _sigma_to_t in float32.
         const auto& given = *o.sigmas;
         if (given.size() < 2)
-            throw std::invalid_argument(std::string(kEulerClass) +
+            throw std::invalid_argument(std::string(EulerDiscreteConfig::kClass) +
                                         ": 'sigmas' needs n + 1 values (the final one included)");
         const int n = int(given.size()) - 1;
         if (numSteps != 0 && numSteps != n)
-            throw std::invalid_argument(std::string(kEulerClass) + ": " + std::to_string(n + 1) +
-                                        " sigmas make " + std::to_string(n) + " steps, not " +
-                                        std::to_string(numSteps));
-        sched::checkNumSteps(kEulerClass, n);
+            throw std::invalid_argument(
+                std::string(EulerDiscreteConfig::kClass) + ": " + std::to_string(n + 1) +
+                " sigmas make " + std::to_string(n) + " steps, not " + std::to_string(numSteps));
+        sched::checkNumSteps(EulerDiscreteConfig::kClass, n);
         for (double s : given) sig.push_back(float(s));
         for (int i = 0; i < n; ++i) ts.push_back(float(np::sigmaToT(sig[size_t(i)], logSigmas)));
     } else {
-        sched::checkNumSteps(kEulerClass, numSteps);
+        sched::checkNumSteps(EulerDiscreteConfig::kClass, numSteps);
         ts = floatSpacing(m_config.spacing, m_config.beta.numTrainTimesteps, numSteps,
                           m_config.stepsOffset);
         std::vector<double> s = np::interpIndex(std::vector<double>(ts.begin(), ts.end()),
@@ -81,34 +72,14 @@ void EulerDiscreteScheduler::setTimesteps(int numSteps, const ScheduleOptions& o
     }
     if (m_config.continuousTimesteps && m_config.predictionType == "v_prediction")
         for (size_t i = 0; i < ts.size(); ++i) ts[i] = 0.25f * std::log(sig[i]);
-    m_timesteps = sched::floatTensor(ts);  // [n]
-    m_sigmas = sched::floatTensor(sig);    // [n + 1]
-}
-
-double EulerDiscreteScheduler::initNoiseSigma() const {
-    // Before set_timesteps diffusers' sigmas are the training ones (and 0).
-    const float m = m_sigmas.defined()
-                        ? m_sigmas.max().item<float>()
-                        : *std::max_element(m_trainSigmas.begin(), m_trainSigmas.end());
-    if (m_config.spacing != Spacing::Leading) return m;
-    return std::sqrt(m * m + 1.0f);  // (max_sigma**2 + 1) ** 0.5 in float32
-}
-
-void EulerDiscreteScheduler::checkStep(int i) const {
-    sched::checkStepIndex(kEulerClass, i, numSteps());
-}
-
-torch::Tensor EulerDiscreteScheduler::scaleModelInput(const torch::Tensor& sample, int i) const {
-    checkStep(i);
-    auto sigma = m_sigmas[i];                     // [] float32
-    return sample / (sigma.pow(2) + 1).pow(0.5);  // sample / sqrt(sigma^2 + 1)
+    setSchedule(ts, sig);
 }
 
 SchedulerStep EulerDiscreteScheduler::step(const torch::Tensor& modelOutput, int i,
                                            const torch::Tensor& sample, const torch::Tensor&,
                                            c10::optional<at::Generator>) {
     checkStep(i);
-    sched::checkShapes(kEulerClass, modelOutput, sample);
+    sched::checkShapes(EulerDiscreteConfig::kClass, modelOutput, sample);
     auto x = sample.to(torch::kFloat32);
     auto sigma = m_sigmas[i];  // [] float32; sigma_hat = sigma (s_churn = 0)
     torch::Tensor pred;

@@ -12,36 +12,27 @@
 namespace hs {
 
 namespace {
-const char* kPndmClass = "PNDMScheduler";
 constexpr int kPndmOrder = 4;  // pndm_order: four Runge-Kutta stages, four PLMS outputs
 }  // namespace
 
 PndmConfig PndmConfig::fromJson(const nlohmann::json& j) {
-    const SchedulerConfigReader r(j, kPndmClass);
+    const SchedulerConfigReader r(j, PndmConfig::kClass);
     PndmConfig c;
-    c.beta = BetaSchedule::read(r);
+    c.readSchedule(r, {"epsilon", "v_prediction"}, "leading");
     c.beta.rescaleBetasZeroSnr = false;  // not an argument of PNDMScheduler: from_config drops it
     c.skipPrkSteps = r.getBool("skip_prk_steps", c.skipPrkSteps);
     c.setAlphaToOne = r.getBool("set_alpha_to_one", c.setAlphaToOne);
-    c.predictionType =
-        r.getChoice("prediction_type", c.predictionType, {"epsilon", "v_prediction"});
-    c.spacing = readSpacing(r, "leading");
-    c.stepsOffset = r.getInt("steps_offset", 0, -1000000, 1000000);
     return c;
 }
 
-PndmScheduler::PndmScheduler(PndmConfig c) : m_config(std::move(c)) {
-    m_alphasCumprod = m_config.beta.alphasCumprod(/*zeroSnrFloor=*/false);
-    m_finalAlphaCumprod =
-        m_config.setAlphaToOne ? torch::tensor(1.0f) : m_alphasCumprod[0].clone();  // []
-}
+PndmScheduler::PndmScheduler(PndmConfig c) : ConfiguredScheduler(c, c.beta, c.setAlphaToOne) {}
 
 void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     const int n = m_config.beta.numTrainTimesteps;
-    sched::checkPlainSteps(kPndmClass, o, numSteps, n);
+    sched::checkPlainSteps(PndmConfig::kClass, o, numSteps, n);
     if (!m_config.skipPrkSteps && numSteps < kPndmOrder)
         throw std::invalid_argument(
-            std::string(kPndmClass) +
+            std::string(PndmConfig::kClass) +
             ": with 'skip_prk_steps' false the Runge-Kutta warm-up needs at " +
             "least 4 inference steps, got " + std::to_string(numSteps) +
             " (set skip_prk_steps to true for PLMS steps only)");
@@ -75,7 +66,7 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
         numPrk = int(out.size());
         for (size_t i = k - 3; i-- > 0;) out.push_back(ts[i]);
     }
-    sched::checkTimestepsInRange(kPndmClass, out, n, m_config.stepsOffset);
+    sched::checkTimestepsInRange(PndmConfig::kClass, out, n, m_config.stepsOffset);
     m_timesteps = std::move(out);
     m_numPrk = numPrk;
     m_numInferenceSteps = numSteps;
@@ -85,23 +76,10 @@ void PndmScheduler::setTimesteps(int numSteps, const ScheduleOptions& o) {
     m_curModelOutput = torch::Tensor();
 }
 
-torch::Tensor PndmScheduler::timesteps() const {
-    return torch::tensor(m_timesteps, torch::kInt64).to(torch::kFloat32);  // [calls]
-}
-
-torch::Tensor PndmScheduler::sigmas() const {
-    return sched::sigmasOfAlphas(m_alphasCumprod, m_timesteps, m_finalAlphaCumprod);  // [calls + 1]
-}
-
-torch::Tensor PndmScheduler::scaleModelInput(const torch::Tensor& sample, int i) const {
-    sched::checkStepIndex(kPndmClass, i, numSteps());
-    return sample;
-}
-
 torch::Tensor PndmScheduler::alphaAt(int64_t t) const {
     if (t < 0 || t >= m_config.beta.numTrainTimesteps)
-        throw std::invalid_argument(std::string(kPndmClass) + ": timestep " + std::to_string(t) +
-                                    " outside the training schedule");
+        throw std::invalid_argument(std::string(PndmConfig::kClass) + ": timestep " +
+                                    std::to_string(t) + " outside the training schedule");
     return m_alphasCumprod[t];
 }
 
@@ -160,7 +138,7 @@ torch::Tensor PndmScheduler::stepPrk(const torch::Tensor& modelOutput, int64_t t
 torch::Tensor PndmScheduler::stepPlms(const torch::Tensor& modelOutput, int64_t t,
                                       const torch::Tensor& sample) {
     if (!m_config.skipPrkSteps && m_ets.size() < 3)
-        throw std::logic_error(std::string(kPndmClass) +
+        throw std::logic_error(std::string(PndmConfig::kClass) +
                                ": PLMS step before the Runge-Kutta steps");
     const int64_t d = m_config.beta.numTrainTimesteps / m_numInferenceSteps;
     int64_t timestep = t, prevT = t - d;
@@ -198,15 +176,15 @@ SchedulerStep PndmScheduler::step(const torch::Tensor& modelOutput, int i,
                                   c10::optional<at::Generator> generator) {
     (void)noise;
     (void)generator;
-    sched::checkStepIndex(kPndmClass, i, numSteps());
-    sched::checkShapes(kPndmClass, modelOutput, sample);
+    sched::checkStepIndex(PndmConfig::kClass, i, numSteps());
+    sched::checkShapes(PndmConfig::kClass, modelOutput, sample);
     if (i == 0) {
         m_counter = 0;
         m_ets.clear();
         m_curSample = torch::Tensor();
         m_curModelOutput = torch::Tensor();
     } else if (i != m_counter) {
-        throw std::invalid_argument(std::string(kPndmClass) +
+        throw std::invalid_argument(std::string(PndmConfig::kClass) +
                                     ": steps run in order; expected step " +
                                     std::to_string(m_counter) + ", got " + std::to_string(i));
     }

@@ -5,43 +5,35 @@
 // with skip_prk_steps (SD 1.x's scheduler_config.json), after crowsonkb's two-call start: one
 // step to t - d, then again from x_t with the mean of both outputs. As in diffusers, every model
 // call is a step: set_timesteps(n) gives n + 1 timesteps with skip_prk_steps, n + 9 without.
+#include "sampling/alpha_scheduler.h"
 #include "sampling/beta_schedule.h"
-#include "sampling/scheduler.h"
+#include "sampling/configured_scheduler.h"
 
 namespace hs {
 
-struct PndmConfig {
-    BetaSchedule beta;  // rescale_betas_zero_snr is not an option of this class: ignored
+// prediction_type: epsilon, v_prediction; timestep_spacing "leading" by default;
+// rescale_betas_zero_snr is not an option of this class: ignored.
+struct PndmConfig : DiscreteSchedule {
+    static constexpr const char* kClass = "PNDMScheduler";  // diffusers' _class_name
     bool skipPrkSteps = false;
     bool setAlphaToOne = false;
-    std::string predictionType = "epsilon";  // epsilon, v_prediction
-    Spacing spacing = Spacing::Leading;
-    int stepsOffset = 0;
 
     static PndmConfig fromJson(const nlohmann::json& j);
 };
 
-class PndmScheduler : public Scheduler {
+class PndmScheduler : public ConfiguredScheduler<PndmConfig, AlphaScheduler> {
 public:
     explicit PndmScheduler(PndmConfig c);
 
-    std::string className() const override { return "PNDMScheduler"; }
     // No mu, no sigmas; numSteps <= num_train_timesteps, and >= 4 without skip_prk_steps (the
     // four Runge-Kutta steps need four timesteps; diffusers fails there on a numpy broadcast).
+    // The timesteps: the PRK ones, then the PLMS ones.
     void setTimesteps(int numSteps, const ScheduleOptions& o = {}) override;
-    int numSteps() const override { return int(m_timesteps.size()); }  // model calls
-    torch::Tensor timesteps() const override;  // [calls] float32 of the int64 timesteps
-    // diffusers' PNDMScheduler has no sigmas: [calls + 1] float32 sqrt((1 - acp[t]) / acp[t]) at
-    // its timesteps, then at the final alpha (as DDIM here). For plots only.
-    torch::Tensor sigmas() const override;
-    double initNoiseSigma() const override { return 1.0; }
-    torch::Tensor scaleModelInput(const torch::Tensor& sample, int stepIndex) const override;
     // Steps run in order (0, 1, 2, ...): each uses the earlier model outputs (diffusers' ets,
     // cur_sample, counter); step 0 starts afresh.
     SchedulerStep step(const torch::Tensor& modelOutput, int stepIndex, const torch::Tensor& sample,
                        const torch::Tensor& noise = {},
                        c10::optional<at::Generator> generator = c10::nullopt) override;
-    std::string predictionType() const override { return m_config.predictionType; }
 
 private:
     torch::Tensor alphaAt(int64_t t) const;  // [] float32 alphas_cumprod[t], t in range
@@ -52,12 +44,7 @@ private:
     torch::Tensor stepPlms(const torch::Tensor& modelOutput, int64_t t,
                            const torch::Tensor& sample);
 
-    PndmConfig m_config;
-    torch::Tensor m_alphasCumprod;      // [N] float32
-    torch::Tensor m_finalAlphaCumprod;  // [] float32
-    std::vector<int64_t> m_timesteps;   // [calls]: the PRK timesteps, then the PLMS ones
-    int m_numPrk = 0;                   // 12 without skip_prk_steps, else 0
-    int m_numInferenceSteps = 0;
+    int m_numPrk = 0;  // 12 without skip_prk_steps, else 0
     // diffusers' running values
     int m_counter = 0;
     std::vector<torch::Tensor> m_ets;  // the last (up to 4) model outputs the PLMS formula uses

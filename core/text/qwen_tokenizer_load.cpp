@@ -65,45 +65,30 @@ bool parseFlatVocab(std::string_view s, std::unordered_map<std::string, int>& ou
             }
             if (i >= s.size()) return false;
             const char e = s[i++];
-            switch (e) {
-                case '"':
-                case '\\':
-                case '/':
-                    key.push_back(e);
-                    break;
-                case 'b':
-                    key.push_back('\b');
-                    break;
-                case 'f':
-                    key.push_back('\f');
-                    break;
-                case 'n':
-                    key.push_back('\n');
-                    break;
-                case 'r':
-                    key.push_back('\r');
-                    break;
-                case 't':
-                    key.push_back('\t');
-                    break;
-                case 'u': {
-                    uint32_t cp;
-                    if (!hex4(cp)) return false;
-                    if (cp >= 0xD800 && cp < 0xDC00) {  // a surrogate pair
-                        uint32_t lo;
-                        if (i + 2 > s.size() || s[i] != '\\' || s[i + 1] != 'u') return false;
-                        i += 2;
-                        if (!hex4(lo) || lo < 0xDC00 || lo >= 0xE000) return false;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    } else if (cp >= 0xDC00 && cp < 0xE000) {
-                        return false;
-                    }
-                    appendUtf8(key, char32_t(cp));
-                    break;
-                }
-                default:
-                    return false;
+            // JSON's one-letter escapes: {the letter after '\\', the character it stands for}.
+            static constexpr char kEscapes[][2] = {{'"', '"'},  {'\\', '\\'}, {'/', '/'},
+                                                   {'b', '\b'}, {'f', '\f'},  {'n', '\n'},
+                                                   {'r', '\r'}, {'t', '\t'}};
+            if (e != 'u') {
+                const char* hit = nullptr;
+                for (const auto& esc : kEscapes)
+                    if (esc[0] == e) hit = esc;
+                if (!hit) return false;
+                key.push_back(hit[1]);
+                continue;
             }
+            uint32_t cp;
+            if (!hex4(cp)) return false;
+            if (cp >= 0xD800 && cp < 0xDC00) {  // a surrogate pair
+                uint32_t lo;
+                if (i + 2 > s.size() || s[i] != '\\' || s[i + 1] != 'u') return false;
+                i += 2;
+                if (!hex4(lo) || lo < 0xDC00 || lo >= 0xE000) return false;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                return false;
+            }
+            appendUtf8(key, char32_t(cp));
         }
         ws();
         if (i >= s.size() || s[i++] != ':') return false;

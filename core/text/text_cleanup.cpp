@@ -206,54 +206,21 @@ std::u32string fixEncoding(std::u32string t) {
 }
 
 const char* latinLigature(char32_t c) {
-    switch (c) {
-        case 0x132:
-            return "IJ";
-        case 0x133:
-            return "ij";
-        case 0x149:
-            return "\312\274n";  // U+02BC n
-        case 0x1F1:
-            return "DZ";
-        case 0x1F2:
-            return "Dz";
-        case 0x1F3:
-            return "dz";
-        case 0x1C4:
-            return "D\305\275";  // D U+017D
-        case 0x1C5:
-            return "D\305\276";  // D U+017E
-        case 0x1C6:
-            return "d\305\276";
-        case 0x1C7:
-            return "LJ";
-        case 0x1C8:
-            return "Lj";
-        case 0x1C9:
-            return "lj";
-        case 0x1CA:
-            return "NJ";
-        case 0x1CB:
-            return "Nj";
-        case 0x1CC:
-            return "nj";
-        case 0xFB00:
-            return "ff";
-        case 0xFB01:
-            return "fi";
-        case 0xFB02:
-            return "fl";
-        case 0xFB03:
-            return "ffi";
-        case 0xFB04:
-            return "ffl";
-        case 0xFB05:
-            return "\305\277t";  // U+017F t
-        case 0xFB06:
-            return "st";
-        default:
-            return nullptr;
-    }
+    // The letters in UTF-8: "\312\274" is U+02BC, "\305\275" U+017D, "\305\276" U+017E and
+    // "\305\277" U+017F.
+    static constexpr struct {
+        char32_t ligature;
+        const char* letters;
+    } kLigatures[] = {
+        {0x132, "IJ"},         {0x133, "ij"},  {0x149, "\312\274n"}, {0x1F1, "DZ"},
+        {0x1F2, "Dz"},         {0x1F3, "dz"},  {0x1C4, "D\305\275"}, {0x1C5, "D\305\276"},
+        {0x1C6, "d\305\276"},  {0x1C7, "LJ"},  {0x1C8, "Lj"},        {0x1C9, "lj"},
+        {0x1CA, "NJ"},         {0x1CB, "Nj"},  {0x1CC, "nj"},        {0xFB00, "ff"},
+        {0xFB01, "fi"},        {0xFB02, "fl"}, {0xFB03, "ffi"},      {0xFB04, "ffl"},
+        {0xFB05, "\305\277t"}, {0xFB06, "st"}};
+    for (const auto& l : kLigatures)
+        if (l.ligature == c) return l.letters;
+    return nullptr;
 }
 
 const char* widthForm(char32_t c) {

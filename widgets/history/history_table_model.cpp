@@ -90,25 +90,12 @@ QVariant HistoryTableModel::headerData(int section, Qt::Orientation o, int role)
     if (role == Qt::ToolTipRole && section == Compare)
         return tr("Check 2 to %1 runs and press Compare").arg(kMaxCompare);
     if (role != Qt::DisplayRole) return QVariant();
-    switch (section) {
-        case Compare:
-            return tr("Compare");
-        case Name:
-            return tr("Name");
-        case Date:
-            return tr("Date");
-        case Prompt:
-            return tr("Prompt");
-        case Plan:
-            return tr("Plan");
-        case Verdict:
-            return tr("Verdict");
-        case Steps:
-            return tr("Steps");
-        case State:
-            return tr("State");
-    }
-    return QVariant();
+    // The titles in Column order; tr() finds their translations in this class's context.
+    static const char* const kTitles[ColumnCount] = {
+        QT_TR_NOOP("Compare"), QT_TR_NOOP("Name"),    QT_TR_NOOP("Date"),  QT_TR_NOOP("Prompt"),
+        QT_TR_NOOP("Plan"),    QT_TR_NOOP("Verdict"), QT_TR_NOOP("Steps"), QT_TR_NOOP("State")};
+    if (section < 0 || section >= ColumnCount) return QVariant();
+    return tr(kTitles[section]);
 }
 
 QVariant HistoryTableModel::data(const QModelIndex& index, int role) const {
