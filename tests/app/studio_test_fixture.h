@@ -7,17 +7,21 @@
 
 #include <QByteArray>
 #include <QDir>
+#include <QLabel>
 #include <QSettings>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "main_window.h"
+#include "model_panel.h"
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
@@ -96,6 +100,20 @@ protected:
         auto w = openStudio();
         setDemoRun(*w, steps);
         return w;
+    }
+    // The FLUX.1 file set the studio loaded: which files it took for the VAE and the two text
+    // encoders, and the model panel naming the model `name` and listing each of `lines`.
+    static void expectFlux1FileSet(MainWindow& w, const std::string& vae, const std::string& clipL,
+                                   const std::string& t5, const QString& name,
+                                   std::initializer_list<const char*> lines) {
+        const LoadedModel& m = *w.studio().model();
+        EXPECT_EQ(m.files.vae, vae);
+        EXPECT_EQ(m.files.textEncoder, clipL);
+        EXPECT_EQ(m.files.textEncoder2, t5);
+        auto* panel = w.views().model;
+        EXPECT_EQ(panel->findChild<QLabel*>("modelName")->text(), name);
+        const QString files = panel->findChild<QLabel*>("modelFiles")->text();
+        for (const char* line : lines) EXPECT_TRUE(files.contains(line)) << files.toStdString();
     }
     // Whether the studio is idle within two minutes.
     static bool waitIdle(MainWindow& w) {

@@ -48,6 +48,18 @@
 
 namespace {
 
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// The components the precision panel has a row for, in its order.
+QStringList precisionRows(MainWindow& w) {
+    QStringList rows;
+    for (auto* c : w.views().precision->findChildren<QComboBox*>())
+        if (c->objectName().startsWith("format_")) rows << c->objectName().mid(7);
+    return rows;
+}
+
 class StudioTest : public StudioFixture {
 protected:
     // The plot draws a zero count as a gap (NaN), so gaps add nothing.
@@ -95,19 +107,26 @@ protected:
         cfg.prompt = "a large red circle in the centre, blue background";
         w.views().prompt->setFrom(cfg);
     }
+    // A two-step run of the loaded tiny model: `r` is its record, with two steps and a finite
+    // image.
+    static void runTwoSteps(MainWindow& w, hs::RunRecord& r) {
+        setTinyRun(w, 2);
+        ASSERT_NO_FATAL_FAILURE(generateAndWait(w, r));
+        ASSERT_EQ(r.steps.size(), 2u);
+        EXPECT_TRUE(r.image.allFinite());
+    }
+    // Opens the model folder `folder` in `w`: the precision panel gets a row for each of `rows`
+    // and the prompt panel proposes the model's defaults, 50 steps at `guidance`.
+    static void openFolderWithDefaults(MainWindow& w, const std::string& folder,
+                                       const QStringList& rows, double guidance) {
+        w.studio().openModel(qs(folder));
+        ASSERT_TRUE(loaded(w, qs(folder)));
+        EXPECT_EQ(precisionRows(w), rows);
+        const hs::RunConfig cfg = panelRun(w);
+        EXPECT_EQ(cfg.steps, 50);
+        EXPECT_DOUBLE_EQ(cfg.guidance, guidance);
+    }
 };
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-// The components the precision panel has a row for, in its order.
-QStringList precisionRows(MainWindow& w) {
-    QStringList rows;
-    for (auto* c : w.views().precision->findChildren<QComboBox*>())
-        if (c->objectName().startsWith("format_")) rows << c->objectName().mid(7);
-    return rows;
-}
 
 // Resident memory of this process in MiB (Linux).
 double residentMiB() {
@@ -552,18 +571,12 @@ TEST_F(StudioTest, OpensAFlux1FileSetWithItsDefaultsAndRunsItLikeTheFolder) {
     pickFiles(*w, {qs(f.t5), qs(f.ae), qs(f.bfl), qs(f.clipL)});
     ASSERT_TRUE(loaded(*w, qs(f.bfl)));
     const LoadedModel& m = *w->studio().model();
-    EXPECT_EQ(m.files.vae, f.ae);
-    EXPECT_EQ(m.files.textEncoder, f.clipL);
-    EXPECT_EQ(m.files.textEncoder2, f.t5);
+    expectFlux1FileSet(
+        *w, f.ae, f.clipL, f.t5, "flux1-tiny.safetensors",
+        {"model: flux1-tiny.safetensors", "VAE: ae.safetensors", "text encoder: clip_l.safetensors",
+         "text encoder 2: t5xxl_tiny.safetensors"});
     EXPECT_EQ(precisionRows(*w),
               QStringList({"text_encoder", "text_encoder_2", "transformer", "vae"}));
-    auto* panel = w->views().model;
-    EXPECT_EQ(panel->findChild<QLabel*>("modelName")->text(), "flux1-tiny.safetensors");
-    const QString files = panel->findChild<QLabel*>("modelFiles")->text();
-    for (const char* line :
-         {"model: flux1-tiny.safetensors", "VAE: ae.safetensors",
-          "text encoder: clip_l.safetensors", "text encoder 2: t5xxl_tiny.safetensors"})
-        EXPECT_TRUE(files.contains(line)) << files.toStdString();
     const QString log = w->views().log->toPlainText();
     EXPECT_TRUE(log.contains(qs(f.ae) + " (--vae)")) << log.toStdString();  // what was detected
 
@@ -590,7 +603,7 @@ TEST_F(StudioTest, OpensAFlux1FileSetWithItsDefaultsAndRunsItLikeTheFolder) {
     w->studio().openModel(qs(f.folder));
     ASSERT_TRUE(waitModel(*w, qs(f.folder))) << w->views().log->toPlainText().toStdString();
     EXPECT_TRUE(w->studio().model()->files.empty());
-    EXPECT_TRUE(panel->findChild<QLabel*>("modelFiles")->isHidden());
+    EXPECT_TRUE(w->views().model->findChild<QLabel*>("modelFiles")->isHidden());
     EXPECT_EQ(precisionRows(*w),
               QStringList({"text_encoder", "text_encoder_2", "transformer", "vae"}));
     setTinyRun(*w, 2);
@@ -689,12 +702,9 @@ TEST_F(StudioTest, OpensAnSdxlFileAndRunsTheSamplerPicked) {
     const int karras = sampler->findData(QString("dpmpp_2m_karras"));
     ASSERT_GE(karras, 0);
     sampler->setCurrentIndex(karras);
-    setTinyRun(*w, 2);
     hs::RunRecord r;
-    ASSERT_NO_FATAL_FAILURE(generateAndWait(*w, r));
+    ASSERT_NO_FATAL_FAILURE(runTwoSteps(*w, r));
     EXPECT_EQ(r.config.scheduler, "dpmpp_2m_karras");
-    ASSERT_EQ(r.steps.size(), 2u);
-    EXPECT_TRUE(r.image.allFinite());
 }
 
 // Anima's diffusers folder (modular_model_index.json): its four model parts get a precision row
@@ -702,18 +712,10 @@ TEST_F(StudioTest, OpensAnSdxlFileAndRunsTheSamplerPicked) {
 TEST_F(StudioTest, OpensAnAnimaFolderWithItsTextConditioner) {
     const auto f = hs::test::writeTinyAnima(m_dir.filePath("anima").toStdString());
     auto w = openDemo();
-    w->studio().openModel(qs(f.folder));
-    ASSERT_TRUE(loaded(*w, qs(f.folder)));
-    EXPECT_EQ(precisionRows(*w),
-              QStringList({"text_encoder", "text_conditioner", "transformer", "vae"}));
-    hs::RunConfig cfg = panelRun(*w);
-    EXPECT_EQ(cfg.steps, 50);
-    EXPECT_DOUBLE_EQ(cfg.guidance, 4.0);
-    setTinyRun(*w, 2);
+    ASSERT_NO_FATAL_FAILURE(openFolderWithDefaults(
+        *w, f.folder, {"text_encoder", "text_conditioner", "transformer", "vae"}, 4.0));
     hs::RunRecord r;
-    ASSERT_NO_FATAL_FAILURE(generateAndWait(*w, r));
-    ASSERT_EQ(r.steps.size(), 2u);
-    EXPECT_TRUE(r.image.allFinite());
+    ASSERT_NO_FATAL_FAILURE(runTwoSteps(*w, r));
 }
 
 // A Qwen-Image diffusers folder: its three model parts get a precision row each; the model's
@@ -721,13 +723,10 @@ TEST_F(StudioTest, OpensAnAnimaFolderWithItsTextConditioner) {
 TEST_F(StudioTest, OpensAQwenImageFolder) {
     const auto f = hs::test::writeTinyQwenImage(m_dir.filePath("qwenimage").toStdString());
     auto w = openDemo();
-    w->studio().openModel(qs(f.folder));
-    ASSERT_TRUE(loaded(*w, qs(f.folder)));
-    EXPECT_EQ(precisionRows(*w), QStringList({"text_encoder", "transformer", "vae"}));
-    hs::RunConfig cfg = panelRun(*w);
-    EXPECT_EQ(cfg.steps, 50);
-    EXPECT_DOUBLE_EQ(cfg.guidance, 4.0);
+    ASSERT_NO_FATAL_FAILURE(
+        openFolderWithDefaults(*w, f.folder, {"text_encoder", "transformer", "vae"}, 4.0));
     setTinyRun(*w, 2);
+    hs::RunConfig cfg;
     w->views().prompt->applyTo(cfg);
     cfg.negativePrompt = "blurry";
     w->views().prompt->setFrom(cfg);

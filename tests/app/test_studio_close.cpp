@@ -16,6 +16,8 @@
 #include <QTimer>
 #include <cstdio>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "history_browser.h"
 #include "history_table_model.h"
@@ -34,12 +36,6 @@ class StudioCloseTest : public StudioFixture {
 protected:
     std::unique_ptr<MainWindow> open() { return openStudio(); }
     static void setSteps(MainWindow& w, int steps) { setDemoRun(w, steps, panelRun(w)); }
-    // Another program's connection to the history database (the tests take its lock with it).
-    QSqlDatabase anotherProgramsConnection() const {
-        QSqlDatabase other = QSqlDatabase::addDatabase("QSQLITE", "another-program");
-        other.setDatabaseName(historyDir() + "/history.sqlite");
-        return other;
-    }
     // With `steps` steps set, `start` begins work; after `afterSteps` of its steps the window is
     // closed as the user does: it is gone within a second.
     static void expectQuickCloseDuring(std::unique_ptr<MainWindow>& w, int steps, int afterSteps,
@@ -60,6 +56,18 @@ protected:
         w.reset();
         return t.elapsed() / 1000.0;
     }
+    // A run of `steps` steps that calls `afterStep(steps done)` after each of its steps (the tests
+    // lock and unlock the history there); returns once the studio is idle again.
+    static void runCalling(MainWindow& w, int steps, const std::function<void(int)>& afterStep) {
+        setSteps(w, steps);
+        QSignalSpy done(&w.studio().controller(), &RunController::stepDone);
+        const auto c = QObject::connect(&w.studio().controller(), &RunController::stepDone,
+                                        [&] { afterStep(done.count()); });
+        w.studio().generate();
+        const bool idle = waitIdle(w);
+        QObject::disconnect(c);
+        ASSERT_TRUE(idle);
+    }
     // A finished run of `steps` steps; returns its history id.
     qint64 finishedRun(MainWindow& w, int steps) {
         setSteps(w, steps);
@@ -69,7 +77,56 @@ protected:
         const auto runs = h.list();
         return runs.isEmpty() ? -1 : runs.first().id;
     }
+    // After the window closed: the history holds one run, finished with `steps` steps, and
+    // `record` is its record as loaded.
+    void loadTheOneFinishedRun(int steps, std::optional<hs::RunRecord>& record) {
+        RunHistory h(historyDir());
+        const auto runs = h.list();
+        ASSERT_EQ(runs.size(), 1);
+        EXPECT_EQ(runs[0].state, RunState::Finished);
+        EXPECT_EQ(runs[0].stepsDone, steps);
+        record = h.load(runs[0].id);
+        ASSERT_TRUE(record.has_value()) << h.errorString().toStdString();
+    }
     QString historyDir() const { return m_dir.filePath("history"); }
+};
+
+// Another program's connection to the history database: lock() holds an exclusive write
+// transaction open, as a program that keeps the database busy does.
+class AnotherProgram {
+public:
+    explicit AnotherProgram(const QString& historyDir) {
+        m_db = QSqlDatabase::addDatabase("QSQLITE", kName);
+        m_db.setDatabaseName(historyDir + "/history.sqlite");
+        m_open = m_db.open();
+        m_query = QSqlQuery(m_db);
+    }
+    ~AnotherProgram() { close(); }
+    AnotherProgram(const AnotherProgram&) = delete;
+    AnotherProgram& operator=(const AnotherProgram&) = delete;
+
+    bool isOpen() const { return m_open; }
+    bool lock() {
+        return m_query.exec("BEGIN EXCLUSIVE") &&
+               m_query.exec("UPDATE runs SET name = 'held' WHERE id = -1");
+    }
+    bool unlock() { return m_query.exec("ROLLBACK"); }
+    std::string error() const { return m_query.lastError().text().toStdString(); }
+    // Lets the database go, so that the connection's name is free again.
+    void close() {
+        if (!m_db.isValid()) return;
+        m_query.finish();
+        m_query = QSqlQuery();
+        m_db.close();
+        m_db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(kName);
+    }
+
+private:
+    static constexpr const char* kName = "another-program";
+    QSqlDatabase m_db;
+    QSqlQuery m_query;
+    bool m_open = false;
 };
 
 // The longest time the GUI thread's event loop went without a 10 ms timer tick.
@@ -170,12 +227,9 @@ TEST_F(StudioCloseTest, ALockedHistoryGivesAMessageInsteadOfFreezingTheWindow) {
     ASSERT_GE(saved, 0);
 
     // Another program holds the database: an exclusive write transaction that it keeps open.
-    QSqlDatabase other = anotherProgramsConnection();
-    ASSERT_TRUE(other.open());
-    QSqlQuery lock(other);
-    ASSERT_TRUE(lock.exec("BEGIN EXCLUSIVE")) << lock.lastError().text().toStdString();
-    ASSERT_TRUE(lock.exec("UPDATE runs SET name = 'held' WHERE id = -1"))
-        << lock.lastError().text().toStdString();
+    AnotherProgram other(historyDir());
+    ASSERT_TRUE(other.isOpen());
+    ASSERT_TRUE(other.lock()) << other.error();
 
     {
         TickGap gap;
@@ -217,11 +271,8 @@ TEST_F(StudioCloseTest, ALockedHistoryGivesAMessageInsteadOfFreezingTheWindow) {
         EXPECT_LT(t.elapsed(), 1000);
         EXPECT_TRUE(browser->message().contains("locked")) << browser->message().toStdString();
     }
-    lock.exec("ROLLBACK");
-    lock.finish();
+    other.unlock();
     other.close();
-    other = QSqlDatabase();
-    QSqlDatabase::removeDatabase("another-program");
 
     EXPECT_LT(closeSeconds(w), 1.0);
     RunHistory h(historyDir());
@@ -234,80 +285,52 @@ TEST_F(StudioCloseTest, ALockedHistoryGivesAMessageInsteadOfFreezingTheWindow) {
 
 TEST_F(StudioCloseTest, StepsThatMeetALockedHistoryAreSavedWhenTheRunEnds) {
     auto w = open();
-    QSqlDatabase other = anotherProgramsConnection();
-    ASSERT_TRUE(other.open());
-    QSqlQuery lock(other);
+    AnotherProgram other(historyDir());
+    ASSERT_TRUE(other.isOpen());
 
     // The lock arrives after the run's row is written and goes before the run ends.
-    setSteps(*w, 30);
-    QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
     TickGap gap;
     bool locked = false, released = false;
-    QObject::connect(&w->studio().controller(), &RunController::stepDone, [&] {
-        if (!locked && steps.count() >= 2) {
-            locked = lock.exec("BEGIN EXCLUSIVE") &&
-                     lock.exec("UPDATE runs SET name = 'held' WHERE id = -1");
-        } else if (locked && !released && steps.count() >= 12) {
-            released = lock.exec("ROLLBACK");
+    ASSERT_NO_FATAL_FAILURE(runCalling(*w, 30, [&](int done) {
+        if (!locked && done >= 2) {
+            locked = other.lock();
+        } else if (locked && !released && done >= 12) {
+            released = other.unlock();
         }
-    });
-    w->studio().generate();
-    ASSERT_TRUE(waitIdle(*w));
-    ASSERT_TRUE(locked) << lock.lastError().text().toStdString();
-    ASSERT_TRUE(released) << lock.lastError().text().toStdString();
+    }));
+    ASSERT_TRUE(locked) << other.error();
+    ASSERT_TRUE(released) << other.error();
     const double longest = gap.longestSeconds();
     std::printf("longest event-loop gap with the history locked mid-run: %.3f s\n", longest);
     EXPECT_LT(longest, 1.0);  // one short wait, not a 5 s wait per step
     const QString log = w->views().log->toPlainText();
     EXPECT_TRUE(log.contains("saved when the run ends")) << log.toStdString();
-    lock.finish();
     other.close();
-    other = QSqlDatabase();
-    QSqlDatabase::removeDatabase("another-program");
 
     EXPECT_LT(closeSeconds(w), 1.0);
-    RunHistory h(historyDir());
-    const auto runs = h.list();
-    ASSERT_EQ(runs.size(), 1);
-    EXPECT_EQ(runs[0].state, RunState::Finished);
-    EXPECT_EQ(runs[0].stepsDone, 30);  // the steps held back were written with the record
-    const auto record = h.load(runs[0].id);
-    ASSERT_TRUE(record.has_value()) << h.errorString().toStdString();
+    // The steps held back were written with the record.
+    std::optional<hs::RunRecord> record;
+    ASSERT_NO_FATAL_FAILURE(loadTheOneFinishedRun(30, record));
     EXPECT_EQ(record->steps.size(), 30u);
 }
 
 TEST_F(StudioCloseTest, ARunFinishedWhileTheHistoryIsLockedIsSavedOnceTheLockGoes) {
     auto w = open();
-    QSqlDatabase other = anotherProgramsConnection();
-    ASSERT_TRUE(other.open());
-    QSqlQuery lock(other);
+    AnotherProgram other(historyDir());
+    ASSERT_TRUE(other.isOpen());
 
-    setSteps(*w, 10);
-    QSignalSpy steps(&w->studio().controller(), &RunController::stepDone);
     bool locked = false;
-    QObject::connect(&w->studio().controller(), &RunController::stepDone, [&] {
-        if (!locked && steps.count() >= 2)
-            locked = lock.exec("BEGIN EXCLUSIVE") &&
-                     lock.exec("UPDATE runs SET name = 'held' WHERE id = -1");
-    });
-    w->studio().generate();
-    ASSERT_TRUE(waitIdle(*w));
-    ASSERT_TRUE(locked) << lock.lastError().text().toStdString();
+    ASSERT_NO_FATAL_FAILURE(runCalling(*w, 10, [&](int done) {
+        if (!locked && done >= 2) locked = other.lock();
+    }));
+    ASSERT_TRUE(locked) << other.error();
     const QString log = w->views().log->toPlainText();
     EXPECT_TRUE(log.contains("is not saved yet")) << log.toStdString();
-    lock.exec("ROLLBACK");
-    lock.finish();
+    other.unlock();
     other.close();
-    other = QSqlDatabase();
-    QSqlDatabase::removeDatabase("another-program");
 
     EXPECT_LT(closeSeconds(w), 1.0);  // the close makes the last try (or the timer did)
-    RunHistory h(historyDir());
-    const auto runs = h.list();
-    ASSERT_EQ(runs.size(), 1);
-    EXPECT_EQ(runs[0].state, RunState::Finished);
-    EXPECT_EQ(runs[0].stepsDone, 10);
-    const auto record = h.load(runs[0].id);
-    ASSERT_TRUE(record.has_value()) << h.errorString().toStdString();
+    std::optional<hs::RunRecord> record;
+    ASSERT_NO_FATAL_FAILURE(loadTheOneFinishedRun(10, record));
     EXPECT_TRUE(record->finalImage.has_value());
 }

@@ -205,29 +205,20 @@ nlohmann::json qwenConfig(int hidden = 32) {
 }
 
 nlohmann::json conditionerConfig() {
-    return {{"_class_name", "AnimaTextConditioner"},
-            {"source_dim", 32},
-            {"target_dim", 24},
-            {"model_dim", 32},
-            {"num_layers", 2},
-            {"num_attention_heads", 4},
-            {"mlp_ratio", 2.0},
-            {"target_vocab_size", 416},  // the T5 tokenizer's ids fit
-            {"use_self_attention", true},
-            {"use_layer_norm", false},
-            {"min_sequence_length", 512}};
+    // target_vocab_size: the T5 tokenizer's ids fit.
+    return nlohmann::json::parse(R"({
+        "_class_name": "AnimaTextConditioner", "source_dim": 32, "target_dim": 24,
+        "model_dim": 32, "num_layers": 2, "num_attention_heads": 4, "mlp_ratio": 2.0,
+        "target_vocab_size": 416, "use_self_attention": true, "use_layer_norm": false,
+        "min_sequence_length": 512})");
 }
 
 // Cosmos-Predict2 2B in small.
 nlohmann::json transformerConfigAnimaFixture() {
     nlohmann::json j = realCosmosPredict2Config();
-    j.update({{"num_attention_heads", 2},
-              {"attention_head_dim", 16},
-              {"num_layers", 2},
-              {"mlp_ratio", 2.0},
-              {"text_embed_dim", 24},
-              {"adaln_lora_dim", 8},
-              {"use_crossattn_projection", false}});
+    j.update(nlohmann::json::parse(R"({
+        "num_attention_heads": 2, "attention_head_dim": 16, "num_layers": 2, "mlp_ratio": 2.0,
+        "text_embed_dim": 24, "adaln_lora_dim": 8, "use_crossattn_projection": false})"));
     return j;
 }
 
@@ -241,21 +232,13 @@ void tameModulation(WeightMap& dit) {
 }
 
 nlohmann::json schedulerConfigAnimaFixture() {
-    return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
-            {"base_image_seq_len", 256},
-            {"base_shift", 0.5},
-            {"invert_sigmas", false},
-            {"max_image_seq_len", 4096},
-            {"max_shift", 1.15},
-            {"num_train_timesteps", 1000},
-            {"shift", 3.0},
-            {"shift_terminal", nullptr},
-            {"stochastic_sampling", false},
-            {"time_shift_type", "exponential"},
-            {"use_beta_sigmas", false},
-            {"use_dynamic_shifting", false},
-            {"use_exponential_sigmas", false},
-            {"use_karras_sigmas", false}};
+    return nlohmann::json::parse(R"({
+        "_class_name": "FlowMatchEulerDiscreteScheduler", "base_image_seq_len": 256,
+        "base_shift": 0.5, "invert_sigmas": false, "max_image_seq_len": 4096, "max_shift": 1.15,
+        "num_train_timesteps": 1000, "shift": 3.0, "shift_terminal": null,
+        "stochastic_sampling": false, "time_shift_type": "exponential", "use_beta_sigmas": false,
+        "use_dynamic_shifting": false, "use_exponential_sigmas": false,
+        "use_karras_sigmas": false})");
 }
 
 // modular_model_index.json's entry for a component saved in its own sub-folder.

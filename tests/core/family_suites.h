@@ -62,6 +62,11 @@ struct GoldenCase {
     bool copy = false;
 };
 
+// A family's own golden: at every probe level (Off, Layer, Op), its module keyed as the file, and
+// what the family says of itself (GoldenCase::ofFamily).
+GoldenCase familyGolden(const std::string& folder, Role role, const std::string& defaultComponent,
+                        std::vector<std::string> ioKeys = {});
+
 // ---- FamilyStreaming -------------------------------------------------------------------------
 
 // A folder of the test data (and its io file, as GoldenCase) loaded whole and LoadMode::Streamed

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <regex>
 
+#include "demo/demo_config.h"
 #include "io/safetensors.h"
 #include "models/common/layers.h"
 #include "models/registry.h"
@@ -128,7 +129,21 @@ void writeSharded(const std::string& dir, const std::string& stem, const WeightM
         << nlohmann::json{{"metadata", {{"total_size", 0}}}, {"weight_map", map}}.dump(2);
 }
 
-// Random weights for `config` through its family, as a trainer starts.
+nlohmann::json smallFluxTransformerConfig(int doubles, int singles, int heads,
+                                          const nlohmann::json& fields) {
+    // The demo's transformer (2x2-packed 16-channel latents, no guidance), made small.
+    nlohmann::json c = demo::transformerConfig();
+    c["num_layers"] = doubles;
+    c["num_single_layers"] = singles;
+    c["num_attention_heads"] = heads;
+    c["attention_head_dim"] = 16;  // the sum of axes_dims_rope
+    c["axes_dims_rope"] = {4, 6, 6};
+    c["joint_attention_dim"] = 24;    // T5's width
+    c["pooled_projection_dim"] = 20;  // CLIP's width
+    c.update(fields);
+    return c;
+}
+
 nlohmann::json smallAutoencoderKlConfig(const nlohmann::json& fields) {
     nlohmann::json c = {{"_class_name", "AutoencoderKL"},
                         {"in_channels", 3},
@@ -144,6 +159,7 @@ nlohmann::json smallAutoencoderKlConfig(const nlohmann::json& fields) {
     return c;
 }
 
+// Random weights for `config` through its family, as a trainer starts.
 WeightMap randomWeightsOf(const nlohmann::json& config, const std::string& className,
                           uint64_t seed) {
     torch::manual_seed(seed);
@@ -160,18 +176,13 @@ namespace {
 // The sizes: CLIP as wide as the transformer's pooled projection, T5 as its joint attention
 // width; the tokenizers' vocabularies fit the encoders' embeddings.
 nlohmann::json transformerConfigFlux1Fixture(bool dev) {
-    return {{"_class_name", "FluxTransformer2DModel"},
-            {"patch_size", 1},
-            {"in_channels", 64},
-            {"out_channels", nullptr},
-            {"num_layers", 2},
-            {"num_single_layers", 2},
-            {"attention_head_dim", 16},
-            {"num_attention_heads", 2},
-            {"joint_attention_dim", 32},
-            {"pooled_projection_dim", 24},
-            {"guidance_embeds", dev},
-            {"axes_dims_rope", {4, 4, 8}}};  // what a BFL file of head dim 16 is read with
+    // Rotary axes {4, 4, 8}: what a BFL file of head dim 16 is read with.
+    return smallFluxTransformerConfig(2, 2, 2,
+                                      {{"in_channels", 64},
+                                       {"joint_attention_dim", 32},
+                                       {"pooled_projection_dim", 24},
+                                       {"guidance_embeds", dev},
+                                       {"axes_dims_rope", {4, 4, 8}}});
 }
 
 nlohmann::json clipConfigFlux1Fixture() {
@@ -200,14 +211,14 @@ nlohmann::json vaeConfigFlux1Fixture() {
 }
 
 nlohmann::json schedulerConfigFlux1Fixture(bool dev) {
-    return {{"_class_name", "FlowMatchEulerDiscreteScheduler"},
-            {"base_image_seq_len", 256},
-            {"base_shift", 0.5},
-            {"max_image_seq_len", 4096},
-            {"max_shift", 1.15},
-            {"num_train_timesteps", 1000},
-            {"shift", dev ? 3.0 : 1.0},
-            {"use_dynamic_shifting", dev}};
+    nlohmann::json c = nlohmann::json::parse(R"({
+        "_class_name": "FlowMatchEulerDiscreteScheduler", "base_image_seq_len": 256,
+        "base_shift": 0.5, "max_image_seq_len": 4096, "max_shift": 1.15,
+        "num_train_timesteps": 1000})");
+    // dev shifts with the image size, schnell not at all.
+    c["shift"] = dev ? 3.0 : 1.0;
+    c["use_dynamic_shifting"] = dev;
+    return c;
 }
 
 void copyFolderFlux1Fixture(const std::string& from, const std::string& to) {
@@ -218,22 +229,12 @@ void copyFolderFlux1Fixture(const std::string& from, const std::string& to) {
 }  // namespace
 
 nlohmann::json tinyT5Config() {
-    return {{"architectures", {"T5EncoderModel"}},
-            {"model_type", "t5"},
-            {"vocab_size", 416},
-            {"d_model", 32},
-            {"d_kv", 8},
-            {"d_ff", 48},
-            {"num_heads", 4},
-            {"num_layers", 2},
-            {"relative_attention_num_buckets", 32},
-            {"relative_attention_max_distance", 128},
-            {"feed_forward_proj", "gated-gelu"},
-            {"dense_act_fn", "gelu_new"},
-            {"is_gated_act", true},
-            {"layer_norm_epsilon", 1e-6},
-            {"pad_token_id", 0},
-            {"eos_token_id", 1}};
+    return nlohmann::json::parse(R"({
+        "architectures": ["T5EncoderModel"], "model_type": "t5", "vocab_size": 416,
+        "d_model": 32, "d_kv": 8, "d_ff": 48, "num_heads": 4, "num_layers": 2,
+        "relative_attention_num_buckets": 32, "relative_attention_max_distance": 128,
+        "feed_forward_proj": "gated-gelu", "dense_act_fn": "gelu_new", "is_gated_act": true,
+        "layer_norm_epsilon": 1e-6, "pad_token_id": 0, "eos_token_id": 1})");
 }
 
 Flux1Files writeTinyFlux1(const std::string& root, bool dev) {

@@ -26,6 +26,12 @@ struct Flux1Files {
 // `dev`: a guidance embedding (FLUX.1-dev); otherwise none (schnell). Writes under `root`.
 Flux1Files writeTinyFlux1(const std::string& root, bool dev = true);
 
+// A FluxTransformer2DModel config in small: `doubles` double and `singles` single blocks of
+// `heads` heads of width 16 over 16 latent channels, rotary axes {4, 6, 6}, text widths 24 (T5)
+// and 20 (CLIP), no guidance embedding; `fields` set over it.
+nlohmann::json smallFluxTransformerConfig(int doubles, int singles, int heads,
+                                          const nlohmann::json& fields = nlohmann::json::object());
+
 // A small two-level AutoencoderKL (width 32, one resnet per level, 32 groups, silu, 16 latent
 // channels), the shape of FLUX's and SD's VAEs in small, with `fields` set over it.
 nlohmann::json smallAutoencoderKlConfig(const nlohmann::json& fields);

@@ -188,6 +188,11 @@ TinyPipelineCase& TinyPipelineCase::checking(std::function<void(const RunRecord&
     return *this;
 }
 
+TinyPipelineCase& TinyPipelineCase::latentsAre(int channels, int height, int width) {
+    latentShape = {channels, height, width};
+    return *this;
+}
+
 namespace {
 
 // Each case's pipeline, by label, and the folder it was written under.

@@ -150,9 +150,26 @@ protected:
         s_scaled = Tiny::write(Base::s_root + "/scaled", s_c);
     }
 
+    // The scaled model's run in fp32 with `level` probes: no failure, and the unscaled model's
+    // image (mean pixel difference under 0.05).
+    static RunRecord runScaledInFp32(ProbeLevel level) {
+        RunConfig cfg = Base::config();
+        cfg.probeLevel = level;
+        const RunRecord r =
+            Pipeline::load(s_scaled.folder, PrecisionPlan(), kCpuPipeline)->run(cfg);
+        EXPECT_EQ(r.verdict, "ok") << r.verdictExplanation;
+        const double d = meanPixelDifference(r, s_reference);
+        std::printf(
+            "  the scaled model's fp32 image to the unscaled one's: mean |difference| %.4f\n", d);
+        EXPECT_LT(d, 0.05);
+        return r;
+    }
+
     // The scaled model's run with the transformer in fp16 (`cfg`, Op probes, run by `p`): NaN from
-    // the first step, step 0's latents all NaN.
-    static void runScaledInFp16(std::unique_ptr<Pipeline>& p, RunConfig& cfg, RunRecord& bad) {
+    // the first step, step 0's latents all NaN; the first non-finite point is `firstInf` at step
+    // 0, an Inf (no NaN yet).
+    static void runScaledInFp16(std::unique_ptr<Pipeline>& p, RunConfig& cfg, RunRecord& bad,
+                                const std::string& firstInf) {
         cfg = Base::config();
         cfg.probeLevel = ProbeLevel::Op;
         cfg.plan = PrecisionPlan::parse("transformer=fp16");
@@ -160,6 +177,15 @@ protected:
         bad = p->run(cfg);
         ASSERT_NO_FATAL_FAILURE(expectNanFromTheFirstStep(bad));
         EXPECT_EQ(bad.steps[0].latent.nan, bad.steps[0].latent.count);  // all NaN
+        ASSERT_TRUE(bad.firstNonFinite.has_value());
+        const auto& first = bad.firstNonFinite->at;
+        std::printf("  first non-finite: %s, step %d (+Inf %lld, -Inf %lld, NaN %lld)\n",
+                    first.name.c_str(), first.step, (long long)first.stats.posInf,
+                    (long long)first.stats.negInf, (long long)first.stats.nan);
+        EXPECT_EQ(first.name, firstInf);
+        EXPECT_EQ(first.step, 0);
+        EXPECT_GT(first.stats.posInf + first.stats.negInf, 0);
+        EXPECT_EQ(first.stats.nan, 0);
     }
 
     // Every remedy tried on the scaled model's fp16 failure (8 rows, each run without an error),
@@ -204,6 +230,8 @@ struct TinyPipelineCase {
     // The single file: at least `parts` parts detected, the first naming `as`.
     TinyPipelineCase& fileDetected(size_t parts, const std::string& as);
     TinyPipelineCase& checking(std::function<void(const RunRecord&)> check);  // the folder's run
+    // The folder's run: two steps of latents of `channels` x `height` x `width`.
+    TinyPipelineCase& latentsAre(int channels, int height, int width);
 
     std::string label;
     std::function<TinyPipeline(const std::string& root)> write;
@@ -215,6 +243,7 @@ struct TinyPipelineCase {
     size_t detectedParts = 0;
     std::string detectedAs;
     std::function<void(const RunRecord&)> checkRun;
+    std::vector<int> latentShape;  // {channels, height, width}; empty: not checked
 };
 
 class TinyPipelineSuite : public ::testing::TestWithParam<TinyPipelineCase> {

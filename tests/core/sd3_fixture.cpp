@@ -2,7 +2,6 @@
 
 #include <array>
 #include <filesystem>
-#include <regex>
 #include <stdexcept>
 
 #include "family_suites.h"
@@ -58,19 +57,15 @@ void copyFolderSd3Fixture(const std::string& from, const std::string& to) {
 // Every writer into the two residual streams (see writeTinySd3); the last block
 // (context_pre_only) has no to_add_out and no ff_context, the dual-attention block an attn2.
 void scaleResidualWritersSd3Fixture(WeightMap& dit, double c, double mlpGain) {
-    static const std::regex writers(
-        R"(pos_embed\.pos_embed|(pos_embed\.proj|context_embedder|transformer_blocks\.\d+\.(attn\.to_out\.0|attn\.to_add_out|attn2\.to_out\.0|ff\.net\.2|ff_context\.net\.2))\.(weight|bias))");
-    int n = 0;
-    for (auto& [key, t] : dit)
-        if (std::regex_match(key, writers)) {
-            const bool mlp = key.find("ff.net.2.") != std::string::npos ||
-                             key.find("ff_context.net.2.") != std::string::npos;
-            t = t * (mlp ? c * mlpGain : c);
-            ++n;
-        }
     // pos_embed (3) and context_embedder (2); 8 a block, 4 in the last, 2 more in block 0's attn2.
-    if (n != 5 + 8 * (kLayersSd3Fixture - 1) + 4 + 2)
-        throw std::logic_error("the residual writers' keys changed");
+    scaleStreamWriters(
+        dit,
+        R"(pos_embed\.pos_embed|(pos_embed\.proj|context_embedder|transformer_blocks\.\d+\.(attn\.to_out\.0|attn\.to_add_out|attn2\.to_out\.0|ff\.net\.2|ff_context\.net\.2))\.(weight|bias))",
+        [](const std::string& key) {
+            return key.find("ff.net.2.") != std::string::npos ||
+                   key.find("ff_context.net.2.") != std::string::npos;
+        },
+        c, mlpGain, 5 + 8 * (kLayersSd3Fixture - 1) + 4 + 2);
 }
 
 }  // namespace
@@ -165,14 +160,10 @@ std::shared_ptr<Component> loadSd3Transformer(const nlohmann::json& config,
 
 nlohmann::json otherSd3Config() {
     nlohmann::json j = sd3TransformerConfigFixture();
-    j.update({{"num_layers", 3},
-              {"attention_head_dim", 12},
-              {"num_attention_heads", 2},
-              {"joint_attention_dim", 20},
-              {"caption_projection_dim", 24},
-              {"pooled_projection_dim", 18},
-              {"pos_embed_max_size", 8},
-              {"dual_attention_layers", {0, 1}}});
+    j.update(nlohmann::json::parse(R"({
+        "num_layers": 3, "attention_head_dim": 12, "num_attention_heads": 2,
+        "joint_attention_dim": 20, "caption_projection_dim": 24, "pooled_projection_dim": 18,
+        "pos_embed_max_size": 8, "dual_attention_layers": [0, 1]})"));
     return j;
 }
 

@@ -72,30 +72,19 @@ nlohmann::json vaeConfigSdFixture(bool xl) {
 }  // namespace
 
 nlohmann::json sd15SchedulerConfig() {
-    return {{"_class_name", "PNDMScheduler"},
-            {"_diffusers_version", "0.6.0"},
-            {"beta_end", 0.012},
-            {"beta_schedule", "scaled_linear"},
-            {"beta_start", 0.00085},
-            {"num_train_timesteps", 1000},
-            {"set_alpha_to_one", false},
-            {"skip_prk_steps", true},
-            {"steps_offset", 1},
-            {"trained_betas", nullptr},
-            {"clip_sample", false}};
+    return nlohmann::json::parse(R"({
+        "_class_name": "PNDMScheduler", "_diffusers_version": "0.6.0", "beta_end": 0.012,
+        "beta_schedule": "scaled_linear", "beta_start": 0.00085, "num_train_timesteps": 1000,
+        "set_alpha_to_one": false, "skip_prk_steps": true, "steps_offset": 1,
+        "trained_betas": null, "clip_sample": false})");
 }
 
 nlohmann::json sdEulerConfig() {
-    return {{"_class_name", "EulerDiscreteScheduler"},
-            {"num_train_timesteps", 1000},
-            {"beta_start", 0.00085},
-            {"beta_end", 0.012},
-            {"beta_schedule", "scaled_linear"},
-            {"interpolation_type", "linear"},
-            {"prediction_type", "epsilon"},
-            {"steps_offset", 1},
-            {"timestep_spacing", "leading"},
-            {"use_karras_sigmas", false}};
+    return nlohmann::json::parse(R"({
+        "_class_name": "EulerDiscreteScheduler", "num_train_timesteps": 1000,
+        "beta_start": 0.00085, "beta_end": 0.012, "beta_schedule": "scaled_linear",
+        "interpolation_type": "linear", "prediction_type": "epsilon", "steps_offset": 1,
+        "timestep_spacing": "leading", "use_karras_sigmas": false})");
 }
 
 SdFiles writeTinySd(const std::string& root, bool xl, const nlohmann::json& scheduler) {

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "io/safetensors.h"
 #include "models/registry.h"
@@ -93,6 +95,13 @@ inline NamedTensors inputsOf(const NamedTensors& io, const std::string& part) {
     return in;
 }
 
+// What a single file was read as: "slot className" for each component, in the file's order.
+inline std::vector<std::string> slotsOf(const SingleFileContents& f) {
+    std::vector<std::string> slots;
+    for (const auto& c : f.components) slots.push_back(c.slot + " " + c.className);
+    return slots;
+}
+
 inline const ConvertedComponent& componentIn(const SingleFileContents& f, const std::string& slot) {
     for (const auto& c : f.components)
         if (c.slot == slot) return c;
@@ -142,6 +151,18 @@ inline void expectCloseTo(const torch::Tensor& got, const torch::Tensor& want,
     std::printf("  %s rel err %.3e (max |ref| %.3f)\n", label.c_str(), err,
                 want.abs().max().item<double>());
     EXPECT_LE(err, tolerance) << label;
+}
+
+// `c`, converted from the SD 1.5 single file (golden/sd15_single.safetensors), run on its
+// reference's inputs for `part` ("unet", "vae", "clip"): the reference's output `out` (e.g.
+// "decode.sample"), as golden/sd15_single_io.safetensors holds it.
+inline void expectSd15SingleOutput(const ConvertedComponent& c, const std::string& part,
+                                   const std::string& out) {
+    const NamedTensors io = openTensors(dataPath("golden/sd15_single_io.safetensors"));
+    const NamedTensors got =
+        runConverted(c, inputsOf(io, part), dataPath("golden/sd15_single.safetensors"));
+    expectCloseTo(got.at("out." + out), io.at("out." + part + "." + out),
+                  "sd15_single " + part + " " + out);
 }
 
 // Runs `fn` and returns the message of the exception of type E it throws ("" when none).

@@ -37,10 +37,7 @@ double compareAnimaAdapter(const NamedTensors& out, const NamedTensors& io,
 
 // The golden model at every probe level, its keys diffusers' own.
 HS_CASES(AnimaAdapter, FamilyGolden,
-         test::GoldenCase("golden/anima_adapter")
-             .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
-             .keyedAsTheFile()
-             .ofFamily(Role::Adapter, "text_conditioner"));
+         test::familyGolden("golden/anima_adapter", Role::Adapter, "text_conditioner"));
 
 const std::string kBlockAnimaAdapter = "text_conditioner.blocks.1";
 

@@ -32,19 +32,11 @@ NamedTensors runGolden(const std::string& plan, ProbeContext* probesOut = nullpt
 // A config sharing little with the golden one: exact GELU, first-eos pooling (eos 7),
 // projection, 2 heads of 12, 2 layers.
 nlohmann::json otherConfigClip() {
-    return {{"architectures", {"CLIPTextModelWithProjection"}},
-            {"vocab_size", 50},
-            {"hidden_size", 24},
-            {"intermediate_size", 40},
-            {"num_attention_heads", 2},
-            {"num_hidden_layers", 2},
-            {"max_position_embeddings", 12},
-            {"layer_norm_eps", 1e-5},
-            {"hidden_act", "gelu"},
-            {"projection_dim", 16},
-            {"bos_token_id", 5},
-            {"eos_token_id", 7},
-            {"pad_token_id", 1}};
+    return nlohmann::json::parse(R"({
+        "architectures": ["CLIPTextModelWithProjection"], "vocab_size": 50, "hidden_size": 24,
+        "intermediate_size": 40, "num_attention_heads": 2, "num_hidden_layers": 2,
+        "max_position_embeddings": 12, "layer_norm_eps": 1e-5, "hidden_act": "gelu",
+        "projection_dim": 16, "bos_token_id": 5, "eos_token_id": 7, "pad_token_id": 1})");
 }
 
 WeightMap randomWeightsClip(const nlohmann::json& config, uint64_t seed = 11) {

@@ -38,10 +38,7 @@ ModelCase otherCaseCosmos(const std::string& name) {
 // batch of 2 with two timesteps, a mask resized from 4 x 6, no mask channel, against the
 // reference port.
 HS_CASES(Cosmos, FamilyGolden,
-         test::GoldenCase("golden/cosmos")
-             .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
-             .keyedAsTheFile()
-             .ofFamily(Role::Denoiser, "transformer", {"in.padding_mask"}),
+         test::familyGolden("golden/cosmos", Role::Denoiser, "transformer", {"in.padding_mask"}),
          test::GoldenCase("cosmos/heads3_t2"), test::GoldenCase("cosmos/nomask_p1"));
 
 // Blocks converted one at a time, as for a model larger than memory: the same.

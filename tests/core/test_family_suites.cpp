@@ -54,6 +54,14 @@ GoldenCase& GoldenCase::copied() {
     return *this;
 }
 
+GoldenCase familyGolden(const std::string& folder, Role role, const std::string& defaultComponent,
+                        std::vector<std::string> ioKeys) {
+    return GoldenCase(folder)
+        .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
+        .keyedAsTheFile()
+        .ofFamily(role, defaultComponent, std::move(ioKeys));
+}
+
 StreamingCase::StreamingCase(const std::string& folder, int blocks, std::vector<std::string> plans)
     : label(lastPartOf(folder)),
       folder(folder),

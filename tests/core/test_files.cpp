@@ -2,6 +2,8 @@
 // that the studio's tests, which build the fixtures without the CLI, link them too.
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <stdexcept>
 
 #include "io/safetensors.h"
 #include "test_util.h"
@@ -38,6 +40,19 @@ void writeWeightsFile(const std::string& path, const WeightMap& w, const std::st
     std::vector<std::pair<std::string, torch::Tensor>> list;
     for (const auto& kv : w) list.emplace_back(prefix + kv.first, kv.second);
     writeSafetensors(path, list);
+}
+
+void scaleStreamWriters(WeightMap& w, const std::string& writers,
+                        const std::function<bool(const std::string&)>& isMlp, double c,
+                        double mlpGain, int expected) {
+    const std::regex pattern(writers);
+    int n = 0;
+    for (auto& [key, t] : w)
+        if (std::regex_match(key, pattern)) {
+            t = t * (isMlp(key) ? c * mlpGain : c);
+            ++n;
+        }
+    if (n != expected) throw std::logic_error("the residual writers' keys changed");
 }
 
 }  // namespace hs::test

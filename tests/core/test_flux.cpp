@@ -6,6 +6,7 @@
 #include <set>
 
 #include "family_suites.h"
+#include "flux1_fixture.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/flux/flux_latents.h"
@@ -18,18 +19,7 @@ namespace {
 
 // Shares nothing with the golden config: no guidance, 3 heads, 2 double + 3 single blocks.
 nlohmann::json smallConfig() {
-    return {{"_class_name", "FluxTransformer2DModel"},
-            {"patch_size", 1},
-            {"in_channels", 16},
-            {"out_channels", nullptr},
-            {"num_layers", 2},
-            {"num_single_layers", 3},
-            {"attention_head_dim", 16},
-            {"num_attention_heads", 3},
-            {"joint_attention_dim", 24},
-            {"pooled_projection_dim", 20},
-            {"guidance_embeds", false},
-            {"axes_dims_rope", {4, 6, 6}}};
+    return test::smallFluxTransformerConfig(2, 3, 3);
 }
 
 WeightMap randomWeightsFlux(const nlohmann::json& config, uint64_t seed = 5) {

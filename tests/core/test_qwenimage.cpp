@@ -43,12 +43,9 @@ double absMaxOf(ProbeContext& p, const std::string& name) {
 // and masks (one with a hole); 1 head of 32 with rope (8, 12, 12), out_channels null, patch 1,
 // two frames of 3 x 4: against the reference port.
 HS_CASES(QwenImage, FamilyGolden,
-         test::GoldenCase("golden/qwenimage")
-             .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
-             .keyedAsTheFile()
-             .ofFamily(Role::Denoiser, "transformer",
-                       {"in.hidden_states", "in.encoder_hidden_states_mask", "in.img_shapes",
-                        "in.timestep", "out.sample"}),
+         test::familyGolden("golden/qwenimage", Role::Denoiser, "transformer",
+                            {"in.hidden_states", "in.encoder_hidden_states_mask", "in.img_shapes",
+                             "in.timestep", "out.sample"}),
          test::GoldenCase("qwenimage/heads3_odd"), test::GoldenCase("qwenimage/head1_frames2"));
 
 // Blocks converted one at a time, as for a model larger than memory: the same.

@@ -59,11 +59,7 @@ TEST_F(QwenImageOverflow, TheScaledModelIsTheSameFunctionWithStreamsPastFp16) {
     EXPECT_LT(s_embed * s_c, 65504.0) << "img_in and txt_in must stay inside fp16's range";
     EXPECT_GT(s_blocks * s_c, 131072.0);
     EXPECT_LE(s_blocks * s_c, 262144.0);
-    RunConfig cfg = config();
-    cfg.probeLevel = ProbeLevel::Module;
-    const RunRecord r = Pipeline::load(s_scaled.folder, PrecisionPlan(), kCpuPipeline)->run(cfg);
-    EXPECT_EQ(r.verdict, "ok") << r.verdictExplanation;
-    EXPECT_LT(test::meanPixelDifference(r, s_reference), 0.05);
+    const RunRecord r = runScaledInFp32(ProbeLevel::Module);
     double blocks = 0;
     for (const auto& [name, peak] : test::ditPeaks(r))
         if (name.rfind("transformer.transformer_blocks.", 0) == 0) blocks = std::max(blocks, peak);
@@ -80,12 +76,8 @@ TEST_F(QwenImageOverflow, Fp16IsNotRescuedByTheClipAndBf16IsClose) {
     std::unique_ptr<Pipeline> p;
     RunConfig cfg;
     RunRecord bad;
-    ASSERT_NO_FATAL_FAILURE(runScaledInFp16(p, cfg, bad));
     const std::string block0 = "transformer.transformer_blocks.0";
-    EXPECT_EQ(bad.firstNonFinite->at.name, block0 + ".img_mlp");
-    EXPECT_EQ(bad.firstNonFinite->at.step, 0);
-    EXPECT_GT(bad.firstNonFinite->at.stats.posInf + bad.firstNonFinite->at.stats.negInf, 0);
-    EXPECT_EQ(bad.firstNonFinite->at.stats.nan, 0);
+    ASSERT_NO_FATAL_FAILURE(runScaledInFp16(p, cfg, bad, block0 + ".img_mlp"));
     // In call order: block 0's output (before its clip), block 1's residual sum after the
     // attention (the clipped stream plus a finite update), and the first NaN.
     const auto order = test::nonFiniteOrder(bad, [&](const std::string& name) {

@@ -54,12 +54,7 @@ const test::TinyPipelineCase kTinyQwenImage =
         .folderHolds({"text_encoder", "transformer", "vae"}, 4)
         .defaultsTo(50, 4.0, true)
         .fileDetected(3, "Qwen-Image")
-        .checking([](const RunRecord& r) {
-            ASSERT_EQ(r.steps.size(), 2u);
-            EXPECT_EQ(r.steps[0].latentChannels, 16);
-            EXPECT_EQ(r.steps[0].latentHeight, 8);
-            EXPECT_EQ(r.steps[0].latentWidth, 16);
-        });
+        .latentsAre(16, 8, 16);
 
 HS_CASES(QwenImage, TinyPipelineLayouts, kTinyQwenImage);
 HS_CASES(QwenImage, TinyPipelineStreaming, kTinyQwenImage);

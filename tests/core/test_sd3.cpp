@@ -27,12 +27,9 @@ test::ModelCase goldenSd3(const std::string& label) {
 // Both goldens at every probe level (probes change nothing); the module's parameters and
 // buffers are the checkpoint's keys, no more, no fewer.
 HS_CASES(SD3, FamilyGolden,
-         test::GoldenCase("golden/sd3")
-             .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
-             .keyedAsTheFile()
-             .ofFamily(Role::Denoiser, "transformer",
-                       {"in.hidden_states", "in.encoder_hidden_states", "in.pooled_projections",
-                        "in.timestep", "out.sample"}),
+         test::familyGolden("golden/sd3", Role::Denoiser, "transformer",
+                            {"in.hidden_states", "in.encoder_hidden_states",
+                             "in.pooled_projections", "in.timestep", "out.sample"}),
          test::GoldenCase("golden/sd35")
              .at({ProbeLevel::Off, ProbeLevel::Layer, ProbeLevel::Op})
              .keyedAsTheFile());

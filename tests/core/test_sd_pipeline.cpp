@@ -55,11 +55,14 @@ protected:
     }
 };
 
-std::shared_ptr<Component> loadSdPipeline(const std::string& dir) {
+// The component in `dir` (a sub-folder of a pipeline folder), loaded as stored, as the `C` it is.
+template <class C>
+std::shared_ptr<C> loadSdPipeline(const std::string& dir) {
     OpenedComponent c = openFolderComponent(dir);
     PrecisionPolicy policy(PrecisionPlan{}, kCpuPipeline);
-    return loadComponent(*FamilyRegistry::global().require(c.className, dir), c.source, policy,
-                         fs::path(dir).filename().string());
+    return std::dynamic_pointer_cast<C>(
+        loadComponent(*FamilyRegistry::global().require(c.className, dir), c.source, policy,
+                      fs::path(dir).filename().string()));
 }
 
 torch::Tensor ids(const std::string& tokenizerDir, const std::vector<std::string>& texts) {
@@ -113,10 +116,8 @@ TEST_F(SdPipeline, Sd1RunsTheReferenceLoop) {
     ASSERT_TRUE(rec.error.empty()) << rec.error;
 
     ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuPipeline), ProbeLevel::Off);
-    auto te = std::dynamic_pointer_cast<TextEncoderComponent>(
-        loadSdPipeline(s_files.sd.folder + "/text_encoder"));
-    auto unet = std::dynamic_pointer_cast<UNet2DConditionComponent>(
-        loadSdPipeline(s_files.sd.folder + "/unet"));
+    auto te = loadSdPipeline<TextEncoderComponent>(s_files.sd.folder + "/text_encoder");
+    auto unet = loadSdPipeline<UNet2DConditionComponent>(s_files.sd.folder + "/unet");
     UNetInputs c;
     // [uncond, cond]: the negative prompt's last hidden state first.
     c.encoderHiddenStates =
@@ -136,12 +137,9 @@ TEST_F(SdPipeline, SdxlRunsTheReferenceLoop) {
     ASSERT_TRUE(rec.error.empty()) << rec.error;
 
     ProbeContext probes(PrecisionPolicy(PrecisionPlan{}, kCpuPipeline), ProbeLevel::Off);
-    auto te = std::dynamic_pointer_cast<TextEncoderComponent>(
-        loadSdPipeline(s_files.xl.folder + "/text_encoder"));
-    auto te2 = std::dynamic_pointer_cast<TextEncoderComponent>(
-        loadSdPipeline(s_files.xl.folder + "/text_encoder_2"));
-    auto unet = std::dynamic_pointer_cast<UNet2DConditionComponent>(
-        loadSdPipeline(s_files.xl.folder + "/unet"));
+    auto te = loadSdPipeline<TextEncoderComponent>(s_files.xl.folder + "/text_encoder");
+    auto te2 = loadSdPipeline<TextEncoderComponent>(s_files.xl.folder + "/text_encoder_2");
+    auto unet = loadSdPipeline<UNet2DConditionComponent>(s_files.xl.folder + "/unet");
     TextEncoding a = te->encode(ids(s_files.xl.folder + "/tokenizer", {cfg.prompt}), probes);
     TextEncoding b = te2->encode(ids(s_files.xl.folder + "/tokenizer_2", {cfg.prompt}), probes);
     // hidden_states[-2] of both, concatenated; text_embeds of the second.

@@ -45,11 +45,9 @@ TEST(SingleFile, AllInOneFileFillsEverySlotAndListsWhatItIgnores) {
         all.insert(kv);
     all["alphas_cumprod"] = torch::ones({1000});
     const SingleFileContents f = convertSingleFile(all, "flux1-dev-aio.safetensors");
-    std::vector<std::string> slots;
-    for (const auto& c : f.components) slots.push_back(c.slot + " " + c.className);
-    EXPECT_EQ(slots, (std::vector<std::string>{"transformer FluxTransformer2DModel",
-                                               "text_encoder CLIPTextModel",
-                                               "text_encoder_2 T5EncoderModel"}));
+    EXPECT_EQ(test::slotsOf(f), (std::vector<std::string>{"transformer FluxTransformer2DModel",
+                                                          "text_encoder CLIPTextModel",
+                                                          "text_encoder_2 T5EncoderModel"}));
     EXPECT_EQ(f.ignored, std::vector<std::string>{"alphas_cumprod"});
     EXPECT_TRUE(f.notConverted.empty());
 }

@@ -38,6 +38,21 @@ nlohmann::json expectedAdapterConfig() {
     return j;
 }
 
+// `f`'s component in `slot`: of class `className` with `config`, its weights the golden
+// diffusers folder's (tests/data/golden/<golden>).
+const ConvertedComponent& expectGoldenComponent(const SingleFileContents& f,
+                                                const std::string& slot, const std::string& golden,
+                                                const std::string& className,
+                                                const nlohmann::json& config) {
+    const ConvertedComponent& c = test::componentIn(f, slot);
+    EXPECT_EQ(c.className, className);
+    EXPECT_EQ(c.config, config);
+    test::expectSameWeights(
+        c.weights,
+        test::openWeights(dataPath("golden/" + golden + "/diffusion_pytorch_model.safetensors")));
+    return c;
+}
+
 double relSingleFileAnima(const torch::Tensor& got, const torch::Tensor& want) {
     return ((got - want).norm() / want.norm()).item<double>();
 }
@@ -64,12 +79,8 @@ TEST(SingleFileAnima, OriginalFileConvertsToTheGoldenFoldersAndReproducesTheirOu
     EXPECT_TRUE(f.notConverted.empty());
     EXPECT_TRUE(f.ignored.empty());  // pos_embedder.*, accum_*, _extra_state dropped by the DiT
 
-    const ConvertedComponent& dit = test::componentIn(f, "transformer");
-    EXPECT_EQ(dit.className, "CosmosTransformer3DModel");
-    EXPECT_EQ(dit.config, expectedCosmosConfig());
-    test::expectSameWeights(
-        dit.weights,
-        test::openWeights(dataPath("golden/cosmos/diffusion_pytorch_model.safetensors")));
+    const ConvertedComponent& dit = expectGoldenComponent(
+        f, "transformer", "cosmos", "CosmosTransformer3DModel", expectedCosmosConfig());
     EXPECT_EQ(dit.weights.at("transformer_blocks.1.attn2.to_k.weight").data_ptr(),
               file.at("net.blocks.1.cross_attn.k_proj.weight").data_ptr());  // a view
     EXPECT_EQ(dit.description,
@@ -83,12 +94,8 @@ TEST(SingleFileAnima, OriginalFileConvertsToTheGoldenFoldersAndReproducesTheirOu
     std::printf("  anima DiT out.sample rel err %.3e\n", err);
     EXPECT_LE(err, 1e-4);
 
-    const ConvertedComponent& adapter = test::componentIn(f, "text_conditioner");
-    EXPECT_EQ(adapter.className, "AnimaTextConditioner");
-    EXPECT_EQ(adapter.config, expectedAdapterConfig());
-    test::expectSameWeights(
-        adapter.weights,
-        test::openWeights(dataPath("golden/anima_adapter/diffusion_pytorch_model.safetensors")));
+    const ConvertedComponent& adapter = expectGoldenComponent(
+        f, "text_conditioner", "anima_adapter", "AnimaTextConditioner", expectedAdapterConfig());
     EXPECT_EQ(adapter.description,
               "Anima LLM adapter, under net.llm_adapter., 2 blocks, fp32; 4 heads, width 32, "
               "Qwen3 width 24; min_sequence_length 512 assumed (not in the file)");

@@ -71,18 +71,7 @@ TEST(SingleFileFlux, ComfyUiPrefixConvertsTheSame) {
 
 // 3 double + 2 single blocks, 3 heads x 16, 16 input channels, no guidance: the schnell shape.
 nlohmann::json schnellConfig() {
-    return {{"_class_name", "FluxTransformer2DModel"},
-            {"patch_size", 1},
-            {"in_channels", 16},
-            {"out_channels", nullptr},
-            {"num_layers", 3},
-            {"num_single_layers", 2},
-            {"attention_head_dim", 16},
-            {"num_attention_heads", 3},
-            {"joint_attention_dim", 24},
-            {"pooled_projection_dim", 20},
-            {"guidance_embeds", false},
-            {"axes_dims_rope", {4, 4, 8}}};
+    return test::smallFluxTransformerConfig(3, 2, 3, {{"axes_dims_rope", {4, 4, 8}}});
 }
 
 WeightMap randomFlux(const nlohmann::json& config) {

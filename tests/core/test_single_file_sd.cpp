@@ -44,9 +44,26 @@ const std::vector<std::string> kUnetArchitecture{"in_channels",
                                                  "only_cross_attention",
                                                  "norm_num_groups"};
 
+// Adds the SD 1.5 checkpoint's VAE (first_stage_model.*) to `all` and writes it as the single
+// file `dir`/`name`; returns its path.
+std::string writeWithSd15Vae(WeightMap& all, const std::string& dir, const std::string& name) {
+    for (const auto& kv : test::openWeights(dataPath(kSd15)))
+        if (kv.first.rfind("first_stage_model.", 0) == 0) all.insert(kv);
+    return test::writeWeights(dir, name, all);
+}
+
 void expectUnetArchitecture(const json& got, const json& want) {
     for (const auto& k : kUnetArchitecture)
         EXPECT_EQ(got.value(k, json()), want.value(k, json())) << k;
+}
+
+// The file's UNet: the `diffusers` weights again, with the architecture of `config`.
+const ConvertedComponent& expectUnetRoundTrip(const SingleFileContents& f,
+                                              const WeightMap& diffusers, const json& config) {
+    const ConvertedComponent& c = test::componentIn(f, "unet");
+    test::expectSameWeights(c.weights, diffusers);
+    expectUnetArchitecture(c.config, config);
+    return c;
 }
 
 json goldenSd15() {
@@ -128,10 +145,9 @@ TEST(SingleFileSd, Sd15CheckpointConvertsItsThreeParts) {
     const std::string path = dataPath(kSd15);
     const WeightMap all = test::openWeights(path);
     const SingleFileContents f = convertSingleFile(all, path);
-    std::vector<std::string> slots;
-    for (const auto& c : f.components) slots.push_back(c.slot + " " + c.className);
-    EXPECT_EQ(slots, (std::vector<std::string>{"unet UNet2DConditionModel", "vae AutoencoderKL",
-                                               "text_encoder CLIPTextModel"}));
+    EXPECT_EQ(test::slotsOf(f),
+              (std::vector<std::string>{"unet UNet2DConditionModel", "vae AutoencoderKL",
+                                        "text_encoder CLIPTextModel"}));
     EXPECT_TRUE(f.notConverted.empty());
     EXPECT_TRUE(f.ignored.empty());
     const ConvertedComponent& unet = test::componentIn(f, "unet");
@@ -149,7 +165,6 @@ TEST(SingleFileSd, Sd15CheckpointConvertsItsThreeParts) {
 TEST(SingleFileSd, Sd15CheckpointReproducesDiffusersForUnetVaeAndClip) {
     const std::string path = dataPath(kSd15);
     const SingleFileContents f = readSingleFile(path);
-    const NamedTensors io = test::openTensors(dataPath(kSd15Io));
     const struct {
         const char* slot;
         const char* part;
@@ -157,16 +172,8 @@ TEST(SingleFileSd, Sd15CheckpointReproducesDiffusersForUnetVaeAndClip) {
     } cases[] = {{"unet", "unet", "sample"},
                  {"vae", "vae", "decode.sample"},
                  {"text_encoder", "clip", "last_hidden_state"}};
-    for (const auto& k : cases) {
-        const NamedTensors out =
-            test::runConverted(test::componentIn(f, k.slot), test::inputsOf(io, k.part), path);
-        const auto& want = io.at(std::string("out.") + k.part + "." + k.out);
-        const auto& got = out.at(std::string("out.") + k.out);
-        ASSERT_EQ(got.sizes(), want.sizes()) << k.slot;
-        const double err = test::relErr(got, want);
-        std::printf("  sd15_single %s rel err %.3e\n", k.slot, err);
-        EXPECT_LE(err, 1e-4) << k.slot;
-    }
+    for (const auto& k : cases)
+        test::expectSd15SingleOutput(test::componentIn(f, k.slot), k.part, k.out);
 }
 
 TEST(SingleFileSd, Sd2ShapedFileRoundTripsWeightsAndConfig) {
@@ -180,21 +187,16 @@ TEST(SingleFileSd, Sd2ShapedFileRoundTripsWeightsAndConfig) {
     for (const auto& kv :
          test::clipToOpenClip(clip, 5, "cond_stage_model.model.", torch::randn({32, 32}), 1))
         all.insert(kv);
-    for (const auto& kv : test::openWeights(dataPath(kSd15)))
-        if (kv.first.rfind("first_stage_model.", 0) == 0) all.insert(kv);
     const test::ScopedDir tmp("sd2-single");
-    const std::string path = test::writeWeights(tmp.path, "sd2.safetensors", all);
+    const std::string path = writeWithSd15Vae(all, tmp.path, "sd2.safetensors");
     const SingleFileContents f = readSingleFile(path);
-    std::vector<std::string> slots;
-    for (const auto& c : f.components) slots.push_back(c.slot + " " + c.className);
-    EXPECT_EQ(slots, (std::vector<std::string>{"unet UNet2DConditionModel", "vae AutoencoderKL",
-                                               "text_encoder CLIPTextModel"}));
+    EXPECT_EQ(test::slotsOf(f),
+              (std::vector<std::string>{"unet UNet2DConditionModel", "vae AutoencoderKL",
+                                        "text_encoder CLIPTextModel"}));
     EXPECT_EQ(test::componentIn(f, "text_encoder").config["num_hidden_layers"], 5);
     EXPECT_EQ(singleFileHeadline(f, all).rfind("SD 2.x, LDM layout: UNet ", 0), 0u)
         << singleFileHeadline(f, all);
-    const ConvertedComponent& c = test::componentIn(f, "unet");
-    test::expectSameWeights(c.weights, diffusers);
-    expectUnetArchitecture(c.config, config);
+    const ConvertedComponent& c = expectUnetRoundTrip(f, diffusers, config);
     EXPECT_EQ(c.config["sample_size"], 96);  // SD 2.1's 768 px, as diffusers assumes
     EXPECT_NE(c.description.find(": SD 2.x, "), std::string::npos) << c.description;
     EXPECT_NE(c.description.find("v-prediction at 768 px with upcast_attention"), std::string::npos)
@@ -214,20 +216,15 @@ TEST(SingleFileSd, SdxlShapedFileRoundTripsAndNamesItsParts) {
     for (const auto& kv :
          test::clipToOpenClip(clip, 5, "conditioner.embedders.1.model.", torch::randn({16, 32})))
         all.insert(kv);
-    for (const auto& kv : test::openWeights(dataPath(kSd15)))
-        if (kv.first.rfind("first_stage_model.", 0) == 0) all.insert(kv);
     const test::ScopedDir tmp("sdxl-single");
-    const std::string path = test::writeWeights(tmp.path, "sdxl.safetensors", all);
+    const std::string path = writeWithSd15Vae(all, tmp.path, "sdxl.safetensors");
 
     const SingleFileContents f = readSingleFile(path);
-    std::vector<std::string> slots;
-    for (const auto& c : f.components) slots.push_back(c.slot + " " + c.className);
-    EXPECT_EQ(slots, (std::vector<std::string>{"unet UNet2DConditionModel", "vae AutoencoderKL",
-                                               "text_encoder CLIPTextModel",
-                                               "text_encoder_2 CLIPTextModelWithProjection"}));
-    const ConvertedComponent& c = test::componentIn(f, "unet");
-    test::expectSameWeights(c.weights, diffusers);
-    expectUnetArchitecture(c.config, config);
+    EXPECT_EQ(test::slotsOf(f),
+              (std::vector<std::string>{"unet UNet2DConditionModel", "vae AutoencoderKL",
+                                        "text_encoder CLIPTextModel",
+                                        "text_encoder_2 CLIPTextModelWithProjection"}));
+    const ConvertedComponent& c = expectUnetRoundTrip(f, diffusers, config);
     EXPECT_EQ(c.config["transformer_layers_per_block"], json({1, 1, 2}));
     EXPECT_NE(c.description.find(": SDXL base, "), std::string::npos) << c.description;
     EXPECT_EQ(test::componentIn(f, "vae").config["scaling_factor"], 0.13025);

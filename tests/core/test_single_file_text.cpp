@@ -29,11 +29,7 @@ TEST(SingleFileClip, Sd15CheckpointClipReproducesTheGoldenHiddenStates) {
               "cond_stage_model.transformer., 3 layers, width 32, fp32; assumed: 4 heads "
               "(test-sized width), quick_gelu, argmax pooling");
 
-    const NamedTensors io = test::openTensors(dataPath("golden/sd15_single_io.safetensors"));
-    const NamedTensors out = test::runConverted(clip, test::inputsOf(io, "clip"), path);
-    const auto& want = io.at("out.clip.last_hidden_state");
-    test::expectCloseTo(out.at("out.last_hidden_state"), want,
-                        "sd15_single clip last_hidden_state");
+    test::expectSd15SingleOutput(clip, "clip", "last_hidden_state");
 }
 
 TEST(SingleFileClip, HeadsAre64WideForRealWidthsAndFourForTestSizes) {

@@ -43,17 +43,11 @@ NamedTensors runT5(const std::string& plan, ProbeContext* probesOut = nullptr,
 
 // T5 v1.0 style: relu, one wi, 3 layers, 3 heads of 6 over a 20-wide model, other buckets.
 nlohmann::json otherConfigT5() {
-    return {{"architectures", {"T5EncoderModel"}},
-            {"vocab_size", 60},
-            {"d_model", 20},
-            {"d_kv", 6},
-            {"d_ff", 28},
-            {"num_layers", 3},
-            {"num_heads", 3},
-            {"relative_attention_num_buckets", 12},
-            {"relative_attention_max_distance", 20},
-            {"layer_norm_epsilon", 1e-6},
-            {"feed_forward_proj", "relu"}};
+    return nlohmann::json::parse(R"({
+        "architectures": ["T5EncoderModel"], "vocab_size": 60, "d_model": 20, "d_kv": 6,
+        "d_ff": 28, "num_layers": 3, "num_heads": 3, "relative_attention_num_buckets": 12,
+        "relative_attention_max_distance": 20, "layer_norm_epsilon": 1e-6,
+        "feed_forward_proj": "relu"})");
 }
 
 WeightMap randomWeightsT5(const nlohmann::json& config, uint64_t seed = 5) {

@@ -379,13 +379,8 @@ TEST_F(T5TokenizerTest, InvalidUtf8NamesTheByteOffset) {
 
 TEST_F(T5TokenizerTest, FolderWithoutSpieceModelNamesTheFile) {
     const std::string dir = test::tempDir("t5tok-missing");
-    try {
-        T5Tokenizer::fromFolder(dir);
-        ADD_FAILURE() << "no error";
-    } catch (const TokenizerError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  dir + "/spiece.model: missing: the T5 tokenizer needs spiece.model");
-    }
+    EXPECT_EQ(test::messageOf<TokenizerError>([&] { T5Tokenizer::fromFolder(dir); }),
+              dir + "/spiece.model: missing: the T5 tokenizer needs spiece.model");
     fs::remove_all(dir);
 }
 

@@ -9,6 +9,17 @@
 #include "single_file_helpers.h"
 
 namespace hs::test {
+namespace {
+
+// `r` ran two steps, its latents `shape` ({channels, height, width}).
+void expectTwoStepsOfLatents(const RunRecord& r, const std::vector<int>& shape) {
+    ASSERT_EQ(r.steps.size(), 2u);
+    EXPECT_EQ(r.steps[0].latentChannels, shape[0]);
+    EXPECT_EQ(r.steps[0].latentHeight, shape[1]);
+    EXPECT_EQ(r.steps[0].latentWidth, shape[2]);
+}
+
+}  // namespace
 
 TEST_P(TinyPipelineLayouts, TheFolderAndTheComfyUiSetGiveTheSameImage) {
     const TinyPipelineCase& c = GetParam();
@@ -26,6 +37,7 @@ TEST_P(TinyPipelineLayouts, TheFolderAndTheComfyUiSetGiveTheSameImage) {
     EXPECT_TRUE(ref.image.allFinite());
     EXPECT_GT(ref.image.std, 0.0);
     if (c.checkRun) c.checkRun(ref);
+    if (!c.latentShape.empty()) expectTwoStepsOfLatents(ref, c.latentShape);
 
     auto set = Pipeline::load(t.dit, t.comfySet, PrecisionPlan(), kCpuPipeline);
     ASSERT_GE(set->detected().size(), c.detectedParts);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -123,6 +124,14 @@ void writeJsonFile(const std::string& path, const nlohmann::json& j);
 // Writes `w` (each key prefixed with `prefix`) as the .safetensors file `path`, creating its
 // folder.
 void writeWeightsFile(const std::string& path, const WeightMap& w, const std::string& prefix = "");
+
+// Scales the weights that write into a transformer's residual streams, their keys matching the
+// regular expression `writers`, by `c`; those of them that `isMlp` picks (an MLP's output layer)
+// by c * `mlpGain`. Throws std::logic_error unless exactly `expected` keys matched: the layout
+// changed.
+void scaleStreamWriters(WeightMap& w, const std::string& writers,
+                        const std::function<bool(const std::string&)>& isMlp, double c,
+                        double mlpGain, int expected);
 
 // A fresh temporary directory, removed by the caller's TearDown if it wants.
 std::string tempDir(const std::string& tag);

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "base/pipeline_error.h"
+#include "flux1_fixture.h"
 #include "io/safetensors.h"
 #include "models/flux/flux_family.h"
 #include "models/flux/flux_latents.h"
@@ -30,31 +31,8 @@ namespace {
 using ScopedLimit = test::ScopedMemoryLimit;
 
 nlohmann::json fluxConfig(int width = 32, int doubles = 2, int singles = 3) {
-    return {{"_class_name", "FluxTransformer2DModel"},
-            {"patch_size", 1},
-            {"in_channels", 16},
-            {"num_layers", doubles},
-            {"num_single_layers", singles},
-            {"attention_head_dim", 16},  // the sum of axes_dims_rope
-            {"num_attention_heads", width / 16},
-            {"joint_attention_dim", 24},
-            {"pooled_projection_dim", 20},
-            {"guidance_embeds", true},
-            {"axes_dims_rope", {4, 6, 6}}};
-}
-
-nlohmann::json t5ConfigWeightStream() {
-    return {{"architectures", {"T5EncoderModel"}},
-            {"vocab_size", 50},
-            {"d_model", 24},
-            {"d_kv", 8},
-            {"d_ff", 40},
-            {"num_layers", 3},
-            {"num_heads", 3},
-            {"relative_attention_num_buckets", 8},
-            {"relative_attention_max_distance", 16},
-            {"layer_norm_epsilon", 1e-6},
-            {"feed_forward_proj", "gated-gelu"}};
+    return test::smallFluxTransformerConfig(doubles, singles, width / 16,
+                                            {{"guidance_embeds", true}});
 }
 
 // Seeded random weights of `module`'s shapes (norm scales around 1), written as `dtype` to
@@ -201,7 +179,7 @@ TEST_F(WeightStreamTest, FluxStreamedEqualsFullBitForBit) {
 }
 
 TEST_F(WeightStreamTest, T5StreamedEqualsFullBitForBit) {
-    const auto config = t5ConfigWeightStream();
+    const auto config = test::tinyT5Config();  // gated, 2 blocks
     T5EncoderModel shapes(t5ConfigFromJson(config));
     const WeightMap weights = writeWeightsWeightStream(*shapes, m_dir, torch::kFloat32, 0.3);
     compareModes("T5EncoderModel", config, weights, "text_encoder_2", t5Inputs(),
@@ -299,16 +277,13 @@ TEST_F(WeightStreamTest, TheBudgetChoosesFullStreamedOrRefuses) {
     }
     {
         ScopedLimit limit(mb(streamed * 5 / 4 - 1000));
-        try {
-            chooseLoadModes("model", parts, policy);
-            FAIL() << "a budget below even the streamed need was accepted";
-        } catch (const PipelineError& e) {
-            const std::string m = e.what();
-            EXPECT_NE(m.find("even streamed block by block"), std::string::npos) << m;
-            EXPECT_NE(m.find("transformer "), std::string::npos) << m;
-            EXPECT_NE(m.find("vae "), std::string::npos) << m;
-            EXPECT_NE(m.find("HALFSCOPE_MEMORY_LIMIT_MB"), std::string::npos) << m;
-        }
+        // A budget below even the streamed need is refused.
+        const std::string m =
+            test::messageOf<PipelineError>([&] { chooseLoadModes("model", parts, policy); });
+        EXPECT_HAS(m, "even streamed block by block");
+        EXPECT_HAS(m, "transformer ");
+        EXPECT_HAS(m, "vae ");
+        EXPECT_HAS(m, "HALFSCOPE_MEMORY_LIMIT_MB");
     }
 }
 

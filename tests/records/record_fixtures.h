@@ -38,55 +38,44 @@ inline TensorStats statsOf(int64_t count, double absMax, int64_t nan = 0, int64_
 }
 
 // Probe names of one pass, in call order.
-inline std::vector<std::pair<std::string, ProbeLevel>> textEncoderPoints() {
-    std::vector<std::pair<std::string, ProbeLevel>> v;
-    v.push_back({"text_encoder.text_model.embeddings", ProbeLevel::Layer});
-    for (int l = 0; l < 2; ++l) {
-        const std::string p = "text_encoder.text_model.encoder.layers." + std::to_string(l);
-        v.push_back({p + ".self_attn", ProbeLevel::Layer});
-        v.push_back({p + ".mlp", ProbeLevel::Layer});
+using ProbePoints = std::vector<std::pair<std::string, ProbeLevel>>;
+
+// Appends `count` numbered blocks `prefix.N`: each block's layers in call order, then the block.
+inline void addProbeBlocks(ProbePoints& v, const std::string& prefix, int count,
+                           std::initializer_list<const char*> layers) {
+    for (int i = 0; i < count; ++i) {
+        const std::string p = prefix + "." + std::to_string(i);
+        for (const char* layer : layers) v.push_back({p + layer, ProbeLevel::Layer});
         v.push_back({p, ProbeLevel::Module});
     }
+}
+
+inline ProbePoints textEncoderPoints() {
+    ProbePoints v{{"text_encoder.text_model.embeddings", ProbeLevel::Layer}};
+    addProbeBlocks(v, "text_encoder.text_model.encoder.layers", 2, {".self_attn", ".mlp"});
     v.push_back({"text_encoder.text_model.final_layer_norm", ProbeLevel::Layer});
     return v;
 }
 
-inline std::vector<std::pair<std::string, ProbeLevel>> transformerPoints() {
-    std::vector<std::pair<std::string, ProbeLevel>> v;
-    v.push_back({"transformer.time_text_embed", ProbeLevel::Layer});
-    v.push_back({"transformer.context_embedder", ProbeLevel::Layer});
-    v.push_back({"transformer.x_embedder", ProbeLevel::Layer});
-    for (int i = 0; i < 3; ++i) {
-        const std::string p = "transformer.transformer_blocks." + std::to_string(i);
-        v.push_back({p + ".norm1", ProbeLevel::Layer});
-        v.push_back({p + ".attn", ProbeLevel::Layer});
-        v.push_back({p + ".ff", ProbeLevel::Layer});
-        v.push_back({p + ".ff_context", ProbeLevel::Layer});
-        v.push_back({p, ProbeLevel::Module});
-    }
-    for (int i = 0; i < 3; ++i) {
-        const std::string p = "transformer.single_transformer_blocks." + std::to_string(i);
-        v.push_back({p + ".norm", ProbeLevel::Layer});
-        v.push_back({p + ".proj_out", ProbeLevel::Layer});
-        v.push_back({p, ProbeLevel::Module});
-    }
+inline ProbePoints transformerPoints() {
+    ProbePoints v{{"transformer.time_text_embed", ProbeLevel::Layer},
+                  {"transformer.context_embedder", ProbeLevel::Layer},
+                  {"transformer.x_embedder", ProbeLevel::Layer}};
+    addProbeBlocks(v, "transformer.transformer_blocks", 3,
+                   {".norm1", ".attn", ".ff", ".ff_context"});
+    addProbeBlocks(v, "transformer.single_transformer_blocks", 3, {".norm", ".proj_out"});
     v.push_back({"transformer.norm_out", ProbeLevel::Layer});
     v.push_back({"transformer.proj_out", ProbeLevel::Layer});
     return v;
 }
 
-inline std::vector<std::pair<std::string, ProbeLevel>> vaePoints() {
-    std::vector<std::pair<std::string, ProbeLevel>> v;
-    v.push_back({"vae.post_quant_conv", ProbeLevel::Module});
-    v.push_back({"vae.decoder.conv_in", ProbeLevel::Layer});
-    v.push_back({"vae.decoder.mid_block.resnets.0", ProbeLevel::Layer});
-    v.push_back({"vae.decoder.mid_block.attentions.0", ProbeLevel::Layer});
-    v.push_back({"vae.decoder.mid_block", ProbeLevel::Module});
-    for (int u = 0; u < 4; ++u) {
-        const std::string p = "vae.decoder.up_blocks." + std::to_string(u);
-        v.push_back({p + ".resnets.0", ProbeLevel::Layer});
-        v.push_back({p, ProbeLevel::Module});
-    }
+inline ProbePoints vaePoints() {
+    ProbePoints v{{"vae.post_quant_conv", ProbeLevel::Module},
+                  {"vae.decoder.conv_in", ProbeLevel::Layer},
+                  {"vae.decoder.mid_block.resnets.0", ProbeLevel::Layer},
+                  {"vae.decoder.mid_block.attentions.0", ProbeLevel::Layer},
+                  {"vae.decoder.mid_block", ProbeLevel::Module}};
+    addProbeBlocks(v, "vae.decoder.up_blocks", 4, {".resnets.0"});
     v.push_back({"vae.decoder.conv_norm_out", ProbeLevel::Layer});
     v.push_back({"vae.decoder.conv_out", ProbeLevel::Module});
     return v;

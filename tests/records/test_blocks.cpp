@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "diagnosis/blocks.h"
-#include "records/precision_plan.h"
 #include "record_fixtures.h"
+#include "records/precision_plan.h"
 
 using namespace hs;
 
@@ -12,37 +15,53 @@ TEST(Blocks, ComponentIsTheFirstSegment) {
     EXPECT_EQ(componentOf("text_encoder.text_model.embeddings"), "text_encoder");
 }
 
+namespace {
+
+// A module name and the block it belongs to, written as the block plus the tail that
+// blockOf() must cut off (an empty tail: the module is the block itself).
+struct BlockCase {
+    const char* block;
+    const char* tail;
+};
+
+void expectBlocks(const std::vector<BlockCase>& cases) {
+    for (const auto& c : cases) {
+        const std::string module = std::string(c.block) + c.tail;
+        EXPECT_EQ(blockOf(module), c.block) << module;
+    }
+}
+
+}  // namespace
+
 TEST(Blocks, NumberedAndMidBlocks) {
-    EXPECT_EQ(blockOf("transformer.transformer_blocks.3.ff"), "transformer.transformer_blocks.3");
-    EXPECT_EQ(blockOf("transformer.transformer_blocks.12.attn.to_q"),
-              "transformer.transformer_blocks.12");
-    EXPECT_EQ(blockOf("transformer.single_transformer_blocks.0.proj_out"),
-              "transformer.single_transformer_blocks.0");
-    EXPECT_EQ(blockOf("transformer.single_transformer_blocks.0"),
-              "transformer.single_transformer_blocks.0");
-    EXPECT_EQ(blockOf("vae.decoder.up_blocks.1.resnets.0.conv1"), "vae.decoder.up_blocks.1");
-    EXPECT_EQ(blockOf("vae.decoder.mid_block.attentions.0.to_q"), "vae.decoder.mid_block");
-    EXPECT_EQ(blockOf("vae.encoder.down_blocks.2.downsamplers.0"), "vae.encoder.down_blocks.2");
-    EXPECT_EQ(blockOf("text_encoder.text_model.encoder.layers.5.mlp.fc1"),
-              "text_encoder.text_model.encoder.layers.5");
-    EXPECT_EQ(blockOf("unet.down_blocks.1.attentions.0"), "unet.down_blocks.1");
-    EXPECT_EQ(blockOf("unet.up_blocks.2.resnets.1"), "unet.up_blocks.2");
-    EXPECT_EQ(blockOf("unet.mid_block.resnets.0"), "unet.mid_block");
-    EXPECT_EQ(blockOf("text_encoder_2.encoder.block.4.layer.1"), "text_encoder_2.encoder.block.4");
+    expectBlocks({
+        {"transformer.transformer_blocks.3", ".ff"},
+        {"transformer.transformer_blocks.12", ".attn.to_q"},
+        {"transformer.single_transformer_blocks.0", ".proj_out"},
+        {"transformer.single_transformer_blocks.0", ""},
+        {"vae.decoder.up_blocks.1", ".resnets.0.conv1"},
+        {"vae.decoder.mid_block", ".attentions.0.to_q"},
+        {"vae.encoder.down_blocks.2", ".downsamplers.0"},
+        {"text_encoder.text_model.encoder.layers.5", ".mlp.fc1"},
+        {"unet.down_blocks.1", ".attentions.0"},
+        {"unet.up_blocks.2", ".resnets.1"},
+        {"unet.mid_block", ".resnets.0"},
+        {"text_encoder_2.encoder.block.4", ".layer.1"},
+    });
 }
 
 TEST(Blocks, ComponentLevelModules) {
-    EXPECT_EQ(blockOf("transformer.x_embedder"), "transformer.x_embedder");
-    EXPECT_EQ(blockOf("transformer.time_text_embed.timestep_embedder.linear_1"),
-              "transformer.time_text_embed");
-    EXPECT_EQ(blockOf("transformer.norm_out.linear"), "transformer.norm_out");
-    // Not vae.decoder: its rule would also catch the up blocks.
-    EXPECT_EQ(blockOf("vae.decoder.conv_in"), "vae.decoder.conv_in");
-    EXPECT_EQ(blockOf("vae.post_quant_conv"), "vae.post_quant_conv");
-    EXPECT_EQ(blockOf("text_encoder.text_model.embeddings.token_embedding"),
-              "text_encoder.text_model.embeddings");
-    EXPECT_EQ(blockOf("vae.decoder"), "vae.decoder");
-    EXPECT_EQ(blockOf("latents"), "latents");
+    expectBlocks({
+        {"transformer.x_embedder", ""},
+        {"transformer.time_text_embed", ".timestep_embedder.linear_1"},
+        {"transformer.norm_out", ".linear"},
+        // Not vae.decoder: its rule would also catch the up blocks.
+        {"vae.decoder.conv_in", ""},
+        {"vae.post_quant_conv", ""},
+        {"text_encoder.text_model.embeddings", ".token_embedding"},
+        {"vae.decoder", ""},
+        {"latents", ""},
+    });
     EXPECT_TRUE(isRepeatedBlock("vae.decoder.mid_block"));
     EXPECT_TRUE(isRepeatedBlock("transformer.transformer_blocks.0"));
     EXPECT_FALSE(isRepeatedBlock("transformer.x_embedder"));

@@ -108,15 +108,22 @@ TEST(ModelPanel, AnErrorKeepsThePreviousModelVisible) {
     EXPECT_TRUE(child<QLabel>(panel, "modelError")->isHidden());
 }
 
+// A folder or files chooser that answers what `answer` holds when asked and notes in `asked`
+// the folder it was to start in.
+template <class Answer>
+auto chooserGiving(const Answer& answer, QString& asked) {
+    return [&answer, &asked](QWidget*, const QString& start) {
+        asked = start;
+        return answer;
+    };
+}
+
 TEST(ModelPanel, OpenFolderAsksForADirectory) {
     ModelPanel panel;
     QSignalSpy spy(&panel, &ModelPanel::openRequested);
     QString answer = "/models/chosen";
     QString asked;
-    panel.setDirectoryChooser([&](QWidget*, const QString& start) {
-        asked = start;
-        return answer;
-    });
+    panel.setDirectoryChooser(chooserGiving(answer, asked));
     QTest::mouseClick(child<QPushButton>(panel, "openFolder"), Qt::LeftButton);
     ASSERT_EQ(spy.count(), 1);
     EXPECT_EQ(spy.at(0).at(0).toString(), "/models/chosen");
@@ -171,10 +178,7 @@ TEST(ModelPanel, OpenFilesAsksForModelFiles) {
     QStringList answer{"/models/flux/flux1-dev.safetensors", "/models/flux/ae.safetensors",
                        "/models/flux/clip_l.safetensors", "/models/flux/t5xxl_fp16.safetensors"};
     QString asked;
-    panel.setFilesChooser([&](QWidget*, const QString& start) {
-        asked = start;
-        return answer;
-    });
+    panel.setFilesChooser(chooserGiving(answer, asked));
     QTest::mouseClick(child<QPushButton>(panel, "openFiles"), Qt::LeftButton);
     ASSERT_EQ(spy.count(), 1);
     EXPECT_EQ(spy.at(0).at(0).toStringList(), answer);

@@ -13,6 +13,9 @@
 #include <QSpinBox>
 #include <QTest>
 #include <QToolButton>
+#include <cstdint>
+#include <string>
+#include <utility>
 
 #include "ctl_seed_edit.h"
 #include "prompt_panel.h"
@@ -26,18 +29,27 @@ T* child(QWidget& w, const char* name) {
     return c;
 }
 
+// A config with what the prompt panel shows set: the prompts, seed, steps, size and shift, and a
+// preview every 5 steps.
+hs::RunConfig promptRun(const std::string& prompt, const std::string& negative, uint64_t seed,
+                        int steps, int width, int height, double shift) {
+    hs::RunConfig c;
+    c.prompt = prompt;
+    c.negativePrompt = negative;
+    c.seed = seed;
+    c.steps = steps;
+    c.width = width;
+    c.height = height;
+    c.shift = shift;
+    c.decodeEvery = 5;
+    return c;
+}
+
 TEST(PromptPanel, SetFromAndApplyToRoundTrip) {
     PromptPanel panel;
-    hs::RunConfig in;
-    in.prompt = "a lighthouse at dusk";
-    in.negativePrompt = "blurry";
-    in.seed = 18446744073709551615ull;
-    in.steps = 28;
+    hs::RunConfig in =
+        promptRun("a lighthouse at dusk", "blurry", 18446744073709551615ull, 28, 128, 96, 1.75);
     in.guidance = 3.5;
-    in.width = 128;
-    in.height = 96;
-    in.shift = 1.75;
-    in.decodeEvery = 5;
     in.probeLevel = hs::ProbeLevel::Op;
     panel.setFrom(in);
 
@@ -155,22 +167,22 @@ TEST(PromptPanel, GenerateAndStopFollowTheRunningState) {
     auto* stop = child<QPushButton>(panel, "stop");
     QSignalSpy gen(&panel, &PromptPanel::generateRequested);
     QSignalSpy stopSpy(&panel, &PromptPanel::stopRequested);
-    EXPECT_TRUE(generate->isEnabled());
-    EXPECT_FALSE(stop->isEnabled());
+    // Which of the two can be clicked: {generate, stop}.
+    const auto enabled = [&] { return std::make_pair(generate->isEnabled(), stop->isEnabled()); };
+    const auto idle = std::make_pair(true, false), running = std::make_pair(false, true);
+    EXPECT_EQ(enabled(), idle);
     QTest::mouseClick(generate, Qt::LeftButton);  // an empty prompt is allowed
     EXPECT_EQ(gen.count(), 1);
 
     panel.setRunning(true);
-    EXPECT_FALSE(generate->isEnabled());
-    EXPECT_TRUE(stop->isEnabled());
+    EXPECT_EQ(enabled(), running);
     QTest::mouseClick(generate, Qt::LeftButton);
     EXPECT_EQ(gen.count(), 1);
     QTest::mouseClick(stop, Qt::LeftButton);
     EXPECT_EQ(stopSpy.count(), 1);
 
     panel.setRunning(false);
-    EXPECT_TRUE(generate->isEnabled());
-    EXPECT_FALSE(stop->isEnabled());
+    EXPECT_EQ(enabled(), idle);
     QTest::mouseClick(stop, Qt::LeftButton);
     EXPECT_EQ(stopSpy.count(), 1);
 }
@@ -256,15 +268,9 @@ namespace {
 TEST(PromptPanel, DISABLED_Screenshot) {
     HALFSCOPE_SHOTS_DIR_OR_SKIP(dir);
     PromptPanel panel;
-    hs::RunConfig c;
-    c.prompt = "a lighthouse on a cliff at dusk, volumetric light, 35mm photograph";
-    c.negativePrompt = "blurry, low contrast";
-    c.seed = 1234567890123456789ull;
-    c.steps = 20;
-    c.width = 512;
-    c.height = 512;
-    c.shift = 3.0;
-    c.decodeEvery = 5;
+    hs::RunConfig c =
+        promptRun("a lighthouse on a cliff at dusk, volumetric light, 35mm photograph",
+                  "blurry, low contrast", 1234567890123456789ull, 20, 512, 512, 3.0);
     panel.setSizeConstraints(16, 64, 1024);
     panel.setFrom(c);
     panel.setRunning(true);

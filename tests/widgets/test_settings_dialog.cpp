@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStringList>
 #include <QTemporaryDir>
 
 #include "settings_dialog.h"
@@ -75,29 +76,40 @@ TEST(SettingsDialog, StoresHowBf16RunsOnTheCpuAndExplainsEachChoice) {
     EXPECT_EQ(StudioSettings(&settings).cpuBf16(), "emulated");
 }
 
-TEST(SettingsDialog, CancelStoresNothing) {
-    QTemporaryDir dir;
-    QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
+// How the dialog, opened on the stored language "en", was closed after `language` was picked.
+struct LanguagePicked {
+    int result = 0;         // QDialog::Accepted or Rejected
+    QStringList signalled;  // the languageChanged() signals' languages
+};
+
+LanguagePicked pickLanguage(QSettings& settings, const QString& language,
+                            QDialogButtonBox::StandardButton close) {
     settings.setValue("ui/language", "en");
     SettingsDialog d(&settings);
     QSignalSpy spy(&d, &SettingsDialog::languageChanged);
-    d.setLanguage("zh_CN");
-    button(d, QDialogButtonBox::Cancel)->click();
-    EXPECT_EQ(d.result(), QDialog::Rejected);
-    EXPECT_EQ(spy.count(), 0);
+    d.setLanguage(language);
+    button(d, close)->click();
+    LanguagePicked picked;
+    picked.result = d.result();
+    for (const auto& args : spy) picked.signalled << args.at(0).toString();
+    return picked;
+}
+
+TEST(SettingsDialog, CancelStoresNothing) {
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
+    const LanguagePicked picked = pickLanguage(settings, "zh_CN", QDialogButtonBox::Cancel);
+    EXPECT_EQ(picked.result, QDialog::Rejected);
+    EXPECT_TRUE(picked.signalled.isEmpty());
     EXPECT_EQ(settings.value("ui/language").toString(), "en");
 }
 
 TEST(SettingsDialog, SystemDefaultMeansTheSystemLocale) {
     QTemporaryDir dir;
     QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
-    settings.setValue("ui/language", "en");
-    SettingsDialog d(&settings);
-    QSignalSpy spy(&d, &SettingsDialog::languageChanged);
-    d.setLanguage("");
-    d.accept();
-    ASSERT_EQ(spy.count(), 1);
-    EXPECT_EQ(spy.at(0).at(0).toString(), QLocale::system().name());
+    const LanguagePicked picked = pickLanguage(settings, "", QDialogButtonBox::Ok);
+    EXPECT_EQ(picked.result, QDialog::Accepted);
+    EXPECT_EQ(picked.signalled, QStringList{QLocale::system().name()});
     EXPECT_EQ(settings.value("ui/language").toString(), "");
     settings.setValue("ui/language", "klingon");  // unknown values read as system default
     EXPECT_EQ(StudioSettings(&settings).language(), "");

@@ -3,11 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <QSettings>
+#include <QStringList>
 #include <QTemporaryDir>
 
 #include "studio_settings.h"
 
 namespace {
+
+// The settings dialog's choices as read: {language, theme, how bf16 runs on the CPU}.
+QStringList dialogChoices(const StudioSettings& s) {
+    return {s.language(), s.theme(), s.cpuBf16()};
+}
 
 TEST(StudioSettings, ReadsSettingsSavedUnderTheStudiosKeys) {
     QTemporaryDir dir;
@@ -25,9 +31,7 @@ TEST(StudioSettings, ReadsSettingsSavedUnderTheStudiosKeys) {
     saved.setValue("model/vae", "/models/ae.safetensors");
     saved.setValue("library/comfyui", QStringList{"/comfy"});
     const StudioSettings s(&saved);
-    EXPECT_EQ(s.language(), "zh_CN");
-    EXPECT_EQ(s.theme(), "dark");
-    EXPECT_EQ(s.cpuBf16(), "auto");
+    EXPECT_EQ(dialogChoices(s), QStringList({"zh_CN", "dark", "auto"}));
     EXPECT_TRUE(s.welcomeShown());
     EXPECT_TRUE(s.window().saved);
     EXPECT_EQ(s.window().geometry, QByteArray("geometry"));
@@ -47,9 +51,7 @@ TEST(StudioSettings, NothingSavedReadsAsTheDefaults) {
     QTemporaryDir dir;
     QSettings empty(dir.filePath("s.ini"), QSettings::IniFormat);
     const StudioSettings s(&empty);
-    EXPECT_EQ(s.language(), "");
-    EXPECT_EQ(s.theme(), "system");
-    EXPECT_EQ(s.cpuBf16(), "emulated");
+    EXPECT_EQ(dialogChoices(s), QStringList({"", "system", "emulated"}));
     EXPECT_FALSE(s.welcomeShown());
     EXPECT_FALSE(s.window().saved);
     const StudioSettings::Run run = s.run();
