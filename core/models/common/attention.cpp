@@ -107,15 +107,20 @@ torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
         auto p = torch::softmax(s, -1);
         return torch::matmul(p.to(v.scalar_type()), v);  // [B, H, n, D]
     };
+    return overQueryChunks(qf, k.size(2), one);
+#endif
+}
+
+torch::Tensor overQueryChunks(const torch::Tensor& q, int64_t keys,
+                              const std::function<torch::Tensor(const torch::Tensor&)>& one) {
     const int64_t Lq = q.size(2);
-    const int64_t perRow = std::max<int64_t>(1, q.size(0) * q.size(1) * k.size(2));
+    const int64_t perRow = std::max<int64_t>(1, q.size(0) * q.size(1) * keys);
     const int64_t rows = std::max<int64_t>(1, (int64_t(256) << 20) / 4 / perRow);
-    if (rows >= Lq) return one(qf);
+    if (rows >= Lq) return one(q);
     std::vector<torch::Tensor> outs;
     for (int64_t r = 0; r < Lq; r += rows)
-        outs.push_back(one(qf.narrow(2, r, std::min(rows, Lq - r))));
+        outs.push_back(one(q.narrow(2, r, std::min(rows, Lq - r))));
     return torch::cat(outs, 2);
-#endif
 }
 
 }  // namespace hs

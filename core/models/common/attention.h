@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <array>
+#include <functional>
 #include <string>
 
 #include "models/common/layers.h"
@@ -75,6 +76,11 @@ torch::Tensor applyRope(const torch::Tensor& x, const RopeTables& rope);
 // softmax run in float32 for half types (as SDPA kernels accumulate), the probabilities are
 // cast to v's dtype for the second product (as flash attention does), and the query axis is
 // processed in chunks so the score matrix stays below ~256 MB.
+// one(q chunk) over chunks of q's rows, q [B, H, Lq, D], so that the float32 scores of a chunk,
+// [B, H, n, keys], stay under ~256 MB; the results [B, H, n, D] concatenated along the rows.
+torch::Tensor overQueryChunks(const torch::Tensor& q, int64_t keys,
+                              const std::function<torch::Tensor(const torch::Tensor&)>& one);
+
 torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                              const torch::Tensor& v);
 

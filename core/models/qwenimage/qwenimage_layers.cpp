@@ -62,14 +62,7 @@ torch::Tensor maskedAttention(const torch::Tensor& q, const torch::Tensor& k,
         s.masked_fill_(blocked, -std::numeric_limits<float>::infinity());
         return torch::matmul(torch::softmax(s, -1).to(v.scalar_type()), v);  // [B, H, n, D]
     };
-    const int64_t Lq = q.size(2);
-    const int64_t perRow = std::max<int64_t>(1, B * q.size(1) * Lk);
-    const int64_t rows = std::max<int64_t>(1, (int64_t(256) << 20) / 4 / perRow);
-    if (rows >= Lq) return one(qf);
-    std::vector<torch::Tensor> outs;
-    for (int64_t r = 0; r < Lq; r += rows)
-        outs.push_back(one(qf.narrow(2, r, std::min(rows, Lq - r))));
-    return torch::cat(outs, 2);
+    return overQueryChunks(qf, Lk, one);
 #endif
 }
 
