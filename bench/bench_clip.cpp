@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "models/clip/clip_run.h"
+#include "families/clip/clip_run.h"
 #include "runtime/runtime.h"
 
 using namespace hs;

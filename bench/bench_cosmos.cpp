@@ -28,13 +28,9 @@ using namespace hs;
 int main(int argc, char** argv) {
     bench::PortBench b;
     if (!b.start(argc, argv, "bench_cosmos", "cosmos_reference.py", 3)) return 2;
-    const auto& c = b.model.folder.config;
-    std::printf(
-        "Cosmos transformer %s: %d heads x %d, %d layers, mlp_ratio %.1f, latents %s, %lld text "
-        "tokens, %d threads, median of %d runs\n",
-        b.args.dir.c_str(), c.value("num_attention_heads", 0), c.value("attention_head_dim", 0),
-        c.value("num_layers", 0), c.value("mlp_ratio", 0.0),
-        shapeText(b.model.in.at("in.hidden_states").sizes()).c_str(),
-        (long long)b.model.in.at("in.encoder_hidden_states").size(1), b.threads, b.args.runs);
+    b.describe("Cosmos transformer", "%s, mlp_ratio %.1f, latents %s, %lld text tokens",
+               b.ditShape().c_str(), b.model.folder.config.value("mlp_ratio", 0.0),
+               shapeText(b.model.in.at("in.hidden_states").sizes()).c_str(),
+               (long long)b.model.in.at("in.encoder_hidden_states").size(1));
     return b.run("out.sample", "cosmos");
 }

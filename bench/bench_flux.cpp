@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "bench_timing.h"
-#include "models/flux/flux_latents.h"
-#include "models/flux/flux_transformer.h"
+#include "families/flux/flux_latents.h"
+#include "families/flux/flux_transformer.h"
 #include "runtime/runtime.h"
 
 using namespace hs;

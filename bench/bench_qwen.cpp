@@ -24,15 +24,11 @@ int main(int argc, char** argv) {
     bench::PortBench b;
     if (!b.start(argc, argv, "bench_qwen", "qwen_reference.py", 5)) return 2;
     const auto& c = b.model.folder.config;
-    const auto ids = b.model.in.at("in.input_ids");
-    std::printf(
-        "%s %s: hidden %d, MLP %d, %d query / %d key-value heads x %d, %d layers, batch %lld x "
-        "%lld tokens%s, %d threads, median of %d runs\n",
-        b.model.folder.className.c_str(), b.args.dir.c_str(), c.value("hidden_size", 0),
-        c.value("intermediate_size", 0), c.value("num_attention_heads", 0),
-        c.value("num_key_value_heads", 0), c.value("head_dim", 0), c.value("num_hidden_layers", 0),
-        (long long)ids.size(0), (long long)ids.size(1),
-        b.model.in.count("in.attention_mask") ? " with a mask" : "", b.threads, b.args.runs);
+    b.describe(b.model.folder.className.c_str(),
+               "hidden %d, MLP %d, %d query / %d key-value heads x %d, %d layers, %s",
+               c.value("hidden_size", 0), c.value("intermediate_size", 0),
+               c.value("num_attention_heads", 0), c.value("num_key_value_heads", 0),
+               c.value("head_dim", 0), c.value("num_hidden_layers", 0), b.tokenBatch().c_str());
     // --compare checks every output (the port's compare takes the worst)
     return b.run("", "qwen");
 }

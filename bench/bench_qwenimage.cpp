@@ -27,12 +27,8 @@ using namespace hs;
 int main(int argc, char** argv) {
     bench::PortBench b;
     if (!b.start(argc, argv, "bench_qwenimage", "qwenimage_reference.py", 3)) return 2;
-    const auto& c = b.model.folder.config;
-    std::printf(
-        "Qwen-Image transformer %s: %d heads x %d, %d layers, %lld image tokens, %lld text "
-        "tokens, %d threads, median of %d runs\n",
-        b.args.dir.c_str(), c.value("num_attention_heads", 0), c.value("attention_head_dim", 0),
-        c.value("num_layers", 0), (long long)b.model.in.at("in.hidden_states").size(1),
-        (long long)b.model.in.at("in.encoder_hidden_states").size(1), b.threads, b.args.runs);
+    b.describe("Qwen-Image transformer", "%s, %lld image tokens, %lld text tokens",
+               b.ditShape().c_str(), (long long)b.model.in.at("in.hidden_states").size(1),
+               (long long)b.model.in.at("in.encoder_hidden_states").size(1));
     return b.run("out.sample", "qwenimage", /*emulatedFp16=*/true);
 }

@@ -24,8 +24,8 @@
 
 #include "bench_timing.h"
 #include "io/safetensors.h"
-#include "models/flux/flux_family.h"
-#include "models/flux/flux_latents.h"
+#include "families/flux/flux_family.h"
+#include "families/flux/flux_latents.h"
 #include "pipeline/memory_check.h"
 #include "runtime/runtime.h"
 

@@ -28,13 +28,8 @@ int main(int argc, char** argv) {
     bench::PortBench b;
     if (!b.start(argc, argv, "bench_t5", "t5_reference.py", 5)) return 2;
     const auto& c = b.model.folder.config;
-    const auto ids = b.model.in.at("in.input_ids");
-    std::printf(
-        "T5 encoder %s: d_model %d, d_ff %d, %d heads x %d, %d layers, batch %lld x %lld "
-        "tokens%s, %d threads, median of %d runs\n",
-        b.args.dir.c_str(), c.value("d_model", 0), c.value("d_ff", 0), c.value("num_heads", 0),
-        c.value("d_kv", 0), c.value("num_layers", 0), (long long)ids.size(0),
-        (long long)ids.size(1), b.model.in.count("in.attention_mask") ? " with a mask" : "",
-        b.threads, b.args.runs);
+    b.describe("T5 encoder", "d_model %d, d_ff %d, %d heads x %d, %d layers, %s",
+               c.value("d_model", 0), c.value("d_ff", 0), c.value("num_heads", 0),
+               c.value("d_kv", 0), c.value("num_layers", 0), b.tokenBatch().c_str());
     return b.run("out.last_hidden_state", "t5");
 }

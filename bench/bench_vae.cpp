@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "bench_timing.h"
-#include "models/vae/autoencoder_kl.h"
+#include "families/vae/autoencoder_kl.h"
 #include "runtime/runtime.h"
 
 using namespace hs;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <csignal>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -214,6 +215,34 @@ struct PortBench {
         return true;
     }
     void load() { model = loadPortBenchModel(args); }
+    // "H heads x D, L layers" of a diffusers transformer's config.
+    std::string ditShape() const {
+        const auto& c = model.folder.config;
+        return std::to_string(c.value("num_attention_heads", 0)) + " heads x " +
+               std::to_string(c.value("attention_head_dim", 0)) + ", " +
+               std::to_string(c.value("num_layers", 0)) + " layers";
+    }
+    // "batch B x T tokens" of a text encoder's in.input_ids [B, T], " with a mask" added when the
+    // inputs hold in.attention_mask.
+    std::string tokenBatch() const {
+        const auto& ids = model.in.at("in.input_ids");
+        return "batch " + std::to_string(ids.size(0)) + " x " + std::to_string(ids.size(1)) +
+               " tokens" + (model.in.count("in.attention_mask") ? " with a mask" : "");
+    }
+    // The line on what is timed: "<what> DIR: <details>, N threads, median of R runs", `details`
+    // a printf format and its values.
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    void
+    describe(const char* what, const char* details, ...) const {
+        std::printf("%s %s: ", what, args.dir.c_str());
+        va_list values;
+        va_start(values, details);
+        std::vprintf(details, values);
+        va_end(values);
+        std::printf(", %d threads, median of %d runs\n", threads, args.runs);
+    }
     // runPortBench on this benchmark's component.
     int run(const std::string& outputKey, const char* name, bool emulatedFp16 = false,
             bool targetsSummary = true) const {

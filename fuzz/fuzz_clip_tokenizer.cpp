@@ -61,16 +61,14 @@ void loadFolder(std::string_view data) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    realTokenizer();
-    return 0;
+void hs::fuzz::runMode(uint8_t mode, std::string_view rest) {
+    if (mode < 0xC0)
+        encodeText(realTokenizer(), std::string(rest), 1 + mode % 80);
+    else
+        loadFolder(rest);
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    return hs::fuzz::byModeByte(data, size, [](uint8_t mode, std::string_view rest) {
-        if (mode < 0xC0)
-            encodeText(realTokenizer(), std::string(rest), 1 + mode % 80);
-        else
-            loadFolder(rest);
-    });
+// LLVMFuzzerInitialize: the tokenizer loads once, before the first input.
+void hs::fuzz::warmUp() {
+    realTokenizer();
 }

@@ -13,16 +13,16 @@
 
 #include "fuzz_util.h"
 #include "io/bounded_read.h"
-#include "models/anima/anima_config.h"
-#include "models/clip/clip_config.h"
-#include "models/cosmos/cosmos_config.h"
-#include "models/flux/flux_config.h"
-#include "models/qwen/qwen_config.h"
-#include "models/qwenimage/qwenimage_config.h"
-#include "models/t5/t5_config.h"
-#include "models/unet/unet_config.h"
-#include "models/vae/vae_config.h"
-#include "models/wan_vae/wan_vae_config.h"
+#include "families/anima/anima_config.h"
+#include "families/clip/clip_config.h"
+#include "families/cosmos/cosmos_config.h"
+#include "families/flux/flux_config.h"
+#include "families/qwen/qwen_config.h"
+#include "families/qwenimage/qwenimage_config.h"
+#include "families/t5/t5_config.h"
+#include "families/unet/unet_config.h"
+#include "families/vae/vae_config.h"
+#include "families/wan_vae/wan_vae_config.h"
 
 namespace {
 

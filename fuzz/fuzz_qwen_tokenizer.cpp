@@ -96,20 +96,18 @@ void loadFolder(std::string_view data, bool tokenizerJson) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    realTokenizer();
-    return 0;
+void hs::fuzz::runMode(uint8_t mode, std::string_view rest) {
+    if (mode < 0x80)
+        encodeText(realTokenizer(), std::string(rest), 1 + mode % 64, true);
+    else if (mode < 0xA0)
+        decodeIds(rest);
+    else if (mode < 0xC0)
+        encodeBatch(rest, 1 + mode % 24);
+    else
+        loadFolder(rest, mode % 2);
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    return hs::fuzz::byModeByte(data, size, [](uint8_t mode, std::string_view rest) {
-        if (mode < 0x80)
-            encodeText(realTokenizer(), std::string(rest), 1 + mode % 64, true);
-        else if (mode < 0xA0)
-            decodeIds(rest);
-        else if (mode < 0xC0)
-            encodeBatch(rest, 1 + mode % 24);
-        else
-            loadFolder(rest, mode % 2);
-    });
+// LLVMFuzzerInitialize: the tokenizer loads once, before the first input.
+void hs::fuzz::warmUp() {
+    realTokenizer();
 }

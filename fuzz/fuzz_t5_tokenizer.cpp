@@ -77,18 +77,16 @@ void loadModel(std::string_view data) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    fixedTokenizer();
-    return 0;
+void hs::fuzz::runMode(uint8_t mode, std::string_view rest) {
+    if (mode < 0xC0)
+        encodeText(fixedTokenizer(), std::string(rest), 1 + mode % 48);
+    else if (mode < 0xE0)
+        loadFolder(rest);
+    else
+        loadModel(rest);
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    return hs::fuzz::byModeByte(data, size, [](uint8_t mode, std::string_view rest) {
-        if (mode < 0xC0)
-            encodeText(fixedTokenizer(), std::string(rest), 1 + mode % 48);
-        else if (mode < 0xE0)
-            loadFolder(rest);
-        else
-            loadModel(rest);
-    });
+// LLVMFuzzerInitialize: the tokenizer loads once, before the first input.
+void hs::fuzz::warmUp() {
+    fixedTokenizer();
 }

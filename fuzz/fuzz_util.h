@@ -33,13 +33,13 @@ std::vector<std::string_view> splitParts(std::string_view data, std::string_view
 // <source tree>/<rel>, or $HALFSCOPE_FUZZ_SOURCE_DIR/<rel> when that is set (a moved binary).
 std::string sourcePath(const std::string& rel);
 
-// LLVMFuzzerTestOneInput for targets whose input's first byte picks a mode: run(mode, rest) with
-// the other bytes as `rest`; an empty input runs nothing. Returns 0 (libFuzzer's "go on").
-template <class Run>
-int byModeByte(const uint8_t* data, size_t size, Run run) {
-    if (size > 0) run(data[0], std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1));
-    return 0;
-}
+// For the targets whose input's first byte picks a mode, which link mode_byte_main.cpp (libFuzzer's
+// entry points) and define these two:
+//   warmUp   loads the fixed data once, before the first input
+//   runMode  runs one input: its first byte `mode`, the other bytes `rest` (an empty input runs
+//            nothing)
+void warmUp();
+void runMode(uint8_t mode, std::string_view rest);
 
 }  // namespace hs::fuzz
 

@@ -1,7 +1,8 @@
 # Family knowledge stays in the families: no string literal in core/, app/ or widgets/ names a
 # model class a family loads (FluxTransformer2DModel, CLIPTextModel, ...), except in
-# core/models/ (the families), core/denoising/ (the pipeline shapes, which name their own
-# denoiser) and core/demo/ (the demo model's own definition). The class names are read from the
+# core/families/ (the families), core/denoising/ (the pipeline shapes, which name their own
+# denoiser) and core/demo/ (the demo model's own definition); core/models/, the registry API,
+# names none either. The class names are read from the
 # families' `classNames = {...}` and makeFamily heads. And no strategy casts with componentAs<>. Run as
 #   cmake -DSOURCE_DIR=<repo> -P tests/check_family_names.cmake
 cmake_minimum_required(VERSION 3.16)
@@ -12,7 +13,7 @@ get_filename_component(SOURCE_DIR "${SOURCE_DIR}" ABSOLUTE)
 
 # The class names.
 set(names "")
-file(GLOB_RECURSE family_files "${SOURCE_DIR}/core/models/*.cpp")
+file(GLOB_RECURSE family_files "${SOURCE_DIR}/core/families/*.cpp")
 foreach(f IN LISTS family_files)
   file(READ "${f}" text)
   # Family::classNames, or the second field of makeFamily's FamilyHead {name, {classes}, ...}.
@@ -30,7 +31,7 @@ endforeach()
 list(REMOVE_DUPLICATES names)
 list(LENGTH names count)
 if(count EQUAL 0)
-  message(FATAL_ERROR "no family class names found under ${SOURCE_DIR}/core/models")
+  message(FATAL_ERROR "no family class names found under ${SOURCE_DIR}/core/families")
 endif()
 
 set(bad "")
@@ -38,7 +39,7 @@ file(GLOB_RECURSE sources RELATIVE "${SOURCE_DIR}"
      "${SOURCE_DIR}/core/*.cpp" "${SOURCE_DIR}/core/*.h" "${SOURCE_DIR}/app/*.cpp"
      "${SOURCE_DIR}/app/*.h" "${SOURCE_DIR}/widgets/*.cpp" "${SOURCE_DIR}/widgets/*.h")
 foreach(rel IN LISTS sources)
-  if(rel MATCHES "^core/(models|denoising|demo)/")
+  if(rel MATCHES "^core/(families|denoising|demo)/")
     continue()
   endif()
   file(READ "${SOURCE_DIR}/${rel}" text)

@@ -667,6 +667,45 @@
     </message>
 </context>
 <context>
+    <name>FailureBanner</name>
+    <message>
+        <source>Show</source>
+        <translation>查看</translation>
+    </message>
+    <message>
+        <source>Find a fix</source>
+        <translation>查找修复</translation>
+    </message>
+    <message>
+        <source>Select this point in the layer heatmap, its row in view</source>
+        <translation>在层热图中选中此点，并让它所在的行可见</translation>
+    </message>
+    <message>
+        <source>Search the cheapest precision plan that fixes this run</source>
+        <translation>搜索能修复此次运行、开销最低的精度方案</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&apos;color:#c00000&apos;&gt;The run failed.&lt;/b&gt; First failing point: &lt;b&gt;%1&lt;/b&gt; at %2: %3, in the %4.</source>
+        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;运行失败。&lt;/b&gt;首个出错点：&lt;b&gt;%1&lt;/b&gt;，%2：%3，位于 %4。</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&apos;color:#c00000&apos;&gt;The run failed:&lt;/b&gt; %1. No NaN or Inf appeared on the way.</source>
+        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;运行失败：&lt;/b&gt;%1。过程中没有出现 NaN 或 Inf。</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>VAE decode</source>
+        <translation>VAE 解码</translation>
+    </message>
+    <message>
+        <source>text encoding</source>
+        <translation>文本编码</translation>
+    </message>
+</context>
+<context>
     <name>FileSet</name>
     <message>
         <location filename="../app/gui/file_set.cpp" line="+27"/>
@@ -3475,6 +3514,10 @@
         <location line="+7"/>
         <source>Next run: its time and memory are estimated after its first step (no run of this model with this plan and guidance has finished yet)</source>
         <translation>下一次运行：其时间和内存在第一步之后估算（此模型在此方案和引导设置下尚无已完成的运行）</translation>
+    </message>
+    <message>
+        <source>%1 (%2 NaN, %3 +Inf, %4 -Inf of %5 values)</source>
+        <translation>%1（共 %5 个值，NaN %2 个，+Inf %3 个，-Inf %4 个）</translation>
     </message>
 </context>
 <context>

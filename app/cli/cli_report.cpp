@@ -1,10 +1,17 @@
 #include "cli/cli_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
+#include "base/cancel.h"
 #include "cli/command.h"
+#include "cli/run_progress.h"
+#include "diagnosis/advice.h"
 #include "io/terminal_text.h"
+#include "pipeline/pipeline.h"
+#include "records/precision_plan.h"
+#include "records/run_types.h"
 #include "report/report_bundle.h"
 #include "runtime/report_environment.h"
 
@@ -72,16 +79,69 @@ void printAdvice(const Advice& a, const DeviceInfo& device) {
     std::cout << "advice for " << device.describe() << ": " << a.headline << "\n";
     for (const auto& n : a.notes) std::cout << "  note: " << n << "\n";
     for (const auto& f : a.fixes) {
-        std::cout << "  " << f.rank << ". " << f.action << (f.verified ? " (verified)" : "")
-                  << "\n     " << f.cost << "\n";
+        std::cout << "  " << f.rank << ". " << f.action << fixCheckText(f) << "\n     " << f.cost
+                  << "\n";
         if (!f.planText.empty()) std::cout << "     --plan '" << f.planText << "'\n";
     }
+}
+
+// The run the advice speaks for: the first that failed, else the first.
+const RunRecord& adviceBasis(const Report& report) {
+    for (const auto& run : report.runs)
+        if (run.findings.firstFailure) return run.record;
+    return report.runs.front().record;
+}
+
+// --check-fixes: runs each suggested plan not yet tried with the settings of the run the advice
+// speaks for; keeps those that give a clean picture (exit status 0: a NaN/Inf a remedy contained
+// fails as a bisection trial does), drops the rest with a note, and ranks again.
+void checkFixes(Report& report) {
+    if (!report.advice || report.runs.empty()) return;
+    Advice& a = *report.advice;
+    RunConfig cfg = adviceBasis(report).config;
+    cfg.keepLatents = false;
+    std::vector<Fix> kept;
+    for (Fix f : a.fixes) {
+        if (f.tried() || f.planText.empty()) {
+            kept.push_back(std::move(f));
+            continue;
+        }
+        cfg.plan = PrecisionPlan::parse(f.planText);
+        auto pipeline =
+            Pipeline::load(cfg.modelDir, cfg.modelFiles, cfg.plan, torch::Device(cfg.device));
+        StderrProgress progress;
+        progress.prefix = "[check " + f.planText + "] ";
+        progress.steps = cfg.steps;
+        const RunRecord rec = pipeline->run(cfg, &progress);
+        if (rec.cancelled) throw Cancelled();
+        const int status = exitStatusOf(rec);
+        f.triedVerdict = rec.verdict + (status == kExitContained ? ", a NaN/Inf contained" : "");
+        std::fprintf(stderr, "check %s: %s\n", printable(f.planText).c_str(),
+                     status == kExitOk ? "fixes the run" : printable(f.triedVerdict).c_str());
+        if (status == kExitOk) {
+            // Tried now: no longer "not yet verified".
+            auto& cost = f.costMessage;
+            cost.erase(
+                std::remove_if(cost.begin(), cost.end(),
+                               [](const Message& m) { return m.id == "advice.cost.predicted"; }),
+                cost.end());
+            if (!cost.empty()) f.cost = englishText(cost);
+            kept.push_back(std::move(f));
+            continue;
+        }
+        a.notes.push_back("tried on the same prompt and seed and not offered: " + f.action +
+                          " (--plan '" + f.planText + "') gave " + f.triedVerdict);
+        a.noteMessages.emplace_back();  // English only: the note's words are the fix's
+    }
+    for (size_t i = 0; i < kept.size(); ++i) kept[i].rank = int(i) + 1;
+    a.fixes = std::move(kept);
 }
 
 }  // namespace
 
 void finishReport(const Args& args, Report report, const DeviceInfo& device) {
     addAdvice(report, device);
+    if (args.has("check-fixes")) checkFixes(report);
     if (wantsAdvice(args) && !args.has("json") && report.advice)
         printAdvice(*report.advice, device);
     const auto htmlPath = args.get("report");
@@ -97,8 +157,21 @@ void finishReport(const Args& args, Report report, const DeviceInfo& device) {
 }
 
 int exitStatusOf(const RunRecord& r) {
-    const bool bad = r.verdict == "nan/inf" || r.verdict == "black" || r.firstNonFinite.has_value();
-    return bad ? kExitNonFinite : kExitOk;
+    if (r.verdict == "nan/inf" || r.verdict == "black") return kExitNonFinite;
+    return r.firstNonFinite ? kExitContained : kExitOk;
+}
+
+std::string containedNote(const RunRecord& r) {
+    if (exitStatusOf(r) != kExitContained) return {};
+    const ProbeRecord& at = r.firstNonFinite->at;
+    std::string remedies;
+    for (const RemedyRule& rule : r.config.plan.remedies())
+        if (pathMatches(rule.pattern, at.name))
+            remedies += (remedies.empty() ? "" : ",") + rule.pattern + '=' + remedyText(rule);
+    return "contained: the image is fine (verdict " + r.verdict + "), but a non-finite value at " +
+           at.name + " never reached it" +
+           (remedies.empty() ? std::string() : " (the plan's " + remedies + ")") +
+           "; exit status 3";
 }
 
 }  // namespace hs::cli

@@ -23,6 +23,13 @@ namespace hs::cli {
     "  --target-memory GB its memory in GB (above 0, at most 1024), with --target-cc or to\n"      \
     "                     size a --target; e.g. --target-cc 7.5 --target-memory 11\n"
 
+// --check-fixes: every plan the advice suggests is run before it is offered.
+#define HS_CHECK_FIXES_HELP                                                                        \
+    "  --check-fixes      run every plan the advice suggests on the same prompt and seed before\n" \
+    "                     offering it: a plan that still fails is dropped (named on stderr and\n"  \
+    "                     in the advice's notes), the others say \"tried on the same prompt and\n" \
+    "                     seed: ok\"; without it each suggestion says \"(not tried)\"\n"
+
 // True when the command was asked for advice for a target GPU (--target, --advise-for,
 // --target-cc).
 bool wantsAdvice(const Args& args);
@@ -32,12 +39,20 @@ bool wantsAdvice(const Args& args);
 // an unknown GPU, a malformed capability or memory size, or options that contradict each other.
 DeviceInfo adviceDeviceFor(const Args& args, const std::string& runDevice);
 
-// Adds the advice for `device` to `report`; with --report FILE.html writes FILE.html,
+// Adds the advice for `device` to `report` (with --check-fixes, each suggested plan run on the
+// failing run's settings first, see HS_CHECK_FIXES_HELP); with --report FILE.html writes FILE.html,
 // FILE.json, FILE-steps.csv and FILE-layers.csv (where they went on stderr); with a target
 // (wantsAdvice) prints the advice on stdout unless --json.
 void finishReport(const Args& args, Report report, const DeviceInfo& device);
 
-// Exit status for a finished run: 1 when it holds NaN/Inf or is black, else 0.
+// Exit status for a finished run, from its verdict: kExitNonFinite (1) when the image holds
+// NaN/Inf or is black; kExitContained (3) when the image is fine but a NaN/Inf appeared inside
+// the run (a clamp or scale rule held it back); else kExitOk (0).
 int exitStatusOf(const RunRecord& r);
+
+// For a run that exits kExitContained, one sentence for a script's reader: the image is fine,
+// where the non-finite value appeared and which of the plan's remedies covered it, and the exit
+// status; empty for any other run.
+std::string containedNote(const RunRecord& r);
 
 }  // namespace hs::cli

@@ -3,11 +3,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/cancel.h"
 #include "cli/cli_report.h"
 #include "cli/command.h"
 #include "cli/run_options.h"
 #include "io/terminal_text.h"
-#include "base/cancel.h"
 #include "pipeline/precision_search.h"
 #include "report/findings_json.h"
 #include "report/remedy_json.h"
@@ -35,7 +35,7 @@ void printRemedyTable(std::ostream& out, const RemedyTable& t) {
 
 int runBisect(const Args& args) {
     args.allowOnly(withRunOptions({"safe", "trial-steps", "max-iterations", "tolerance", "report",
-                                   "json", HS_TARGET_OPTIONS, "remedies"}));
+                                   "json", HS_TARGET_OPTIONS, "check-fixes", "remedies"}));
     if (!args.has("plan"))
         throw UsageError("give the failing plan, e.g. --plan 'transformer=fp16'");
     const RunConfig cfg = runConfigFrom(args);
@@ -69,6 +69,8 @@ int runBisect(const Args& args) {
     };
     const PrecisionSearch s = searchPrecision(cfg, o);
     if (s.result.cancelled()) throw Cancelled();
+    const bool fixed = s.result.found || (s.remedies && s.remedies->anyPassed());
+    const int status = fixed || !s.planFails ? kExitOk : kExitNonFinite;
     if (args.has("report") || wantsAdvice(args)) {
         std::vector<ReportRun> runs;
         if (!s.referenceRun.steps.empty())
@@ -83,6 +85,7 @@ int runBisect(const Args& args) {
     if (args.has("json")) {
         auto j = bisectionToJson(s.result);
         if (s.remedies) j["remedies"] = remediesToJson(*s.remedies);
+        j["exit_status"] = status;
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         std::cout << s.result.message << "\n";
@@ -90,8 +93,7 @@ int runBisect(const Args& args) {
         std::cout << s.result.trials.size() << " trials\n";
         if (s.remedies) printRemedyTable(std::cout, *s.remedies);
     }
-    const bool fixed = s.result.found || (s.remedies && s.remedies->anyPassed());
-    return fixed || !s.planFails ? kExitOk : kExitNonFinite;
+    return status;
 }
 
 const Registrar kBisectCommand(
@@ -115,10 +117,13 @@ const Registrar kBisectCommand(
      "passing first, then fewest plan changes, smallest image change (mean difference and PSNR\n"
      "against the reference), cheapest on the --advise-for GPU (default: this device). Without\n"
      "format in the list the bisection is skipped. --json and --report carry the table.\n\n"
-     "exit status: 0 a fixing plan was found (or the plan does not fail), 1 none was found,\n"
-     "2 usage or input error\n\n" HS_ADVISE_FOR_HELP HS_RUN_OPTIONS_HELP,
+     "A NaN/Inf that a clamp or scale rule contained still fails a trial (and makes the plan\n"
+     "count as failing): every plan printed here runs with generate's exit status 0, never 3.\n\n"
+     "exit status (--json: exit_status): 0 a fixing plan was found (or the plan does not\n"
+     "fail), 1 none was found, 2 usage or input error\n\n" HS_ADVISE_FOR_HELP HS_CHECK_FIXES_HELP
+         HS_RUN_OPTIONS_HELP,
      runBisect,
-     {"json"}});
+     {"json", "check-fixes"}});
 
 }  // namespace
 }  // namespace hs::cli

@@ -3,13 +3,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/cancel.h"
 #include "cli/cli_report.h"
 #include "cli/command.h"
 #include "cli/run_options.h"
 #include "cli/run_progress.h"
 #include "diagnosis/first_failure.h"
 #include "diagnosis/latent_divergence.h"
-#include "base/cancel.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
 
@@ -17,7 +17,7 @@ namespace hs::cli {
 namespace {
 
 int runCompare(const Args& args) {
-    args.allowOnly(withRunOptions({"report", "json", HS_TARGET_OPTIONS}));
+    args.allowOnly(withRunOptions({"report", "json", HS_TARGET_OPTIONS, "check-fixes"}));
     const std::vector<std::string> plans = args.all("plan");
     if (plans.size() < 2 || plans.size() > 4)
         throw UsageError(
@@ -39,7 +39,10 @@ int runCompare(const Args& args) {
         progress.steps = cfg.steps;
         RunRecord rec = pipeline->run(cfg, &progress);
         if (rec.cancelled) throw Cancelled();
-        if (exitStatusOf(rec) != kExitOk) status = kExitNonFinite;
+        // The worst of the runs: a failed image (1) over a contained non-finite value (3).
+        const int runStatus = exitStatusOf(rec);
+        if (runStatus == kExitNonFinite || (runStatus == kExitContained && status == kExitOk))
+            status = runStatus;
         runs.push_back(makeReportRun(text, std::move(rec)));
     }
 
@@ -52,6 +55,8 @@ int runCompare(const Args& args) {
                             {"verdict_explanation", r.verdictExplanation},
                             {"seconds", r.seconds}};
         if (const auto& f = runs[i].findings.firstFailure) e["first_failure"] = f->summary();
+        e["exit_status"] = exitStatusOf(r);
+        if (const std::string note = containedNote(r); !note.empty()) e["contained"] = note;
         if (i > 0) {
             if (r.savedImage && runs[0].record.savedImage)
                 e["image_difference_to_first"] =
@@ -84,8 +89,8 @@ int runCompare(const Args& args) {
                 std::cout << diff;
             }
             std::cout << "\n";
-            if (e.contains("first_failure"))
-                std::cout << "  " << e["first_failure"].get<std::string>() << "\n";
+            for (const char* key : {"first_failure", "contained"})
+                if (e.contains(key)) std::cout << "  " << e[key].get<std::string>() << "\n";
         }
     }
     return status;
@@ -101,10 +106,12 @@ const Registrar kCompareCommand(
      "and prints each verdict, the first failure, the mean image difference to\n"
      "the first run and the per-step divergence of the latents (--json). With\n"
      "--report, one report shows the runs side by side.\n\n"
-     "exit status: 0 every run clean, 1 some run holds NaN/Inf or is black,\n"
-     "2 usage or input error\n\n" HS_ADVISE_FOR_HELP HS_RUN_OPTIONS_HELP,
+     "exit status: 0 every run clean, 1 some run holds NaN/Inf or is black, 3 every image\n"
+     "is fine but in some run a NaN/Inf appeared and was contained (clamp, scale: printed\n"
+     "as 'contained: ...', and each run's exit_status in --json), 2 usage or input "
+     "error\n\n" HS_ADVISE_FOR_HELP HS_CHECK_FIXES_HELP HS_RUN_OPTIONS_HELP,
      runCompare,
-     {"json"}});
+     {"json", "check-fixes"}});
 
 }  // namespace
 }  // namespace hs::cli

@@ -4,8 +4,8 @@
 #include "cli/command.h"
 #include "diagnosis/weight_risk.h"
 #include "inspect/inspect.h"
-#include "io/terminal_text.h"
 #include "inspect/weight_stats.h"
+#include "io/terminal_text.h"
 #include "numerics/format.h"
 
 namespace hs::cli {

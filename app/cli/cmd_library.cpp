@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "library/library_cache.h"
+#include "cli/library_options.h"
 #include "library/library_file_set.h"
 #include "library/library_format.h"
 #include "library/library_scan.h"
@@ -13,24 +13,11 @@ namespace hs::cli {
 namespace {
 
 int runLibrary(const Args& args) {
-    args.allowOnly({"comfyui", "a1111", "add", "hf-cache", "no-cache", "cache-file", "json",
-                    "max-entries", "max-depth"});
+    args.allowOnly({HS_LIBRARY_OPTIONS, "json"});
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] +
                          "': give folders with --comfyui, --a1111, --add or --hf-cache");
-    LibraryOptions o;
-    o.comfyui = args.all("comfyui");
-    o.a1111 = args.all("a1111");
-    o.user = args.all("add");
-    o.hfCaches = args.all("hf-cache");
-    o.cachePath =
-        args.has("no-cache") ? "" : args.get("cache-file").value_or(defaultLibraryCachePath());
-    const int maxEntries = args.getInt("max-entries", static_cast<int>(o.maxEntries));
-    const int maxDepth = args.getInt("max-depth", o.maxDepth);
-    if (maxEntries < 1 || maxEntries > 1000000) throw UsageError("--max-entries: 1 to 1000000");
-    if (maxDepth < 0 || maxDepth > 64) throw UsageError("--max-depth: 0 to 64");
-    o.maxEntries = static_cast<size_t>(maxEntries);
-    o.maxDepth = maxDepth;
+    const LibraryOptions o = libraryOptionsFrom(args);
     const LibraryReport r = scanLibrary(o);
     if (args.has("json"))
         std::cout << toJson(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)

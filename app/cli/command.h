@@ -8,10 +8,16 @@
 
 namespace hs::cli {
 
-// Exit codes: scripts test for them.
+// Exit codes: scripts test for them. The status is the verdict's: a run whose image is fine
+// exits 0 or 3, one whose image is not exits 1, and --json carries the same number.
 constexpr int kExitOk = 0;
 constexpr int kExitNonFinite = 1;  // the run produced NaN/Inf or a black image
 constexpr int kExitUsage = 2;      // usage or input errors
+// The image is fine (verdict "ok"), but a NaN/Inf appeared inside the run and was contained
+// (clipped by a clamp rule, kept in range by scale, or it never reached the image). Not 0: the
+// plan worked only because something held an overflow back, which a script checking fp16 safety
+// must see; not 1: the picture is usable.
+constexpr int kExitContained = 3;
 
 class UsageError : public std::runtime_error {
 public:

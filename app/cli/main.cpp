@@ -213,7 +213,8 @@ int main(int argc, char** argv) {
         const std::string name = cmd->name;
         std::optional<StderrLoadProgress> loading;
         std::optional<StderrWorkProgress> working;  // stages, streamed blocks, trials, estimate
-        if (!args.has("quiet") && (name == "generate" || name == "compare" || name == "bisect")) {
+        if (!args.has("quiet") &&
+            (name == "generate" || name == "compare" || name == "bisect" || name == "reproduce")) {
             loading.emplace();
             working.emplace();
         }

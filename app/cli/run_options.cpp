@@ -7,7 +7,7 @@ namespace hs::cli {
 const std::vector<std::string>& runOptionNames() {
     static const std::vector<std::string> n = [] {
         std::vector<std::string> names = {
-            "prompt", "negative", "seed",  "steps", "guidance",  "width",          "height",
+            "prompt", "negative",    "seed",  "steps", "guidance",  "width",           "height",
             "device", "probe-level", "model", "shift", "scheduler", "prediction-type", "plan"};
         for (const auto& row : modelFileSlots()) names.push_back(row.option + 2);  // "--vae"
         return names;
@@ -22,9 +22,9 @@ std::vector<std::string> withRunOptions(std::vector<std::string> extra) {
 
 RunConfig runConfigFrom(const Args& args) {
     RunConfig cfg;
-    cfg.prompt = args.get("prompt").value_or("");
+    cfg.prompt = args.get("prompt").value_or(kDefaultPrompt);
     cfg.negativePrompt = args.get("negative").value_or("");
-    const std::string seed = args.get("seed").value_or("0");
+    const std::string seed = args.get("seed").value_or(std::to_string(kDefaultSeed));
     try {
         size_t used = 0;
         cfg.seed = std::stoull(seed, &used);

@@ -9,14 +9,22 @@
 
 namespace hs::cli {
 
+// The studio's first prompt and seed (widgets/controls/studio_settings.cpp), so that a default
+// run names the same first failing layer from the command line and in the studio.
+inline constexpr const char* kDefaultPrompt = "a large red circle in the centre, blue background";
+inline constexpr unsigned long long kDefaultSeed = 1;
+
 // Option names read by runConfigFrom (for Args::allowOnly).
 const std::vector<std::string>& runOptionNames();
 // Usage lines for them, to append to a command's help (a literal, so help texts concatenate).
 #define HS_RUN_OPTIONS_HELP                                                                        \
     "run options:\n"                                                                               \
-    "  --prompt TEXT      what to draw (default: empty: the model's unconditional picture)\n"      \
+    "  --prompt TEXT      what to draw (default, as the studio's: \"a large red circle in the\n"   \
+    "                     centre, blue background\"; --prompt '' for the model's\n"                \
+    "                     unconditional picture)\n"                                                \
     "  --negative TEXT    negative prompt (used when --guidance > 1)\n"                            \
-    "  --seed N           noise seed (default 0); the same seed gives the same noise anywhere\n"   \
+    "  --seed N           noise seed (default 1, as the studio's); the same seed gives the same\n" \
+    "                     noise anywhere\n"                                                        \
     "  --steps N          sampling steps (default: the model's; 20 for the demo, 28 FLUX.1-dev,\n" \
     "                     4 schnell, 50 SD / SDXL / Anima / Qwen-Image, 35 Cosmos-Predict2)\n"     \
     "  --guidance G       guidance scale (default: the model's; 4 for the demo, where <= 1\n"      \

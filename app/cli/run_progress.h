@@ -22,8 +22,14 @@ struct StderrProgress : RunObserver {
                      (long long)(s.latent.posInf + s.latent.negInf), s.seconds * 1000);
     }
     void onFirstNonFinite(const FirstNonFinite& f) override {
-        std::fprintf(stderr, "%sfirst non-finite value: %s at step %d\n", prefix.c_str(),
-                     printable(f.at.name).c_str(), f.at.step + 1);
+        // Step numbers from 0, as the summary, --json, reports and the studio give them (the
+        // step lines above count steps done, 1/N to N/N).
+        if (f.at.step < 0)  // text encoding or the decode
+            std::fprintf(stderr, "%sfirst non-finite value: %s\n", prefix.c_str(),
+                         printable(f.at.name).c_str());
+        else
+            std::fprintf(stderr, "%sfirst non-finite value: %s at step %d\n", prefix.c_str(),
+                         printable(f.at.name).c_str(), f.at.step);
     }
 };
 

@@ -5,47 +5,26 @@
 // about 12 s and 1.4 GB ...") and at its end "took 11.2 s; estimated about 12 s"
 // (base/work_progress.h). Block lines replace each other in place on a terminal; elsewhere
 // they come at most once a second. --quiet leaves all of it out.
-#include <cstdio>
 #include <string>
 
-#include "cli/load_progress_line.h"
-#include "io/terminal_text.h"
 #include "base/work_progress.h"
+#include "cli/stderr_line.h"
+#include "io/terminal_text.h"
 
 namespace hs::cli {
 
-class StderrWorkProgress {
-public:
-    StderrWorkProgress()
-        : m_tty(HS_ISATTY(stderr)),
-          m_scope([this](const WorkProgress& p) { print(p); }, m_tty ? 0.1 : 1.0) {}
-    ~StderrWorkProgress() { endLine(); }
-    StderrWorkProgress(const StderrWorkProgress&) = delete;
-    StderrWorkProgress& operator=(const StderrWorkProgress&) = delete;
+inline void printWorkProgress(StderrLine& out, const WorkProgress& p) {
+    // A stage's start is the run's own "text encoder..." line: its end says how long. A trial's
+    // end is bisect's own "trial N ... pass" line: its start says how far.
+    const bool stage = p.kind == WorkKind::TextEncoding || p.kind == WorkKind::VaeDecoding;
+    if ((stage && !p.done) || (p.kind == WorkKind::Trial && p.done)) return;
+    const std::string line = printable(workProgressText(p));
+    if (p.kind == WorkKind::Block && out.tty())
+        out.replace(line);
+    else
+        out.add(line);
+}
 
-private:
-    void endLine() {
-        if (m_open) std::fputc('\n', stderr);
-        m_open = false;
-    }
-    void print(const WorkProgress& p) {
-        // A stage's start is the run's own "text encoder..." line: its end says how long. A
-        // trial's end is bisect's own "trial N ... pass" line: its start says how far.
-        const bool stage = p.kind == WorkKind::TextEncoding || p.kind == WorkKind::VaeDecoding;
-        if ((stage && !p.done) || (p.kind == WorkKind::Trial && p.done)) return;
-        const std::string line = printable(workProgressText(p));
-        if (p.kind == WorkKind::Block && m_tty) {
-            std::fprintf(stderr, "\r%s\033[K", line.c_str());
-            m_open = true;
-        } else {
-            endLine();
-            std::fprintf(stderr, "%s\n", line.c_str());
-        }
-        std::fflush(stderr);
-    }
-    bool m_tty;
-    bool m_open = false;
-    WorkProgressScope m_scope;
-};
+using StderrWorkProgress = StderrScopeProgress<WorkProgress, WorkProgressScope, printWorkProgress>;
 
 }  // namespace hs::cli

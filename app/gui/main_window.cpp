@@ -9,6 +9,7 @@
 #include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -17,11 +18,15 @@
 #include <QVBoxLayout>
 
 #include "compare_view.h"
+#include "ctl_bring_into_view.h"
 #include "ctl_device_choice.h"
+#include "ctl_wheel_guard.h"
+#include "failure_banner.h"
 #include "fix_panel.h"
 #include "history_browser.h"
 #include "image_view.h"
 #include "layer_heatmap.h"
+#include "view_heatmap_grid.h"
 #include "library_dialog.h"
 #include "log_panel.h"
 #include "model_panel.h"
@@ -29,6 +34,7 @@
 #include "precision_panel.h"
 #include "preview_strip.h"
 #include "prompt_panel.h"
+#include "reproduce_image.h"
 #include "run_history.h"
 #include "runtime/demo_location.h"
 #include "runtime/devices.h"
@@ -76,10 +82,14 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     v.compare = new CompareView;
     v.history = new HistoryBrowser(m_history.get());
     v.fix = new FixPanel;
+    v.banner = new FailureBanner;
+    // A wheel over a spin box or combo box scrolls the panel unless the box has the focus.
+    ctl::guardWheel(QCoreApplication::instance());
     v.precision->setDevices(deviceChoices());
     v.image->setTitle(tr("Final image"));
 
-    // Left: what to run. A scroll area keeps the panels usable on small screens.
+    // Left: what to run. A scroll area keeps the panels usable on small screens; Generate, Stop
+    // and the progress stay below it, in sight whatever the screen's height.
     auto* setup = new QWidget;
     auto* setupLayout = new QVBoxLayout(setup);
     setupLayout->addWidget(v.model);
@@ -89,7 +99,22 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     auto* scroll = new QScrollArea;
     scroll->setWidget(setup);
     scroll->setWidgetResizable(true);
-    dock(this, tr("Setup"), "setup", scroll, Qt::LeftDockWidgetArea);
+    auto* setupDock = new QWidget;
+    auto* setupDockLayout = new QVBoxLayout(setupDock);
+    setupDockLayout->setContentsMargins(0, 0, 0, 0);
+    setupDockLayout->setSpacing(0);
+    setupDockLayout->addWidget(scroll, 1);
+    QWidget* runBar = v.prompt->runBar();
+    // The setup's and the prompt panel's margins together: the buttons line up with its fields.
+    const QMargins outer = setupLayout->contentsMargins();
+    const QMargins panel = v.prompt->layout()->contentsMargins();
+    auto* runBarHolder = new QWidget;
+    auto* runBarLayout = new QVBoxLayout(runBarHolder);
+    runBarLayout->setContentsMargins(outer.left() + panel.left(), 4,
+                                     outer.right() + panel.right(), 4);
+    runBarLayout->addWidget(runBar);
+    setupDockLayout->addWidget(runBarHolder);
+    dock(this, tr("Setup"), "setup", setupDock, Qt::LeftDockWidgetArea);
 
     // Centre: the run (curves beside the image, the previews, the layers) and the comparison.
     auto* top = new QSplitter(Qt::Horizontal);
@@ -109,7 +134,14 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     runScroll->setWidget(run);
     runScroll->setWidgetResizable(true);
     runScroll->setFrameShape(QFrame::NoFrame);
-    m_tabs->addTab(runScroll, tr("Run"));
+    // The failure banner above the scroll area: in sight however far the run is scrolled.
+    auto* runPage = new QWidget;
+    auto* runPageLayout = new QVBoxLayout(runPage);
+    runPageLayout->setContentsMargins(0, 0, 0, 0);
+    runPageLayout->setSpacing(2);
+    runPageLayout->addWidget(v.banner);
+    runPageLayout->addWidget(runScroll, 1);
+    m_tabs->addTab(runPage, tr("Run"));
     auto* compareScroll = new QScrollArea;  // four runs side by side need more than a screen
     compareScroll->setWidget(v.compare);
     compareScroll->setWidgetResizable(true);
@@ -151,6 +183,8 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     connect(m_studio, &Studio::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(m_studio, &Studio::busyChanged, this,
             [this](bool busy) { statusBar()->showMessage(busy ? tr("Running...") : tr("Ready")); });
+    connect(v.banner, &FailureBanner::showRequested, this, &MainWindow::showFailingPoint);
+    connect(v.banner, &FailureBanner::findFixRequested, this, &MainWindow::findFix);
     buildMenus();
     statusBar()->showMessage(tr("Ready"));
     restoreSettings(modelDir);
@@ -188,6 +222,8 @@ void MainWindow::buildMenus() {
             d->activateWindow();
         });
     m_libraryAction->setObjectName("modelLibraryAction");
+    // File > Reproduce image... and PNGs dropped on the window (reproduce_image.h).
+    file->addAction((new ReproduceImage(*m_studio, *m_views, m_libraryAction, this))->action());
     file->addAction(tr("&Export report..."), QKeySequence(tr("Ctrl+E")), this,
                     &MainWindow::exportReport);
     file->addSeparator();
@@ -202,10 +238,7 @@ void MainWindow::buildMenus() {
     run->addAction(tr("Compare: &one module at a time in fp16"), m_studio,
                    &Studio::compareOneModuleAtATime);
     run->addSeparator();
-    run->addAction(tr("Find &minimal fix"), this, [this] {
-        m_studio->findMinimalFix(m_views->fix->settings());
-        if (auto* d = findChild<QDockWidget*>("fix")) d->raise();
-    });
+    run->addAction(tr("Find &minimal fix"), this, &MainWindow::findFix);
     run->addAction(tr("&Apply the fixed plan"), this, [this] {
         // The bisection's plan, else the best passing remedy.
         QString plan = m_views->fix->resultPlan();
@@ -246,6 +279,29 @@ WelcomeDialog* MainWindow::showWelcomeAtFirstLaunch() {
     if (settings.welcomeShown()) return nullptr;
     settings.setWelcomeShown(true);
     return showWelcome();
+}
+
+void MainWindow::findFix() {
+    m_studio->findMinimalFix(m_views->fix->settings());
+    if (auto* d = findChild<QDockWidget*>("fix")) d->raise();
+}
+
+bool MainWindow::showFailingPoint() {
+    const FailureBanner::Failure& f = m_views->banner->failure();
+    if (!f.layer || m_studio->isBusy()) return false;
+    // The grid in view (its minimum is 8 rows, so the selected row is seen whole among them),
+    // then the row scrolled to the grid's middle.
+    ctl::bringIntoView(m_views->layers->grid());
+    return m_views->layers->selectLayer(f.point, f.step);
+}
+
+void MainWindow::fitToScreen() {
+    // At most 90% of the room the screen leaves (panels, docks), centred on it; never below
+    // what the window needs, never beyond the screen.
+    const QRect room = (screen() ? screen() : QGuiApplication::primaryScreen())->availableGeometry();
+    const QSize want = (QSizeF(room.size()) * 0.9).toSize().expandedTo(minimumSizeHint());
+    resize(want.boundedTo(room.size()));
+    move(room.center() - QPoint(width() / 2, height() / 2));
 }
 
 void MainWindow::openFolder() {
@@ -314,7 +370,7 @@ void MainWindow::restoreSettings(const QString& modelDir) {
     const StudioSettings::Window placement = s.window();
     restoreGeometry(placement.geometry);
     m_restoredLayout = restoreState(placement.state);
-    if (!placement.saved) resize(1500, 950);
+    m_fitAtShow = !placement.saved;  // sized for the screen it is shown on
     const StudioSettings::Run run = s.run();
     m_views->prompt->setFrom(run.config);
     m_pendingPlan = run.plan;
@@ -353,6 +409,10 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::showEvent(QShowEvent* event) {
+    if (m_fitAtShow) {
+        m_fitAtShow = false;
+        fitToScreen();
+    }
     QMainWindow::showEvent(event);
     if (m_applyDefaultSizes) {
         auto apply = std::move(m_applyDefaultSizes);

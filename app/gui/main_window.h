@@ -36,6 +36,11 @@ public:
     // showWelcome() when the welcome has never been shown, and records that it has; else
     // nullptr. main() calls it at start-up without command-line actions.
     WelcomeDialog* showWelcomeAtFirstLaunch();
+    // The Run tab's failure banner's Show: the Run tab, the layer heatmap scrolled into view and
+    // the failing point's row selected. False when the run shown named no layer.
+    bool showFailingPoint();
+    // Starts the precision search with the fix panel's settings and raises its dock.
+    void findFix();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -43,6 +48,8 @@ protected:
 
 private:
     void buildMenus();
+    // The first size: about 90% of the screen's available area, centred on it.
+    void fitToScreen();
     void restoreSettings(const QString& modelDir);
     void saveSettings() const;
     void exportReport();
@@ -64,4 +71,5 @@ private:
     double m_pendingGuidance = 0;
     std::function<void()> m_applyDefaultSizes;  // run once, at the first show
     bool m_restoredLayout = false;
+    bool m_fitAtShow = false;  // no saved placement: fitToScreen() at the first show
 };

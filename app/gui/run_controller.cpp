@@ -4,45 +4,49 @@
 
 #include "run_worker.h"
 
+namespace {
+
+// Connects each of `events` of `from` to the same signal of `to`, which re-emits it.
+template <typename... Signal>
+void forwardEvents(RunEvents* from, RunEvents* to, Signal... events) {
+    (QObject::connect(from, events, to, events), ...);
+}
+
+}  // namespace
+
 RunController::RunController(QObject* parent)
-    : QObject(parent), m_flags(std::make_shared<WorkerFlags>()), m_thread(new QThread) {
+    : RunEvents(parent), m_flags(std::make_shared<WorkerFlags>()), m_thread(new QThread) {
     registerRunMetaTypes();
     m_worker = new RunWorker(m_flags);
     m_worker->moveToThread(m_thread);
     connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     // Every connection is made before the thread starts; worker -> controller ones are queued
     // (different threads), so handlers below run on the GUI thread.
-    connect(m_worker, &RunWorker::loaded, this, &RunController::loaded);
-    connect(m_worker, &RunWorker::loadFailed, this, &RunController::loadFailed);
-    connect(m_worker, &RunWorker::loadStopped, this, &RunController::loadStopped);
+    forwardEvents(m_worker, this, &RunEvents::loaded, &RunEvents::loadFailed,
+                  &RunEvents::loadStopped, &RunEvents::estimate, &RunEvents::estimateChecked,
+                  &RunEvents::stage, &RunEvents::stepDone, &RunEvents::preview,
+                  &RunEvents::firstNonFinite, &RunEvents::decodeFailed, &RunEvents::decodeStopped,
+                  &RunEvents::searchTrial, &RunEvents::searchRemedy);
+    // A load or decode that ends may leave the controller idle.
     connect(m_worker, &RunWorker::loadEnded, this, [this](int loadId) {
         m_loads.remove(loadId);
         if (!isBusy()) emit idle();
     });
-    connect(m_worker, &RunWorker::estimate, this, &RunController::estimate);
-    connect(m_worker, &RunWorker::estimateChecked, this, &RunController::estimateChecked);
-    connect(m_worker, &RunWorker::stage, this, &RunController::stage);
-    connect(m_worker, &RunWorker::stepDone, this, &RunController::stepDone);
-    connect(m_worker, &RunWorker::preview, this, &RunController::preview);
-    connect(m_worker, &RunWorker::firstNonFinite, this, &RunController::firstNonFinite);
-    connect(m_worker, &RunWorker::decodeFailed, this, &RunController::decodeFailed);
-    connect(m_worker, &RunWorker::decodeStopped, this, &RunController::decodeStopped);
     connect(m_worker, &RunWorker::decodeEnded, this, [this](int decodeId) {
         m_decodes.remove(decodeId);
         if (!isBusy()) emit idle();
     });
-    connect(m_worker, &RunWorker::searchTrial, this, &RunController::searchTrial);
-    connect(m_worker, &RunWorker::searchRemedy, this, &RunController::searchRemedy);
-    connect(m_worker, &RunWorker::searchFinished, this,
+    // A job's end is re-emitted, then the next queued job starts.
+    connect(m_worker, &RunEvents::searchFinished, this,
             [this](int id, const hs::PrecisionSearch& s) {
                 emit searchFinished(id, s);
                 onJobEnded(id);
             });
-    connect(m_worker, &RunWorker::jobFinished, this, [this](int id, const hs::RunRecord& r) {
+    connect(m_worker, &RunEvents::jobFinished, this, [this](int id, const hs::RunRecord& r) {
         emit jobFinished(id, r);
         onJobEnded(id);
     });
-    connect(m_worker, &RunWorker::jobFailed, this, [this](int id, const QString& message) {
+    connect(m_worker, &RunEvents::jobFailed, this, [this](int id, const QString& message) {
         emit jobFailed(id, message);
         onJobEnded(id);
     });

@@ -12,12 +12,13 @@
 #include <atomic>
 #include <memory>
 
+#include "run_events.h"
 #include "run_meta.h"
 
 class RunWorker;
 struct WorkerFlags;
 
-class RunController : public QObject {
+class RunController : public RunEvents {
     Q_OBJECT
 public:
     explicit RunController(QObject* parent = nullptr);
@@ -65,26 +66,9 @@ public:
     static constexpr int kLoadJob = 0;
 
 signals:
-    void loaded(const LoadedModel& model);
-    void loadFailed(const QString& message);
-    void loadStopped(const QString& model);  // Stop cancelled the load of `model`
+    // The worker's events (run_events.h) arrive as RunEvents' signals; these are the
+    // controller's own.
     void jobStarted(const RunJob& job);
-    // See RunWorker::estimate and estimateChecked (pipeline/run_estimate.h).
-    void estimate(int jobId, double seconds, double bytes, double weightBytes,
-                  double activationBytes);
-    void estimateChecked(int jobId, double estimatedSeconds, double actualSeconds);
-    void stage(int jobId, const QString& stage);
-    void stepDone(int jobId, const hs::StepRecord& step,
-                  const std::vector<hs::ProbeRecord>& probes);
-    void preview(int jobId, const hs::PreviewImage& preview);
-    void firstNonFinite(int jobId, const hs::FirstNonFinite& first);
-    void jobFinished(int jobId, const hs::RunRecord& record);
-    void jobFailed(int jobId, const QString& message);
-    void decodeFailed(int jobId, const QString& message);
-    void decodeStopped(int jobId, int step);  // Stop cancelled the decode of `step`
-    void searchTrial(int jobId, const hs::BisectionTrial& trial);
-    void searchRemedy(int jobId, const hs::RemedyRow& row);
-    void searchFinished(int jobId, const hs::PrecisionSearch& search);
     void idle();  // the queue is empty and nothing runs
 
 private:

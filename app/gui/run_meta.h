@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <vector>
 
+#include "fix_settings.h"
 #include "pipeline/precision_search.h"
 #include "records/run_types.h"
 
@@ -37,14 +38,10 @@ struct LoadedModel {
     QStringList reloaded;
 };
 
-// Settings of a "find minimal fix" search (see pipeline/precision_search.h).
-struct SearchSettings {
-    hs::Format safeFormat = hs::Format::BF16;
-    double tolerance = 0.05;
-    int maxIterations = 24;
-    int trialSteps = 8;
-    std::vector<hs::RemedyKind> remedies;           // empty: the bisection alone
-    hs::DeviceInfo target = hs::DeviceInfo::cpu();  // the GPU the remedies' costs speak for
+// Settings of a "find minimal fix" search (see pipeline/precision_search.h): the fix panel's,
+// and the GPU the remedies' costs speak for.
+struct SearchSettings : FixSettings {
+    hs::DeviceInfo target = hs::DeviceInfo::cpu();
 };
 
 // One unit of work for the worker, tagged so the controller can route its events: a run (a

@@ -56,7 +56,7 @@ private:
 }  // namespace
 
 RunWorker::RunWorker(std::shared_ptr<const WorkerFlags> flags, QObject* parent)
-    : QObject(parent), m_flags(std::move(flags)) {}
+    : RunEvents(parent), m_flags(std::move(flags)) {}
 
 RunWorker::~RunWorker() = default;
 

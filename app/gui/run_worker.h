@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 
+#include "run_events.h"
 #include "run_meta.h"
 
 namespace hs {
@@ -22,7 +23,7 @@ struct WorkerFlags {
     std::atomic<bool> closing{false};  // the studio closes: everything stops
 };
 
-class RunWorker : public QObject {
+class RunWorker : public RunEvents {
     Q_OBJECT
 public:
     explicit RunWorker(std::shared_ptr<const WorkerFlags> flags, QObject* parent = nullptr);
@@ -51,30 +52,9 @@ public slots:
                     int decodeId = 0, std::shared_ptr<const std::atomic<bool>> stop = nullptr);
 
 signals:
-    void loaded(const LoadedModel& model);
-    void loadFailed(const QString& message);
-    void loadStopped(const QString& model);  // a load() that Stop cancelled
-    void loadEnded(int loadId);              // after load()'s loaded, loadFailed or loadStopped
-    // After a run's first step: the whole run should take about `seconds` and `bytes` of
-    // memory (weights + activations; activations -1 where not measured). See
-    // pipeline/run_estimate.h for the method.
-    void estimate(int jobId, double seconds, double bytes, double weightBytes,
-                  double activationBytes);
-    // The run ended: what it took against what its estimate said.
-    void estimateChecked(int jobId, double estimatedSeconds, double actualSeconds);
-    void stage(int jobId, const QString& stage);
-    void stepDone(int jobId, const hs::StepRecord& step,
-                  const std::vector<hs::ProbeRecord>& probes);
-    void preview(int jobId, const hs::PreviewImage& preview);
-    void firstNonFinite(int jobId, const hs::FirstNonFinite& first);
-    void jobFinished(int jobId, const hs::RunRecord& record);
-    void jobFailed(int jobId, const QString& message);
-    void decodeFailed(int jobId, const QString& message);
-    void decodeStopped(int jobId, int step);
-    void decodeEnded(int decodeId);
-    void searchTrial(int jobId, const hs::BisectionTrial& trial);
-    void searchRemedy(int jobId, const hs::RemedyRow& row);  // unranked, as it was tried
-    void searchFinished(int jobId, const hs::PrecisionSearch& search);
+    // Besides RunEvents' signals (run_events.h):
+    void loadEnded(int loadId);      // after load()'s loaded, loadFailed or loadStopped
+    void decodeEnded(int decodeId);  // after decodeStep()'s preview, decodeFailed or decodeStopped
 
 private:
     // Loads what `cfg` names unless it is loaded; the load's progress goes out as stage(jobId,

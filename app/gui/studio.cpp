@@ -9,6 +9,7 @@
 
 #include "compare_view.h"
 #include "diagnosis/latent_divergence.h"
+#include "failure_banner.h"
 #include "file_set.h"
 #include "history_browser.h"
 #include "image_view.h"
@@ -187,6 +188,7 @@ void Studio::generate() {
     m_v.layers->setStepCount(cfg.steps);
     if (m_model) m_v.layers->setComponents(m_model->components);
     m_v.image->clear();
+    if (m_v.banner) m_v.banner->clear();
     m_v.prompt->setRunning(true);
     m_lastWasCompare = false;
     m_viewJob = m_controller->start(cfg);
@@ -298,13 +300,7 @@ void Studio::findMinimalFix(const FixSettings& s) {
         return;
     }
     const hs::RunConfig cfg = configFromPanels();
-    SearchSettings settings;
-    settings.safeFormat = s.safeFormat;
-    settings.tolerance = s.tolerance;
-    settings.maxIterations = s.maxIterations;
-    settings.trialSteps = s.trialSteps;
-    settings.remedies = s.remedies;
-    settings.target = adviceTarget();
+    const SearchSettings settings{s, adviceTarget()};
     m_v.fix->setRunning(true);
     m_v.prompt->setRunning(true);  // the trials show in its progress; its Stop ends the search
     m_controller->startSearch(cfg, settings);

@@ -12,6 +12,7 @@
 #include "run_controller.h"
 
 class CompareView;
+class FailureBanner;
 class FixPanel;
 class HistoryBrowser;
 class ImageView;
@@ -36,6 +37,7 @@ struct StudioViews {
     CompareView* compare = nullptr;
     HistoryBrowser* history = nullptr;
     FixPanel* fix = nullptr;
+    FailureBanner* banner = nullptr;  // the Run tab's: the shown run's first failure
 };
 
 class Studio : public QObject {
@@ -134,6 +136,9 @@ private:
     void onSearchFinished(int id, const hs::PrecisionSearch& s);
     void onIdle();  // the queue is empty and nothing runs
     void updateDivergence();
+    // The Run tab's banner for the run the views show: its first failure, else its verdict when
+    // the image failed, else hidden (studio_records.cpp).
+    void showFailureOf(const hs::RunRecord& r);
     // "run 1 of 2, bf16" for a job of the current comparison, else empty.
     QString compareRunName(int jobId) const;
     void decodeStep(int compareIndex, int step);

@@ -272,6 +272,7 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
         m_v.plot->flush();
         m_v.layers->addProbes(decodeProbes(r));
         m_v.image->setRun(r);
+        showFailureOf(r);
         m_v.prompt->setStage(r.cancelled ? tr("stopped")
                                          : tr("done in %1 s").arg(r.seconds, 0, 'f', 2));
         m_lastRun = r;

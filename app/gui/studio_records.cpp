@@ -4,7 +4,10 @@
 #include <algorithm>
 
 #include "compare_view.h"
+#include "diagnosis/first_failure.h"
+#include "diagnosis/image_verdict.h"
 #include "engine_text.h"
+#include "failure_banner.h"
 #include "history_browser.h"
 #include "image_view.h"
 #include "layer_heatmap.h"
@@ -17,6 +20,7 @@
 #include "step_plot.h"
 #include "studio.h"
 #include "studio_text.h"
+#include "view_number.h"
 
 namespace {
 
@@ -52,9 +56,32 @@ void Studio::showRecord(const hs::RunRecord& r) {
     m_v.layers->addProbes(r.probes);
     if (r.firstNonFinite) m_v.layers->setFirstNonFinite(*r.firstNonFinite);
     m_v.image->setRun(r);
+    showFailureOf(r);
     m_lastRun = r;
     m_lastWasCompare = false;
     m_viewJob = 0;  // no live job behind the views now
+}
+
+void Studio::showFailureOf(const hs::RunRecord& r) {
+    if (!m_v.banner) return;
+    if (const auto f = hs::findFirstFailure(r)) {
+        FailureBanner::Failure b;
+        b.point = qs(f->point);
+        b.component = qs(f->component);
+        b.step = f->step;
+        b.stage = FailureBanner::stageName(f->step, f->component == "vae");
+        //: The value a failing point held: %1 its kind (+Inf, -Inf, NaN), then the counts.
+        b.value = tr("%1 (%2 NaN, %3 +Inf, %4 -Inf of %5 values)")
+                      .arg(qs(hs::nonFiniteKindName(f->kind)), viewCount(f->nan),
+                           viewCount(f->posInf), viewCount(f->negInf),
+                           viewCount(f->count));
+        b.layer = f->fromProbe;
+        m_v.banner->showFailure(b);
+    } else if (!r.cancelled && !r.verdict.empty() && r.verdict != "ok") {
+        m_v.banner->showVerdict(engine_text::text(r.verdictMessage, r.verdictExplanation));
+    } else {
+        m_v.banner->clear();
+    }
 }
 
 void Studio::openHistoryRun(qint64 id) {

@@ -2,19 +2,20 @@
 
 #include <QAction>
 #include <QDialogButtonBox>
-#include <QDockWidget>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
-#include <QTabWidget>
+#include <QScreen>
 #include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "ctl_bring_into_view.h"
 #include "diagnosis/image_verdict.h"
 #include "engine_text.h"
+#include "failure_banner.h"
 #include "layer_heatmap.h"
+#include "view_heatmap_grid.h"
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
@@ -36,31 +37,6 @@ QString verdictWords(const hs::RunRecord& r) {
     if (r.verdict == "nan/inf") return WelcomeDialog::tr("NaN/Inf in the image, black once saved");
     if (r.verdict == "flat") return WelcomeDialog::tr("a flat image");
     return engine_text::text(hs::verdictNameMessage(r.verdict));
-}
-
-// Where a failure happened in the run: a sampling step (0-based, as the records, the plot and
-// the heatmap count), or the text encoding / VAE decode outside the loop.
-QString stageText(const hs::FirstFailure& f) {
-    if (f.step >= 0) return WelcomeDialog::tr("step %1").arg(f.step);
-    return f.component == "vae" ? WelcomeDialog::tr("VAE decode")
-                                : WelcomeDialog::tr("text encoding");
-}
-
-// Brings `w` into view: the tab page that holds it to the front, the dock that holds it raised,
-// the scroll areas around it scrolled to it.
-void bringForward(QWidget* w) {
-    for (QWidget *child = w, *p = w->parentWidget(); p; child = p, p = p->parentWidget()) {
-        // A tab page's parent is the tab widget's internal stack, whose parent is the tab widget.
-        if (auto* tabs = qobject_cast<QTabWidget*>(p->parentWidget()))
-            if (tabs->indexOf(child) >= 0) tabs->setCurrentWidget(child);
-        if (auto* dock = qobject_cast<QDockWidget*>(p)) {
-            dock->show();
-            dock->raise();
-        }
-    }
-    // Once its page is current (and laid out).
-    for (QWidget* p = w->parentWidget(); p; p = p->parentWidget())
-        if (auto* area = qobject_cast<QScrollArea*>(p)) area->ensureWidgetVisible(w);
 }
 
 }  // namespace
@@ -230,11 +206,11 @@ void WelcomeDialog::onComparisonEnded() {
         html += "<br>" + tr("First failing layer in fp16: <b>%1</b> (component %2, %3), where %4 "
                             "first appeared.")
                              .arg(qs(m_failure->point).toHtmlEscaped(),
-                                  qs(m_failure->component).toHtmlEscaped(), stageText(*m_failure),
+                                  qs(m_failure->component).toHtmlEscaped(), FailureBanner::stageName(m_failure->step, m_failure->component == "vae"),
                                   qs(hs::nonFiniteKindName(m_failure->kind)));
     else if (m_failure)  // probing off: the run's own statistics say where, not which layer
         html += "<br>" + tr("fp16 first failed in the %1 (%2); the layers were not recorded.")
-                             .arg(qs(m_failure->point).toHtmlEscaped(), stageText(*m_failure));
+                             .arg(qs(m_failure->point).toHtmlEscaped(), FailureBanner::stageName(m_failure->step, m_failure->component == "vae"));
     else
         html += "<br>" + tr("No layer overflowed in fp16 on this run.");
     m_result->setText(html);
@@ -256,10 +232,32 @@ void WelcomeDialog::fail(const QString& message) {
 void WelcomeDialog::showFirstFailure() {
     if (!m_fp16 || !m_failure || !m_failure->fromProbe || m_studio.isBusy()) return;
     m_studio.showRecord(*m_fp16);
-    bringForward(m_layers);
+    ctl::bringIntoView(m_layers->grid());
     if (!m_layers->selectLayer(qs(m_failure->point), m_failure->step))
         m_result->setText(m_result->text() + "<br><span style='color:#c00000'>" +
                           tr("The layer heatmap has no cell for this layer.") + "</span>");
+    stepAsideFrom(m_layers);
+}
+
+void WelcomeDialog::stepAsideFrom(const QWidget* target) {
+    if (!isVisible()) return;
+    const QRect avoid(target->mapToGlobal(QPoint(0, 0)), target->size());
+    const QSize size = frameGeometry().size();
+    // A corner of the main window, then of the screen, that leaves the target in sight.
+    QList<QRect> areas;
+    if (parentWidget()) areas << parentWidget()->window()->frameGeometry();
+    if (QScreen* s = screen()) areas << s->availableGeometry();
+    for (const QRect& a : areas) {
+        for (const QPoint& corner :
+             {a.topLeft(), QPoint(a.right() - size.width() + 1, a.top()),
+              QPoint(a.left(), a.bottom() - size.height() + 1),
+              QPoint(a.right() - size.width() + 1, a.bottom() - size.height() + 1)}) {
+            if (QRect(corner, size).intersects(avoid)) continue;
+            move(corner);
+            return;
+        }
+    }
+    hide();  // no room beside it: Help > Welcome brings the window back
 }
 
 void WelcomeDialog::openLibrary() {

@@ -53,6 +53,8 @@ private:
     void onComparisonEnded();
     void fail(const QString& message);
     void updateBusy();
+    // Moves out of the way of `target` (what it just pointed at), hidden when nothing fits.
+    void stepAsideFrom(const QWidget* target);
 
     Studio& m_studio;
     PromptPanel* m_prompt;

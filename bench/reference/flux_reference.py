@@ -19,7 +19,6 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import port_commands  # noqa: E402
-import safetensors_io  # noqa: E402
 from common_ops import (attention as sdpa, feed_forward, linear, modulate, norm_out,  # noqa: E402
                         rms_norm, timestep_embedding, timestep_mlp)
 from weight_init import RandomWeights  # noqa: E402
@@ -150,21 +149,17 @@ def make(d):
         attn(p + ".attn", False)
     lin("norm_out.linear", dim, 2 * dim)
     lin("proj_out", dim, 64)
-    port_commands.write_component(d, cfg, w)
     ids = torch.zeros(32, 32, 3)
     ids[..., 1] = torch.arange(32)[:, None]
     ids[..., 2] = torch.arange(32)[None, :]
     inp = {"in.hidden_states": torch.randn(1, 1024, 64), "in.encoder_hidden_states": torch.randn(1, 256, 256),
            "in.pooled_projections": torch.randn(1, 256), "in.timestep": torch.tensor([0.7]),
            "in.img_ids": ids.reshape(1024, 3), "in.txt_ids": torch.zeros(256, 3)}
-    safetensors_io.save(os.path.join(d, "inputs.safetensors"), inp)
-    print(f"wrote {d}: {w.count()} parameters")
+    port_commands.write_bench_folder(d, cfg, w, inp)
 
 
 def main():
-    port_commands.main({
-        **port_commands.standard_commands(load_folder, forward, ["out.sample"], "diffusers'"),
-        "make": lambda argv: make(argv[2])})
+    port_commands.bench_main(load_folder, forward, ["out.sample"], "diffusers'", make)
 
 
 if __name__ == "__main__":

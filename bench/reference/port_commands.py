@@ -45,6 +45,14 @@ def write_component(d, cfg, w, weights=DIFFUSERS_WEIGHTS, indent=2):
     safetensors_io.save(os.path.join(d, weights), w)
 
 
+def write_bench_folder(d, cfg, w, inputs):
+    """What `make` writes for a benchmark: the component folder (w: a weight_init.Weights) and the
+    in.* tensors `inputs` in inputs.safetensors."""
+    write_component(d, cfg, w)
+    safetensors_io.save(os.path.join(d, "inputs.safetensors"), inputs)
+    print(f"wrote {d}: {w.count()} parameters")
+
+
 def rel_err(out, ref, dtype=torch.float32):
     """max |out - ref| / max |ref|, computed in dtype."""
     out, ref = out.to(dtype), ref.to(dtype)
@@ -130,6 +138,12 @@ def standard_commands(load_folder, forward, keys, source, cast_inputs=False, dty
             "compare": lambda argv: compare(argv, load_folder, forward, keys, dtype),
             "time": lambda argv: time_command(argv, load_folder, forward, cast_inputs),
             "serve": lambda argv: serve_command(argv, load_folder, forward, cast_inputs)}
+
+
+def bench_main(load_folder, forward, keys, source, make):
+    """main() of a port with the standard commands and `make FOLDER` (the benchmark's folder)."""
+    main({**standard_commands(load_folder, forward, keys, source),
+          "make": lambda argv: make(argv[2])})
 
 
 def main(commands, usage=None):

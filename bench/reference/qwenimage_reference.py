@@ -237,10 +237,8 @@ def make(d):
                       num_attention_heads=24, joint_attention_dim=3584,
                       axes_dims_rope=[16, 56, 56])
     w = random_weights(cfg, 0)
-    port_commands.write_component(d, cfg, w)
     inp = make_inputs(cfg, 1, 1, [1, 32, 32], 256, [[1] * 200 + [0] * 56], [0.6])
-    safetensors_io.save(os.path.join(d, "inputs.safetensors"), inp)
-    print(f"wrote {d}: {w.count()} parameters")
+    port_commands.write_bench_folder(d, cfg, w, inp)
 
 
 def main():

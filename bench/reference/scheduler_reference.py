@@ -116,20 +116,21 @@ def karras(in_sigmas, n, sigma_min=None, sigma_max=None):
     return (max_inv_rho + ramp * (min_inv_rho - max_inv_rho)) ** rho
 
 
-def float_spacing(c, n):
-    """Euler / Euler ancestral timesteps (float32)."""
+def spaced_timesteps(c, n, dtype):
+    """The timesteps of n steps under c["timestep_spacing"], descending: float32 for Euler and
+    Euler ancestral; int64 for DDIM and PNDM (PNDM builds on them ascending), whose linspace is
+    rounded."""
     N = c["num_train_timesteps"]
     sp = c["timestep_spacing"]
     if sp == "linspace":
-        return np.linspace(0, N - 1, n, dtype=np.float32)[::-1].copy()
+        t = np.linspace(0, N - 1, n)
+        return (t.round() if dtype == np.int64 else t)[::-1].astype(dtype)
     if sp == "leading":
         ratio = N // n
-        t = (np.arange(0, n) * ratio).round()[::-1].copy().astype(np.float32)
-        return t + c["steps_offset"]
+        return (np.arange(0, n) * ratio).round()[::-1].astype(dtype) + c["steps_offset"]
     if sp == "trailing":
         ratio = N / n
-        t = (np.arange(N, 0, -ratio)).round().copy().astype(np.float32)
-        return t - 1
+        return np.arange(N, 0, -ratio).round().astype(dtype) - 1
     raise ValueError(sp)
 
 
@@ -156,7 +157,7 @@ class Euler:
             sigmas = np.array(sigmas).astype(np.float32)
             timesteps = np.array([sigma_to_t(s, log_sigmas) for s in sigmas[:-1]])
         else:
-            timesteps = float_spacing(c, n)
+            timesteps = spaced_timesteps(c, n, np.float32)
             sigmas = np.array(((1 - acp) / acp) ** 0.5)
             log_sigmas = np.log(sigmas)
             assert c["interpolation_type"] == "linear"
@@ -216,7 +217,7 @@ class EulerAncestral:
 
     def set_timesteps(self, n):
         acp = self.alphas_cumprod
-        timesteps = float_spacing(self.c, n)
+        timesteps = spaced_timesteps(self.c, n, np.float32)
         sigmas = np.array(((1 - acp) / acp) ** 0.5)
         sigmas = np.interp(timesteps, np.arange(0, len(sigmas)), sigmas)
         sigmas = np.concatenate([sigmas, [0.0]]).astype(np.float32)
@@ -273,21 +274,8 @@ class DDIM:
         self.final_alpha_cumprod = torch.tensor(1.0) if self.c["set_alpha_to_one"] else self.alphas_cumprod[0]
 
     def set_timesteps(self, n):
-        c = self.c
-        N = c["num_train_timesteps"]
         self.n = n
-        sp = c["timestep_spacing"]
-        if sp == "linspace":
-            t = np.linspace(0, N - 1, n).round()[::-1].copy().astype(np.int64)
-        elif sp == "leading":
-            ratio = N // n
-            t = (np.arange(0, n) * ratio).round()[::-1].copy().astype(np.int64)
-            t += c["steps_offset"]
-        elif sp == "trailing":
-            ratio = N / n
-            t = np.round(np.arange(N, 0, -ratio)).astype(np.int64)
-            t -= 1
-        self.timesteps = torch.from_numpy(t)
+        self.timesteps = torch.from_numpy(spaced_timesteps(self.c, n, np.int64))
         self.sigmas = None  # diffusers' DDIMScheduler has none
 
     def scale_model_input(self, sample, i):
@@ -543,17 +531,7 @@ class PNDM:
         c = self.c
         N = c["num_train_timesteps"]
         self.n = n
-        sp = c["timestep_spacing"]
-        if sp == "linspace":
-            ts = np.linspace(0, N - 1, n).round().astype(np.int64)
-        elif sp == "leading":
-            ratio = N // n
-            ts = (np.arange(0, n) * ratio).round()
-            ts += c["steps_offset"]
-        elif sp == "trailing":
-            ratio = N / n
-            ts = np.round(np.arange(N, 0, -ratio))[::-1].astype(np.int64)
-            ts -= 1
+        ts = spaced_timesteps(c, n, np.int64)[::-1].copy()  # ascending
         if c["skip_prk_steps"]:
             self.prk_timesteps = np.array([])
             self.plms_timesteps = np.concatenate([ts[:-1], ts[-2:-1], ts[-1:]])[::-1].copy()

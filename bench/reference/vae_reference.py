@@ -22,7 +22,6 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import port_commands  # noqa: E402
-import safetensors_io  # noqa: E402
 from common_ops import attention as sdpa, conv, group_norm, linear, upsample  # noqa: E402
 from weight_init import RandomWeights  # noqa: E402
 
@@ -134,15 +133,11 @@ def make(d):
            "use_post_quant_conv": True, "use_quant_conv": True}
     torch.manual_seed(0)
     w = make_weights(cfg)
-    port_commands.write_component(d, cfg, w)
-    safetensors_io.save(os.path.join(d, "inputs.safetensors"), {"in.z": torch.randn(1, 4, 32, 32)})
-    print(f"wrote {d}: {w.count()} parameters")
+    port_commands.write_bench_folder(d, cfg, w, {"in.z": torch.randn(1, 4, 32, 32)})
 
 
 def main():
-    port_commands.main({
-        **port_commands.standard_commands(load_folder, forward, ["out.decode.sample"], "diffusers'"),
-        "make": lambda argv: make(argv[2])})
+    port_commands.bench_main(load_folder, forward, ["out.decode.sample"], "diffusers'", make)
 
 
 if __name__ == "__main__":

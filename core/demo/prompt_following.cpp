@@ -1,7 +1,7 @@
 #include "demo/prompt_following.h"
 
 #include "io/image_tensor.h"
-#include "models/vae/autoencoder_kl.h"
+#include "families/vae/autoencoder_kl.h"
 #include "numerics/probe.h"
 
 namespace hs::demo {

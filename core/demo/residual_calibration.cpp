@@ -4,10 +4,10 @@
 
 #include "demo/dataset.h"
 #include "demo/demo_config.h"
-#include "models/clip/clip_text_model.h"
-#include "models/flux/flux_latents.h"
-#include "models/flux/flux_transformer.h"
-#include "models/vae/autoencoder_kl.h"
+#include "families/clip/clip_text_model.h"
+#include "families/flux/flux_latents.h"
+#include "families/flux/flux_transformer.h"
+#include "families/vae/autoencoder_kl.h"
 #include "text/clip_tokenizer.h"
 
 namespace hs::demo {

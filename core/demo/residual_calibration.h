@@ -4,9 +4,9 @@
 #include <string>
 
 #include "demo/demo_export.h"
-#include "models/clip/clip_text_model.h"
-#include "models/flux/flux_transformer.h"
-#include "models/vae/autoencoder_kl.h"
+#include "families/clip/clip_text_model.h"
+#include "families/flux/flux_transformer.h"
+#include "families/vae/autoencoder_kl.h"
 #include "text/clip_tokenizer.h"
 
 namespace hs::demo {

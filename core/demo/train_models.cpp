@@ -8,7 +8,7 @@
 #include "demo/dataset.h"
 #include "demo/demo_config.h"
 #include "demo/prompt_following.h"
-#include "models/flux/flux_latents.h"
+#include "families/flux/flux_latents.h"
 #include "numerics/cpu_bf16.h"
 
 namespace hs::demo {

@@ -8,9 +8,9 @@
 
 #include "demo/demo_tokenizer.h"
 #include "demo/world.h"
-#include "models/clip/clip_text_model.h"
-#include "models/flux/flux_transformer.h"
-#include "models/vae/autoencoder_kl.h"
+#include "families/clip/clip_text_model.h"
+#include "families/flux/flux_transformer.h"
+#include "families/vae/autoencoder_kl.h"
 #include "text/clip_tokenizer.h"
 
 namespace hs::demo {

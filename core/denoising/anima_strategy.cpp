@@ -3,9 +3,10 @@
 #include <optional>
 
 #include "denoising/anima_text.h"
+#include "denoising/flow_match_run.h"
 #include "denoising/token_bounds.h"
-#include "models/anima/anima_family.h"
-#include "models/cosmos/cosmos_family.h"
+#include "families/anima/anima_family.h"
+#include "families/cosmos/cosmos_family.h"
 #include "sampling/flow_match.h"
 #include "text/qwen_tokenizer.h"
 #include "text/t5_tokenizer.h"
@@ -14,19 +15,15 @@ namespace hs {
 
 namespace {
 
-class AnimaRun : public DenoisingRun {
+// The latents are [1, C, h, w]; the model sees [1, C, 1, h, w].
+class AnimaRun : public FlowMatchRun {
 public:
     AnimaRun(const RunConfig& cfg, const torch::Device& device, const AnimaText& text,
              CosmosTransformerComponent& transformer, VaeComponent& vae, FlowMatchConfig scheduler)
-        : m_cfg(cfg),
-          m_device(device),
+        : FlowMatchRun(cfg, device, cfg.guidance > 1.0, vae, Packing::None),
           m_text(text),
-          m_transformer(transformer),
-          m_guided(cfg.guidance > 1.0) {
-        m_x = initialNoise(cfg, vae).to(device);  // [1, C, h, w]; the model sees [1, C, 1, h, w]
-        if (cfg.shift) scheduler.shift = *cfg.shift;
-        m_scheduler = FlowMatchEulerScheduler(scheduler);
-        m_scheduler.setSigmas(fluxPipelineSigmas(cfg.steps));  // linspace(1, 1/N, N)
+          m_transformer(transformer) {
+        schedule(scheduler, Sigmas::FluxPipeline, std::nullopt);  // no mu
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {
@@ -34,8 +31,6 @@ public:
         if (m_guided) m_uncond = animaPromptEmbeds(m_text, m_cfg.negativePrompt, m_device, probes);
         return m_cond;
     }
-
-    int numSteps() const override { return m_scheduler.numSteps(); }
 
     DenoiseStep step(int i, ProbeContext& probes) override {
         CosmosInputs in;
@@ -49,26 +44,13 @@ public:
             auto u = m_transformer.model->forward(in, probes).to(torch::kFloat32).squeeze(2);
             v = u + m_cfg.guidance * (v - u);  // diffusers' ClassifierFreeGuidance
         }
-        DenoiseStep s;
-        s.sigma = m_scheduler.sigma(i);
-        s.timestep = m_scheduler.timestep(i);
-        s.modelOutput = v;
-        s.denoised = m_scheduler.denoised(v, i, m_x);
-        s.next = m_scheduler.step(v, i, m_x);
-        m_x = s.next;
-        return s;
+        return eulerStep(i, v);
     }
 
-    torch::Tensor latents() const override { return m_x; }
-
 private:
-    RunConfig m_cfg;
-    torch::Device m_device;
     AnimaText m_text;
     CosmosTransformerComponent& m_transformer;
-    bool m_guided;
-    torch::Tensor m_x, m_cond, m_uncond;  // latents [1, C, h, w]; text embeds [1, L, D]
-    FlowMatchEulerScheduler m_scheduler;
+    torch::Tensor m_cond, m_uncond;  // text embeds [1, L, D]
 };
 
 class AnimaStrategy : public DenoisingStrategy {

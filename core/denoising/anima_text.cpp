@@ -1,7 +1,7 @@
 #include "denoising/anima_text.h"
 
 #include "denoising/token_bounds.h"
-#include "models/anima/anima_family.h"
+#include "families/anima/anima_family.h"
 #include "models/roles.h"
 #include "text/qwen_tokenizer.h"
 #include "text/t5_tokenizer.h"

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "denoising/token_bounds.h"
-#include "models/cosmos/cosmos_family.h"
+#include "families/cosmos/cosmos_family.h"
 #include "text/t5_tokenizer.h"
 
 namespace hs {

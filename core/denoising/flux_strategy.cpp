@@ -5,9 +5,10 @@
 
 #include "demo/prompt_words.h"
 #include "denoising/clip_tokenizers.h"
+#include "denoising/flow_match_run.h"
 #include "denoising/token_bounds.h"
-#include "models/flux/flux_family.h"
-#include "models/flux/flux_latents.h"
+#include "families/flux/flux_family.h"
+#include "families/flux/flux_latents.h"
 #include "models/roles.h"
 #include "sampling/flow_match.h"
 #include "text/clip_tokenizer.h"
@@ -24,27 +25,19 @@ struct T5Text {
     int maxSequenceLength = 512;
 };
 
-class FluxRun : public DenoisingRun {
+// Packed latents [1, h/2 * w/2, 4C].
+class FluxRun : public FlowMatchRun {
 public:
     FluxRun(const RunConfig& cfg, const torch::Device& device, TextEncoderComponent& textEncoder,
             FluxTransformerComponent& transformer, VaeComponent& vae,
             const ClipTokenizer& tokenizer, const T5Text& t5, FlowMatchConfig scheduler)
-        : m_cfg(cfg),
-          m_device(device),
+        : FlowMatchRun(cfg, device, !t5.encoder && cfg.guidance > 1.0, vae, Packing::TwoByTwo),
           m_textEncoder(textEncoder),
           m_transformer(transformer),
           m_tokenizer(tokenizer),
           m_t5(t5),
-          m_guided(!t5.encoder && cfg.guidance > 1.0),
-          m_batch(m_guided ? 2 : 1),
-          m_h(cfg.height / vae.downFactor()),
-          m_w(cfg.width / vae.downFactor()) {
-        m_x = packLatents(initialNoise(cfg, vae)).to(device);  // [1, h/2 * w/2, 4C]
-        if (cfg.shift) scheduler.shift = *cfg.shift;
-        m_scheduler = FlowMatchEulerScheduler(scheduler);
-        std::optional<double> mu;
-        if (scheduler.useDynamicShifting) mu = calculateShift(m_x.size(1), scheduler);
-        m_scheduler.setSigmas(fluxPipelineSigmas(cfg.steps), mu);
+          m_batch(m_guided ? 2 : 1) {
+        schedule(scheduler, Sigmas::FluxPipeline, m_x.size(1));
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {
@@ -98,8 +91,6 @@ public:
                 torch::full({m_batch}, m_cfg.guidance, torch::TensorOptions().device(m_device));
     }
 
-    int numSteps() const override { return m_scheduler.numSteps(); }
-
     DenoiseStep step(int i, ProbeContext& probes) override {
         const double t = m_scheduler.modelTime(i);
         m_in.hiddenStates = m_batch == 2 ? torch::cat({m_x, m_x}) : m_x;
@@ -109,35 +100,18 @@ public:
             auto parts = v.chunk(2);
             v = parts[1] + m_cfg.guidance * (parts[0] - parts[1]);  // uncond + g (cond - uncond)
         }
-        auto next = m_scheduler.step(v, i, m_x);
-        DenoiseStep s;
-        s.sigma = m_scheduler.sigma(i);
-        s.timestep = m_scheduler.timestep(i);
-        s.modelOutput = unpackLatents(v, m_h, m_w);
-        s.denoised = unpackLatents(m_scheduler.denoised(v, i, m_x), m_h, m_w);
-        s.next = unpackLatents(next, m_h, m_w);
-        m_x = next;
-        return s;
+        return eulerStep(i, v);
     }
 
-    torch::Tensor latents() const override { return unpackLatents(m_x, m_h, m_w); }
-
-    std::vector<std::string> notes() const override { return m_notes; }
     void addNote(const std::string& note) { m_notes.push_back(note); }
 
 private:
-    RunConfig m_cfg;
-    torch::Device m_device;
     TextEncoderComponent& m_textEncoder;
     FluxTransformerComponent& m_transformer;
     const ClipTokenizer& m_tokenizer;
     const T5Text& m_t5;
-    bool m_guided;
-    int64_t m_batch, m_h, m_w;
-    torch::Tensor m_x;  // packed latents [1, h/2 * w/2, 4C]
-    FlowMatchEulerScheduler m_scheduler;
+    int64_t m_batch;
     FluxInputs m_in;
-    std::vector<std::string> m_notes;
 };
 
 std::string dims(int64_t n) {

@@ -2,10 +2,10 @@
 
 #include <optional>
 
+#include "denoising/flow_match_run.h"
 #include "denoising/qwenimage_text.h"
 #include "denoising/token_bounds.h"
-#include "models/flux/flux_latents.h"
-#include "models/qwenimage/qwenimage_family.h"
+#include "families/qwenimage/qwenimage_family.h"
 #include "sampling/flow_match.h"
 #include "text/qwen_tokenizer.h"
 
@@ -13,27 +13,20 @@ namespace hs {
 
 namespace {
 
-class QwenImageRun : public DenoisingRun {
+// randn [1, 1, C, h, w] (the same numbers as [1, C, h, w]), then _pack_latents:
+// [1, (h/2)(w/2), 4C].
+class QwenImageRun : public FlowMatchRun {
 public:
     QwenImageRun(const RunConfig& cfg, const torch::Device& device, const QwenImageText& text,
                  QwenImageTransformerComponent& transformer, VaeComponent& vae,
                  FlowMatchConfig scheduler)
-        : m_cfg(cfg),
-          m_device(device),
+        // do_true_cfg = true_cfg_scale > 1 and has_neg_prompt
+        : FlowMatchRun(cfg, device, cfg.guidance > 1.0 && !cfg.negativePrompt.empty(), vae,
+                       Packing::TwoByTwo),
           m_text(text),
-          m_transformer(transformer),
-          // do_true_cfg = true_cfg_scale > 1 and has_neg_prompt
-          m_guided(cfg.guidance > 1.0 && !cfg.negativePrompt.empty()),
-          m_h(cfg.height / vae.downFactor()),
-          m_w(cfg.width / vae.downFactor()) {
-        // randn [1, 1, C, h, w] (the same numbers as [1, C, h, w]), then _pack_latents.
-        m_x = packLatents(initialNoise(cfg, vae)).to(device);  // [1, (h/2)(w/2), 4C]
-        if (cfg.shift) scheduler.shift = *cfg.shift;
-        m_scheduler = FlowMatchEulerScheduler(scheduler);
+          m_transformer(transformer) {
         // mu from the packed token count, with the scheduler config's bounds.
-        std::optional<double> mu;
-        if (scheduler.useDynamicShifting) mu = calculateShift(m_x.size(1), scheduler);
-        m_scheduler.setSigmas(fluxPipelineSigmas(cfg.steps), mu);  // linspace(1, 1/N, N)
+        schedule(scheduler, Sigmas::FluxPipeline, m_x.size(1));
         makeNotes();
     }
 
@@ -43,8 +36,6 @@ public:
             m_uncond = qwenImagePromptEmbeds(m_text, m_cfg.negativePrompt, m_device, probes);
         return m_cond.embeds;
     }
-
-    int numSteps() const override { return m_scheduler.numSteps(); }
 
     DenoiseStep step(int i, ProbeContext& probes) override {
         auto v = predict(m_cond, i, probes);  // [1, L_img, 4C]
@@ -56,19 +47,8 @@ public:
             auto combNorm = torch::norm(comb, 2, {-1}, true);  // [1, L_img, 1]
             v = comb * (condNorm / combNorm);                  // [1, L_img, 4C]
         }
-        DenoiseStep s;
-        s.sigma = m_scheduler.sigma(i);
-        s.timestep = m_scheduler.timestep(i);
-        s.modelOutput = unpackLatents(v, m_h, m_w);                             // [1, C, h, w]
-        s.denoised = unpackLatents(m_scheduler.denoised(v, i, m_x), m_h, m_w);  // [1, C, h, w]
-        m_x = m_scheduler.step(v, i, m_x);
-        s.next = unpackLatents(m_x, m_h, m_w);
-        return s;
+        return eulerStep(i, v);
     }
-
-    torch::Tensor latents() const override { return unpackLatents(m_x, m_h, m_w); }
-
-    std::vector<std::string> notes() const override { return m_notes; }
 
 private:
     // One transformer call: packed latents, the text and its mask, t / 1000, img_shapes
@@ -109,16 +89,9 @@ private:
                 "true_cfg_scale > 1");
     }
 
-    RunConfig m_cfg;
-    torch::Device m_device;
     QwenImageText m_text;
     QwenImageTransformerComponent& m_transformer;
-    bool m_guided;
-    int64_t m_h, m_w;   // latent height and width
-    torch::Tensor m_x;  // packed latents [1, (h/2)(w/2), 4C]
     QwenImagePromptEmbeds m_cond, m_uncond;
-    FlowMatchEulerScheduler m_scheduler;
-    std::vector<std::string> m_notes;
 };
 
 class QwenImageStrategy : public DenoisingStrategy {

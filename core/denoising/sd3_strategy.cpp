@@ -2,32 +2,25 @@
 
 #include <optional>
 
+#include "denoising/flow_match_run.h"
 #include "denoising/sd3_text.h"
-#include "models/sd3/sd3_family.h"
+#include "families/sd3/sd3_family.h"
 #include "sampling/flow_match.h"
 
 namespace hs {
 
 namespace {
 
-class Sd3Run : public DenoisingRun {
+class Sd3Run : public FlowMatchRun {
 public:
     Sd3Run(const RunConfig& cfg, const torch::Device& device, const Sd3Text& text,
            SD3TransformerComponent& transformer, VaeComponent& vae, FlowMatchConfig scheduler)
-        : m_cfg(cfg),
-          m_device(device),
+        : FlowMatchRun(cfg, device, cfg.guidance > 1.0, vae, Packing::None),
           m_text(text),
-          m_transformer(transformer),
-          m_guided(cfg.guidance > 1.0) {
-        const int64_t h = cfg.height / vae.downFactor(), w = cfg.width / vae.downFactor();
-        m_x = initialNoise(cfg, vae).to(device);  // [1, C, h, w]
-        if (cfg.shift) scheduler.shift = *cfg.shift;
-        m_scheduler = FlowMatchEulerScheduler(scheduler);
+          m_transformer(transformer) {
         // mu from the image's token count, only when the scheduler shifts dynamically.
-        std::optional<double> mu;
         const int64_t p = transformer.config().patchSize;
-        if (scheduler.useDynamicShifting) mu = calculateShift((h / p) * (w / p), scheduler);
-        m_scheduler.setTimesteps(cfg.steps, mu);
+        schedule(scheduler, Sigmas::SchedulerTimesteps, (m_h / p) * (m_w / p));
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {
@@ -37,8 +30,6 @@ public:
         m_embeds = m_text.encode(texts, m_device, probes);
         return m_embeds.sequence.slice(0, m_guided ? 1 : 0);  // the prompt's [1, L, D]
     }
-
-    int numSteps() const override { return m_scheduler.numSteps(); }
 
     DenoiseStep step(int i, ProbeContext& probes) override {
         const int64_t batch = m_guided ? 2 : 1;
@@ -51,27 +42,13 @@ public:
             auto parts = v.chunk(2);
             v = parts[0] + m_cfg.guidance * (parts[1] - parts[0]);  // uncond + g (cond - uncond)
         }
-        DenoiseStep s;
-        s.sigma = m_scheduler.sigma(i);
-        s.timestep = m_scheduler.timestep(i);
-        s.modelOutput = v;
-        s.denoised = m_scheduler.denoised(v, i, m_x);
-        m_x = m_scheduler.step(v, i, m_x);
-        s.next = m_x;
-        return s;
+        return eulerStep(i, v);
     }
 
-    torch::Tensor latents() const override { return m_x; }
-
 private:
-    RunConfig m_cfg;
-    torch::Device m_device;
     const Sd3Text& m_text;
     SD3TransformerComponent& m_transformer;
-    bool m_guided;
-    torch::Tensor m_x;  // [1, C, h, w]
     Sd3Embeds m_embeds;
-    FlowMatchEulerScheduler m_scheduler;
 };
 
 class Sd3Strategy : public DenoisingStrategy {

@@ -2,9 +2,11 @@
 
 #include <optional>
 
+#include "denoising/sd_comfy_run.h"
 #include "denoising/sd_text.h"
+#include "families/unet/unet_family.h"
 #include "models/roles.h"
-#include "models/unet/unet_family.h"
+#include "sampling/comfy_sigmas.h"
 #include "sampling/scheduler.h"
 
 namespace hs {
@@ -127,16 +129,25 @@ public:
     // Latent sizes that are not multiples of the UNet's downsampling upsample to the skips'
     // sizes, as diffusers does (forward_upsample_size): any multiple of the VAE's factor runs.
     void validate(const RunConfig& cfg) const override {
+        validateComfySampling(cfg);
         try {
-            scheduler(cfg, nullptr);  // an unknown sampler or prediction type
+            if (cfg.comfySampler.empty())
+                scheduler(cfg, nullptr);  // an unknown sampler or prediction type
+            else  // a training schedule ComfyUI's model sampling cannot read
+                ComfyModelSampling::discrete(configFor(cfg, nullptr), ComfyPrediction::Eps);
         } catch (const ConfigError& e) {
             throw PipelineError(e.what());
         }
     }
 
+    bool runsComfySamplers() const override { return true; }
+
     std::unique_ptr<DenoisingRun> start(const RunConfig& cfg,
                                         const torch::Device& device) override {
         std::vector<std::string> notes;
+        if (!cfg.comfySampler.empty())
+            return startSdComfyRun(cfg, device, *m_text, m_unet->model, configFor(cfg, &notes),
+                                   initialNoise(cfg, *m_vae), std::move(notes));
         auto s = scheduler(cfg, &notes);
         return std::make_unique<SdRun>(cfg, device, *m_text, m_unet->model, m_vae->latentChannels(),
                                        m_vae->downFactor(), std::move(s), std::move(notes));
@@ -181,11 +192,8 @@ public:
     }
 
 private:
-    // The run's scheduler: the model's config with the run's prediction type, switched to the
-    // run's sampler. A model whose own scheduler is not implemented (LMSDiscrete, say) runs Euler
-    // with its training schedule, and says so in `notes`.
-    std::unique_ptr<Scheduler> scheduler(const RunConfig& cfg,
-                                         std::vector<std::string>* notes) const {
+    // The model's scheduler config with the run's prediction type (noted when it differs).
+    nlohmann::json configFor(const RunConfig& cfg, std::vector<std::string>* notes) const {
         nlohmann::json base = m_schedulerConfig;
         const std::string own = base.value("prediction_type", std::string("epsilon"));
         if (!cfg.predictionType.empty()) {
@@ -196,6 +204,15 @@ private:
                                  "image, not NaN)");
             base["prediction_type"] = cfg.predictionType;
         }
+        return base;
+    }
+
+    // The run's scheduler: the model's config with the run's prediction type, switched to the
+    // run's sampler. A model whose own scheduler is not implemented (LMSDiscrete, say) runs Euler
+    // with its training schedule, and says so in `notes`.
+    std::unique_ptr<Scheduler> scheduler(const RunConfig& cfg,
+                                         std::vector<std::string>* notes) const {
+        const nlohmann::json base = configFor(cfg, notes);
         if (!cfg.scheduler.empty()) return makeScheduler(switchScheduler(base, cfg.scheduler));
         try {
             return makeScheduler(base);

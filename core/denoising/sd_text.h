@@ -7,7 +7,7 @@
 
 #include "io/model_folder.h"
 #include "models/roles.h"
-#include "models/unet/unet_config.h"
+#include "families/unet/unet_config.h"
 #include "records/run_types.h"
 #include "text/clip_tokenizer.h"
 

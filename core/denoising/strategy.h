@@ -111,6 +111,9 @@ public:
     virtual int sizeMultiple() const = 0;
     // Throws PipelineError for settings this shape cannot run (beyond the Pipeline's checks).
     virtual void validate(const RunConfig& config) const {}
+    // Whether runs take RunConfig::comfySampler / comfyScheduler (ComfyUI's samplers and sigma
+    // schedules); the Pipeline refuses them for a shape that does not.
+    virtual bool runsComfySamplers() const { return false; }
     virtual std::unique_ptr<DenoisingRun> start(const RunConfig& config,
                                                 const torch::Device& device) = 0;
     // The scheduler config for a model opened from single files, which carry none, given the

@@ -179,29 +179,89 @@ public:
     }
     double memoryPenalty(const Fix& x) const { return x.fits && !*x.fits ? 100.0 : 0.0; }
 
-    Fix componentFix(const std::string& comp, Format f) const {
+    // Whole components in `f`: one, or every component that failed or overflows together
+    // ("run the transformer and VAE in bf16"; component "transformer,vae").
+    Fix componentFix(const std::vector<std::string>& comps, Format f) const {
         Fix x;
         x.kind = f == Format::BF16 ? "component_bf16" : "component_fp32";
-        x.component = comp;
         x.format = f;
-        x.actionMessage = {
-            {"advice.action.component", {componentWords(m_in.components, comp), formatName(f)}}};
+        std::string words;
+        double moved = 0, shareMoved = 0;
+        std::map<std::string, double> whole;
+        PrecisionPlan p = m_in.failingPlan;
+        for (const auto& comp : comps) {
+            x.component += (x.component.empty() ? "" : ",") + comp;
+            words += (words.empty() ? "" : " and ") + componentWords(m_in.components, comp);
+            moved += params(comp);
+            shareMoved += share(comp);
+            whole[comp] = 1.0;
+            p.add(comp, f);  // last rule wins: overrides every finer rule for the component
+        }
+        x.actionMessage = {{"advice.action.component", {words, formatName(f)}}};
         MessageText cost;
         if (f == Format::FP32) {
-            x.extraWeightMB = params(comp) * 2.0 / 1e6;
+            x.extraWeightMB = moved * 2.0 / 1e6;
             cost.push_back({"advice.cost.fp32_weights", {fmtNumber(x.extraWeightMB)}});
         } else {
             cost.push_back({"advice.cost.no_extra", {}});
         }
         cost.push_back(speedWords(f));
         if (f == Format::BF16) cost.push_back({"advice.cost.bf16_range", {}});
-        memoryCheck(x, {{comp, 1.0}}, cost);
+        memoryCheck(x, whole, cost);
         x.costMessage = cost;
-        PrecisionPlan p = m_in.failingPlan;
-        p.add(comp, f);  // last rule wins: overrides every finer rule for the component
-        x.planText = p.toString();
-        x.score = share(comp) * (formatCost(f) + 0.1) + 0.05 + memoryPenalty(x);
+        x.planText = p.normalisedText();
+        x.score = shareMoved * (formatCost(f) + 0.1) + 0.05 + memoryPenalty(x);
         return x;
+    }
+
+    // 0 for text encoders, 2 for the VAE, 1 between: the order in which a pipeline runs them.
+    int stage(const std::string& comp) const {
+        const Role r = roleOf(m_in.components, comp);
+        if (r == Role::TextEncoder || r == Role::TextEncoder2) return 0;
+        return r == Role::Vae ? 2 : 1;
+    }
+    // The components whose rules `fix` changes from the failing plan's.
+    std::set<std::string> touched(const PrecisionPlan& fix) const {
+        const auto base = m_in.failingPlan.normalised().rules();
+        std::set<std::string> out;
+        const PrecisionPlan normal = fix.normalised();
+        for (const auto& r : normal.rules())
+            if (std::find(base.begin(), base.end(), r) == base.end())
+                out.insert(componentOf(r.pattern));
+        return out;
+    }
+    // Same format for every component and every point the runs recorded.
+    bool samePlan(const PrecisionPlan& a, const PrecisionPlan& b) const {
+        const auto same = [&](const std::string& path) {
+            return a.resolve(path) == b.resolve(path);
+        };
+        for (const auto& c : m_in.components)
+            if (!same(c.name)) return false;
+        if (m_in.headroom)
+            for (const auto& pt : m_in.headroom->points)
+                if (!same(pt.name)) return false;
+        return !m_in.firstFailure || same(m_in.firstFailure->point);
+    }
+    // See Fix: a run has shown this plan to fail.
+    bool shownToFail(const Fix& x) const {
+        if (x.verified || x.planText.empty()) return false;
+        const PrecisionPlan plan = PrecisionPlan::parse(x.planText);
+        for (const auto& failed : m_in.failedPlans)
+            if (samePlan(plan, failed)) return true;
+        if (!m_in.firstFailure) return false;
+        const int failedAt = stage(m_in.firstFailure->component);
+        for (const auto& c : touched(plan))
+            if (stage(c) <= failedAt) return false;
+        return true;  // only later components change: the failing point runs as before
+    }
+    // True when `x` leaves none of `comps` wholly in fp16.
+    bool coversAll(const Fix& x, const std::set<std::string>& comps) const {
+        if (x.planText.empty()) return true;
+        const PrecisionPlan plan = PrecisionPlan::parse(x.planText);
+        const std::set<std::string> changed = touched(plan);
+        for (const auto& c : comps)
+            if (!changed.count(c) && plan.resolve(c) == Format::FP16) return false;
+        return true;
     }
 
     // `blocks`: the blocks to keep out of fp16; `totals`: blocks per component.
@@ -256,6 +316,7 @@ public:
             if (ff->format != Format::FP16) return notFp16(*ff);
             a.fp16IsTheProblem = true;
             problemComponents.insert(ff->component);
+            problemComponents.insert(m_in.failedComponents.begin(), m_in.failedComponents.end());
             const std::string kind = nonFiniteKindName(ff->kind);
             const std::string how = "." + executionName(ff->execution);  // part of the id
             a.headlineMessage = {ff->step >= 0
@@ -282,6 +343,13 @@ public:
                     a.noteMessages.push_back({{"advice.note.thin_headroom", {}}});
             }
             return a;
+        }
+        if (ff && !hr) {
+            // No clean run to measure them: the fp16 components after the failing one never ran
+            // on finite inputs, so nothing says they are safe; a fix must cover them too.
+            for (const auto& c : m_in.components)
+                if (stage(c.name) > stage(ff->component) && baseFormat(c) == Format::FP16)
+                    problemComponents.insert(c.name);
         }
         std::map<std::string, int> totals;  // blocks per component, from the headroom table
         std::vector<std::string> predicted;
@@ -318,12 +386,22 @@ public:
             const Format f = m_in.device.bf16Cheap() ? Format::BF16 : Format::FP32;
             fixes.push_back(
                 blockFix(predicted, totals, f, false,
-                         planWithSafeBlocks(m_in.failingPlan, predicted, f).toString()));
+                         planWithSafeBlocks(m_in.failingPlan, predicted, f).normalisedText()));
         }
         for (const auto& c : problemComponents) {
-            fixes.push_back(componentFix(c, Format::BF16));
-            fixes.push_back(componentFix(c, Format::FP32));
+            fixes.push_back(componentFix({c}, Format::BF16));
+            fixes.push_back(componentFix({c}, Format::FP32));
         }
+        if (problemComponents.size() > 1) {
+            const std::vector<std::string> all(problemComponents.begin(), problemComponents.end());
+            fixes.push_back(componentFix(all, Format::BF16));
+            fixes.push_back(componentFix(all, Format::FP32));
+        }
+        fixes.erase(std::remove_if(fixes.begin(), fixes.end(),
+                                   [&](const Fix& x) { return shownToFail(x); }),
+                    fixes.end());
+        for (auto& x : fixes)
+            if (!x.verified && !coversAll(x, problemComponents)) x.score += 10;
         std::stable_sort(fixes.begin(), fixes.end(),
                          [](const Fix& x, const Fix& y) { return x.score < y.score; });
         for (size_t i = 0; i < fixes.size(); ++i) fixes[i].rank = int(i) + 1;
@@ -415,6 +493,13 @@ Advice adviseFixes(const AdviceInput& input) {
         x.cost = englishText(x.costMessage);
     }
     return a;
+}
+
+std::string fixCheckText(const Fix& f) {
+    if (f.verified) return " (verified)";
+    if (!f.triedVerdict.empty())
+        return " (tried on the same prompt and seed: " + f.triedVerdict + ")";
+    return f.planText.empty() ? "" : " (not tried)";
 }
 
 }  // namespace hs

@@ -36,11 +36,21 @@ struct AdviceInput {
     std::optional<FirstFailure> firstFailure;
     std::optional<HeadroomReport> headroom;  // from a clean run (fp32 / bf16)
     std::optional<BisectionResult> bisection;
+    // The plans that runs beside the failing one have shown to fail (their effective plans) and
+    // the components where each run first failed: a fix equal to one of those plans is never
+    // offered, and a fix that leaves one of those components in fp16 ranks last.
+    std::vector<PrecisionPlan> failedPlans;
+    std::vector<std::string> failedComponents;
     // Where the run itself was, in words ("the CPU AMD EPYC 7B13"); said in a note when the
     // advice is for a target GPU (device.target). Empty: not said.
     std::string runDevice;
 };
 
+// A fix is offered only where no run has shown it to fail: not when its plan equals a failed
+// run's, nor when it changes only components that run after the first failing point (that
+// point then runs as it did and fails again). Where several components failed or overflow, one
+// fix moves all of them, and a fix leaving any of them in fp16 ranks below every fix that
+// does not (10 added to its score).
 struct Fix {
     int rank = 0;               // 1 = do this first
     std::string kind;           // "blocks", "predicted_blocks", "component_bf16",
@@ -58,7 +68,11 @@ struct Fix {
     double weightGB = 0;       // the whole model's weights under the fix, GB; 0 unknown
     std::optional<bool> fits;  // weightGB within the device's memory; none: size unknown
     bool verified = false;     // a bisection trial passed with this plan
-    double score = 0;          // see the ranking rule above
+    // The verdict of a run of planText on the failing run's prompt and seed ("ok" ...); empty:
+    // not tried, which every text that shows the fix says (a verified fix needs no run).
+    std::string triedVerdict;
+    bool tried() const { return verified || !triedVerdict.empty(); }
+    double score = 0;  // see the ranking rule above
 };
 
 struct Advice {
@@ -77,5 +91,9 @@ struct Advice {
 };
 
 Advice adviseFixes(const AdviceInput& input);
+
+// How far a fix was checked, for the end of its action: " (verified)" by a bisection trial,
+// " (tried on the same prompt and seed: ok)", " (not tried)"; "" for a fix with no plan.
+std::string fixCheckText(const Fix& f);
 
 }  // namespace hs

@@ -77,7 +77,7 @@ public:
         t.phase = phase;
         t.safeBlocks = names(set);
         const PrecisionPlan plan = planWithSafeBlocks(m_failing, t.safeBlocks, m_opt.safeFormat);
-        t.planText = plan.toString();
+        t.planText = plan.normalisedText();
         try {
             t.outcome = m_trial(plan);
         } catch (const Cancelled&) {
@@ -164,7 +164,8 @@ private:
     void finish() {
         m_r.found = m_haveBest;
         if (m_haveBest) m_r.keptBlocks = names(m_best);
-        m_r.plan = planWithSafeBlocks(m_failing, m_r.keptBlocks, m_opt.safeFormat);
+        // Normalised, as every plan shown reads: one rule per path.
+        m_r.plan = planWithSafeBlocks(m_failing, m_r.keptBlocks, m_opt.safeFormat).normalised();
         m_r.planText = m_r.plan.toString();
         std::ostringstream s;
         const std::string safe = formatName(m_opt.safeFormat);

@@ -12,7 +12,9 @@
 #include <mutex>
 
 #include "inspect/inspect_headline.h"
+#include "io/float8.h"
 #include "io/model_folder.h"
+#include "io/scaled_fp8.h"
 #include "models/single_file.h"
 
 namespace hs {
@@ -150,26 +152,27 @@ ComponentSummary inspectTensors(const TensorSet& set) {
     ComponentSummary c;
     c.total.name = "total";
     std::map<std::string, ModuleSummary> modules;
+    const ScaledFp8 scales = readScaledFp8(set);
+    c.scaledWeights = int64_t(scales.weightScales.size());
+    c.inputScales = scales.inputScales;
     for (const auto& name : set.names()) {
         const StTensorInfo& info = set.info(name);
-        const std::string dt = stDTypeName(info.dtype);
+        c.bytes += info.end - info.begin;
+        if (scales.isBookkeeping(name)) continue;  // a marker or a scale: not a model tensor
+        const std::string dt = storedDtypeLabel(info.dtype, scales.scaled());
         const int64_t n = info.numel();
         ++c.tensors;
         c.parameters += n;
-        c.bytes += info.end - info.begin;
         ++c.dtypes[dt].tensors;
         c.dtypes[dt].parameters += n;
         TensorRange r;
         const TensorRange* rp = nullptr;
-        const bool floating = info.dtype == StDType::F32 || info.dtype == StDType::F16 ||
-                              info.dtype == StDType::BF16 || info.dtype == StDType::F64;
-        if (floating) {
-            set.prefetch(name);                // one call instead of a page fault per 64 KiB
-            r = rangeCheck(set.tensor(name));  // a view; dropped before the next tensor
+        if (isFloatingDtypeLabel(dt)) {
+            set.prefetch(name);  // one call instead of a page fault per 64 KiB
+            // A view (fp8: its decoded copy, times its scale); dropped before the next tensor.
+            r = rangeCheck(readScaledTensor(set, name, scales));
             set.checkIntact(name);  // a file that shrank meanwhile read as zeros: an error
             rp = &r;
-        } else if (info.dtype == StDType::F8_E4M3 || info.dtype == StDType::F8_E5M2) {
-            c.skipped.push_back(name);
         }
         const std::string mod = topLevelModule(name);
         auto& m = modules[mod];
@@ -202,7 +205,7 @@ SingleFileSummary summariseSingleFile(const std::string& path) {
     SingleFileSummary s;
     s.examined = true;
     try {
-        const WeightMap all = weightMapOf(TensorSet::open(path));  // views: nothing is read
+        const WeightMap all = layoutTensorsOf(SafetensorsFile::open(path)->tensors());
         s.layouts = detectSingleFile(all);
         if (s.layouts.empty()) return s;
         const SingleFileContents f = convertSingleFile(all, path);

@@ -75,10 +75,14 @@ struct ComponentSummary {
     int64_t tensors = 0;
     int64_t parameters = 0;
     uint64_t bytes = 0;                        // tensor data bytes
-    std::map<std::string, DTypeCount> dtypes;  // "F32" -> counts
+    std::map<std::string, DTypeCount> dtypes;  // "F32", "e4m3", "scaled e4m3" -> counts
     std::vector<ModuleSummary> modules;        // sorted by name
     ModuleSummary total;
-    std::vector<std::string> skipped;  // tensors not range-checked (F8), by name
+    // ComfyUI's scaled fp8 (io/scaled_fp8.h): weights range-checked times their scale_weight,
+    // and the scale_input values by weight, read and not applied. The marker and the scales are
+    // counted in `bytes` only.
+    int64_t scaledWeights = 0;
+    std::map<std::string, float> inputScales;
     std::string error;  // pipelines: why this component could not be read ("" when it was)
 };
 

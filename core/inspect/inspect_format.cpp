@@ -152,7 +152,9 @@ nlohmann::json toJson(const InspectReport& r) {
             cj["modules"] = nlohmann::json::array();
             for (const auto& m : c.modules) cj["modules"].push_back(moduleJson(m));
             cj["total"] = moduleJson(c.total);
-            cj["skipped"] = c.skipped;
+            if (c.scaledWeights > 0 || !c.inputScales.empty())
+                cj["scaled_fp8"] = {{"scaled_weights", c.scaledWeights},
+                                    {"scale_input", c.inputScales}};
         }
         j["components"].push_back(cj);
     }
@@ -214,8 +216,15 @@ std::string formatReport(const InspectReport& r) {
         };
         for (const auto& m : c.modules) row(m);
         row(c.total);
-        if (!c.skipped.empty())
-            os << "  " << c.skipped.size() << " tensors not range-checked (float8)\n";
+        if (c.scaledWeights > 0 || !c.inputScales.empty()) {
+            os << "  scaled fp8: " << c.scaledWeights
+               << " weights checked times their scale_weight";
+            if (!c.inputScales.empty())
+                os << "; " << c.inputScales.size() << " scale_input (not applied), e.g. "
+                   << printable(c.inputScales.begin()->first) << " "
+                   << c.inputScales.begin()->second;
+            os << "\n";
+        }
         os << verdict(c);
     }
     if (r.singleFile.examined) os << singleFileText(r.singleFile);

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "io/float8.h"
 #include "io/model_folder.h"
+#include "io/scaled_fp8.h"
 
 namespace fs = std::filesystem;
 
@@ -32,7 +34,7 @@ void addComponent(std::vector<WeightStats>& all, const TensorSet& set, const std
     all.insert(all.end(), s.begin(), s.end());
     if (!skipped.empty())
         notes.notes.push_back(name + ": " + std::to_string(skipped.size()) +
-                              " tensor(s) not checked (not floating, or F8), e.g. " +
+                              " tensor(s) not checked (not floating), e.g. " +
                               skipped.front());
 }
 
@@ -70,23 +72,26 @@ WeightStats tensorWeightStats(const torch::Tensor& t) {
 std::vector<WeightStats> weightStatsOf(const TensorSet& set, const std::string& component,
                                        std::vector<std::string>* skipped) {
     std::vector<WeightStats> out;
+    const ScaledFp8 scales = readScaledFp8(set);
     for (const auto& name : set.names()) {
+        if (scales.isBookkeeping(name)) continue;  // a scaled-fp8 marker or scale
         const StTensorInfo& info = set.info(name);
         // Chosen by the stored dtype, before any byte is read: every other failure (a file that
         // shrank, a bad byte) is an error of the file, not a tensor to skip.
-        const bool floating = info.dtype == StDType::F32 || info.dtype == StDType::F16 ||
-                              info.dtype == StDType::BF16 || info.dtype == StDType::F64;
-        if (!floating) {
+        const std::string dtype = storedDtypeLabel(info.dtype, scales.scaled());
+        if (!isFloatingDtypeLabel(dtype)) {
             if (skipped) skipped->push_back(name);
             continue;
         }
         set.prefetch(name);
-        const torch::Tensor t = set.tensor(name);
+        // fp8: decoded, times its scale_weight in a scaled file: the weight the model computes
+        // with.
+        const torch::Tensor t = readScaledTensor(set, name, scales);
         WeightStats s = tensorWeightStats(t);
         set.checkIntact(name);  // a file that shrank meanwhile read as zeros: an error
         s.component = component;
         s.key = name;
-        s.dtype = stDTypeName(info.dtype);
+        s.dtype = dtype;
         out.push_back(std::move(s));
     }
     return out;

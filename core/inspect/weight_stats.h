@@ -16,8 +16,9 @@ namespace hs {
 // Statistics of one floating CPU tensor (any floating dtype).
 WeightStats tensorWeightStats(const torch::Tensor& t);
 
-// Every floating tensor of `set`, tagged with `component`. Tensors LibTorch cannot read (F8)
-// and non-floating ones are skipped and named in `skipped` when given.
+// Every floating tensor of `set`, tagged with `component`: fp8 ones decoded (times their
+// scale_weight in a ComfyUI scaled-fp8 file, whose marker and scales are left out; dtype "e4m3",
+// "scaled e4m3" ...). Non-floating ones are skipped and named in `skipped` when given.
 std::vector<WeightStats> weightStatsOf(const TensorSet& set, const std::string& component,
                                        std::vector<std::string>* skipped = nullptr);
 

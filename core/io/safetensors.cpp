@@ -15,6 +15,7 @@
 #include "base/enum_names.h"
 #include "io/atomic_file.h"
 #include "io/bounded_read.h"
+#include "io/float8.h"
 #include "io/mapped_guard.h"
 #include "io/model_folder.h"
 #include "io/platform_file.h"
@@ -122,17 +123,21 @@ const StTensorInfo* SafetensorsFile::find(const std::string& name) const {
 torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
     const StTensorInfo* info = find(name);
     if (!info) throw FileError(m_path, "no tensor named '" + name + "'");
-    auto st = scalarTypeOf(info->dtype);
-    if (!st)
-        throw FileError(m_path, "tensor '" + name + "': " + stDTypeName(info->dtype) +
-                                    " is not supported yet (LibTorch 1.13 has no float8 type)");
-    auto opts = torch::TensorOptions().dtype(*st);
+    const std::optional<Float8> f8 = float8Of(info->dtype);
+    // float8 (no LibTorch type) is decoded into float32, which holds every value exactly.
+    auto opts = torch::TensorOptions().dtype(f8 ? torch::kFloat32 : *scalarTypeOf(info->dtype));
     if (info->numel() == 0) return torch::empty(info->shape, opts);
     checkIntact();  // a view of a file that lost its bytes would read zeros
 
     const uint8_t* data =
         static_cast<const uint8_t*>(m_map) + 8 + m_header.headerSize + info->begin;
     const size_t bytes = info->end - info->begin;
+    if (f8) {
+        auto t = torch::empty(info->shape, opts);
+        decodeFloat8(*f8, data, t.data_ptr<float>(), bytes);
+        checkIntact();  // the decode read zeros if the file shrank meanwhile
+        return t;
+    }
     if (info->dtype == StDType::BOOL) {
         // A bool byte other than 0/1 is undefined behaviour in LibTorch's kernels.
         for (size_t i = 0; i < bytes; ++i)

@@ -39,8 +39,9 @@ public:
     const StTensorInfo* find(const std::string& name) const;
 
     // CPU tensor viewing the mapped bytes (no copy; read-only memory: cast or clone before
-    // writing). F8 dtypes throw "not supported yet". The view keeps the mapping alive. Throws
-    // FileError when the file has shrunk since it was opened.
+    // writing). The view keeps the mapping alive. F8_E4M3 and F8_E5M2 (no LibTorch type) are
+    // decoded into a float32 tensor of their own instead (io/float8.h): exact, 4 bytes an
+    // element. Throws FileError when the file has shrunk since it was opened.
     torch::Tensor tensor(const std::string& name) const;
 
     // Throws FileError "file shrank to N bytes after it was opened (was M)" when the file lost

@@ -6,11 +6,13 @@
 #include <cstring>
 #include <filesystem>
 
-#include "io/bounded_read.h"
 #include "inspect/inspect_headline.h"
+#include "io/bounded_read.h"
+#include "io/float8.h"
 #include "io/platform_file.h"
 #include "io/safetensors.h"
 #include "io/safetensors_header.h"
+#include "io/scaled_fp8.h"
 #include "models/single_file.h"
 
 namespace hs {
@@ -97,19 +99,14 @@ FileProbe probeSafetensorsFile(const std::string& path) {
         p.error = e.what();
         return p;
     }
-    WeightMap meta;
+    const bool scaled = hasScaledFp8Marker(header.tensors);
     for (const auto& t : header.tensors) {
+        if (isScaledFp8Bookkeeping(t.name, scaled)) continue;
         ++p.tensors;
         p.parameters += t.numel();
-        p.dtypes[stDTypeName(t.dtype)] += t.numel();
-        // Float8 has no LibTorch 1.13 type: bytes of its shape are enough for the detectors,
-        // which look at names and shapes.
-        meta.emplace(
-            t.name,
-            torch::empty(t.shape, torch::TensorOptions()
-                                      .device(torch::kMeta)
-                                      .dtype(scalarTypeOf(t.dtype).value_or(torch::kUInt8))));
+        p.dtypes[storedDtypeLabel(t.dtype, scaled)] += t.numel();  // "BF16", "scaled e4m3"
     }
+    const WeightMap meta = layoutTensorsOf(header.tensors);
     try {
         p.layouts = detectSingleFile(meta);
         if (p.layouts.empty()) return p;

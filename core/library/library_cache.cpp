@@ -13,7 +13,8 @@ namespace hs {
 
 namespace {
 
-constexpr int kCacheVersion = 1;
+// 2: fp8 dtypes as "e4m3" / "scaled e4m3", and scaled-fp8 files converted (no longer errors).
+constexpr int kCacheVersion = 2;
 constexpr uint64_t kMaxCacheBytes = 256ull << 20;
 
 nlohmann::json toJson(const FileProbe& p) {
@@ -34,7 +35,8 @@ nlohmann::json toJson(const FileProbe& p) {
             {"layouts", p.layouts},
             {"parts", parts},
             {"headline", p.headline},
-            {"conversion_error", p.conversionError}};
+            {"conversion_error", p.conversionError},
+            {"sha256", p.sha256}};
 }
 
 FileProbe fromJson(const std::string& path, const nlohmann::json& j) {
@@ -55,6 +57,7 @@ FileProbe fromJson(const std::string& path, const nlohmann::json& j) {
                            part.at("config").get<std::string>()});
     p.headline = j.at("headline").get<std::string>();
     p.conversionError = j.at("conversion_error").get<std::string>();
+    p.sha256 = j.value("sha256", "");  // absent before hashes were kept
     return p;
 }
 

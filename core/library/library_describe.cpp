@@ -8,6 +8,7 @@
 #include "base/enum_names.h"
 #include "denoising/strategy.h"
 #include "io/bounded_read.h"
+#include "io/float8.h"
 #include "io/model_folder.h"
 #include "io/safetensors.h"
 #include "library/header_probe.h"
@@ -56,11 +57,10 @@ void addProbes(LibraryEntry& e, const std::vector<FileProbe>& probes,
 
 // The most common floating dtype by elements.
 std::string mainDtype(const std::map<std::string, int64_t>& dtypes) {
-    static const std::set<std::string> floating{"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2"};
     std::string best;
     int64_t most = -1;
     for (const auto& [d, n] : dtypes)
-        if (floating.count(d) && n > most) most = n, best = d;
+        if (isFloatingDtypeLabel(d) && n > most) most = n, best = d;
     return best;
 }
 
@@ -155,8 +155,7 @@ std::string fp16RiskFromHeader(const std::map<std::string, int64_t>& dtypes) {
     int64_t floating = 0, half = 0;
     for (const auto& [d, n] : dtypes) {
         if (d == "F16") half += n;
-        if (d == "F16" || d == "BF16" || d == "F32" || d == "F64" || d.rfind("F8", 0) == 0)
-            floating += n;
+        if (isFloatingDtypeLabel(d)) floating += n;
     }
     return floating > 0 && half == floating ? "weights fit fp16" : "unknown";
 }

@@ -20,7 +20,7 @@ struct FileProbe {
     std::string error;  // why the header could not be read ("" when it was)
     int64_t tensors = 0;
     int64_t parameters = 0;                 // elements of all tensors
-    std::map<std::string, int64_t> dtypes;  // "BF16" -> elements
+    std::map<std::string, int64_t> dtypes;  // "BF16", "e4m3", "scaled e4m3" -> elements
     std::vector<std::string> layouts;       // single-file layouts detected, with prefix
     struct Part {
         std::string slot, className, description;
@@ -29,6 +29,7 @@ struct FileProbe {
     std::vector<Part> parts;      // what the single-file layouts convert to
     std::string headline;         // "SDXL base, SGM layout: ..." ("" when not converted)
     std::string conversionError;  // a layout matched but does not convert: why
+    std::string sha256;           // the whole file's, hex; "" until asked (A1111's model hash)
 };
 
 enum class EntryKind { Pipeline, Component, SingleFile, ShardSet, Unreadable };

@@ -183,7 +183,7 @@ private:
             return;
         }
         if (fs::is_directory(st)) {
-            // A link to a folder above this one (models/vae/up -> ..) would list the tree
+            // A link to a folder above this one (families/vae/up -> ..) would list the tree
             // again under other names: a loop, said and skipped.
             if (fs::is_symlink(lst)) {
                 const std::string target = canonicalOr(path) + "/";

@@ -72,6 +72,15 @@ public:
     }
 };
 
+// A text encoder family: the module plumbing and run-module through runTextEncoder
+// (models/roles.h); Self encodes with a mask and says its width and token table.
+template <class Self, class Model>
+class TextModuleComponent
+    : public ModuleComponent<Self, Model, runTextEncoder, TextEncoderComponent> {
+public:
+    using ModuleComponent<Self, Model, runTextEncoder, TextEncoderComponent>::ModuleComponent;
+};
+
 // What a family says of itself (the rest of Family is derived or added after makeFamily).
 struct FamilyHead {
     std::string name;                     // for messages and --help

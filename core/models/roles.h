@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/latent_rgb.h"
 #include "models/registry.h"
 
 namespace hs {
@@ -64,9 +65,10 @@ public:
     virtual torch::Tensor decode(const torch::Tensor& z, ProbeContext& probes) = 0;
     // Image [B, 3, H, W] -> the posterior's moments in decoder space.
     virtual VaeMoments encode(const torch::Tensor& image, ProbeContext& probes) = 0;
-    // The linear latent-to-RGB map for fast previews: [C + 1, 3] float32 (last row the bias), or
-    // undefined when the config gives none.
-    virtual torch::Tensor rgbFactors() const { return {}; }
+    // The linear latent-to-RGB map for fast previews that the config implies: its own
+    // latent_rgb_factors, else the published factors of the latent format it matches; none (the
+    // pipeline then fits one from decodes, fitLatentRgbMap) when neither applies.
+    virtual LatentRgbMap latentRgbMap() const { return {}; }
     // The config's force_upcast: diffusers' pipelines decode this VAE in fp32 when it is fp16
     // (SD / SDXL VAEs overflow fp16).
     virtual bool forceUpcast() const { return false; }

@@ -4,64 +4,10 @@
 #include <set>
 
 #include "base/affixes.h"
-#include "models/clip/clip_single_file.h"
-#include "models/clip/openclip_layout.h"
-#include "models/cosmos/cosmos_original_layout.h"
-#include "models/flux/flux_bfl_layout.h"
-#include "models/qwen/qwen_single_file.h"
-#include "models/qwenimage/qwenimage_comfy_layout.h"
-#include "models/sd3/sd3_original_layout.h"
-#include "models/t5/t5_single_file.h"
-#include "models/unet/unet_ldm_layout.h"
-#include "models/vae/vae_ldm_layout.h"
-#include "models/wan_vae/wan_vae_original_layout.h"
 
 namespace hs {
 
 namespace {
-
-// A layout Halfscope recognises (so that the error says what the file is) but cannot load yet.
-// It owns every key under its prefix.
-SingleFileLayout recognisedOnly(std::string name, std::vector<std::string> prefixes,
-                                std::string marker, std::string why) {
-    SingleFileLayout l;
-    l.name = std::move(name);
-    l.prefixes = std::move(prefixes);
-    l.roots = {""};
-    l.detect = [marker](const WeightMap& all, const std::string& p) {
-        return all.count(p + marker) > 0;
-    };
-    l.notConverted = std::move(why);
-    return l;
-}
-
-std::vector<SingleFileLayout> makeLayouts() {
-    const std::vector<std::string> dit{"model.diffusion_model.", ""};
-    const std::string noFamily = "Halfscope has no family for it yet";
-    // Markers from diffusers' CHECKPOINT_KEY_NAMES. Flux.2, Chroma and HunyuanVideo also have
-    // img_in / txt_in / double_blocks, so they come before the BFL Flux.1 layout.
-    return {
-        recognisedOnly("Flux.2 transformer", dit, "single_stream_modulation.lin.weight", noFamily),
-        recognisedOnly("Chroma transformer", dit, "distilled_guidance_layer.in_proj.bias",
-                       noFamily),
-        recognisedOnly("HunyuanVideo transformer", dit,
-                       "txt_in.individual_token_refiner.blocks.0.adaLN_modulation.1.bias",
-                       noFamily),
-        sd3OriginalLayout(),
-        fluxBflLayout(),
-        cosmosOriginalLayout(),
-        qwenImageComfyLayout(),
-        animaAdapterOriginalLayout(),
-        unetLdmLayout(),
-        unetLdmEmaOnlyLayout(),
-        vaeLdmLayout(),
-        wanVaeOriginalLayout(),
-        clipSingleFileLayout(),
-        openClipLayout(),
-        t5SingleFileLayout(),
-        qwenSingleFileLayout(),
-    };
-}
 
 // One layout found under one prefix, with the tensors it owns (prefix removed).
 struct Found {
@@ -124,11 +70,6 @@ std::string placeOf(const Found& f) {
 }
 
 }  // namespace
-
-const std::vector<SingleFileLayout>& singleFileLayouts() {
-    static const std::vector<SingleFileLayout> layouts = makeLayouts();
-    return layouts;
-}
 
 std::function<bool(const WeightMap& all, const std::string& prefix)> markerKeys(
     std::vector<std::string> all, std::vector<std::string> any) {

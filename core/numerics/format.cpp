@@ -6,6 +6,7 @@
 #include <immintrin.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstring>
 #include <utility>
 
@@ -120,6 +121,27 @@ torch::Tensor roundTo(const torch::Tensor& x, Format f) {
 
 torch::ScalarType computeTypeOf(Format f, const torch::Device& device) {
     return executionFor(f, device) == Execution::Native ? scalarTypeOf(f) : torch::kFloat32;
+}
+
+torch::Tensor roundToFp8(const torch::Tensor& x, Remedy fp8) {
+    // x = m * 2^e with m in [0.5, 1): the value's binade is 2^(e-1); its quantum there is
+    // 2^(e-1-mantissaBits), no finer than the subnormals' 2^(minNormalExponent-mantissaBits).
+    const bool e4m3 = fp8 == Remedy::Fp8E4M3;
+    const int mantissaBits = e4m3 ? 3 : 2;
+    const int minNormalExponent = e4m3 ? -6 : -14;
+    const torch::Tensor v = x.to(torch::kFloat32);
+    const auto [m, e] = torch::frexp(v);
+    const torch::Tensor binade = (e - 1).clamp_min(minNormalExponent);
+    const torch::Tensor quantum = torch::pow(2.0, (binade - mantissaBits).to(torch::kFloat32));
+    return torch::round(v / quantum) * quantum;  // round: half to even; both scalings exact
+}
+
+torch::Tensor fp8ScaledWeight(const torch::Tensor& x, Remedy fp8) {
+    const double largest = fp8 == Remedy::Fp8E4M3 ? 448.0 : 57344.0;
+    const torch::Tensor v = x.to(torch::kFloat32);
+    const double amax = v.numel() ? v.abs().max().item<double>() : 0.0;
+    const float scale = amax > 0 && std::isfinite(amax) ? float(amax / largest) : 1.0f;
+    return roundToFp8(v / scale, fp8) * scale;
 }
 
 }  // namespace hs

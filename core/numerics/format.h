@@ -7,6 +7,7 @@
 
 #include "numerics/cpu_bf16.h"
 #include "records/format_types.h"
+#include "records/precision_plan.h"
 
 namespace hs {
 
@@ -16,6 +17,14 @@ std::optional<Format> formatOf(torch::ScalarType t);
 // Rounds a floating tensor to the values representable in `f` (round to nearest even; values
 // past the max become +-Inf exactly as a cast does) and returns it in x's dtype.
 torch::Tensor roundTo(const torch::Tensor& x, Format f);
+
+// Rounds float32 x to fp8 (Remedy::Fp8E4M3: e4m3fn, 3 mantissa bits, subnormals from 2^-9;
+// Fp8E5M2: 2 mantissa bits, subnormals from 2^-16), to nearest even; |x| is assumed within the
+// format's largest value (448, 57344). Returns float32.
+torch::Tensor roundToFp8(const torch::Tensor& x, Remedy fp8);
+// A weight as an fp8 tensor with one scale holds it: x / s rounded to fp8, times s, where s is
+// the largest |x| over the format's largest value (1 for an all-zero tensor). float32.
+torch::Tensor fp8ScaledWeight(const torch::Tensor& x, Remedy fp8);
 
 // How `f` runs on `device` with the LibTorch this binary was built against. CPU: fp32 native,
 // fp16 emulated (LibTorch's CPU kernels for Half are incomplete), bf16 as cpuBf16Execution()

@@ -30,6 +30,7 @@ const PrecisionPolicy::PathInfo& PrecisionPolicy::info(const std::string& path) 
     i.clampResidual = m_plan.clamps(path);
     i.scaleBits = m_plan.scaleBits(path);
     i.fp32Residual = m_plan.keepsResidualFp32(path);
+    i.fp8Weights = m_plan.fp8Weights(path);
     if ((i.scaleBits || i.fp32Residual) && i.format != Format::FP32)
         i.execution = Execution::Emulated;
     return m_info.emplace(path, i).first->second;

@@ -23,6 +23,7 @@
 // policy alone.
 #include <torch/types.h>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -74,6 +75,7 @@ public:
         bool clampResidual = false;  // a clamp rule matches it or an ancestor
         int scaleBits = 0;           // K of scale:K, 0: none
         bool fp32Residual = false;
+        std::optional<Remedy> fp8Weights;  // Remedy::Fp8E4M3 / Fp8E5M2: weights stored so
     };
     // Cached per path: probe points ask for the same few hundred names at every step.
     const PathInfo& info(const std::string& path) const;

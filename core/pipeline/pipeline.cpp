@@ -252,6 +252,7 @@ std::vector<std::string> Pipeline::setPlan(const PrecisionPlan& userPlan) {
                 }
             }
         if (same) continue;
+        if (part.slot.role == Role::Vae) m_rgbMap.reset();  // a fitted map: fit its new format
         part.mode = choice.modes[i];
         loadPart(part, policy);
         reloaded.push_back(part.slot.name);
@@ -285,16 +286,47 @@ void Pipeline::validate(const RunConfig& c) const {
                             ")");
     if (!std::isfinite(c.guidance) || c.guidance < 0 || c.guidance > 100)
         throw PipelineError("guidance must be a number between 0 and 100");
+    if ((!c.comfySampler.empty() || !c.comfyScheduler.empty()) && !m_strategy->runsComfySamplers())
+        throw PipelineError("ComfyUI's samplers and schedules ('" + c.comfySampler + "', '" +
+                            c.comfyScheduler +
+                            "') run for Stable Diffusion models only: this model runs its own "
+                            "scheduler");
     m_strategy->validate(c);
 }
 
-torch::Tensor Pipeline::projectLatents(const torch::Tensor& latents) const {
-    const torch::Tensor f = m_vae->rgbFactors();  // [C + 1, 3]
-    if (!f.defined()) return {};
-    const int64_t c = latents.size(1);
-    auto x = latents[0].to(torch::kFloat32).cpu().permute({1, 2, 0});  // [h, w, C]
-    auto rgb = torch::matmul(x, f.slice(0, 0, c)) + f[c];              // [h, w, 3]
-    return rgb.permute({2, 0, 1}).contiguous();                        // [3, h, w]
+const LatentRgbMap& Pipeline::latentRgbMap() {
+    if (m_rgbMap) return *m_rgbMap;
+    LatentRgbMap map = m_vae->latentRgbMap();
+    if (!map.defined()) {
+        try {
+            ProbeContext quiet(*m_policy, ProbeLevel::Off);
+            map = fitLatentRgbMap(*m_vae, quiet, m_device);
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            map = LatentRgbMap{{}, std::string("none: a map fitted from the VAE's decodes failed: ") +
+                                       e.what()};
+        }
+    }
+    m_rgbMap = std::move(map);
+    return *m_rgbMap;
+}
+
+PreviewImage Pipeline::projectedPreview(const torch::Tensor& latents, int step) {
+    const LatentRgbMap& map = latentRgbMap();
+    PreviewImage p;
+    if (map.defined()) {
+        p = previewOf(projectLatentsToRgb(map, latents), step, false);
+    } else {
+        // Never a blank tile without a word: grey at the latents' size, `projection` says why.
+        p.width = int(latents.size(-1));
+        p.height = int(latents.size(-2));
+        p.step = step;
+        p.rgb.assign(size_t(p.width) * p.height * 3, 128);
+        p.nonFinite.assign(size_t(p.width) * p.height, 0);
+    }
+    p.projection = map.origin;
+    return p;
 }
 
 torch::Tensor Pipeline::decode(const torch::Tensor& latents, ProbeContext& probes) {
@@ -457,8 +489,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
             s.scheduleSteps = denoising->numSteps();
             s.seconds = secondsSince(stepStart);
             recorder.step(std::move(s));
-            auto proj = projectLatents(d.denoised);
-            if (proj.defined()) recorder.preview(previewOf(proj, i, false));
+            recorder.preview(projectedPreview(d.denoised, i));
             double decodeSeconds = -1;  // a full decode of this step, timed when it ran
             if (cfg.decodeEvery > 0 && (i + 1) % cfg.decodeEvery == 0) {
                 ProbeContext quiet(*m_policy, ProbeLevel::Off);

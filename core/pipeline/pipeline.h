@@ -14,6 +14,7 @@
 #include "base/pipeline_error.h"
 #include "denoising/strategy.h"
 #include "io/model_folder.h"
+#include "models/latent_rgb.h"
 #include "models/opened_component.h"
 #include "models/roles.h"
 #include "pipeline/memory_check.h"
@@ -71,9 +72,15 @@ public:
     RunRecord run(const RunConfig& cfg, RunObserver* observer = nullptr,
                   const std::atomic<bool>* cancel = nullptr);
 
-    // Latent-space preview: [1, C, h, w] latents -> RGB [3, h, w] in [-1, 1] with the VAE's
-    // linear latent-to-RGB map; undefined when it has none.
-    torch::Tensor projectLatents(const torch::Tensor& latents) const;
+    // The latent-to-RGB map of the step previews: the VAE's own (its config's factors or the
+    // published ones of its latent format, VaeComponent::latentRgbMap), else one fitted from its
+    // decodes (fitLatentRgbMap) on first use, kept until the plan changes. Undefined factors, and
+    // `origin` saying why, when the fit failed.
+    const LatentRgbMap& latentRgbMap();
+    // The step preview of diffusion-space latents [1, C, h, w]: their projection through
+    // latentRgbMap() at latent resolution, the map's origin in `projection`; without a map a
+    // flat grey tile whose `projection` says why.
+    PreviewImage projectedPreview(const torch::Tensor& latents, int step);
     // Full decode of diffusion-space latents [1, C, h, w] -> image [1, 3, H, W] float32.
     torch::Tensor decode(const torch::Tensor& latents, ProbeContext& probes);
     // Full decode of a step's x0 estimate (a run with keepLatents), in the VAE's format.
@@ -118,6 +125,7 @@ private:
     std::unique_ptr<DenoisingStrategy> m_strategy;
     std::vector<Part> m_parts;
     VaeComponent* m_vae = nullptr;
+    std::optional<LatentRgbMap> m_rgbMap;  // latentRgbMap() once resolved
     std::vector<ComponentInfo> m_infos;
 };
 

@@ -13,15 +13,12 @@
 
 namespace hs {
 
-struct PrecisionSearchOptions {
-    Format safeFormat = Format::BF16;
-    double tolerance = 0.05;  // mean |difference| of [0, 1] pixel levels to the reference
-    int maxIterations = 32;
+// The bisection's options (safe format, tolerance as the mean |difference| of [0, 1] pixel
+// levels to the reference, iterations, onTrial) and the search's own. `cancel` stops a load, run
+// or trial within one block; the result's status is then Cancelled.
+struct PrecisionSearchOptions : BisectionOptions {
     int trialSteps = 0;  // sampling steps per trial run; 0: the config's steps
-    // Stops a load, run or trial within one block; the result's status is then Cancelled.
-    const std::atomic<bool>* cancel = nullptr;
     std::function<void(const std::string&)> onStage;  // "failing run", "reference run"
-    std::function<void(const BisectionTrial&)> onTrial;
     // Remedies to try and rank (diagnosis/remedies.h); empty: the bisection alone. Without
     // Format the bisection is skipped and the remedies act on the first failing block.
     std::vector<RemedyKind> remedies;

@@ -145,14 +145,9 @@ void PrecisionSearcher::bisect() {
         return;
     }
     stage("bisection");
-    BisectionOptions bo;
-    bo.safeFormat = m_o.safeFormat;
-    bo.tolerance = m_o.tolerance;
-    bo.maxIterations = m_o.maxIterations;
-    bo.cancel = m_o.cancel;
-    bo.onTrial = m_o.onTrial;
     m_s.result = bisectPrecision(
-        m_config.plan, m_candidates, [this](const PrecisionPlan& p) { return trial(p); }, bo);
+        m_config.plan, m_candidates, [this](const PrecisionPlan& p) { return trial(p); },
+        static_cast<const BisectionOptions&>(m_o));
 }
 
 std::vector<std::string> PrecisionSearcher::failingBlocks() const {

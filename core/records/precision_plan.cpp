@@ -28,6 +28,8 @@ RemedyRule parseRemedy(const std::string& pattern, const std::string& value, siz
                        size_t index) {
     if (value == "clamp") return {pattern, Remedy::Clamp, 0};
     if (value == "fp32-residual") return {pattern, Remedy::Fp32Residual, 0};
+    if (value == "fp8-e4m3") return {pattern, Remedy::Fp8E4M3, 0};
+    if (value == "fp8-e5m2") return {pattern, Remedy::Fp8E5M2, 0};
     if (value.rfind("scale:", 0) == 0) {
         const std::string k = value.substr(6);
         const bool digits =
@@ -43,8 +45,8 @@ RemedyRule parseRemedy(const std::string& pattern, const std::string& value, siz
         return {pattern, Remedy::Scale, bits};
     }
     throw PlanParseError("unknown format '" + value.substr(0, 40) +
-                             "' (use fp32, bf16 or fp16, or a remedy: clamp, scale:K, "
-                             "fp32-residual, keep-fp32)",
+                             "' (use fp32, bf16 or fp16, a remedy: clamp, scale:K, "
+                             "fp32-residual, keep-fp32, or fp8 weights: fp8-e4m3, fp8-e5m2)",
                          at, index);
 }
 
@@ -58,6 +60,10 @@ std::string remedyText(const RemedyRule& r) {
             return "scale:" + std::to_string(r.scaleBits);
         case Remedy::Fp32Residual:
             return "fp32-residual";
+        case Remedy::Fp8E4M3:
+            return "fp8-e4m3";
+        case Remedy::Fp8E5M2:
+            return "fp8-e5m2";
     }
     return "";
 }
@@ -111,12 +117,51 @@ PrecisionPlan PrecisionPlan::parse(const std::string& text) {
 
 std::string PrecisionPlan::toString() const {
     std::string s;
-    for (size_t i = 0; i < m_rules.size(); ++i) {
-        if (i) s += ',';
-        s += m_rules[i].pattern + '=' + formatName(m_rules[i].format);
-    }
+    for (const auto& r : m_rules)
+        s += (s.empty() ? "" : ",") + r.pattern + '=' + formatName(r.format);
     for (const auto& r : m_remedies) s += (s.empty() ? "" : ",") + r.pattern + '=' + remedyText(r);
     return s;
+}
+
+std::string PrecisionPlan::normalisedText() const {
+    return normalised().toString();
+}
+
+namespace {
+
+// True when every path `inner` matches, `outer` matches too. A path never holds '*', so when
+// `outer` matches `inner`'s text with its stars read as characters, outer's own stars took them
+// and take whatever they stand for in a path just as well.
+bool covers(const std::string& outer, const std::string& inner) {
+    return pathMatches(outer, inner);
+}
+
+// Whether a later remedy `later` makes `earlier` one that never wins: scale and fp8 rules are
+// read last-match-first (scaleBits, fp8Weights); clamp and fp32-residual rules all act.
+bool overrides(const RemedyRule& later, const RemedyRule& earlier) {
+    const auto fp8 = [](Remedy k) { return k == Remedy::Fp8E4M3 || k == Remedy::Fp8E5M2; };
+    const bool sameKind = (later.kind == Remedy::Scale && earlier.kind == Remedy::Scale) ||
+                          (fp8(later.kind) && fp8(earlier.kind));
+    return sameKind && covers(later.pattern, earlier.pattern);
+}
+
+}  // namespace
+
+PrecisionPlan PrecisionPlan::normalised() const {
+    PrecisionPlan n;
+    for (size_t i = 0; i < m_rules.size(); ++i) {
+        bool shadowed = false;
+        for (size_t j = i + 1; j < m_rules.size() && !shadowed; ++j)
+            shadowed = covers(m_rules[j].pattern, m_rules[i].pattern);
+        if (!shadowed) n.m_rules.push_back(m_rules[i]);
+    }
+    for (size_t i = 0; i < m_remedies.size(); ++i) {
+        bool shadowed = false;
+        for (size_t j = i + 1; j < m_remedies.size() && !shadowed; ++j)
+            shadowed = overrides(m_remedies[j], m_remedies[i]);
+        if (!shadowed) n.m_remedies.push_back(m_remedies[i]);
+    }
+    return n;
 }
 
 void PrecisionPlan::addRemedy(const RemedyRule& r) {
@@ -142,6 +187,14 @@ bool PrecisionPlan::clampsOutputOf(const std::string& path) const {
 
 bool PrecisionPlan::keepsResidualFp32(const std::string& path) const {
     return anyRemedy(Remedy::Fp32Residual, path);
+}
+
+std::optional<Remedy> PrecisionPlan::fp8Weights(const std::string& path) const {
+    for (auto it = m_remedies.rbegin(); it != m_remedies.rend(); ++it)
+        if ((it->kind == Remedy::Fp8E4M3 || it->kind == Remedy::Fp8E5M2) &&
+            pathMatches(it->pattern, path))
+            return it->kind;
+    return std::nullopt;
 }
 
 int PrecisionPlan::scaleBits(const std::string& path) const {

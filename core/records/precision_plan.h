@@ -17,6 +17,13 @@
 //                       exact in binary formats, so a no-op in fp32; K in 1..24;
 //   PATH=fp32-residual  the residual stream of the module's blocks stays fp32 while their
 //                       sub-layers run in the plan's format (ComfyUI's Cosmos/Anima);
+//   PATH=fp8-e4m3, PATH=fp8-e5m2
+//                       the module's weights (the 2-D and larger "*weight" tensors: linear,
+//                       conv and embedding matrices; biases and norms stay) stored in fp8:
+//                       each rounded to the fp8 format with one scale per tensor (its largest
+//                       magnitude over the format's largest, 448 or 57344), read back times the
+//                       scale, and then held and computed in the module's format, as ComfyUI's
+//                       weight_dtype fp8_e4m3fn / fp8_e5m2 loads them; the last such rule wins;
 //   PATH=keep-fp32      another name for PATH=fp32 (transformers' _keep_in_fp32_modules: fp32
 //                       weights and outputs); it reads back as fp32.
 #include <optional>
@@ -34,7 +41,7 @@ struct PlanRule {
     bool operator==(const PlanRule& o) const { return pattern == o.pattern && format == o.format; }
 };
 
-enum class Remedy { Clamp, Scale, Fp32Residual };
+enum class Remedy { Clamp, Scale, Fp32Residual, Fp8E4M3, Fp8E5M2 };
 
 struct RemedyRule {
     std::string pattern;
@@ -44,7 +51,8 @@ struct RemedyRule {
         return pattern == o.pattern && kind == o.kind && scaleBits == o.scaleBits;
     }
 };
-std::string remedyText(const RemedyRule& r);  // "clamp", "scale:5", "fp32-residual"
+// "clamp", "scale:5", "fp32-residual", "fp8-e4m3", "fp8-e5m2"
+std::string remedyText(const RemedyRule& r);
 
 class PlanParseError : public std::runtime_error {
 public:
@@ -64,7 +72,16 @@ public:
 
     // Throws PlanParseError naming the position of the first malformed rule.
     static PrecisionPlan parse(const std::string& text);
+    // The rules as given, in order (parse(toString()) == *this).
     std::string toString() const;
+    // The normalised() plan's text, as every plan shown or suggested reads: one rule per path,
+    // e.g. "transformer=fp16,transformer=bf16" reads "transformer=bf16".
+    std::string normalisedText() const;
+    // The same plan without the rules that can never win: a format rule (or a scale or fp8
+    // remedy) is dropped when a later one of its kind matches every path it matches (the same
+    // pattern, an ancestor such as "transformer" after "transformer.transformer_blocks.1", or a
+    // glob covering it). Clamp and fp32-residual rules all act, so they are all kept.
+    PrecisionPlan normalised() const;
 
     void add(const std::string& pattern, Format f) { m_rules.push_back({pattern, f}); }
     // add(), first dropping earlier rules with the same pattern: the new rule overrides them for
@@ -83,6 +100,9 @@ public:
     // K of the last scale rule matching `path` or an ancestor; 0 when none does.
     int scaleBits(const std::string& path) const;
     bool keepsResidualFp32(const std::string& path) const;
+    // The fp8 format of the last fp8 rule matching `path` or an ancestor (Remedy::Fp8E4M3 or
+    // Fp8E5M2); nullopt when none does.
+    std::optional<Remedy> fp8Weights(const std::string& path) const;
 
     // Format of the last rule matching `path`, or nullopt when no rule matches.
     std::optional<Format> resolve(const std::string& path) const;

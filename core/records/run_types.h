@@ -89,6 +89,12 @@ struct RunConfig {
     // "epsilon", "v_prediction" or "sample" in place of the scheduler config's; empty: the
     // config's.
     std::string predictionType;
+    // ComfyUI's sampler and scheduler, by its names ("euler", "dpmpp_2m" ...; "normal", "karras"
+    // ...), computed as ComfyUI computes them: its k-diffusion samplers on its sigma schedule.
+    // Set by reproduce for Stable Diffusion images, in place of `scheduler` (not both); a name
+    // not implemented runs the nearest one, said in the run's notes. Empty: `scheduler` decides.
+    std::string comfySampler;
+    std::string comfyScheduler;  // "" with a sampler: "normal"
     PrecisionPlan plan;          // user rules; components without a rule keep their stored dtype
     std::string device = "cpu";  // "cpu" or "cuda:N"
     ProbeLevel probeLevel = ProbeLevel::Layer;
@@ -121,6 +127,11 @@ struct PreviewImage {
     std::vector<uint8_t> nonFinite;  // [H][W]: 0 finite, 1 NaN, 2 Inf
     int step = -1;                   // -1: final image
     bool fullDecode = false;         // VAE decode (true) or latent-to-RGB projection (false)
+    // A projection's latent-to-RGB map, where it came from: "published: ComfyUI's SDXL
+    // latent_rgb_factors", "fitted at load from 8 VAE decodes", "the VAE config's
+    // latent_rgb_factors"; "none: <why>" for a grey tile without a map. Empty for full decodes
+    // and for records saved before it was kept.
+    std::string projection;
 };
 
 // What a component does in its pipeline; diagnosis, reports and widgets read the role rather

@@ -207,6 +207,8 @@ ordered_json adviceToJson(const Advice& a) {
                          {"weight_gb", numberOrNull(f.weightGB)},
                          {"fits", f.fits ? ordered_json(*f.fits) : ordered_json(nullptr)},
                          {"verified", f.verified},
+                         {"tried_verdict", f.triedVerdict.empty() ? ordered_json(nullptr)
+                                                                  : ordered_json(f.triedVerdict)},
                          {"score", numberOrNull(f.score)}});
     ordered_json noteMessages = ordered_json::array();
     for (const auto& m : a.noteMessages) noteMessages.push_back(messageToJson(m));
@@ -299,6 +301,7 @@ Advice adviceFromJson(const Node& n) {
         if (f.has("weight_gb")) x.weightGB = f["weight_gb"].number();
         if (f.has("fits")) x.fits = f["fits"].boolean();
         x.verified = f["verified"].boolean();
+        if (f.has("tried_verdict")) x.triedVerdict = f["tried_verdict"].string();
         x.score = f["score"].number();
         a.fixes.push_back(std::move(x));
     }

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "diagnosis/advice.h"
 #include "diagnosis/blocks.h"
 #include "diagnosis/run_timeline.h"
 #include "report/html_sections.h"
@@ -393,9 +394,8 @@ void advice(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt
     if (!a.fixes.empty()) {
         o << "<ol class=\"fixes\">";
         for (const auto& f : a.fixes) {
-            o << "<li><b>" << say(opt, f.actionMessage, f.action) << "</b>"
-              << (f.verified ? " (verified)" : "") << "<br><span class=\"cost\">"
-              << say(opt, f.costMessage, f.cost) << "</span>";
+            o << "<li><b>" << say(opt, f.actionMessage, f.action) << "</b>" << esc(fixCheckText(f))
+              << "<br><span class=\"cost\">" << say(opt, f.costMessage, f.cost) << "</span>";
             if (!f.planText.empty()) o << "<code class=\"plan\">" << esc(f.planText) << "</code>";
             o << "</li>";
         }

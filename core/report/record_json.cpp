@@ -94,6 +94,7 @@ PreviewImage previewFrom(const Node& n) {
     p.height = n["height"].intValue();
     p.step = n["step"].intValue();
     p.fullDecode = n["full_decode"].boolean();
+    if (n.has("projection")) p.projection = n["projection"].string();  // absent before it was kept
     if (n.has("png")) {
         Image img = decodeFrom(n["png"], 3);
         if (img.width != p.width || img.height != p.height)
@@ -144,6 +145,7 @@ ordered_json probeToJson(const ProbeRecord& p) {
 ordered_json previewToJson(const PreviewImage& p) {
     ordered_json j{
         {"width", p.width}, {"height", p.height}, {"step", p.step}, {"full_decode", p.fullDecode}};
+    if (!p.projection.empty()) j["projection"] = p.projection;
     const size_t pixels = size_t(std::max(p.width, 0)) * size_t(std::max(p.height, 0));
     if (pixels > 0 && p.rgb.size() == pixels * 3) {
         Image img{p.width, p.height, 3, p.rgb};
@@ -173,6 +175,8 @@ ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
                         {"shift", c.shift ? numberOrNull(*c.shift) : ordered_json(nullptr)},
                         {"scheduler", c.scheduler},
                         {"prediction_type", c.predictionType},
+                        {"comfy_sampler", c.comfySampler},
+                        {"comfy_scheduler", c.comfyScheduler},
                         {"plan", c.plan.toString()},
                         {"device", c.device},
                         {"probe_level", probeLevelName(c.probeLevel)},
@@ -272,6 +276,8 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     if (c.has("shift")) cfg.shift = c["shift"].number();
     if (c.has("scheduler")) cfg.scheduler = c["scheduler"].string();
     if (c.has("prediction_type")) cfg.predictionType = c["prediction_type"].string();
+    if (c.has("comfy_sampler")) cfg.comfySampler = c["comfy_sampler"].string();
+    if (c.has("comfy_scheduler")) cfg.comfyScheduler = c["comfy_scheduler"].string();
     try {
         cfg.plan = PrecisionPlan::parse(c["plan"].string());
     } catch (const PlanParseError& e) {

@@ -42,6 +42,10 @@ AdviceInput adviceInputFor(const Report& report, const DeviceInfo& device) {
     for (const auto& run : report.runs) {
         if (run.findings.firstFailure && !failing) failing = &run;
         if (!run.findings.firstFailure && !clean) clean = &run;
+        if (const auto& f = run.findings.firstFailure) {
+            in.failedPlans.push_back(planOf(run.record));
+            if (f->format == Format::FP16) in.failedComponents.push_back(f->component);
+        }
     }
     if (clean) in.headroom = clean->findings.headroom;
     in.bisection = report.bisection;

@@ -241,10 +241,14 @@ ReproduceSettings settingsFromInfotext(const Infotext& info) {
         if (!n.schedulerKnown) s.addUnsupported("schedule type " + *schedule);
     }
     for (const char* key : {"Model", "VAE"})
-        if (const std::string* v = info.find(key)) s.addFile(*v);
+        if (const std::string* v = info.find(key)) s.addRunFile(*v);
+    if (const std::string* hash = info.find("Model hash"); hash && info.find("Model")) {
+        s.modelHash = strip(*hash);
+        s.hashedFile = *info.find("Model");
+    }
     // Forge: the text encoders and VAE loaded beside the model.
     for (const auto& [key, value] : info.fields)
-        if (key.rfind("Module ", 0) == 0) s.addFile(value);
+        if (key.rfind("Module ", 0) == 0) s.addRunFile(value);
     // Hires fix: a second pass at a larger size, its denoise the field's; else a denoising
     // strength means img2img, whose source image the infotext does not hold.
     const bool hires = info.find("Hires upscale") || info.find("Hires resize-1") ||

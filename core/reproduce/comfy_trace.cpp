@@ -45,6 +45,8 @@ private:
     void readModel(const ComfyNode& from, const char* input);
     void readLatent(const ComfyNode& sampler);
     void readFilesAndNodes();
+    void readRunFiles(const ComfyNode& sampler);
+    void addLoaderFiles(const ComfyNode& n, bool run);
 
     const ComfyGraph& m_graph;
     ReproduceSettings& m_s;
@@ -311,14 +313,18 @@ void Tracer::readLatent(const ComfyNode& sampler) {
     }
 }
 
+void Tracer::addLoaderFiles(const ComfyNode& n, bool run) {
+    for (const std::string& in : loaderFileInputs(n))
+        if (const json v = value(n, in.c_str(), false); v.is_string())
+            run ? m_s.addRunFile(v.get<std::string>()) : m_s.addFile(v.get<std::string>());
+}
+
 // Every loader's files, every node type Halfscope does not run, and the family the loaders
 // name.
 void Tracer::readFilesAndNodes() {
     FamilyHint family;
     for (const auto& [id, n] : m_graph.nodes()) {
-        for (const std::string& in : loaderFileInputs(n))
-            if (const json v = value(n, in.c_str(), false); v.is_string())
-                m_s.addFile(v.get<std::string>());
+        addLoaderFiles(n, false);
         if (!isKnownNode(n.type)) m_s.addUnsupported(n.type);
         if (n.type == "CLIPSetLastLayer" && integer(n, "stop_at_clip_layer").value_or(-1) != -1)
             m_s.addUnsupported("CLIPSetLastLayer");
@@ -329,12 +335,34 @@ void Tracer::readFilesAndNodes() {
     m_s.family = family.family;
 }
 
+// The files a run of the stage loads: the loaders of every node upstream of its sampler (the
+// model, the conditioning's CLIP, a guider's and a scheduler's model), and the VAE loaders the
+// graph's VAE decodes take (a checkpoint's own VAE comes with the checkpoint). Each node is
+// visited once, so the walk is linear in the graph.
+void Tracer::readRunFiles(const ComfyNode& sampler) {
+    std::set<std::string> seen{sampler.id};
+    std::vector<const ComfyNode*> todo{&sampler};
+    while (!todo.empty()) {
+        const ComfyNode* n = todo.back();
+        todo.pop_back();
+        addLoaderFiles(*n, true);
+        for (const auto& [name, v] : n->inputs.items())
+            if (const auto l = ComfyGraph::linkOf(v); l && seen.insert(l->node).second)
+                todo.push_back(m_graph.find(l->node));
+    }
+    for (const auto& [id, n] : m_graph.nodes())
+        if (n.type.rfind("VAEDecode", 0) == 0)
+            if (const ComfyNode* vae = linked(n, "vae"); vae && vae->type == "VAELoader")
+                addLoaderFiles(*vae, true);
+}
+
 void Tracer::run() {
     const ComfyNode& last = finalSampler();
     const ComfyNode* first = &last;
     while (const ComfyNode* p = previousStage(*first)) first = p;
     readSampler(*first);
     readFilesAndNodes();
+    readRunFiles(*first);
 }
 
 }  // namespace

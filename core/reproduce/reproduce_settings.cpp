@@ -43,10 +43,21 @@ std::string joined(const std::vector<std::string>& items) {
     return out.empty() ? "none" : out;
 }
 
+std::string pathOf(const ReproduceSettings& s, const std::string& file) {
+    const auto it = s.resolved.find(file);
+    return it == s.resolved.end() ? "" : it->second;
+}
+
 }  // namespace
 
 void ReproduceSettings::addFile(const std::string& name) {
     if (!name.empty()) insertSorted(files, name);
+}
+
+void ReproduceSettings::addRunFile(const std::string& name) {
+    if (name.empty()) return;
+    insertSorted(runFiles, name);
+    addFile(name);
 }
 
 void ReproduceSettings::addUnsupported(const std::string& what) {
@@ -78,6 +89,13 @@ nlohmann::ordered_json toJson(const ReproduceSettings& s) {
     j["source"] = sourceName(s.source);
     j["settings"] = std::move(settings);
     j["files"] = s.files;
+    j["run_files"] = s.runFiles;
+    if (!s.modelHash.empty()) j["model_hash"] = s.modelHash;
+    if (!s.resolved.empty()) {
+        nlohmann::ordered_json r = nlohmann::ordered_json::object();
+        for (const std::string& f : s.files) r[f] = nameOrNull(pathOf(s, f));
+        j["resolved"] = std::move(r);
+    }
     j["stages"] = s.stages;
     j["family"] = nameOrNull(s.family);
     j["unsupported"] = s.unsupported;
@@ -103,8 +121,12 @@ std::string formatSettings(const ReproduceSettings& s) {
     if (s.shift) out << "shift:           " << plainNumber(*s.shift) << "\n";
     if (s.maxShift) out << "max shift:       " << plainNumber(*s.maxShift) << "\n";
     if (s.baseShift) out << "base shift:      " << plainNumber(*s.baseShift) << "\n";
-    out << "files:           " << joined(s.files) << "\n"
-        << "stages:          " << s.stages << (s.stages > 1 ? " (the first is reproduced)" : "")
+    out << "files:           " << joined(s.files) << "\n";
+    if (s.runFiles != s.files) out << "run files:       " << joined(s.runFiles) << "\n";
+    if (!s.modelHash.empty()) out << "model hash:      " << s.modelHash << "\n";
+    for (const auto& [name, path] : s.resolved)
+        out << "  " << name << ": " << (path.empty() ? "not found" : path) << "\n";
+    out << "stages:          " << s.stages << (s.stages > 1 ? " (the first is reproduced)" : "")
         << "\n"
         << "family:          " << (s.family.empty() ? "unknown" : s.family) << "\n"
         << "unsupported:     " << joined(s.unsupported) << "\n";

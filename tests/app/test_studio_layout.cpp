@@ -38,10 +38,17 @@
 #include <functional>
 
 #include "compare_view.h"
+#include "diagnosis/first_failure.h"
+#include "failure_banner.h"
 #include "image_view.h"
+#include "layer_heatmap.h"
 #include "library_dialog.h"
 #include "main_window.h"
+#include "precision_panel.h"
+#include "preview_strip.h"
 #include "prompt_panel.h"
+#include "step_plot.h"
+#include "view_heatmap_grid.h"
 #include "runtime/demo_location.h"
 #include "settings_dialog.h"
 #include "studio.h"
@@ -325,6 +332,22 @@ QStringList hiddenControls(QWidget* root) {
     return out;
 }
 
+// The part of `w` seen in its window as things stand, in `w`'s coordinates: its rect clipped by
+// every ancestor, scroll areas' viewports included (unlike visiblePart(), no credit for what a
+// scroll would show).
+QRect seenPart(const QWidget* w) {
+    QRect r = w->rect();
+    for (const QWidget* p = w->parentWidget(); p && !r.isEmpty(); p = p->parentWidget()) {
+        r &= QRect(w->mapFrom(p, QPoint(0, 0)), p->size());
+        if (p->isWindow()) break;
+    }
+    return r;
+}
+
+bool wholeInSight(const QWidget* w) {
+    return w->isVisible() && seenPart(w) == w->rect();
+}
+
 // The library dialog scans an empty cache, not this machine's (StudioFixture).
 class StudioLayoutTest : public StudioFixture {};
 
@@ -459,4 +482,93 @@ TEST_F(StudioLayoutTest, EveryViewFitsAt1366x768And1920x1080) {
     EXPECT_TRUE(problems.lines.isEmpty()) << problems.lines.size() << " problems:\n"
                                           << problems.lines.join('\n').toStdString();
     std::printf("layout checks took %.1f s\n", timer.elapsed() / 1000.0);
+}
+
+// Screens whose sizes a test checks, each with the screen of the configuration that has it.
+std::vector<std::pair<QSize, QScreen*>> checkedScreens() {
+    std::vector<std::pair<QSize, QScreen*>> out;
+    for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)}) out.emplace_back(size, screenOf(size));
+    return out;
+}
+
+// Without a saved placement the window takes about 90% of the screen it opens on, all of it
+// inside that screen, with Generate and the run's image, curves and previews in sight unscrolled.
+TEST_F(StudioLayoutTest, TheFirstSizeFitsTheScreenItOpensOn) {
+    for (const auto& [size, screen] : checkedScreens()) {
+        QSettings().clear();  // no saved placement: each window is a first launch
+        const auto window = openStudio(QString(), [screen = screen](MainWindow& w) {
+            w.setScreen(screen);
+        });
+        MainWindow& w = *window;
+        settle();
+        const std::string tag = std::to_string(size.width()) + "x" + std::to_string(size.height());
+        ASSERT_EQ(w.screen(), screen) << tag;
+        const QRect room = screen->availableGeometry();
+        EXPECT_TRUE(room.contains(w.frameGeometry()))
+            << tag << ": window at " << w.frameGeometry().x() << "," << w.frameGeometry().y()
+            << " " << w.frameGeometry().width() << "x" << w.frameGeometry().height();
+        EXPECT_LE(w.width(), room.width() * 0.9 + 1) << tag;
+        EXPECT_GE(w.width(), room.width() * 0.8) << tag << ": uses the screen";
+        EXPECT_LE(w.height(), room.height() * 0.9 + 1) << tag;
+        auto* generate = w.findChild<QPushButton*>("generate");
+        ASSERT_NE(generate, nullptr);
+        EXPECT_TRUE(wholeInSight(generate)) << tag << ": Generate needs a scroll";
+        const StudioViews& v = w.views();
+        for (QWidget* view : {static_cast<QWidget*>(v.image), static_cast<QWidget*>(v.plot),
+                              static_cast<QWidget*>(v.previews)})
+            EXPECT_TRUE(wholeInSight(view))
+                << tag << ": " << view->metaObject()->className() << " seen "
+                << seenPart(view).height() << " of " << view->height() << " px high";
+        shoot(&w, QString::fromStdString("first-size-" + tag));
+    }
+}
+
+// After a run that fails (the demo's transformer in fp16 overflows at a known layer), the banner
+// at the top of the Run tab names the first failing point, in sight on a laptop screen with
+// Generate; its Show puts that row of the layer heatmap in sight, whole, among 8 or more rows.
+TEST_F(StudioLayoutTest, AFailedRunIsInSightOnALaptopScreen) {
+    QScreen* laptop = screenOf({1366, 768});
+    const auto window = openStudio(QString(), [laptop](MainWindow& w) { w.setScreen(laptop); });
+    MainWindow& w = *window;
+    setDemoRun(w, 6);
+    w.views().precision->setPlan(hs::PrecisionPlan::parse("transformer=fp16"));
+    w.studio().generate();
+    ASSERT_TRUE(waitIdle(w));
+    settle();
+    ASSERT_TRUE(w.studio().lastRun().has_value());
+    const auto failure = hs::findFirstFailure(*w.studio().lastRun());
+    ASSERT_TRUE(failure && failure->fromProbe);
+    const QString point = QString::fromStdString(failure->point);
+
+    FailureBanner* banner = w.views().banner;
+    ASSERT_TRUE(banner->isVisible());
+    EXPECT_TRUE(banner->text().contains(point)) << banner->text().toStdString();
+    EXPECT_TRUE(banner->text().contains(QStringLiteral("step %1").arg(failure->step)));
+    EXPECT_TRUE(wholeInSight(banner)) << "banner seen " << seenPart(banner).height() << " of "
+                                      << banner->height();
+    EXPECT_TRUE(wholeInSight(banner->message()));
+    EXPECT_TRUE(wholeInSight(banner->showButton()));
+    EXPECT_TRUE(wholeInSight(banner->fixButton()));
+    EXPECT_TRUE(wholeInSight(w.findChild<QPushButton*>("generate")));
+    EXPECT_TRUE(QRect(QPoint(), w.size()).contains(QRect(banner->mapTo(&w, QPoint()), banner->size())));
+    shoot(&w, "failed-run-1366x768");
+
+    banner->showButton()->click();
+    settle();
+    LayerHeatmap* layers = w.views().layers;
+    ViewHeatmapGrid* grid = layers->grid();
+    int row = -1;
+    for (int r = 0; r < layers->rowCount(); ++r)
+        if (layers->rowName(r) == point) row = r;
+    ASSERT_GE(row, 0);
+    const QRect cell = grid->cellRect(row, layers->data().columnOfStep(failure->step));
+    const QRect seen = seenPart(grid->viewport());
+    EXPECT_TRUE(seen.contains(cell)) << "the row is cut: cell y " << cell.y() << "-"
+                                     << cell.bottom() << ", seen y " << seen.y() << "-"
+                                     << seen.bottom();
+    const int rowsSeen = (seen.height() - grid->headerHeight()) / grid->cellSize();
+    EXPECT_GE(rowsSeen, 8);
+    EXPECT_TRUE(layers->detailsText().contains(point));
+    EXPECT_TRUE(wholeInSight(banner));
+    shoot(&w, "failed-run-shown-1366x768");
 }

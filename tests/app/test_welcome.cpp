@@ -156,6 +156,11 @@ TEST_F(WelcomeTest, OneClickComparesAndNamesTheFp16RunsFirstFailingLayer) {
     const int column = layers->data().columnOfStep(expected->step);
     EXPECT_TRUE(
         layers->grid()->viewport()->rect().intersects(layers->grid()->cellRect(row, column)));
+    // The welcome steps aside from the heatmap it points at (moved, else hidden).
+    const QRect heatmap(layers->mapToGlobal(QPoint(0, 0)), layers->size());
+    EXPECT_TRUE(!d->isVisible() || !d->frameGeometry().intersects(heatmap))
+        << "the welcome at " << d->frameGeometry().x() << "," << d->frameGeometry().y()
+        << " covers the heatmap at " << heatmap.x() << "," << heatmap.y();
 }
 
 TEST_F(WelcomeTest, WithAnotherModelOpenTheClickOpensTheDemoFirst) {

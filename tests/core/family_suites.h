@@ -106,6 +106,11 @@ struct ProbeExpectation {
     bool once = false;
 };
 
+// At Layer level, the points every diffusers VAE decoder loaded as "vae" records: post_quant_conv,
+// conv_in, the mid block and its first resnet, the first up block and conv_out, and `more`; the
+// first is post_quant_conv, the last conv_out.
+ProbeExpectation vaeDecoderAtLayer(std::vector<std::string> more);
+
 // `model` (its io: the inputs run() is given) run at each level, loaded as `component` (the
 // family's default when ""): every name it records starts with "<component>.".
 struct ProbeCase {

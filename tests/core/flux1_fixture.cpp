@@ -144,6 +144,16 @@ nlohmann::json smallFluxTransformerConfig(int doubles, int singles, int heads,
     return c;
 }
 
+NamedTensors smallFluxInputs() {
+    torch::manual_seed(3);
+    return {{"in.hidden_states", torch::randn({1, 6, 16})},
+            {"in.encoder_hidden_states", torch::randn({1, 5, 24})},
+            {"in.pooled_projections", torch::randn({1, 20})},
+            {"in.timestep", torch::tensor({0.6f})},
+            {"in.img_ids", torch::randint(0, 4, {6, 3}).to(torch::kFloat32)},
+            {"in.txt_ids", torch::zeros({5, 3})}};
+}
+
 nlohmann::json smallAutoencoderKlConfig(const nlohmann::json& fields) {
     nlohmann::json c = {{"_class_name", "AutoencoderKL"},
                         {"in_channels", 3},

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "models/common/named_tensors.h"
 #include "models/common/weights.h"
 
 namespace hs::test {
@@ -31,6 +32,11 @@ Flux1Files writeTinyFlux1(const std::string& root, bool dev = true);
 // and 20 (CLIP), no guidance embedding; `fields` set over it.
 nlohmann::json smallFluxTransformerConfig(int doubles, int singles, int heads,
                                           const nlohmann::json& fields = nlohmann::json::object());
+
+// Inputs for a smallFluxTransformerConfig model (no guidance), drawn after seeding 3: latents of 6
+// tokens [1, 6, 16] at random img_ids [6, 3], 5 text tokens [1, 5, 24] at zero txt_ids, CLIP's
+// pooled [1, 20], timestep 0.6.
+NamedTensors smallFluxInputs();
 
 // A small two-level AutoencoderKL (width 32, one resnet per level, 32 groups, silu, 16 latent
 // channels), the shape of FLUX's and SD's VAEs in small, with `fields` set over it.

@@ -130,15 +130,19 @@ std::string expectTheCommandLineFailsInFp16AndNotUnder(const std::string& args,
     return text;
 }
 
+void expectScheduleShiftedByThree(const RunRecord& r, int steps, double sLast) {
+    ASSERT_EQ(r.steps.size(), size_t(steps));
+    for (int i = 0; i < steps; ++i) {
+        const double s = 1.0 - i * (1.0 - sLast) / (steps - 1);
+        const double want = 3 * s / (1 + 2 * s);
+        EXPECT_NEAR(r.steps[size_t(i)].sigma, want, 1e-6) << i;
+        EXPECT_NEAR(r.steps[size_t(i)].timestep, 1000 * want, 1e-3) << i;
+    }
+}
+
 RunConfig tinyRunConfig(const std::string& prompt, uint64_t seed, double guidance, int width,
                         int height, int steps) {
-    RunConfig c;
-    c.prompt = prompt;
-    c.seed = seed;
-    c.steps = steps;
-    c.guidance = guidance;
-    c.width = width;
-    c.height = height;
+    RunConfig c = runConfigOf(prompt, seed, guidance, width, height, steps);
     c.keepLatents = true;
     return c;
 }
@@ -183,8 +187,8 @@ TinyPipelineCase& TinyPipelineCase::fileDetected(size_t parts, const std::string
     return *this;
 }
 
-TinyPipelineCase& TinyPipelineCase::checking(std::function<void(const RunRecord&)> check) {
-    checkRun = std::move(check);
+TinyPipelineCase& TinyPipelineCase::textEmbeddingOf(int64_t count) {
+    textEmbeddingCount = count;
     return *this;
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../records/run_config_of.h"
 #include "pipeline/pipeline.h"
 #include "remedy_helpers.h"
 #include "single_file_helpers.h"
@@ -39,6 +40,11 @@ void expectSameRun(const RunRecord& a, const RunRecord& b, const std::string& wh
 // embedding finite, NaN in step 0's latents, a first non-finite point recorded. Call it through
 // ASSERT_NO_FATAL_FAILURE before reading the steps or the point.
 void expectNanFromTheFirstStep(const RunRecord& r);
+
+// The run took `steps` steps on the flow-matching schedule shifted by 3: s spaced evenly from 1 to
+// `sLast`, sigma = 3 s / (1 + 2 s), the model called at t = 1000 sigma. Call it through
+// ASSERT_NO_FATAL_FAILURE before reading the steps.
+void expectScheduleShiftedByThree(const RunRecord& r, int steps, double sLast);
 
 // Whether one of the run's notes contains `part`.
 bool hasNote(const RunRecord& r, const std::string& part);
@@ -80,7 +86,7 @@ void expectFp16BlackAndBf16Clean(Pipeline& p, RunConfig cfg, const RunRecord& ba
                                  const RunRecord& reference, const std::string& block,
                                  const std::string& firstOver);
 
-// A run of `steps` steps at `width` x `height` keeping its latents.
+// runConfigOf keeping its latents.
 RunConfig tinyRunConfig(const std::string& prompt, uint64_t seed, double guidance, int width,
                         int height, int steps);
 
@@ -198,6 +204,21 @@ protected:
         ASSERT_NO_FATAL_FAILURE(expectEveryRemedyRan(t, 8));
     }
 
+    // The scaled model's failure as a user types it (`args`: its files and the run), through
+    // expectTheCommandLineFailsInFp16AndNotUnder with the transformer in bf16 as the fix: the
+    // first Inf at `firstInf` in `block` at step 0 is named, and for a T4 (bf16 emulated) fp32 is
+    // advised first, bf16 second. Returns what the fp16 run printed.
+    static std::string expectCommandLineOverflow(const std::string& args, const std::string& block,
+                                                 const std::string& firstInf) {
+        const std::string text = expectTheCommandLineFailsInFp16AndNotUnder(
+            args, Base::s_root + "/cli", "transformer=bf16");
+        EXPECT_HAS(text,
+                   "Inf first at " + firstInf + " (block " + block + ", step 0, fp16 emulated)");
+        EXPECT_HAS(text, "1. run the transformer in fp32");
+        EXPECT_HAS(text, "2. run the transformer in bf16");
+        return text;
+    }
+
     static inline typename Tiny::Files s_scaled;
     static inline RunRecord s_reference;
     static inline double s_embed = 0, s_blocks = 0, s_c = 1;
@@ -229,7 +250,8 @@ struct TinyPipelineCase {
     TinyPipelineCase& defaultsTo(int steps, double guidance, bool negativePrompt);
     // The single file: at least `parts` parts detected, the first naming `as`.
     TinyPipelineCase& fileDetected(size_t parts, const std::string& as);
-    TinyPipelineCase& checking(std::function<void(const RunRecord&)> check);  // the folder's run
+    // The folder's run: a text embedding of `count` values.
+    TinyPipelineCase& textEmbeddingOf(int64_t count);
     // The folder's run: two steps of latents of `channels` x `height` x `width`.
     TinyPipelineCase& latentsAre(int channels, int height, int width);
 
@@ -242,8 +264,8 @@ struct TinyPipelineCase {
     bool negativePrompt = false;
     size_t detectedParts = 0;
     std::string detectedAs;
-    std::function<void(const RunRecord&)> checkRun;
-    std::vector<int> latentShape;  // {channels, height, width}; empty: not checked
+    int64_t textEmbeddingCount = -1;  // -1: not checked
+    std::vector<int> latentShape;     // {channels, height, width}; empty: not checked
 };
 
 class TinyPipelineSuite : public ::testing::TestWithParam<TinyPipelineCase> {

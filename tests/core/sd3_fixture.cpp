@@ -6,8 +6,8 @@
 
 #include "family_suites.h"
 #include "flux1_fixture.h"
-#include "models/sd3/sd3_layers.h"
-#include "models/sd3/sd3_transformer.h"
+#include "families/sd3/sd3_layers.h"
+#include "families/sd3/sd3_transformer.h"
 #include "pipeline_fixture.h"
 #include "test_util.h"
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/registry.h"
-#include "models/unet/unet_ldm_layout.h"
+#include "families/unet/unet_ldm_layout.h"
 
 namespace hs::test {
 

@@ -15,7 +15,7 @@
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
-#include "models/anima/anima_family.h"
+#include "families/anima/anima_family.h"
 #include "test_util.h"
 
 namespace hs {

@@ -233,3 +233,124 @@ TEST_F(CliRuns, TheLauncherSetsPassiveWaitsUnlessAPolicyIsSet) {
     else
         setenv("OMP_WAIT_POLICY", saved.c_str(), 1);
 }
+
+// One exit status story: a plan whose image is fine but inside which a NaN/Inf appeared and was
+// contained exits 3, says so ("contained: ..."), and --json carries the same status; a plan with
+// no NaN/Inf anywhere exits 0; the verdict is "ok" for both.
+TEST_F(CliRuns, ClampAndScalePlansAgreeInVerdictJsonAndExitStatus) {
+    struct Case {
+        const char* plan;
+        int status;
+    };
+    // On this prompt and seed an Inf shows inside transformer_blocks.0.ff_context at step 1 and
+    // the clamp clips it before the stream; scale:4 keeps every value finite.
+    for (const Case c : {Case{"transformer=fp16,transformer=clamp", 3},
+                         Case{"transformer=fp16,transformer=scale:4", 0}}) {
+        int status = -1;
+        const std::string out = runCli(std::string("generate ") + kPrompt + " --plan " + c.plan +
+                                           " --json --out " + path("c.png"),
+                                       status, /*stdoutOnly=*/true);
+        EXPECT_EQ(status, c.status) << c.plan << "\n" << out;
+        const auto j = nlohmann::json::parse(out);
+        EXPECT_EQ(j["verdict"], "ok") << c.plan;
+        EXPECT_EQ(j["exit_status"], c.status) << c.plan;
+        EXPECT_EQ(j.contains("contained"), c.status == 3) << c.plan;
+        EXPECT_EQ(j["first_non_finite"].is_null(), c.status == 0) << c.plan;
+        const std::string text = runCli(
+            std::string("generate ") + kPrompt + " --plan " + c.plan + " --out " + path("c.png"),
+            status, /*stdoutOnly=*/true);
+        EXPECT_EQ(status, c.status) << text;
+        EXPECT_NE(text.find("image: ok"), std::string::npos) << text;
+        EXPECT_EQ(text.find("contained: the image is fine") != std::string::npos, c.status == 3)
+            << text;
+        if (c.status == 3) {
+            EXPECT_NE(j["contained"].get<std::string>().find("the plan's transformer=clamp"),
+                      std::string::npos)
+                << j["contained"];
+            EXPECT_NE(text.find("; exit status 3"), std::string::npos) << text;
+        }
+    }
+    // compare: every image fine, one run contained: 3, and each run's status in --json.
+    int status = -1;
+    const std::string out = runCli(std::string("compare ") + kPrompt +
+                                       " --plan transformer=fp16,transformer=scale:4"
+                                       " --plan transformer=fp16,transformer=clamp --json",
+                                   status, true);
+    EXPECT_EQ(status, 3) << out;
+    const auto j = nlohmann::json::parse(out);
+    ASSERT_EQ(j.size(), 2u);
+    EXPECT_EQ(j[0]["exit_status"], 0);
+    EXPECT_EQ(j[1]["exit_status"], 3);
+    EXPECT_EQ(j[1]["verdict"], "ok");
+    // The help says what 3 means.
+    for (const char* cmd : {"generate", "compare", "bisect"}) {
+        const std::string help = runCli(std::string(cmd) + " --help", status);
+        EXPECT_NE(help.find("exit_status"), std::string::npos) << cmd << "\n" << help;
+    }
+}
+
+namespace {
+
+// Every plan in a report's advice: each either says it was not tried or, when tried, runs clean
+// (exit status 0) from the command line; none repeats a component with opposite settings.
+void expectEveryFixWorksOrIsMarked(const std::string& reportJson, const std::string& png,
+                                   bool checked) {
+    std::ifstream in(reportJson);
+    ASSERT_TRUE(in) << reportJson;
+    const auto j = nlohmann::json::parse(in);
+    const auto& fixes = j["advice"]["fixes"];
+    ASSERT_FALSE(fixes.empty()) << j["advice"].dump(1);
+    for (const auto& f : fixes) {
+        const std::string plan = f["plan"].get<std::string>();
+        if (plan.empty()) continue;
+        // Normalised: each component pattern given once.
+        for (const char* comp : {"text_encoder=", "transformer=", "vae="}) {
+            const size_t at = plan.find(comp);
+            if (at != std::string::npos)
+                EXPECT_EQ(plan.find(std::string(",") + comp, at + 1), std::string::npos) << plan;
+        }
+        const bool tried = f["verified"].get<bool>() || !f["tried_verdict"].is_null();
+        EXPECT_EQ(tried, checked) << f.dump(1);
+        if (!tried) continue;  // marked "not tried": the report says so
+        EXPECT_EQ(f["tried_verdict"], "ok") << f.dump(1);
+        int status = -1;
+        const std::string out = runCli(
+            std::string("generate ") + kPrompt + " --steps 6 --plan '" + plan + "' --out " + png,
+            status);
+        EXPECT_EQ(status, 0) << plan << "\n" << out;
+    }
+}
+
+}  // namespace
+
+// Advice that was checked: for the demo model's fp16 failures (in the transformer, in the VAE,
+// both), every plan generate --report and compare suggest fixes the run when --check-fixes tried
+// it, and says "not tried" otherwise; a comparison's first fix covers both failing components.
+TEST_F(CliRuns, EverySuggestedFixWorksOrIsMarkedNotTried) {
+    int status = -1;
+    for (const char* failing : {"transformer=fp16", "vae=fp16", "transformer=fp16,vae=fp16"}) {
+        for (const bool check : {false, true}) {
+            const std::string out =
+                runCli(std::string("generate ") + kPrompt + " --steps 6 --plan " + failing +
+                           (check ? " --check-fixes" : "") + " --report " + path("g.html") +
+                           " --out " + path("g.png"),
+                       status);
+            EXPECT_EQ(status, 1) << failing << "\n" << out;
+            expectEveryFixWorksOrIsMarked(path("g.json"), path("f.png"), check);
+        }
+    }
+    const std::string out = runCli(std::string("compare ") + kPrompt +
+                                       " --steps 6 --plan transformer=bf16,vae=bf16"
+                                       " --plan transformer=fp16,vae=fp16 --check-fixes --report " +
+                                       path("cmp.html") + " --target t4",
+                                   status);
+    EXPECT_EQ(status, 1) << out;
+    expectEveryFixWorksOrIsMarked(path("cmp.json"), path("f.png"), true);
+    std::ifstream in(path("cmp.json"));
+    const auto j = nlohmann::json::parse(in);
+    const std::string first = j["advice"]["fixes"][0]["plan"].get<std::string>();
+    EXPECT_NE(first.find("transformer=bf16"), std::string::npos) << first;
+    EXPECT_NE(first.find("vae=bf16"), std::string::npos) << first;
+    EXPECT_NE(out.find("(tried on the same prompt and seed: ok)"), std::string::npos) << out;
+    EXPECT_EQ(out.find("run the VAE in"), std::string::npos) << out;  // shown to fail: not offered
+}

@@ -9,8 +9,8 @@
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
-#include "models/clip/clip_run.h"
-#include "models/clip/clip_text_model.h"
+#include "families/clip/clip_run.h"
+#include "families/clip/clip_text_model.h"
 #include "test_util.h"
 
 namespace hs {

@@ -16,8 +16,8 @@
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
-#include "models/cosmos/cosmos_family.h"
-#include "models/cosmos/cosmos_transformer.h"
+#include "families/cosmos/cosmos_family.h"
+#include "families/cosmos/cosmos_transformer.h"
 #include "test_util.h"
 
 namespace hs {

@@ -8,7 +8,7 @@
 #include "demo/dataset.h"
 #include "demo/prompt_following.h"
 #include "demo/train_models.h"
-#include "models/vae/autoencoder_kl.h"
+#include "families/vae/autoencoder_kl.h"
 #include "runtime/demo_location.h"
 #include "test_util.h"
 

@@ -94,6 +94,16 @@ ProbeExpectation& ProbeExpectation::has(std::vector<std::string> names) {
     return *this;
 }
 
+ProbeExpectation vaeDecoderAtLayer(std::vector<std::string> more) {
+    std::vector<std::string> names = {"vae.post_quant_conv",     "vae.decoder.conv_in",
+                                      "vae.decoder.mid_block",   "vae.decoder.mid_block.resnets.0",
+                                      "vae.decoder.up_blocks.0", "vae.decoder.conv_out"};
+    names.insert(names.end(), more.begin(), more.end());
+    return ProbeExpectation(ProbeLevel::Layer)
+        .has(std::move(names))
+        .from("vae.post_quant_conv", "vae.decoder.conv_out");
+}
+
 ProbeExpectation& ProbeExpectation::hasNot(std::vector<std::string> names) {
     absent = std::move(names);
     return *this;

@@ -9,9 +9,9 @@
 #include "flux1_fixture.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
-#include "models/flux/flux_latents.h"
-#include "models/flux/flux_run.h"
-#include "models/flux/flux_transformer.h"
+#include "families/flux/flux_latents.h"
+#include "families/flux/flux_run.h"
+#include "families/flux/flux_transformer.h"
 #include "test_util.h"
 
 namespace hs {

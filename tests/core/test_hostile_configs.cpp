@@ -7,14 +7,14 @@
 #include <chrono>
 #include <string>
 
-#include "models/clip/clip_config.h"
+#include "families/clip/clip_config.h"
 #include "models/common/config.h"
-#include "models/flux/flux_config.h"
-#include "models/qwen/qwen_config.h"
-#include "models/t5/t5_config.h"
-#include "models/unet/unet_config.h"
-#include "models/vae/vae_config.h"
-#include "models/wan_vae/wan_vae_config.h"
+#include "families/flux/flux_config.h"
+#include "families/qwen/qwen_config.h"
+#include "families/t5/t5_config.h"
+#include "families/unet/unet_config.h"
+#include "families/vae/vae_config.h"
+#include "families/wan_vae/wan_vae_config.h"
 #include "sampling/scheduler_config.h"
 #include "test_util.h"
 

@@ -10,7 +10,7 @@
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
-#include "models/qwen/qwen_family.h"
+#include "families/qwen/qwen_family.h"
 #include "models/registry.h"
 #include "test_util.h"
 

@@ -17,8 +17,8 @@
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
-#include "models/qwenimage/qwenimage_family.h"
-#include "models/qwenimage/qwenimage_transformer.h"
+#include "families/qwenimage/qwenimage_family.h"
+#include "families/qwenimage/qwenimage_transformer.h"
 #include "qwenimage_fixture.h"
 #include "test_util.h"
 

@@ -253,10 +253,10 @@ TEST_F(SafetensorsTest, RequestErrors) {
     const std::string h =
         R"({"f8":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]},"f8b":{"dtype":"F8_E5M2","shape":[1],"data_offsets":[2,3]},"flag":{"dtype":"BOOL","shape":[2],"data_offsets":[3,5]}})";
     const std::string p = put("f8.safetensors", stFile(h, std::string("\x01\x02\x03\x01\x02", 5)));
-    auto f = hs::SafetensorsFile::open(p);  // F8 headers parse
+    auto f = hs::SafetensorsFile::open(p);  // F8 is decoded (tests/core/test_fp8.cpp)
     EXPECT_EQ(f->find("f8")->dtype, hs::StDType::F8_E4M3);
-    hs::test::expectFileError([&] { f->tensor("f8"); }, p, "F8_E4M3 is not supported yet");
-    hs::test::expectFileError([&] { f->tensor("f8b"); }, p, "F8_E5M2 is not supported yet");
+    EXPECT_TRUE(torch::equal(f->tensor("f8"), torch::tensor({0.001953125f, 0.00390625f})));
+    EXPECT_TRUE(torch::equal(f->tensor("f8b"), torch::tensor({0.0000457763671875f})));
     hs::test::expectFileError([&] { f->tensor("flag"); }, p, "neither 0 nor 1");
     hs::test::expectFileError([&] { f->tensor("nope"); }, p, "no tensor named 'nope'");
     hs::test::expectFileError([&] { hs::SafetensorsFile::open(m_dir); }, m_dir,

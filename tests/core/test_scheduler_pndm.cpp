@@ -10,6 +10,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "../records/run_config_of.h"
 #include "io/safetensors.h"
 #include "models/common/config.h"
 #include "models/common/named_tensors.h"
@@ -294,14 +295,8 @@ TEST(Schedulers, PndmIsTheOwnSchedulerOfAnSd15Folder) {
     const ScopedDir dir;
     const auto f = test::writeTinySd(dir.path, false, test::sd15SchedulerConfig());
     auto pipeline = Pipeline::load(f.folder, {}, PrecisionPlan{}, torch::Device(torch::kCPU));
-    RunConfig cfg;
+    RunConfig cfg = test::runConfigOf("a lighthouse", 3, 6.0, 16, 16, 3);
     cfg.modelDir = f.folder;
-    cfg.prompt = "a lighthouse";
-    cfg.seed = 3;
-    cfg.steps = 3;
-    cfg.guidance = 6.0;
-    cfg.width = 16;
-    cfg.height = 16;
     cfg.probeLevel = ProbeLevel::Off;
     const RunRecord rec = pipeline->run(cfg);
     EXPECT_TRUE(rec.notes.empty()) << rec.notes[0];

@@ -12,7 +12,7 @@
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "models/registry.h"
-#include "models/sd3/sd3_transformer.h"
+#include "families/sd3/sd3_transformer.h"
 #include "test_util.h"
 
 namespace hs {

@@ -11,8 +11,8 @@
 
 #include "family_suites.h"
 #include "golden_helpers.h"
-#include "models/sd3/sd3_family.h"
-#include "models/sd3/sd3_layers.h"
+#include "families/sd3/sd3_family.h"
+#include "families/sd3/sd3_layers.h"
 #include "sd3_fixture.h"
 #include "test_util.h"
 

@@ -44,7 +44,7 @@ const test::TinyPipelineCase kTinySd3 =
         .folderHolds({"text_encoder", "text_encoder_2", "text_encoder_3", "transformer", "vae"}, 4)
         .defaultsTo(28, 7.0, true)
         .fileDetected(1, "SD3")
-        .checking([](const RunRecord& r) { EXPECT_EQ(r.textEmbedding.count, (32 + 256) * 32); })
+        .textEmbeddingOf((32 + 256) * 32)
         .latentsAre(16, 12, 8);
 
 HS_CASES(SD3, TinyPipelineLayouts, kTinySd3);
@@ -57,15 +57,8 @@ HS_CASES(SD3, TinyPipelineStreaming, kTinySd3);
 // again: sigma_i = 3 s / (1 + 2 s); the transformer is called at t = 1000 sigma.
 TEST_F(Sd3PipelineTest, TheScheduleIsShiftedByThree) {
     auto p = Pipeline::load(s_files.folder, PrecisionPlan(), kCpuSd3Pipeline);
-    const RunRecord r = p->run(config(4));
-    ASSERT_EQ(r.steps.size(), 4u);
-    for (int i = 0; i < 4; ++i) {
-        const double sMin = 0.003 / (1 + 0.002);
-        const double s = 1.0 - i * (1.0 - sMin) / 3.0;
-        const double want = 3 * s / (1 + 2 * s);
-        EXPECT_NEAR(r.steps[size_t(i)].sigma, want, 1e-6) << i;
-        EXPECT_NEAR(r.steps[size_t(i)].timestep, 1000 * want, 1e-3) << i;
-    }
+    const double sMin = 0.003 / (1 + 0.002);
+    test::expectScheduleShiftedByThree(p->run(config(4)), 4, sMin);
 }
 
 // Classifier-free guidance: guidance 1 runs one pass and ignores the negative prompt; above 1

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "golden_helpers.h"
-#include "models/sd3/sd3_transformer.h"
+#include "families/sd3/sd3_transformer.h"
 #include "models/single_file.h"
 #include "sd3_fixture.h"
 #include "single_file_helpers.h"

@@ -11,7 +11,7 @@
 #include "io/safetensors.h"
 #include "models/opened_component.h"
 #include "models/roles.h"
-#include "models/unet/unet_family.h"
+#include "families/unet/unet_family.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/precision_search.h"
 #include "pipeline_fixture.h"

@@ -5,7 +5,7 @@
 // folders' weights and outputs.
 #include <gtest/gtest.h>
 
-#include "models/cosmos/cosmos_original_layout.h"
+#include "families/cosmos/cosmos_original_layout.h"
 #include "single_file_helpers.h"
 
 namespace hs {

@@ -2,9 +2,9 @@
 // ComfyUI's prefix, a schnell-style model of another shape, and errors naming the block or key.
 #include <gtest/gtest.h>
 
+#include "families/flux/flux_bfl_layout.h"
+#include "families/flux/flux_transformer.h"
 #include "flux1_fixture.h"
-#include "models/flux/flux_bfl_layout.h"
-#include "models/flux/flux_transformer.h"
 #include "single_file_helpers.h"
 
 namespace hs {
@@ -94,13 +94,7 @@ TEST(SingleFileFlux, SchnellStyleFileHasNoGuidanceAndRunsLikeItsDiffusersWeights
               std::string::npos);
     test::expectSameWeights(c.weights, diffusers);
 
-    torch::manual_seed(3);
-    const NamedTensors in{{"in.hidden_states", torch::randn({1, 6, 16})},
-                          {"in.encoder_hidden_states", torch::randn({1, 5, 24})},
-                          {"in.pooled_projections", torch::randn({1, 20})},
-                          {"in.timestep", torch::tensor({0.6f})},
-                          {"in.img_ids", torch::randint(0, 4, {6, 3}).to(torch::kFloat32)},
-                          {"in.txt_ids", torch::zeros({5, 3})}};
+    const NamedTensors in = test::smallFluxInputs();
     ConvertedComponent direct{"transformer", c.className, config, diffusers, ""};
     const auto a = test::runConverted(c, in).at("out.sample");
     const auto b = test::runConverted(direct, in).at("out.sample");

@@ -5,7 +5,7 @@
 // layer tensor named.
 #include <gtest/gtest.h>
 
-#include "models/qwen/qwen_single_file.h"
+#include "families/qwen/qwen_single_file.h"
 #include "single_file_helpers.h"
 
 namespace hs {

@@ -5,7 +5,7 @@
 //   /usr/bin/python3 bench/reference/qwenimage_reference.py comfy tests/data/qwenimage
 #include <gtest/gtest.h>
 
-#include "models/qwenimage/qwenimage_comfy_layout.h"
+#include "families/qwenimage/qwenimage_comfy_layout.h"
 #include "single_file_helpers.h"
 
 namespace hs {

@@ -52,6 +52,16 @@ std::string writeWithSd15Vae(WeightMap& all, const std::string& dir, const std::
     return test::writeWeights(dir, name, all);
 }
 
+// Adds the golden CLIP `clip` to `all` as OpenCLIP under `prefix` (5 layers and `extraLayers`
+// random ones), its text projection [projection, 32] drawn after seeding `seed`.
+void addOpenClipSingleFileSd(WeightMap& all, const WeightMap& clip, const std::string& prefix,
+                             int64_t projection, uint64_t seed, int extraLayers = 0) {
+    torch::manual_seed(seed);
+    for (const auto& kv :
+         test::clipToOpenClip(clip, 5, prefix, torch::randn({projection, 32}), extraLayers))
+        all.insert(kv);
+}
+
 void expectUnetArchitecture(const json& got, const json& want) {
     for (const auto& k : kUnetArchitecture)
         EXPECT_EQ(got.value(k, json()), want.value(k, json())) << k;
@@ -183,13 +193,9 @@ TEST(SingleFileSd, Sd2ShapedFileRoundTripsWeightsAndConfig) {
     // resblock unused) and the VAE.
     WeightMap all = test::unetToLdm(diffusers, config);
     const WeightMap clip = test::openWeights(dataPath("golden/clip/model.safetensors"));
-    torch::manual_seed(4);
-    for (const auto& kv :
-         test::clipToOpenClip(clip, 5, "cond_stage_model.model.", torch::randn({32, 32}), 1))
-        all.insert(kv);
+    addOpenClipSingleFileSd(all, clip, "cond_stage_model.model.", 32, 4, /*extraLayers=*/1);
     const test::ScopedDir tmp("sd2-single");
-    const std::string path = writeWithSd15Vae(all, tmp.path, "sd2.safetensors");
-    const SingleFileContents f = readSingleFile(path);
+    const SingleFileContents f = readSingleFile(writeWithSd15Vae(all, tmp.path, "sd2.safetensors"));
     EXPECT_EQ(test::slotsOf(f),
               (std::vector<std::string>{"unet UNet2DConditionModel", "vae AutoencoderKL",
                                         "text_encoder CLIPTextModel"}));
@@ -212,10 +218,7 @@ TEST(SingleFileSd, SdxlShapedFileRoundTripsAndNamesItsParts) {
     // SDXL's text encoders: CLIP-L with transformers keys, bigG in OpenCLIP's; its VAE.
     const WeightMap clip = test::openWeights(dataPath("golden/clip/model.safetensors"));
     for (const auto& kv : clip) all["conditioner.embedders.0.transformer." + kv.first] = kv.second;
-    torch::manual_seed(2);
-    for (const auto& kv :
-         test::clipToOpenClip(clip, 5, "conditioner.embedders.1.model.", torch::randn({16, 32})))
-        all.insert(kv);
+    addOpenClipSingleFileSd(all, clip, "conditioner.embedders.1.model.", 16, 2);
     const test::ScopedDir tmp("sdxl-single");
     const std::string path = writeWithSd15Vae(all, tmp.path, "sdxl.safetensors");
 

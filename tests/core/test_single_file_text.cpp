@@ -3,8 +3,8 @@
 // all-in-one prefix), the heads rule, and ComfyUI's T5 files rewritten from the golden T5.
 #include <gtest/gtest.h>
 
-#include "models/clip/clip_single_file.h"
-#include "models/t5/t5_single_file.h"
+#include "families/clip/clip_single_file.h"
+#include "families/t5/t5_single_file.h"
 #include "single_file_helpers.h"
 
 namespace hs {

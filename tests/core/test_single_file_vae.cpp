@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "flux1_fixture.h"
-#include "models/vae/autoencoder_kl.h"
-#include "models/vae/vae_ldm_layout.h"
+#include "families/vae/autoencoder_kl.h"
+#include "families/vae/vae_ldm_layout.h"
 #include "single_file_helpers.h"
 
 namespace hs {

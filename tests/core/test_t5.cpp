@@ -11,7 +11,7 @@
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/registry.h"
-#include "models/t5/t5_family.h"
+#include "families/t5/t5_family.h"
 #include "test_util.h"
 
 namespace hs {

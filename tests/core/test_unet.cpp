@@ -20,7 +20,7 @@
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/run_component.h"
-#include "models/unet/unet_family.h"
+#include "families/unet/unet_family.h"
 #include "test_util.h"
 
 namespace hs {

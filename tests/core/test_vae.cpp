@@ -4,11 +4,11 @@
 #include <fstream>
 #include <set>
 
+#include "families/vae/autoencoder_kl.h"
+#include "families/vae/vae_io.h"
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
-#include "models/vae/autoencoder_kl.h"
-#include "models/vae/vae_io.h"
 #include "test_util.h"
 
 namespace hs {
@@ -58,43 +58,40 @@ test::ModelCase randomVaeCase(const nlohmann::json& config, const std::string& i
 
 // The probe points carry the checkpoint's paths: the decoder at Layer level; at Op level, under
 // another component name, the encoder of the golden config (mid-block attention, quant_conv).
-HS_CASES(
-    Vae, FamilyProbes,
-    test::ProbeCase("decoder",
-                    [] {
-                        return randomVaeCase(wideConfig(), "in.z", torch::randn({1, 16, 4, 6}));
-                    },
-                    {test::ProbeExpectation(ProbeLevel::Layer)
-                         .has({"vae.post_quant_conv", "vae.decoder.conv_in",
-                               "vae.decoder.mid_block", "vae.decoder.mid_block.resnets.0",
-                               "vae.decoder.mid_block.resnets.1", "vae.decoder.up_blocks.0",
-                               "vae.decoder.up_blocks.0.resnets.1",
-                               "vae.decoder.up_blocks.1.upsamplers.0", "vae.decoder.up_blocks.2",
-                               "vae.decoder.conv_norm_out", "vae.decoder.conv_out"})
-                         .hasNot({"vae.decoder.conv_in.conv1",
-                                  "vae.decoder.mid_block.resnets.0.conv1",  // Op granularity
-                                  "vae.decoder.up_blocks.2.upsamplers.0"})  // last block has none
-                         .from("vae.post_quant_conv", "vae.decoder.conv_out")}),
-    test::ProbeCase(
-        "encoder",
-        [] {
-            return randomVaeCase(readJson(dataPath("golden/vae/config.json")), "in.x",
-                                 torch::randn({1, 3, 8, 8}));
-        },
-        {test::ProbeExpectation(ProbeLevel::Op)
-             .has({"first_stage.encoder.conv_in",
-                   "first_stage.encoder.down_blocks.0.resnets.0.norm1",
-                   "first_stage.encoder.down_blocks.0.resnets.0.act1",
-                   "first_stage.encoder.down_blocks.0.resnets.0.conv2",
-                   "first_stage.encoder.down_blocks.0.downsamplers.0",
-                   "first_stage.encoder.down_blocks.1.resnets.0.conv_shortcut",
-                   "first_stage.encoder.mid_block.attentions.0.group_norm",
-                   "first_stage.encoder.mid_block.attentions.0.to_q",
-                   "first_stage.encoder.mid_block.attentions.0.sdpa",
-                   "first_stage.encoder.mid_block.attentions.0.to_out.0",
-                   "first_stage.encoder.mid_block.attentions.0", "first_stage.encoder.conv_act",
-                   "first_stage.encoder.conv_out", "first_stage.quant_conv"})},
-        "first_stage"));
+HS_CASES(Vae, FamilyProbes,
+         test::ProbeCase(
+             "decoder",
+             [] {
+                 return randomVaeCase(wideConfig(), "in.z", torch::randn({1, 16, 4, 6}));
+             },
+             {test::vaeDecoderAtLayer({"vae.decoder.mid_block.resnets.1",
+                                       "vae.decoder.up_blocks.0.resnets.1",
+                                       "vae.decoder.up_blocks.1.upsamplers.0",
+                                       "vae.decoder.up_blocks.2", "vae.decoder.conv_norm_out"})
+                  .hasNot({"vae.decoder.conv_in.conv1",
+                           "vae.decoder.mid_block.resnets.0.conv1",     // Op granularity
+                           "vae.decoder.up_blocks.2.upsamplers.0"})}),  // last block has none
+         test::ProbeCase(
+             "encoder",
+             [] {
+                 return randomVaeCase(readJson(dataPath("golden/vae/config.json")), "in.x",
+                                      torch::randn({1, 3, 8, 8}));
+             },
+             {test::ProbeExpectation(ProbeLevel::Op)
+                  .has({"first_stage.encoder.conv_in",
+                        "first_stage.encoder.down_blocks.0.resnets.0.norm1",
+                        "first_stage.encoder.down_blocks.0.resnets.0.act1",
+                        "first_stage.encoder.down_blocks.0.resnets.0.conv2",
+                        "first_stage.encoder.down_blocks.0.downsamplers.0",
+                        "first_stage.encoder.down_blocks.1.resnets.0.conv_shortcut",
+                        "first_stage.encoder.mid_block.attentions.0.group_norm",
+                        "first_stage.encoder.mid_block.attentions.0.to_q",
+                        "first_stage.encoder.mid_block.attentions.0.sdpa",
+                        "first_stage.encoder.mid_block.attentions.0.to_out.0",
+                        "first_stage.encoder.mid_block.attentions.0",
+                        "first_stage.encoder.conv_act", "first_stage.encoder.conv_out",
+                        "first_stage.quant_conv"})},
+             "first_stage"));
 
 HS_CASES(Vae, FamilyConfig,
          test::ConfigCase{

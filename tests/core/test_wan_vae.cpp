@@ -14,13 +14,13 @@
 #include <fstream>
 #include <set>
 
+#include "families/wan_vae/wan_vae_family.h"
 #include "family_suites.h"
 #include "golden_helpers.h"
 #include "io/safetensors.h"
 #include "models/registry.h"
 #include "models/run_component.h"
 #include "models/single_file.h"
-#include "models/wan_vae/wan_vae_family.h"
 #include "test_util.h"
 
 namespace hs {
@@ -90,16 +90,12 @@ HS_CASES(
                     [] {
                         return wan21Given("in.z", torch::randn({1, 16, 1, 2, 3}));
                     },
-                    {test::ProbeExpectation(ProbeLevel::Layer)
-                         .has({"vae.post_quant_conv", "vae.decoder.conv_in",
-                               "vae.decoder.mid_block", "vae.decoder.mid_block.resnets.0",
-                               "vae.decoder.mid_block.attentions.0", "vae.decoder.up_blocks.0",
-                               "vae.decoder.up_blocks.0.resnets.2",
-                               "vae.decoder.up_blocks.2.upsamplers.0", "vae.decoder.up_blocks.3",
-                               "vae.decoder.norm_out", "vae.decoder.conv_out"})
-                         .hasNot({"vae.decoder.up_blocks.3.upsamplers.0",      // the last has none
-                                  "vae.decoder.up_blocks.0.resnets.0.conv1"})  // Op granularity
-                         .from("vae.post_quant_conv", "vae.decoder.conv_out")}),
+                    {test::vaeDecoderAtLayer({"vae.decoder.mid_block.attentions.0",
+                                              "vae.decoder.up_blocks.0.resnets.2",
+                                              "vae.decoder.up_blocks.2.upsamplers.0",
+                                              "vae.decoder.up_blocks.3", "vae.decoder.norm_out"})
+                         .hasNot({"vae.decoder.up_blocks.3.upsamplers.0",  // the last has none
+                                  "vae.decoder.up_blocks.0.resnets.0.conv1"})}),  // Op granularity
     test::ProbeCase(
         "encoder",
         [] {

@@ -18,10 +18,10 @@
 #include "base/pipeline_error.h"
 #include "flux1_fixture.h"
 #include "io/safetensors.h"
-#include "models/flux/flux_family.h"
-#include "models/flux/flux_latents.h"
+#include "families/flux/flux_family.h"
+#include "families/flux/flux_latents.h"
 #include "models/registry.h"
-#include "models/t5/t5_family.h"
+#include "families/t5/t5_family.h"
 #include "pipeline/memory_check.h"
 #include "test_util.h"
 

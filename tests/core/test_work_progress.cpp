@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "../records/run_config_of.h"
 #include "base/work_progress.h"
 #include "flux1_fixture.h"
 #include "pipeline/pipeline.h"
@@ -132,13 +133,7 @@ TEST(WorkProgress, ATinyFluxRunsEstimateIsNearItsTime) {
     const std::string root = test::tempDir("work-progress-flux");
     const test::Flux1Files f = test::writeTinyFlux1(root, true);
     auto pipeline = Pipeline::load(f.folder, PrecisionPlan(), torch::Device(torch::kCPU));
-    RunConfig c;
-    c.prompt = "a red fox in the snow, photograph";
-    c.seed = 7;
-    c.steps = 8;
-    c.guidance = 3.5;
-    c.width = 64;
-    c.height = 64;
+    const RunConfig c = test::runConfigOf("a red fox in the snow, photograph", 7, 3.5, 64, 64, 8);
     pipeline->run(c);  // warm: the first run in a process builds kernels and reads tokenizers
     RunRecord rec;
     const auto seen = collectWhile([&] { rec = pipeline->run(c); });

@@ -152,3 +152,28 @@ TEST(PlanSummary, TheWholePlanShort) {
                   "text_encoder=bf16,transformer=fp16,vae=bf16,transformer=clamp")),
               "text_encoder, vae bf16; transformer fp16 + clamp");
 }
+
+// Plans shown or suggested are normalised: one rule per path, the last one wins, remedies kept.
+TEST(PlanNormalised, KeepsOnlyTheRulesThatCanWin) {
+    const auto p = PrecisionPlan::parse(
+        "text_encoder=bf16,transformer=fp16,vae=fp16,transformer.transformer_blocks.1=fp32,"
+        "transformer=bf16,vae.decoder.up_blocks.2=fp32,transformer=clamp,"
+        "transformer.blocks.0.ff=scale:5,transformer.blocks.0=scale:3,a=fp8-e4m3,a=fp8-e5m2");
+    EXPECT_EQ(p.normalisedText(),
+              "text_encoder=bf16,vae=fp16,transformer=bf16,vae.decoder.up_blocks.2=fp32,"
+              "transformer=clamp,transformer.blocks.0=scale:3,a=fp8-e5m2");
+    EXPECT_EQ(PrecisionPlan::parse("transformer=fp16,transformer=bf16").normalisedText(),
+              "transformer=bf16");
+    // A glob covers the rules it matches; a finer rule after a broader one stays.
+    EXPECT_EQ(PrecisionPlan::parse("t.b.1=fp32,t.b.*=bf16,t.b.2=fp32").normalisedText(),
+              "t.b.*=bf16,t.b.2=fp32");
+    // The meaning does not change.
+    for (const char* path : {"transformer.transformer_blocks.1.ff", "vae.decoder.up_blocks.2",
+                             "vae.encoder", "text_encoder.x", "transformer.blocks.0.ff.net"}) {
+        EXPECT_EQ(p.normalised().resolve(path), p.resolve(path)) << path;
+        EXPECT_EQ(p.normalised().scaleBits(path), p.scaleBits(path)) << path;
+        EXPECT_EQ(p.normalised().clamps(path), p.clamps(path)) << path;
+    }
+    EXPECT_EQ(p.normalised().fp8Weights("a.w"), p.fp8Weights("a.w"));
+    EXPECT_EQ(p.toString().substr(0, 34), "text_encoder=bf16,transformer=fp16");  // as given
+}

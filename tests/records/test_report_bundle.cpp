@@ -36,8 +36,11 @@ TEST(ReportBundle, CleanRunOnlyPredictsForAnFp16Plan) {
     EXPECT_EQ(in.failingPlan.resolve("vae.decoder.conv_in"), Format::FP32);
     addAdvice(r, DeviceInfo::cpu());
     EXPECT_TRUE(r.advice->predicted);
+    // Normalised: the fixture's plan repeats each component; the fix gives each once.
     EXPECT_EQ(r.advice->fixes.front().planText,
-              in.failingPlan.toString() + ",transformer.transformer_blocks.2=bf16");
+              in.failingPlan.normalisedText() + ",transformer.transformer_blocks.2=bf16");
+    EXPECT_EQ(r.advice->fixes.front().planText,
+              "text_encoder=fp32,vae=fp32,transformer=fp16,transformer.transformer_blocks.2=bf16");
 }
 
 TEST(ReportBundle, WritesAllFiles) {

@@ -37,7 +37,8 @@ qint64 writeSteps(RunHistory& h, int steps, const std::string& prompt = "a red f
 }
 
 // Turns the history in `dir` back into format `version`: runs `statements`, drops the columns
-// format 4 added (the runs' estimates) and sets user_version.
+// formats 4 (the runs' estimates, below 4) and 5 (the previews' projection) added and sets
+// user_version.
 void downgrade(const QTemporaryDir& dir, int version, const QStringList& statements) {
     {
         QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "downgrade");
@@ -47,7 +48,8 @@ void downgrade(const QTemporaryDir& dir, int version, const QStringList& stateme
         QStringList all = statements;
         for (const char* c : {"estimate_seconds", "estimate_bytes", "estimate_weight_bytes",
                               "estimate_activation_bytes"})
-            all << QStringLiteral("ALTER TABLE runs DROP COLUMN ") + c;
+            if (version < 4) all << QStringLiteral("ALTER TABLE runs DROP COLUMN ") + c;
+        all << QStringLiteral("ALTER TABLE previews DROP COLUMN projection");
         all << QStringLiteral("PRAGMA user_version = %1").arg(version);
         for (const QString& sql : all) ASSERT_TRUE(q.exec(sql)) << sql.toStdString();
         db.close();
@@ -239,6 +241,33 @@ TEST(RunHistory, FormatThreeIsUpgradedAndOldRunsHaveNoEstimate) {
     ASSERT_TRUE(h.finishRun(id, testrec::outcome(cfg, 2))) << h.errorString().toStdString();
     ASSERT_TRUE(h.load(id)->estimate.has_value());
     EXPECT_EQ(h.load(id)->estimate->seconds, 14.0);
+}
+
+// A step preview keeps the origin of its latent-to-RGB map; a format-4 history gains the column,
+// its previews read back without one.
+TEST(RunHistory, PreviewsKeepTheirProjectionAndFormatFourIsUpgraded) {
+    QTemporaryDir dir;
+    hs::PreviewImage p = testrec::preview(12, 8, 0, false);
+    p.projection = "published: ComfyUI's SDXL latent_rgb_factors";
+    qint64 old = 0, id = 0;
+    {
+        RunHistory h(dir.path());
+        old = writeSteps(h, 1);
+        id = h.beginRun(testrec::config("a fox"), "plan", testrec::components());
+        ASSERT_TRUE(h.addPreview(id, p)) << h.errorString().toStdString();
+        ASSERT_EQ(h.load(id)->previews.size(), 1u);
+        EXPECT_EQ(h.load(id)->previews[0].projection, p.projection);
+    }
+    downgrade(dir, 4, {"DELETE FROM previews WHERE run_id = " + QString::number(id)});
+    RunHistory h(dir.path());
+    ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
+    const auto back = h.load(old);
+    ASSERT_TRUE(back.has_value());
+    ASSERT_EQ(back->previews.size(), 1u);
+    EXPECT_EQ(back->previews[0].projection, "");
+    const qint64 again = h.beginRun(testrec::config("a fox"), "plan", testrec::components());
+    ASSERT_TRUE(h.addPreview(again, p)) << h.errorString().toStdString();
+    EXPECT_EQ(h.load(again)->previews[0].projection, p.projection);
 }
 
 TEST(RunHistory, UnsetStatisticsStayNaN) {

@@ -4,8 +4,10 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QScrollBar>
+#include <QTest>
 #include <cmath>
 
 #include "coloured_preview.h"
@@ -227,5 +229,36 @@ TEST(CompareView, RendersRealisticComparison) {
     if (!dir.isEmpty()) {
         QDir().mkpath(dir);
         shot.save(dir + "/compare_view.png");
+    }
+}
+
+// Pointing at the plot shows a step's values under it; nothing of the view may move or resize
+// for it (a long readout once widened the plot's column and pushed the A/B selectors away).
+TEST(CompareView, HoveringThePlotMovesNothing) {
+    CompareView v;
+    v.setRuns({"fp16 (all components)", "bf16 (stored dtypes)", "fp16 + bf16 singles"});
+    for (int i = 0; i < 10; ++i) {
+        v.addStep(0, i < 6 ? step(i, 4e4 * (i + 1)) : step(i, 0, 4096));
+        v.addStep(1, step(i, 123456.789 * (i + 1)));
+        v.addStep(2, step(i, 98765.4321 * (i + 1)));
+    }
+    v.resize(900, 700);
+    v.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&v));
+    v.stepPlot()->flush();
+    QApplication::processEvents();
+    const QList<QWidget*> all = v.findChildren<QWidget*>();
+    QList<QRect> before;
+    for (QWidget* w : all) before << w->geometry();
+    const QSize minimum = v.minimumSizeHint();
+
+    for (double x : {0.0, 6.0, 9.0}) {
+        v.stepPlot()->showValuesAt(x);  // as a move of the pointer over the plot does
+        QApplication::processEvents();
+        EXPECT_EQ(v.minimumSizeHint(), minimum) << "at step " << x;
+        for (int i = 0; i < all.size(); ++i)
+            EXPECT_EQ(all[i]->geometry(), before[i])
+                << all[i]->metaObject()->className() << " '" << all[i]->objectName().toStdString()
+                << "' at step " << x;
     }
 }

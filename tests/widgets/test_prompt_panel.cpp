@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include "../records/run_config_of.h"
 #include "ctl_seed_edit.h"
 #include "prompt_panel.h"
 
@@ -33,13 +34,9 @@ T* child(QWidget& w, const char* name) {
 // preview every 5 steps.
 hs::RunConfig promptRun(const std::string& prompt, const std::string& negative, uint64_t seed,
                         int steps, int width, int height, double shift) {
-    hs::RunConfig c;
-    c.prompt = prompt;
+    hs::RunConfig c =
+        hs::test::runConfigOf(prompt, seed, hs::RunConfig().guidance, width, height, steps);
     c.negativePrompt = negative;
-    c.seed = seed;
-    c.steps = steps;
-    c.width = width;
-    c.height = height;
     c.shift = shift;
     c.decodeEvery = 5;
     return c;

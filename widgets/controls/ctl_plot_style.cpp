@@ -173,4 +173,11 @@ void followPalette(QCustomPlot* plot) {
     plot->installEventFilter(new PaletteFollower(plot));
 }
 
+void setWholeNumberTicks(QCPAxis* axis) {
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    axis->setTicker(ticker);
+}
+
 }  // namespace ctl

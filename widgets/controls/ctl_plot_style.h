@@ -7,6 +7,7 @@
 // one call and no code of its own.
 #include <QColor>
 
+class QCPAxis;
 class QCustomPlot;
 class QPalette;
 
@@ -30,5 +31,7 @@ constexpr double kGraphicContrast = 3.0;
 void stylePlot(QCustomPlot* plot, const QPalette& palette);
 // stylePlot() with the plot's own palette before every replot and a replot on a palette change.
 void followPalette(QCustomPlot* plot);
+// Ticks on whole numbers only (steps, counts): 1, 2, 5, 10 ... apart, as many as fit.
+void setWholeNumberTicks(QCPAxis* axis);
 
 }  // namespace ctl

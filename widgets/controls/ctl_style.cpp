@@ -72,4 +72,13 @@ QString shownText(const QLabel* label) {
     return label->isHidden() ? QString() : label->text();
 }
 
+QLabel* errorLabel(const char* objectName, QWidget* parent) {
+    auto* label = new QLabel(parent);
+    label->setObjectName(objectName);
+    label->setWordWrap(true);
+    label->setStyleSheet("color: #b00020;");
+    label->hide();
+    return label;
+}
+
 }  // namespace ctl

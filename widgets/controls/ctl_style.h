@@ -2,7 +2,7 @@
 // Small shared looks of the control panels: secondary text that stays readable on light and
 // dark palettes (a blend of the text and window colours, not a fixed grey), a hook for what is
 // painted once from the palette (a legend pixmap) to be painted again when it changes, and notes
-// that take no room while they have nothing to say.
+// and error messages that take no room while they have nothing to say.
 #include <functional>
 
 class QColor;
@@ -24,5 +24,8 @@ void onPaletteChange(QWidget* w, std::function<void()> repaint);
 void setShownText(QLabel* label, const QString& text);
 // `label`'s text while it is shown, else empty.
 QString shownText(const QLabel* label);
+// A wrapped message in the error colour, hidden until it has something to say (setShownText, or
+// show()).
+QLabel* errorLabel(const char* objectName, QWidget* parent);
 
 }  // namespace ctl

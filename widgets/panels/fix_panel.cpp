@@ -22,39 +22,29 @@ namespace {
 // Apply comes second: it stays in view when the long cost text needs the horizontal scroll bar.
 enum RemedyColumn { Rank, Apply, Action, Result, Changes, Difference, Psnr, SecondsPerStep, Cost };
 
-QString remedyKindLabel(hs::RemedyKind k) {
-    switch (k) {
-        case hs::RemedyKind::Format:
-            return FixPanel::tr("format");
-        case hs::RemedyKind::Clamp:
-            return FixPanel::tr("clamp");
-        case hs::RemedyKind::Scale:
-            return FixPanel::tr("scale");
-        case hs::RemedyKind::Fp32Residual:
-            return FixPanel::tr("fp32 residual");
-    }
-    return {};
-}
-
-QString remedyKindTip(hs::RemedyKind k) {
-    switch (k) {
-        case hs::RemedyKind::Format:
-            return FixPanel::tr("The failing blocks in bf16, and in fp32 (bisection first)");
-        case hs::RemedyKind::Clamp:
-            return FixPanel::tr(
-                "PATH=clamp: outputs and residual sums clipped to fp16's range, "
-                "as diffusers does");
-        case hs::RemedyKind::Scale:
-            return FixPanel::tr(
-                "PATH=scale:K: activations scaled by 2^-K inside the module, K "
-                "from the reference run's largest value there");
-        case hs::RemedyKind::Fp32Residual:
-            return FixPanel::tr(
-                "PATH=fp32-residual: the residual stream summed in fp32, as "
-                "ComfyUI does for Cosmos and Anima");
-    }
-    return {};
-}
+// The remedy kinds the panel offers, in the order of their check boxes, with each box's label
+// and tooltip (translated in FixPanel's context).
+struct RemedyKindText {
+    hs::RemedyKind kind;
+    const char* label;
+    const char* tip;
+};
+const RemedyKindText kRemedyKinds[] = {
+    {hs::RemedyKind::Format, QT_TRANSLATE_NOOP("FixPanel", "format"),
+     QT_TRANSLATE_NOOP("FixPanel", "The failing blocks in bf16, and in fp32 (bisection first)")},
+    {hs::RemedyKind::Clamp, QT_TRANSLATE_NOOP("FixPanel", "clamp"),
+     QT_TRANSLATE_NOOP("FixPanel",
+                       "PATH=clamp: outputs and residual sums clipped to fp16's range, "
+                       "as diffusers does")},
+    {hs::RemedyKind::Scale, QT_TRANSLATE_NOOP("FixPanel", "scale"),
+     QT_TRANSLATE_NOOP("FixPanel",
+                       "PATH=scale:K: activations scaled by 2^-K inside the module, K "
+                       "from the reference run's largest value there")},
+    {hs::RemedyKind::Fp32Residual, QT_TRANSLATE_NOOP("FixPanel", "fp32 residual"),
+     QT_TRANSLATE_NOOP("FixPanel",
+                       "PATH=fp32-residual: the residual stream summed in fp32, as "
+                       "ComfyUI does for Cosmos and Anima")},
+};
 
 QString number(double v, int decimals) {
     if (std::isnan(v)) return QStringLiteral("—");
@@ -86,14 +76,13 @@ FixPanel::FixPanel(QWidget* parent) : QWidget(parent) {
 
     auto* kinds = new QHBoxLayout;
     kinds->setSpacing(6);
-    for (hs::RemedyKind k : {hs::RemedyKind::Format, hs::RemedyKind::Clamp, hs::RemedyKind::Scale,
-                             hs::RemedyKind::Fp32Residual}) {
-        auto* box = new QCheckBox(remedyKindLabel(k), this);
-        box->setObjectName(QString::fromStdString("remedy-" + hs::remedyKindName(k)));
-        box->setToolTip(remedyKindTip(k));
+    for (const RemedyKindText& k : kRemedyKinds) {
+        auto* box = new QCheckBox(tr(k.label), this);
+        box->setObjectName(QString::fromStdString("remedy-" + hs::remedyKindName(k.kind)));
+        box->setToolTip(tr(k.tip));
         box->setChecked(true);
         kinds->addWidget(box);
-        m_kinds.emplace_back(k, box);
+        m_kinds.emplace_back(k.kind, box);
     }
     kinds->addStretch(1);
 

@@ -10,6 +10,7 @@
 
 #include "diagnosis/bisection.h"
 #include "diagnosis/remedies.h"
+#include "fix_settings.h"
 
 class QCheckBox;
 class QComboBox;
@@ -19,15 +20,6 @@ class QPushButton;
 class QSpinBox;
 class QDoubleSpinBox;
 class QTableWidget;
-
-struct FixSettings {
-    hs::Format safeFormat = hs::Format::BF16;
-    int trialSteps = 8;  // sampling steps per trial run
-    int maxIterations = 24;
-    double tolerance = 0.05;  // mean |pixel difference| to the reference, levels in [0, 1]
-    // Remedies to try and rank; empty: the bisection alone. The panel checks every kind.
-    std::vector<hs::RemedyKind> remedies;
-};
 
 class FixPanel : public QWidget {
     Q_OBJECT
@@ -82,4 +74,3 @@ private:
     void showRemedyRow(int row, const hs::RemedyRow& r);
     void updateRemedyButtons();
 };
-Q_DECLARE_METATYPE(FixSettings)

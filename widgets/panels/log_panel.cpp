@@ -14,6 +14,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "ctl_quiet.h"
+
 namespace {
 
 const char* tagOf(LogPanel::Level l) {
@@ -142,10 +144,7 @@ void LogPanel::setMaximumLines(int lines) {
 
 void LogPanel::setMinimumLevel(Level level) {
     m_minLevel = level;
-    {
-        const QSignalBlocker block(m_levelBox);
-        m_levelBox->setCurrentIndex(int(level));
-    }
+    ctl::setIndexQuietly(m_levelBox, int(level));
     rebuild();
 }
 

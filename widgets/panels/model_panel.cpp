@@ -16,17 +16,31 @@
 
 #include "ctl_style.h"
 
+namespace {
+
+// A wrapped label of plain text the user can select and copy: a path, a file list.
+QLabel* selectablePlainLabel(const char* objectName, QWidget* parent) {
+    auto* label = new QLabel(parent);
+    label->setObjectName(objectName);
+    label->setTextFormat(Qt::PlainText);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+}  // namespace
+
 ModelPanel::ModelPanel(QWidget* parent)
     : QWidget(parent),
       m_name(new QLabel(this)),
-      m_folder(new QLabel(this)),
-      m_files(new QLabel(this)),
+      m_folder(selectablePlainLabel("modelFolder", this)),
+      m_files(selectablePlainLabel("modelFiles", this)),
       m_components(new QTreeWidget(this)),
-      m_pipeline(new QLabel(this)),
+      m_pipeline(selectablePlainLabel("modelPipeline", this)),
       m_total(new QLabel(this)),
       m_status(new QLabel(this)),
       m_busy(new QProgressBar(this)),
-      m_error(new QLabel(this)),
+      m_error(ctl::errorLabel("modelError", this)),
       m_open(new QPushButton(tr("Open folder\u2026"), this)),
       m_openFiles(new QPushButton(tr("Open files\u2026"), this)) {
     setAcceptDrops(true);
@@ -38,15 +52,7 @@ ModelPanel::ModelPanel(QWidget* parent)
     f.setBold(true);
     f.setPointSizeF(f.pointSizeF() * 1.15);
     m_name->setFont(f);
-    m_folder->setObjectName("modelFolder");
-    m_folder->setTextFormat(Qt::PlainText);
-    m_folder->setWordWrap(true);
-    m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
     ctl::setSubtle(m_folder);
-    m_files->setObjectName("modelFiles");
-    m_files->setTextFormat(Qt::PlainText);
-    m_files->setWordWrap(true);
-    m_files->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_files->hide();
     m_components->setObjectName("components");
     m_components->setColumnCount(4);
@@ -59,10 +65,6 @@ ModelPanel::ModelPanel(QWidget* parent)
     // A pipeline has three to five components: room for six rows, no more.
     m_components->setMinimumHeight(m_components->fontMetrics().height() * 6);
     m_components->setMaximumHeight(m_components->fontMetrics().height() * 8);
-    m_pipeline->setObjectName("modelPipeline");
-    m_pipeline->setTextFormat(Qt::PlainText);
-    m_pipeline->setWordWrap(true);
-    m_pipeline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_pipeline->hide();
     m_total->setObjectName("modelTotal");
     m_status->setObjectName("modelStatus");
@@ -72,12 +74,8 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_busy->setMaximumHeight(8);
     m_busy->setTextVisible(false);
     m_busy->hide();
-    m_error->setObjectName("modelError");
-    m_error->setWordWrap(true);
     m_error->setTextFormat(Qt::PlainText);
-    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_error->setStyleSheet("color: #b00020;");
-    m_error->hide();
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);  // to copy it into a report
     m_open->setObjectName("openFolder");
     m_open->setToolTip(
         tr("Open a diffusers pipeline folder (with model_index.json). You can also "

@@ -31,6 +31,16 @@ const QString kByHand = QStringLiteral("hand");
 // Item data of the per-component combo: -1 stored, else int(hs::Format).
 constexpr int kStored = -1;
 
+// A field of the by-hand target GPU, shown when "by hand…" is picked.
+QLineEdit* targetField(const char* objectName, const QString& placeholder, const QString& tip,
+                       QWidget* parent) {
+    auto* field = new QLineEdit(parent);
+    field->setObjectName(objectName);
+    field->setPlaceholderText(placeholder);
+    field->setToolTip(tip);
+    return field;
+}
+
 // A component's title by its role; a denoiser by its own name ("Transformer", "UNet").
 QString componentTitle(const std::string& name, hs::Role role) {
     switch (role) {
@@ -57,15 +67,17 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     : QWidget(parent),
       m_device(new QComboBox(this)),
       m_target(new QComboBox(this)),
-      m_targetCapability(new QLineEdit(this)),
-      m_targetMemory(new QLineEdit(this)),
+      m_targetCapability(
+          targetField("targetCapability", tr("e.g. 7.5"), tr("CUDA compute capability X.Y"), this)),
+      m_targetMemory(targetField("targetMemory", tr("e.g. 16"),
+                                 tr("Memory in GB; empty or 0: unknown"), this)),
       m_targetHand(new QWidget(this)),
-      m_targetErrorLabel(new QLabel(this)),
+      m_targetErrorLabel(ctl::errorLabel("targetError", this)),
       m_deviceNote(new QLabel(this)),
       m_rowsBox(new QWidget(this)),
       m_grid(new QGridLayout(m_rowsBox)),
       m_planEdit(new QLineEdit(this)),
-      m_planErrorLabel(new QLabel(this)) {
+      m_planErrorLabel(ctl::errorLabel("planError", this)) {
     m_device->setObjectName("device");
     m_deviceNote->setObjectName("deviceNote");
     m_deviceNote->setWordWrap(true);
@@ -78,11 +90,7 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
         tr("The full plan: pattern=format rules separated by commas; the last "
            "matching rule wins; '*' matches any characters. Press Return to "
            "apply."));
-    m_planErrorLabel->setObjectName("planError");
-    m_planErrorLabel->setWordWrap(true);
     m_planErrorLabel->setTextFormat(Qt::RichText);
-    m_planErrorLabel->setStyleSheet("color: #b00020;");
-    m_planErrorLabel->hide();
 
     auto* presets = new QHBoxLayout;
     presets->addWidget(new QLabel(tr("Presets:"), this));
@@ -110,12 +118,6 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     for (const auto& g : hs::knownGpus())
         m_target->addItem(QString::fromStdString(g.label), QString::fromStdString(g.key));
     m_target->addItem(tr("by hand…"), kByHand);
-    m_targetCapability->setObjectName("targetCapability");
-    m_targetCapability->setPlaceholderText(tr("e.g. 7.5"));
-    m_targetCapability->setToolTip(tr("CUDA compute capability X.Y"));
-    m_targetMemory->setObjectName("targetMemory");
-    m_targetMemory->setPlaceholderText(tr("e.g. 16"));
-    m_targetMemory->setToolTip(tr("Memory in GB; empty or 0: unknown"));
     auto* hand = new QHBoxLayout(m_targetHand);
     hand->setContentsMargins(0, 0, 0, 0);
     hand->addWidget(new QLabel(tr("Capability"), m_targetHand));
@@ -123,10 +125,6 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     hand->addWidget(new QLabel(tr("Memory GB"), m_targetHand));
     hand->addWidget(m_targetMemory);
     m_targetHand->hide();
-    m_targetErrorLabel->setObjectName("targetError");
-    m_targetErrorLabel->setWordWrap(true);
-    m_targetErrorLabel->setStyleSheet("color: #b00020;");
-    m_targetErrorLabel->hide();
 
     auto* deviceRow = new QFormLayout;
     deviceRow->addRow(tr("Device"), m_device);

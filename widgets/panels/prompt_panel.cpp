@@ -150,9 +150,17 @@ PromptPanel::PromptPanel(QWidget* parent)
     form->addRow(tr("Shift"), shift);
     form->addRow(tr("Full decode"), m_decodeEvery);
     form->addRow(tr("Probes"), m_probeLevel);
+    // Generate, Stop, the progress and the forecast: one widget the window may keep in sight.
+    m_runBar = new QWidget(this);
+    m_runBar->setObjectName("runBar");
+    auto* runBar = new QVBoxLayout(m_runBar);
+    runBar->setContentsMargins(0, 0, 0, 0);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_generate, 1);
     buttons->addWidget(m_stop);
+    runBar->addLayout(buttons);
+    runBar->addWidget(m_progress);
+    runBar->addWidget(m_forecast);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("Prompt"), this));
@@ -161,9 +169,7 @@ PromptPanel::PromptPanel(QWidget* parent)
     layout->addWidget(m_negative, 1);
     layout->addWidget(m_note);
     layout->addLayout(form);
-    layout->addLayout(buttons);
-    layout->addWidget(m_progress);
-    layout->addWidget(m_forecast);
+    layout->addWidget(m_runBar);
     layout->addStretch(0);
 
     connect(m_prompt, &QPlainTextEdit::textChanged, this, &PromptPanel::updateNote);

@@ -52,6 +52,9 @@ public:
     // model's own". Empty lists hide the choice. The current pick is kept when still offered.
     void setSamplers(const QStringList& ids, const QStringList& labels);
 
+    // Generate, Stop, the progress bar and the forecast, at the bottom of the panel; the window
+    // may move it into a layout of its own (below a scroll area, always in sight).
+    QWidget* runBar() const { return m_runBar; }
     bool isRunning() const { return m_running; }
     QString progressText() const;  // what the progress bar says now
     // What the next run should take, under the progress bar (empty: hidden).
@@ -100,6 +103,7 @@ private:
     QPushButton* m_stop;
     QProgressBar* m_progress;
     QLabel* m_forecast;
+    QWidget* m_runBar;
     bool m_running = false;
     bool m_negativeSupported = true;
     QString m_negativeKept;  // the text while the model takes no negative prompt

@@ -27,12 +27,40 @@ void fixHorizontalMargins(QCustomPlot* plot) {
     plot->axisRect()->setMargins(QMargins(84, 0, 76, 0));
 }
 
+// The divergence of the runs per step: a log-scale curve (graph 0), crosses along the top where
+// the value is not finite (graph 1).
+QCustomPlot* newDivergencePlot(QWidget* parent) {
+    auto* plot = new QCustomPlot(parent);
+    fixHorizontalMargins(plot);
+    plot->addGraph();
+    plot->graph(0)->setPen(QPen(QColor(60, 60, 60), 2));
+    plot->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+    plot->addGraph();
+    plot->graph(1)->setLineStyle(QCPGraph::lsNone);
+    plot->graph(1)->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(200, 0, 0), 2), Qt::NoBrush, 9));
+    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    plot->yAxis->setNumberFormat("eb");
+    plot->yAxis->setNumberPrecision(0);
+    plot->yAxis2->setVisible(true);  // empty, so the axis rect matches the step plot's
+    plot->yAxis2->setTickLabels(false);
+    plot->yAxis2->setTicks(false);
+    plot->xAxis->setLabel(CompareView::tr("step"));
+    ctl::setWholeNumberTicks(plot->xAxis);
+    plot->setMinimumHeight(140);
+    // The measure and the pair are in the note above the plot; the axis keeps a short word.
+    plot->yAxis->setLabel(CompareView::tr("divergence"));
+    ctl::followPalette(plot);  // its grey curve turns light on a dark palette
+    return plot;
+}
+
 }  // namespace
 
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent),
       m_plot(new StepPlot(this)),
-      m_divergence(new QCustomPlot(this)),
+      m_divergence(newDivergencePlot(this)),
       m_divergenceNote(new QLabel(this)),
       m_stripBox(new QWidget),
       m_stripGrid(new QGridLayout(m_stripBox)),
@@ -43,34 +71,10 @@ CompareView::CompareView(QWidget* parent)
       m_diffView(new ImageView(this)) {
     m_divergenceWhat = tr("latent divergence");
     fixHorizontalMargins(m_plot->plot());
-    fixHorizontalMargins(m_divergence);
 
-    // Divergence: a log-scale curve, crosses along the top where the value is not finite.
-    m_divergence->addGraph();
-    m_divergence->graph(0)->setPen(QPen(QColor(60, 60, 60), 2));
-    m_divergence->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
-    m_divergence->addGraph();
-    m_divergence->graph(1)->setLineStyle(QCPGraph::lsNone);
-    m_divergence->graph(1)->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(200, 0, 0), 2), Qt::NoBrush, 9));
-    m_divergence->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_divergence->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    m_divergence->yAxis->setNumberFormat("eb");
-    m_divergence->yAxis->setNumberPrecision(0);
-    m_divergence->yAxis2->setVisible(true);  // empty, so the axis rect matches the step plot's
-    m_divergence->yAxis2->setTickLabels(false);
-    m_divergence->yAxis2->setTicks(false);
-    m_divergence->xAxis->setLabel(tr("step"));
-    QSharedPointer<QCPAxisTickerFixed> steps(new QCPAxisTickerFixed);
-    steps->setTickStep(1.0);
-    steps->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    m_divergence->xAxis->setTicker(steps);
-    m_divergence->setMinimumHeight(140);
-    // The measure and the pair in a line that wraps above the plot; the axis keeps a short word.
+    // The measure and the pair in a line that wraps above the divergence plot.
     m_divergenceNote->setWordWrap(true);
     m_divergenceNote->setTextFormat(Qt::PlainText);
-    m_divergence->yAxis->setLabel(tr("divergence"));
-    ctl::followPalette(m_divergence);  // its grey curve turns light on a dark palette
     connect(m_plot->plot()->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this](const QCPRange& r) {
                 m_divergence->xAxis->setRange(r);

@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "ctl_quiet.h"
 #include "ctl_style.h"
 #include "records/format_types.h"
 #include "view_format.h"
@@ -192,10 +193,7 @@ void LayerHeatmap::clear() {
 
 void LayerHeatmap::setFilter(Filter f) {
     m_filter = f;
-    {
-        const QSignalBlocker block(m_filterBox);
-        m_filterBox->setCurrentIndex(int(f));
-    }
+    ctl::setIndexQuietly(m_filterBox, int(f));
     applyFilter();
 }
 

@@ -11,10 +11,12 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "ctl_plot_style.h"
+#include "ctl_quiet.h"
 #include "ctl_style.h"
 #include "records/format_types.h"
 #include "view_format.h"
@@ -123,7 +125,12 @@ StepPlot::StepPlot(QWidget* parent)
     m_note->setTextFormat(Qt::PlainText);
     m_values->setTextFormat(Qt::RichText);
     m_values->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_values->setMinimumHeight(m_values->fontMetrics().height() * 2);
+    // Hovering must not move the layout: the readout's width never sets the column's (its long
+    // lines wrap, the whole text is its tooltip), and its height is reserved for one line a run
+    // plus the heading when the runs are set, never when the pointer moves.
+    m_values->setWordWrap(true);
+    m_values->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    reserveValueLines();
     m_values->setText(tr("Point at the plot to read the exact values of a step."));
 
     // Axes: steps are integers, counts are integers.
@@ -131,12 +138,8 @@ StepPlot::StepPlot(QWidget* parent)
     m_plot->yAxis->setLabel(tr("value"));
     m_plot->yAxis2->setVisible(true);
     m_plot->yAxis2->setLabel(tr("count"));  // the legend names NaN and Inf counts
-    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis2}) {
-        QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-        ticker->setTickStep(1.0);
-        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-        axis->setTicker(ticker);
-    }
+    ctl::setWholeNumberTicks(m_plot->xAxis);
+    ctl::setWholeNumberTicks(m_plot->yAxis2);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
 
@@ -213,8 +216,15 @@ void StepPlot::setRunLabels(const QStringList& labels) {
         rebuildLegend();
     } else {
         rebuildGraphs();
+        reserveValueLines();
     }
     markDirty();
+}
+
+void StepPlot::reserveValueLines() {
+    const QFontMetrics fm = m_values->fontMetrics();
+    const int lines = 1 + std::max<qsizetype>(1, m_data.runLabels().size());
+    m_values->setFixedHeight(fm.lineSpacing() * lines + 2);
 }
 
 void StepPlot::setStepCount(int steps) {
@@ -242,10 +252,7 @@ void StepPlot::clear() {
 void StepPlot::setLogScale(bool on) {
     if (on == m_data.logScale()) return;
     m_data.setLogScale(on);
-    {
-        const QSignalBlocker block(m_logBox);
-        m_logBox->setChecked(on);
-    }
+    ctl::setCheckedQuietly(m_logBox, on);
     styleGraphs();
     rebuildLegend();
     updateButtons();
@@ -254,10 +261,7 @@ void StepPlot::setLogScale(bool on) {
 
 void StepPlot::setTensor(Tensor t) {
     m_data.setTensor(t);
-    {
-        const QSignalBlocker block(m_tensorBox);
-        m_tensorBox->setCurrentIndex(int(t));
-    }
+    ctl::setIndexQuietly(m_tensorBox, int(t));
     if (m_hoverStep >= 0) setHover(m_hoverStep);
     markDirty();
 }
@@ -265,10 +269,7 @@ void StepPlot::setTensor(Tensor t) {
 void StepPlot::setSeriesVisible(Series s, bool visible) {
     if (s < 0 || s >= SeriesCount) return;
     m_data.setSeriesVisible(s, visible);
-    {
-        const QSignalBlocker block(m_seriesButtons[s]);
-        m_seriesButtons[s]->setChecked(visible);
-    }
+    ctl::setCheckedQuietly(m_seriesButtons[s], visible);
     styleGraphs();
     rebuildLegend();
     markDirty();
@@ -504,6 +505,7 @@ void StepPlot::setHover(int step) {
     m_hoverStep = step;
     if (step < 0) {
         m_hoverText.clear();
+        m_values->setToolTip(QString());
         m_values->setText(tr("Point at the plot to read the exact values of a step."));
         if (m_cursor->visible()) {
             m_cursor->setVisible(false);
@@ -541,6 +543,7 @@ void StepPlot::setHover(int step) {
     }
     const QString head = tr("Step %1 (sigma %2)").arg(step).arg(viewNumber(sigma, 4));
     m_hoverText = head + "\n" + plain.join("\n");
+    m_values->setToolTip(m_hoverText);
     m_values->setText("<b>" + head.toHtmlEscaped() + "</b><br>" + html.join("<br>"));
     m_cursor->point1->setCoords(step, 0);
     m_cursor->point2->setCoords(step, 1);

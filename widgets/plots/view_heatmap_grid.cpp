@@ -5,6 +5,7 @@
 #include <QPaintEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QStyle>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,12 @@ ViewHeatmapGrid::ViewHeatmapGrid(const ViewHeatmapData* data, QWidget* parent)
 
 int ViewHeatmapGrid::headerHeight() const {
     return 2 * fontMetrics().height() + 6;
+}
+
+QSize ViewHeatmapGrid::minimumSizeHint() const {
+    const int bar = style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, this);
+    return {QAbstractScrollArea::minimumSizeHint().width(),
+            headerHeight() + kMinRowsShown * m_cell + bar + 2 * frameWidth()};
 }
 
 void ViewHeatmapGrid::setVisibleRows(std::vector<int> rows) {
@@ -117,7 +124,9 @@ void ViewHeatmapGrid::scrollToCell(int displayRow, int column) {
     QScrollBar* h = horizontalScrollBar();
     QScrollBar* v = verticalScrollBar();
     if (cx < h->value() || cx + columnWidth(column) > h->value() + vw) h->setValue(cx - vw / 2);
-    if (cy < v->value() || cy + m_cell > v->value() + vh) v->setValue(cy - vh / 2);
+    // The row near the middle, whole: the view starts on a row boundary.
+    if (cy < v->value() || cy + m_cell > v->value() + vh)
+        v->setValue(std::max(0, cy - (vh / m_cell) / 2 * m_cell));
 }
 
 void ViewHeatmapGrid::updateScrollBars() {

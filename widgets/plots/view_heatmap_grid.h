@@ -24,6 +24,11 @@ public:
     void setMarked(int dataRow, int column);    // the first non-finite cell; -1 for none
     void setSelected(int dataRow, int column);  // the clicked cell; -1 for none
 
+    // Rows a shown grid never has less room for: a selected row is seen with its neighbours.
+    static constexpr int kMinRowsShown = 8;
+    // The header, kMinRowsShown rows and the horizontal scroll bar, in height.
+    QSize minimumSizeHint() const override;
+
     int cellSize() const { return m_cell; }
     int labelWidth() const { return m_labelWidth; }
     int headerHeight() const;

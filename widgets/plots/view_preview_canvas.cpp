@@ -62,6 +62,7 @@ bool ViewPreviewCanvas::setPreview(const hs::PreviewImage& p) {
     } else {
         s.projection = img;
         s.projectionSize = QSize(p.width, p.height);
+        s.projectionOrigin = QString::fromStdString(p.projection);
         s.projectionBad = bad;
     }
     updateCache(s);
@@ -149,6 +150,12 @@ void ViewPreviewCanvas::paintEvent(QPaintEvent* event) {
         QRect img(QPoint(0, 0), s.cache.size());
         img.moveCenter(box.center());
         p.drawPixmap(img.topLeft(), s.cache);
+        if (!s.showsFull() && s.projectionOrigin.startsWith(QLatin1String("none:"))) {
+            // A grey stand-in (PreviewImage::projection): say so on it, the tooltip says why.
+            p.setPen(Qt::white);
+            p.setFont(font());
+            p.drawText(box, Qt::AlignCenter | Qt::TextWordWrap, tr("no latent-to-RGB map"));
+        }
         const ViewNonFinitePixels& bad = s.showsFull() ? s.fullBad : s.projectionBad;
         if (bad.total() > 0) {
             QStringList parts;
@@ -199,6 +206,8 @@ bool ViewPreviewCanvas::event(QEvent* event) {
             text += "\n" + tr("Latent-to-RGB projection, %1 x %2 (enlarged)")
                                .arg(s->projectionSize.width())
                                .arg(s->projectionSize.height());
+            if (!s->projectionOrigin.isEmpty())
+                text += "\n" + tr("Map: %1").arg(s->projectionOrigin);
             if (s->projectionBad.total() > 0)
                 text += "\n" +
                         tr("%1 NaN and %2 Inf pixels")

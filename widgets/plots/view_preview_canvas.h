@@ -17,6 +17,7 @@ public:
         QImage projection;  // latent -> RGB projection, source resolution
         QImage full;        // full VAE decode (kept at most kMaxSource px on its long side)
         QSize projectionSize, fullSize;  // the sizes the engine sent
+        QString projectionOrigin;        // where its latent-to-RGB map came from (PreviewImage)
         ViewNonFinitePixels projectionBad, fullBad;
         QPixmap cache;  // the shown image scaled to the thumbnail box
         bool showsFull() const { return !full.isNull(); }

@@ -19,6 +19,11 @@ const char* const kSummarySelect =
     "SELECT r.id, r.name, r.created_utc, r.prompt, r.plan, r.effective_plan, r.device, r.seed, "
     "r.verdict, r.error, r.steps, r.state, "
     "(SELECT count(*) FROM steps s WHERE s.run_id = r.id) FROM runs r ";
+// The columns readComponents and readPreviews read, by index.
+const char* const kComponentColumns =
+    "name, class_name, stored_dtype, parameters, format, execution, role, streamed";
+const char* const kPreviewColumns =
+    "kind, step, full_decode, width, height, mask_kind, image_path, mask_path, projection";
 
 // A read transaction: every SELECT of one load sees the same snapshot, even while another
 // connection commits steps (WAL readers keep their snapshot until COMMIT).
@@ -62,6 +67,16 @@ QSqlQuery selectRun(QSqlDatabase& db, const QString& sql, qint64 id, QStringList
     return q;
 }
 
+// The rows of one run in `table` (components, steps, probes, previews): `columns` of each, in
+// the order of `orderBy`.
+QSqlQuery selectRunRows(QSqlDatabase& db, const QString& columns, const char* table,
+                        const char* orderBy, qint64 id, QStringList& problems) {
+    return selectRun(db,
+                     QStringLiteral("SELECT %1 FROM %2 WHERE run_id = ? ORDER BY %3")
+                         .arg(columns, QLatin1String(table), QLatin1String(orderBy)),
+                     id, problems);
+}
+
 QString runRowSql() {
     return QStringLiteral("SELECT ") + configColumns().join(", ") +
            QStringLiteral(
@@ -88,11 +103,7 @@ void readRunRow(const QSqlQuery& q, hs::RunRecord& r, QString* planError) {
 }
 
 void readComponents(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& problems) {
-    QSqlQuery q = selectRun(
-        db,
-        QStringLiteral("SELECT name, class_name, stored_dtype, parameters, format, execution, "
-                       "role, streamed FROM components WHERE run_id = ? ORDER BY idx"),
-        id, problems);
+    QSqlQuery q = selectRunRows(db, kComponentColumns, "components", "idx", id, problems);
     while (q.next()) {
         hs::ComponentInfo c;
         c.name = q.value(0).toString().toStdString();
@@ -109,10 +120,7 @@ void readComponents(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& 
 }
 
 void readSteps(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& problems) {
-    QSqlQuery q = selectRun(db,
-                            QStringLiteral("SELECT ") + stepColumns().join(", ") +
-                                QStringLiteral(" FROM steps WHERE run_id = ? ORDER BY seq"),
-                            id, problems);
+    QSqlQuery q = selectRunRows(db, stepColumns().join(", "), "steps", "seq", id, problems);
     while (q.next()) {
         int col = 0;
         r.steps.push_back(readStep(q, col));
@@ -120,10 +128,7 @@ void readSteps(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& probl
 }
 
 void readProbes(QSqlDatabase& db, qint64 id, hs::RunRecord& r, QStringList& problems) {
-    QSqlQuery q = selectRun(db,
-                            QStringLiteral("SELECT ") + probeColumns("").join(", ") +
-                                QStringLiteral(" FROM probes WHERE run_id = ? ORDER BY seq"),
-                            id, problems);
+    QSqlQuery q = selectRunRows(db, probeColumns("").join(", "), "probes", "seq", id, problems);
     while (q.next()) {
         int col = 0;
         r.probes.push_back(readProbe(q, col));
@@ -141,11 +146,7 @@ QString outsidePath(const QString& stored) {
 // preview whose picture cannot be read is left out; one whose mask cannot be read is kept.
 void readPreviews(QSqlDatabase& db, qint64 id, const QString& dir, hs::RunRecord& r,
                   QStringList& problems) {
-    QSqlQuery q = selectRun(
-        db,
-        QStringLiteral("SELECT kind, step, full_decode, width, height, mask_kind, image_path, "
-                       "mask_path FROM previews WHERE run_id = ? ORDER BY seq"),
-        id, problems);
+    QSqlQuery q = selectRunRows(db, kPreviewColumns, "previews", "seq", id, problems);
     while (q.next()) {
         hs::PreviewImage p;
         const QString kind = q.value(0).toString();
@@ -153,6 +154,7 @@ void readPreviews(QSqlDatabase& db, qint64 id, const QString& dir, hs::RunRecord
         p.fullDecode = q.value(2).toInt() != 0;
         p.width = q.value(3).toInt();
         p.height = q.value(4).toInt();
+        p.projection = q.value(8).toString().toStdString();  // NULL (format 4 and older): ""
         const auto maskKind = MaskKind(q.value(5).toInt());
         QString e;
         // Paths from the database stay inside the data folder; any other is never read.

@@ -32,7 +32,8 @@ QStringList createStatements() {
         QStringLiteral("CREATE TABLE previews (run_id INTEGER NOT NULL, seq INTEGER NOT NULL, "
                        "kind TEXT NOT NULL, step INTEGER, full_decode INTEGER, width INTEGER, "
                        "height INTEGER, nonfinite_pixels INTEGER, mask_kind INTEGER, "
-                       "image_path TEXT, mask_path TEXT, PRIMARY KEY (run_id, seq))"),
+                       "image_path TEXT, mask_path TEXT, projection TEXT, "
+                       "PRIMARY KEY (run_id, seq))"),
         QStringLiteral("CREATE TABLE first_non_finite (run_id INTEGER PRIMARY KEY, "
                        "record_index INTEGER, ") +
             probeColumnDefs("at_") + QStringLiteral(", has_input INTEGER, ") +
@@ -102,18 +103,19 @@ bool prepareSchema(QSqlDatabase& db, QString* error) {
     // A new file gets every table; version 1 gains the components' role (its older rows keep
     // NULL, read back by the component's name), versions 1 and 2 the file set and the
     // components' streaming (NULL: a folder, loaded whole), versions 1 to 3 the runs' estimates
-    // (NULL: none made).
+    // (NULL: none made), versions 1 to 4 the previews' projection origin (NULL: not kept).
     QStringList statements;
     if (version == 0) statements = createStatements();
     if (version == 1) statements << QStringLiteral("ALTER TABLE components ADD COLUMN role TEXT");
     if (version == 1 || version == 2)
         statements << QStringLiteral("ALTER TABLE runs ADD COLUMN model_files TEXT")
                    << QStringLiteral("ALTER TABLE components ADD COLUMN streamed INTEGER");
-    if (version >= 1 && version <= 3) {
+    if (version >= 1 && version <= 3)
         for (const QString& column : estimateColumns())
             statements << QStringLiteral("ALTER TABLE runs ADD COLUMN %1 REAL").arg(column);
-        statements << QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion);
-    }
+    if (version >= 1 && version <= 4)
+        statements << QStringLiteral("ALTER TABLE previews ADD COLUMN projection TEXT")
+                   << QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion);
     for (const QString& sql : statements) {
         if (!exec(db, sql, &sqlError)) {
             exec(db, QStringLiteral("ROLLBACK"), &sqlError);

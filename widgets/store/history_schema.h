@@ -16,8 +16,9 @@ class QSqlQuery;
 
 namespace history {
 
-// 2: components.role; 3: runs.model_files (a file set, JSON), components.streamed
-constexpr int kSchemaVersion = 4;
+// 2: components.role; 3: runs.model_files (a file set, JSON), components.streamed; 4: the
+// runs' estimates; 5: previews.projection (the origin of a step preview's latent-to-RGB map)
+constexpr int kSchemaVersion = 5;
 
 // Creates the tables in an empty database; accepts a database of this version; refuses a file
 // that holds other tables or a newer version. False and `error` (plain words) otherwise.

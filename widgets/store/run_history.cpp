@@ -397,7 +397,8 @@ bool RunHistory::insertPreview(qint64 id, const hs::PreviewImage& preview, const
     QSqlQuery q(db);
     q.prepare(
         insertSql("previews", {"run_id", "seq", "kind", "step", "full_decode", "width", "height",
-                               "nonfinite_pixels", "mask_kind", "image_path", "mask_path"}));
+                               "nonfinite_pixels", "mask_kind", "image_path", "mask_path",
+                               "projection"}));
     QVariantList v{id,
                    seq,
                    kind,
@@ -408,7 +409,8 @@ bool RunHistory::insertPreview(qint64 id, const hs::PreviewImage& preview, const
                    nonFinitePixels(preview),
                    int(maskKind),
                    image,
-                   mask.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(mask)};
+                   mask.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(mask),
+                   QString::fromStdString(preview.projection)};
     if (!execBound(q, v, &e)) {
         QFile::remove(m_dir + '/' + image);
         if (!mask.isEmpty()) QFile::remove(m_dir + '/' + mask);

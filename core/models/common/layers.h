@@ -13,11 +13,29 @@
 // shapes a checkpoint must have (checkWeights) before anything real is allocated.
 #include <torch/torch.h>
 
+#include <string>
+#include <vector>
+
 namespace hs {
 
 // Casts x to w's dtype when they differ (modules may hold blocks in different formats).
 inline torch::Tensor asTypeOf(const torch::Tensor& x, const torch::Tensor& w) {
     return x.scalar_type() == w.scalar_type() ? x : x.to(w.scalar_type());
+}
+
+// Builds make(i, "<pathPrefix><i>") for i in [0, n) into `blocks`, the
+// typed views, and registers them on `owner` as the ModuleList `name`, whose checkpoint keys
+// read "<name>.<i>.*". Returns the list.
+template <class Block, class Make>
+torch::nn::ModuleList registerBlocks(torch::nn::Module& owner, const std::string& name, int n,
+                                     const std::string& pathPrefix, std::vector<Block>& blocks,
+                                     Make make) {
+    auto list = owner.register_module(name, torch::nn::ModuleList());
+    for (int i = 0; i < n; ++i) {
+        blocks.push_back(make(i, pathPrefix + std::to_string(i)));
+        list->push_back(blocks.back());
+    }
+    return list;
 }
 
 // Moves x to w's device when they differ (a streamed block's weights arrive on its device).

@@ -20,4 +20,12 @@ struct ResnetPoints {
           shortcut(path + ".conv_shortcut", ProbeLevel::Op) {}
 };
 
+// a + b in the dtype that the plan gives the probe point `p` (a residual sum that the plan may
+// keep in float32 while its branches run in half precision).
+inline torch::Tensor addAs(const torch::Tensor& a, const torch::Tensor& b, const ProbePoint& p,
+                           const ProbeContext& probes) {
+    const auto dt = probes.policy().computeTypeFor(p.name);
+    return a.to(dt) + b.to(dt);
+}
+
 }  // namespace hs

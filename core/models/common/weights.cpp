@@ -6,13 +6,18 @@
 #include "base/cancel.h"
 #include "base/load_progress.h"
 #include "io/safetensors.h"
+#include "io/scaled_fp8.h"
 #include "models/common/weight_convert.h"
 
 namespace hs {
 
 WeightMap weightMapOf(const TensorSet& set) {
+    // ComfyUI's scaled fp8: each weight times its scale_weight; the marker and the scales are
+    // bookkeeping, not tensors of the model (io/scaled_fp8.h).
+    const ScaledFp8 scales = readScaledFp8(set);
     WeightMap m;
-    for (const auto& name : set.names()) m.emplace(name, set.tensor(name));
+    for (const auto& name : set.names())
+        if (!scales.isBookkeeping(name)) m.emplace(name, readScaledTensor(set, name, scales));
     return m;
 }
 
@@ -84,7 +89,7 @@ torch::Tensor convertWeight(const torch::Tensor& src, torch::ScalarType dstType,
     return convertWeightInChunks(src, dstType, floating, component, key, policy, kWeightChunkBytes);
 }
 
-torch::Tensor convertWeightInChunks(const torch::Tensor& src, torch::ScalarType dstType,
+torch::Tensor convertWeightInChunks(const torch::Tensor& stored, torch::ScalarType dstType,
                                     bool floating, const std::string& component,
                                     const std::string& key, const PrecisionPolicy& policy,
                                     uint64_t chunkBytes) {
@@ -93,10 +98,22 @@ torch::Tensor convertWeightInChunks(const torch::Tensor& src, torch::ScalarType 
     const torch::Device device = policy.device();
     torch::ScalarType type = dstType;
     std::optional<Format> rounding;  // emulated: fp32 storage of values the format holds
+    torch::Tensor src = stored;
     if (floating && src.is_floating_point()) {
         const std::string path = modulePathOf(component, key);
         const auto& info = policy.info(path);
         type = policy.computeTypeFor(path);
+        // An fp8 rule: the weight matrix as fp8 with one scale holds it (precision_plan.h),
+        // whole (the scale is the tensor's), in float32; then the module's format as usual.
+        const bool matrix =
+            src.dim() >= 2 && key.size() >= 6 && key.compare(key.size() - 6, 6, "weight") == 0;
+        if (info.fp8Weights && matrix) {
+            src = fp8ScaledWeight(stored, *info.fp8Weights);
+            checkMappedTensor(stored);
+            noteWeightRead(stored.device().is_cpu() ? stored.data_ptr() : nullptr,
+                           uint64_t(stored.numel()) * stored.element_size());
+            chunkBytes = 0;  // one copy already made: converted whole, counted above
+        }
         // Already so when stored in the format.
         if (info.execution == Execution::Emulated && src.scalar_type() != scalarTypeOf(info.format))
             rounding = info.format;
@@ -108,9 +125,11 @@ torch::Tensor convertWeightInChunks(const torch::Tensor& src, torch::ScalarType 
         v = src.to(device, type, /*non_blocking=*/false, /*copy=*/true);
         if (rounding) v = roundTo(v, *rounding);
         v = v.contiguous();
-        checkMappedTensor(src);
-        // Counts toward the load's progress (base/load_progress.h), when a load is reporting.
-        noteWeightRead(src.device().is_cpu() ? src.data_ptr() : nullptr, bytes);
+        if (src.is_same(stored)) {
+            checkMappedTensor(src);
+            // Counts toward the load's progress (base/load_progress.h), when a load reports.
+            noteWeightRead(src.device().is_cpu() ? src.data_ptr() : nullptr, bytes);
+        }
         return v;
     }
     // The result once, then each slice of rows cast into its place: copy_ casts exactly as to()

@@ -22,6 +22,10 @@ public:
 
 // Tensors by checkpoint key; values may be views into mapped files.
 using WeightMap = std::map<std::string, torch::Tensor>;
+// Every tensor of `set`: views, except fp8 ones, decoded into float32 copies (io/float8.h), and,
+// in a ComfyUI scaled-fp8 file, weights multiplied by their scale_weight, without the marker and
+// the scale keys (io/scaled_fp8.h). Throws FileError for a scale that is not one finite value
+// or has no weight.
 WeightMap weightMapOf(const TensorSet& set);
 
 // "[2, 3]"

@@ -17,6 +17,7 @@
 #include "library/library_format.h"
 #include "library/library_scan.h"
 #include "library_tree.h"
+#include "library_tree_suite.h"
 
 namespace hs {
 namespace {
@@ -43,16 +44,9 @@ uint64_t sizeOf(const std::string& p) {
     return fs::file_size(p);
 }
 
-class Library : public ::testing::Test {
+class Library : public test::LibraryTreeSuite {
 protected:
-    static void SetUpTestSuite() {
-        s_dir = new test::ScopedDir("library");
-        s_tree = new test::LibraryTree(test::writeLibraryTree(s_dir->path));
-    }
-    static void TearDownTestSuite() {
-        delete s_tree;
-        delete s_dir;
-    }
+    static void SetUpTestSuite() { writeTree("library"); }
     LibraryOptions options() const {
         LibraryOptions o;
         o.hfCaches = {s_tree->hf};
@@ -61,11 +55,7 @@ protected:
         o.a1111 = {s_tree->a1111};
         return o;
     }
-    static test::ScopedDir* s_dir;
-    static test::LibraryTree* s_tree;
 };
-test::ScopedDir* Library::s_dir = nullptr;
-test::LibraryTree* Library::s_tree = nullptr;
 
 TEST_F(Library, ListsTheHubSnapshotComfyUiAndA1111ModelsFromTheirHeaders) {
     const LibraryReport r = scanLibrary(options());

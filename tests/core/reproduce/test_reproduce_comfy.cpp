@@ -19,19 +19,40 @@ json node(const char* type, json inputs) {
     return {{"class_type", type}, {"inputs", std::move(inputs)}};
 }
 
+// A KSampler node at cfg 8 on the default graph's model (node 4) and prompts (6, 7), sampling the
+// latent of node `latent`.
+json kSampler(int64_t seed, int steps, const char* sampler, const char* scheduler, json denoise,
+              const char* latent) {
+    return node("KSampler", {{"seed", seed},
+                             {"steps", steps},
+                             {"cfg", 8},
+                             {"sampler_name", sampler},
+                             {"scheduler", scheduler},
+                             {"denoise", denoise},
+                             {"model", link("4")},
+                             {"positive", link("6")},
+                             {"negative", link("7")},
+                             {"latent_image", link(latent)}});
+}
+
+// A node of a UI workflow: its `mode` (0 on, 2 muted, 4 bypassed), its widgets' values and its
+// input slots, each left out when empty.
+json uiNode(int id, const char* type, int mode, json widgets, json inputs = json::array()) {
+    json n = {{"id", id}, {"type", type}, {"mode", mode}};
+    if (!widgets.empty()) n["widgets_values"] = std::move(widgets);
+    if (!inputs.empty()) n["inputs"] = std::move(inputs);
+    return n;
+}
+
+// An input slot of a UI workflow's node, fed by the link `link`.
+json uiInput(const char* name, const char* type, int link) {
+    return {{"name", name}, {"type", type}, {"link", link}};
+}
+
 // An SD 1.5 text-to-image graph as ComfyUI's default workflow has it.
 json defaultGraph() {
     return {
-        {"3", node("KSampler", {{"seed", 156680208700286},
-                                {"steps", 20},
-                                {"cfg", 8},
-                                {"sampler_name", "dpmpp_2m"},
-                                {"scheduler", "karras"},
-                                {"denoise", 1},
-                                {"model", link("4")},
-                                {"positive", link("6")},
-                                {"negative", link("7")},
-                                {"latent_image", link("5")}})},
+        {"3", kSampler(156680208700286, 20, "dpmpp_2m", "karras", 1, "5")},
         {"4", node("CheckpointLoaderSimple", {{"ckpt_name", "v1-5-pruned-emaonly.safetensors"}})},
         {"5", node("EmptyLatentImage", {{"width", 512}, {"height", 768}, {"batch_size", 1}})},
         {"6", node("CLIPTextEncode", {{"text", "a bottle\nof wine"}, {"clip", link("4", 1)}})},
@@ -166,16 +187,7 @@ TEST(ReproduceComfy, HiresFixGraphHasTwoStagesAndReadsTheFirst) {
     g["10"] =
         node("LatentUpscaleBy",
              {{"upscale_method", "nearest-exact"}, {"scale_by", 1.5}, {"samples", link("3")}});
-    g["11"] = node("KSampler", {{"seed", 1},
-                                {"steps", 12},
-                                {"cfg", 8},
-                                {"sampler_name", "euler"},
-                                {"scheduler", "normal"},
-                                {"denoise", 0.5},
-                                {"model", link("4")},
-                                {"positive", link("6")},
-                                {"negative", link("7")},
-                                {"latent_image", link("10")}});
+    g["11"] = kSampler(1, 12, "euler", "normal", 0.5, "10");
     g["8"]["inputs"]["samples"] = link("11");
     const ReproduceSettings s = settingsOfGraph(g);
     EXPECT_EQ(s.stages, 2);
@@ -232,46 +244,22 @@ TEST(ReproduceComfy, UiWorkflowResolvesRerouteBypassAndWidgetOrder) {
     const json w = {
         {"nodes",
          json::array({
-             {{"id", 3},
-              {"type", "KSampler"},
-              {"mode", 0},
-              {"inputs",
-               json::array({{{"name", "model"}, {"type", "MODEL"}, {"link", 1}},
-                            {{"name", "positive"}, {"type", "CONDITIONING"}, {"link", 2}},
-                            {{"name", "negative"}, {"type", "CONDITIONING"}, {"link", 3}},
-                            {{"name", "latent_image"}, {"type", "LATENT"}, {"link", 4}}})},
-              {"widgets_values",
-               json::array({99, "randomize", 25, 6.5, "euler_ancestral", "normal", 1})}},
-             {{"id", 4},
-              {"type", "CheckpointLoaderSimple"},
-              {"mode", 0},
-              {"widgets_values", json::array({"sd_xl_base_1.0.safetensors"})}},
-             {{"id", 10},
-              {"type", "Reroute"},
-              {"mode", 0},
-              {"inputs", json::array({{{"name", ""}, {"type", "*"}, {"link", 11}}})}},
-             {{"id", 12},
-              {"type", "LoraLoaderModelOnly"},
-              {"mode", 4},
-              {"inputs", json::array({{{"name", "model"}, {"type", "MODEL"}, {"link", 12}}})},
-              {"widgets_values", json::array({"lcm.safetensors", 1.0})}},
-             {{"id", 5},
-              {"type", "EmptyLatentImage"},
-              {"mode", 0},
-              {"widgets_values", json::array({832, 1216, 1})}},
-             {{"id", 6},
-              {"type", "CLIPTextEncode"},
-              {"mode", 0},
-              {"widgets_values", json::array({"a lighthouse"})}},
-             {{"id", 7},
-              {"type", "CLIPTextEncode"},
-              {"mode", 0},
-              {"widgets_values", json::array({"fog"})}},
-             {{"id", 13},
-              {"type", "SaveImage"},
-              {"mode", 2},
-              {"inputs", json::array({{{"name", "images"}, {"type", "IMAGE"}, {"link", 20}}})}},
-             {{"id", 14}, {"type", "Note"}, {"mode", 0}, {"widgets_values", json::array({"hi"})}},
+             uiNode(
+                 3, "KSampler", 0,
+                 json::array({99, "randomize", 25, 6.5, "euler_ancestral", "normal", 1}),
+                 json::array({uiInput("model", "MODEL", 1), uiInput("positive", "CONDITIONING", 2),
+                              uiInput("negative", "CONDITIONING", 3),
+                              uiInput("latent_image", "LATENT", 4)})),
+             uiNode(4, "CheckpointLoaderSimple", 0, json::array({"sd_xl_base_1.0.safetensors"})),
+             uiNode(10, "Reroute", 0, json::array(), json::array({uiInput("", "*", 11)})),
+             uiNode(12, "LoraLoaderModelOnly", 4, json::array({"lcm.safetensors", 1.0}),
+                    json::array({uiInput("model", "MODEL", 12)})),
+             uiNode(5, "EmptyLatentImage", 0, json::array({832, 1216, 1})),
+             uiNode(6, "CLIPTextEncode", 0, json::array({"a lighthouse"})),
+             uiNode(7, "CLIPTextEncode", 0, json::array({"fog"})),
+             uiNode(13, "SaveImage", 2, json::array(),
+                    json::array({uiInput("images", "IMAGE", 20)})),
+             uiNode(14, "Note", 0, json::array({"hi"})),
          })},
         {"links",
          json::array(

@@ -79,15 +79,22 @@ TEST(ReproduceSamples, CliDryRunPrintsTheJsonObject) {
     EXPECT_HAS(text, "stages:          2 (the first is reproduced)");
 }
 
-TEST(ReproduceSamples, CliWithoutDryRunSaysRunningIsNotImplemented) {
+TEST(ReproduceSamples, CliWithoutTheFilesNamesEachMissingOne) {
     int status = -1;
     const std::string image = dataPath("reproduce/a1111_sd15_visible.png");
-    const std::string out = runCli("reproduce '" + image + "'", status);
+    const std::string empty = tempDir("reproduce-empty-hub");
+    const std::string out = runCli(
+        "reproduce '" + image + "' --no-cache --hf-cache '" + empty + "' --out x.png", status);
     EXPECT_EQ(status, 2);
-    EXPECT_HAS(out, "not implemented yet");
-    // Run options come with running: refused, not ignored.
-    runCli("reproduce '" + image + "' --dry-run --steps 4", status);
+    EXPECT_HAS(out,
+               "the image's model files were not found:\n  v1-5-pruned-emaonly\n"
+               "  vae-ft-mse-840000-ema-pruned.safetensors\nsearched:\n"
+               "  Hugging Face cache: " +
+                   empty);
+    // Run options come with running: refused with --dry-run, not ignored.
+    const std::string dry = runCli("reproduce '" + image + "' --dry-run --steps 4", status);
     EXPECT_EQ(status, 2);
+    EXPECT_HAS(dry, "--steps");
 }
 
 }  // namespace hs::test
