@@ -2543,6 +2543,200 @@
     </message>
 </context>
 <context>
+    <name>ReproduceImage</name>
+    <message>
+        <location filename="../app/gui/reproduce_image.cpp" line="+104"/>
+        <source>&amp;Reproduce image...</source>
+        <translation>复现图像(&amp;R)...</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Read how a PNG was made (ComfyUI, A1111, Forge) and run it again</source>
+        <translation>读取 PNG 的生成方式（ComfyUI、A1111、Forge）并再次运行</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Original image</source>
+        <translation>原始图像</translation>
+    </message>
+    <message>
+        <location line="+63"/>
+        <location line="+232"/>
+        <source>Reproduce image</source>
+        <translation>复现图像</translation>
+    </message>
+    <message>
+        <location line="-231"/>
+        <source>Images with their settings (*.png);;All files (*)</source>
+        <translation>带生成设置的图像 (*.png);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Cannot reproduce the image: %1</source>
+        <translation>无法复现该图像：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The image&apos;s settings cannot be read, so nothing was changed.
+
+%1</source>
+        <translation>无法读取该图像的设置，因此未做任何更改。
+
+%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Reproducing %1: its settings</source>
+        <translation>正在复现 %1：其设置如下</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>The image&apos;s picture cannot be shown: %1</source>
+        <translation>无法显示该图像的画面：%1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The image being reproduced: %1</source>
+        <translation>正在复现的图像：%1</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Looking for the image&apos;s files in the model library</source>
+        <translation>正在模型库中查找该图像的文件</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Hugging Face cache: %1</source>
+        <translation>Hugging Face 缓存：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ComfyUI: %1</source>
+        <translation>ComfyUI：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A1111 / Forge: %1</source>
+        <translation>A1111 / Forge：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>added: %1</source>
+        <translation>已添加：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(no folders: add your ComfyUI or A1111 folder in the model library)</source>
+        <translation>（没有文件夹：请在模型库中添加你的 ComfyUI 或 A1111 文件夹）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The model library could not be searched: %1</source>
+        <translation>无法搜索模型库：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The model library could not be searched for the image&apos;s files: %1</source>
+        <translation>无法在模型库中搜索该图像的文件：%1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The library cache was not written: %1</source>
+        <translation>未能写入模型库缓存：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The image names no model file: its settings go to the open model</source>
+        <translation>该图像未指明模型文件：其设置将用于当前打开的模型</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1: found at %2</source>
+        <translation>%1：位于 %2</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The image&apos;s model files were not found: %1</source>
+        <translation>未找到该图像的模型文件：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The image&apos;s model files were not found in the model library:
+  %1
+
+Searched:
+%2
+
+The image&apos;s settings are in the panels. Add the folder that holds the files in the model library, or keep the current model.</source>
+        <translation>在模型库中未找到该图像的模型文件：
+  %1
+
+已搜索：
+%2
+
+该图像的设置已填入面板。请在模型库中添加存放这些文件的文件夹，或保留当前模型。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>The image&apos;s files do not make a model: %1</source>
+        <translation>该图像的文件无法组成一个模型：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The image&apos;s files were found but do not make a model: %1
+
+The image&apos;s settings are in the panels. Pick the files in the model library, or keep the current model.</source>
+        <translation>已找到该图像的文件，但它们无法组成一个模型：%1
+
+该图像的设置已填入面板。请在模型库中选择文件，或保留当前模型。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The image&apos;s files are the open model: it is kept</source>
+        <translation>该图像的文件即当前打开的模型：保留该模型</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>not reproduced: %1</source>
+        <translation>未复现：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>the image&apos;s sampler %1 runs as %2, on the model&apos;s scheduler config rather than ComfyUI&apos;s sigma schedule</source>
+        <translation>该图像的采样器 %1 以 %2 运行，使用模型调度器配置而非 ComfyUI 的 sigma 噪声表</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the image&apos;s sampler %1 is not among this model&apos;s samplers: the model&apos;s own scheduler runs</source>
+        <translation>该图像的采样器 %1 不在此模型的采样器之列：将使用模型自带的调度器</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>the image&apos;s size %1 x %2 is %3 x %4 here: the model takes other sizes</source>
+        <translation>该图像的尺寸 %1 x %2 在此为 %3 x %4：该模型接受的尺寸不同</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Not as the image: %1</source>
+        <translation>与原图不同：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The image&apos;s settings are set: Generate runs them</source>
+        <translation>已填入该图像的设置：点击“生成”即可运行</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Open the model library...</source>
+        <translation>打开模型库...</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Keep the current model</source>
+        <translation>保留当前模型</translation>
+    </message>
+</context>
+<context>
     <name>RunHistory</name>
     <message>
         <location filename="../widgets/store/history_finish.cpp" line="+71"/>

@@ -36,8 +36,9 @@ const Registrar kGenerateCommand(
      "  2  usage or input error\n"
      "  3  the image is fine (verdict ok), but a NaN/Inf appeared inside the run and was\n"
      "     contained, e.g. clipped by a clamp rule: the plan works only because a remedy held\n"
-     "     an overflow back. A 'contained: ...' line (--json: \"contained\") names "
-     "where\n\n" HS_ADVISE_FOR_HELP HS_CHECK_FIXES_HELP HS_RUN_OPTIONS_HELP,
+     "     an overflow back. A 'contained: ...' line (--json: \"contained\") names where it\n"
+     "     appeared and the plan's remedy that covered it\n\n" HS_ADVISE_FOR_HELP
+         HS_CHECK_FIXES_HELP HS_RUN_OPTIONS_HELP,
      runGenerate,
      {"json", "check-fixes"}});
 

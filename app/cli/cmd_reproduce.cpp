@@ -103,16 +103,20 @@ std::string defaultOutput(const std::string& image) {
 }
 
 int runReproduce(const Args& args) {
-    args.allowOnly(withRunOptions(
-        {"json", "dry-run", "out", "report", HS_LIBRARY_OPTIONS, HS_TARGET_OPTIONS}));
+    args.allowOnly(withRunOptions({"json", "dry-run", "out", "report", "check-fixes",
+                                   HS_LIBRARY_OPTIONS, HS_TARGET_OPTIONS}));
     if (args.positional().size() != 1) throw UsageError("expected one IMAGE (a PNG file)");
     const std::string image = args.positional()[0];
     const GivenOptions given = givenOptions(args);
-    if (args.has("dry-run") && (!given.empty() || args.has("out") || args.has("report")))
-        throw UsageError(
-            "--" +
-            (given.empty() ? std::string(args.has("out") ? "out" : "report") : *given.begin()) +
-            " applies to a run; --dry-run reads the image and looks up its files");
+    if (args.has("dry-run")) {
+        // What only a run takes: said, not ignored.
+        std::vector<std::string> runOnly(given.begin(), given.end());
+        for (const char* o : {"out", "report", "check-fixes"})
+            if (args.has(o)) runOnly.push_back(o);
+        if (!runOnly.empty())
+            throw UsageError("--" + runOnly.front() +
+                             " applies to a run; --dry-run reads the image and looks up its files");
+    }
     ReproduceSettings s = readReproduceSettings(image);
     const LibraryOptions libraryOptions = libraryOptionsFrom(args);
     LibraryReport library;
@@ -171,11 +175,16 @@ const Registrar kReproduceCommand({
     "              unsupported; else the run record, as generate --json\n"
     "  --out FILE  the PNG (default: IMAGE's name + .reproduced.png, here)\n"
     "\n"
-    "exit status: 0 a clean picture (or a dry run), 1 NaN/Inf or a black image, 2 usage or\n"
-    "input error (not a PNG, no metadata, a graph that does not read, a model file not\n"
-    "found: each is named with the folders searched)\n\n" HS_RUN_OPTIONS_HELP,
+    "exit status (as generate's; --json carries it as exit_status):\n"
+    "  0  a clean picture, or a dry run\n"
+    "  1  the image holds NaN/Inf or is black\n"
+    "  2  usage or input error: not a PNG, no metadata, a graph that does not read, a model\n"
+    "     file not found (each is named with the folders searched)\n"
+    "  3  the image is fine, but a NaN/Inf appeared inside the run and a remedy of the plan\n"
+    "     contained it (a 'contained: ...' line names where)\n\n" HS_ADVISE_FOR_HELP
+        HS_CHECK_FIXES_HELP HS_RUN_OPTIONS_HELP,
     runReproduce,
-    {"json", "dry-run", "no-cache"},
+    {"json", "dry-run", "no-cache", "check-fixes"},
 });
 
 }  // namespace

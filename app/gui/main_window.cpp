@@ -16,6 +16,7 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "compare_view.h"
 #include "ctl_bring_into_view.h"
@@ -26,7 +27,6 @@
 #include "history_browser.h"
 #include "image_view.h"
 #include "layer_heatmap.h"
-#include "view_heatmap_grid.h"
 #include "library_dialog.h"
 #include "log_panel.h"
 #include "model_panel.h"
@@ -43,6 +43,7 @@
 #include "studio.h"
 #include "studio_settings.h"
 #include "ui_theme.h"
+#include "view_heatmap_grid.h"
 #include "welcome_dialog.h"
 
 namespace {
@@ -110,8 +111,8 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
     const QMargins panel = v.prompt->layout()->contentsMargins();
     auto* runBarHolder = new QWidget;
     auto* runBarLayout = new QVBoxLayout(runBarHolder);
-    runBarLayout->setContentsMargins(outer.left() + panel.left(), 4,
-                                     outer.right() + panel.right(), 4);
+    runBarLayout->setContentsMargins(outer.left() + panel.left(), 4, outer.right() + panel.right(),
+                                     4);
     runBarLayout->addWidget(runBar);
     setupDockLayout->addWidget(runBarHolder);
     dock(this, tr("Setup"), "setup", setupDock, Qt::LeftDockWidgetArea);
@@ -174,7 +175,8 @@ MainWindow::MainWindow(const QString& historyDir, const QString& modelDir, QWidg
         top->setSizes({top->width() - 380, 380});
         if (m_restoredLayout) return;
         resizeDocks({findChild<QDockWidget*>("setup")}, {470}, Qt::Horizontal);
-        resizeDocks({log}, {160}, Qt::Vertical);
+        // The log a sixth of a short window at most: the run above it keeps its room.
+        resizeDocks({log}, {std::min(160, height() / 6)}, Qt::Vertical);
     };
 
     m_studio = new Studio(v, m_history.get(), this);
@@ -298,7 +300,8 @@ bool MainWindow::showFailingPoint() {
 void MainWindow::fitToScreen() {
     // At most 90% of the room the screen leaves (panels, docks), centred on it; never below
     // what the window needs, never beyond the screen.
-    const QRect room = (screen() ? screen() : QGuiApplication::primaryScreen())->availableGeometry();
+    const QRect room =
+        (screen() ? screen() : QGuiApplication::primaryScreen())->availableGeometry();
     const QSize want = (QSizeF(room.size()) * 0.9).toSize().expandedTo(minimumSizeHint());
     resize(want.boundedTo(room.size()));
     move(room.center() - QPoint(width() / 2, height() / 2));
@@ -408,11 +411,17 @@ void MainWindow::saveSettings() const {
     if (const auto& m = m_studio->model()) s.setModel(m->dir, m->files);
 }
 
-void MainWindow::showEvent(QShowEvent* event) {
-    if (m_fitAtShow) {
+void MainWindow::setVisible(bool visible) {
+    // Before the native window exists: sized and placed on the screen it will show on (the
+    // one setScreen() named, else the primary), not moved there after a first frame elsewhere.
+    if (visible && m_fitAtShow) {
         m_fitAtShow = false;
         fitToScreen();
     }
+    QMainWindow::setVisible(visible);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
     if (m_applyDefaultSizes) {
         auto apply = std::move(m_applyDefaultSizes);

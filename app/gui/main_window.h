@@ -42,6 +42,8 @@ public:
     // Starts the precision search with the fix panel's settings and raises its dock.
     void findFix();
 
+    void setVisible(bool visible) override;
+
 protected:
     void showEvent(QShowEvent* event) override;
     void closeEvent(QCloseEvent* event) override;

@@ -224,7 +224,7 @@ void ReproduceImage::showOriginal(const QString& path) {
     }
     m_original->setPicture(p, QFileInfo(path).fileName());
     m_original->setToolTip(tr("The image being reproduced: %1").arg(path));
-    if (m_original->isVisible()) return;
+    if (!m_original->isHidden()) return;
     m_original->show();
     // As wide as the final image, taken from the curves beside them.
     if (auto* split = qobject_cast<QSplitter*>(m_original->parentWidget())) {
@@ -309,7 +309,7 @@ void ReproduceImage::onLookedUp(const Lookup& result) {
     *m_settings = result.settings;
     const hs::ReproduceSettings& s = *m_settings;
     if (s.runFiles.empty()) {
-        m_log->info(tr("The image names no model file: its settings go to the model open"),
+        m_log->info(tr("The image names no model file: its settings go to the open model"),
                     "reproduce");
         keepCurrentModel();
         return;
@@ -347,7 +347,7 @@ void ReproduceImage::onLookedUp(const Lookup& result) {
     const QString model = qs(set.model);
     const auto& open = m_studio.model();
     if (open && open->dir == model && open->files == set.with) {
-        m_log->info(tr("The image's files are the model open: it is kept"), "reproduce");
+        m_log->info(tr("The image's files are the open model: it is kept"), "reproduce");
         keepCurrentModel();
         return;
     }

@@ -73,8 +73,7 @@ void Studio::showFailureOf(const hs::RunRecord& r) {
         //: The value a failing point held: %1 its kind (+Inf, -Inf, NaN), then the counts.
         b.value = tr("%1 (%2 NaN, %3 +Inf, %4 -Inf of %5 values)")
                       .arg(qs(hs::nonFiniteKindName(f->kind)), viewCount(f->nan),
-                           viewCount(f->posInf), viewCount(f->negInf),
-                           viewCount(f->count));
+                           viewCount(f->posInf), viewCount(f->negInf), viewCount(f->count));
         b.layer = f->fromProbe;
         m_v.banner->showFailure(b);
     } else if (!r.cancelled && !r.verdict.empty() && r.verdict != "ok") {

@@ -15,11 +15,11 @@
 #include "engine_text.h"
 #include "failure_banner.h"
 #include "layer_heatmap.h"
-#include "view_heatmap_grid.h"
 #include "prompt_panel.h"
 #include "runtime/demo_location.h"
 #include "studio.h"
 #include "studio_text.h"
+#include "view_heatmap_grid.h"
 
 namespace {
 
@@ -203,14 +203,18 @@ void WelcomeDialog::onComparisonEnded() {
     QString html = tr("<b>bf16</b>: %1.<br><b>fp16</b>: %2.")
                        .arg(verdictWords(bf16).toHtmlEscaped(), verdictWords(fp16).toHtmlEscaped());
     if (m_failure && m_failure->fromProbe)
-        html += "<br>" + tr("First failing layer in fp16: <b>%1</b> (component %2, %3), where %4 "
-                            "first appeared.")
-                             .arg(qs(m_failure->point).toHtmlEscaped(),
-                                  qs(m_failure->component).toHtmlEscaped(), FailureBanner::stageName(m_failure->step, m_failure->component == "vae"),
-                                  qs(hs::nonFiniteKindName(m_failure->kind)));
+        html +=
+            "<br>" +
+            tr("First failing layer in fp16: <b>%1</b> (component %2, %3), where %4 "
+               "first appeared.")
+                .arg(qs(m_failure->point).toHtmlEscaped(), qs(m_failure->component).toHtmlEscaped(),
+                     FailureBanner::stageName(m_failure->step, m_failure->component == "vae"),
+                     qs(hs::nonFiniteKindName(m_failure->kind)));
     else if (m_failure)  // probing off: the run's own statistics say where, not which layer
-        html += "<br>" + tr("fp16 first failed in the %1 (%2); the layers were not recorded.")
-                             .arg(qs(m_failure->point).toHtmlEscaped(), FailureBanner::stageName(m_failure->step, m_failure->component == "vae"));
+        html += "<br>" +
+                tr("fp16 first failed in the %1 (%2); the layers were not recorded.")
+                    .arg(qs(m_failure->point).toHtmlEscaped(),
+                         FailureBanner::stageName(m_failure->step, m_failure->component == "vae"));
     else
         html += "<br>" + tr("No layer overflowed in fp16 on this run.");
     m_result->setText(html);

@@ -71,12 +71,22 @@ std::vector<std::string> applyImageSampler(
         cfg.comfyScheduler = s.scheduler;
         return notes;
     }
+    // A flow model runs its own FlowMatch Euler. FLUX.1's, Qwen-Image's and Anima's steps
+    // t = 1, 1 - 1/N, ..., 1/N, shifted, are what ComfyUI's simple schedule picks from the same
+    // shifted table; its other schedules space the steps otherwise.
     const std::string asked = s.sampler + (s.scheduler.empty() ? "" : " + " + s.scheduler);
-    notes.push_back("the image's sampler " + asked +
-                    (s.sampler == "euler"
-                         ? " ran as the model's own Euler scheduler, on its config's sigmas "
-                           "rather than ComfyUI's schedule"
-                         : " is not implemented for this model: its own scheduler ran"));
+    std::string what;
+    if (s.sampler == "euler" && s.scheduler == "simple")
+        what =
+            " ran as the model's FlowMatch Euler scheduler, whose steps (t = 1 .. 1/N, shifted "
+            "as its scheduler config says) are ComfyUI's simple schedule for FLUX.1, "
+            "Qwen-Image and Anima";
+    else if (s.sampler == "euler")
+        what = " ran as the model's FlowMatch Euler scheduler on its own steps, not ComfyUI's " +
+               (s.scheduler.empty() ? std::string("schedule") : s.scheduler + " schedule");
+    else
+        what = " is not implemented for this model: its FlowMatch Euler scheduler ran";
+    notes.push_back("the image's sampler " + asked + what);
     return notes;
 }
 

@@ -4,6 +4,8 @@
 // on screen, every tab, bottom dock and the two dialogs are checked: no text cut or elided
 // (labels, buttons, tabs, group titles, combo boxes, image titles, plot axis labels and legend
 // items), no widgets of one layout overlapping, no control out of sight.
+// Then the window's first size on each screen, a failed run's banner in sight on the laptop
+// screen, and the wheel over the Setup panel scrolling it rather than changing Steps.
 // HALFSCOPE_SHOTS=<folder> also writes a PNG of each view at each size.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
@@ -12,6 +14,7 @@
 #include <QAbstractScrollArea>
 #include <QAbstractSpinBox>
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
@@ -24,6 +27,8 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStyleOptionButton>
 #include <QStyleOptionComboBox>
@@ -34,6 +39,7 @@
 #include <QTest>
 #include <QTextDocument>
 #include <QToolButton>
+#include <QWheelEvent>
 #include <QWindow>
 #include <functional>
 
@@ -47,12 +53,12 @@
 #include "precision_panel.h"
 #include "preview_strip.h"
 #include "prompt_panel.h"
-#include "step_plot.h"
-#include "view_heatmap_grid.h"
 #include "runtime/demo_location.h"
 #include "settings_dialog.h"
+#include "step_plot.h"
 #include "studio.h"
 #include "studio_test_fixture.h"
+#include "view_heatmap_grid.h"
 
 namespace {
 
@@ -487,7 +493,8 @@ TEST_F(StudioLayoutTest, EveryViewFitsAt1366x768And1920x1080) {
 // Screens whose sizes a test checks, each with the screen of the configuration that has it.
 std::vector<std::pair<QSize, QScreen*>> checkedScreens() {
     std::vector<std::pair<QSize, QScreen*>> out;
-    for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)}) out.emplace_back(size, screenOf(size));
+    for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)})
+        out.emplace_back(size, screenOf(size));
     return out;
 }
 
@@ -496,17 +503,16 @@ std::vector<std::pair<QSize, QScreen*>> checkedScreens() {
 TEST_F(StudioLayoutTest, TheFirstSizeFitsTheScreenItOpensOn) {
     for (const auto& [size, screen] : checkedScreens()) {
         QSettings().clear();  // no saved placement: each window is a first launch
-        const auto window = openStudio(QString(), [screen = screen](MainWindow& w) {
-            w.setScreen(screen);
-        });
+        const auto window =
+            openStudio(QString(), [screen = screen](MainWindow& w) { w.setScreen(screen); });
         MainWindow& w = *window;
         settle();
         const std::string tag = std::to_string(size.width()) + "x" + std::to_string(size.height());
         ASSERT_EQ(w.screen(), screen) << tag;
         const QRect room = screen->availableGeometry();
         EXPECT_TRUE(room.contains(w.frameGeometry()))
-            << tag << ": window at " << w.frameGeometry().x() << "," << w.frameGeometry().y()
-            << " " << w.frameGeometry().width() << "x" << w.frameGeometry().height();
+            << tag << ": window at " << w.frameGeometry().x() << "," << w.frameGeometry().y() << " "
+            << w.frameGeometry().width() << "x" << w.frameGeometry().height();
         EXPECT_LE(w.width(), room.width() * 0.9 + 1) << tag;
         EXPECT_GE(w.width(), room.width() * 0.8) << tag << ": uses the screen";
         EXPECT_LE(w.height(), room.height() * 0.9 + 1) << tag;
@@ -544,13 +550,14 @@ TEST_F(StudioLayoutTest, AFailedRunIsInSightOnALaptopScreen) {
     ASSERT_TRUE(banner->isVisible());
     EXPECT_TRUE(banner->text().contains(point)) << banner->text().toStdString();
     EXPECT_TRUE(banner->text().contains(QStringLiteral("step %1").arg(failure->step)));
-    EXPECT_TRUE(wholeInSight(banner)) << "banner seen " << seenPart(banner).height() << " of "
-                                      << banner->height();
+    EXPECT_TRUE(wholeInSight(banner))
+        << "banner seen " << seenPart(banner).height() << " of " << banner->height();
     EXPECT_TRUE(wholeInSight(banner->message()));
     EXPECT_TRUE(wholeInSight(banner->showButton()));
     EXPECT_TRUE(wholeInSight(banner->fixButton()));
     EXPECT_TRUE(wholeInSight(w.findChild<QPushButton*>("generate")));
-    EXPECT_TRUE(QRect(QPoint(), w.size()).contains(QRect(banner->mapTo(&w, QPoint()), banner->size())));
+    EXPECT_TRUE(
+        QRect(QPoint(), w.size()).contains(QRect(banner->mapTo(&w, QPoint()), banner->size())));
     shoot(&w, "failed-run-1366x768");
 
     banner->showButton()->click();
@@ -563,12 +570,44 @@ TEST_F(StudioLayoutTest, AFailedRunIsInSightOnALaptopScreen) {
     ASSERT_GE(row, 0);
     const QRect cell = grid->cellRect(row, layers->data().columnOfStep(failure->step));
     const QRect seen = seenPart(grid->viewport());
-    EXPECT_TRUE(seen.contains(cell)) << "the row is cut: cell y " << cell.y() << "-"
-                                     << cell.bottom() << ", seen y " << seen.y() << "-"
-                                     << seen.bottom();
+    EXPECT_TRUE(seen.contains(cell))
+        << "the row is cut: cell y " << cell.y() << "-" << cell.bottom() << ", seen y " << seen.y()
+        << "-" << seen.bottom();
     const int rowsSeen = (seen.height() - grid->headerHeight()) / grid->cellSize();
     EXPECT_GE(rowsSeen, 8);
     EXPECT_TRUE(layers->detailsText().contains(point));
     EXPECT_TRUE(wholeInSight(banner));
     shoot(&w, "failed-run-shown-1366x768");
+}
+
+// Scrolling the Setup panel with the wheel on a laptop screen: when Steps passes under the
+// pointer the panel goes on scrolling and Steps keeps its value (it takes the wheel once
+// clicked into).
+TEST_F(StudioLayoutTest, TheWheelOverSetupScrollsThePanelNotTheSteps) {
+    QScreen* laptop = screenOf({1366, 768});
+    const auto window = openStudio(QString(), [laptop](MainWindow& w) { w.setScreen(laptop); });
+    MainWindow& w = *window;
+    settle();
+    auto* steps = w.views().prompt->findChild<QAbstractSpinBox*>("steps");
+    ASSERT_NE(steps, nullptr);
+    QScrollArea* setup = nullptr;
+    for (QWidget* p = steps->parentWidget(); p && !setup; p = p->parentWidget())
+        setup = qobject_cast<QScrollArea*>(p);
+    ASSERT_NE(setup, nullptr);
+    QScrollBar* bar = setup->verticalScrollBar();
+    ASSERT_GT(bar->maximum(), 0) << "the panel is taller than its dock on this screen";
+    setup->ensureWidgetVisible(steps);
+    bar->setValue(bar->value() - 40);  // Steps in view, room to scroll down
+    settle();
+    const QString before = steps->text();
+    const QPointF at(steps->width() / 2.0, steps->height() / 2.0);
+    const int start = bar->value();
+    for (int i = 0; i < 2; ++i) {
+        QWheelEvent down(at, steps->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                         Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(steps, &down);
+    }
+    EXPECT_EQ(steps->text(), before);
+    EXPECT_GT(bar->value(), start) << "the panel scrolled";
+    EXPECT_FALSE(steps->hasFocus());
 }

@@ -12,9 +12,13 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPushButton>
 #include <QTest>
+#include <QUrl>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -96,7 +100,15 @@ TEST_F(StudioReproduce, AnA1111ImageFillsThePanelsAndShowsItsPicture) {
     const QString image =
         qs(std::string(HALFSCOPE_TEST_DATA) + "/reproduce/a1111_sd15_visible.png");
     const QString demo = w.studio().model()->dir;
-    ASSERT_TRUE(r.reproduce(image));
+    // Dropped on the window, as from a file manager.
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(image)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &drop);
+    EXPECT_TRUE(drop.isAccepted());
 
     // Its prompt, negative prompt, seed, steps and CFG, at once.
     const hs::RunConfig cfg = panelRun(w);

@@ -190,8 +190,8 @@ TEST_F(WelcomeTest, TheButtonWaitsForTheWindowsOwnLoadAndLoadsNothingTwice) {
         w->views().prompt->setFrom(cfg);
     });
     w->show();
-    WelcomeDialog* d = w->showWelcome();  // as at the first launch
-    ASSERT_TRUE(w->views().model->isLoading());          // the window opens the demo
+    WelcomeDialog* d = w->showWelcome();         // as at the first launch
+    ASSERT_TRUE(w->views().model->isLoading());  // the window opens the demo
     EXPECT_FALSE(d->compareButton()->isEnabled());
     ASSERT_TRUE(QTest::qWaitFor([&] { return d->compareButton()->isEnabled(); }, 60000));
     ASSERT_TRUE(w->studio().model() && w->studio().model()->isDemo);

@@ -108,7 +108,7 @@ TEST(PrecisionPlan, ClampRulesAreRemediesBesideTheFormats) {
     const auto eff = effectivePlan({{"text_encoder_2", Format::BF16}}, p);
     EXPECT_TRUE(eff.clamps("text_encoder_2.encoder.block.1"));
     EXPECT_EQ(eff.resolve("text_encoder_2"), Format::FP16);
-    expectError("a=fp16,b=clip", 1, 9, "or a remedy: clamp, scale:K, fp32-residual, keep-fp32");
+    expectError("a=fp16,b=clip", 1, 9, "a remedy: clamp, scale:K, fp32-residual, keep-fp32, or fp8 weights");
 }
 
 TEST(PrecisionPlan, ScaleFp32ResidualAndKeepFp32RulesParseAndComposeWithFormats) {

@@ -23,8 +23,8 @@ TEST(FailureBanner, NamesTheFirstFailingPointAndOffersShowAndFindAFix) {
     banner->showFailure(f);
     EXPECT_TRUE(banner->isVisible());
     const QString text = banner->text();
-    for (const char* part : {"transformer.transformer_blocks.1", "step 0", "+Inf", "10 +Inf",
-                             "in the transformer"})
+    for (const char* part :
+         {"transformer.transformer_blocks.1", "step 0", "+Inf", "10 +Inf", "in the transformer"})
         EXPECT_TRUE(text.contains(part)) << part << " in " << text.toStdString();
     EXPECT_TRUE(banner->showButton()->isVisible());
     EXPECT_EQ(banner->failure().point, f.point);

@@ -217,6 +217,14 @@ TEST_F(HistoryBrowserTest, RunningRunsShowAndCannotBeDeleted) {
     EXPECT_EQ(cell(b, rowOf(b, live), Col::Steps), "2 / 4");
 }
 
+// PNDM: a 4-step run records 5 model calls; the table shows the run's 4 steps, not "5 / 4".
+TEST_F(HistoryBrowserTest, AnExtraModelCallOfTheScheduleShowsTheRunsSteps) {
+    const qint64 id = history->beginRun(testrec::config("pndm"), "", {});
+    for (int i = 0; i < 5; ++i) history->addStep(id, testrec::step(i), {});
+    HistoryBrowser b(history.get());
+    EXPECT_EQ(cell(b, rowOf(b, id), Col::Steps), "4 / 4");
+}
+
 TEST(HistoryBrowser, ShowsWhyTheHistoryCannotBeRead) {
     QTemporaryDir dir;
     QFile f(dir.filePath("history.sqlite"));

@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <algorithm>
 
 namespace {
 
@@ -120,7 +121,11 @@ QVariant HistoryTableModel::data(const QModelIndex& index, int role) const {
                 if (!r.error.isEmpty()) return tr("error");
                 return r.verdict.isEmpty() ? QStringLiteral("\u2014") : r.verdict;
             case Steps:
-                return tr("%1 / %2").arg(r.stepsDone).arg(r.stepsTotal);
+                // A PNDM/PLMS schedule calls the model once more than the run's steps: the
+                // records hold one step more, the run still has its steps ("50 / 50").
+                return tr("%1 / %2")
+                    .arg(r.stepsTotal > 0 ? std::min(r.stepsDone, r.stepsTotal) : r.stepsDone)
+                    .arg(r.stepsTotal);
             case State:
                 return stateText(r.state);
         }

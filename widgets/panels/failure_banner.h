@@ -14,11 +14,11 @@ class FailureBanner : public QFrame {
 public:
     // What the banner names, already in the studio's words.
     struct Failure {
-        QString point;      // "transformer.transformer_blocks.1", or "latents" / "image"
-        QString component;  // "transformer", "vae", "text_encoder"
-        int step = -1;      // the sampling step, -1 outside the loop
-        QString stage;      // "step 0", "VAE decode", "text encoding"
-        QString value;      // "+Inf (10 of 24,576 values)"
+        QString point;       // "transformer.transformer_blocks.1", or "latents" / "image"
+        QString component;   // "transformer", "vae", "text_encoder"
+        int step = -1;       // the sampling step, -1 outside the loop
+        QString stage;       // "step 0", "VAE decode", "text encoding"
+        QString value;       // "+Inf (10 of 24,576 values)"
         bool layer = false;  // a probe point: Show selects its heatmap row
     };
 
@@ -33,7 +33,7 @@ public:
     void showVerdict(const QString& verdict);
     void clear();  // hidden: the run shown did not fail (or runs now)
 
-    QString text() const;  // plain text of the message
+    QString text() const;                                 // plain text of the message
     const Failure& failure() const { return m_failure; }  // the last shown; empty after clear()
     QLabel* message() const { return m_message; }
     QPushButton* showButton() const { return m_show; }

@@ -11,7 +11,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <algorithm>
 #include <cmath>
 #include <limits>
 

@@ -118,7 +118,7 @@ private:
     // Sets the legend's columns to as many as fit the plot's width with every item whole.
     void fitLegend();
     void reserveValueLines();  // the readout's fixed height: a heading and a line a run
-    void fitNote();  // the note's minimum height: its wrapped lines at the current width
+    void fitNote();            // the note's minimum height: its wrapped lines at the current width
     void setHover(int step);
 
     QCustomPlot* m_plot;

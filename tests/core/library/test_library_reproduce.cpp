@@ -99,7 +99,7 @@ TEST_F(LibraryReproduce, FindsAComfyUiGraphsFilesAndRunsItsSettings) {
     EXPECT_EQ(rec["config"]["width"], 32);
     std::string notes;
     for (const auto& n : rec["notes"]) notes += n.get<std::string>() + "\n";
-    EXPECT_TRUE(has(notes, "euler + simple ran as the model's own Euler scheduler")) << notes;
+    EXPECT_TRUE(has(notes, "euler + simple ran as the model's FlowMatch Euler scheduler")) << notes;
 }
 
 TEST_F(LibraryReproduce, AMissingFileExitsTwoNamingItAndTheFoldersSearched) {

@@ -106,7 +106,16 @@ TEST(ReproduceRun, SdModelsRunComfysSamplerAndOthersSayWhatRanInstead) {
     EXPECT_EQ(f.scheduler, "");
     EXPECT_EQ(f.comfySampler, "");
     ASSERT_EQ(notes.size(), 1u);
-    EXPECT_NE(notes[0].find("model's own Euler scheduler"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[0].find("euler + simple ran as the model's FlowMatch Euler scheduler"),
+              std::string::npos)
+        << notes[0];
+    ReproduceSettings other = flux;
+    other.scheduler = "karras";
+    EXPECT_NE(applyImageSampler(other, {}, {}, f)[0].find("not ComfyUI's karras schedule"),
+              std::string::npos);
+    other.sampler = "dpmpp_2m";
+    EXPECT_NE(applyImageSampler(other, {}, {}, f)[0].find("dpmpp_2m + karras is not implemented"),
+              std::string::npos);
 }
 
 TEST(ReproduceRun, Sha256GivesTheStandardDigests) {
