@@ -64,20 +64,7 @@ LibraryReport lookUpFiles(const LibraryOptions& o, ReproduceSettings& s) {
 void modelFromFiles(const ReproduceSettings& s, const LibraryReport& library,
                     const LibraryOptions& o, RunConfig& cfg) {
     std::string missing;
-    std::vector<LibraryEntry> picked;
-    for (const std::string& f : s.runFiles) {
-        const std::string& path = s.resolved.at(f);
-        if (path.empty()) {
-            missing += "\n  " + f;
-            continue;
-        }
-        for (const LibraryEntry& e : library.entries)
-            if (e.path == path ||
-                std::find(e.files.begin(), e.files.end(), path) != e.files.end()) {
-                picked.push_back(e);
-                break;
-            }
-    }
+    for (const std::string& f : missingRunFiles(s)) missing += "\n  " + f;
     if (s.runFiles.empty())
         throw UsageError("the image names no model file: give the model with --model DIR|FILE");
     if (!missing.empty())
@@ -86,7 +73,7 @@ void modelFromFiles(const ReproduceSettings& s, const LibraryReport& library,
             "\nsearched:" + searchedFolders(o) +
             "\ngive the folders with --comfyui, --a1111 or --add, or the model "
             "with --model DIR|FILE");
-    const LibraryFileSet set = assembleFileSet(picked);
+    const LibraryFileSet set = assembleFileSet(entriesOfRunFiles(s, library));
     if (!set.error.empty())
         throw std::runtime_error("the image's files do not make a model: " + set.error);
     if (!set.missing.empty()) {

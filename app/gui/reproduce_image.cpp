@@ -71,26 +71,6 @@ QString panelSampler(const hs::ReproduceSettings& s, const QStringList& offered)
     return offered.contains(qs(s.sampler)) ? qs(s.sampler) : QString();
 }
 
-// The entries holding the image's run files, each once, in runFiles' order.
-std::vector<hs::LibraryEntry> entriesOfRunFiles(const hs::ReproduceSettings& s,
-                                                const hs::LibraryReport& library) {
-    std::vector<hs::LibraryEntry> picked;
-    for (const std::string& f : s.runFiles) {
-        const auto at = s.resolved.find(f);
-        if (at == s.resolved.end() || at->second.empty()) continue;
-        const std::string& path = at->second;
-        const auto holds = [&](const hs::LibraryEntry& e) {
-            return e.path == path || std::count(e.files.begin(), e.files.end(), path) > 0;
-        };
-        const auto e = std::find_if(library.entries.begin(), library.entries.end(), holds);
-        const bool seen = std::any_of(picked.begin(), picked.end(), [&](const auto& p) {
-            return e != library.entries.end() && p.path == e->path;
-        });
-        if (e != library.entries.end() && !seen) picked.push_back(*e);
-    }
-    return picked;
-}
-
 }  // namespace
 
 ReproduceImage::ReproduceImage(Studio& studio, const StudioViews& views, QAction* library,
@@ -315,13 +295,9 @@ void ReproduceImage::onLookedUp(const Lookup& result) {
         return;
     }
     QStringList missing;
-    for (const std::string& f : s.runFiles) {
-        const auto at = s.resolved.find(f);
-        if (at == s.resolved.end() || at->second.empty())
-            missing << qs(f);
-        else
-            m_log->info(tr("%1: found at %2").arg(qs(f), qs(at->second)), "reproduce");
-    }
+    for (const std::string& f : hs::missingRunFiles(s)) missing << qs(f);
+    for (const auto& [f, path] : s.resolved)
+        if (!path.empty()) m_log->info(tr("%1: found at %2").arg(qs(f), qs(path)), "reproduce");
     if (!missing.isEmpty()) {
         m_log->warning(tr("The image's model files were not found: %1").arg(missing.join(", ")),
                        "reproduce");
@@ -332,7 +308,7 @@ void ReproduceImage::onLookedUp(const Lookup& result) {
                     true);
         return;
     }
-    const hs::LibraryFileSet set = hs::assembleFileSet(entriesOfRunFiles(s, result.library));
+    const hs::LibraryFileSet set = hs::assembleFileSet(hs::entriesOfRunFiles(s, result.library));
     if (!set.complete()) {
         QString why = qs(set.error);
         for (const std::string& part : set.missing) why += "\n  " + qs(part);

@@ -104,4 +104,32 @@ void resolveImageFiles(ReproduceSettings& s, const LibraryReport& library, const
     }
 }
 
+std::vector<std::string> missingRunFiles(const ReproduceSettings& s) {
+    std::vector<std::string> out;
+    for (const std::string& f : s.runFiles) {
+        const auto at = s.resolved.find(f);
+        if (at == s.resolved.end() || at->second.empty()) out.push_back(f);
+    }
+    return out;
+}
+
+std::vector<LibraryEntry> entriesOfRunFiles(const ReproduceSettings& s,
+                                            const LibraryReport& library) {
+    std::vector<LibraryEntry> picked;
+    for (const std::string& f : s.runFiles) {
+        const auto at = s.resolved.find(f);
+        if (at == s.resolved.end() || at->second.empty()) continue;
+        const std::string& path = at->second;
+        const auto e = std::find_if(
+            library.entries.begin(), library.entries.end(), [&](const LibraryEntry& x) {
+                return x.path == path || std::count(x.files.begin(), x.files.end(), path);
+            });
+        if (e == library.entries.end()) continue;
+        if (std::none_of(picked.begin(), picked.end(),
+                         [&](const LibraryEntry& p) { return p.path == e->path; }))
+            picked.push_back(*e);
+    }
+    return picked;
+}
+
 }  // namespace hs

@@ -35,4 +35,12 @@ bool hasA1111Hash(const std::string& path, const std::string& hash, const Sha256
 // it.
 void resolveImageFiles(ReproduceSettings& s, const LibraryReport& library, const Sha256Of& sha256);
 
+// The run files (s.runFiles) resolved to no path, in order.
+std::vector<std::string> missingRunFiles(const ReproduceSettings& s);
+
+// The library entries holding the resolved run files, each entry once (an all-in-one file or a
+// shard set may hold several), in runFiles' order: what assembleFileSet takes.
+std::vector<LibraryEntry> entriesOfRunFiles(const ReproduceSettings& s,
+                                            const LibraryReport& library);
+
 }  // namespace hs

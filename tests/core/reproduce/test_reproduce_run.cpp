@@ -176,6 +176,13 @@ TEST(ReproduceRun, FileNamesMatchAsComfyUiAndA1111WriteThem) {
     const auto j = toJson(s);
     EXPECT_EQ(j["resolved"]["ae.safetensors"], "/c/models/vae/ae.safetensors");
     EXPECT_TRUE(j["resolved"]["clip_l.safetensors"].is_null());
+    // The run's parts: the files not found, and each entry holding found ones once.
+    EXPECT_EQ(missingRunFiles(s), (V{"clip_l.safetensors", "t5xxl_fp16.safetensors"}));
+    s.resolved["clip_l.safetensors"] = "/c/models/vae/ae.safetensors";  // the same entry twice
+    const auto picked = entriesOfRunFiles(s, library);
+    ASSERT_EQ(picked.size(), 2u);
+    EXPECT_EQ(picked[0].path, "/c/models/vae/ae.safetensors");
+    EXPECT_EQ(picked[1].path, "/c/models/unet/flux/flux1-dev.safetensors");
 }
 
 }  // namespace
