@@ -20,7 +20,7 @@ summary() {
     echo "== the 15 slowest tests"
     # ctest's result lines: "  12/345 Test  #67: Suite.Name ....   Passed    1.23 sec"
     sed -n 's/^ *[0-9]*\/[0-9]* *Test *#[0-9]*: \([^ ]*\) .*[[:space:]]\([0-9.]*\) sec$/\2 \1/p' \
-      build-tests/ctest.log | sort -rn | head -15 | awk '{printf "%8.1f s  %s\n", $1, $2}'
+      build-tests/ctest.log | sort -rn | awk 'NR <= 15 {printf "%8.1f s  %s\n", $1, $2}'
     # ctest's "100% tests passed, 0 tests failed out of 213" as one closing line.
     sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests failed out of \([0-9]*\)$/\2 \1/p' \
       build-tests/ctest.log | tail -1 | awk '{printf "tests: %d passed, %d failed\n", $1 - $2, $2}'
