@@ -46,7 +46,7 @@ std::string ompWaitPolicy() {
 
 nlohmann::json executionTable(const torch::Device& d) {
     nlohmann::json t;
-    for (auto f : {Format::FP32, Format::BF16, Format::FP16})
+    for (Format f : kFormats)
         t[formatName(f)] = executionName(executionFor(f, d));
     return t;
 }

@@ -65,7 +65,7 @@ std::string blockWords(const std::vector<ComponentInfo>& components,
 }
 
 double bytesPerParameter(Format f) {
-    return f == Format::FP32 ? 4.0 : 2.0;
+    return storesFp32(f) ? 4.0 : 2.0;
 }
 
 // A weight total: "48.0 GB" from 10 GB up, "12.1 GB", "28.8 MB" below 1 GB.

@@ -37,6 +37,8 @@ bool DeviceInfo::fp16Fast() const {
 }
 
 Execution DeviceInfo::executionOf(Format f) const {
+    if (f == Format::TF32)
+        return isCuda() && atLeast(8, 0) ? Execution::Native : Execution::Emulated;
     if (f == Format::FP16 && !isCuda()) return Execution::Emulated;
     if (f == Format::BF16 && !bf16Native()) return Execution::Emulated;
     return Execution::Native;

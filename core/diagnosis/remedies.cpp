@@ -210,7 +210,7 @@ void rankRemedies(RemedyTable& t, const DeviceInfo& target,
     // On a target of known memory: do the model's weights under the row's plan fit?
     double baseBytes = 0;
     for (const auto& comp : components)
-        baseBytes += double(comp.parameters) * (comp.format == Format::FP32 ? 4 : 2);
+        baseBytes += double(comp.parameters) * (storesFp32(comp.format) ? 4 : 2);
     if (target.memoryGB > 0 && baseBytes > 0)
         for (RemedyRow& r : t.rows) {
             const double gb = (baseBytes + r.extraWeightMB * 1e6) / 1e9;

@@ -10,12 +10,28 @@
 #include <cstring>
 #include <utility>
 
+#ifdef HALFSCOPE_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
 #include "base/enum_names.h"
 #include "numerics/cpu_features.h"
 
 namespace hs {
 
+bool cudaHasTf32(const torch::Device& device) {
+#ifdef HALFSCOPE_WITH_CUDA
+    if (!device.is_cuda()) return false;
+    const int index = device.has_index() ? device.index() : 0;
+    return at::cuda::getDeviceProperties(index)->major >= 8;  // Ampere's tensor cores on
+#else
+    (void)device;
+    return false;
+#endif
+}
+
 Execution executionFor(Format f, const torch::Device& device) {
+    if (f == Format::TF32) return cudaHasTf32(device) ? Execution::Native : Execution::Emulated;
     if (device.is_cuda()) return Execution::Native;
     if (f == Format::FP16) return Execution::Emulated;
     if (f == Format::BF16) return cpuBf16Execution();
@@ -25,7 +41,8 @@ Execution executionFor(Format f, const torch::Device& device) {
 namespace {
 constexpr std::pair<Format, torch::ScalarType> kFormatTypes[] = {{Format::FP32, torch::kFloat32},
                                                                  {Format::BF16, torch::kBFloat16},
-                                                                 {Format::FP16, torch::kFloat16}};
+                                                                 {Format::FP16, torch::kFloat16},
+                                                                 {Format::TF32, torch::kFloat32}};
 }  // namespace
 
 torch::ScalarType scalarTypeOf(Format f) {
@@ -60,26 +77,29 @@ torch::Tensor roundFloatCpu(const torch::Tensor& x) {
     });
 }
 
-// fp32 -> bf16 -> fp32 in integer arithmetic: round to nearest even at bit 16 (a carry into the
-// exponent turns values past bf16's maximum into Inf), every NaN to the quiet NaN that
-// c10::BFloat16 gives (0x7FC0). Branch-free, so the loop vectorises; 4x faster than
-// converting through c10::BFloat16 one value at a time.
+// fp32 rounded to `keep` fraction bits in integer arithmetic (bf16: 7, tf32: 10): round to
+// nearest even at the first dropped bit (a carry into the exponent turns values past the
+// narrow format's maximum into Inf), every NaN to the quiet NaN that c10::BFloat16 gives
+// (0x7FC00000). Branch-free, so the loop vectorises; 4x faster than converting through
+// c10::BFloat16 one value at a time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-void roundBf16Bits(const float* in, float* out, int64_t n) {
+void roundFractionBits(const float* in, float* out, int64_t n, int keep) {
+    const int drop = 23 - keep;
+    const uint32_t mask = ~((1u << drop) - 1u), half = (1u << (drop - 1)) - 1u;
     for (int64_t i = 0; i < n; ++i) {
         uint32_t u;
         std::memcpy(&u, in + i, 4);
-        uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u;
+        uint32_t r = (u + half + ((u >> drop) & 1u)) & mask;
         r = (u & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC00000u : r;
         std::memcpy(out + i, &r, 4);
     }
 }
 
 torch::Tensor roundBf16Cpu(const torch::Tensor& x) {
-    return mapFloatsCpu(x,
-                        [](const float* in, float* out, int64_t n) { roundBf16Bits(in, out, n); });
+    return mapFloatsCpu(
+        x, [](const float* in, float* out, int64_t n) { roundFractionBits(in, out, n, 7); });
 }
 
 #if defined(__x86_64__)
@@ -111,12 +131,36 @@ torch::Tensor roundHalfCpu(const torch::Tensor& x) {
 
 torch::Tensor roundTo(const torch::Tensor& x, Format f) {
     TORCH_CHECK(x.is_floating_point(), "roundTo needs a floating tensor, got ", x.scalar_type());
+    if (f == Format::TF32) return roundToTf32(x);
     if (f == Format::FP32 && x.scalar_type() != torch::kFloat64) return x;
     if (formatOf(x.scalar_type()) == f) return x;
     if (x.device().is_cpu() && x.scalar_type() == torch::kFloat32) {
         return f == Format::FP16 ? roundHalfCpu(x) : roundBf16Cpu(x);
     }
     return x.to(scalarTypeOf(f)).to(x.scalar_type());
+}
+
+torch::Tensor roundToTf32(const torch::Tensor& x) {
+    TORCH_CHECK(x.is_floating_point(), "roundToTf32 needs a floating tensor, got ",
+                x.scalar_type());
+    // Half types hold 10 fraction bits or fewer and no more range than tf32's: already exact.
+    if (x.scalar_type() == torch::kFloat16 || x.scalar_type() == torch::kBFloat16) return x;
+    const torch::Tensor v = x.to(torch::kFloat32);
+    if (!v.device().is_cpu()) return roundToTf32WithTensorOps(v).to(x.scalar_type());
+    return mapFloatsCpu(
+               v, [](const float* in, float* out, int64_t n) { roundFractionBits(in, out, n, 10); })
+        .to(x.scalar_type());
+}
+
+torch::Tensor roundToTf32WithTensorOps(const torch::Tensor& x) {
+    const torch::Tensor v = x.to(torch::kFloat32).contiguous();
+    const torch::Tensor u = v.view(torch::kInt32);
+    // Signed int32 arithmetic wraps as the unsigned does: the sign bit rides along unchanged
+    // unless the exponent carries out of it, which needs |v| past Inf (NaN, handled below).
+    const torch::Tensor odd = torch::bitwise_and(torch::bitwise_right_shift(u, 13), 1);
+    torch::Tensor r =
+        torch::bitwise_and(u + 0xFFF + odd, int32_t(0xFFFFE000u)).view(torch::kFloat32);
+    return torch::where(torch::isnan(v), v, r);
 }
 
 torch::ScalarType computeTypeOf(Format f, const torch::Device& device) {

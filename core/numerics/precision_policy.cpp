@@ -55,7 +55,7 @@ torch::ScalarType PrecisionPolicy::computeTypeFor(const std::string& path) const
 
 torch::Tensor PrecisionPolicy::storeWith(const PathInfo& i, Format f, const torch::Tensor& x,
                                          bool residual, bool output) const {
-    if (!x.is_floating_point() || f == Format::FP32) return x;
+    if (!x.is_floating_point() || storesFp32(f)) return x;
     if (residual && i.fp32Residual) return x;
     const bool emulated =
         f == i.format ? i.execution == Execution::Emulated : executionOf(f) == Execution::Emulated;

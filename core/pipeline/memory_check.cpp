@@ -32,7 +32,7 @@ uint64_t tensorBytes(const WeightMap& weights, const std::string& component,
     for (auto it = weights.lower_bound(prefix); it != weights.end(); ++it) {
         if (it->first.compare(0, prefix.size(), prefix) != 0) break;
         const Format f = policy.plan().resolve(component + "." + it->first, Format::FP32);
-        const bool twoBytes = f != Format::FP32 && policy.executionOf(f) == Execution::Native;
+        const bool twoBytes = !storesFp32(f) && policy.executionOf(f) == Execution::Native;
         total += uint64_t(it->second.numel()) * (twoBytes ? 2 : 4);
     }
     return total;
@@ -127,10 +127,10 @@ PartNeed needOf(const ComponentWeights& part, const PrecisionPolicy& policy) {
     return n;
 }
 
-// "fp32", "bf16", or "fp32 (emulated fp16)": what a block's weights are held in.
+// "fp32", "bf16", or "fp32 (emulated fp16)": what a block's weights are held in (tf32: fp32).
 std::string heldIn(const std::string& component, const PrecisionPolicy& policy) {
     const Format f = policy.plan().resolve(component, Format::FP32);
-    if (f == Format::FP32) return "fp32";
+    if (storesFp32(f)) return "fp32";
     if (policy.executionOf(f) == Execution::Native) return formatName(f);
     return "fp32 (emulated " + formatName(f) + ")";
 }

@@ -6,7 +6,13 @@
 
 namespace hs {
 
-enum class Format { FP32, BF16, FP16 };
+// TF32: what NVIDIA's tensor cores compute fp32 matmuls and convolutions in when TF32 is
+// allowed (torch.backends.cuda.matmul.allow_tf32 / cudnn.allow_tf32): the inputs of each matmul
+// and convolution rounded to 10 mantissa bits with fp32's 8-bit exponent, fp32 accumulation and
+// fp32 storage. Its range is fp32's; only the products lose precision.
+enum class Format { FP32, BF16, FP16, TF32 };
+// Every format, in the order tools list them.
+constexpr Format kFormats[] = {Format::FP32, Format::BF16, Format::FP16, Format::TF32};
 
 struct FormatLimits {
     double maxFinite;     // largest finite value; anything rounding past it becomes Inf
@@ -21,12 +27,16 @@ constexpr double kFp16Max = 65504.0;
 constexpr double kFp16MinNormal = 6.103515625e-05;  // 2^-14
 
 const FormatLimits& limitsOf(Format f);
-std::string formatName(Format f);  // "fp32", "bf16", "fp16"
-// Accepts fp32/float32/f32, bf16/bfloat16, fp16/float16/half/f16 (case-insensitive).
+std::string formatName(Format f);  // "fp32", "bf16", "fp16", "tf32"
+// Accepts fp32/float32/f32, bf16/bfloat16, fp16/float16/half/f16, tf32 (case-insensitive).
 std::optional<Format> parseFormat(const std::string& text);
 // The format of a + b under PyTorch's type promotion: the same format, else fp32 (fp16 + bf16
 // gives fp32 too). A residual stream that meets a layer kept in fp32 stays fp32 from there on.
+// TF32 stores fp32, so a sum with it is fp32's.
 Format promoted(Format a, Format b);
+// A format whose values are stored as fp32 (fp32 itself and TF32): nothing is rounded where an
+// op's output is stored, and the weights' memory is fp32's.
+bool storesFp32(Format f);
 
 enum class Execution {
     Native,    // the backend has kernels: weights and activations live in the format

@@ -45,7 +45,7 @@ RemedyRule parseRemedy(const std::string& pattern, const std::string& value, siz
         return {pattern, Remedy::Scale, bits};
     }
     throw PlanParseError("unknown format '" + value.substr(0, 40) +
-                             "' (use fp32, bf16 or fp16, a remedy: clamp, scale:K, "
+                             "' (use fp32, bf16, fp16 or tf32, a remedy: clamp, scale:K, "
                              "fp32-residual, keep-fp32, or fp8 weights: fp8-e4m3, fp8-e5m2)",
                          at, index);
 }

@@ -19,7 +19,7 @@ namespace {
 Format formatFrom(const Node& n) {
     const std::string s = n.string();
     auto f = parseFormat(s);
-    if (!f) n.fail("unknown format \"" + s + "\" (expected fp32, bf16 or fp16)");
+    if (!f) n.fail("unknown format \"" + s + "\" (expected fp32, bf16, fp16 or tf32)");
     return *f;
 }
 

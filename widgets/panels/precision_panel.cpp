@@ -215,8 +215,7 @@ void PrecisionPanel::rebuildRows() {
         row.format->addItem(
             row.storedDtype.isEmpty() ? tr("stored") : tr("stored (%1)").arg(row.storedDtype),
             kStored);
-        for (hs::Format f : {hs::Format::FP32, hs::Format::BF16, hs::Format::FP16})
-            row.format->addItem(formatText(f), int(f));
+        for (hs::Format f : hs::kFormats) row.format->addItem(formatText(f), int(f));
         row.execution = new QLabel(m_rowsBox);
         row.execution->setObjectName(QString::fromStdString("exec_" + name));
         m_grid->addWidget(title, line, 0);

@@ -1,6 +1,6 @@
 #pragma once
 // The precision plan of the next run: per component (text encoder, transformer or unet, VAE) a
-// format — stored dtype, fp32, bf16 or fp16 — with whether it runs natively or emulated on the
+// format — stored dtype, fp32, bf16, fp16 or tf32 — with whether it runs natively or emulated on the
 // chosen device; the device; presets; and the full plan text for block-level rules.
 //
 // The plan text is the truth: the per-component choices edit the component's own rule in it and

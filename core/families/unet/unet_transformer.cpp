@@ -119,16 +119,24 @@ UNetTransformer2DImpl::UNetTransformer2DImpl(int channels, int heads, int layers
         m_projOutConv = register_module("proj_out", nn::Conv2d(inner, channels, 1, 1, 0));
 }
 
+namespace {
+// A 1x1 convolution applied to tokens [B, L, C] as the linear layer it is.
+torch::Tensor linearOfConv(const nn::Conv2dImpl& conv, const torch::Tensor& t) {
+    return conv.product(asTypeOf(t, conv.weight), asLinearWeight(conv.weight),
+                        [&](const torch::Tensor& a, const torch::Tensor& w) {
+                            return torch::linear(a, w, conv.bias);
+                        });
+}
+}  // namespace
+
 torch::Tensor UNetTransformer2DImpl::projIn(const torch::Tensor& t) {
     if (m_projInLinear) return m_projInLinear->forward(t);
-    const auto& w = m_projInConv->weight;
-    return torch::linear(asTypeOf(t, w), asLinearWeight(w), m_projInConv->bias);
+    return linearOfConv(*m_projInConv, t);
 }
 
 torch::Tensor UNetTransformer2DImpl::projOut(const torch::Tensor& t) {
     if (m_projOutLinear) return m_projOutLinear->forward(t);
-    const auto& w = m_projOutConv->weight;
-    return torch::linear(asTypeOf(t, w), asLinearWeight(w), m_projOutConv->bias);
+    return linearOfConv(*m_projOutConv, t);
 }
 
 torch::Tensor UNetTransformer2DImpl::forward(const torch::Tensor& x, const torch::Tensor& context,

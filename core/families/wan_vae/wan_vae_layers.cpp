@@ -30,8 +30,10 @@ WanCausalConv3dImpl::WanCausalConv3dImpl(int64_t in, int64_t out, int64_t kernel
 torch::Tensor WanCausalConv3dImpl::forward(const torch::Tensor& x) {
     // x: [B, in, H, W], one frame. Causal padding puts 2 * (k_t / 2) = k_t - 1 zero frames in
     // front of it, so only the last time tap of the kernel meets data.
-    auto w = weight.select(2, m_kernelT - 1);                          // [out, in, k, k]
-    return torch::conv2d(asTypeOf(x, weight), w, bias, 1, m_padding);  // [B, out, H, W]
+    return product(asTypeOf(x, weight), weight.select(2, m_kernelT - 1),  // [out, in, k, k]
+                   [&](const torch::Tensor& a, const torch::Tensor& w) {
+                       return torch::conv2d(a, w, bias, 1, m_padding);  // [B, out, H, W]
+                   });
 }
 
 // ---- RMS_norm -----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ namespace hs {
 // diffusers QwenImageCausalConv3d / WanCausalConv3d: weight [out, in, k_t, k, k], bias [out].
 // forward() runs the single-frame case: [B, in, H, W] -> [B, out, H, W] (stride 1, spatial
 // padding k / 2, the kernel's last time slice).
-class WanCausalConv3dImpl : public torch::nn::Module {
+class WanCausalConv3dImpl : public torch::nn::Module, public nn::Tf32Layer {
 public:
     WanCausalConv3dImpl(int64_t in, int64_t out, int64_t kernelT, int64_t kernel);
     torch::Tensor forward(const torch::Tensor& x);

@@ -1,6 +1,10 @@
 #include "models/common/layers.h"
 
+#include <ATen/Context.h>
+
 #include <cmath>
+
+#include "numerics/format.h"
 
 namespace hs::nn {
 
@@ -36,6 +40,21 @@ MetaConstruction::~MetaConstruction() {
     t_meta = m_old;
 }
 
+torch::Tensor Tf32Layer::tf32Operand(const torch::Tensor& t) {
+    return roundToTf32(t);
+}
+
+Tf32Layer::Tf32Allowed::Tf32Allowed()
+    : m_blas(at::globalContext().allowTF32CuBLAS()), m_dnn(at::globalContext().allowTF32CuDNN()) {
+    at::globalContext().setAllowTF32CuBLAS(true);
+    at::globalContext().setAllowTF32CuDNN(true);
+}
+
+Tf32Layer::Tf32Allowed::~Tf32Allowed() {
+    at::globalContext().setAllowTF32CuBLAS(m_blas);
+    at::globalContext().setAllowTF32CuDNN(m_dnn);
+}
+
 torch::TensorOptions parameterOptions() {
     return torch::TensorOptions()
         .dtype(torch::kFloat32)
@@ -48,7 +67,9 @@ LinearImpl::LinearImpl(int64_t in, int64_t out, bool withBias) {
 }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
-    return torch::linear(asTypeOf(x, weight), weight, bias);
+    return product(
+        asTypeOf(x, weight), weight,
+        [&](const torch::Tensor& a, const torch::Tensor& w) { return torch::linear(a, w, bias); });
 }
 
 void LinearImpl::resetParameters() {
@@ -64,7 +85,10 @@ Conv2dImpl::Conv2dImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride, 
 }
 
 torch::Tensor Conv2dImpl::forward(const torch::Tensor& x) {
-    return torch::conv2d(asTypeOf(x, weight), weight, bias, m_stride, m_padding);
+    return product(asTypeOf(x, weight), weight,
+                   [&](const torch::Tensor& a, const torch::Tensor& w) {
+                       return torch::conv2d(a, w, bias, m_stride, m_padding);
+                   });
 }
 
 void Conv2dImpl::resetParameters() {

@@ -68,8 +68,41 @@ public:
 // Options for a new parameter: float32 on the CPU, or on the meta device (see above).
 torch::TensorOptions parameterOptions();
 
+// How a layer whose product is a matmul or a convolution computes it in fp32: plainly, in tf32
+// emulated (both operands rounded with roundToTf32, fp32 arithmetic and accumulation), or in
+// tf32 on the GPU's tensor cores (TF32 allowed for this op alone; LibTorch's default is off in
+// Halfscope, runtime/configure.h). Set by loadWeights from the plan's tf32 rules.
+enum class Tf32Mode { Off, Emulated, Native };
+
+class Tf32Layer {
+public:
+    virtual ~Tf32Layer() = default;
+    Tf32Mode tf32 = Tf32Mode::Off;
+
+    // op(x', w'): x and w as this layer's mode gives them to the product.
+    template <class Op>
+    torch::Tensor product(const torch::Tensor& x, const torch::Tensor& w, Op op) const {
+        if (tf32 == Tf32Mode::Off) return op(x, w);
+        if (tf32 == Tf32Mode::Emulated) return op(tf32Operand(x), tf32Operand(w));
+        Tf32Allowed allowed;
+        return op(x, w);
+    }
+
+private:
+    static torch::Tensor tf32Operand(const torch::Tensor& t);
+    // Allows TF32 in cuBLAS and cuDNN while alive, then restores what was set.
+    class Tf32Allowed {
+    public:
+        Tf32Allowed();
+        ~Tf32Allowed();
+
+    private:
+        bool m_blas, m_dnn;
+    };
+};
+
 // torch.nn.Linear: weight [out, in], bias [out]. x [..., in] -> [..., out]
-class LinearImpl : public torch::nn::Module {
+class LinearImpl : public torch::nn::Module, public Tf32Layer {
 public:
     LinearImpl(int64_t in, int64_t out, bool bias = true);
     torch::Tensor forward(const torch::Tensor& x);
@@ -80,7 +113,7 @@ TORCH_MODULE(Linear);
 
 // torch.nn.Conv2d with square kernel, stride and zero padding: weight [out, in, k, k].
 // x [B, in, H, W] -> [B, out, H', W']
-class Conv2dImpl : public torch::nn::Module {
+class Conv2dImpl : public torch::nn::Module, public Tf32Layer {
 public:
     Conv2dImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride = 1, int64_t padding = 0,
                bool bias = true);

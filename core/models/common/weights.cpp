@@ -7,6 +7,7 @@
 #include "base/load_progress.h"
 #include "io/safetensors.h"
 #include "io/scaled_fp8.h"
+#include "models/common/layers.h"
 #include "models/common/weight_convert.h"
 
 namespace hs {
@@ -81,6 +82,22 @@ void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std:
         dst.set_data(
             convertWeight(weights.at(key), dst.scalar_type(), floating, component, key, policy));
     });
+    setTf32Modes(module, component, policy);
+}
+
+void setTf32Modes(torch::nn::Module& module, const std::string& component,
+                  const PrecisionPolicy& policy) {
+    auto set = [&](torch::nn::Module& m, const std::string& name) {
+        auto* layer = dynamic_cast<nn::Tf32Layer*>(&m);
+        if (!layer) return;
+        const auto& info = policy.info(modulePathOf(component, name + ".weight"));
+        layer->tf32 = info.format != Format::TF32           ? nn::Tf32Mode::Off
+                      : info.execution == Execution::Native ? nn::Tf32Mode::Native
+                                                            : nn::Tf32Mode::Emulated;
+    };
+    set(module, "");  // a module held by value cannot hand itself out as a shared_ptr
+    for (const auto& item : module.named_modules("", /*include_self=*/false))
+        set(*item.value(), item.key());
 }
 
 torch::Tensor convertWeight(const torch::Tensor& src, torch::ScalarType dstType, bool floating,
@@ -115,7 +132,9 @@ torch::Tensor convertWeightInChunks(const torch::Tensor& stored, torch::ScalarTy
             chunkBytes = 0;  // one copy already made: converted whole, counted above
         }
         // Already so when stored in the format.
-        if (info.execution == Execution::Emulated && src.scalar_type() != scalarTypeOf(info.format))
+        // tf32 stores fp32: its rounding is of the products' operands (layers.h), not here.
+        if (info.execution == Execution::Emulated && !storesFp32(info.format) &&
+            src.scalar_type() != scalarTypeOf(info.format))
             rounding = info.format;
     }
     const uint64_t bytes = uint64_t(src.numel()) * src.element_size();

@@ -44,6 +44,12 @@ void checkWeights(torch::nn::Module& module, const WeightMap& weights,
 void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std::string& component,
                  const PrecisionPolicy& policy, const std::vector<std::string>& ignoredKeys = {});
 
+// Sets each matmul or convolution layer (nn::Tf32Layer) inside `module` to tf32, native or
+// emulated as `policy` runs it, where the plan gives its path tf32, and to plain fp32 elsewhere.
+// loadWeights calls it; a model whose plan changes without a reload calls it again.
+void setTf32Modes(torch::nn::Module& module, const std::string& component,
+                  const PrecisionPolicy& policy);
+
 // `loadX(config, weights, policy[, component])` for a model built as Model(Config::fromJson(
 // config), component): builds it, loads `weights` with loadWeights, in eval mode; `Frozen` also
 // turns autograd off for its parameters (models only ever run for inference). Throws
