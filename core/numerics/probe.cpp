@@ -2,9 +2,22 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
+
 #include "base/cancel.h"
 
 namespace hs {
+
+namespace {
+std::atomic<bool> g_devicePathOnCpu{false};
+}  // namespace
+
+ProbeRecorder::ProbeRecorder(ProbeLevel level)
+    : m_level(level), m_devicePath(g_devicePathOnCpu.load()) {}
+
+void ProbeRecorder::setDevicePathOnCpu(bool on) {
+    g_devicePathOnCpu = on;
+}
 
 // Every forward passes each block (and most layers) through a point: the cancellation check
 // here stops any family within one block (base/cancel.h).
@@ -41,7 +54,7 @@ void ProbeRecorder::record(const ProbePoint& p, Format format, Execution executi
     r.step = m_step;
     r.format = format;
     r.execution = execution;
-    if (y.device().is_cpu()) {
+    if (y.device().is_cpu() && !m_devicePath) {
         r.stats = cpuStatsOf(y);
     } else {
         m_pending.emplace_back(m_records.size(), statsVector(y));

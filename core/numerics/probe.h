@@ -36,7 +36,7 @@ constexpr bool kResidualStream = true;
 // one transfer per step.
 class ProbeRecorder {
 public:
-    explicit ProbeRecorder(ProbeLevel level) : m_level(level) {}
+    explicit ProbeRecorder(ProbeLevel level);
 
     ProbeLevel level() const { return m_level; }
     bool records(ProbeLevel granularity) const {
@@ -52,10 +52,17 @@ public:
     std::vector<ProbeRecord> takeRecords();
     const std::optional<FirstNonFinite>& firstNonFinite();
 
+    // Reduces the points of CPU tensors as CUDA tensors are reduced (statsVector on the
+    // device, gathered and copied in one transfer when the step ends, the first non-finite
+    // point found after that copy), so that the CPU's tests execute the GPU's path. Off: the CPU
+    // kernel, which is faster there. For the recorders made while it is set.
+    static void setDevicePathOnCpu(bool on);
+
 private:
     void flush();
 
     ProbeLevel m_level;
+    bool m_devicePath;  // reduce every point as a device tensor
     int m_step = -1;
     std::vector<ProbeRecord> m_records;
     std::vector<std::pair<size_t, torch::Tensor>> m_pending;  // record index, packed stats
