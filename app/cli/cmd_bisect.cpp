@@ -40,6 +40,7 @@ int runBisect(const Args& args) {
         throw UsageError("give the failing plan, e.g. --plan 'transformer=fp16'");
     const RunConfig cfg = runConfigFrom(args);
     const DeviceInfo adviceDevice = adviceDeviceFor(args, cfg.device);
+    const std::string gpuMemory = applyGpuMemoryOption(args, cfg.device);  // before the trials
     PrecisionSearchOptions o;
     const auto safe = parseFormat(args.get("safe").value_or("bf16"));
     if (!safe || *safe == Format::FP16) throw UsageError("--safe must be bf16 or fp32");
@@ -67,7 +68,9 @@ int runBisect(const Args& args) {
         std::fprintf(stderr, "trial %2d %-10s %s: %s\n", t.iteration, printable(t.phase).c_str(),
                      t.passed ? "pass" : "fail", printable(t.planText).c_str());
     };
-    const PrecisionSearch s = searchPrecision(cfg, o);
+    PrecisionSearch s = searchPrecision(cfg, o);
+    if (!gpuMemory.empty())
+        for (RunRecord* r : {&s.referenceRun, &s.failingRun}) r->notes.push_back(gpuMemory);
     if (s.result.cancelled()) throw Cancelled();
     const bool fixed = s.result.found || (s.remedies && s.remedies->anyPassed());
     const int status = fixed || !s.planFails ? kExitOk : kExitNonFinite;
@@ -86,8 +89,10 @@ int runBisect(const Args& args) {
         auto j = bisectionToJson(s.result);
         if (s.remedies) j["remedies"] = remediesToJson(*s.remedies);
         j["exit_status"] = status;
+        if (!gpuMemory.empty()) j["gpu_memory"] = gpuMemory;
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
+        if (!gpuMemory.empty()) std::cout << "note: " << gpuMemory << "\n";
         std::cout << s.result.message << "\n";
         if (s.result.found) std::cout << "plan: " << s.result.planText << "\n";
         std::cout << s.result.trials.size() << " trials\n";

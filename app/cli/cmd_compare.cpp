@@ -25,6 +25,7 @@ int runCompare(const Args& args) {
             "--plan 'transformer=fp16')");
     const RunConfig base = runConfigFrom(args);
     const DeviceInfo adviceDevice = adviceDeviceFor(args, base.device);
+    const std::string gpuMemory = applyGpuMemoryOption(args, base.device);  // before the loads
     std::vector<ReportRun> runs;
     int status = kExitOk;
     for (const auto& text : plans) {
@@ -39,6 +40,7 @@ int runCompare(const Args& args) {
         progress.steps = cfg.steps;
         RunRecord rec = pipeline->run(cfg, &progress);
         if (rec.cancelled) throw Cancelled();
+        if (!gpuMemory.empty()) rec.notes.push_back(gpuMemory);
         // The worst of the runs: a failed image (1) over a contained non-finite value (3).
         const int runStatus = exitStatusOf(rec);
         if (runStatus == kExitNonFinite || (runStatus == kExitContained && status == kExitOk))
@@ -56,6 +58,7 @@ int runCompare(const Args& args) {
                             {"seconds", r.seconds}};
         if (const auto& f = runs[i].findings.firstFailure) e["first_failure"] = f->summary();
         e["exit_status"] = exitStatusOf(r);
+        if (!gpuMemory.empty()) e["gpu_memory"] = gpuMemory;
         if (const std::string note = containedNote(r); !note.empty()) e["contained"] = note;
         if (i > 0) {
             if (r.savedImage && runs[0].record.savedImage)
@@ -77,6 +80,7 @@ int runCompare(const Args& args) {
     if (args.has("json")) {
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
+        if (!gpuMemory.empty()) std::cout << "note: " << gpuMemory << "\n";
         for (const auto& e : j) {
             std::cout << e["plan"].get<std::string>() << ": " << e["verdict"].get<std::string>()
                       << " (" << e["verdict_explanation"].get<std::string>() << ")";

@@ -127,7 +127,7 @@ int runReproduce(const Args& args) {
         if (!given.count("guidance") && !s.guidance && !s.cfg) c.guidance = d.guidance;
         if (!given.count("width") && !s.width && d.width) c.width = d.width;
         if (!given.count("height") && !s.height && d.height) c.height = d.height;
-        const auto sampler = applyImageSampler(s, given, d.samplers, c);
+        const auto sampler = applyImageSampler(s, given, d.comfySamplers, c);
         notes.insert(notes.end(), sampler.begin(), sampler.end());
         for (const std::string& n : notes) std::cerr << "note: " << n << "\n";
         return notes;

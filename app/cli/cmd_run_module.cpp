@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/run_options.h"
 #include "io/safetensors.h"
 #include "models/run_component.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 int runModule(const Args& args) {
     args.allowOnly({"model", "inputs", "output", "precision", "plan", "repeat", "device",
-                    "probe-level", "json", "part", "component"});
+                    "probe-level", "json", "part", "component", "gpu-memory"});
     const std::string modelDir = args.require("model");
     const std::string inputPath = args.require("inputs");
     const std::string outputPath = args.require("output");
@@ -24,7 +25,9 @@ int runModule(const Args& args) {
     const auto level = parseProbeLevel(args.get("probe-level").value_or("off"));
     if (!level) throw UsageError("--probe-level must be off, module, layer or op");
     o.level = *level;
-    o.device = torch::Device(args.get("device").value_or("cpu"));
+    const std::string device = args.get("device").value_or("cpu");
+    o.device = torch::Device(device);
+    const std::string gpuMemory = applyGpuMemoryOption(args, device);  // before the load
     // --component is the documented name, --part the older one.
     o.part = args.get("component").value_or(args.get("part").value_or(""));
     if (args.has("component") && args.has("part") && *args.get("part") != o.part)
@@ -32,7 +35,7 @@ int runModule(const Args& args) {
     if (auto p = args.get("precision")) {
         o.precision = parseFormat(*p);
         if (!o.precision)
-            throw UsageError("--precision must be fp32, bf16 or fp16, got '" + *p + "'");
+            throw UsageError("--precision must be fp32, bf16, fp16 or tf32, got '" + *p + "'");
     }
     if (auto p = args.get("plan")) o.rules = PrecisionPlan::parse(*p);
 
@@ -84,6 +87,7 @@ int runModule(const Args& args) {
                                  {"nan", f->at.stats.nan},
                                  {"pos_inf", f->at.stats.posInf},
                                  {"neg_inf", f->at.stats.negInf}};
+    if (!gpuMemory.empty()) j["gpu_memory"] = gpuMemory;
     if (!r.timesMs.empty()) {
         std::vector<double> times = r.timesMs;
         std::sort(times.begin(), times.end());
@@ -105,6 +109,7 @@ int runModule(const Args& args) {
         if (j.contains("first_non_finite"))
             std::cout << "first non-finite value at "
                       << j["first_non_finite"]["point"].get<std::string>() << "\n";
+        if (!gpuMemory.empty()) std::cout << "note: " << gpuMemory << "\n";
         if (j.contains("timing_ms"))
             std::cout << "forward time over " << o.repeat << " runs: median "
                       << j["timing_ms"]["median"] << " ms, min " << j["timing_ms"]["min"]
@@ -127,10 +132,11 @@ std::string usage() {
     }
     return "usage: halfscope-cli run-module --model DIR|FILE --inputs IN.safetensors --output "
            "OUT.safetensors\n"
-           "                                [--precision fp32|bf16|fp16] [--plan RULES] "
+           "                                [--precision fp32|bf16|fp16|tf32] [--plan RULES] "
            "[--repeat N]\n"
            "                                [--probe-level off|module|layer|op] [--device "
            "cpu|cuda:N]\n"
+           "                                [--gpu-memory GB]\n"
            "                                [--component unet|vae|text_encoder|text_encoder_2|"
            "...]\n\n"
            "Runs the component in DIR (its family comes from config.json), or in a single-file\n"
@@ -143,7 +149,9 @@ std::string usage() {
            families +
            "Other keys are ignored. Without --precision the component runs in its stored dtype;\n"
            "--plan adds finer rules (e.g. 'vae.decoder.up_blocks.0=fp32'). --repeat N times N\n"
-           "forwards after the first and prints the median, minimum and maximum.\n"
+           "forwards after the first and prints the median, minimum and maximum (on a GPU\n"
+           "each forward is timed until the device has finished it). --gpu-memory GB caps what\n"
+           "the run may take of a CUDA device's memory (GB of 2^30 bytes; refused on the CPU).\n"
            "Exit code 1 when an output holds NaN or Inf.\n";
 }
 

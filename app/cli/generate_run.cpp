@@ -5,6 +5,7 @@
 
 #include "base/cancel.h"
 #include "cli/cli_report.h"
+#include "cli/run_options.h"
 #include "cli/run_progress.h"
 #include "diagnosis/first_failure.h"
 #include "inspect/weight_check.h"
@@ -50,6 +51,7 @@ void printSummary(const RunRecord& rec, const std::string& out) {
 int generateImage(const Args& args, RunConfig cfg, const std::string& out,
                   const AfterLoad& afterLoad) {
     const DeviceInfo adviceDevice = adviceDeviceFor(args, cfg.device);
+    const std::string gpuMemory = applyGpuMemoryOption(args, cfg.device);  // before the load
     auto pipeline =
         Pipeline::load(cfg.modelDir, cfg.modelFiles, cfg.plan, torch::Device(cfg.device));
     for (const auto& line : pipeline->detected()) std::cerr << line << "\n";
@@ -61,6 +63,7 @@ int generateImage(const Args& args, RunConfig cfg, const std::string& out,
     RunRecord rec = pipeline->run(cfg, &progress);
     if (rec.cancelled) throw Cancelled();  // Ctrl-C: no PNG of a half-done run
     rec.notes.insert(rec.notes.end(), notes.begin(), notes.end());
+    if (!gpuMemory.empty()) rec.notes.push_back(gpuMemory);
     writeSaved(rec, out);
     if (!args.has("json")) printSummary(rec, out);
     if (args.has("report") || wantsAdvice(args)) {

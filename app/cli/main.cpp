@@ -11,10 +11,12 @@
 #include "base/cancel.h"
 #include "cli/command.h"
 #include "cli/load_progress_line.h"
+#include "cli/run_options.h"
 #include "cli/terminal_stream.h"
 #include "cli/work_progress_line.h"
 #include "io/terminal_text.h"
 #include "numerics/format.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/runtime.h"
 
 namespace hs::cli {
@@ -218,7 +220,14 @@ int main(int argc, char** argv) {
             loading.emplace();
             working.emplace();
         }
-        const int status = cmd->run(args);
+        int status = kExitOk;
+        try {
+            status = cmd->run(args);
+        } catch (const std::exception& e) {
+            // Out of memory, on a GPU or the CPU: the numbers and the ways out, not a bare error.
+            if (!hs::isOutOfMemory(e) || g_interrupted) throw;
+            throw std::runtime_error(outOfMemoryText(args, e.what()));
+        }
         return g_interrupted ? interrupted(cmd->name) : status;
     } catch (const UsageError& e) {
         std::cerr << "halfscope-cli " << cmd->name << ": " << e.what() << "\n"

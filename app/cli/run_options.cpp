@@ -1,14 +1,21 @@
 #include "cli/run_options.h"
 
+#include <cmath>
+#include <stdexcept>
+
+#include "cli/cli_report.h"
+#include "diagnosis/device_info.h"
 #include "runtime/demo_location.h"
+#include "runtime/gpu_memory.h"
 
 namespace hs::cli {
 
 const std::vector<std::string>& runOptionNames() {
     static const std::vector<std::string> n = [] {
-        std::vector<std::string> names = {
-            "prompt", "negative",    "seed",  "steps", "guidance",  "width",           "height",
-            "device", "probe-level", "model", "shift", "scheduler", "prediction-type", "plan"};
+        std::vector<std::string> names = {"prompt",          "negative", "seed",      "steps",
+                                          "guidance",        "width",    "height",    "device",
+                                          "probe-level",     "model",    "shift",     "scheduler",
+                                          "prediction-type", "plan",     "gpu-memory"};
         for (const auto& row : modelFileSlots()) names.push_back(row.option + 2);  // "--vae"
         return names;
     }();
@@ -18,6 +25,39 @@ const std::vector<std::string>& runOptionNames() {
 std::vector<std::string> withRunOptions(std::vector<std::string> extra) {
     extra.insert(extra.end(), runOptionNames().begin(), runOptionNames().end());
     return extra;
+}
+
+std::string applyGpuMemoryOption(const Args& args, const std::string& device) {
+    if (args.has("gpu-memory")) {
+        const double gb = args.getDouble("gpu-memory", NAN);
+        try {
+            return capGpuMemory(device, gb, "--gpu-memory " + *args.get("gpu-memory")).note();
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--gpu-memory: ") + e.what());
+        }
+    }
+    if (!wantsAdvice(args) || device.rfind("cuda", 0) != 0) return "";
+    const DeviceInfo target = adviceDeviceFor(args, device);
+    if (!target.target || target.memoryGB <= 0) return "";
+    // The target's size is in GB of 10^9 bytes (a T4's 16 GB are the 15 GiB nvidia-smi shows).
+    const char* option = args.has("target")       ? "target"
+                         : args.has("advise-for") ? "advise-for"
+                                                  : "target-cc";
+    const std::string origin = "--" + std::string(option) + " " + *args.get(option) + ": " +
+                               std::to_string(int(std::lround(target.memoryGB))) + " GB";
+    try {
+        return capGpuMemory(device, target.memoryGB * 1e9 / double(1ull << 30), origin).note();
+    } catch (const std::invalid_argument& e) {
+        return "GPU memory not capped for " + origin + ": " + e.what();
+    }
+}
+
+std::string outOfMemoryText(const Args& args, const std::string& error) {
+    OutOfMemoryContext c = outOfMemoryContextOf(args.get("device").value_or("cpu"));
+    c.image = !args.has("inputs");  // run-module runs saved inputs, the others make an image
+    c.width = args.getInt("width", 0);
+    c.height = args.getInt("height", 0);
+    return outOfMemoryMessage(error, c);
 }
 
 RunConfig runConfigFrom(const Args& args) {

@@ -9,11 +9,6 @@
 
 namespace hs::cli {
 
-// The studio's first prompt and seed (widgets/controls/studio_settings.cpp), so that a default
-// run names the same first failing layer from the command line and in the studio.
-inline constexpr const char* kDefaultPrompt = "a large red circle in the centre, blue background";
-inline constexpr unsigned long long kDefaultSeed = 1;
-
 // Option names read by runConfigFrom (for Args::allowOnly).
 const std::vector<std::string>& runOptionNames();
 // Usage lines for them, to append to a command's help (a literal, so help texts concatenate).
@@ -48,8 +43,26 @@ const std::vector<std::string>& runOptionNames();
     "                     tokenizer folders (CLIP or Qwen vocab.json + merges.txt; T5\n"           \
     "                     spiece.model, also Anima's); single files: found beside the files,\n"    \
     "                     CLIP-L's and Qwen2's are bundled\n"                                      \
-    "  --device D         cpu (default) or cuda:N\n"                                               \
+    "  --device D         cpu (default) or cuda:N\n" HS_GPU_MEMORY_HELP                            \
     "  --probe-level L    off, module, layer (default) or op\n"
+
+// --gpu-memory, in every command that takes --device.
+#define HS_GPU_MEMORY_HELP                                                                       \
+    "  --gpu-memory GB    cap what the run may take of a CUDA device's memory (GB of 2^30\n"     \
+    "                     bytes, as info's memory_gib), to see whether a model fits a smaller\n" \
+    "                     GPU; refused on the CPU. A --target GPU with a memory size (t4: 16\n"  \
+    "                     GB) implies its size on a CUDA device\n"
+
+// --gpu-memory GB, else the memory of a --target GPU (t4: 16 GB) when `device` is a CUDA device:
+// caps what the run may take of it (runtime/gpu_memory.h). Call before the model loads. Returns
+// the note for the run's record ("GPU memory capped at 16 GB of 139.8 on cuda:0 (--gpu-memory
+// 16)"); empty when nothing is capped. Throws UsageError for a cap that is not a positive number,
+// exceeds the device's memory, or is given for the CPU.
+std::string applyGpuMemoryOption(const Args& args, const std::string& device);
+
+// The message for a command stopped by running out of memory (runtime/gpu_memory.h), with the
+// device, its cap and the ways out, from the command's options.
+std::string outOfMemoryText(const Args& args, const std::string& error);
 
 // RunConfig from --prompt --negative --seed --steps --guidance --width --height --device
 // --probe-level --model --shift --plan (the demo model when --model is not given).

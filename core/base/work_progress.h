@@ -17,7 +17,7 @@ enum class WorkKind {
     VaeDecoding,   // `what` "vae decode"
     Block,         // a streamed block became resident: `what` its prefix, of `component`
     Trial,         // a precision-search trial: `what` its phase, `index` of at most `count`
-    Estimate,      // the run's estimate, after its first step (estimate* fields)
+    Estimate,      // the run's estimate, after its second step (estimate* fields)
     Finished,      // the run ended: `actualSeconds` beside the estimate it made
 };
 

@@ -7,6 +7,7 @@
 #include "denoising/token_bounds.h"
 #include "families/anima/anima_family.h"
 #include "families/cosmos/cosmos_family.h"
+#include "sampling/comfy_sigmas.h"
 #include "sampling/flow_match.h"
 #include "text/qwen_tokenizer.h"
 #include "text/t5_tokenizer.h"
@@ -23,7 +24,10 @@ public:
         : FlowMatchRun(cfg, device, cfg.guidance > 1.0, vae, Packing::None),
           m_text(text),
           m_transformer(transformer) {
-        schedule(scheduler, Sigmas::FluxPipeline, std::nullopt);  // no mu
+        // No mu. ComfyUI's Anima: ModelSamplingDiscreteFlow, multiplier 1, shift 3 (or the
+        // image's ModelSamplingAuraFlow shift).
+        schedule(scheduler, Sigmas::FluxPipeline, std::nullopt,
+                 {ComfyModelSampling::discreteFlow(cfg.shift.value_or(3.0), 1.0)});
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {
@@ -32,11 +36,10 @@ public:
         return m_cond;
     }
 
-    DenoiseStep step(int i, ProbeContext& probes) override {
+    torch::Tensor velocity(const torch::Tensor& x, double t, ProbeContext& probes) override {
         CosmosInputs in;
-        in.hiddenStates = m_x.unsqueeze(2);  // [1, C, 1, h, w]
-        in.timestep = torch::full({1}, m_scheduler.modelTime(i),
-                                  torch::TensorOptions().device(m_device));  // t / 1000
+        in.hiddenStates = x.unsqueeze(2);  // [1, C, 1, h, w]
+        in.timestep = torch::full({1}, t, torch::TensorOptions().device(m_device));  // t / 1000
         in.encoderHiddenStates = m_cond;
         auto v = m_transformer.model->forward(in, probes).to(torch::kFloat32).squeeze(2);
         if (m_guided) {
@@ -44,7 +47,7 @@ public:
             auto u = m_transformer.model->forward(in, probes).to(torch::kFloat32).squeeze(2);
             v = u + m_cfg.guidance * (v - u);  // diffusers' ClassifierFreeGuidance
         }
-        return eulerStep(i, v);
+        return v;
     }
 
 private:
@@ -95,6 +98,7 @@ public:
     }
 
     // The VAE's factor, times the transformer's patch (the pipeline checks vae_scale_factor * 2).
+    bool runsComfySamplers() const override { return true; }
     int sizeMultiple() const override {
         return m_vae->downFactor() * int(m_transformer->model->config().patchSize[1]);
     }

@@ -4,8 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "denoising/sd_comfy_run.h"
 #include "denoising/token_bounds.h"
 #include "families/cosmos/cosmos_family.h"
+#include "sampling/comfy_samplers.h"
 #include "text/t5_tokenizer.h"
 
 namespace hs {
@@ -53,33 +55,45 @@ public:
           m_guided(cfg.guidance > 1.0),
           m_sigmas(karrasSigmas(cfg.steps)) {
         // [1, C, h, w]; the model sees [1, C, 1, h, w]
-        m_x = (initialNoise(cfg, vae) * kSigmaMax).to(device);
+        if (cfg.comfySampler.empty()) {
+            m_x = (initialNoise(cfg, vae) * kSigmaMax).to(device);
+            return;
+        }
+        // ComfyUI's CosmosT2IPredict2: ModelSamplingCosmosRFlow on sigma_min 0.002, sigma_max
+        // 80 (comfy/supported_models.py), its sampler and schedule, its cfg (a second pass
+        // unless cfg is 1), the start noise * sigma_0.
+        m_ms = std::make_unique<ComfyModelSampling>(
+            ComfyModelSampling::cosmosRFlow(kSigmaMin, kSigmaMax));
+        m_sampler = std::make_unique<ComfySampler>(comfySamplerFor(
+            *m_ms, cfg.comfySampler, cfg.comfyScheduler, cfg.steps, cfg.seed, m_notes));
+        m_guided = comfyCfgGuides(cfg.guidance);
+        m_x = comfyInitialLatent(*m_ms, m_sampler->sigmas().front(), initialNoise(cfg, vae))
+                  .to(device);
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {
         m_cond = embed(m_cfg.prompt, probes);
+        // ComfyUI encodes the graph's negative text, empty or not.
         if (m_guided)
-            m_uncond = embed(m_cfg.negativePrompt.empty() ? std::string(kDefaultNegativePrompt)
-                                                          : m_cfg.negativePrompt,
+            m_uncond = embed(m_cfg.negativePrompt.empty() && !m_sampler
+                                 ? std::string(kDefaultNegativePrompt)
+                                 : m_cfg.negativePrompt,
                              probes);
         return m_cond;
     }
 
-    int numSteps() const override { return int(m_sigmas.size()) - 1; }
+    int numSteps() const override {
+        return m_sampler ? m_sampler->numSteps() : int(m_sigmas.size()) - 1;
+    }
+    std::vector<std::string> notes() const override { return m_notes; }
 
     DenoiseStep step(int i, ProbeContext& probes) override {
+        if (m_sampler) return comfyStep(i, probes);
         const float sigma = m_sigmas[size_t(i)], next = m_sigmas[size_t(i) + 1];
-        const float t = sigma / (sigma + 1);  // c_in = c_skip = 1 - t, c_out = -t
-        CosmosInputs in;
-        in.hiddenStates = (m_x * (1 - t)).unsqueeze(2);  // [1, C, 1, h, w]
-        in.timestep = torch::full({1}, double(t), torch::TensorOptions().device(m_device));
-        auto x0 = [&](const torch::Tensor& text) {
-            in.encoderHiddenStates = text;
-            auto out = m_transformer.model->forward(in, probes).to(torch::kFloat32).squeeze(2);
-            return (1 - t) * m_x - t * out;
-        };
-        auto denoised = x0(m_cond);
-        if (m_guided) denoised = denoised + m_cfg.guidance * (denoised - x0(m_uncond));
+        const float t = sigma / (sigma + 1);
+        auto denoised = estimate(m_x, t, m_cond, probes);
+        if (m_guided)
+            denoised = denoised + m_cfg.guidance * (denoised - estimate(m_x, t, m_uncond, probes));
         const auto v = (m_x - denoised) / sigma;  // the scheduler's model output
         DenoiseStep s;
         s.sigma = sigma;
@@ -95,6 +109,37 @@ public:
     torch::Tensor latents() const override { return m_x / kSigmaData; }
 
 private:
+    // The x0 estimate of latents x [1, C, h, w] at noise level sigma for one text:
+    // COSMOS_RFLOW's c_in = c_skip = 1 - t, c_out = -t at t = sigma / (sigma + 1).
+    torch::Tensor estimate(const torch::Tensor& x, float t, const torch::Tensor& text,
+                           ProbeContext& probes) {
+        CosmosInputs in;
+        in.hiddenStates = (x * (1 - t)).unsqueeze(2);  // [1, C, 1, h, w]
+        in.timestep = torch::full({1}, double(t), torch::TensorOptions().device(m_device));
+        in.encoderHiddenStates = text;
+        auto out = m_transformer.model->forward(in, probes).to(torch::kFloat32).squeeze(2);
+        return (1 - t) * x - t * out;
+    }
+
+    // A step of ComfyUI's sampler; guidance as its cfg_function: uncond + (cond - uncond) cfg.
+    DenoiseStep comfyStep(int i, ProbeContext& probes) {
+        auto st = m_sampler->step(i, m_x, [&](const torch::Tensor& x, double sigma) {
+            const float t = float(m_ms->timestep(sigma));
+            auto cond = estimate(x, t, m_cond, probes);
+            if (!m_guided) return cond;
+            auto uncond = estimate(x, t, m_uncond, probes);
+            return uncond + (cond - uncond) * float(m_cfg.guidance);
+        });
+        DenoiseStep s;
+        s.sigma = m_sampler->sigmas()[size_t(i)];
+        s.timestep = m_ms->timestep(s.sigma);
+        s.denoised = st.denoised.to(torch::kFloat32);
+        s.modelOutput = (m_x - s.denoised) / float(s.sigma);  // the direction euler steps along
+        s.next = st.next.to(torch::kFloat32);
+        m_x = s.next;
+        return s;
+    }
+
     // T5 over the prompt padded to 512 tokens with its mask; padded positions zeroed.
     torch::Tensor embed(const std::string& text, ProbeContext& probes) {
         const std::vector<int> v = m_tokenizer.encodePadded(text, kMaxSequenceLength);
@@ -119,8 +164,11 @@ private:
     const T5Tokenizer& m_tokenizer;
     CosmosTransformerComponent& m_transformer;
     bool m_guided;
-    std::vector<float> m_sigmas;          // [steps + 1]
-    torch::Tensor m_x, m_cond, m_uncond;  // latents [1, C, h, w]; text [1, 512, D]
+    std::vector<float> m_sigmas;               // [steps + 1]
+    torch::Tensor m_x, m_cond, m_uncond;       // latents [1, C, h, w]; text [1, 512, D]
+    std::unique_ptr<ComfyModelSampling> m_ms;  // ComfyUI's sampling; null: the pipeline's own
+    std::unique_ptr<ComfySampler> m_sampler;
+    std::vector<std::string> m_notes;
 };
 
 class Cosmos2Strategy : public DenoisingStrategy {
@@ -170,6 +218,8 @@ public:
 
     // The pipeline's call defaults: 35 steps, guidance 7.0.
     RunDefaults defaults() const override { return {35, 7.0, true}; }
+    bool runsComfySamplers() const override { return true; }
+    void validate(const RunConfig& cfg) const override { validateComfySampling(cfg); }
 
 private:
     TextEncoderComponent* m_encoder = nullptr;

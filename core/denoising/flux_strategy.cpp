@@ -10,6 +10,7 @@
 #include "families/flux/flux_family.h"
 #include "families/flux/flux_latents.h"
 #include "models/roles.h"
+#include "sampling/comfy_sigmas.h"
 #include "sampling/flow_match.h"
 #include "text/clip_tokenizer.h"
 #include "text/t5_tokenizer.h"
@@ -35,9 +36,28 @@ public:
           m_textEncoder(textEncoder),
           m_transformer(transformer),
           m_tokenizer(tokenizer),
-          m_t5(t5),
-          m_batch(m_guided ? 2 : 1) {
-        schedule(scheduler, Sigmas::FluxPipeline, m_x.size(1));
+          m_t5(t5) {
+        schedule(scheduler, Sigmas::FluxPipeline, m_x.size(1), comfyFamily(scheduler));
+        m_batch = m_guided ? 2 : 1;
+    }
+
+    // ComfyUI's FLUX.1-dev (dynamic shift) is ModelSamplingFlux with mu on the line of its
+    // ModelSamplingFlux node at the image's packed tokens, max_shift and base_shift the run's or
+    // the scheduler config's (FLUX.1-dev's are the node's 1.15 and 0.5); schnell (no dynamic shift)
+    // is ModelSamplingDiscreteFlow with multiplier 1 at the config's shift (1). Its guidance is
+    // the distilled embedding (one pass); the one-encoder shape's is classifier-free guidance.
+    ComfyFamily comfyFamily(const FlowMatchConfig& scheduler) {
+        if (!scheduler.useDynamicShifting)
+            return {ComfyModelSampling::discreteFlow(m_cfg.shift.value_or(scheduler.shift), 1.0),
+                    !m_t5.encoder};
+        if (m_cfg.shift && !m_cfg.comfySampler.empty())
+            m_notes.push_back(
+                "the shift is not used by ComfyUI's ModelSamplingFlux, which "
+                "shifts by the image size");
+        const double mu =
+            comfyFluxMuAt(double(m_x.size(1)), m_cfg.maxShift.value_or(scheduler.maxShift),
+                          m_cfg.baseShift.value_or(scheduler.baseShift));
+        return {ComfyModelSampling::flux(mu), !m_t5.encoder};
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {
@@ -91,16 +111,15 @@ public:
                 torch::full({m_batch}, m_cfg.guidance, torch::TensorOptions().device(m_device));
     }
 
-    DenoiseStep step(int i, ProbeContext& probes) override {
-        const double t = m_scheduler.modelTime(i);
-        m_in.hiddenStates = m_batch == 2 ? torch::cat({m_x, m_x}) : m_x;
+    torch::Tensor velocity(const torch::Tensor& x, double t, ProbeContext& probes) override {
+        m_in.hiddenStates = m_batch == 2 ? torch::cat({x, x}) : x;
         m_in.timestep = torch::full({m_batch}, t, torch::TensorOptions().device(m_device));
         auto v = m_transformer.model->forward(m_in, probes).to(torch::kFloat32);
         if (m_batch == 2) {
             auto parts = v.chunk(2);
             v = parts[1] + m_cfg.guidance * (parts[0] - parts[1]);  // uncond + g (cond - uncond)
         }
-        return eulerStep(i, v);
+        return v;
     }
 
     void addNote(const std::string& note) { m_notes.push_back(note); }
@@ -110,7 +129,7 @@ private:
     FluxTransformerComponent& m_transformer;
     const ClipTokenizer& m_tokenizer;
     const T5Text& m_t5;
-    int64_t m_batch;
+    int64_t m_batch = 1;  // [cond, uncond] when guided
     FluxInputs m_in;
 };
 
@@ -158,6 +177,7 @@ public:
     }
 
     int sizeMultiple() const override { return m_vae->downFactor() * 2; }
+    bool runsComfySamplers() const override { return true; }
 
     void validate(const RunConfig& cfg) const override {
         if (m_t5.encoder && !cfg.negativePrompt.empty())

@@ -6,6 +6,7 @@
 #include "denoising/qwenimage_text.h"
 #include "denoising/token_bounds.h"
 #include "families/qwenimage/qwenimage_family.h"
+#include "sampling/comfy_sigmas.h"
 #include "sampling/flow_match.h"
 #include "text/qwen_tokenizer.h"
 
@@ -25,8 +26,11 @@ public:
                        Packing::TwoByTwo),
           m_text(text),
           m_transformer(transformer) {
-        // mu from the packed token count, with the scheduler config's bounds.
-        schedule(scheduler, Sigmas::FluxPipeline, m_x.size(1));
+        // mu from the packed token count, with the scheduler config's bounds. ComfyUI's
+        // Qwen-Image: ModelSamplingAuraFlow's discrete flow, multiplier 1, shift 1.15 (or the
+        // image's ModelSamplingAuraFlow shift), with plain CFG.
+        schedule(scheduler, Sigmas::FluxPipeline, m_x.size(1),
+                 {ComfyModelSampling::discreteFlow(cfg.shift.value_or(1.15), 1.0)});
         makeNotes();
     }
 
@@ -37,29 +41,28 @@ public:
         return m_cond.embeds;
     }
 
-    DenoiseStep step(int i, ProbeContext& probes) override {
-        auto v = predict(m_cond, i, probes);  // [1, L_img, 4C]
-        if (m_guided) {
-            auto neg = predict(m_uncond, i, probes);
-            auto comb = neg + m_cfg.guidance * (v - neg);
-            // Rescale each token's guided prediction to the conditional one's norm.
-            auto condNorm = torch::norm(v, 2, {-1}, true);     // [1, L_img, 1]
-            auto combNorm = torch::norm(comb, 2, {-1}, true);  // [1, L_img, 1]
-            v = comb * (condNorm / combNorm);                  // [1, L_img, 4C]
-        }
-        return eulerStep(i, v);
+    torch::Tensor velocity(const torch::Tensor& x, double t, ProbeContext& probes) override {
+        auto v = predict(m_cond, x, t, probes);  // [1, L_img, 4C]
+        if (!m_guided) return v;
+        auto neg = predict(m_uncond, x, t, probes);
+        auto comb = neg + m_cfg.guidance * (v - neg);
+        if (comfySampling()) return comb;  // ComfyUI's CFG has no rescale
+        // Rescale each token's guided prediction to the conditional one's norm.
+        auto condNorm = torch::norm(v, 2, {-1}, true);     // [1, L_img, 1]
+        auto combNorm = torch::norm(comb, 2, {-1}, true);  // [1, L_img, 1]
+        return comb * (condNorm / combNorm);               // [1, L_img, 4C]
     }
 
 private:
     // One transformer call: packed latents, the text and its mask, t / 1000, img_shapes
     // [(1, h/2, w/2)]; guidance None (Qwen-Image has no guidance embedding).
-    torch::Tensor predict(const QwenImagePromptEmbeds& text, int i, ProbeContext& probes) {
+    torch::Tensor predict(const QwenImagePromptEmbeds& text, const torch::Tensor& x, double t,
+                          ProbeContext& probes) {
         QwenImageInputs in;
-        in.hiddenStates = m_x;                                   // [1, L_img, 4C]
+        in.hiddenStates = x;                                     // [1, L_img, 4C]
         in.encoderHiddenStates = text.embeds;                    // [1, L_txt, D]
         if (text.mask.defined()) in.textMask = text.mask.ne(0);  // [1, L_txt] bool
-        in.timestep = torch::full({1}, m_scheduler.modelTime(i),
-                                  torch::TensorOptions().device(m_device));  // t / 1000
+        in.timestep = torch::full({1}, t, torch::TensorOptions().device(m_device));  // t / 1000
         in.shape = QwenImageShape{1, m_h / 2, m_w / 2};
         return m_transformer.model->forward(in, probes).to(torch::kFloat32);  // [1, L_img, 4C]
     }
@@ -78,6 +81,7 @@ private:
         };
         cut("prompt", m_cfg.prompt);
         if (m_guided) cut("negative prompt", m_cfg.negativePrompt);
+        if (comfySampling()) return;  // ComfyUI's CFG runs at any cfg but 1, prompt or none
         if (m_cfg.guidance > 1.0 && m_cfg.negativePrompt.empty())
             m_notes.push_back(
                 "true_cfg_scale " + std::to_string(m_cfg.guidance) +
@@ -134,6 +138,7 @@ public:
 
     // vae_scale_factor * 2: the latents are packed in 2 x 2 patches.
     int sizeMultiple() const override { return m_vae->downFactor() * 2; }
+    bool runsComfySamplers() const override { return true; }
 
     // shift_terminal stretches the schedule so that its last sigma is the terminal one: a
     // one-step schedule has nothing to stretch (diffusers divides 0 by 0 there and samples NaN).

@@ -5,6 +5,7 @@
 #include "denoising/flow_match_run.h"
 #include "denoising/sd3_text.h"
 #include "families/sd3/sd3_family.h"
+#include "sampling/comfy_sigmas.h"
 #include "sampling/flow_match.h"
 
 namespace hs {
@@ -20,7 +21,10 @@ public:
           m_transformer(transformer) {
         // mu from the image's token count, only when the scheduler shifts dynamically.
         const int64_t p = transformer.config().patchSize;
-        schedule(scheduler, Sigmas::SchedulerTimesteps, (m_h / p) * (m_w / p));
+        // ComfyUI's SD3 and SD3.5: ModelSamplingDiscreteFlow at shift 3 (or the image's
+        // ModelSamplingSD3 shift), the model called at t = 1000 sigma.
+        schedule(scheduler, Sigmas::SchedulerTimesteps, (m_h / p) * (m_w / p),
+                 {ComfyModelSampling::discreteFlow(cfg.shift.value_or(3.0), 1000.0)});
     }
 
     torch::Tensor encodePrompt(ProbeContext& probes) override {
@@ -31,18 +35,17 @@ public:
         return m_embeds.sequence.slice(0, m_guided ? 1 : 0);  // the prompt's [1, L, D]
     }
 
-    DenoiseStep step(int i, ProbeContext& probes) override {
+    torch::Tensor velocity(const torch::Tensor& x, double t, ProbeContext& probes) override {
         const int64_t batch = m_guided ? 2 : 1;
-        const auto input = m_guided ? torch::cat({m_x, m_x}) : m_x;
+        const auto input = m_guided ? torch::cat({x, x}) : x;
         // timestep = t.expand(batch): sigma * 1000 as the scheduler holds it.
-        const auto t =
-            torch::full({batch}, m_scheduler.timestep(i), torch::TensorOptions().device(m_device));
-        auto v = m_transformer.predict(input, m_embeds.sequence, m_embeds.pooled, t, probes);
+        const auto ts = torch::full({batch}, t, torch::TensorOptions().device(m_device));
+        auto v = m_transformer.predict(input, m_embeds.sequence, m_embeds.pooled, ts, probes);
         if (m_guided) {
             auto parts = v.chunk(2);
             v = parts[0] + m_cfg.guidance * (parts[1] - parts[0]);  // uncond + g (cond - uncond)
         }
-        return eulerStep(i, v);
+        return v;
     }
 
 private:
@@ -72,6 +75,7 @@ public:
         m_scheduler = FlowMatchConfig::fromJson(schedulerConfigOf(*folder.find("scheduler")));
     }
 
+    bool runsComfySamplers() const override { return true; }
     int sizeMultiple() const override {
         return m_vae->downFactor() * m_transformer->config().patchSize;
     }

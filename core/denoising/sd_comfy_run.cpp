@@ -28,8 +28,7 @@ public:
           m_unet(std::move(unet)),
           m_ms(std::move(ms)),
           m_sampler(std::move(sampler)),
-          // sampling_function drops the unconditional pass only at cfg 1 (math.isclose).
-          m_guided(std::abs(cfg.guidance - 1.0) > 1e-9 * std::max(1.0, std::abs(cfg.guidance))),
+          m_guided(comfyCfgGuides(cfg.guidance)),
           m_notes(std::move(notes)) {
         m_x = comfyInitialLatent(m_ms, m_sampler.sigmas()[0], noise).to(device);  // [1, C, h, w]
     }
@@ -125,20 +124,8 @@ std::unique_ptr<DenoisingRun> startSdComfyRun(const RunConfig& cfg, const torch:
             : schedulerConfig.value("prediction_type", std::string("epsilon"));
     ComfyModelSampling ms =
         ComfyModelSampling::discrete(schedulerConfig, comfyPredictionOf(prediction));
-    std::string scheduler = cfg.comfyScheduler.empty() ? "normal" : cfg.comfyScheduler;
-    if (!isComfyScheduler(scheduler)) {
-        notes.push_back("ComfyUI's scheduler " + scheduler +
-                        " is not implemented: normal ran instead");
-        scheduler = "normal";
-    }
-    const ComfySamplerChoice choice = resolveComfySampler(cfg.comfySampler);
-    if (!choice.note.empty()) notes.push_back(choice.note);
-    const auto sigmas = comfySamplerSigmas(ms, cfg.comfySampler, scheduler, cfg.steps);
-    if (choice.sampler == "euler_ancestral" || choice.sampler == "lcm")
-        notes.push_back("the " + choice.sampler +
-                        " noise is drawn from a CPU generator seeded with the seed, as ComfyUI "
-                        "does when it samples on the CPU (on a GPU it draws other numbers)");
-    ComfySampler sampler(choice.sampler, sigmas, ms, cfg.seed);
+    ComfySampler sampler =
+        comfySamplerFor(ms, cfg.comfySampler, cfg.comfyScheduler, cfg.steps, cfg.seed, notes);
     return std::make_unique<SdComfyRun>(cfg, device, text, std::move(unet), std::move(ms),
                                         std::move(sampler), noise, std::move(notes));
 }

@@ -96,6 +96,9 @@ struct RunDefaults {
     // The only words the model understands, lower case (the demo model's grammar); empty: any
     // text. The studio names the prompt's other words as they are typed.
     std::vector<std::string> vocabulary = {};
+    // Whether runs take ComfyUI's samplers and schedules (RunConfig::comfySampler): filled by
+    // the Pipeline from DenoisingStrategy::runsComfySamplers.
+    bool comfySamplers = false;
 };
 
 class DenoisingStrategy {

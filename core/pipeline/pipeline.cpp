@@ -10,6 +10,7 @@
 #include "pipeline/memory_check.h"
 #include "pipeline/model_sources.h"
 #include "pipeline/run_estimate.h"
+#include "runtime/device_sync.h"
 
 namespace hs {
 
@@ -147,7 +148,9 @@ std::unique_ptr<Pipeline> Pipeline::load(const std::string& model, const ModelFi
 }
 
 RunDefaults Pipeline::defaults() const {
-    return m_strategy->defaults();
+    RunDefaults d = m_strategy->defaults();
+    d.comfySamplers = m_strategy->runsComfySamplers();
+    return d;
 }
 
 PrecisionPlan Pipeline::planFor(const PrecisionPlan& userPlan) const {
@@ -289,8 +292,7 @@ void Pipeline::validate(const RunConfig& c) const {
     if ((!c.comfySampler.empty() || !c.comfyScheduler.empty()) && !m_strategy->runsComfySamplers())
         throw PipelineError("ComfyUI's samplers and schedules ('" + c.comfySampler + "', '" +
                             c.comfyScheduler +
-                            "') run for Stable Diffusion models only: this model runs its own "
-                            "scheduler");
+                            "') do not run on this model: it runs its own scheduler");
     m_strategy->validate(c);
 }
 
@@ -426,19 +428,23 @@ std::optional<std::string> Pipeline::vaeUpcastNote() const {
     return std::nullopt;
 }
 
-void Pipeline::estimateFromFirstStep(RunEstimator& estimator, const torch::Tensor& x0,
-                                     double stepSeconds, double decodeSeconds, int steps,
-                                     int decodeEvery) {
+void Pipeline::estimateAfterStep(RunEstimator& estimator, const torch::Tensor& x0,
+                                 double decodeSeconds, int steps, int decodeEvery) {
     if (decodeSeconds < 0)
-        decodeSeconds = cornerDecodeSeconds(x0, [&](const torch::Tensor& corner) {
-            ProbeContext quiet(*m_policy, ProbeLevel::Off);
-            decode(corner, quiet);
-        });
+        decodeSeconds = cornerDecodeSeconds(
+            x0,
+            [&](const torch::Tensor& corner) {
+                ProbeContext quiet(*m_policy, ProbeLevel::Off);
+                decode(corner, quiet);
+                synchronizeDevice(m_device);
+            },
+            !m_device.is_cpu());
     uint64_t weights = 0;
     for (auto& part : m_parts)
         if (part.component) weights += heldTensorBytes(part.component->module());
-    estimator.afterFirstStep(stepSeconds, steps, decodeSeconds,
-                             decodesAfterFirstStep(steps, decodeEvery), weights, m_device.is_cpu());
+    estimator.estimate(steps, decodeSeconds,
+                       decodesAfterStep(steps, decodeEvery, estimateStepIndex(steps) + 1), weights,
+                       m_device.is_cpu());
 }
 
 RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomic<bool>* cancel) {
@@ -451,7 +457,7 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
     rec.components = m_infos;
     ProbeContext probes(*m_policy, cfg.probeLevel);
     RunRecorder recorder(rec, probes, obs);
-    RunEstimator estimator;  // time and memory after step 1 (pipeline/run_estimate.h)
+    RunEstimator estimator;  // time and memory after step 2 (pipeline/run_estimate.h)
     auto stop = [&] {
         rec.cancelled = true;
         recorder.collect();  // the points that ran before the cancel
@@ -485,9 +491,11 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
             if (i == 0) estimator.beforeFirstStep();
             const auto stepStart = Clock::now();
             const DenoiseStep d = denoising->step(i, probes);
+            synchronizeDevice(m_device);  // the step's time, not its kernels' launch
             StepRecord s = stepRecordOf(d, i, cfg.keepLatents);
             s.scheduleSteps = denoising->numSteps();
             s.seconds = secondsSince(stepStart);
+            estimator.stepTimed(s.seconds);
             recorder.step(std::move(s));
             recorder.preview(projectedPreview(d.denoised, i));
             double decodeSeconds = -1;  // a full decode of this step, timed when it ran
@@ -497,9 +505,9 @@ RunRecord Pipeline::run(const RunConfig& cfg, RunObserver* obs, const std::atomi
                 recorder.preview(previewOf(decode(d.denoised, quiet)[0], i, true));
                 decodeSeconds = secondsSince(decodeStart);
             }
-            if (i == 0 && estimator.active()) {
-                estimateFromFirstStep(estimator, d.denoised, rec.steps.back().seconds,
-                                      decodeSeconds, denoising->numSteps(), cfg.decodeEvery);
+            if (i == estimateStepIndex(denoising->numSteps()) && estimator.active()) {
+                estimateAfterStep(estimator, d.denoised, decodeSeconds, denoising->numSteps(),
+                                  cfg.decodeEvery);
                 rec.estimate = estimator.made();
             }
         }

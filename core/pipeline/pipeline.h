@@ -109,10 +109,11 @@ private:
     PrecisionPlan planFor(const PrecisionPlan& userPlan) const;
     // The run's note on a VAE that asks to be upcast but runs in fp16; none otherwise.
     std::optional<std::string> vaeUpcastNote() const;
-    // After step 1 (`x0` its x0 estimate [1, C, h, w]; `decodeSeconds` the time of its preview
-    // decode, < 0 when none ran): reports the run's estimate (pipeline/run_estimate.h).
-    void estimateFromFirstStep(RunEstimator& estimator, const torch::Tensor& x0, double stepSeconds,
-                               double decodeSeconds, int steps, int decodeEvery);
+    // After step estimateStepIndex(steps) (`x0` its x0 estimate [1, C, h, w]; `decodeSeconds`
+    // the time of its preview decode, < 0 when none ran): reports the run's estimate
+    // (pipeline/run_estimate.h).
+    void estimateAfterStep(RunEstimator& estimator, const torch::Tensor& x0, double decodeSeconds,
+                           int steps, int decodeEvery);
 
     std::string m_dir;
     ModelFiles m_files;

@@ -65,11 +65,12 @@ int64_t estimateCornerSide(int64_t n) {
 }
 
 double cornerDecodeSeconds(const torch::Tensor& x0,
-                           const std::function<void(const torch::Tensor&)>& decode) {
+                           const std::function<void(const torch::Tensor&)>& decode, bool warmUp) {
     try {
         const int64_t h = x0.size(-2), w = x0.size(-1);
         const int64_t ch = estimateCornerSide(h), cw = estimateCornerSide(w);
         const auto corner = x0.narrow(-2, 0, ch).narrow(-1, 0, cw);
+        if (warmUp) decode(corner);
         const auto start = std::chrono::steady_clock::now();
         decode(corner);
         const double seconds =
@@ -82,9 +83,29 @@ double cornerDecodeSeconds(const torch::Tensor& x0,
     }
 }
 
-int decodesAfterFirstStep(int steps, int decodeEvery) {
-    const int previews = decodeEvery > 0 ? steps / decodeEvery - (decodeEvery == 1 ? 1 : 0) : 0;
-    return 1 + previews;
+int decodesAfterStep(int steps, int decodeEvery, int done) {
+    // Previews follow the steps whose 1-based number is a multiple of decodeEvery.
+    const int previews = decodeEvery > 0 ? steps / decodeEvery - done / decodeEvery : 0;
+    return 1 + std::max(0, previews);
+}
+
+double steadyStepSeconds(const std::vector<double>& stepSeconds) {
+    if (stepSeconds.empty()) return 0;
+    if (stepSeconds.size() == 1) return stepSeconds.front();
+    double sum = 0;
+    for (size_t i = 1; i < stepSeconds.size(); ++i) sum += stepSeconds[i];
+    return sum / double(stepSeconds.size() - 1);
+}
+
+double estimateRunSeconds(double elapsedSeconds, const std::vector<double>& stepSeconds, int steps,
+                          double decodeSeconds, int decodes) {
+    const int left = std::max(0, steps - int(stepSeconds.size()));
+    return elapsedSeconds + left * steadyStepSeconds(stepSeconds) +
+           std::max(0, decodes) * std::max(0.0, decodeSeconds);
+}
+
+int estimateStepIndex(int steps) {
+    return steps >= 2 ? 1 : 0;
 }
 
 RunEstimator::RunEstimator()
@@ -96,20 +117,23 @@ void RunEstimator::beforeFirstStep() {
     m_rssBefore = ResidentMemory::current();
 }
 
-void RunEstimator::afterFirstStep(double stepSeconds, int steps, double decodeSeconds, int decodes,
-                                  uint64_t weightBytes, bool onCpu) {
+void RunEstimator::stepTimed(double seconds) {
+    if (m_active) m_stepSeconds.push_back(seconds);
+}
+
+void RunEstimator::estimate(int steps, double decodeSeconds, int decodes, uint64_t weightBytes,
+                            bool onCpu) {
     if (!m_active) return;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_begin).count();
     m_p.kind = WorkKind::Estimate;
-    m_p.estimateSeconds = elapsed + std::max(0, steps - 1) * stepSeconds +
-                          std::max(0, decodes) * std::max(0.0, decodeSeconds);
+    m_p.estimateSeconds = estimateRunSeconds(elapsed, m_stepSeconds, steps, decodeSeconds, decodes);
     m_p.weightBytes = double(weightBytes);
     m_p.activationBytes = -1;
     const uint64_t peak = ResidentMemory::peak();
     if (onCpu && m_rssBefore > 0 && peak > 0)
-        // Without a reset the peak may be older than this step: then only what stays resident
-        // after the step is known, a lower bound.
+        // Without a reset the peak may be older than these steps: then only what stays resident
+        // after them is known, a lower bound.
         m_p.activationBytes = std::max(
             0.0, double(m_peakReset ? peak : ResidentMemory::current()) - double(m_rssBefore));
     m_p.estimateBytes = m_p.weightBytes + std::max(0.0, m_p.activationBytes);

@@ -72,6 +72,11 @@ inline bool ModelFiles::operator==(const ModelFiles& o) const {
     return true;
 }
 
+// The first prompt and seed of the CLI and the studio: a default run names the same first
+// failing layer from the command line and in the studio.
+inline constexpr const char* kDefaultPrompt = "a large red circle in the centre, blue background";
+inline constexpr uint64_t kDefaultSeed = 1;
+
 struct RunConfig {
     std::string modelDir;   // diffusers pipeline folder, or a single-file checkpoint
     ModelFiles modelFiles;  // the rest of a file set
@@ -83,6 +88,9 @@ struct RunConfig {
     int width = 64;
     int height = 64;
     std::optional<double> shift;  // scheduler shift override
+    // Overrides of the dynamic shift's line, mu through (256 image tokens, baseShift) and (4096,
+    // maxShift): diffusers' base_shift / max_shift, ComfyUI's ModelSamplingFlux node.
+    std::optional<double> maxShift, baseShift;
     // The sampler, one of the model's scheduler choices ("euler", "dpmpp_2m_karras", ...); empty:
     // the model's own scheduler.
     std::string scheduler;
@@ -156,8 +164,8 @@ struct ComponentInfo {
     bool streamed = false;
 };
 
-// A run's estimate of its own time and memory, made after its first step
-// (pipeline/run_estimate.h); -1 where unknown.
+// A run's estimate of its own time and memory, made after its second step, the first being
+// warm-up (pipeline/run_estimate.h); -1 where unknown.
 struct RunEstimate {
     double seconds = -1;  // the whole run
     double bytes = -1;    // weights + activations

@@ -164,27 +164,31 @@ ordered_json previewToJson(const PreviewImage& p) {
 
 ordered_json runRecordToJson(const RunRecord& r, const RecordJsonOptions& o) {
     const RunConfig& c = r.config;
-    ordered_json config{{"model_dir", c.modelDir},
-                        {"prompt", c.prompt},
-                        {"negative_prompt", c.negativePrompt},
-                        {"seed", c.seed},
-                        {"steps", c.steps},
-                        {"guidance", numberOrNull(c.guidance)},
-                        {"width", c.width},
-                        {"height", c.height},
-                        {"shift", c.shift ? numberOrNull(*c.shift) : ordered_json(nullptr)},
-                        {"scheduler", c.scheduler},
-                        {"prediction_type", c.predictionType},
-                        {"comfy_sampler", c.comfySampler},
-                        {"comfy_scheduler", c.comfyScheduler},
-                        {"plan", c.plan.toString()},
-                        {"device", c.device},
-                        {"probe_level", probeLevelName(c.probeLevel)},
-                        {"decode_every", c.decodeEvery},
-                        {"keep_latents", c.keepLatents}};
+    ordered_json config{
+        {"model_dir", c.modelDir},
+        {"prompt", c.prompt},
+        {"negative_prompt", c.negativePrompt},
+        {"seed", c.seed},
+        {"steps", c.steps},
+        {"guidance", numberOrNull(c.guidance)},
+        {"width", c.width},
+        {"height", c.height},
+        {"shift", c.shift ? numberOrNull(*c.shift) : ordered_json(nullptr)},
+        {"max_shift", c.maxShift ? numberOrNull(*c.maxShift) : ordered_json(nullptr)},
+        {"base_shift", c.baseShift ? numberOrNull(*c.baseShift) : ordered_json(nullptr)},
+        {"scheduler", c.scheduler},
+        {"prediction_type", c.predictionType},
+        {"comfy_sampler", c.comfySampler},
+        {"comfy_scheduler", c.comfyScheduler},
+        {"plan", c.plan.toString()},
+        {"device", c.device},
+        {"probe_level", probeLevelName(c.probeLevel)},
+        {"decode_every", c.decodeEvery},
+        {"keep_latents", c.keepLatents}};
     if (!c.modelFiles.empty())
         for (const auto& s : modelFileSlots())
-            if (!(c.modelFiles.*s.path).empty()) config["model_files"][s.slot] = c.modelFiles.*s.path;
+            if (!(c.modelFiles.*s.path).empty())
+                config["model_files"][s.slot] = c.modelFiles.*s.path;
     ordered_json components = ordered_json::array();
     for (const auto& x : r.components)
         components.push_back({{"name", x.name},
@@ -265,7 +269,8 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     cfg.modelDir = c["model_dir"].string();
     if (c.has("model_files"))
         for (const auto& s : modelFileSlots())
-            if (c["model_files"].has(s.slot)) cfg.modelFiles.*s.path = c["model_files"][s.slot].string();
+            if (c["model_files"].has(s.slot))
+                cfg.modelFiles.*s.path = c["model_files"][s.slot].string();
     cfg.prompt = c["prompt"].string();
     cfg.negativePrompt = c["negative_prompt"].string();
     cfg.seed = c["seed"].unsignedInteger();
@@ -274,6 +279,8 @@ RunRecord runRecordFromJson(const nlohmann::json& j, const std::string& path) {
     cfg.width = c["width"].intValue();
     cfg.height = c["height"].intValue();
     if (c.has("shift")) cfg.shift = c["shift"].number();
+    if (c.has("max_shift")) cfg.maxShift = c["max_shift"].number();
+    if (c.has("base_shift")) cfg.baseShift = c["base_shift"].number();
     if (c.has("scheduler")) cfg.scheduler = c["scheduler"].string();
     if (c.has("prediction_type")) cfg.predictionType = c["prediction_type"].string();
     if (c.has("comfy_sampler")) cfg.comfySampler = c["comfy_sampler"].string();

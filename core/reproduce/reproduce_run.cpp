@@ -46,10 +46,14 @@ std::vector<std::string> applyImageSettings(const ReproduceSettings& s, const Gi
         }
     }
     if (take("shift") && s.shift) cfg.shift = *s.shift;
-    if (s.maxShift || s.baseShift)
-        notes.push_back(
-            "ModelSamplingFlux's max_shift / base_shift are not applied: the scheduler config's "
-            "are used");
+    // ModelSamplingFlux's line; a ComfyUI FLUX.1 graph without the node samples at its model's
+    // default, mu 1.15 whatever the size: the line made flat there.
+    if (s.maxShift || s.baseShift) {
+        cfg.maxShift = s.maxShift.value_or(1.15);
+        cfg.baseShift = s.baseShift.value_or(0.5);
+    } else if (s.source == ReproduceSource::ComfyUI && s.family == "flux") {
+        cfg.maxShift = cfg.baseShift = 1.15;
+    }
     if (s.denoise && *s.denoise != 1.0)
         notes.push_back("denoise " + number(*s.denoise) +
                         " is not applied: the run starts from noise (denoise 1)");
@@ -59,35 +63,16 @@ std::vector<std::string> applyImageSettings(const ReproduceSettings& s, const Gi
     return notes;
 }
 
-std::vector<std::string> applyImageSampler(
-    const ReproduceSettings& s, const GivenOptions& given,
-    const std::vector<std::pair<std::string, std::string>>& choices, RunConfig& cfg) {
-    std::vector<std::string> notes;
-    if (given.count("scheduler") || s.sampler.empty()) return notes;
-    if (!choices.empty()) {
-        // A model with a choice of samplers (Stable Diffusion) runs ComfyUI's own: the run notes
-        // a sampler or scheduler it does not implement and the one it ran instead.
+std::vector<std::string> applyImageSampler(const ReproduceSettings& s, const GivenOptions& given,
+                                           bool comfySamplers, RunConfig& cfg) {
+    if (given.count("scheduler") || s.sampler.empty()) return {};
+    if (comfySamplers) {
         cfg.comfySampler = s.sampler;
         cfg.comfyScheduler = s.scheduler;
-        return notes;
+        return {};
     }
-    // A flow model runs its own FlowMatch Euler. FLUX.1's, Qwen-Image's and Anima's steps
-    // t = 1, 1 - 1/N, ..., 1/N, shifted, are what ComfyUI's simple schedule picks from the same
-    // shifted table; its other schedules space the steps otherwise.
     const std::string asked = s.sampler + (s.scheduler.empty() ? "" : " + " + s.scheduler);
-    std::string what;
-    if (s.sampler == "euler" && s.scheduler == "simple")
-        what =
-            " ran as the model's FlowMatch Euler scheduler, whose steps (t = 1 .. 1/N, shifted "
-            "as its scheduler config says) are ComfyUI's simple schedule for FLUX.1, "
-            "Qwen-Image and Anima";
-    else if (s.sampler == "euler")
-        what = " ran as the model's FlowMatch Euler scheduler on its own steps, not ComfyUI's " +
-               (s.scheduler.empty() ? std::string("schedule") : s.scheduler + " schedule");
-    else
-        what = " is not implemented for this model: its FlowMatch Euler scheduler ran";
-    notes.push_back("the image's sampler " + asked + what);
-    return notes;
+    return {"the image's sampler " + asked + " does not run on this model: its own scheduler ran"};
 }
 
 }  // namespace hs

@@ -4,7 +4,6 @@
 // otherwise than the image says is returned as notes, one sentence each, for the record.
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "records/run_types.h"
@@ -24,12 +23,11 @@ std::vector<std::string> applyImageSettings(const ReproduceSettings& s, const Gi
                                             RunConfig& cfg);
 
 // The image's ComfyUI sampler and scheduler onto the run, unless "scheduler" is in `given`: a
-// model with sampler choices (RunDefaults::samplers not empty: Stable Diffusion) runs them as
-// ComfyUI computes them (cfg.comfySampler, cfg.comfyScheduler; the run notes a name it does not
-// implement and the one it ran instead); a model without (the flow models) runs its own
-// scheduler, said in the returned note.
-std::vector<std::string> applyImageSampler(
-    const ReproduceSettings& s, const GivenOptions& given,
-    const std::vector<std::pair<std::string, std::string>>& choices, RunConfig& cfg);
+// model whose runs take ComfyUI's samplers (RunDefaults::comfySamplers: Stable Diffusion and the
+// flow-matching families) runs them as ComfyUI computes them (cfg.comfySampler,
+// cfg.comfyScheduler; the run notes a name it does not implement and the one it ran instead);
+// another runs its own scheduler, said in the returned note.
+std::vector<std::string> applyImageSampler(const ReproduceSettings& s, const GivenOptions& given,
+                                           bool comfySamplers, RunConfig& cfg);
 
 }  // namespace hs

@@ -43,6 +43,12 @@ int configureRuntime(int threads) {
     at::set_num_threads(threads);
     setConfiguredThreads(threads);
     at::globalContext().setFlushDenormal(true);
+    // fp32 means fp32 on a GPU too: LibTorch lets cuDNN's convolutions (and, where asked,
+    // cuBLAS's matmuls) round their inputs to TF32 (10 mantissa bits) on Ampere and later, which
+    // moves an fp32 reference by ~1e-3 and would blur where fp16 or bf16 first differs from it.
+    // Both setters only store a flag, so they are harmless in a CPU build.
+    at::globalContext().setAllowTF32CuBLAS(false);
+    at::globalContext().setAllowTF32CuDNN(false);
     if (const char* env = std::getenv("HALFSCOPE_CPU_BF16")) {
         const auto mode = parseCpuBf16(env);
         if (!mode)

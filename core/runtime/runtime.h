@@ -17,7 +17,8 @@ void ensurePassiveOmpWait(int argc, char** argv);
 // Intra-op threads: `threads` > 0, else $HALFSCOPE_THREADS, else every core. Also flushes
 // denormals (a trainer step here went from 0.8 s to 15 s without it) and takes the CPU's bf16
 // mode from $HALFSCOPE_CPU_BF16 (emulated, native, auto; throws std::invalid_argument for
-// anything else). Returns the thread count used.
+// anything else). Turns TF32 off for CUDA matmuls and convolutions, so fp32 runs in fp32 there.
+// Returns the thread count used.
 int configureRuntime(int threads = 0);
 
 }  // namespace hs

@@ -88,10 +88,15 @@ std::vector<double> comfySamplerSigmas(const ComfyModelSampling& ms, const std::
     return s;
 }
 
+bool comfyCfgGuides(double cfg) {
+    return std::abs(cfg - 1.0) > 1e-9 * std::max(1.0, std::abs(cfg));
+}
+
 torch::Tensor comfyInitialLatent(const ComfyModelSampling& ms, double sigma0,
                                  const torch::Tensor& noise) {
     const float s = float(sigma0);
-    if (ms.flow()) return noise * s;  // CONST: s n + (1 - s) * 0
+    // CONST: s n + (1 - s) * 0; COSMOS_RFLOW: s n + 0, whatever sigma_0 is.
+    if (ms.flow() || ms.prediction() == ComfyPrediction::CosmosRFlow) return noise * s;
     const double max = ms.sigmaMax();
     const bool maxDenoise =
         std::abs(max - s) <= 1e-5 * std::max(std::abs(max), std::abs(double(s))) || s > max;
@@ -182,6 +187,24 @@ ComfySampler::Step ComfySampler::step(int i, const torch::Tensor& x, const Comfy
         }
     }
     return out;
+}
+
+ComfySampler comfySamplerFor(const ComfyModelSampling& ms, const std::string& sampler,
+                             const std::string& scheduler, int steps, uint64_t seed,
+                             std::vector<std::string>& notes) {
+    std::string schedule = scheduler.empty() ? "normal" : scheduler;
+    if (!isComfyScheduler(schedule)) {
+        notes.push_back("ComfyUI's scheduler " + schedule +
+                        " is not implemented: normal ran instead");
+        schedule = "normal";
+    }
+    const ComfySamplerChoice choice = resolveComfySampler(sampler);
+    if (!choice.note.empty()) notes.push_back(choice.note);
+    if (choice.sampler == "euler_ancestral" || choice.sampler == "lcm")
+        notes.push_back("the " + choice.sampler +
+                        " noise is drawn from a CPU generator seeded with the seed, as ComfyUI "
+                        "does when it samples on the CPU (on a GPU it draws other numbers)");
+    return ComfySampler(choice.sampler, comfySamplerSigmas(ms, sampler, schedule, steps), ms, seed);
 }
 
 torch::Tensor runComfySampler(ComfySampler& sampler, torch::Tensor x,

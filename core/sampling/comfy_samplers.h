@@ -41,9 +41,13 @@ ComfySamplerChoice resolveComfySampler(const std::string& asked);
 std::vector<double> comfySamplerSigmas(const ComfyModelSampling& ms, const std::string& sampler,
                                        const std::string& scheduler, int steps);
 
+// Whether ComfyUI's sampling_function runs the unconditional pass at this cfg: always but at 1
+// (math.isclose).
+bool comfyCfgGuides(double cfg);
+
 // The noise_scaling of KSAMPLER.sample on an empty latent: EPS, V and X0 scale the noise by
 // sqrt(1 + sigma0^2) when sigma0 is the model's largest sigma (max_denoise) and by sigma0
-// otherwise; CONST by sigma0. `noise` float32, any shape.
+// otherwise; CONST and COSMOS_RFLOW by sigma0. `noise` float32, any shape.
 torch::Tensor comfyInitialLatent(const ComfyModelSampling& ms, double sigma0,
                                  const torch::Tensor& noise);
 
@@ -76,6 +80,14 @@ private:
     at::Generator m_gen;
     torch::Tensor m_oldDenoised;  // dpmpp_2m
 };
+
+// The sampler a run computes for ComfyUI's `sampler` and `scheduler` names over `steps`: an
+// unimplemented sampler runs its resolveComfySampler fallback on the image's own schedule, an
+// unknown scheduler (or none) runs "normal"; each such change, and where an ancestral sampler's
+// noise comes from, is added to `notes` as a sentence. `seed`: the run's.
+ComfySampler comfySamplerFor(const ComfyModelSampling& ms, const std::string& sampler,
+                             const std::string& scheduler, int steps, uint64_t seed,
+                             std::vector<std::string>& notes);
 
 // The whole loop, for tests and callers without per-step records: x from comfyInitialLatent.
 torch::Tensor runComfySampler(ComfySampler& sampler, torch::Tensor x, const ComfyDenoiser& denoise);

@@ -231,8 +231,19 @@ ComfyModelSampling ComfyModelSampling::flux(double mu) {
     return m;
 }
 
+ComfyModelSampling ComfyModelSampling::cosmosRFlow(double sigmaMin, double sigmaMax) {
+    ComfyModelSampling m;
+    m.m_kind = Kind::CosmosRFlow;
+    m.m_prediction = ComfyPrediction::CosmosRFlow;
+    m.m_sigmas = toFloats(torch::linspace(std::log(sigmaMin), std::log(sigmaMax), 1000).exp());
+    m.m_logSigmas = toFloats(torch::tensor(m.m_sigmas).log());
+    return m;
+}
+
 double ComfyModelSampling::timestep(double sigma) const {
     switch (m_kind) {
+        case Kind::CosmosRFlow:
+            return float(sigma) / (float(sigma) + 1.0f);
         case Kind::DiscreteFlow:
             return float(sigma) * float(m_multiplier);
         case Kind::Flux:
@@ -252,6 +263,10 @@ double ComfyModelSampling::timestep(double sigma) const {
 
 double ComfyModelSampling::sigma(double timestep) const {
     switch (m_kind) {
+        case Kind::CosmosRFlow: {
+            const float t = float(timestep), max = m_sigmas.back();
+            return t >= max / (max + 1.0f) ? max : t / (1.0f - t);
+        }
         case Kind::DiscreteFlow:
             return timeSnrShift(m_shift, float(timestep) / float(m_multiplier));
         case Kind::Flux:
@@ -267,10 +282,14 @@ double ComfyModelSampling::sigma(double timestep) const {
 }
 
 double comfyFluxMu(int width, int height, double maxShift, double baseShift) {
+    return comfyFluxMuAt(double(width) * height / (8 * 8 * 2 * 2), maxShift, baseShift);
+}
+
+double comfyFluxMuAt(double imageTokens, double maxShift, double baseShift) {
     const double x1 = 256, x2 = 4096;
     const double mm = (maxShift - baseShift) / (x2 - x1);
     const double b = baseShift - mm * x1;
-    return (double(width) * height / (8 * 8 * 2 * 2)) * mm + b;
+    return imageTokens * mm + b;
 }
 
 const std::vector<std::string>& comfySchedulerNames() {

@@ -14,8 +14,10 @@
 namespace hs {
 
 // What the denoiser's output means, as ComfyUI's model sampling classes name it: EPS (noise),
-// V_PREDICTION (v), X0 (the clean sample), CONST (flow matching: velocity, x = (1 - s) x0 + s n).
-enum class ComfyPrediction { Eps, V, X0, Const };
+// V_PREDICTION (v), X0 (the clean sample), CONST (flow matching: velocity, x = (1 - s) x0 + s n),
+// COSMOS_RFLOW (Cosmos-Predict2: x = x0 + s n at EDM noise levels, the model fed x (1 - t) at
+// t = s / (s + 1); its samplers are the EDM ones, not the rectified-flow variants).
+enum class ComfyPrediction { Eps, V, X0, Const, CosmosRFlow };
 
 class ComfyModelSampling {
 public:
@@ -32,6 +34,10 @@ public:
     // ModelSamplingFlux: sigma(t) = e^mu / (e^mu + 1/t - 1) at t = k / 10000, k = 1..10000; the
     // timestep is sigma itself.
     static ComfyModelSampling flux(double mu);
+    // ModelSamplingCosmosRFlow (a ModelSamplingContinuousEDM): the table is
+    // exp(linspace(log sigma_min, log sigma_max, 1000)) in float32; timestep(sigma) =
+    // sigma / (sigma + 1), sigma(t) = t / (1 - t), sigma_max from t >= sigma_max / (sigma_max + 1).
+    static ComfyModelSampling cosmosRFlow(double sigmaMin, double sigmaMax);
 
     ComfyPrediction prediction() const { return m_prediction; }
     bool flow() const { return m_prediction == ComfyPrediction::Const; }
@@ -40,14 +46,15 @@ public:
     double sigmaMin() const { return m_sigmas.front(); }
     double sigmaMax() const { return m_sigmas.back(); }
     // The model's time input for `sigma`: the discrete table's nearest index in log sigma (an
-    // integer, as a double); sigma * multiplier for discrete flow; sigma for Flux.
+    // integer, as a double); sigma * multiplier for discrete flow; sigma for Flux;
+    // sigma / (sigma + 1) for Cosmos.
     double timestep(double sigma) const;
     // sigma(timestep): log-linear interpolation of the table (discrete, clamped to its range),
     // the shift formulas for the flow ones. Float32 arithmetic as ComfyUI's tensors.
     double sigma(double timestep) const;
 
 private:
-    enum class Kind { Discrete, DiscreteFlow, Flux };
+    enum class Kind { Discrete, DiscreteFlow, Flux, CosmosRFlow };
     Kind m_kind = Kind::Discrete;
     ComfyPrediction m_prediction = ComfyPrediction::Eps;
     double m_shift = 1.0, m_multiplier = 1000.0;
@@ -57,6 +64,9 @@ private:
 // ModelSamplingFlux's mu for an image size, as ComfyUI's node computes it: a line through
 // (256 tokens, base_shift) and (4096 tokens, max_shift), at width * height / 256 tokens.
 double comfyFluxMu(int width, int height, double maxShift = 1.15, double baseShift = 0.5);
+// The same line at `imageTokens` packed 2x2 latent tokens (width * height / 256 for a VAE that
+// downsamples by 8, as ComfyUI's node assumes).
+double comfyFluxMuAt(double imageTokens, double maxShift = 1.15, double baseShift = 0.5);
 
 // The schedulers calculate_sigmas knows, in ComfyUI's order.
 const std::vector<std::string>& comfySchedulerNames();

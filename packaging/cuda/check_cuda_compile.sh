@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles the CUDA code paths of the engine (core/runtime/devices.cpp with HALFSCOPE_WITH_CUDA:
-# device properties, compute capability, free memory through cudaMemGetInfo) on a machine without
+# device properties, compute capability, free memory through cudaMemGetInfo; gpu_memory.cpp: the
+# caching allocator's memory fraction) on a machine without
 # a GPU or a CUDA LibTorch: against the system LibTorch's ATen/c10 CUDA headers and the CUDA
 # toolkit's runtime headers. It compiles, it does not link or run (no libc10_cuda here): the
 # object must reference the CUDA functions, which shows the CUDA branch was the one compiled.
@@ -27,8 +28,17 @@ inc=()
 ${CXX:-c++} -std=gnu++17 -O1 -Wall -Wextra -Wno-unused-parameter -Werror -fopenmp \
   -D_GLIBCXX_USE_CXX11_ABI=1 -DHALFSCOPE_WITH_CUDA=1 -DHALFSCOPE_VERSION=\"check\" \
   -I"$src/core" "${stub[@]}" "${inc[@]}" -isystem "$torch_inc/torch/csrc/api/include" -c "$src/core/runtime/devices.cpp" -o "$out/devices.o"
-symbols=$(nm -C --undefined-only "$out/devices.o")
-for s in cudaMemGetInfo cudaGetErrorString at::cuda::getDeviceProperties; do
-  grep -q "$s" <<<"$symbols" || { echo "devices.o does not call $s: the CUDA branch was not compiled"; exit 1; }
-done
-echo "ok: devices.cpp compiled with HALFSCOPE_WITH_CUDA against $cuda_inc ($(grep -m1 -o 'CUDART_VERSION *[0-9]*' "$cuda_inc/cuda_runtime_api.h"))"
+${CXX:-c++} -std=gnu++17 -O1 -Wall -Wextra -Wno-unused-parameter -Werror \
+  -D_GLIBCXX_USE_CXX11_ABI=1 -DHALFSCOPE_WITH_CUDA=1 \
+  -I"$src/core" "${stub[@]}" "${inc[@]}" -isystem "$torch_inc/torch/csrc/api/include" -c "$src/core/runtime/gpu_memory.cpp" -o "$out/gpu_memory.o"
+check() {  # OBJECT SYMBOL...: each symbol is called, so the CUDA branch was the one compiled
+  local object=$1 symbols
+  shift
+  symbols=$(nm -C --undefined-only "$out/$object")
+  for s in "$@"; do
+    grep -q "$s" <<<"$symbols" || { echo "$object does not call $s: the CUDA branch was not compiled"; exit 1; }
+  done
+}
+check devices.o cudaMemGetInfo cudaGetErrorString at::cuda::getDeviceProperties
+check gpu_memory.o c10::cuda::CUDACachingAllocator::setMemoryFraction
+echo "ok: devices.cpp and gpu_memory.cpp compiled with HALFSCOPE_WITH_CUDA against $cuda_inc ($(grep -m1 -o 'CUDART_VERSION *[0-9]*' "$cuda_inc/cuda_runtime_api.h"))"

@@ -1,6 +1,6 @@
 // The progress of a run's long parts (base/work_progress.h): text encoding and VAE decoding
 // report their start and end, a streamed run which block is resident, a precision search its
-// trial i of n; each stops through the run's cancel flag; the run's estimate after its first
+// trial i of n; each stops through the run's cancel flag; the run's estimate after its second
 // step (pipeline/run_estimate.h) lies within a factor of 3 of the time the run took, on the demo
 // model and the tiny FLUX.1 fixture; the CLI prints all of it on stderr, and nothing with --quiet.
 #include <gtest/gtest.h>
@@ -123,7 +123,7 @@ TEST(WorkProgress, ADemoRunReportsItsStagesAndAnEstimateNearItsTime) {
               << ratio << "x); " << workProgressText(*est) << "\n";
     EXPECT_GT(ratio, 1 / kEstimateFactor);
     EXPECT_LT(ratio, kEstimateFactor);
-    // Stages come in run order: encoding, estimate (after step 1), decoding, the end.
+    // Stages come in run order: encoding, estimate (after step 2), decoding, the end.
     EXPECT_LT(find(seen, WorkKind::TextEncoding, true), est);
     EXPECT_LT(est, find(seen, WorkKind::VaeDecoding, false));
     EXPECT_LT(find(seen, WorkKind::VaeDecoding, true), end);
@@ -238,8 +238,11 @@ TEST_F(CliWorkProgress, GeneratePrintsStagesAndTheEstimateAndQuietLeavesThemOut)
     for (const char* line : {"text encoder: done in ", "vae decode: done in ", "estimate: about ",
                              " (weights ", "took ", "; estimated about "})
         EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
-    // The estimate comes after step 1 and before the decode.
-    EXPECT_LT(out.find("step 1/4"), out.find("estimate: about "));
+    // The estimate comes after the second step (the first holds the warm-up) and before the
+    // decode. Step lines count from 0: "step 1 (2/4 done)" is the second.
+    ASSERT_NE(out.find("step 1 (2/4 done)"), std::string::npos) << out;
+    EXPECT_LT(out.find("step 1 (2/4 done)"), out.find("estimate: about "));
+    EXPECT_GT(out.find("step 2 (3/4 done)"), out.find("estimate: about "));
     EXPECT_LT(out.find("estimate: about "), out.find("vae decode: done"));
 
     out = test::runCli("generate --quiet --steps 4 --out " + m_dir + "/b.png", status);

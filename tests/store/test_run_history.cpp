@@ -174,6 +174,9 @@ TEST(RunHistory, AVersionOneHistoryIsUpgradedInPlace) {
          "ALTER TABLE runs DROP COLUMN model_files"});
     RunHistory h(dir.path());
     ASSERT_TRUE(h.isOpen()) << h.errorString().toStdString();
+    // The model column of format 1 names the run's model in the list.
+    ASSERT_EQ(h.list().size(), 1);
+    EXPECT_EQ(h.list()[0].model, "/models/demo");
     auto back = h.load(id);
     ASSERT_TRUE(back.has_value());
     ASSERT_EQ(back->components.size(), 3u);
@@ -268,6 +271,34 @@ TEST(RunHistory, PreviewsKeepTheirProjectionAndFormatFourIsUpgraded) {
     const qint64 again = h.beginRun(testrec::config("a fox"), "plan", testrec::components());
     ASSERT_TRUE(h.addPreview(again, p)) << h.errorString().toStdString();
     EXPECT_EQ(h.load(again)->previews[0].projection, p.projection);
+}
+
+// A summary names the model the run used and the plan it ran: the plan saved when it began (a
+// later run with another plan leaves it alone), and the effective plan the finished run reported
+// in place of the one estimated at its start.
+TEST(RunHistory, SummariesNameTheModelAndThePlanTheRunRan) {
+    QTemporaryDir dir;
+    RunHistory h(dir.path());
+    hs::RunConfig cfg = testrec::config("a fox");
+    cfg.modelDir = "/models/flux1-dev.safetensors";
+    const qint64 first = h.beginRun(cfg, "transformer=fp16", testrec::components());
+    hs::RunConfig other = cfg;
+    other.modelDir = "/models/FLUX.1-schnell";
+    other.plan = hs::PrecisionPlan::parse("vae=fp16");
+    const qint64 second = h.beginRun(other, "vae=fp16", testrec::components());
+    ASSERT_TRUE(h.finishRun(first, testrec::outcome(cfg, 2))) << h.errorString().toStdString();
+    const auto a = h.summary(first), b = h.summary(second);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->model, "/models/flux1-dev.safetensors");
+    EXPECT_EQ(b->model, "/models/FLUX.1-schnell");
+    EXPECT_EQ(a->plan, "transformer=fp16,transformer.transformer_blocks.2=bf16");
+    EXPECT_EQ(b->plan, "vae=fp16");
+    EXPECT_EQ(a->effectivePlan, "text_encoder=bf16,transformer=fp16,vae=fp32");
+    EXPECT_EQ(b->effectivePlan, "vae=fp16");
+    const auto runs = h.list();
+    ASSERT_EQ(runs.size(), 2);
+    EXPECT_EQ(runs[0].model, b->model);
+    EXPECT_EQ(runs[1].model, a->model);
 }
 
 TEST(RunHistory, UnsetStatisticsStayNaN) {

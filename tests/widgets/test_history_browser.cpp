@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModel>
+#include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -88,6 +90,77 @@ TEST_F(HistoryBrowserTest, ShowsEveryRunNewestFirst) {
     EXPECT_EQ(cell(b, 2, Col::Name), QString("Run %1").arg(ids[0]));
     EXPECT_EQ(cell(b, 2, Col::State), "finished");
     EXPECT_FALSE(cell(b, 2, Col::Date).isEmpty());
+    // The model each run used, by its folder name, the whole path in the tooltip.
+    EXPECT_EQ(cell(b, 0, Col::Model), "demo");
+    EXPECT_EQ(b.view()->model()->index(0, Col::Model).data(Qt::ToolTipRole).toString(),
+              QDir::toNativeSeparators("/models/demo"));
+    EXPECT_EQ(b.view()->model()->headerData(Col::Model, Qt::Horizontal).toString(), "Model");
+}
+
+// The plan a row shows is the one its run ran, saved with it: runs with other plans, before and
+// after it, leave it alone; the tooltip's effective plan is the one the finished run reported.
+TEST_F(HistoryBrowserTest, EachRowShowsThePlanItsRunRan) {
+    hs::RunConfig cfg = testrec::config("later");
+    cfg.plan = hs::PrecisionPlan::parse("vae=fp16");
+    const qint64 later = history->beginRun(cfg, "vae=fp16", {});
+    hs::RunConfig none = testrec::config("stored");
+    none.plan = hs::PrecisionPlan();
+    const qint64 stored = history->beginRun(none, "", {});
+    HistoryBrowser b(history.get());
+    EXPECT_EQ(cell(b, rowOf(b, later), Col::Plan), "vae=fp16");
+    EXPECT_EQ(cell(b, rowOf(b, stored), Col::Plan), "stored dtypes");
+    EXPECT_EQ(cell(b, rowOf(b, ids[1]), Col::Plan),
+              "transformer=fp16,transformer.transformer_blocks.2=bf16");
+    EXPECT_EQ(
+        b.view()->model()->index(rowOf(b, ids[1]), Col::Plan).data(Qt::ToolTipRole).toString(),
+        "Effective plan: text_encoder=bf16,transformer=fp16,vae=fp32");
+}
+
+// The Model box keeps one model's runs; checks of hidden runs go, a refresh keeps the choice, a
+// model whose runs are all deleted goes back to "All models". Two models of one name show their
+// paths.
+TEST_F(HistoryBrowserTest, TheModelBoxShowsOneModelsRuns) {
+    hs::RunConfig flux = testrec::config("flux");
+    flux.modelDir = "/models/FLUX.1-dev/";
+    const qint64 fluxRun = history->beginRun(flux, "", {});
+    hs::RunConfig twin = testrec::config("twin");
+    twin.modelDir = "/other/demo";
+    const qint64 twinRun = history->beginRun(twin, "", {});
+    ASSERT_TRUE(history->finishRun(twinRun, hs::RunRecord{}));  // a running run stays
+    HistoryBrowser b(history.get());
+    auto* box = b.findChild<QComboBox*>("modelFilter");
+    ASSERT_NE(box, nullptr);
+    ASSERT_EQ(box->count(), 4);  // All models, then newest run's model first
+    EXPECT_EQ(box->itemText(0), "All models");
+    EXPECT_EQ(box->itemText(1), QDir::toNativeSeparators("/other/demo"));
+    EXPECT_EQ(box->itemText(2), "FLUX.1-dev");
+    EXPECT_EQ(box->itemText(3), QDir::toNativeSeparators("/models/demo"));
+    EXPECT_EQ(b.rowCount(), 5);
+    EXPECT_EQ(cell(b, rowOf(b, fluxRun), Col::Model), "FLUX.1-dev");
+
+    ASSERT_TRUE(b.setChecked(ids[0], true));
+    ASSERT_TRUE(b.setChecked(fluxRun, true));
+    box->setCurrentIndex(2);
+    ASSERT_EQ(b.rowCount(), 1);
+    EXPECT_EQ(b.runAt(0), fluxRun);
+    EXPECT_EQ(b.checkedRuns(), QVector<qint64>{fluxRun});
+    b.refresh();
+    EXPECT_EQ(box->currentText(), "FLUX.1-dev");
+    EXPECT_EQ(b.rowCount(), 1);
+
+    box->setCurrentIndex(3);
+    EXPECT_EQ(b.rowCount(), 3);
+    for (int r = 0; r < b.rowCount(); ++r) EXPECT_EQ(cell(b, r, Col::Model), "demo");
+    EXPECT_EQ(rowOf(b, twinRun), -1);
+
+    box->setCurrentIndex(1);
+    b.setDeleteConfirmer([](QWidget*, const QVector<RunSummary>&) { return true; });
+    b.selectRun(twinRun);
+    b.deleteSelected();
+    EXPECT_EQ(box->currentIndex(), 0);
+    EXPECT_EQ(box->count(), 3);
+    EXPECT_EQ(box->itemText(2), "demo");  // its twin is gone: the name alone again
+    EXPECT_EQ(b.rowCount(), 4);
 }
 
 TEST_F(HistoryBrowserTest, DoubleClickAndOpenButtonOpenTheRun) {

@@ -8,6 +8,9 @@ hs::Execution DeviceChoice::executionOf(hs::Format f) const {
             return bf16;
         case hs::Format::FP16:
             return fp16;
+        case hs::Format::TF32:  // Ampere's tensor cores on; the CPU and older GPUs emulate it
+            return hasComputeCapability() && computeMajor >= 8 ? hs::Execution::Native
+                                                               : hs::Execution::Emulated;
     }
     return fp32;
 }
@@ -18,6 +21,18 @@ QString DeviceChoice::label() const {
         .arg(name, id)
         .arg(computeMajor)
         .arg(computeMinor);
+}
+
+QString DeviceChoice::memoryCapProblem(double gib) const {
+    if (!hasComputeCapability())
+        return tr("A memory cap applies to a GPU: the CPU runs in the system's memory.");
+    if (!(gib > 0)) return tr("The memory cap must be a positive number of GB.");
+    if (memoryGiB > 0 && gib > memoryGiB)
+        return tr("%1 holds %2 GB: a cap of %3 GB is more than it has.")
+            .arg(label())
+            .arg(memoryGiB, 0, 'f', 1)
+            .arg(gib, 0, 'f', 1);
+    return {};
 }
 
 DeviceChoice DeviceChoice::cpu(const QString& name, hs::Execution bf16, bool bf16Instructions) {
@@ -44,8 +59,10 @@ DeviceChoice DeviceChoice::cpu(const QString& name, hs::Execution bf16, bool bf1
     return d;
 }
 
-DeviceChoice DeviceChoice::cuda(int index, const QString& name, int major, int minor) {
+DeviceChoice DeviceChoice::cuda(int index, const QString& name, int major, int minor,
+                                double memoryGiB) {
     DeviceChoice d;
+    d.memoryGiB = memoryGiB;
     d.id = QStringLiteral("cuda:%1").arg(index);
     d.name = name;
     d.computeMajor = major;

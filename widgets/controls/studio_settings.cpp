@@ -98,11 +98,11 @@ StudioSettings::Run StudioSettings::run() const {
     Run run;
     hs::RunConfig& cfg = run.config;
     cfg.prompt =
-        s.value(kPromptKey, QStringLiteral("a large red circle in the centre, blue background"))
+        s.value(kPromptKey, QString::fromUtf8(hs::kDefaultPrompt))
             .toString()
             .toStdString();
     cfg.negativePrompt = s.value(kNegativeKey).toString().toStdString();
-    cfg.seed = s.value(kSeedKey, 1).toULongLong();
+    cfg.seed = s.value(kSeedKey, QVariant::fromValue<qulonglong>(hs::kDefaultSeed)).toULongLong();
     cfg.steps = s.value(kStepsKey, 20).toInt();
     cfg.guidance = s.value(kGuidanceKey, 4.0).toDouble();
     run.plan = s.value(kPlanKey).toString();

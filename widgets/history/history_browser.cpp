@@ -1,5 +1,7 @@
 #include "history_browser.h"
 
+#include <QComboBox>
+#include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -42,6 +44,7 @@ HistoryBrowser::HistoryBrowser(RunHistory* history, QWidget* parent)
       m_delete(new QPushButton(tr("Delete\u2026"), this)),
       m_compare(new QPushButton(tr("Compare"), this)),
       m_refresh(new QPushButton(tr("Refresh"), this)),
+      m_modelFilter(new QComboBox(this)),
       m_message(new QLabel(this)),
       m_live(new QTimer(this)),
       m_confirm(askBeforeDeleting) {
@@ -62,6 +65,7 @@ HistoryBrowser::HistoryBrowser(RunHistory* history, QWidget* parent)
                                                      QHeaderView::Stretch);
     m_view->setColumnWidth(HistoryTableModel::Name, 140);
     m_view->setColumnWidth(HistoryTableModel::Date, 120);
+    m_view->setColumnWidth(HistoryTableModel::Model, 140);
     m_view->setColumnWidth(HistoryTableModel::Plan, 160);
     m_view->setColumnWidth(HistoryTableModel::Verdict, 70);
     m_view->setColumnWidth(HistoryTableModel::Steps, 60);
@@ -73,6 +77,9 @@ HistoryBrowser::HistoryBrowser(RunHistory* history, QWidget* parent)
     m_compare->setToolTip(
         tr("Show the checked runs side by side (2 to %1)").arg(HistoryTableModel::kMaxCompare));
     m_refresh->setObjectName("refreshRuns");
+    m_modelFilter->setObjectName("modelFilter");
+    m_modelFilter->setToolTip(tr("Show the runs of one model only"));
+    m_modelFilter->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_message->setObjectName("historyMessage");
     m_message->setWordWrap(true);
     m_message->setStyleSheet("color: #b00020;");
@@ -84,8 +91,15 @@ HistoryBrowser::HistoryBrowser(RunHistory* history, QWidget* parent)
     buttons->addWidget(m_compare);
     buttons->addStretch(1);
     buttons->addWidget(m_refresh);
+    auto* filter = new QHBoxLayout;
+    auto* filterLabel = new QLabel(tr("Model:"), this);
+    filterLabel->setBuddy(m_modelFilter);
+    filter->addWidget(filterLabel);
+    filter->addWidget(m_modelFilter);
+    filter->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(filter);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_message);
     layout->addLayout(buttons);
@@ -100,6 +114,10 @@ HistoryBrowser::HistoryBrowser(RunHistory* history, QWidget* parent)
     connect(m_delete, &QPushButton::clicked, this, &HistoryBrowser::deleteSelected);
     connect(m_compare, &QPushButton::clicked, this, &HistoryBrowser::compareChecked);
     connect(m_refresh, &QPushButton::clicked, this, &HistoryBrowser::refresh);
+    connect(m_modelFilter, &QComboBox::currentIndexChanged, this, [this] {
+        m_model->setModelFilter(m_modelFilter->currentData().toString());
+        updateButtons();
+    });
     connect(m_model, &HistoryTableModel::checksChanged, this, &HistoryBrowser::updateButtons);
     connect(m_model, &HistoryTableModel::errorOccurred, this, &HistoryBrowser::showMessage);
     connect(m_model, &HistoryTableModel::compareLimitReached, this, [this] {
@@ -147,6 +165,7 @@ void HistoryBrowser::setHistory(RunHistory* history) {
 void HistoryBrowser::refresh() {
     const QVector<qint64> selected = selectedRuns();
     const bool ok = m_model->reload();
+    fillModelFilter();
     if (!ok)
         showMessage(m_model->lastError());
     else if (m_history && !m_history->isOpen())
@@ -164,6 +183,28 @@ void HistoryBrowser::refresh() {
     else
         m_live->stop();
     updateButtons();
+}
+
+void HistoryBrowser::fillModelFilter() {
+    QStringList models = m_model->models();
+    models.removeAll(QString());  // runs saved without a model show under "All models" only
+    QString picked = m_model->modelFilter();
+    if (!models.contains(picked)) picked.clear();
+    // Two models of the same name in different folders show their paths.
+    QStringList names;
+    for (const QString& m : models) names << HistoryTableModel::modelName(m);
+    {
+        const QSignalBlocker quiet(m_modelFilter);
+        m_modelFilter->clear();
+        m_modelFilter->addItem(tr("All models"), QString());
+        for (int i = 0; i < models.size(); ++i) {
+            const QString path = QDir::toNativeSeparators(models[i]);
+            m_modelFilter->addItem(names.count(names[i]) > 1 ? path : names[i], models[i]);
+            m_modelFilter->setItemData(i + 1, path, Qt::ToolTipRole);
+        }
+        m_modelFilter->setCurrentIndex(std::max(0, m_modelFilter->findData(picked)));
+    }
+    m_model->setModelFilter(picked);
 }
 
 void HistoryBrowser::showMessage(const QString& text) {

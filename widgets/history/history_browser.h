@@ -1,5 +1,6 @@
 #pragma once
-// The run history as a table: name, date, prompt, plan, verdict, steps, state. Open a run
+// The run history as a table: name, date, model, prompt, plan, verdict, steps, state; the Model
+// box above it shows one model's runs only ("All models" by default). Open a run
 // (double click, Return or the Open button: openRun), rename it in place (F2, the Rename button
 // or a click on a selected name), delete the selected runs (after a confirmation that tests can
 // replace), and check 2-4 runs for Compare (compareRequested). The browser reads and writes the
@@ -12,6 +13,7 @@
 #include "run_history.h"
 
 class HistoryTableModel;
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QTableView;
@@ -56,6 +58,9 @@ protected:
 
 private:
     void updateButtons();
+    // The Model box's entries from the models of the runs; keeps the model picked while it has
+    // runs, else goes back to "All models".
+    void fillModelFilter();
     void showMessage(const QString& text);
 
     RunHistory* m_history = nullptr;
@@ -66,6 +71,7 @@ private:
     QPushButton* m_delete;
     QPushButton* m_compare;
     QPushButton* m_refresh;
+    QComboBox* m_modelFilter;
     QLabel* m_message;
     QTimer* m_live;
     DeleteConfirmer m_confirm;

@@ -2,6 +2,8 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QDir>
+#include <QFileInfo>
 #include <QFont>
 #include <algorithm>
 
@@ -34,13 +36,38 @@ QString HistoryTableModel::displayName(const RunSummary& run) {
     return run.name.isEmpty() ? tr("Run %1").arg(run.id) : run.name;
 }
 
+QString HistoryTableModel::modelName(const QString& model) {
+    if (model.isEmpty()) return QStringLiteral("\u2014");
+    QString path = QDir::fromNativeSeparators(model);
+    while (path.size() > 1 && path.endsWith('/')) path.chop(1);  // "/models/FLUX.1-dev/"
+    const QString name = QFileInfo(path).fileName();
+    return name.isEmpty() ? model : name;
+}
+
 bool HistoryTableModel::reload() {
-    QVector<RunSummary> runs;
+    m_all.clear();
     m_error.clear();
     if (m_history) {
-        runs = m_history->list();
+        m_all = m_history->list();
         if (!m_history->errorString().isEmpty()) m_error = m_history->errorString();
     }
+    m_models.clear();
+    for (const auto& r : m_all)
+        if (!m_models.contains(r.model)) m_models << r.model;
+    applyFilter();
+    return m_error.isEmpty();
+}
+
+void HistoryTableModel::setModelFilter(const QString& model) {
+    if (model == m_modelFilter) return;
+    m_modelFilter = model;
+    applyFilter();
+}
+
+void HistoryTableModel::applyFilter() {
+    QVector<RunSummary> runs;
+    for (const auto& r : m_all)
+        if (m_modelFilter.isEmpty() || r.model == m_modelFilter) runs << r;
     beginResetModel();
     m_runs = runs;
     QSet<qint64> still;
@@ -50,7 +77,6 @@ bool HistoryTableModel::reload() {
     m_checked = still;
     endResetModel();
     if (checksChangedNow) emit checksChanged();
-    return m_error.isEmpty();
 }
 
 int HistoryTableModel::rowOf(qint64 id) const {
@@ -93,8 +119,9 @@ QVariant HistoryTableModel::headerData(int section, Qt::Orientation o, int role)
     if (role != Qt::DisplayRole) return QVariant();
     // The titles in Column order; tr() finds their translations in this class's context.
     static const char* const kTitles[ColumnCount] = {
-        QT_TR_NOOP("Compare"), QT_TR_NOOP("Name"),    QT_TR_NOOP("Date"),  QT_TR_NOOP("Prompt"),
-        QT_TR_NOOP("Plan"),    QT_TR_NOOP("Verdict"), QT_TR_NOOP("Steps"), QT_TR_NOOP("State")};
+        QT_TR_NOOP("Compare"), QT_TR_NOOP("Name"),   QT_TR_NOOP("Date"),
+        QT_TR_NOOP("Model"),   QT_TR_NOOP("Prompt"), QT_TR_NOOP("Plan"),
+        QT_TR_NOOP("Verdict"), QT_TR_NOOP("Steps"),  QT_TR_NOOP("State")};
     if (section < 0 || section >= ColumnCount) return QVariant();
     return tr(kTitles[section]);
 }
@@ -113,6 +140,8 @@ QVariant HistoryTableModel::data(const QModelIndex& index, int role) const {
                 return displayName(r);
             case Date:
                 return r.created.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+            case Model:
+                return modelName(r.model);
             case Prompt:
                 return r.prompt.isEmpty() ? tr("(empty prompt)") : oneLine(r.prompt);
             case Plan:
@@ -134,6 +163,8 @@ QVariant HistoryTableModel::data(const QModelIndex& index, int role) const {
         switch (col) {
             case Prompt:
                 return r.prompt;
+            case Model:
+                return r.model.isEmpty() ? QVariant() : QVariant(QDir::toNativeSeparators(r.model));
             case Plan:
                 return tr("Effective plan: %1").arg(r.effectivePlan);
             case Verdict:
@@ -201,6 +232,8 @@ bool HistoryTableModel::setData(const QModelIndex& index, const QVariant& value,
             return false;
         }
         r.name = name;
+        for (auto& kept : m_all)  // the unfiltered list too, so a filter change keeps the name
+            if (kept.id == r.id) kept.name = name;
         emit dataChanged(index, index);
         return true;
     }

@@ -1,7 +1,7 @@
 #pragma once
 // The rows of the history browser: one per run (RunHistory::list()), with a check box per run
 // for Compare (at most kMaxCompare checked) and an editable name that renames the run in the
-// RunHistory directly.
+// RunHistory directly. A model filter keeps the rows of one model's runs only.
 #include <QAbstractTableModel>
 #include <QSet>
 #include <QVector>
@@ -11,7 +11,7 @@
 class HistoryTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Compare, Name, Date, Prompt, Plan, Verdict, Steps, State, ColumnCount };
+    enum Column { Compare, Name, Date, Model, Prompt, Plan, Verdict, Steps, State, ColumnCount };
     static constexpr int kMaxCompare = 4;
 
     explicit HistoryTableModel(QObject* parent = nullptr);
@@ -26,7 +26,17 @@ public:
     bool setChecked(qint64 id, bool checked);
     bool hasRunning() const;
 
+    // Only the runs of `model` (RunSummary::model, the path as saved); empty: every run. Checks
+    // of runs the filter hides are dropped, so Compare takes only runs in view.
+    void setModelFilter(const QString& model);
+    QString modelFilter() const { return m_modelFilter; }
+    // The models of every run in the history, filter or not, newest run's first, each once.
+    QStringList models() const { return m_models; }
+
     static QString displayName(const RunSummary& run);
+    // A model as the Model column shows it: its folder or file name ("FLUX.1-dev",
+    // "flux1-dev.safetensors"); a dash for a run saved without one.
+    static QString modelName(const QString& model);
 
     int rowCount(const QModelIndex& parent = QModelIndex()) const override;
     int columnCount(const QModelIndex& parent = QModelIndex()) const override;
@@ -41,8 +51,13 @@ signals:
     void errorOccurred(const QString& message);
 
 private:
+    void applyFilter();  // m_all through the model filter into the rows
+
     RunHistory* m_history = nullptr;
-    QVector<RunSummary> m_runs;
+    QVector<RunSummary> m_all;   // every run read, newest first
+    QVector<RunSummary> m_runs;  // the rows: m_all through the model filter
+    QStringList m_models;
+    QString m_modelFilter;
     QSet<qint64> m_checked;
     QString m_error;
 };

@@ -18,7 +18,7 @@ namespace {
 const char* const kSummarySelect =
     "SELECT r.id, r.name, r.created_utc, r.prompt, r.plan, r.effective_plan, r.device, r.seed, "
     "r.verdict, r.error, r.steps, r.state, "
-    "(SELECT count(*) FROM steps s WHERE s.run_id = r.id) FROM runs r ";
+    "(SELECT count(*) FROM steps s WHERE s.run_id = r.id), r.model_dir FROM runs r ";
 // The columns readComponents and readPreviews read, by index.
 const char* const kComponentColumns =
     "name, class_name, stored_dtype, parameters, format, execution, role, streamed";
@@ -54,6 +54,7 @@ RunSummary summaryFrom(const QSqlQuery& q) {
     s.error = q.value(9).toString();
     s.stepsTotal = q.value(10).toInt();
     s.stepsDone = q.value(12).toInt();
+    s.model = q.value(13).toString();  // a column since format 1
     return s;
 }
 

@@ -44,6 +44,9 @@ struct RunSummary {
     QString name;       // empty until renamed (the browser shows "Run <id>")
     QDateTime created;  // UTC
     QString prompt;
+    // The model the run used, as its record has it (RunConfig::modelDir): a pipeline folder or a
+    // single-file checkpoint; empty for runs saved without one.
+    QString model;
     QString plan;           // the user's plan (RunConfig::plan) as text
     QString effectivePlan;  // stored-dtype defaults + user rules
     QString device;

@@ -97,9 +97,9 @@ TEST_F(LibraryReproduce, FindsAComfyUiGraphsFilesAndRunsItsSettings) {
     EXPECT_EQ(rec["config"]["steps"], 2);
     EXPECT_DOUBLE_EQ(rec["config"]["guidance"].get<double>(), 2.5);
     EXPECT_EQ(rec["config"]["width"], 32);
-    std::string notes;
-    for (const auto& n : rec["notes"]) notes += n.get<std::string>() + "\n";
-    EXPECT_TRUE(has(notes, "euler + simple ran as the model's FlowMatch Euler scheduler")) << notes;
+    // The image's sampler and schedule, as ComfyUI computes them.
+    EXPECT_EQ(rec["config"]["comfy_sampler"], "euler");
+    EXPECT_EQ(rec["config"]["comfy_scheduler"], "simple");
 }
 
 TEST_F(LibraryReproduce, AMissingFileExitsTwoNamingItAndTheFoldersSearched) {

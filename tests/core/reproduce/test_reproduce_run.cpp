@@ -44,9 +44,20 @@ TEST(ReproduceRun, SettingsFillTheRunExceptWhatTheCommandLineGives) {
     EXPECT_EQ(cfg.width, 1024);
     EXPECT_EQ(cfg.height, 1024);
     EXPECT_DOUBLE_EQ(cfg.guidance, 3.5);  // FluxGuidance, not the KSampler's cfg 1
-    // The graph's ModelSamplingFlux: said, as the model's scheduler config decides the shift.
-    ASSERT_EQ(notes.size(), 1u);
-    EXPECT_NE(notes[0].find("max_shift / base_shift are not applied"), std::string::npos);
+    // The graph's ModelSamplingFlux: its line of the dynamic shift goes to the run.
+    EXPECT_TRUE(notes.empty()) << notes.front();
+    ASSERT_TRUE(flux.maxShift && flux.baseShift);
+    EXPECT_EQ(cfg.maxShift, flux.maxShift);
+    EXPECT_EQ(cfg.baseShift, flux.baseShift);
+    // Without the node ComfyUI samples FLUX.1 at its default mu 1.15 whatever the size: a flat
+    // line.
+    ReproduceSettings noNode = flux;
+    noNode.maxShift.reset();
+    noNode.baseShift.reset();
+    RunConfig flat;
+    applyImageSettings(noNode, {}, flat);
+    EXPECT_EQ(flat.maxShift, 1.15);
+    EXPECT_EQ(flat.baseShift, 1.15);
 
     RunConfig given;
     given.prompt = "mine";
@@ -70,17 +81,12 @@ TEST(ReproduceRun, SettingsFillTheRunExceptWhatTheCommandLineGives) {
     EXPECT_NE(notes[1].find("first of the image's 2 sampling stages"), std::string::npos);
 }
 
-TEST(ReproduceRun, SdModelsRunComfysSamplerAndOthersSayWhatRanInstead) {
-    const std::vector<std::pair<std::string, std::string>> sd = {
-        {"euler", "Euler"},
-        {"euler_a", "Euler a"},
-        {"dpmpp_2m", "DPM++ 2M"},
-        {"dpmpp_2m_karras", "DPM++ 2M Karras"}};
+TEST(ReproduceRun, ComfyModelsRunComfysSamplerAndOthersSayWhatRanInstead) {
     ReproduceSettings s = sampleRunSettings("a1111_sd15_visible.png");  // DPM++ 2M Karras
     RunConfig cfg;
-    // A model with sampler choices (Stable Diffusion) runs ComfyUI's sampler and schedule by
-    // name; the run itself names a fallback (sd_comfy_run).
-    auto notes = applyImageSampler(s, {}, sd, cfg);
+    // A model whose runs take ComfyUI's samplers (Stable Diffusion, the flow models) runs
+    // ComfyUI's sampler and schedule by name; the run itself names a fallback.
+    auto notes = applyImageSampler(s, {}, true, cfg);
     EXPECT_EQ(cfg.comfySampler, "dpmpp_2m");
     EXPECT_EQ(cfg.comfyScheduler, "karras");
     EXPECT_EQ(cfg.scheduler, "");
@@ -88,34 +94,32 @@ TEST(ReproduceRun, SdModelsRunComfysSamplerAndOthersSayWhatRanInstead) {
 
     s.sampler = "uni_pc_bh2";
     cfg = RunConfig();
-    notes = applyImageSampler(s, {}, sd, cfg);
+    notes = applyImageSampler(s, {}, true, cfg);
     EXPECT_EQ(cfg.comfySampler, "uni_pc_bh2");
     EXPECT_TRUE(notes.empty());
 
     // The command line's sampler wins and nothing is said.
     cfg = RunConfig();
     cfg.scheduler = "euler";
-    EXPECT_TRUE(applyImageSampler(s, {"scheduler"}, sd, cfg).empty());
+    EXPECT_TRUE(applyImageSampler(s, {"scheduler"}, true, cfg).empty());
     EXPECT_EQ(cfg.scheduler, "euler");
     EXPECT_EQ(cfg.comfySampler, "");
 
-    // A flow model has no choice: its Euler runs.
+    // FLUX.1's graph: euler + simple, as ComfyUI's names.
     const auto flux = sampleRunSettings("comfyui_flux_dev_example.png");
     RunConfig f;
-    notes = applyImageSampler(flux, {}, {}, f);
-    EXPECT_EQ(f.scheduler, "");
-    EXPECT_EQ(f.comfySampler, "");
+    EXPECT_TRUE(applyImageSampler(flux, {}, true, f).empty());
+    EXPECT_EQ(f.comfySampler, "euler");
+    EXPECT_EQ(f.comfyScheduler, "simple");
+
+    // A model without them runs its own scheduler, and says so.
+    RunConfig own;
+    notes = applyImageSampler(flux, {}, false, own);
+    EXPECT_EQ(own.comfySampler, "");
     ASSERT_EQ(notes.size(), 1u);
-    EXPECT_NE(notes[0].find("euler + simple ran as the model's FlowMatch Euler scheduler"),
+    EXPECT_NE(notes[0].find("euler + simple does not run on this model: its own scheduler ran"),
               std::string::npos)
         << notes[0];
-    ReproduceSettings other = flux;
-    other.scheduler = "karras";
-    EXPECT_NE(applyImageSampler(other, {}, {}, f)[0].find("not ComfyUI's karras schedule"),
-              std::string::npos);
-    other.sampler = "dpmpp_2m";
-    EXPECT_NE(applyImageSampler(other, {}, {}, f)[0].find("dpmpp_2m + karras is not implemented"),
-              std::string::npos);
 }
 
 TEST(ReproduceRun, Sha256GivesTheStandardDigests) {
