@@ -140,6 +140,11 @@ void expectScheduleShiftedByThree(const RunRecord& r, int steps, double sLast) {
     }
 }
 
+RunConfig defaultRunOf(const Pipeline& p, uint64_t seed, int steps) {
+    return runConfigOf(kDefaultPrompt, seed, RunConfig().guidance, p.defaults().width,
+                       p.defaults().height, steps);
+}
+
 RunConfig tinyRunConfig(const std::string& prompt, uint64_t seed, double guidance, int width,
                         int height, int steps) {
     RunConfig c = runConfigOf(prompt, seed, guidance, width, height, steps);

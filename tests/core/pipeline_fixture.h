@@ -86,6 +86,9 @@ void expectFp16BlackAndBf16Clean(Pipeline& p, RunConfig cfg, const RunRecord& ba
                                  const RunRecord& reference, const std::string& block,
                                  const std::string& firstOver);
 
+// The default prompt (kDefaultPrompt) at `p`'s default size: `steps` steps from `seed`.
+RunConfig defaultRunOf(const Pipeline& p, uint64_t seed, int steps);
+
 // runConfigOf keeping its latents.
 RunConfig tinyRunConfig(const std::string& prompt, uint64_t seed, double guidance, int width,
                         int height, int steps);

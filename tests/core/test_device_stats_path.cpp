@@ -7,6 +7,7 @@
 
 #include "numerics/probe.h"
 #include "pipeline/pipeline.h"
+#include "pipeline_fixture.h"
 #include "runtime/demo_location.h"
 
 using namespace hs;
@@ -17,12 +18,7 @@ RunRecord demoRun(const std::string& plan, bool devicePath) {
     ProbeRecorder::setDevicePathOnCpu(devicePath);
     const std::string demo = findDemoModel();
     auto p = Pipeline::load(demo, PrecisionPlan::parse(plan), torch::Device(torch::kCPU));
-    RunConfig cfg;
-    cfg.prompt = "a large red circle in the centre, blue background";
-    cfg.seed = 1;
-    cfg.steps = 3;
-    cfg.width = p->defaults().width;
-    cfg.height = p->defaults().height;
+    RunConfig cfg = test::defaultRunOf(*p, 1, 3);
     cfg.probeLevel = ProbeLevel::Layer;
     RunRecord r = p->run(cfg);
     ProbeRecorder::setDevicePathOnCpu(false);

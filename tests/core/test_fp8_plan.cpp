@@ -11,6 +11,7 @@
 #include "io/float8.h"
 #include "numerics/format.h"
 #include "pipeline/pipeline.h"
+#include "pipeline_fixture.h"
 #include "runtime/demo_location.h"
 #include "single_file_helpers.h"
 
@@ -106,13 +107,7 @@ TEST(Fp8Plan, ADemoRunWithFp8WeightsIsTheRunOfAScaledFp8File) {
     const torch::Device cpu(torch::kCPU);
     auto run = [&](const std::string& dir, const std::string& plan) {
         auto p = Pipeline::load(dir, PrecisionPlan::parse(plan), cpu);
-        RunConfig cfg;
-        cfg.prompt = "a large red circle in the centre, blue background";
-        cfg.seed = 11;
-        cfg.steps = 4;
-        cfg.width = p->defaults().width;
-        cfg.height = p->defaults().height;
-        return p->run(cfg);
+        return p->run(test::defaultRunOf(*p, 11, 4));
     };
     const RunRecord plain = run(demo, "transformer=bf16");
     const RunRecord planned = run(demo, "transformer=bf16,transformer=fp8-e4m3");

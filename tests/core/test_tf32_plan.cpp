@@ -12,6 +12,7 @@
 #include "numerics/format.h"
 #include "numerics/precision_policy.h"
 #include "pipeline/pipeline.h"
+#include "pipeline_fixture.h"
 #include "runtime/demo_location.h"
 
 using namespace hs;
@@ -129,13 +130,7 @@ TEST(Tf32Plan, ADemoRunInTf32DiffersFromFp32OnlyByTheProducts) {
     const torch::Device cpu(torch::kCPU);
     auto run = [&](const std::string& plan) {
         auto p = Pipeline::load(demo, PrecisionPlan::parse(plan), cpu);
-        RunConfig cfg;
-        cfg.prompt = "a large red circle in the centre, blue background";
-        cfg.seed = 1;
-        cfg.steps = 4;
-        cfg.width = p->defaults().width;
-        cfg.height = p->defaults().height;
-        return p->run(cfg);
+        return p->run(test::defaultRunOf(*p, 1, 4));
     };
     const RunRecord fp32 = run("transformer=fp32,vae=fp32");  // "" would be the stored bf16
     const RunRecord tf32 = run("transformer=tf32,vae=tf32");
