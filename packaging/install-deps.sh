@@ -11,6 +11,7 @@ PACKAGES=(
   libsentencepiece-dev                  # T5's spiece.model (FLUX.1's second tokenizer)
   qt6-base-dev libqt6sql6-sqlite qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   linguist-qt6 libqcustomplot-dev
+  qt6-translations-l10n                 # Qt's own translations: standard buttons, file dialogs
   fonts-wqy-microhei                    # a CJK font the archive and the Windows installer carry
 )
 if [ "${1:-}" = "--tests" ]; then

@@ -4,23 +4,23 @@
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../widgets/plots/compare_view.cpp" line="+49"/>
+        <location filename="../widgets/plots/compare_view.cpp" line="+72"/>
         <source>latent divergence</source>
         <translation>潜变量偏离</translation>
     </message>
     <message>
-        <location line="+19"/>
-        <location line="+245"/>
+        <location line="-23"/>
+        <location line="+263"/>
         <source>step</source>
         <translation>步</translation>
     </message>
     <message>
-        <location line="-236"/>
+        <location line="-259"/>
         <source>divergence</source>
         <translation>偏离</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+50"/>
         <source>auto</source>
         <translation>自动</translation>
     </message>
@@ -108,12 +108,27 @@
 <context>
     <name>DeviceChoice</name>
     <message>
-        <location filename="../widgets/controls/ctl_device_choice.cpp" line="+17"/>
+        <location filename="../widgets/controls/ctl_device_choice.cpp" line="+20"/>
         <source>%1 (%2, compute capability %3.%4)</source>
         <translation>%1（%2，计算能力 %3.%4）</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
+        <source>A memory cap applies to a GPU: the CPU runs in the system&apos;s memory.</source>
+        <translation>内存上限只适用于 GPU：CPU 使用系统内存运行。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The memory cap must be a positive number of GB.</source>
+        <translation>内存上限必须是正数（单位 GB）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 holds %2 GB: a cap of %3 GB is more than it has.</source>
+        <translation>%1 有 %2 GB：%3 GB 的上限超过了它的容量。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
@@ -133,7 +148,7 @@
         <translation>CPU：bf16 在没有 bf16 指令的情况下原生运行：比 fp32 慢约 13 倍，且与 GPU 的运算方式不同（设置：CPU 上的 bf16）。fp16 为模拟运行。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>compute capability %1.%2: fp16 and bf16 run natively</source>
         <translation>计算能力 %1.%2：fp16 和 bf16 均原生运行</translation>
     </message>
@@ -147,6 +162,7 @@
     <name>Engine</name>
     <message>
         <location filename="../widgets/controls/engine_messages.cpp" line="+13"/>
+        <location filename="../widgets/controls/report_phrases.cpp" line="+22"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
@@ -665,42 +681,827 @@
         <source>Suggested fix:</source>
         <translation>建议的修复：</translation>
     </message>
-</context>
-<context>
-    <name>FailureBanner</name>
     <message>
-        <source>Show</source>
-        <translation>查看</translation>
+        <location filename="../widgets/controls/report_phrases.cpp" line="-8"/>
+        <source>text</source>
+        <translation>文本</translation>
     </message>
     <message>
-        <source>Find a fix</source>
-        <translation>查找修复</translation>
+        <location line="+1"/>
+        <source>decode</source>
+        <translation>解码</translation>
     </message>
     <message>
-        <source>Select this point in the layer heatmap, its row in view</source>
-        <translation>在层热图中选中此点，并让它所在的行可见</translation>
-    </message>
-    <message>
-        <source>Search the cheapest precision plan that fixes this run</source>
-        <translation>搜索能修复此次运行、开销最低的精度方案</translation>
-    </message>
-    <message>
-        <source>&lt;b style=&apos;color:#c00000&apos;&gt;The run failed.&lt;/b&gt; First failing point: &lt;b&gt;%1&lt;/b&gt; at %2: %3, in the %4.</source>
-        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;运行失败。&lt;/b&gt;首个出错点：&lt;b&gt;%1&lt;/b&gt;，%2：%3，位于 %4。</translation>
-    </message>
-    <message>
-        <source>&lt;b style=&apos;color:#c00000&apos;&gt;The run failed:&lt;/b&gt; %1. No NaN or Inf appeared on the way.</source>
-        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;运行失败：&lt;/b&gt;%1。过程中没有出现 NaN 或 Inf。</translation>
-    </message>
-    <message>
+        <location line="+1"/>
         <source>step %1</source>
         <translation>第 %1 步</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>%1 bits to 65504</source>
+        <translation>距 65504 还有 %1 位</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not in fp16</source>
+        <translation>未以 fp16 运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>overflows in fp16</source>
+        <translation>在 fp16 中溢出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>saturates (rounds to 65504)</source>
+        <translation>饱和（舍入为 65504）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>under 1 bit</source>
+        <translation>不足 1 位</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>point</source>
+        <translation>探针点</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>block</source>
+        <translation>块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>peak step</source>
+        <translation>峰值步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bits to 65504</source>
+        <translation>距 65504 的位数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(%1 +Inf, %2 -Inf, %3 NaN of %4 values)</source>
+        <translation>（%4 个值中有 %1 个 +Inf、%2 个 -Inf、%3 个 NaN）</translation>
+    </message>
+    <message>
+        <location line="+168"/>
+        <source>cannot_fix</source>
+        <translation>无法修复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>iteration_limit</source>
+        <translation>达到迭代上限</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no_candidates</source>
+        <translation>没有候选块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>from_start</source>
+        <translation>从开头</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>from_end</source>
+        <translation>从末尾</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>latents</source>
+        <translation>潜变量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <location line="-176"/>
+        <source>(step %1)</source>
+        <translation>（第 %1 步）</translation>
+    </message>
+    <message>
+        <location line="+166"/>
+        <source>fixed</source>
+        <translation>已修复</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>verify</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>shrink</source>
+        <translation>收缩</translation>
+    </message>
+    <message>
+        <location line="-173"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(verified)</source>
+        <translation>（已验证）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(tried on the same prompt and seed: %1)</source>
+        <translation>（已用相同的提示词和种子试过：%1）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(not tried)</source>
+        <translation>（未试过）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fail</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Each row is a probe point in call order, each column a sampling step (“text”: text encoding, “decode”: VAE). The colour is the point&apos;s max |x| relative to fp16&apos;s limit 65504, in bits of headroom. Hover a cell for its numbers.</source>
+        <translation>每行是一个探针点（按调用顺序），每列是一个采样步（“文本”：文本编码，“解码”：VAE）。颜色表示该点的 max |x| 相对 fp16 上限 65504 的余量位数。将鼠标悬停在单元格上可查看其数值。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No probe points recorded (probe level %1).</source>
+        <translation>没有记录任何探针点（探针级别 %1）。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 layer heatmap</source>
+        <translation>%1 层热力图</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 blocks (too many points for one row each: a block&apos;s row shows its largest point).</source>
+        <translation>%1 个块（探针点太多，无法每点一行：每个块的行显示其中最大的点）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not shown: %1 probe records at steps this run does not have, %2 rows past the first %3 and %4 steps past the first %5.</source>
+        <translation>未显示：%1 条位于本次运行没有的步上的探针记录、前 %3 行之后的 %2 行，以及前 %5 步之后的 %4 步。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No NaN or Inf in this run.</source>
+        <translation>本次运行中没有 NaN 或 Inf。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>component</source>
+        <translation>组件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>outside the loop</source>
+        <translation>在循环之外</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ran in</source>
+        <translation>运行格式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, %1 point</source>
+        <translation>，%1 级探针点</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>point before it</source>
+        <translation>它之前的点</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>How it spread</source>
+        <translation>扩散过程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 non-finite values</source>
+        <translation>%1 个非有限值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>It did not reach the image.</source>
+        <translation>它没有传到图像。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bits of headroom = log2(65504 / max|x|) over the whole run. A value overflows to Inf in fp16 when |x| ≥ 65520 (round to nearest even); between 65504 and 65520 it rounds down to 65504.</source>
+        <translation>余量位数 = log2(65504 / max|x|)，按整个运行计算。在 fp16 中，|x| ≥ 65520 时数值溢出为 Inf（就近舍入到偶数）；介于 65504 与 65520 之间时向下舍入为 65504。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No probe points recorded.</source>
+        <translation>没有记录任何探针点。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Caution:</source>
+        <translation>注意：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Predicted first fp16 failure:</source>
+        <translation>预测的首个 fp16 失败：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 (block %2, step %3), max |x| %4.</source>
+        <translation>%1（块 %2，第 %3 步），max |x| 为 %4。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 (block %2), max |x| %3.</source>
+        <translation>%1（块 %2），max |x| 为 %3。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No point reaches 65520: none is predicted to overflow in fp16. Least headroom: %1 bits.</source>
+        <translation>没有点达到 65520：预测在 fp16 中都不会溢出。最小余量：%1 位。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 point predicted to overflow</source>
+        <translation>预测有 %1 个点溢出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 points predicted to overflow</source>
+        <translation>预测有 %1 个点溢出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(call order):</source>
+        <translation>（按调用顺序）：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Closest to the limit</source>
+        <translation>最接近上限的点</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>all %1 points in call order</source>
+        <translation>全部 %1 个点（按调用顺序）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Relative L2 distance ||b − a|| / ||a|| of each step&apos;s latents from the first run&apos;s. A step where either side holds NaN/Inf counts as infinite (triangle).</source>
+        <translation>每一步的潜变量相对第一个运行的相对 L2 距离 ||b − a|| / ||a||。任一方含有 NaN/Inf 的步记为无穷大（三角形）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>relative L2 distance of the latents (log scale)</source>
+        <translation>潜变量的相对 L2 距离（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>relative L2</source>
+        <translation>相对 L2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NaN/Inf in the latents</source>
+        <translation>潜变量中有 NaN/Inf</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>relative L2 distance of the latents</source>
+        <translation>潜变量的相对 L2 距离</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The runs did not keep their latents (RunConfig::keepLatents), so there is nothing to compare step by step.</source>
+        <translation>这些运行没有保留潜变量（RunConfig::keepLatents），因此无法逐步比较。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>per-step values</source>
+        <translation>逐步数值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No bisection was run for this report.</source>
+        <translation>本报告没有运行二分搜索。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>safe format</source>
+        <translation>安全格式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tolerance</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(image difference)</source>
+        <translation>（图像差异）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>candidates</source>
+        <translation>候选块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>kept in %1</source>
+        <translation>保持为 %1 的块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Resulting plan</source>
+        <translation>得到的方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Trials</source>
+        <translation>试运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>phase</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>blocks in %1</source>
+        <translation>%1 的块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>difference</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No advice was computed for this report.</source>
+        <translation>本报告没有计算建议。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Target device:</source>
+        <translation>目标设备：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(the GPU the model will run on; the run itself was on the device under Environment)</source>
+        <translation>（模型将要运行的 GPU；运行本身在“环境”中列出的设备上进行）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Notes</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failing blocks</source>
+        <translation>失败的块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>none found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reference</source>
+        <translation>参考</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>costs for</source>
+        <translation>代价针对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rows that pass come first, then fewer plan changes, then a smaller image change, then the cheaper one on the target. The time per step was measured on the machine that made this report.</source>
+        <translation>通过的行排在前面，其次是方案改动较少的、图像变化较小的，再其次是在目标设备上代价较低的。每步耗时是在生成本报告的机器上测得的。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>remedy</source>
+        <translation>补救方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>changes</source>
+        <translation>改动数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>s/step here</source>
+        <translation>本机每步秒数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cost on the target</source>
+        <translation>目标设备上的代价</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 native</source>
+        <translation>%1 原生运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 emulated</source>
+        <translation>%1 模拟运行</translation>
+    </message>
+    <message>
+        <location line="+64"/>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <location line="-66"/>
+        <source>(none: stored dtypes)</source>
+        <translation>（无：使用存储精度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>decoded (NaN magenta, Inf cyan)</source>
+        <translation>解码结果（NaN 为品红色，Inf 为青色）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>as saved (NaN as 0)</source>
+        <translation>保存的图像（NaN 记为 0）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spread:</source>
+        <translation>扩散：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No NaN or Inf anywhere in the recorded run.</source>
+        <translation>记录的运行中任何地方都没有 NaN 或 Inf。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Closest point to fp16&apos;s limit: %1 bits of headroom.</source>
+        <translation>最接近 fp16 上限的点：余量 %1 位。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Its largest value is %1 bits above fp16&apos;s limit.</source>
+        <translation>其最大值超出 fp16 上限 %1 位。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>In fp16, %1 would overflow at step %2.</source>
+        <translation>在 fp16 中，%1 会在第 %2 步溢出。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>In fp16, %1 would overflow.</source>
+        <translation>在 fp16 中，%1 会溢出。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The run was cancelled before it finished.</source>
+        <translation>运行在完成前被取消。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Error:</source>
+        <translation>错误：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 steps, %2 probe records, %3 s</source>
+        <translation>%1 步，%2 条探针记录，%3 秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; estimated after its first step: %1 s</source>
+        <translation>；第一步之后的估计：%1 秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, %1 GB of memory (weights %2 GB + activations %3 GB)</source>
+        <translation>，内存 %1 GB（权重 %2 GB + 激活 %3 GB）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, %1 GB of memory (weights only: activations not measured on this device)</source>
+        <translation>，内存 %1 GB（仅权重：此设备上未测量激活）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Advice for:</source>
+        <translation>建议针对：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compute capability</source>
+        <translation>计算能力</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bf16 on the CPU</source>
+        <translation>CPU 上的 bf16</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Threads</source>
+        <translation>线程数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Operating system</source>
+        <translation>操作系统</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Report created</source>
+        <translation>报告创建时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>class</source>
+        <translation>类</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stored</source>
+        <translation>存储格式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>runs in</source>
+        <translation>运行格式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Negative prompt</source>
+        <translation>负面提示词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Guidance</source>
+        <translation>引导系数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scheduler shift</source>
+        <translation>调度器偏移量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Probe level</source>
+        <translation>探针级别</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Plan (user rules)</source>
+        <translation>方案（用户规则）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Effective plan (stored dtypes + rules, last match wins)</source>
+        <translation>生效的方案（存储精度 + 规则，最后匹配的规则优先）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>latent |max| per step (log scale)</source>
+        <translation>每步潜变量 |max|（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Triangles above the plot mark steps whose latents hold NaN or Inf (no line: no finite value left). The dashed red line is fp16&apos;s largest finite value.</source>
+        <translation>图上方的三角形标出潜变量含有 NaN 或 Inf 的步（没有线：已没有有限值）。红色虚线是 fp16 的最大有限值。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>latent min / max / mean ± std</source>
+        <translation>潜变量 min / max / 均值 ± std</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>per-step table</source>
+        <translation>逐步表格</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>velocity |max|</source>
+        <translation>速度 |max|</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The denoised estimate after each step (latent-to-RGB projection, or a full VAE decode where marked). NaN pixels are magenta and Inf cyan, never black.</source>
+        <translation>每一步之后的去噪估计（潜变量到 RGB 的投影，标注处为完整的 VAE 解码）。NaN 像素为品红色，Inf 为青色，绝不会是黑色。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>final</source>
+        <translation>最终</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No previews recorded.</source>
+        <translation>没有记录预览。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 run</source>
+        <translation>%1 个运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 runs side by side</source>
+        <translation>%1 个运行并排</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>created %1</source>
+        <translation>创建于 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This report holds no run.</source>
+        <translation>本报告不含任何运行。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generated by Halfscope %1. This file is self-contained: it loads nothing from anywhere.</source>
+        <translation>由 Halfscope %1 生成。本文件是自包含的：不从任何地方加载任何内容。</translation>
+    </message>
+</context>
+<context>
+    <name>FailureBanner</name>
+    <message>
+        <location filename="../widgets/panels/failure_banner.cpp" line="+11"/>
+        <source>Show</source>
+        <translation>查看</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Find a fix</source>
+        <translation>查找修复</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Select this point in the layer heatmap, its row in view</source>
+        <translation>在层热图中选中此点，并让它所在的行可见</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Search the cheapest precision plan that fixes this run</source>
+        <translation>搜索能修复此次运行、开销最低的精度方案</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>&lt;b style=&apos;color:#c00000&apos;&gt;The run failed.&lt;/b&gt; First failing point: &lt;b&gt;%1&lt;/b&gt; at %2: %3, in the %4.</source>
+        <extracomment>The Run tab&apos;s failure banner: %1 the failing point, %2 where (step 0, VAE decode), %3 the value that appeared (+Inf and its count), %4 the component.</extracomment>
+        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;运行失败。&lt;/b&gt;首个出错点：&lt;b&gt;%1&lt;/b&gt;，%2：%3，位于 %4。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>&lt;b style=&apos;color:#c00000&apos;&gt;The run failed:&lt;/b&gt; %1. No NaN or Inf appeared on the way.</source>
+        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;运行失败：&lt;/b&gt;%1。过程中没有出现 NaN 或 Inf。</translation>
+    </message>
+    <message>
+        <location line="-18"/>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>VAE decode</source>
         <translation>VAE 解码</translation>
     </message>
     <message>
+        <location line="+0"/>
         <source>text encoding</source>
         <translation>文本编码</translation>
     </message>
@@ -708,12 +1509,12 @@
 <context>
     <name>FileSet</name>
     <message>
-        <location filename="../app/gui/file_set.cpp" line="+27"/>
+        <location filename="../app/gui/file_set.cpp" line="+22"/>
         <source>VAE</source>
         <translation>VAE</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+0"/>
         <source>first text encoder</source>
         <translation>第一个文本编码器</translation>
     </message>
@@ -728,7 +1529,7 @@
         <translation>第三个文本编码器</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+24"/>
         <source>No files were given.</source>
         <translation>没有给出任何文件。</translation>
     </message>
@@ -766,7 +1567,7 @@
 <context>
     <name>FixPanel</name>
     <message>
-        <location filename="../widgets/panels/fix_panel.cpp" line="+28"/>
+        <location filename="../widgets/panels/fix_panel.cpp" line="+34"/>
         <source>format</source>
         <translation>格式</translation>
     </message>
@@ -776,17 +1577,17 @@
         <translation>截断</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>scale</source>
         <translation>缩放</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>fp32 residual</source>
         <translation>fp32 残差</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-9"/>
         <source>The failing blocks in bf16, and in fp32 (bisection first)</source>
         <translation>失败的块改用 bf16 和 fp32（先做二分搜索）</translation>
     </message>
@@ -806,7 +1607,7 @@
         <translation>PATH=fp32-residual：残差流以 fp32 累加，与 ComfyUI 对 Cosmos 和 Anima 的做法相同</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+16"/>
         <source>bf16</source>
         <translation>bf16</translation>
     </message>
@@ -831,7 +1632,7 @@
         <translation>与参考运行相比，仍判定为通过的最大平均像素差异</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+15"/>
         <source>Remedies to try</source>
         <translation>要尝试的补救方案</translation>
     </message>
@@ -958,7 +1759,7 @@
     </message>
     <message>
         <location line="+62"/>
-        <location line="+67"/>
+        <location line="+76"/>
         <source>Searching...</source>
         <translation>正在搜索…</translation>
     </message>
@@ -1001,9 +1802,28 @@
     </message>
 </context>
 <context>
+    <name>GuiAdvice</name>
+    <message>
+        <location filename="../app/gui/gui_advice.cpp" line="+64"/>
+        <source>In the studio, open the model file and its parts together: File &gt; Open model files… takes the model, its VAE and its text encoders at once, and File &gt; Model library… picks a whole set.</source>
+        <translation>在工作室中，请将模型文件与其组成部分一起打开：“文件 &gt; 打开模型文件…”可同时选取模型、其 VAE 和文本编码器，“文件 &gt; 模型库…”可选取整套文件。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>In the studio, a tokenizer is found beside the files: put its folder, named %1, beside the model file or beside its text encoder&apos;s file and open the model again. Where Halfscope bundles the tokenizer (CLIP-L), it is used when none is there. File &gt; Model library… names what a set lacks before it opens.</source>
+        <extracomment>%1: the folder names a tokenizer is looked for under (&quot;tokenizer&quot;, &quot;tokenizer_2&quot;).</extracomment>
+        <translation>在工作室中，分词器是在文件旁边查找的：请把名为 %1 的分词器文件夹放在模型文件或其文本编码器文件旁边，然后重新打开模型。对于 Halfscope 自带的分词器（CLIP-L），在找不到时会使用自带的。“文件 &gt; 模型库…”会在打开之前指出一套文件缺少什么。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source> or </source>
+        <translation> 或 </translation>
+    </message>
+</context>
+<context>
     <name>HistoryBrowser</name>
     <message>
-        <location filename="../widgets/history/history_browser.cpp" line="+24"/>
+        <location filename="../widgets/history/history_browser.cpp" line="+26"/>
         <source>Delete &quot;%1&quot; and its images? This cannot be undone.</source>
         <translation>删除“%1”及其图像？此操作无法撤销。</translation>
     </message>
@@ -1034,27 +1854,42 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+176"/>
+        <location line="+215"/>
         <source>Compare</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location line="-175"/>
+        <location line="-214"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+32"/>
         <source>Show the checked runs side by side (2 to %1)</source>
         <translation>并排显示勾选的运行（2 到 %1 个）</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+3"/>
+        <source>Show the runs of one model only</source>
+        <translation>只显示某一个模型的运行</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <location line="+29"/>
         <source>Compare takes at most %1 runs; uncheck one first.</source>
         <translation>最多只能比较 %1 次运行，请先取消勾选一个。</translation>
     </message>
     <message>
-        <location line="+113"/>
+        <location line="+75"/>
+        <source>All models</source>
+        <translation>所有模型</translation>
+    </message>
+    <message>
+        <location line="+61"/>
         <source>Compare (%1)</source>
         <translation>比较（%1）</translation>
     </message>
@@ -1062,7 +1897,7 @@
 <context>
     <name>HistoryTableModel</name>
     <message>
-        <location filename="../widgets/history/history_table_model.cpp" line="+12"/>
+        <location filename="../widgets/history/history_table_model.cpp" line="+15"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -1087,7 +1922,7 @@
         <translation>运行 %1</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+82"/>
         <source>Check 2 to %1 runs and press Compare</source>
         <translation>勾选 2 到 %1 次运行，然后点击“比较”</translation>
     </message>
@@ -1097,42 +1932,47 @@
         <translation>比较</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+0"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+0"/>
         <source>Date</source>
         <translation>日期</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+0"/>
         <source>Plan</source>
         <translation>精度方案</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+0"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+0"/>
         <source>Steps</source>
         <translation>步数</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+0"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+22"/>
         <source>(empty prompt)</source>
         <translation>（空提示词）</translation>
     </message>
@@ -1147,12 +1987,12 @@
         <translation>错误</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>%1 / %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>Effective plan: %1</source>
         <translation>实际生效的精度方案：%1</translation>
     </message>
@@ -1200,22 +2040,22 @@
         <translation>（%2 个值中的 %1 个）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>OK</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>BLACK IMAGE</source>
         <translation>全黑图像</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>FLAT IMAGE</source>
         <translation>纯色图像</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>CONTAINS NaN/Inf</source>
         <translation>含 NaN/Inf</translation>
     </message>
@@ -1225,12 +2065,12 @@
         <translation>错误</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>CANCELLED</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+191"/>
+        <location line="+188"/>
         <source>No image</source>
         <translation>无图像</translation>
     </message>
@@ -1238,7 +2078,7 @@
 <context>
     <name>LayerHeatmap</name>
     <message>
-        <location filename="../widgets/plots/layer_heatmap.cpp" line="+50"/>
+        <location filename="../widgets/plots/layer_heatmap.cpp" line="+51"/>
         <location line="+103"/>
         <source>text encoding</source>
         <translation>文本编码</translation>
@@ -1297,12 +2137,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+219"/>
+        <location line="+216"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
     <message>
-        <location line="-218"/>
+        <location line="-215"/>
         <source>Inf</source>
         <translation>Inf</translation>
     </message>
@@ -1359,7 +2199,7 @@
         <translation> 且含有非有限值</translation>
     </message>
     <message>
-        <location line="+107"/>
+        <location line="+104"/>
         <source>%1 point, %2</source>
         <translation>%1 级探针点，%2</translation>
     </message>
@@ -1442,12 +2282,12 @@
 <context>
     <name>LibraryDialog</name>
     <message>
-        <location filename="../app/gui/library_dialog.cpp" line="+67"/>
+        <location filename="../app/gui/library_dialog.cpp" line="+59"/>
         <source>Model library</source>
         <translation>模型库</translation>
     </message>
     <message>
-        <location line="+99"/>
+        <location line="+110"/>
         <source>Select a model, or tick the files of a split set (the model, its VAE and text encoders).</source>
         <translation>选择一个模型，或勾选拆分文件集的各个文件（模型本体、VAE 和文本编码器）。</translation>
     </message>
@@ -1490,7 +2330,82 @@
 <context>
     <name>LibraryPanel</name>
     <message>
-        <location filename="../widgets/panels/library_panel.cpp" line="+27"/>
+        <location filename="../widgets/panels/library_panel.cpp" line="+29"/>
+        <source>hf-cache</source>
+        <translation>Hugging Face 缓存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>comfyui</source>
+        <translation>ComfyUI</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a1111</source>
+        <translation>AUTOMATIC1111/Forge</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>user</source>
+        <translation>已添加</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pipeline</source>
+        <translation>管线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>component</source>
+        <translation>组件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>shards</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unreadable</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>diffusers pipeline</source>
+        <translation>diffusers 管线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>diffusers folder</source>
+        <translation>diffusers 文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>transformers folder</source>
+        <translation>transformers 文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sharded safetensors</source>
+        <translation>分片 safetensors</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weights fit fp16</source>
+        <translation>权重在 fp16 范围内</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>Add a model file</source>
         <translation>添加模型文件</translation>
     </message>
@@ -1660,7 +2575,7 @@
         <translation>已添加：%1</translation>
     </message>
     <message>
-        <location line="+85"/>
+        <location line="+86"/>
         <source>Scanning... (the list so far stays usable)</source>
         <translation>正在扫描…（已列出的条目仍可使用）</translation>
     </message>
@@ -1682,7 +2597,67 @@
 <context>
     <name>LogPanel</name>
     <message>
-        <location filename="../widgets/panels/log_panel.cpp" line="+55"/>
+        <location filename="../widgets/panels/log_panel.cpp" line="+25"/>
+        <source>INFO</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>WARN</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>ERROR</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>nan</source>
+        <translation>NaN</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fix</source>
+        <translation>修复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>history</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>report</source>
+        <translation>报告</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reproduce</source>
+        <translation>复现</translation>
+    </message>
+    <message>
+        <location line="+30"/>
         <source>All events</source>
         <translation>全部事件</translation>
     </message>
@@ -1717,7 +2692,7 @@
         <translation>显示：</translation>
     </message>
     <message>
-        <location line="+99"/>
+        <location line="+96"/>
         <source>Warnings: %1, errors: %2</source>
         <translation>警告：%1，错误：%2</translation>
     </message>
@@ -1725,23 +2700,23 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../app/gui/main_window.cpp" line="+66"/>
-        <location line="+111"/>
+        <location filename="../app/gui/main_window.cpp" line="+73"/>
+        <location line="+140"/>
         <source>Halfscope</source>
         <translation>Halfscope</translation>
     </message>
     <message>
-        <location line="-97"/>
+        <location line="-123"/>
         <source>Final image</source>
         <translation>最终图像</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+28"/>
         <source>Setup</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+27"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
@@ -1766,13 +2741,13 @@
         <translation>查找最小修复</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <source>Running...</source>
         <translation>正在运行…</translation>
     </message>
     <message>
         <location line="+0"/>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
@@ -1823,7 +2798,7 @@
         <translation>Ctrl+L</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>&amp;Export report...</source>
         <translation>导出报告(&amp;E)…</translation>
     </message>
@@ -1884,7 +2859,7 @@
         <translation>查找最小修复(&amp;M)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+1"/>
         <source>&amp;Apply the fixed plan</source>
         <translation>应用修复后的精度方案(&amp;A)</translation>
     </message>
@@ -1930,7 +2905,7 @@
         <translation>&lt;b&gt;Halfscope %1&lt;/b&gt;&lt;p&gt;找出扩散模型在半精度下生成黑图的原因：哪一层最先溢出、在第几步溢出，以及哪种精度方案能以最低代价修复它。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+48"/>
         <source>Open a diffusers pipeline folder (with model_index.json)</source>
         <translation>打开 diffusers 管线文件夹（含 model_index.json）</translation>
     </message>
@@ -1946,7 +2921,7 @@
         <translation>HTML 报告 (*.html)</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+21"/>
         <source>bf16 on the CPU: %1</source>
         <translation>CPU 上的 bf16：%1</translation>
     </message>
@@ -1954,7 +2929,7 @@
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../widgets/panels/model_panel.cpp" line="+30"/>
+        <location filename="../widgets/panels/model_panel.cpp" line="+44"/>
         <source>Open folder…</source>
         <translation>打开文件夹…</translation>
     </message>
@@ -1964,7 +2939,7 @@
         <translation>打开文件…</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+14"/>
         <source>Component</source>
         <translation>组件</translation>
     </message>
@@ -1984,7 +2959,7 @@
         <translation>参数量</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+22"/>
         <source>Open a diffusers pipeline folder (with model_index.json). You can also drop a folder onto this panel.</source>
         <translation>打开 diffusers 管线文件夹（含 model_index.json）。也可以将文件夹拖放到此面板上。</translation>
     </message>
@@ -2123,7 +3098,7 @@
 <context>
     <name>PrecisionPanel</name>
     <message>
-        <location filename="../widgets/panels/precision_panel.cpp" line="+38"/>
+        <location filename="../widgets/panels/precision_panel.cpp" line="+48"/>
         <source>Text encoder</source>
         <translation>文本编码器</translation>
     </message>
@@ -2148,7 +3123,7 @@
         <translation>适配器</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+34"/>
         <source>e.g. transformer=fp16,transformer.transformer_blocks.2=bf16</source>
         <translation>例如 transformer=fp16,transformer.transformer_blocks.2=bf16</translation>
     </message>
@@ -2158,7 +3133,7 @@
         <translation>完整的精度方案：以逗号分隔的“模式=格式”规则；最后一条匹配的规则生效；&apos;*&apos; 匹配任意字符。按回车键应用。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+6"/>
         <source>Presets:</source>
         <translation>预设：</translation>
     </message>
@@ -2198,17 +3173,17 @@
         <translation>手动输入…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-49"/>
         <source>e.g. 7.5</source>
         <translation>例如 7.5</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>CUDA compute capability X.Y</source>
         <translation>CUDA 计算能力 X.Y</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>e.g. 16</source>
         <translation>例如 16</translation>
     </message>
@@ -2218,7 +3193,7 @@
         <translation>显存大小（GB）；留空或 0：未知</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+50"/>
         <source>Capability</source>
         <translation>计算能力</translation>
     </message>
@@ -2228,7 +3203,7 @@
         <translation>显存 GB</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+5"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
@@ -2268,7 +3243,7 @@
         <translation>存储精度（%1）</translation>
     </message>
     <message>
-        <location line="+92"/>
+        <location line="+91"/>
         <source>%1, native</source>
         <translation>%1，原生</translation>
     </message>
@@ -2308,7 +3283,7 @@
         <translation>%1&lt;br&gt;&lt;tt&gt;%2&lt;b&gt;&lt;u&gt;%3&lt;/u&gt;&lt;/b&gt;%4&lt;/tt&gt;&lt;br&gt;仍使用上一个有效的精度方案。</translation>
     </message>
     <message>
-        <location line="+78"/>
+        <location line="+77"/>
         <source>Memory GB: &quot;%1&quot; is not a number (e.g. 16; empty or 0: unknown)</source>
         <translation>显存 GB：“%1”不是数字（例如 16；留空或 0：未知）</translation>
     </message>
@@ -2360,12 +3335,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+194"/>
+        <location line="+200"/>
         <source>Negative prompt (used when guidance &gt; 1)</source>
         <translation>负面提示词（引导系数 &gt; 1 时使用）</translation>
     </message>
     <message>
-        <location line="-185"/>
+        <location line="-191"/>
         <source>Sampler</source>
         <translation>采样器</translation>
     </message>
@@ -2452,12 +3427,12 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+214"/>
+        <location line="+219"/>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-200"/>
+        <location line="-205"/>
         <source>Seed</source>
         <translation>种子</translation>
     </message>
@@ -2492,7 +3467,7 @@
         <translation>探针</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+14"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
@@ -2502,7 +3477,7 @@
         <translation>负面提示词</translation>
     </message>
     <message>
-        <location line="+88"/>
+        <location line="+86"/>
         <source>This model takes no negative prompt</source>
         <translation>此模型不接受负面提示词</translation>
     </message>
@@ -2532,7 +3507,7 @@
         <translation>演示模型无法理解：%1。它只认识表示形状、颜色、大小、位置和背景的词；其他词最多会被忽略。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+13"/>
         <source>starting…</source>
         <translation>正在启动…</translation>
     </message>
@@ -2543,9 +3518,28 @@
     </message>
 </context>
 <context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <location filename="../app/gui/ui_language.cpp" line="+16"/>
+        <source>Drive</source>
+        <translation>驱动器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Folder</source>
+        <comment>All other platforms</comment>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+</context>
+<context>
     <name>ReproduceImage</name>
     <message>
-        <location filename="../app/gui/reproduce_image.cpp" line="+104"/>
+        <location filename="../app/gui/reproduce_image.cpp" line="+84"/>
         <source>&amp;Reproduce image...</source>
         <translation>复现图像(&amp;R)...</translation>
     </message>
@@ -2555,18 +3549,18 @@
         <translation>读取 PNG 的生成方式（ComfyUI、A1111、Forge）并再次运行</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+12"/>
         <source>Original image</source>
         <translation>原始图像</translation>
     </message>
     <message>
         <location line="+63"/>
-        <location line="+232"/>
+        <location line="+273"/>
         <source>Reproduce image</source>
         <translation>复现图像</translation>
     </message>
     <message>
-        <location line="-231"/>
+        <location line="-272"/>
         <source>Images with their settings (*.png);;All files (*)</source>
         <translation>带生成设置的图像 (*.png);;所有文件 (*)</translation>
     </message>
@@ -2650,12 +3644,12 @@
         <translation>该图像未指明模型文件：其设置将用于当前打开的模型</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+8"/>
         <source>%1: found at %2</source>
         <translation>%1：位于 %2</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>The image&apos;s model files were not found: %1</source>
         <translation>未找到该图像的模型文件：%1</translation>
     </message>
@@ -2696,12 +3690,17 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>该图像的文件即当前打开的模型：保留该模型</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+42"/>
+        <source>The reproduction runs ComfyUI&apos;s sampler %1 on its %2 schedule</source>
+        <translation>复现使用 ComfyUI 的采样器 %1 及其 %2 调度</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>not reproduced: %1</source>
         <translation>未复现：%1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+13"/>
         <source>the image&apos;s sampler %1 runs as %2, on the model&apos;s scheduler config rather than ComfyUI&apos;s sigma schedule</source>
         <translation>该图像的采样器 %1 以 %2 运行，使用模型调度器配置而非 ComfyUI 的 sigma 噪声表</translation>
     </message>
@@ -2711,7 +3710,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>该图像的采样器 %1 不在此模型的采样器之列：将使用模型自带的调度器</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>the image&apos;s size %1 x %2 is %3 x %4 here: the model takes other sizes</source>
         <translation>该图像的尺寸 %1 x %2 在此为 %3 x %4：该模型接受的尺寸不同</translation>
     </message>
@@ -2721,7 +3720,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>与原图不同：%1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
+        <source>The image&apos;s sampler %1 runs as ComfyUI computes it</source>
+        <translation>图像的采样器 %1 按 ComfyUI 的计算方式运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>The image&apos;s settings are set: Generate runs them</source>
         <translation>已填入该图像的设置：点击“生成”即可运行</translation>
     </message>
@@ -2760,7 +3764,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>无法保存探针记录</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="+319"/>
+        <location filename="../widgets/store/run_history.cpp" line="+355"/>
         <source>Cannot save the final image</source>
         <translation>无法保存最终图像</translation>
     </message>
@@ -2801,14 +3805,14 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>图像文件 %1 为 %2 x %3 像素，而运行记录的是 %4 x %5</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_load.cpp" line="+134"/>
+        <location filename="../widgets/store/history_load.cpp" line="+140"/>
         <source>the image path &apos;%1&apos; is not inside the history&apos;s data folder; the image was not read</source>
         <translation>图像路径“%1”不在历史记录的数据文件夹内；未读取该图像</translation>
     </message>
     <message>
-        <location line="+79"/>
+        <location line="+76"/>
         <location line="+18"/>
-        <location filename="../widgets/store/run_history.cpp" line="-106"/>
+        <location filename="../widgets/store/run_history.cpp" line="-110"/>
         <source>Cannot read the run history</source>
         <translation>无法读取运行历史记录</translation>
     </message>
@@ -2816,7 +3820,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <location line="+4"/>
         <location line="+22"/>
         <location filename="../widgets/store/run_history.cpp" line="+1"/>
-        <location line="+214"/>
+        <location line="+223"/>
         <source>There is no run %1 in the history.</source>
         <translation>历史记录中没有运行 %1。</translation>
     </message>
@@ -2836,7 +3840,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>读取运行 %1 时出现问题：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/store/history_schema.cpp" line="+75"/>
+        <location filename="../widgets/store/history_schema.cpp" line="+76"/>
         <source>it was written by a newer version of Halfscope (history format %1, this version reads format %2)</source>
         <translation>它由更新版本的 Halfscope 写入（历史记录格式 %1，当前版本读取格式 %2）</translation>
     </message>
@@ -2846,12 +3850,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>它是其他程序的 SQLite 数据库（包含 %1 张表，但没有 Halfscope 历史记录）</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <source>the tables could not be created: %1</source>
         <translation>无法创建数据表：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/store/run_history.cpp" line="-353"/>
+        <location filename="../widgets/store/run_history.cpp" line="-365"/>
         <source>Cannot create the run history folder %1. Check that the path is a folder you may write to.</source>
         <translation>无法创建运行历史记录文件夹 %1。请检查该路径是否为你有写入权限的文件夹。</translation>
     </message>
@@ -2881,7 +3885,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行历史数据库 %1 无法使用：%2。请将该文件移走，Halfscope 将新建一个空的历史记录。</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+29"/>
         <source>Cannot set the run history&apos;s busy timeout</source>
         <translation>无法设置运行历史记录的忙等待超时</translation>
     </message>
@@ -2926,7 +3930,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>无法记录新运行的组件</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+32"/>
         <source>Cannot save step %1</source>
         <translation>无法保存第 %1 步</translation>
     </message>
@@ -2946,12 +3950,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>无法创建图像文件夹 %1</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+44"/>
         <source>Cannot record the preview of step %1</source>
         <translation>无法记录第 %1 步的预览</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+51"/>
         <source>Cannot rename run %1</source>
         <translation>无法重命名运行 %1</translation>
     </message>
@@ -2961,7 +3965,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行 %1 仍在进行中，请先停止再删除。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+2"/>
+        <source>Run %1 is still running in another Halfscope window; stop it there before deleting it.</source>
+        <translation>运行 %1 仍在另一个 Halfscope 窗口中进行；请先在那里停止它，再删除。</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <location line="+8"/>
         <source>Cannot delete run %1</source>
         <translation>无法删除运行 %1</translation>
@@ -3025,7 +4034,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>无法加载 %1：%2</translation>
     </message>
     <message>
-        <location line="+93"/>
+        <location line="+94"/>
         <source>decoding step %1 with the VAE</source>
         <translation>正在用 VAE 解码第 %1 步</translation>
     </message>
@@ -3056,7 +4065,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../widgets/panels/settings_dialog.cpp" line="+36"/>
+        <location filename="../widgets/panels/settings_dialog.cpp" line="+24"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -3126,7 +4135,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>CPU 上的 bf16</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+46"/>
         <source>bf16 computes in fp32 with the weights and every layer&apos;s output rounded to bf16: the same numbers on every CPU, at fp32&apos;s speed.</source>
         <translation>bf16 以 fp32 计算，权重和每一层的输出都舍入为 bf16：在任何 CPU 上结果都相同，速度与 fp32 相当。</translation>
     </message>
@@ -3149,7 +4158,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
 <context>
     <name>StepPlot</name>
     <message>
-        <location filename="../widgets/plots/step_plot.cpp" line="+79"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+77"/>
         <source>Log scale (|x|)</source>
         <translation>对数刻度（|x|）</translation>
     </message>
@@ -3180,36 +4189,36 @@ The image&apos;s settings are in the panels. Pick the files in the model library
     </message>
     <message>
         <location line="+7"/>
-        <location line="+300"/>
+        <location line="+299"/>
         <source>min</source>
         <translation>最小值</translation>
     </message>
     <message>
-        <location line="-300"/>
-        <location line="+300"/>
+        <location line="-299"/>
+        <location line="+299"/>
         <source>max</source>
         <translation>最大值</translation>
     </message>
     <message>
-        <location line="-300"/>
-        <location line="+300"/>
+        <location line="-299"/>
+        <location line="+299"/>
         <source>|max|</source>
         <translation>|max|</translation>
     </message>
     <message>
-        <location line="-300"/>
-        <location line="+300"/>
+        <location line="-299"/>
+        <location line="+299"/>
         <source>mean</source>
         <translation>均值</translation>
     </message>
     <message>
-        <location line="-299"/>
-        <location line="+300"/>
+        <location line="-298"/>
+        <location line="+299"/>
         <source>std</source>
         <translation>标准差</translation>
     </message>
     <message>
-        <location line="-300"/>
+        <location line="-299"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
@@ -3220,18 +4229,18 @@ The image&apos;s settings are in the panels. Pick the files in the model library
     </message>
     <message>
         <location line="+7"/>
-        <location line="+381"/>
+        <location line="+379"/>
         <source>Show or hide the %1 curve</source>
         <translation>显示或隐藏 %1 曲线</translation>
     </message>
     <message>
-        <location line="-367"/>
-        <location line="+381"/>
+        <location line="-360"/>
+        <location line="+375"/>
         <source>Point at the plot to read the exact values of a step.</source>
         <translation>将鼠标指向图表，可读取某一步的精确数值。</translation>
     </message>
     <message>
-        <location line="-378"/>
+        <location line="-372"/>
         <source>step</source>
         <translation>步</translation>
     </message>
@@ -3246,7 +4255,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>个数</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+32"/>
         <source>fp16 limit %1</source>
         <translation>fp16 上限 %1</translation>
     </message>
@@ -3261,12 +4270,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行 1</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+32"/>
         <source>Run %1</source>
         <translation>运行 %1</translation>
     </message>
     <message>
-        <location line="+177"/>
+        <location line="+168"/>
         <source>NaN count</source>
         <translation>NaN 个数</translation>
     </message>
@@ -3321,17 +4330,17 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>bf16 上限 %1 超出显示范围，比数据高 %2 个数量级。</translation>
     </message>
     <message>
-        <location filename="../widgets/plots/step_plot.cpp" line="+14"/>
+        <location filename="../widgets/plots/step_plot.cpp" line="+13"/>
         <source>Signed values cannot be drawn on a log scale</source>
         <translation>带符号的数值无法在对数刻度上绘制</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+30"/>
         <source>%1: no data</source>
         <translation>%1：无数据</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>no data</source>
         <translation>无数据</translation>
     </message>
@@ -3354,9 +4363,9 @@ The image&apos;s settings are in the panels. Pick the files in the model library
 <context>
     <name>Studio</name>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+31"/>
+        <location filename="../app/gui/studio.cpp" line="+29"/>
         <location line="+6"/>
-        <location filename="../app/gui/studio_records.cpp" line="+89"/>
+        <location filename="../app/gui/studio_records.cpp" line="+111"/>
         <source>stored dtypes</source>
         <translation>存储精度</translation>
     </message>
@@ -3367,7 +4376,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+27"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -3393,12 +4402,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行 %1 已保存</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location filename="../app/gui/studio_events.cpp" line="+122"/>
         <source>loading failed</source>
         <translation>加载失败</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+7"/>
         <source>Loading %1 was stopped; the model stays %2</source>
         <translation>已停止加载 %1；当前模型仍为 %2</translation>
     </message>
@@ -3413,7 +4422,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>加载已停止</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+41"/>
         <source>%1 (weights %2 + activations %3)</source>
         <translation>%1（权重 %2 + 激活值 %3）</translation>
     </message>
@@ -3443,17 +4452,17 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行 %1 用时 %2；估算约为 %3（实际用时的 %4 倍）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+66"/>
         <source>First non-finite value: %1 at step %2 (%3, %4)</source>
         <translation>首个非有限值：%1，第 %2 步（%3，%4）</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+70"/>
         <source>Decode failed: %1</source>
         <translation>解码失败：%1</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>decoding step %1 stopped</source>
         <translation>第 %1 步的解码已停止</translation>
     </message>
@@ -3463,19 +4472,19 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>第 %1 步的解码已被停止</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Trial %1 (%2): %3 — %4</source>
         <translation>试验 %1（%2）：%3 — %4</translation>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>pass</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location line="-8"/>
-        <location line="+8"/>
+        <location line="-9"/>
+        <location line="+9"/>
         <source>fail</source>
         <translation>失败</translation>
     </message>
@@ -3485,12 +4494,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>补救方案 %1：%2 — %3</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Find minimal fix ended</source>
         <translation>查找最小修复已结束</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location filename="../app/gui/studio.cpp" line="+35"/>
         <source>Loading %1</source>
         <translation>正在加载 %1</translation>
     </message>
@@ -3505,7 +4514,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>正在加载模型文件 %1</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location filename="../app/gui/studio_events.cpp" line="-283"/>
         <source>Halfscope demo model</source>
         <translation>Halfscope 演示模型</translation>
     </message>
@@ -3550,19 +4559,19 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>模型已加载</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <location line="+262"/>
-        <location line="+24"/>
+        <location filename="../app/gui/studio.cpp" line="+7"/>
+        <location line="+123"/>
+        <location line="+18"/>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
     <message>
-        <location line="-282"/>
+        <location line="-137"/>
         <source>The precision plan does not parse: %1</source>
         <translation>精度方案无法解析：%1</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>Stopping after the current step</source>
         <translation>将在当前步完成后停止</translation>
     </message>
@@ -3572,12 +4581,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>正在停止加载模型</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location filename="../app/gui/studio_events.cpp" line="+38"/>
         <source>Run %1 started: %2, seed %3, %4 steps</source>
         <translation>运行 %1 已开始：%2，种子 %3，%4 步</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+69"/>
         <source>Run %1: %2 The steps are kept and saved when the run ends.</source>
         <translation>运行 %1：%2 各步数据会保留，并在运行结束时保存。</translation>
     </message>
@@ -3592,12 +4601,14 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行 %1：%2 预览会保留，并在运行结束时保存。</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+26"/>
+        <location line="+8"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-8"/>
+        <location line="+9"/>
         <source>done in %1 s</source>
         <translation>完成，用时 %1 秒</translation>
     </message>
@@ -3618,7 +4629,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行 %1 完成，用时 %2 秒：%3（%4）</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location filename="../app/gui/studio.cpp" line="+24"/>
         <source>Comparing %1</source>
         <translation>正在比较 %1</translation>
     </message>
@@ -3648,7 +4659,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>建议针对：%1</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+8"/>
         <source>Searching for the cheapest fix of %1</source>
         <translation>正在为 %1 搜索代价最低的修复方案</translation>
     </message>
@@ -3663,13 +4674,13 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>已应用精度方案 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_records.cpp" line="-56"/>
+        <location filename="../app/gui/studio_records.cpp" line="-78"/>
         <source>%1 (run %2)</source>
         <extracomment>A compared run from the history: %1 what its plan changes (&quot;transformer fp16&quot;), %2 its id.</extracomment>
         <translation>%1（运行 %2）</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+53"/>
         <location line="+19"/>
         <source>Could not open run %1: %2</source>
         <translation>无法打开运行 %1：%2</translation>
@@ -3680,12 +4691,37 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>已从历史记录中打开运行 %1</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+57"/>
+        <source>reference %1</source>
+        <translation>参考 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>failing</source>
+        <translation>失败的运行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Nothing to report yet: generate an image first.</source>
         <translation>尚无可报告的内容：请先生成一张图像。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+6"/>
+        <source>(empty prompt)</source>
+        <translation>（空提示词）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Halfscope comparison: %1</source>
+        <translation>Halfscope 对比：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Halfscope run: %1</source>
+        <translation>Halfscope 运行：%1</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>Report written: %1 (with %2 and the CSV files)</source>
         <translation>报告已写入：%1（附带 %2 和 CSV 文件）</translation>
     </message>
@@ -3710,14 +4746,49 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>下一次运行：其时间和内存在第一步之后估算（此模型在此方案和引导设置下尚无已完成的运行）</translation>
     </message>
     <message>
+        <location filename="../app/gui/studio_records.cpp" line="-109"/>
         <source>%1 (%2 NaN, %3 +Inf, %4 -Inf of %5 values)</source>
+        <extracomment>The value a failing point held: %1 its kind (+Inf, -Inf, NaN), then the counts.</extracomment>
         <translation>%1（共 %5 个值，NaN %2 个，+Inf %3 个，-Inf %4 个）</translation>
+    </message>
+</context>
+<context>
+    <name>ViewFormat</name>
+    <message>
+        <location filename="../widgets/controls/view_format.cpp" line="+96"/>
+        <source>native</source>
+        <translation>原生运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>emulated</source>
+        <translation>模拟运行</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>op</source>
+        <translation>算子</translation>
     </message>
 </context>
 <context>
     <name>ViewHeatmapGrid</name>
     <message>
-        <location filename="../widgets/plots/view_heatmap_grid.cpp" line="+248"/>
+        <location filename="../widgets/plots/view_heatmap_grid.cpp" line="+257"/>
         <source>text</source>
         <translation>文本</translation>
     </message>
@@ -3789,12 +4860,17 @@ The image&apos;s settings are in the panels. Pick the files in the model library
 <context>
     <name>ViewPreviewCanvas</name>
     <message>
-        <location filename="../widgets/plots/view_preview_canvas.cpp" line="+135"/>
+        <location filename="../widgets/plots/view_preview_canvas.cpp" line="+136"/>
         <source>VAE</source>
         <translation>VAE</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
+        <source>no latent-to-RGB map</source>
+        <translation>没有潜变量到 RGB 的映射</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>NaN %1</source>
         <translation>NaN %1</translation>
     </message>
@@ -3820,17 +4896,22 @@ The image&apos;s settings are in the panels. Pick the files in the model library
     </message>
     <message>
         <location line="+2"/>
-        <location line="+8"/>
+        <location line="+10"/>
         <source>%1 NaN and %2 Inf pixels</source>
         <translation>%1 个 NaN 像素和 %2 个 Inf 像素</translation>
     </message>
     <message>
-        <location line="-5"/>
+        <location line="-7"/>
         <source>Latent-to-RGB projection, %1 x %2 (enlarged)</source>
         <translation>潜变量到 RGB 的投影，%1 x %2（已放大）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+4"/>
+        <source>Map: %1</source>
+        <translation>映射：%1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Click to decode this step fully</source>
         <translation>点击以完整解码此步</translation>
     </message>
@@ -3838,7 +4919,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
 <context>
     <name>WelcomeDialog</name>
     <message>
-        <location filename="../app/gui/welcome_dialog.cpp" line="+36"/>
+        <location filename="../app/gui/welcome_dialog.cpp" line="+35"/>
         <source>the image is fine</source>
         <translation>图像正常</translation>
     </message>
@@ -3858,22 +4939,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>纯色图像</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>step %1</source>
-        <translation>第 %1 步</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>VAE decode</source>
-        <translation>VAE 解码</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>text encoding</source>
-        <translation>文本编码</translation>
-    </message>
-    <message>
-        <location line="+25"/>
+        <location line="+13"/>
         <source>Compare bf16 and fp16 on the demo model</source>
         <translation>在演示模型上比较 bf16 与 fp16</translation>
     </message>
@@ -3928,12 +4994,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>通过“帮助 &gt; 欢迎”可再次打开此窗口。</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+17"/>
         <source>The demo model could not be opened: %1</source>
         <translation>无法打开演示模型：%1</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+26"/>
         <source>Halfscope is busy: start the comparison when the current work ends, or stop it (Run &gt; Stop).</source>
         <translation>Halfscope 正忙：请在当前任务结束后再开始比较，或先停止当前任务（运行 &gt; 停止）。</translation>
     </message>
@@ -3983,27 +5049,27 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>&lt;b&gt;bf16&lt;/b&gt;：%1。&lt;br&gt;&lt;b&gt;fp16&lt;/b&gt;：%2。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>First failing layer in fp16: &lt;b&gt;%1&lt;/b&gt; (component %2, %3), where %4 first appeared.</source>
         <translation>fp16 下最先出错的层：&lt;b&gt;%1&lt;/b&gt;（组件 %2，%3），%4 首次出现在这里。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>fp16 first failed in the %1 (%2); the layers were not recorded.</source>
         <translation>fp16 最先在 %1 中出错（%2）；未记录各层数据。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>No layer overflowed in fp16 on this run.</source>
         <translation>本次运行中 fp16 下没有层溢出。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+23"/>
         <source>The layer heatmap has no cell for this layer.</source>
         <translation>层热力图中没有此层的单元格。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+35"/>
         <source>The comparison is running</source>
         <translation>比较正在进行</translation>
     </message>
@@ -4016,7 +5082,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="+75"/>
+        <location filename="../app/gui/main.cpp" line="+60"/>
         <source>Finds out why a diffusion model gives a black image.</source>
         <translation>找出扩散模型生成黑图的原因。</translation>
     </message>

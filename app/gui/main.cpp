@@ -6,12 +6,10 @@
 // after loading) and quits: the README's pictures.
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QLibraryInfo>
 #include <QLoggingCategory>
 #include <QSaveFile>
 #include <QScreen>
 #include <QTimer>
-#include <QTranslator>
 #include <cstdio>
 #include <optional>
 
@@ -23,24 +21,13 @@
 #include "studio.h"
 #include "studio_settings.h"
 #include "ui_fonts.h"
+#include "ui_language.h"
 #include "ui_theme.h"
 
 namespace {
 
 // QT_LOGGING_RULES="halfscope.fonts.debug=true" shows what the CJK font check did and its cost.
 Q_LOGGING_CATEGORY(lcFonts, "halfscope.fonts", QtWarningMsg)
-
-// Returns the interface language.
-QString installTranslators(QApplication& app) {
-    const QString locale = StudioSettings::effectiveLocale(StudioSettings().language());
-    if (locale.startsWith("en")) return locale;
-    auto* qt = new QTranslator(&app);
-    if (qt->load("qtbase_" + locale, QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-        app.installTranslator(qt);
-    auto* own = new QTranslator(&app);
-    if (own->load("halfscope_" + locale, ":/i18n")) app.installTranslator(own);
-    return locale;
-}
 
 }  // namespace
 
@@ -51,7 +38,8 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("Halfscope");
     QApplication::setApplicationVersion(HALFSCOPE_VERSION);
     // Before any widget: widgets copy the application font, which may gain the bundled CJK font.
-    const QString locale = installTranslators(app);
+    const QString locale = StudioSettings::effectiveLocale(StudioSettings().language());
+    ui_language::installTranslators(locale);
     const cjk::FontCheck fonts = cjk::ensureCjkFont(locale);
     qCDebug(lcFonts, "%s: outcome %d, check %.1f ms, load %.1f ms, %s", qPrintable(locale),
             int(fonts.outcome), fonts.checkMs, fonts.loadMs, qPrintable(fonts.fontFile));

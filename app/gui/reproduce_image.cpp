@@ -87,6 +87,10 @@ ReproduceImage::ReproduceImage(Studio& studio, const StudioViews& views, QAction
     m_action->setToolTip(tr("Read how a PNG was made (ComfyUI, A1111, Forge) and run it again"));
     connect(m_action, &QAction::triggered, this, &ReproduceImage::chooseImage);
     connect(&m_studio, &Studio::modelLoaded, this, &ReproduceImage::onModelLoaded);
+    // The Studio is destroyed before this (created first in the window): the guard, not a reset.
+    m_studio.setRunAmendment([self = QPointer<ReproduceImage>(this)](hs::RunConfig& cfg) {
+        if (self) self->amendRun(cfg);
+    });
     window->setAcceptDrops(true);
     window->installEventFilter(this);
 
@@ -338,9 +342,44 @@ void ReproduceImage::keepCurrentModel() {
 
 void ReproduceImage::onModelLoaded(const LoadedModel& m) {
     // The image's files, or the ones the user picked in the library after some were missing.
-    if (!m_pending || m.planChange || !m_settings) return;
+    if (m.planChange) return;
+    if (!m_pending || !m_settings) {
+        if (m_reproduced && m.dir != m_reproducedModel) clearOriginal();  // another model
+        return;
+    }
     m_pending = false;
     applySettings(&m, true);
+}
+
+void ReproduceImage::amendRun(hs::RunConfig& cfg) {
+    if (!m_reproduced) return;
+    const hs::RunConfig& r = *m_reproduced;
+    const auto& open = m_studio.model();
+    const bool reproduction = open && open->dir == m_reproducedModel && cfg.prompt == r.prompt &&
+                              cfg.negativePrompt == r.negativePrompt && cfg.seed == r.seed &&
+                              cfg.steps == r.steps && cfg.guidance == r.guidance &&
+                              cfg.width == r.width && cfg.height == r.height &&
+                              cfg.shift == r.shift && cfg.scheduler == r.scheduler;
+    if (!reproduction) {
+        clearOriginal();
+        return;
+    }
+    if (m_comfySampler.empty()) return;
+    cfg.scheduler.clear();
+    cfg.comfySampler = m_comfySampler;
+    cfg.comfyScheduler = m_comfyScheduler;
+    m_log->info(
+        tr("The reproduction runs ComfyUI's sampler %1 on its %2 schedule")
+            .arg(qs(m_comfySampler), qs(m_comfyScheduler.empty() ? "normal" : m_comfyScheduler)),
+        "reproduce");
+}
+
+void ReproduceImage::clearOriginal() {
+    m_reproduced.reset();
+    m_comfySampler.clear();
+    m_comfyScheduler.clear();
+    m_original->clear();
+    m_original->hide();
 }
 
 void ReproduceImage::applySettings(const LoadedModel* model, bool notes) {
@@ -350,11 +389,16 @@ void ReproduceImage::applySettings(const LoadedModel* model, bool notes) {
     QStringList said;
     for (const std::string& n : hs::applyImageSettings(s, {}, cfg)) said << qs(n);
     for (const std::string& u : s.unsupported) said << tr("not reproduced: %1").arg(qs(u));
+    m_comfySampler.clear();
+    m_comfyScheduler.clear();
+    const QString asked = qs(s.sampler + (s.scheduler.empty() ? "" : " + " + s.scheduler));
     if (model && !s.sampler.empty()) {
-        const QString asked = qs(s.sampler + (s.scheduler.empty() ? "" : " + " + s.scheduler));
         cfg.scheduler.clear();
-        if (model->samplerIds.isEmpty()) {
-            for (const std::string& n : hs::applyImageSampler(s, {}, {}, cfg)) said << qs(n);
+        if (model->comfySamplers || model->samplerIds.isEmpty()) {
+            for (const std::string& n : hs::applyImageSampler(s, {}, model->comfySamplers, cfg))
+                said << qs(n);
+            m_comfySampler = cfg.comfySampler;  // the panels have no place for it: amendRun
+            m_comfyScheduler = cfg.comfyScheduler;
         } else if (const QString id = panelSampler(s, model->samplerIds); !id.isEmpty()) {
             cfg.scheduler = id.toStdString();
             said << tr("the image's sampler %1 runs as %2, on the model's scheduler config "
@@ -369,6 +413,8 @@ void ReproduceImage::applySettings(const LoadedModel* model, bool notes) {
     m_prompt->setFrom(cfg);
     hs::RunConfig shown;  // sizes snap to the model's multiples
     m_prompt->applyTo(shown);
+    m_reproduced = std::make_unique<hs::RunConfig>(shown);
+    m_reproducedModel = model ? model->dir : QString();
     if ((s.width && *s.width != shown.width) || (s.height && *s.height != shown.height))
         said << tr("the image's size %1 x %2 is %3 x %4 here: the model takes other sizes")
                     .arg(s.width.value_or(0))
@@ -377,6 +423,9 @@ void ReproduceImage::applySettings(const LoadedModel* model, bool notes) {
                     .arg(shown.height);
     if (!notes) return;
     for (const QString& n : said) m_log->warning(tr("Not as the image: %1").arg(n), "reproduce");
+    if (!m_comfySampler.empty())
+        m_log->info(tr("The image's sampler %1 runs as ComfyUI computes it").arg(asked),
+                    "reproduce");
     m_log->info(tr("The image's settings are set: Generate runs them"), "reproduce");
 }
 

@@ -3,7 +3,9 @@
 // metadata (reproduce/reproduce.h: ComfyUI's graph, an A1111 / Forge infotext), into the prompt
 // panel; the model files it names looked up in the model library with the studio's folders, on
 // a thread of its own (the scan and A1111's model hash can take long), and opened as a library
-// pick opens; and the image's own picture in a tile beside the run's final image.
+// pick opens; and the image's own picture in a tile beside the run's final image. Generate then
+// runs the reproduction with the image's ComfyUI sampler and scheduler (on a model whose runs
+// take them); a run with other panel settings, or another model, puts the original away.
 //
 // An image that does not read (no metadata, a chunk over the cap, a graph with a cycle) is said
 // in a message box and changes nothing. Files not found are named with the folders searched,
@@ -13,6 +15,7 @@
 #include <QString>
 #include <atomic>
 #include <memory>
+#include <string>
 
 class ImageView;
 class LogPanel;
@@ -27,7 +30,8 @@ struct LoadedModel;
 struct StudioViews;
 namespace hs {
 struct ReproduceSettings;
-}
+struct RunConfig;
+}  // namespace hs
 
 class ReproduceImage : public QObject {
     Q_OBJECT
@@ -65,6 +69,10 @@ private:
     void applySettings(const LoadedModel* model, bool notes);
     void keepCurrentModel();
     void onModelLoaded(const LoadedModel& m);
+    // Generate's run: the reproduction (the panels as the image's settings left them, the same
+    // model) takes the image's ComfyUI sampler; another run hides the original (clearOriginal).
+    void amendRun(hs::RunConfig& cfg);
+    void clearOriginal();
     void showMessage(const QString& text, bool offerLibrary);
     void releaseThread();
     QString searchedFolders() const;
@@ -81,6 +89,9 @@ private:
     QString m_path;  // the image being reproduced
     std::unique_ptr<hs::ReproduceSettings> m_settings;
     bool m_pending = false;  // the settings wait for the next model load (the image's files)
+    std::unique_ptr<hs::RunConfig> m_reproduced;   // the panels' run as the settings left them
+    QString m_reproducedModel;                     // the model they were set for
+    std::string m_comfySampler, m_comfyScheduler;  // the image's; "": the model's own runs
     QThread* m_thread = nullptr;
     std::shared_ptr<std::atomic<bool>> m_cancel;
 };

@@ -17,9 +17,9 @@ signals:
     void loaded(const LoadedModel& model);
     void loadFailed(const QString& message);
     void loadStopped(const QString& model);  // Stop cancelled the load of `model`
-    // After a run's first step: the whole run should take about `seconds` and `bytes` of
-    // memory (weights + activations; activations -1 where not measured). See
-    // pipeline/run_estimate.h for the method.
+    // After a run's second step (its only one in a one-step run): the whole run should take
+    // about `seconds` and `bytes` of memory (weights + activations; activations -1 where not
+    // measured). See pipeline/run_estimate.h for the method.
     void estimate(int jobId, double seconds, double bytes, double weightBytes,
                   double activationBytes);
     // The run ended: what it took against what its estimate said.

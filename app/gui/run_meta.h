@@ -31,6 +31,7 @@ struct LoadedModel {
     // Samplers a run may pick (RunConfig::scheduler ids and their labels); empty: the model's
     // own scheduler only.
     QStringList samplerIds, samplerLabels;
+    bool comfySamplers = false;  // runs take ComfyUI's samplers by name (RunConfig::comfySampler)
     QStringList vocabulary;  // the only words the model understands (the demo's); empty: any
     // Empty for a fresh load; after a plan change on the loaded model, the components whose
     // weights it converted again (the others were kept as they were).

@@ -183,6 +183,7 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error, int jobId
         m.samplerIds << QString::fromStdString(id);
         m.samplerLabels << QString::fromStdString(label);
     }
+    m.comfySamplers = defaults.comfySamplers;
     for (const auto& w : defaults.vocabulary) m.vocabulary << QString::fromStdString(w);
     m.effectivePlan = QString::fromStdString(m_pipeline->effectivePlan().toString());
     m.components = m_pipeline->components();

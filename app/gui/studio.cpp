@@ -178,7 +178,8 @@ void Studio::generate() {
                        "run");
         return;
     }
-    const hs::RunConfig cfg = configFromPanels();
+    hs::RunConfig cfg = configFromPanels();
+    if (m_amend) m_amend(cfg);
     m_v.plot->clear();
     m_v.plot->setRunLabels({planLabel(cfg.plan)});
     m_v.plot->setStepCount(cfg.steps);

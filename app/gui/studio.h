@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QVector>
+#include <functional>
 #include <optional>
 
 #include "fix_panel.h"
@@ -65,6 +66,8 @@ public:
     // is found from what each holds (file_set.h).
     void openFiles(const QStringList& files);
     void generate();
+    // Called with each Generate's run before it starts, to change it (a reproduction's sampler).
+    void setRunAmendment(std::function<void(hs::RunConfig&)> amend) { m_amend = std::move(amend); }
     void stop();
     // Same prompt and seed under each plan (2-4), one after another.
     void compare(const QVector<hs::PrecisionPlan>& plans, const QStringList& labels);
@@ -169,6 +172,7 @@ private:
         hs::RunRecord record;
     };
     QVector<Unsaved> m_unsaved;     // outcomes a locked history refused, to write again
+    std::function<void(hs::RunConfig&)> m_amend;
     bool m_lastWasCompare = false;  // what Export report writes: the comparison or the last run
     struct Measured {
         int jobId;

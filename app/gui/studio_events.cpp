@@ -9,6 +9,7 @@
 #include "diagnosis/remedies.h"
 #include "engine_text.h"
 #include "file_set.h"
+#include "gui_advice.h"
 #include "history_browser.h"
 #include "image_view.h"
 #include "inspect/weight_check.h"
@@ -22,6 +23,7 @@
 #include "step_plot.h"
 #include "studio.h"
 #include "studio_text.h"
+#include "view_format.h"
 
 namespace {
 
@@ -115,7 +117,8 @@ void Studio::onLoaded(const LoadedModel& m) {
     emit modelLoaded(m);
 }
 
-void Studio::onLoadFailed(const QString& message) {
+void Studio::onLoadFailed(const QString& engineMessage) {
+    const QString message = guiLoadAdvice(engineMessage).text;  // no command-line options
     m_v.prompt->setStage(tr("loading failed"));
     m_v.model->setError(message);
     m_v.log->error(message, "load");
@@ -251,7 +254,7 @@ void Studio::onFirstNonFinite(int id, const hs::FirstNonFinite& f) {
     m_v.log->error(tr("First non-finite value: %1 at step %2 (%3, %4)")
                        .arg(qs(f.at.name))
                        .arg(f.at.step)  // 0-based, as the plot, the previews and the heatmap count
-                       .arg(qs(hs::formatName(f.at.format)), qs(hs::executionName(f.at.execution))),
+                       .arg(qs(hs::formatName(f.at.format)), viewExecutionName(f.at.execution)),
                    "nan");
 }
 
@@ -354,7 +357,8 @@ void Studio::onSearchFinished(int id, const hs::PrecisionSearch& s) {
     }
     if (s.remedies) m_v.fix->setRemedies(*s.remedies);
     m_v.log->info(qs(s.result.message), "fix");
-    if (s.remedies && !s.remedies->message.empty()) m_v.log->info(qs(s.remedies->message), "fix");
+    if (s.remedies && !s.remedies->message.empty())
+        m_v.log->info(engine_text::text(s.remedies->messageText, s.remedies->message), "fix");
     emit busyChanged(isBusy());
 }
 

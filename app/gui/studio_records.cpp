@@ -25,10 +25,6 @@
 namespace {
 
 // A run's name in an exported report: a plan, the same in every language.
-std::string reportLabel(const hs::PrecisionPlan& plan) {
-    return plan.empty() ? "stored dtypes" : plan.toString();
-}
-
 // A compared history run: its name, else what its plan changes against the others (`title`,
 // planTitles()) and its number in the history.
 QString runLabel(const RunSummary& s, const QString& title) {
@@ -141,16 +137,18 @@ bool Studio::exportReport(const QString& htmlPath, QString* error) {
         comparison = true;
         for (int i = 0; i < m_compareRuns.size(); ++i)
             if (!m_compareRuns[i].steps.empty())
-                runs.push_back(
-                    hs::makeReportRun(reportLabel(m_compareRuns[i].config.plan), m_compareRuns[i]));
+                runs.push_back(hs::makeReportRun(
+                    planLabel(m_compareRuns[i].config.plan).toStdString(), m_compareRuns[i]));
     } else if (m_lastRun) {
-        runs.push_back(hs::makeReportRun(reportLabel(m_lastRun->config.plan), *m_lastRun));
+        runs.push_back(
+            hs::makeReportRun(planLabel(m_lastRun->config.plan).toStdString(), *m_lastRun));
     }
     if (runs.empty() && m_lastSearch) {
         if (!m_lastSearch->referenceRun.steps.empty())
-            runs.push_back(hs::makeReportRun("reference " + m_lastSearch->referencePlan,
-                                             m_lastSearch->referenceRun));
-        runs.push_back(hs::makeReportRun("failing", m_lastSearch->failingRun));
+            runs.push_back(hs::makeReportRun(
+                tr("reference %1").arg(qs(m_lastSearch->referencePlan)).toStdString(),
+                m_lastSearch->referenceRun));
+        runs.push_back(hs::makeReportRun(tr("failing").toStdString(), m_lastSearch->failingRun));
     }
     if (runs.empty()) {
         if (error) *error = tr("Nothing to report yet: generate an image first.");
@@ -159,8 +157,10 @@ bool Studio::exportReport(const QString& htmlPath, QString* error) {
     const std::string device = runs.front().record.config.device;
     hs::Report report = hs::makeReport(std::move(runs), hs::reportEnvironment(device));
     const std::string prompt = report.runs.front().record.config.prompt;
-    report.title = std::string(comparison ? "Halfscope comparison: " : "Halfscope run: ") +
-                   (prompt.empty() ? "(empty prompt)" : prompt);
+    const QString shown = prompt.empty() ? tr("(empty prompt)") : qs(prompt);
+    report.title = (comparison ? tr("Halfscope comparison: %1") : tr("Halfscope run: %1"))
+                       .arg(shown)
+                       .toStdString();
     if (m_lastSearch && m_lastSearch->planFails) {
         report.bisection = m_lastSearch->result;
         report.remedies = m_lastSearch->remedies;

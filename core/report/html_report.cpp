@@ -62,10 +62,39 @@ std::string runColor(size_t i) {
     return colors[i % 8];
 }
 
-std::string runHeading(const Report& r, size_t i) {
+std::string runHeading(const Report& r, size_t i, const HtmlReportOptions& opt) {
     const std::string& label = r.runs[i].label;
     return "<h3 style=\"color:" + runColor(i) + "\">" +
-           esc(label.empty() ? "run " + std::to_string(i + 1) : label) + "</h3>";
+           (label.empty() ? phrase(opt, "run %1", {std::to_string(i + 1)}) : esc(label)) + "</h3>";
+}
+
+std::string plainPhrase(const HtmlReportOptions& opt, const char* english,
+                        const std::vector<std::string>& args) {
+    const std::string text = opt.translate ? opt.translate({"", english}) : std::string(english);
+    return fillTemplate(text, args);
+}
+
+std::string phrase(const HtmlReportOptions& opt, const char* english,
+                   const std::vector<std::string>& args) {
+    return esc(plainPhrase(opt, english, args));
+}
+
+std::string phraseHtml(const HtmlReportOptions& opt, const char* english,
+                       const std::vector<std::string>& htmlArgs) {
+    return fillTemplate(esc(plainPhrase(opt, english)), htmlArgs);
+}
+
+std::string stepText(const HtmlReportOptions& opt, int step) {
+    return plainPhrase(opt, "step %1", {std::to_string(step)});
+}
+
+std::string ranIn(const HtmlReportOptions& opt, Format format, Execution execution) {
+    return execution == Execution::Native ? phrase(opt, "%1 native", {formatName(format)})
+                                          : phrase(opt, "%1 emulated", {formatName(format)});
+}
+
+std::string nameText(const HtmlReportOptions& opt, const std::string& name) {
+    return phrase(opt, name.c_str());
 }
 
 namespace {
@@ -78,13 +107,14 @@ std::string verdictClass(const std::string& v) {
     return "v-none";
 }
 
+// `caption`: escaped.
 void figure(std::ostringstream& o, const PreviewImage& p, const std::string& caption,
             const char* cls) {
     const std::string uri = pngDataUri(p);
     if (uri.empty()) return;
     o << "<figure class=\"" << cls << "\"><img src=\"" << uri << "\" width=\"" << p.width
-      << "\" height=\"" << p.height << "\" alt=\"" << esc(caption) << "\"><figcaption>"
-      << esc(caption) << "</figcaption></figure>";
+      << "\" height=\"" << p.height << "\" alt=\"" << caption << "\"><figcaption>" << caption
+      << "</figcaption></figure>";
 }
 
 std::string nonFiniteText(const TensorStats& s) {
@@ -92,12 +122,14 @@ std::string nonFiniteText(const TensorStats& s) {
     return count(s.nan) + " NaN, " + count(s.posInf) + " +Inf, " + count(s.negInf) + " −Inf";
 }
 
-void kv(std::ostringstream& o, const std::string& k, const std::string& vHtml) {
-    o << "<tr><th>" << esc(k) << "</th><td>" << vHtml << "</td></tr>";
+// A table row: the key (escaped) and its value (HTML).
+void kv(std::ostringstream& o, const std::string& kHtml, const std::string& vHtml) {
+    o << "<tr><th>" << kHtml << "</th><td>" << vHtml << "</td></tr>";
 }
 
-std::string planHtml(const std::string& text) {
-    if (text.empty()) return "<span class=\"muted\">(none: stored dtypes)</span>";
+std::string planHtml(const std::string& text, const HtmlReportOptions& opt) {
+    if (text.empty())
+        return "<span class=\"muted\">" + phrase(opt, "(none: stored dtypes)") + "</span>";
     std::string s;
     size_t start = 0;
     while (true) {
@@ -128,57 +160,69 @@ void summary(std::ostringstream& o, const Report& r, const HtmlReportOptions& op
         const ReportRun& run = r.runs[i];
         const RunRecord& rec = run.record;
         o << "<div class=\"card\" style=\"border-top:4px solid " << runColor(i) << "\">"
-          << runHeading(r, i);
+          << runHeading(r, i, opt);
         const Message verdictName = verdictNameMessage(rec.verdict);
         o << "<p>" << heading(opt, "report.label.verdict") << " <span class=\"verdict "
           << verdictClass(rec.verdict) << "\">"
-          << (rec.verdict.empty() ? std::string("none") : say(opt, {verdictName}, rec.verdict))
+          << (rec.verdict.empty() ? phrase(opt, "none") : say(opt, {verdictName}, rec.verdict))
           << "</span></p>";
         if (!rec.verdictExplanation.empty())
             o << "<p class=\"muted\">" << say(opt, rec.verdictMessage, rec.verdictExplanation)
               << "</p>";
         o << "<div class=\"figs\">";
-        if (rec.finalImage) figure(o, *rec.finalImage, "decoded (NaN magenta, Inf cyan)", "big");
-        if (rec.savedImage) figure(o, *rec.savedImage, "as saved (NaN as 0)", "big");
+        if (rec.finalImage)
+            figure(o, *rec.finalImage, phrase(opt, "decoded (NaN magenta, Inf cyan)"), "big");
+        if (rec.savedImage) figure(o, *rec.savedImage, phrase(opt, "as saved (NaN as 0)"), "big");
         o << "</div>";
         if (run.findings.firstFailure) {
             const FirstFailure& ff = *run.findings.firstFailure;
             o << "<p><b>" << heading(opt, "report.label.first_failure") << "</b> "
               << say(opt, ff.summaryMessage(), ff.summary()) << "</p>";
-            o << "<p><b>Spread:</b> <span class=\"mono\">"
-              << esc(run.findings.firstFailure->chainText()) << "</span></p>";
+            o << "<p><b>" << phrase(opt, "Spread:") << "</b> <span class=\"mono\">"
+              << chainHtml(*run.findings.firstFailure, opt) << "</span></p>";
         } else {
-            o << "<p><b>No NaN or Inf</b> anywhere in the recorded run.";
+            o << "<p>" << phrase(opt, "No NaN or Inf anywhere in the recorded run.");
             const auto& h = run.findings.headroom;
             if (!h.points.empty() && std::isfinite(h.minHeadroomBits)) {
                 if (h.minHeadroomBits >= 0)
-                    o << " Closest point to fp16's limit: " << num(h.minHeadroomBits)
-                      << " bits of headroom.";
+                    o << " "
+                      << phrase(opt, "Closest point to fp16's limit: %1 bits of headroom.",
+                                {num(h.minHeadroomBits)});
                 else
-                    o << " Its largest value is " << num(-h.minHeadroomBits)
-                      << " bits above fp16's limit.";
+                    o << " "
+                      << phrase(opt, "Its largest value is %1 bits above fp16's limit.",
+                                {num(-h.minHeadroomBits)});
             }
             if (h.firstFailure)
-                o << " <b>In fp16, " << esc(h.firstFailure->point) << " would overflow</b>"
-                  << (h.firstFailure->step >= 0 ? " at step " + std::to_string(h.firstFailure->step)
-                                                : "")
-                  << ".";
+                o << " <b>"
+                  << (h.firstFailure->step >= 0
+                          ? phrase(opt, "In fp16, %1 would overflow at step %2.",
+                                   {h.firstFailure->point, std::to_string(h.firstFailure->step)})
+                          : phrase(opt, "In fp16, %1 would overflow.", {h.firstFailure->point}))
+                  << "</b>";
             o << "</p>";
         }
-        if (rec.cancelled) o << "<p><b>The run was cancelled</b> before it finished.</p>";
-        if (!rec.error.empty()) o << "<p><b>Error:</b> " << esc(rec.error) << "</p>";
-        o << "<p class=\"muted\">" << rec.steps.size() << " steps, "
-          << count(int64_t(rec.probes.size())) << " probe records, " << num(rec.seconds) << " s";
+        if (rec.cancelled)
+            o << "<p><b>" << phrase(opt, "The run was cancelled before it finished.") << "</b></p>";
+        if (!rec.error.empty())
+            o << "<p><b>" << phrase(opt, "Error:") << "</b> " << esc(rec.error) << "</p>";
+        o << "<p class=\"muted\">"
+          << phrase(opt, "%1 steps, %2 probe records, %3 s",
+                    {std::to_string(rec.steps.size()), count(int64_t(rec.probes.size())),
+                     num(rec.seconds)});
         if (rec.estimate && rec.estimate->seconds >= 0) {
-            o << "; estimated after its first step: " << num(rec.estimate->seconds) << " s";
+            o << phrase(opt, "; estimated after its first step: %1 s",
+                        {num(rec.estimate->seconds)});
             if (rec.estimate->weightBytes >= 0)
-                o << ", " << num(rec.estimate->bytes / 1e9) << " GB of memory ("
-                  << (rec.estimate->activationBytes >= 0
-                          ? "weights " + num(rec.estimate->weightBytes / 1e9) +
-                                " GB + activations " + num(rec.estimate->activationBytes / 1e9) +
-                                " GB"
-                          : std::string("weights only: activations not measured on this device"))
-                  << ")";
+                o << (rec.estimate->activationBytes >= 0
+                          ? phrase(opt, ", %1 GB of memory (weights %2 GB + activations %3 GB)",
+                                   {num(rec.estimate->bytes / 1e9),
+                                    num(rec.estimate->weightBytes / 1e9),
+                                    num(rec.estimate->activationBytes / 1e9)})
+                          : phrase(opt,
+                                   ", %1 GB of memory (weights only: activations not measured on "
+                                   "this device)",
+                                   {num(rec.estimate->bytes / 1e9)}));
         }
         o << "</p></div>";
     }
@@ -187,7 +231,8 @@ void summary(std::ostringstream& o, const Report& r, const HtmlReportOptions& op
         o << "<p class=\"headline\"><b>" << heading(opt, "report.label.diagnosis") << "</b> "
           << say(opt, r.advice->headlineMessage, r.advice->headline);
         if (r.advice->device && r.advice->device->target)
-            o << "<br><b>Advice for:</b> " << esc(r.advice->device->describe());
+            o << "<br><b>" << phrase(opt, "Advice for:") << "</b> "
+              << esc(r.advice->device->describe());
         if (!r.advice->fixes.empty())
             o << "<br><b>" << heading(opt, "report.label.suggested_fix") << "</b> "
               << say(opt, r.advice->fixes.front().actionMessage, r.advice->fixes.front().action)
@@ -205,13 +250,13 @@ void environment(std::ostringstream& o, const Report& r, const HtmlReportOptions
       << "</h2><table>";
     kv(o, "Halfscope", orDash(e.halfscopeVersion));
     kv(o, "LibTorch", orDash(e.libtorchVersion));
-    kv(o, "Device", orDash(e.device));
-    kv(o, "Compute capability", orDash(e.computeCapability));
+    kv(o, phrase(opt, "Device"), orDash(e.device));
+    kv(o, phrase(opt, "Compute capability"), orDash(e.computeCapability));
     kv(o, "CPU", orDash(e.cpu));
-    kv(o, "bf16 on the CPU", orDash(e.cpuBf16));
-    kv(o, "Threads", e.threads > 0 ? std::to_string(e.threads) : "\u2014");
-    kv(o, "Operating system", orDash(e.os));
-    kv(o, "Report created", orDash(r.createdAt));
+    kv(o, phrase(opt, "bf16 on the CPU"), orDash(e.cpuBf16));
+    kv(o, phrase(opt, "Threads"), e.threads > 0 ? std::to_string(e.threads) : "\u2014");
+    kv(o, phrase(opt, "Operating system"), orDash(e.os));
+    kv(o, phrase(opt, "Report created"), orDash(r.createdAt));
     o << "</table></section>";
 }
 
@@ -220,17 +265,18 @@ void components(std::ostringstream& o, const Report& r, const HtmlReportOptions&
       << "</h2><div class=\"runs\">";
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const RunRecord& rec = r.runs[i].record;
-        o << "<div class=\"card\">" << runHeading(r, i) << "<p class=\"muted mono\">"
+        o << "<div class=\"card\">" << runHeading(r, i, opt) << "<p class=\"muted mono\">"
           << esc(rec.config.modelDir);
         const ModelFiles& f = rec.config.modelFiles;
         for (const std::string* extra : {&f.vae, &f.textEncoder, &f.textEncoder2})
             if (!extra->empty()) o << "<br>+ " << esc(*extra);
-        o << "</p><table><tr><th>component</th><th>class</th>"
-          << "<th>stored</th><th class=\"n\">parameters</th><th>runs in</th></tr>";
+        o << "</p><table><tr><th>" << phrase(opt, "component") << "</th><th>"
+          << phrase(opt, "class") << "</th><th>" << phrase(opt, "stored") << "</th><th class=\"n\">"
+          << phrase(opt, "parameters") << "</th><th>" << phrase(opt, "runs in") << "</th></tr>";
         for (const auto& c : rec.components)
             o << "<tr><td>" << esc(c.name) << "</td><td>" << esc(c.className) << "</td><td>"
               << esc(c.storedDtype) << "</td><td class=\"n\">" << count(c.parameters) << "</td><td>"
-              << formatName(c.format) << " " << executionName(c.execution) << "</td></tr>";
+              << ranIn(opt, c.format, c.execution) << "</td></tr>";
         o << "</table></div>";
     }
     o << "</div></section>";
@@ -241,19 +287,21 @@ void plans(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt)
       << "</h2><div class=\"runs\">";
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const RunConfig& c = r.runs[i].record.config;
-        o << "<div class=\"card\">" << runHeading(r, i) << "<table>";
-        kv(o, "Prompt", esc(c.prompt));
-        kv(o, "Negative prompt", c.negativePrompt.empty() ? "\u2014" : esc(c.negativePrompt));
-        kv(o, "Seed", std::to_string(c.seed));
-        kv(o, "Steps", std::to_string(c.steps));
-        kv(o, "Guidance", num(c.guidance));
-        kv(o, "Size", std::to_string(c.width) + " \u00d7 " + std::to_string(c.height));
-        kv(o, "Scheduler shift", c.shift ? num(*c.shift) : "default");
-        kv(o, "Device", esc(c.device));
-        kv(o, "Probe level", probeLevelName(c.probeLevel));
-        o << "</table><h4>Plan (user rules)</h4>" << planHtml(c.plan.toString())
-          << "<h4>Effective plan (stored dtypes + rules, last match wins)</h4>"
-          << planHtml(r.runs[i].record.effectivePlan) << "</div>";
+        o << "<div class=\"card\">" << runHeading(r, i, opt) << "<table>";
+        kv(o, phrase(opt, "Prompt"), esc(c.prompt));
+        kv(o, phrase(opt, "Negative prompt"),
+           c.negativePrompt.empty() ? "\u2014" : esc(c.negativePrompt));
+        kv(o, phrase(opt, "Seed"), std::to_string(c.seed));
+        kv(o, phrase(opt, "Steps"), std::to_string(c.steps));
+        kv(o, phrase(opt, "Guidance"), num(c.guidance));
+        kv(o, phrase(opt, "Size"), std::to_string(c.width) + " \u00d7 " + std::to_string(c.height));
+        kv(o, phrase(opt, "Scheduler shift"), c.shift ? num(*c.shift) : phrase(opt, "default"));
+        kv(o, phrase(opt, "Device"), esc(c.device));
+        kv(o, phrase(opt, "Probe level"), nameText(opt, probeLevelName(c.probeLevel)));
+        o << "</table><h4>" << phrase(opt, "Plan (user rules)") << "</h4>"
+          << planHtml(c.plan.toString(), opt) << "<h4>"
+          << phrase(opt, "Effective plan (stored dtypes + rules, last match wins)") << "</h4>"
+          << planHtml(r.runs[i].record.effectivePlan, opt) << "</div>";
     }
     o << "</div></section>";
 }
@@ -262,8 +310,8 @@ void stepCurves(std::ostringstream& o, const Report& r, const HtmlReportOptions&
     o << "<section id=\"steps\"><h2>" << heading(opt, "report.section.steps") << "</h2>";
     std::vector<svg::Series> absMax;
     svg::PlotOptions po;
-    po.title = "latent |max| per step (log scale)";
-    po.xLabel = "step";
+    po.title = plainPhrase(opt, "latent |max| per step (log scale)");
+    po.xLabel = plainPhrase(opt, "step");
     po.yLabel = "|max|";
     po.logY = true;
     po.width = 1100;
@@ -278,27 +326,29 @@ void stepCurves(std::ostringstream& o, const Report& r, const HtmlReportOptions&
             s.y.push_back(st.latent.absMax);
             if (!st.latent.allFinite())
                 po.marks.push_back({double(st.step), runColor(i),
-                                    r.runs[i].label + ", step " + std::to_string(st.step) + ": " +
+                                    r.runs[i].label + ", " + stepText(opt, st.step) + ": " +
                                         nonFiniteText(st.latent)});
         }
         absMax.push_back(std::move(s));
     }
-    o << "<div class=\"card\">" << svg::linePlot(absMax, po)
-      << "<p class=\"muted\">Triangles above the plot mark steps whose latents hold NaN or Inf "
-         "(no line: no finite value left). The dashed red line is fp16's largest finite value.</p>"
-      << "</div><div class=\"runs\">";
+    o << "<div class=\"card\">" << svg::linePlot(absMax, po) << "<p class=\"muted\">"
+      << phrase(opt,
+                "Triangles above the plot mark steps whose latents hold NaN or Inf (no line: no "
+                "finite value left). The dashed red line is fp16's largest finite value.")
+      << "</p></div><div class=\"runs\">";
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const RunRecord& rec = r.runs[i].record;
         svg::PlotOptions p;
-        p.title = "latent min / max / mean ± std";
-        p.xLabel = "step";
+        p.title = plainPhrase(opt, "latent min / max / mean ± std");
+        p.xLabel = plainPhrase(opt, "step");
         p.width = 520;
+        const std::string mean = plainPhrase(opt, "mean");
         std::vector<svg::Series> s(5);
         s[0].name = "max", s[0].color = "#d62728";
         s[1].name = "min", s[1].color = "#1f77b4";
-        s[2].name = "mean", s[2].color = "#333";
-        s[3].name = "mean+std", s[3].color = "#888", s[3].dashed = true;
-        s[4].name = "mean-std", s[4].color = "#888", s[4].dashed = true;
+        s[2].name = mean, s[2].color = "#333";
+        s[3].name = mean + "+std", s[3].color = "#888", s[3].dashed = true;
+        s[4].name = mean + "-std", s[4].color = "#888", s[4].dashed = true;
         for (const auto& st : rec.steps) {
             const double x = st.step;
             for (auto& se : s) se.x.push_back(x);
@@ -309,15 +359,17 @@ void stepCurves(std::ostringstream& o, const Report& r, const HtmlReportOptions&
             s[4].y.push_back(st.latent.mean - st.latent.std);
             if (!st.latent.allFinite())
                 p.marks.push_back(
-                    {x, "#ff00ff",
-                     "step " + std::to_string(st.step) + ": " + nonFiniteText(st.latent)});
+                    {x, "#ff00ff", stepText(opt, st.step) + ": " + nonFiniteText(st.latent)});
         }
-        o << "<div class=\"card\">" << runHeading(r, i) << svg::linePlot(s, p);
-        o << "<details><summary>per-step table</summary><div class=\"scroll\"><table><tr>"
-             "<th class=\"n\">step</th><th class=\"n\">sigma</th><th class=\"n\">min</th>"
-             "<th class=\"n\">max</th><th class=\"n\">|max|</th><th class=\"n\">mean</th>"
-             "<th class=\"n\">std</th><th>NaN / Inf</th><th class=\"n\">velocity |max|</th>"
-             "<th class=\"n\">x0 |max|</th><th class=\"n\">s</th></tr>";
+        o << "<div class=\"card\">" << runHeading(r, i, opt) << svg::linePlot(s, p);
+        o << "<details><summary>" << phrase(opt, "per-step table")
+          << "</summary><div class=\"scroll\"><table><tr><th class=\"n\">" << phrase(opt, "step")
+          << "</th><th class=\"n\">sigma</th><th class=\"n\">min</th><th class=\"n\">max</th>"
+             "<th class=\"n\">|max|</th><th class=\"n\">"
+          << phrase(opt, "mean")
+          << "</th><th class=\"n\">std</th><th>NaN / Inf</th><th class=\"n\">"
+          << phrase(opt, "velocity |max|") << "</th><th class=\"n\">x0 |max|</th><th class=\"n\">"
+          << phrase(opt, "s") << "</th></tr>";
         for (const auto& st : rec.steps) {
             const auto& l = st.latent;
             o << "<tr" << (l.allFinite() ? "" : " class=\"bad\"") << "><td class=\"n\">" << st.step
@@ -335,12 +387,14 @@ void stepCurves(std::ostringstream& o, const Report& r, const HtmlReportOptions&
 
 void previews(std::ostringstream& o, const Report& r, const HtmlReportOptions& opt) {
     o << "<section id=\"previews\"><h2>" << heading(opt, "report.section.previews")
-      << "</h2><p class=\"muted\">The denoised estimate "
-         "after each step (latent-to-RGB projection, or a full VAE decode where marked). NaN "
-         "pixels are magenta and Inf cyan, never black.</p>";
+      << "</h2><p class=\"muted\">"
+      << phrase(opt,
+                "The denoised estimate after each step (latent-to-RGB projection, or a full VAE "
+                "decode where marked). NaN pixels are magenta and Inf cyan, never black.")
+      << "</p>";
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const RunRecord& rec = r.runs[i].record;
-        o << "<div class=\"card\">" << runHeading(r, i) << "<div class=\"figs\">";
+        o << "<div class=\"card\">" << runHeading(r, i, opt) << "<div class=\"figs\">";
         const size_t n = rec.previews.size();
         const size_t keep = std::max<size_t>(1, size_t(std::max(opt.maxPreviews, 1)));
         size_t last = size_t(-1);
@@ -349,11 +403,11 @@ void previews(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
             if (idx == last) continue;
             last = idx;
             const PreviewImage& p = rec.previews[idx];
-            figure(o, p, "step " + std::to_string(p.step) + (p.fullDecode ? " (VAE)" : ""),
-                   "thumb");
+            figure(o, p, esc(stepText(opt, p.step)) + (p.fullDecode ? " (VAE)" : ""), "thumb");
         }
-        if (rec.finalImage) figure(o, *rec.finalImage, "final", "thumb");
-        if (n == 0 && !rec.finalImage) o << "<p class=\"muted\">No previews recorded.</p>";
+        if (rec.finalImage) figure(o, *rec.finalImage, phrase(opt, "final"), "thumb");
+        if (n == 0 && !rec.finalImage)
+            o << "<p class=\"muted\">" << phrase(opt, "No previews recorded.") << "</p>";
         o << "</div></div>";
     }
     o << "</section>";
@@ -372,20 +426,26 @@ std::string reportToHtml(const Report& report, const HtmlReportOptions& options)
          "<meta name=\"generator\" content=\"Halfscope "
       << html::esc(HALFSCOPE_VERSION) << "\"><title>" << html::esc(report.title)
       << "</title><style>" << html::kStyle << "</style></head><body><main>";
+    const std::string runs = std::to_string(report.runs.size());
     o << "<header><h1>" << html::esc(report.title) << "</h1><p class=\"meta\">"
-      << report.runs.size() << (report.runs.size() == 1 ? " run" : " runs side by side")
-      << " \u00b7 created " << html::esc(report.createdAt) << " \u00b7 Halfscope "
-      << html::esc(report.environment.halfscopeVersion) << "</p></header>";
-    if (report.runs.empty()) o << "<p>This report holds no run.</p>";
+      << (report.runs.size() == 1 ? html::phrase(options, "%1 run", {runs})
+                                  : html::phrase(options, "%1 runs side by side", {runs}))
+      << " \u00b7 " << html::phrase(options, "created %1", {report.createdAt})
+      << " \u00b7 Halfscope " << html::esc(report.environment.halfscopeVersion) << "</p></header>";
+    if (report.runs.empty())
+        o << "<p>" << html::phrase(options, "This report holds no run.") << "</p>";
     // The sections in the order the report reads (html_sections.h).
     for (const auto section :
          {html::summary, html::environment, html::components, html::plans, html::stepCurves,
           html::previews, html::heatmaps, html::firstFailures, html::headroom, html::divergence,
           html::bisection, html::remedies, html::advice})
         section(o, report, options);
-    o << "<footer>Generated by Halfscope " << html::esc(HALFSCOPE_VERSION)
-      << ". This file is self-contained: it loads nothing from "
-         "anywhere.</footer></main></body></html>\n";
+    o << "<footer>"
+      << html::phrase(options,
+                      "Generated by Halfscope %1. This file is self-contained: it loads nothing "
+                      "from anywhere.",
+                      {HALFSCOPE_VERSION})
+      << "</footer></main></body></html>\n";
     return o.str();
 }
 

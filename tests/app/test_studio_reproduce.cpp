@@ -205,12 +205,39 @@ TEST_F(StudioReproduce, AComfyUiGraphOpensItsFilesFromTheLibraryAndRunsItsSettin
     EXPECT_TRUE(w.views().image->hasImage());
     EXPECT_TRUE(r.original()->isVisible());
     EXPECT_TRUE(r.original()->toolTip().contains(whole));
+    // It ran the image's sampler and schedule as ComfyUI computes them, as the log says.
+    EXPECT_EQ(w.studio().lastRun()->config.comfySampler, "euler");
+    EXPECT_EQ(w.studio().lastRun()->config.comfyScheduler, "simple");
+    EXPECT_TRUE(log(w).contains("runs ComfyUI's sampler euler on its simple schedule"))
+        << log(w).toStdString();
 
     // Reproduced again: the set open is kept, nothing reloads.
     ASSERT_TRUE(r.reproduce(whole));
     EXPECT_TRUE(QTest::qWaitFor([&] { return !r.isLookingUp(); }, 60000));
     EXPECT_TRUE(log(w).contains("it is kept")) << log(w).toStdString();
     EXPECT_FALSE(w.studio().isBusy());
+
+    // Another seed is not the reproduction: the image's sampler stays out, the original goes.
+    hs::RunConfig other = panelRun(w);
+    other.seed = 78;
+    w.views().prompt->setFrom(other);
+    w.studio().generate();
+    ASSERT_TRUE(waitIdle(w));
+    ASSERT_TRUE(w.studio().lastRun()) << log(w).toStdString();
+    EXPECT_EQ(w.studio().lastRun()->config.seed, 78u);
+    EXPECT_EQ(w.studio().lastRun()->config.comfySampler, "");
+    EXPECT_FALSE(r.original()->isVisible());
+    EXPECT_FALSE(r.original()->hasImage());
+
+    // Reproduced once more, then another model: the original goes too.
+    ASSERT_TRUE(r.reproduce(whole));
+    EXPECT_TRUE(QTest::qWaitFor([&] { return !r.isLookingUp(); }, 60000));
+    EXPECT_TRUE(r.original()->isVisible());
+    w.studio().openModel(demo);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return w.studio().model() && w.studio().model()->dir == demo; }, 120000));
+    ASSERT_TRUE(waitIdle(w));
+    EXPECT_FALSE(r.original()->isVisible());
     w.close();
 }
 

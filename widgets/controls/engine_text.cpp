@@ -22,6 +22,10 @@ QString text(const hs::Message& m) {
     return text(hs::MessageText{m}, hs::englishText(m));
 }
 
+QString name(const std::string& name) {
+    return QCoreApplication::translate("Engine", name.c_str());
+}
+
 hs::MessageTranslator translator() {
     return translated;
 }

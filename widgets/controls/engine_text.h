@@ -17,6 +17,10 @@ namespace engine_text {
 QString text(const hs::MessageText& m, const std::string& english);
 // One message (a verdict name, a heading), English when unknown.
 QString text(const hs::Message& m);
+// An engine name the HTML report shows too (a bisection phase "from_start", a probe level
+// "layer": widgets/controls/report_phrases.cpp), in the installed language; as it is when the
+// catalogue lacks it.
+QString name(const std::string& name);
 // For core's renderers (the HTML report): templates translated by the installed translators.
 hs::MessageTranslator translator();
 // The HTML language tag of the installed translation ("zh-CN"), "en" when the engine's
@@ -25,5 +29,8 @@ std::string languageTag();
 
 // Every template, as lupdate sees it (engine_messages.cpp): id and English source text.
 const std::vector<std::pair<const char*, const char*>>& templateList();
+// The HTML report's own words, as lupdate sees them (report_phrases.cpp): English source texts
+// the report translates through translator() like the templates.
+const std::vector<const char*>& reportPhraseList();
 
 }  // namespace engine_text

@@ -1,5 +1,6 @@
 #include "view_format.h"
 
+#include <QCoreApplication>
 #include <algorithm>
 #include <cmath>
 
@@ -89,4 +90,23 @@ hs::TensorStats viewMergeStats(const hs::TensorStats& a, const hs::TensorStats& 
                          nb * (b.mean - r.mean) * (b.mean - r.mean);
     r.std = n > 1 ? std::sqrt(total / (n - 1)) : 0.0;
     return r;
+}
+
+QString viewExecutionName(hs::Execution e) {
+    return e == hs::Execution::Native ? QCoreApplication::translate("ViewFormat", "native")
+                                      : QCoreApplication::translate("ViewFormat", "emulated");
+}
+
+QString viewProbeLevelName(hs::ProbeLevel l) {
+    switch (l) {
+        case hs::ProbeLevel::Off:
+            return QCoreApplication::translate("ViewFormat", "off");
+        case hs::ProbeLevel::Module:
+            return QCoreApplication::translate("ViewFormat", "module");
+        case hs::ProbeLevel::Layer:
+            return QCoreApplication::translate("ViewFormat", "layer");
+        case hs::ProbeLevel::Op:
+            return QCoreApplication::translate("ViewFormat", "op");
+    }
+    return QString::fromStdString(hs::probeLevelName(l));
 }

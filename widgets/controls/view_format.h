@@ -19,6 +19,11 @@ inline QColor viewInfColor() {
     return QColor(0, 255, 255);
 }
 
+// The engine's names in the studio's language: how a format ran ("native", "emulated") and a
+// probe point's level ("module", "layer").
+QString viewExecutionName(hs::Execution e);
+QString viewProbeLevelName(hs::ProbeLevel l);
+
 // A distinct, readable colour per run (Compare shows up to 4; later runs cycle).
 QColor viewRunColor(int run);
 

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "diagnosis/image_verdict.h"
 #include "engine_text.h"
 
 namespace {
@@ -217,6 +218,15 @@ void FixPanel::setRunning(bool running) {
     }
 }
 
+namespace {
+
+// A trial's verdict name ("ok", "nan/inf") in the studio's language.
+QString verdictText(const std::string& verdict) {
+    return engine_text::text(hs::verdictNameMessage(verdict));
+}
+
+}  // namespace
+
 void FixPanel::addTrial(const hs::BisectionTrial& t) {
     const int row = m_trials->rowCount();
     m_trials->insertRow(row);
@@ -224,13 +234,13 @@ void FixPanel::addTrial(const hs::BisectionTrial& t) {
     if (!t.outcome.error.empty())
         outcome += " — " + QString::fromStdString(t.outcome.error);
     else if (!t.outcome.verdict.empty())
-        outcome += " — " + QString::fromStdString(t.outcome.verdict);
+        outcome += " — " + verdictText(t.outcome.verdict);
     if (std::isfinite(t.outcome.difference))
         outcome += tr(", difference %1").arg(t.outcome.difference, 0, 'f', 3);
     QStringList blocks;
     for (const auto& b : t.safeBlocks) blocks << QString::fromStdString(b);
-    const QStringList cells = {QString::number(t.iteration), QString::fromStdString(t.phase),
-                               outcome, blocks.join(", ")};
+    const QStringList cells = {QString::number(t.iteration), engine_text::name(t.phase), outcome,
+                               blocks.join(", ")};
     for (int c = 0; c < cells.size(); ++c) {
         auto* item = new QTableWidgetItem(cells[c]);
         item->setToolTip(QString::fromStdString(t.planText + "\n" + t.why));
@@ -294,7 +304,7 @@ void FixPanel::showRemedyRow(int row, const hs::RemedyRow& r) {
     if (!r.outcome.error.empty())
         result += " — " + QString::fromStdString(r.outcome.error);
     else if (!r.outcome.verdict.empty())
-        result += " — " + QString::fromStdString(r.outcome.verdict);
+        result += " — " + verdictText(r.outcome.verdict);
     const QString tip = QString::fromStdString(r.planText + "\n" + r.why);
     const QStringList cells = {
         r.rank > 0 ? QString::number(r.rank) : QStringLiteral("…"),

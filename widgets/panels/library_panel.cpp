@@ -22,6 +22,32 @@ constexpr int kPathRole = Qt::UserRole + 1;  // column 0: the entry's path
 constexpr int kSortRole = Qt::UserRole + 2;  // every column: the value it sorts by
 constexpr int kKindRole = Qt::UserRole + 3;  // source list: "hf", "comfyui", "a1111", "user"
 
+// The library's fixed words (core/library: where an entry was found, its kind or layout, its
+// fp16 risk), listed for lupdate. shownValue() looks a value up with itself as the source text:
+// English shows it as it is, and a name (a family, a single-file layout) has no translation.
+[[maybe_unused]] const char* const kLibraryWords[] = {
+    QT_TRANSLATE_NOOP("LibraryPanel", "hf-cache"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "comfyui"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "a1111"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "user"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "pipeline"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "component"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "file"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "shards"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "unreadable"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "diffusers pipeline"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "diffusers folder"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "transformers folder"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "sharded safetensors"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "weights fit fp16"),
+    QT_TRANSLATE_NOOP("LibraryPanel", "unknown")};
+
+QString shownValue(const QString& value) {
+    QStringList parts = value.split("; ");  // several single-file layouts
+    for (QString& part : parts) part = LibraryPanel::tr(part.toUtf8().constData());
+    return parts.join(QStringLiteral("; "));
+}
+
 QString defaultChooser(QWidget* parent, const QString& kind) {
     if (kind == "file")
         return QFileDialog::getOpenFileName(parent, LibraryPanel::tr("Add a model file"), QString(),
@@ -228,11 +254,12 @@ void LibraryPanel::setRows(const QVector<LibraryRow>& rows, const QStringList& n
             name->setCheckable(true);
             name->setCheckState(Qt::Unchecked);
         }
-        cells << name << item(r.family) << item(r.variant) << item(r.layout) << item(r.dtype)
+        cells << name << item(r.family) << item(r.variant) << item(shownValue(r.layout))
+              << item(r.dtype)
               << item(r.parameters ? ModelPanel::parameterText(r.parameters) : QString(),
                       r.parameters)
-              << item(r.bytes ? sizeText(r.bytes) : QString(), r.bytes) << item(r.fp16Risk)
-              << item(r.source) << item(r.error);
+              << item(r.bytes ? sizeText(r.bytes) : QString(), r.bytes)
+              << item(shownValue(r.fp16Risk)) << item(shownValue(r.source)) << item(r.error);
         if (!r.error.isEmpty()) {
             for (auto* c : cells) {
                 c->setForeground(QColor(200, 40, 40));

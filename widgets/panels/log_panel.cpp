@@ -18,16 +18,30 @@
 
 namespace {
 
-const char* tagOf(LogPanel::Level l) {
+// The level's tag in the studio's language, padded to the English tags' width ("INFO ").
+QString tagOf(LogPanel::Level l) {
     switch (l) {
         case LogPanel::Level::Info:
-            return "INFO ";
+            return LogPanel::tr("INFO").leftJustified(5);
         case LogPanel::Level::Warning:
-            return "WARN ";
+            return LogPanel::tr("WARN").leftJustified(5);
         case LogPanel::Level::Error:
-            return "ERROR";
+            return LogPanel::tr("ERROR").leftJustified(5);
     }
     return "?";
+}
+
+// The categories the studio logs under, listed for lupdate; categoryText() looks one up with
+// itself as the source text, so English shows it as it is.
+[[maybe_unused]] const char* const kCategories[] = {
+    QT_TRANSLATE_NOOP("LogPanel", "load"),     QT_TRANSLATE_NOOP("LogPanel", "run"),
+    QT_TRANSLATE_NOOP("LogPanel", "step"),     QT_TRANSLATE_NOOP("LogPanel", "nan"),
+    QT_TRANSLATE_NOOP("LogPanel", "decode"),   QT_TRANSLATE_NOOP("LogPanel", "fix"),
+    QT_TRANSLATE_NOOP("LogPanel", "history"),  QT_TRANSLATE_NOOP("LogPanel", "report"),
+    QT_TRANSLATE_NOOP("LogPanel", "reproduce")};
+
+QString categoryText(const QString& category) {
+    return LogPanel::tr(category.toUtf8().constData());
 }
 
 QColor colorOf(LogPanel::Level l, const QPalette& pal) {
@@ -82,7 +96,7 @@ LogPanel::LogPanel(QWidget* parent)
 
 QString LogPanel::formatEntry(const Entry& e) {
     QString line = e.time.toString("yyyy-MM-dd HH:mm:ss.zzz") + "  " + tagOf(e.level) + "  ";
-    if (!e.category.isEmpty()) line += "[" + e.category + "] ";
+    if (!e.category.isEmpty()) line += "[" + categoryText(e.category) + "] ";
     return line + e.text;
 }
 

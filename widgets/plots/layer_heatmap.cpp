@@ -156,9 +156,9 @@ void LayerHeatmap::setFirstNonFinite(const hs::FirstNonFinite& first) {
     QString text =
         tr("<b style='color:#c00000'>First NaN/Inf:</b> <b>%1</b> (%2, %3 %4) at %5: "
            "NaN %6, +Inf %7, -Inf %8 of %9.")
-            .arg(name, QString::fromStdString(hs::probeLevelName(at.granularity)),
+            .arg(name, viewProbeLevelName(at.granularity),
                  QString::fromStdString(hs::formatName(at.format)),
-                 QString::fromStdString(hs::executionName(at.execution)), stage, viewCount(s.nan),
+                 viewExecutionName(at.execution), stage, viewCount(s.nan),
                  viewCount(s.posInf), viewCount(s.negInf), viewCount(s.count));
     if (first.input) {
         const hs::TensorStats& in = first.input->stats;
@@ -270,7 +270,7 @@ void LayerHeatmap::showDetails(int dataRow, int column) {
     const ViewHeatmapData::Cell* c = m_data.cell(dataRow, column);
     QString html = "<b>" + row.name.toHtmlEscaped() + "</b><br>" +
                    tr("%1 point, %2")
-                       .arg(QString::fromStdString(hs::probeLevelName(row.granularity)),
+                       .arg(viewProbeLevelName(row.granularity),
                             where(m_data, column));
     if (!c || c->empty()) {
         m_details->setText(html + "<br><br>" + tr("No record for this step."));
@@ -285,7 +285,7 @@ void LayerHeatmap::showDetails(int dataRow, int column) {
                                : v.toHtmlEscaped());
     };
     add(tr("format"), QString::fromStdString(hs::formatName(c->format)) + " " +
-                          QString::fromStdString(hs::executionName(c->execution)));
+                          viewExecutionName(c->execution));
     if (c->calls > 1) add(tr("records merged"), QString::number(c->calls));
     add(tr("count"), viewCount(s.count));
     add(tr("min"), viewNumber(s.min, 6));
