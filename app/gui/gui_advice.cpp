@@ -42,6 +42,14 @@ bool GuiAdvice::tokenizer() const {
     return false;
 }
 
+QString guiPartNames(const QString& engineLine) {
+    QString line = engineLine;
+    for (const hs::ModelFileSlot& row : hs::modelFileSlots())
+        line.replace(QStringLiteral("(%1)").arg(QString::fromLatin1(row.option)),
+                     QStringLiteral("(%1)").arg(QString::fromLatin1(row.what)));
+    return line.replace(QStringLiteral("(--model)"), QStringLiteral("(model)"));
+}
+
 GuiAdvice guiLoadAdvice(const QString& engineMessage) {
     GuiAdvice a;
     a.text = engineMessage;

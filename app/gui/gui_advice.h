@@ -20,3 +20,7 @@ public:
 };
 
 GuiAdvice guiLoadAdvice(const QString& engineMessage);
+
+// A line of what a load detected, "PATH (--vae): component folder, ...", with each option in
+// brackets named as its part: "PATH (VAE): component folder, ...".
+QString guiPartNames(const QString& engineLine);

@@ -62,7 +62,8 @@ QVector<DeviceChoice> deviceChoices() {
                                               hs::cpuBf16Execution(),
                                               hs::cpuHasBf16Instructions())};
     for (const auto& c : hs::cudaDevices())
-        d.push_back(DeviceChoice::cuda(c.index, QString::fromStdString(c.name), c.major, c.minor));
+        d.push_back(DeviceChoice::cuda(c.index, QString::fromStdString(c.name), c.major, c.minor,
+                                       c.memoryGiB));
     return d;
 }
 

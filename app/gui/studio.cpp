@@ -21,6 +21,7 @@
 #include "prompt_panel.h"
 #include "records/plan_titles.h"
 #include "run_history.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/report_environment.h"
 #include "step_plot.h"
 #include "studio_text.h"
@@ -154,16 +155,30 @@ void Studio::openModel(const QString& dir, const hs::ModelFiles& files) {
         m_v.log->info(tr("Loading %1").arg(dir), "load");
     else
         m_v.log->info(tr("Loading %1 with %2").arg(dir, with.join(", ")), "load");
+    applyGpuMemoryCap();
     m_controller->loadModel(dir, files, m_v.precision->plan(), m_v.precision->deviceId());
     // The load's progress shows in the prompt panel, whose Stop (and Run > Stop, Esc) cancels it.
     if (!m_v.prompt->isRunning()) m_v.prompt->setRunning(true);
     emit busyChanged(true);
 }
 
+void Studio::applyGpuMemoryCap() {
+    const double cap = m_v.precision->gpuMemoryCapGiB();
+    if (cap <= 0) return;
+    try {
+        const hs::GpuMemoryCap c = hs::capGpuMemory(m_v.precision->deviceId().toStdString(), cap,
+                                                    "the studio's GPU memory cap");
+        m_v.log->info(QString::fromStdString(c.note()), "load");
+    } catch (const std::invalid_argument& e) {
+        m_v.log->error(QString::fromStdString(e.what()), "load");
+    }
+}
+
 void Studio::openFiles(const QStringList& files) {
     if (files.isEmpty()) return;
     m_v.model->setLoadingFiles(files);
     m_v.log->info(tr("Loading the model files %1").arg(files.join(", ")), "load");
+    applyGpuMemoryCap();
     m_controller->loadFiles(files, m_v.precision->plan(), m_v.precision->deviceId());
     if (!m_v.prompt->isRunning()) m_v.prompt->setRunning(true);
     emit busyChanged(true);

@@ -105,6 +105,9 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    // The device choice's cap on the GPU's memory, set on its allocator before a load allocates
+    // there (runtime/gpu_memory.h); logged, or its refusal logged as an error.
+    void applyGpuMemoryCap();
     struct Job {
         int compareIndex = -1;
         bool search = false;

@@ -94,7 +94,7 @@ void Studio::onLoaded(const LoadedModel& m) {
     for (const auto& c : m.components)
         parts << QString("%1 %2 (%3)").arg(qs(c.name), qs(c.className), qs(c.storedDtype));
     if (!m.planChange) {
-        for (const auto& line : m.detected) m_v.log->info(line, "load");
+        for (const auto& line : m.detected) m_v.log->info(guiPartNames(line), "load");
         // Before any run: fp16 safe / at risk / will overflow per component, from the weights.
         m_v.log->info(qs(hs::loadTimeWeightCheck(m.dir.toStdString())), "load");
         m_v.log->info(

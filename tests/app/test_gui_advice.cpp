@@ -94,6 +94,19 @@ TEST(GuiAdvice, AMessageWithoutOptionsIsLeftAlone) {
     EXPECT_FALSE(a.tokenizer());
 }
 
+// What a load detected names each part as the studio does, for every row of the table.
+TEST(GuiAdvice, DetectedPartsAreNamedNotOptioned) {
+    for (const hs::ModelFileSlot& row : hs::modelFileSlots()) {
+        const QString line =
+            guiPartNames(QStringLiteral("/m/part.safetensors (%1): component folder")
+                             .arg(QString::fromLatin1(row.option)));
+        EXPECT_EQ(line, QStringLiteral("/m/part.safetensors (%1): component folder")
+                            .arg(QString::fromLatin1(row.what)));
+    }
+    EXPECT_EQ(guiPartNames("/m/flux.safetensors (--model): FLUX.1"),
+              "/m/flux.safetensors (model): FLUX.1");
+}
+
 class GuiAdviceStudio : public StudioFixture {};
 
 // A FLUX.1 file set without its T5 tokenizer: the engine asks for --tokenizer-2 DIR, the model

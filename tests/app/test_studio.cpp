@@ -578,7 +578,8 @@ TEST_F(StudioTest, OpensAFlux1FileSetWithItsDefaultsAndRunsItLikeTheFolder) {
     EXPECT_EQ(precisionRows(*w),
               QStringList({"text_encoder", "text_encoder_2", "transformer", "vae"}));
     const QString log = w->views().log->toPlainText();
-    EXPECT_TRUE(log.contains(qs(f.ae) + " (--vae)")) << log.toStdString();  // what was detected
+    EXPECT_TRUE(log.contains(qs(f.ae) + " (VAE)")) << log.toStdString();  // what was detected
+    EXPECT_FALSE(log.contains("(--")) << log.toStdString();  // the studio has no options
 
     hs::RunConfig cfg = panelRun(*w);
     EXPECT_EQ(cfg.steps, 28);

@@ -291,9 +291,9 @@ TEST_F(StudioProgress, AComparisonShowsWhichRunIsAtWhichStep) {
     studio.compareBf16VsFp16();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !studio.isBusy(); }, 120000));
     ASSERT_EQ(shown.size(), 6) << shown.join('\n').toStdString();
-    EXPECT_TRUE(shown.first().startsWith("run 1 of 2, bf16: step 1 / 3"))
+    EXPECT_TRUE(shown.first().startsWith("run 1 of 2, bf16: step 0 (1/3 done)"))
         << shown.first().toStdString();
-    EXPECT_TRUE(shown.last().startsWith("run 2 of 2, fp16: step 3 / 3"))
+    EXPECT_TRUE(shown.last().startsWith("run 2 of 2, fp16: step 2 (3/3 done)"))
         << shown.last().toStdString();
     EXPECT_TRUE(w->views().prompt->progressText().startsWith("run 2 of 2, fp16: done in "))
         << w->views().prompt->progressText().toStdString();

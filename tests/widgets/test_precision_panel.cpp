@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -93,7 +94,23 @@ TEST(PrecisionPanel, ExecutionFollowsTheDevice) {
     EXPECT_FALSE(panel.setDeviceId("cuda:7"));
     EXPECT_EQ(panel.deviceId(), "cuda:1");
 
+    // A GPU takes a cap on its memory (up to what it holds); the CPU shows none and gives 0.
+    panel.setDevices({DeviceChoice::cpu(), DeviceChoice::cuda(0, "Tesla T4", 7, 5, 15.0)});
+    auto* cap = child<QDoubleSpinBox>(panel, "gpuMemoryCap");
+    ASSERT_TRUE(panel.setDeviceId("cuda:0"));
+    EXPECT_FALSE(cap->isHidden());
+    EXPECT_EQ(panel.gpuMemoryCapGiB(), 0.0);  // no cap until one is given
+    cap->setValue(24);
+    EXPECT_DOUBLE_EQ(panel.gpuMemoryCapGiB(), 15.0);  // no more than the card's 15 GB
+    cap->setValue(12);
+    EXPECT_DOUBLE_EQ(panel.gpuMemoryCapGiB(), 12.0);
+    ASSERT_TRUE(panel.setDeviceId("cpu"));
+    EXPECT_TRUE(cap->isHidden());
+    EXPECT_EQ(panel.gpuMemoryCapGiB(), 0.0);
+
     // A new device list keeps the choice when it is still there.
+    panel.setDevices(devices());
+    ASSERT_TRUE(panel.setDeviceId("cuda:1"));
     panel.setDevices({DeviceChoice::cpu(), DeviceChoice::cuda(1, "NVIDIA A100", 8, 0)});
     EXPECT_EQ(panel.deviceId(), "cuda:1");
     panel.setDevices({DeviceChoice::cpu()});

@@ -191,7 +191,8 @@ TEST(PromptPanel, ProgressShowsStepAndTimePerStep) {
     panel.setProgress(3, 20, 0.5);
     EXPECT_EQ(bar->maximum(), 20);
     EXPECT_EQ(bar->value(), 3);
-    EXPECT_TRUE(bar->text().contains("step 3 / 20")) << bar->text().toStdString();
+    // Three steps done: the last is step 2, numbered from 0 as everywhere else.
+    EXPECT_TRUE(bar->text().contains("step 2 (3/20 done)")) << bar->text().toStdString();
     EXPECT_TRUE(bar->text().contains("0.50 s/step")) << bar->text().toStdString();
     panel.setProgress(4, 20, 0.012);
     EXPECT_TRUE(bar->text().contains("12 ms/step")) << bar->text().toStdString();

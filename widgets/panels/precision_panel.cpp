@@ -66,6 +66,8 @@ QString componentTitle(const std::string& name, hs::Role role) {
 PrecisionPanel::PrecisionPanel(QWidget* parent)
     : QWidget(parent),
       m_device(new QComboBox(this)),
+      m_memoryCap(new QDoubleSpinBox(this)),
+      m_memoryCapLabel(new QLabel(tr("GPU memory cap"), this)),
       m_target(new QComboBox(this)),
       m_targetCapability(
           targetField("targetCapability", tr("e.g. 7.5"), tr("CUDA compute capability X.Y"), this)),
@@ -126,8 +128,17 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     hand->addWidget(m_targetMemory);
     m_targetHand->hide();
 
+    m_memoryCap->setObjectName("gpuMemoryCap");
+    m_memoryCap->setDecimals(1);
+    m_memoryCap->setSuffix(tr(" GB"));
+    m_memoryCap->setSpecialValueText(tr("no cap"));
+    m_memoryCap->setToolTip(
+        tr("Lets a run take at most this much of the GPU's memory, so that a larger card behaves "
+           "like a 16 GB T4 or a 12 GB RTX 3060: a model that would not fit there runs out of "
+           "memory here too. Applied when the model is loaded."));
     auto* deviceRow = new QFormLayout;
     deviceRow->addRow(tr("Device"), m_device);
+    deviceRow->addRow(m_memoryCapLabel, m_memoryCap);
     deviceRow->addRow(tr("Advice for:"), m_target);
     deviceRow->addRow(QString(), m_targetHand);
     deviceRow->addRow(QString(), m_targetErrorLabel);
@@ -289,6 +300,11 @@ hs::Format PrecisionPanel::formatOf(const std::string& component) const {
     return m_plan.resolve(component).value_or(storedFormat(component));
 }
 
+double PrecisionPanel::gpuMemoryCapGiB() const {
+    const DeviceChoice* d = currentDevice();
+    return d && d->hasComputeCapability() ? m_memoryCap->value() : 0.0;
+}
+
 hs::Execution PrecisionPanel::executionOf(const std::string& component) const {
     const DeviceChoice* d = currentDevice();
     return d ? d->executionOf(formatOf(component)) : hs::Execution::Native;
@@ -299,6 +315,10 @@ void PrecisionPanel::refresh() {
     const DeviceChoice* device = currentDevice();
     m_deviceNote->setText(device ? device->note : QString());
     m_deviceNote->setVisible(device && !device->note.isEmpty());
+    const bool gpu = device && device->hasComputeCapability();
+    m_memoryCap->setRange(0, gpu && device->memoryGiB > 0 ? device->memoryGiB : 1024);
+    m_memoryCap->setVisible(gpu);
+    m_memoryCapLabel->setVisible(gpu);
     for (auto& r : m_rows) {
         const auto own = ctl::componentFormat(m_plan, r.name);
         r.format->setCurrentIndex(r.format->findData(own ? int(*own) : kStored));

@@ -1,12 +1,13 @@
 #pragma once
 // The precision plan of the next run: per component (text encoder, transformer or unet, VAE) a
-// format — stored dtype, fp32, bf16, fp16 or tf32 — with whether it runs natively or emulated on the
-// chosen device; the device; presets; and the full plan text for block-level rules.
+// format — stored dtype, fp32, bf16, fp16 or tf32 — with whether it runs natively or emulated on
+// the chosen device; the device; presets; and the full plan text for block-level rules.
 //
 // The plan text is the truth: the per-component choices edit the component's own rule in it and
 // leave finer rules ("transformer.transformer_blocks.2=bf16") alone. Text typed into the plan
 // field is applied on Return (or when the field loses focus) if it parses; while it does not,
 // the field shows the parse error and its position and plan() stays the last valid plan.
+#include <QDoubleSpinBox>
 #include <QVector>
 #include <QWidget>
 #include <optional>
@@ -38,6 +39,9 @@ public:
     void setPlan(const hs::PrecisionPlan& plan);
 
     QString deviceId() const;
+    // The cap on the current GPU's memory in GB (2^30 bytes) the user set, 0 for none or for the
+    // CPU (runtime/gpu_memory.h: a 16 GB card imposed on a larger one).
+    double gpuMemoryCapGiB() const;
     const DeviceChoice* currentDevice() const;
     // Selects the device with `id` if offered; false otherwise. Emits deviceChanged on a change.
     bool setDeviceId(const QString& id);
@@ -100,6 +104,8 @@ private:
     bool m_updating = false;
 
     QComboBox* m_device;
+    QDoubleSpinBox* m_memoryCap;  // shown for a CUDA device: 0 is no cap
+    QLabel* m_memoryCapLabel;
     QComboBox* m_target;
     QLineEdit* m_targetCapability;
     QLineEdit* m_targetMemory;

@@ -360,7 +360,12 @@ void PromptPanel::setProgress(int step, int steps, double secondsPerStep, const 
     m_lastSteps = std::max(steps, 0);
     m_progress->setRange(0, std::max(m_lastSteps, 1));
     m_progress->setValue(m_lastStep);
-    QString text = tr("step %1 / %2").arg(m_lastStep).arg(m_lastSteps);
+    // Steps are numbered from 0 as in the log, the heatmap, the CLI and the reports; the count
+    // done beside it ("step 2 (3/20 done)").
+    QString text =
+        m_lastStep > 0
+            ? tr("step %1 (%2/%3 done)").arg(m_lastStep - 1).arg(m_lastStep).arg(m_lastSteps)
+            : tr("%1/%2 done").arg(0).arg(m_lastSteps);
     if (!run.isEmpty()) text = run + QStringLiteral(": ") + text;
     if (secondsPerStep > 0) text += QStringLiteral(" \u00b7 ") + secondsText(secondsPerStep);
     if (!m_estimate.isEmpty()) text += QStringLiteral(" \u00b7 ") + m_estimate;
