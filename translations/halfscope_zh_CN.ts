@@ -337,6 +337,10 @@
         <translation>在这台 CPU 上 fp16 是模拟的（以 fp32 计算，输出再舍入）：它节省内存但不节省时间，而 bf16 以原生方式运行，并具有 fp32 的数值范围</translation>
     </message>
     <message>
+        <source>on this CPU fp16 is emulated (compute in fp32, outputs rounded): it saves memory but no time, and bf16 is emulated too: it keeps fp32&apos;s range but saves no time either</source>
+        <translation>在这台 CPU 上 fp16 是模拟的（以 fp32 计算，输出再舍入）：它节省内存但不节省时间；bf16 在这里同样是模拟的：它保留 fp32 的数值范围，但同样不节省时间</translation>
+    </message>
+    <message>
         <location line="+4"/>
         <source>%1 has no fp16 tensor cores: fp16 saves memory only</source>
         <translation>%1 没有 fp16 张量核心：fp16 只能节省显存</translation>
@@ -390,6 +394,14 @@
         <location line="+3"/>
         <source>run the %1 in %2</source>
         <translation>以 %2 运行 %1</translation>
+    </message>
+    <message>
+        <source>run the %1 and %2 in %3</source>
+        <translation>以 %3 运行 %1 和 %2</translation>
+    </message>
+    <message>
+        <source>run the %1 and %2 and %3 in %4</source>
+        <translation>以 %4 运行 %1、%2 和 %3</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -852,6 +864,26 @@
         <translation>%1 层热力图</translation>
     </message>
     <message>
+        <source>heatmap legend</source>
+        <translation>热力图图例</translation>
+    </message>
+    <message>
+        <source>≤16 bits below</source>
+        <translation>余量 ≥16 位</translation>
+    </message>
+    <message>
+        <source>over 65504</source>
+        <translation>超过 65504</translation>
+    </message>
+    <message>
+        <source>first NaN/Inf</source>
+        <translation>首个 NaN/Inf</translation>
+    </message>
+    <message>
+        <source>first non-finite value</source>
+        <translation>首个非有限值</translation>
+    </message>
+    <message>
         <location line="+1"/>
         <source>%1 blocks (too many points for one row each: a block&apos;s row shows its largest point).</source>
         <translation>%1 个块（探针点太多，无法每点一行：每个块的行显示其中最大的点）。</translation>
@@ -948,8 +980,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>No point reaches 65520: none is predicted to overflow in fp16. Least headroom: %1 bits.</source>
-        <translation>没有点达到 65520：预测在 fp16 中都不会溢出。最小余量：%1 位。</translation>
+        <source>No point reaches 65520 (fp16&apos;s largest finite value, 65504; values from 65520 round to Inf): none is predicted to overflow in fp16. Least headroom: %1 bits.</source>
+        <translation>没有点达到 65520（fp16 的最大有限值为 65504；从 65520 起的值舍入为 Inf）：预测在 fp16 中都不会溢出。最小余量：%1 位。</translation>
+    </message>
+    <message>
+        <source>This run already failed: its first non-finite value is at %1 (fp16&apos;s largest finite value, 65504; values from 65520 round to Inf). The headroom figures are over its finite values; least headroom: %2 bits.</source>
+        <translation>本次运行已经失败：首个非有限值出现在 %1（fp16 的最大有限值为 65504；从 65520 起的值舍入为 Inf）。余量数据只针对其有限值；最小余量：%2 位。</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -1263,8 +1299,8 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>; estimated after its first step: %1 s</source>
-        <translation>；第一步之后的估计：%1 秒</translation>
+        <source>; estimated after its second step: %1 s</source>
+        <translation>；第二步之后的估计：%1 秒</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3098,6 +3134,22 @@
 <context>
     <name>PrecisionPanel</name>
     <message>
+        <source>GPU memory cap</source>
+        <translation>GPU 显存上限</translation>
+    </message>
+    <message>
+        <source> GB</source>
+        <translation> GB</translation>
+    </message>
+    <message>
+        <source>no cap</source>
+        <translation>不设上限</translation>
+    </message>
+    <message>
+        <source>Lets a run take at most this much of the GPU&apos;s memory, so that a larger card behaves like a 16 GB T4 or a 12 GB RTX 3060: a model that would not fit there runs out of memory here too. Applied when the model is loaded.</source>
+        <translation>运行最多只能占用 GPU 的这么多显存，使大显存的卡表现得像 16 GB 的 T4 或 12 GB 的 RTX 3060：在那些卡上放不下的模型，在这里同样会显存不足。在加载模型时生效。</translation>
+    </message>
+    <message>
         <location filename="../widgets/panels/precision_panel.cpp" line="+48"/>
         <source>Text encoder</source>
         <translation>文本编码器</translation>
@@ -3513,8 +3565,12 @@
     </message>
     <message>
         <location line="+25"/>
-        <source>step %1 / %2</source>
-        <translation>第 %1 / %2 步</translation>
+        <source>step %1 (%2/%3 done)</source>
+        <translation>第 %1 步（已完成 %2/%3）</translation>
+    </message>
+    <message>
+        <source>%1/%2 done</source>
+        <translation>已完成 %1/%2</translation>
     </message>
 </context>
 <context>
@@ -4433,8 +4489,8 @@ The image&apos;s settings are in the panels. Pick the files in the model library
     </message>
     <message>
         <location line="+2"/>
-        <source>Run %1: about %2 and %3 in all, estimated from its first step</source>
-        <translation>运行 %1：根据第一步估算，总计约 %2，占用 %3</translation>
+        <source>Run %1: about %2 and %3 in all, estimated after its second step</source>
+        <translation>运行 %1：在第二步之后估算，总计约 %2，占用 %3</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -4742,8 +4798,8 @@ The image&apos;s settings are in the panels. Pick the files in the model library
     </message>
     <message>
         <location line="+7"/>
-        <source>Next run: its time and memory are estimated after its first step (no run of this model with this plan and guidance has finished yet)</source>
-        <translation>下一次运行：其时间和内存在第一步之后估算（此模型在此方案和引导设置下尚无已完成的运行）</translation>
+        <source>Next run: its time and memory are estimated after its second step (no run of this model with this plan and guidance has finished yet)</source>
+        <translation>下一次运行：其时间和内存在第二步之后估算（此模型在此方案和引导设置下尚无已完成的运行）</translation>
     </message>
     <message>
         <location filename="../app/gui/studio_records.cpp" line="-109"/>

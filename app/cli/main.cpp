@@ -135,7 +135,7 @@ void printUsage(std::ostream& os) {
           "                    \"loading COMPONENT: shard i/n, bytes, time left\", how long\n"
           "                    text encoding and decoding took, the streamed block resident,\n"
           "                    the search's trial i of n, and the run's estimate of its time\n"
-          "                    and memory after its first step, against the time it took)\n";
+          "                    and memory after its second step, against the time it took)\n";
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // The progress of a run's long parts on stderr, beside the loading lines (load_progress_line.h):
 // "text encoder: done in 0.4 s", "transformer: block 3/19 resident (transformer_blocks.2.)",
-// "trial 3 of at most 32 (bisection)", the run's estimate after its first step ("estimate:
+// "trial 3 of at most 32 (bisection)", the run's estimate after its second step ("estimate:
 // about 12 s and 1.4 GB ...") and at its end "took 11.2 s; estimated about 12 s"
 // (base/work_progress.h). Block lines replace each other in place on a terminal; elsewhere
 // they come at most once a second. --quiet leaves all of it out.

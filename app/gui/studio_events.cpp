@@ -174,7 +174,7 @@ void Studio::onEstimate(int id, double seconds, double bytes, double weights, do
                                           qs(hs::bytesText(activations)))
                                : tr("%1 of weights (activations not measured on this device)")
                                      .arg(qs(hs::bytesText(weights)));
-    m_v.log->info(tr("Run %1: about %2 and %3 in all, estimated from its first step")
+    m_v.log->info(tr("Run %1: about %2 and %3 in all, estimated after its second step")
                       .arg(id)
                       .arg(qs(hs::secondsText(seconds)), memory),
                   "run");

@@ -54,6 +54,6 @@ void Studio::updateForecast() {
         return;
     }
     m_v.prompt->setForecast(
-        tr("Next run: its time and memory are estimated after its first step (no run of this "
+        tr("Next run: its time and memory are estimated after its second step (no run of this "
            "model with this plan and guidance has finished yet)"));
 }

@@ -33,6 +33,20 @@ std::string componentWords(const std::vector<ComponentInfo>& components, const s
     }
 }
 
+// "run the transformer and VAE in bf16": one template per list length, so that a translation
+// words the list itself; a list of four or more joins its first names with " and " in English.
+Message componentAction(std::vector<std::string> words, const std::string& format) {
+    while (words.size() > 3) {
+        words[words.size() - 2] += " and " + words.back();
+        words.pop_back();
+    }
+    static const char* const ids[] = {"advice.action.component", "advice.action.components2",
+                                      "advice.action.components3"};
+    const char* id = ids[std::max<size_t>(words.size(), 1) - 1];
+    words.push_back(format);
+    return {id, words};
+}
+
 // "transformer_blocks 0-3" -> "transformer blocks 0-3"; the component is named in front unless
 // the description already starts with it.
 std::string blockWords(const std::vector<ComponentInfo>& components,
@@ -185,19 +199,19 @@ public:
         Fix x;
         x.kind = f == Format::BF16 ? "component_bf16" : "component_fp32";
         x.format = f;
-        std::string words;
+        std::vector<std::string> words;
         double moved = 0, shareMoved = 0;
         std::map<std::string, double> whole;
         PrecisionPlan p = m_in.failingPlan;
         for (const auto& comp : comps) {
             x.component += (x.component.empty() ? "" : ",") + comp;
-            words += (words.empty() ? "" : " and ") + componentWords(m_in.components, comp);
+            words.push_back(componentWords(m_in.components, comp));
             moved += params(comp);
             shareMoved += share(comp);
             whole[comp] = 1.0;
             p.add(comp, f);  // last rule wins: overrides every finer rule for the component
         }
-        x.actionMessage = {{"advice.action.component", {words, formatName(f)}}};
+        x.actionMessage = {componentAction(words, formatName(f))};
         MessageText cost;
         if (f == Format::FP32) {
             x.extraWeightMB = moved * 2.0 / 1e6;
@@ -450,7 +464,9 @@ private:
     void deviceNotes(Advice& a, const std::set<std::string>& comps) const {
         const DeviceInfo& d = m_in.device;
         if (!d.isCuda())
-            a.noteMessages.push_back({{"advice.note.cpu_fp16", {}}});
+            a.noteMessages.push_back(
+                {{d.bf16Native() ? "advice.note.cpu_fp16" : "advice.note.cpu_fp16.bf16_emulated",
+                  {}}});
         else if (!d.fp16Fast())
             a.noteMessages.push_back({{"advice.note.no_fp16_cores", {d.shortName()}}});
         const double failing = weightGB({}, Format::FP16);

@@ -83,6 +83,9 @@ const std::vector<MessageTemplate>& messageCatalogue() {
         {"advice.note.cpu_fp16",
          "on this CPU fp16 is emulated (compute in fp32, outputs rounded): it saves memory but "
          "no time, while bf16 runs natively with fp32's range"},
+        {"advice.note.cpu_fp16.bf16_emulated",
+         "on this CPU fp16 is emulated (compute in fp32, outputs rounded): it saves memory but "
+         "no time, and bf16 is emulated too: it keeps fp32's range but saves no time either"},
         {"advice.note.no_fp16_cores", "%1 has no fp16 tensor cores: fp16 saves memory only"},
         {"advice.note.too_big",
          "even the failing plan's weights, %1, are more than the %2's %3: the model needs "
@@ -103,6 +106,8 @@ const std::vector<MessageTemplate>& messageCatalogue() {
 
         // Fixes: the action, then the cost in pieces.
         {"advice.action.component", "run the %1 in %2"},
+        {"advice.action.components2", "run the %1 and %2 in %3"},
+        {"advice.action.components3", "run the %1 and %2 and %3 in %4"},
         {"advice.action.blocks", "keep %1 in %2"},
         {"advice.action.check_inputs", "check the weights and inputs of %1 for NaN or Inf"},
         {"advice.cost.fp32_weights", "its weights: %1 MB more than fp16"},

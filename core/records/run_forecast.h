@@ -1,6 +1,6 @@
 #pragma once
 // What a run will take before it starts, from a finished run of the same model, plan and device
-// (the run's own estimate, pipeline/run_estimate.h, comes only after its first step).
+// (the run's own estimate, pipeline/run_estimate.h, comes only after its second step).
 //
 // Method. The measured run's step time is the median of its steps after the first (the first
 // builds kernels and warms caches; with one step, that step), and the rest of its time (text

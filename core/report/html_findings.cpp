@@ -215,7 +215,10 @@ void heatmaps(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
                 "(\u201ctext\u201d: text encoding, \u201cdecode\u201d: VAE). The colour is the "
                 "point's max |x| relative to fp16's limit 65504, in bits of headroom. Hover a cell "
                 "for its numbers.")
-      << "</p>" << svg::heatmapLegend();
+      << "</p>"
+      << svg::heatmapLegend({plainPhrase(opt, "heatmap legend"),
+                             plainPhrase(opt, "\u226416 bits below"),
+                             plainPhrase(opt, "over 65504"), plainPhrase(opt, "first NaN/Inf")});
     for (size_t i = 0; i < r.runs.size(); ++i) {
         const ReportRun& run = r.runs[i];
         o << "<div class=\"card\">" << runHeading(r, i, opt);
@@ -231,6 +234,8 @@ void heatmaps(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
         svg::Heatmap h = buildHeatmap(run.record, run.findings.firstFailure, opt.maxHeatmapRows,
                                       byBlock, caps, opt);
         h.title = plainPhrase(opt, "%1 layer heatmap", {run.label});
+        h.markTip = plainPhrase(opt, "first non-finite value");
+        h.markLabel = plainPhrase(opt, "first NaN/Inf");
         if (byBlock)
             o << "<p class=\"muted\">"
               << phrase(opt,
@@ -331,10 +336,24 @@ void headroom(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
                               : phraseHtml(opt, "%1 (block %2), max |x| %3.",
                                            {point, block, num(f.maxAbs)}))
               << "</p>";
+        } else if (const auto& ff = r.runs[i].findings.firstFailure) {
+            // The run failed already: no prediction, the figures only cover its finite values.
+            const std::string at =
+                "<span class=\"mono\">" + esc(ff->point) + "</span>" +
+                (ff->step >= 0 ? " " + phrase(opt, "(step %1)", {std::to_string(ff->step)}) : "");
+            o << "<p>"
+              << phraseHtml(opt,
+                            "This run already failed: its first non-finite value is at %1 "
+                            "(fp16's largest finite value, 65504; values from 65520 round to "
+                            "Inf). The headroom figures are over its finite values; least "
+                            "headroom: %2 bits.",
+                            {at, esc(num(h.minHeadroomBits))})
+              << "</p>";
         } else {
             o << "<p>"
               << phrase(opt,
-                        "No point reaches 65520: none is predicted to overflow in fp16. Least "
+                        "No point reaches 65520 (fp16's largest finite value, 65504; values from "
+                        "65520 round to Inf): none is predicted to overflow in fp16. Least "
                         "headroom: %1 bits.",
                         {num(h.minHeadroomBits)})
               << "</p>";

@@ -211,7 +211,7 @@ void summary(std::ostringstream& o, const Report& r, const HtmlReportOptions& op
                     {std::to_string(rec.steps.size()), count(int64_t(rec.probes.size())),
                      num(rec.seconds)});
         if (rec.estimate && rec.estimate->seconds >= 0) {
-            o << phrase(opt, "; estimated after its first step: %1 s",
+            o << phrase(opt, "; estimated after its second step: %1 s",
                         {num(rec.estimate->seconds)});
             if (rec.estimate->weightBytes >= 0)
                 o << (rec.estimate->activationBytes >= 0

@@ -281,33 +281,35 @@ std::string heatmap(const Heatmap& h) {
         const double x = labelW + cw * h.markCol, y = top + ch * h.markRow;
         s << "<rect x=\"" << f1(x - 1.5) << "\" y=\"" << f1(y - 1.5) << "\" width=\"" << f1(cw + 2)
           << "\" height=\"" << f1(ch + 2)
-          << "\" fill=\"none\" stroke=\"#000\" stroke-width=\"2.5\"><title>first non-finite "
-             "value</title></rect>";
+          << "\" fill=\"none\" stroke=\"#000\" stroke-width=\"2.5\"><title>" << esc(h.markTip)
+          << "</title></rect>";
         s << "<text x=\"" << f1(x + cw + 4) << "\" y=\"" << f1(y + ch - 2)
-          << "\" class=\"hmark\">\u25c0 first NaN/Inf</text>";
+          << "\" class=\"hmark\">\u25c0 " << esc(h.markLabel) << "</text>";
     }
     s << "</svg>";
     return s.str();
 }
 
-std::string heatmapLegend() {
+std::string heatmapLegend(const HeatmapLegendText& text) {
     std::ostringstream s;
     const int W = 560;
     s << "<svg class=\"legend\" viewBox=\"0 0 " << W << " 40\" width=\"" << W
-      << "\" height=\"40\" role=\"img\" aria-label=\"heatmap legend\">";
+      << "\" height=\"40\" role=\"img\" aria-label=\"" << esc(text.name) << "\">";
     for (int i = 0; i <= 32; ++i) {
         const double bits = 16.0 - 0.5 * i;  // headroom: 16 bits below the limit .. 0
         s << "<rect x=\"" << 4 + i * 7 << "\" y=\"4\" width=\"7\" height=\"14\" fill=\""
           << heatColor(bits, false) << "\"/>";
     }
-    s << "<text x=\"4\" y=\"32\" class=\"htick\">\u226416 bits below</text>";
+    s << "<text x=\"4\" y=\"32\" class=\"htick\">" << esc(text.below) << "</text>";
     s << "<text x=\"235\" y=\"32\" text-anchor=\"end\" class=\"htick\">65504</text>";
     s << "<rect x=\"262\" y=\"4\" width=\"14\" height=\"14\" fill=\"#d62728\"/><text x=\"280\" "
-         "y=\"15\" class=\"htick\">over 65504</text>";
+         "y=\"15\" class=\"htick\">"
+      << esc(text.over) << "</text>";
     s << "<rect x=\"360\" y=\"4\" width=\"14\" height=\"14\" fill=\"#ff00ff\"/><text x=\"378\" "
          "y=\"15\" class=\"htick\">NaN/Inf</text>";
     s << "<rect x=\"440\" y=\"4\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"#000\" "
-         "stroke-width=\"2.5\"/><text x=\"458\" y=\"15\" class=\"htick\">first NaN/Inf</text>";
+         "stroke-width=\"2.5\"/><text x=\"458\" y=\"15\" class=\"htick\">"
+      << esc(text.first) << "</text>";
     s << "</svg>";
     return s.str();
 }

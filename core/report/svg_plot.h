@@ -50,8 +50,19 @@ struct Heatmap {
     std::string title;
     std::vector<std::string> rows;
     std::vector<std::string> cols;
-    std::vector<Cell> cells;         // [rows][cols]
-    int markRow = -1, markCol = -1;  // the first non-finite value: outlined
+    std::vector<Cell> cells;                         // [rows][cols]
+    int markRow = -1, markCol = -1;                  // the first non-finite value: outlined
+    std::string markTip = "first non-finite value";  // the outline's tooltip
+    std::string markLabel = "first NaN/Inf";         // the text beside it
+};
+
+// The legend's fixed words, in the report's language (English by default; "NaN/Inf" and "65504"
+// read the same in every language).
+struct HeatmapLegendText {
+    std::string name = "heatmap legend";        // its accessible name
+    std::string below = "\u226416 bits below";  // the ramp's far end
+    std::string over = "over 65504";
+    std::string first = "first NaN/Inf";
 };
 
 // Colour of a cell from its headroom in bits to 65504: a viridis ramp from -16 bits (or less)
@@ -59,6 +70,6 @@ struct Heatmap {
 std::string heatColor(double bits, bool nonFinite);
 std::string heatmap(const Heatmap& h);
 // The legend of heatmap(): colour ramp with its meaning.
-std::string heatmapLegend();
+std::string heatmapLegend(const HeatmapLegendText& text = {});
 
 }  // namespace hs::svg

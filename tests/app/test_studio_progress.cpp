@@ -174,11 +174,12 @@ TEST_F(StudioProgress, ARunShowsItsStagesAndEstimateAndTheLogComparesItWithTheTi
     auto w = openDemo(6);
     Studio& studio = w->studio();
     QStringList stages;
-    QString progressAtEstimate;
+    QStringList progressAtEstimate;  // when the estimate arrives and once the studio showed it
     QObject::connect(&studio.controller(), &RunController::stage,
                      [&](int, const QString& s) { stages << s; });
     QObject::connect(&studio.controller(), &RunController::estimate, [&] {
-        QTimer::singleShot(0, [&] { progressAtEstimate = w->views().prompt->progressText(); });
+        progressAtEstimate << w->views().prompt->progressText();
+        QTimer::singleShot(0, [&] { progressAtEstimate << w->views().prompt->progressText(); });
     });
     QSignalSpy estimate(&studio.controller(), &RunController::estimate);
     QSignalSpy checked(&studio.controller(), &RunController::estimateChecked);
@@ -197,9 +198,11 @@ TEST_F(StudioProgress, ARunShowsItsStagesAndEstimateAndTheLogComparesItWithTheTi
     EXPECT_GT(estimated / actual, 1 / 3.0);
     EXPECT_LT(estimated / actual, 3.0);
     const QString log = w->views().log->toPlainText();
-    EXPECT_TRUE(log.contains("in all, estimated from its first step")) << log.toStdString();
+    EXPECT_TRUE(log.contains("in all, estimated after its second step")) << log.toStdString();
     EXPECT_TRUE(log.contains("; its estimate said about ")) << log.toStdString();
-    EXPECT_TRUE(progressAtEstimate.contains("about ")) << progressAtEstimate.toStdString();
+    // A fast run may have ended (and the bar been reset) before the deferred read: either read.
+    EXPECT_TRUE(progressAtEstimate.filter("about ").size() > 0)
+        << progressAtEstimate.join('\n').toStdString();
 }
 
 TEST_F(StudioProgress, FindMinimalFixShowsTrialIOfNAndStopEndsIt) {
@@ -239,7 +242,7 @@ TEST_F(StudioProgress, TheNextRunIsForecastFromAFinishedRunBeforeItStarts) {
     Studio& studio = w->studio();
     PromptPanel& prompt = *w->views().prompt;
     EXPECT_FALSE(studio.forecast().has_value());
-    EXPECT_TRUE(prompt.forecastText().contains("estimated after its first step"))
+    EXPECT_TRUE(prompt.forecastText().contains("estimated after its second step"))
         << prompt.forecastText().toStdString();
     EXPECT_EQ(w->views().model->findChild<QLabel*>("modelPipeline")->text(),
               "Runs as HalfscopeDemoPipeline");
@@ -276,7 +279,7 @@ TEST_F(StudioProgress, TheNextRunIsForecastFromAFinishedRunBeforeItStarts) {
     // Another plan has no finished run yet: back to the estimate after the first step.
     studio.applyPlan("transformer=fp16");
     EXPECT_FALSE(studio.forecast().has_value());
-    EXPECT_TRUE(prompt.forecastText().contains("estimated after its first step"));
+    EXPECT_TRUE(prompt.forecastText().contains("estimated after its second step"));
 }
 
 // A comparison's runs show in the prompt panel's progress, each named by its title.

@@ -164,14 +164,6 @@ void collectActions(QList<Shown>& out, const QString& where, const QList<QAction
     }
 }
 
-// The history dock's table and filter (widgets/history) are translated in their own change: this
-// test leaves them out until then.
-bool inHistory(const QWidget* w) {
-    for (; w; w = w->parentWidget())
-        if (w->inherits("HistoryBrowser")) return true;
-    return false;
-}
-
 // Every text `root` and its children show: window titles, labels, buttons, tabs, group boxes,
 // combo items, placeholders, read-only text, item views, plots and tooltips. A widget hidden
 // itself is skipped (one on a tab not in front still counts).
@@ -181,7 +173,7 @@ QList<Shown> shownTexts(QWidget* root) {
     QList<QWidget*> widgets = root->findChildren<QWidget*>();
     widgets.prepend(root);
     for (QWidget* w : widgets) {
-        if (w->isHidden() || qobject_cast<QMenu*>(w) || inHistory(w)) continue;
+        if (w->isHidden() || qobject_cast<QMenu*>(w)) continue;
         const QString where =
             QString::fromLatin1(w->metaObject()->className()) + " " + w->objectName();
         add(out, where + " tip", w->toolTip());
@@ -225,16 +217,9 @@ const char* const kEngineEnglish[] = {
     "fp16 check from weights",                // inspect/weight_check.cpp (the log)
     "loaded whole",                           // pipeline/memory_check.cpp (the log)
     "no bisection: the remedies were tried",  // pipeline/precision_searcher.cpp: BisectionResult
-    "passes: all finite",                     // diagnosis/remedies.cpp: a trial's why
-    "non-finite values (verdict",             // diagnosis/remedies.cpp: a trial's why
-    "fixes the run with the fewest changes",  // the log's copy of the remedy table's message
-    " and VAE",                               // diagnosis/advice.cpp: a component list's " and "
-    "as a GPU stores them); mode",            // runtime: cpuBf16Description() (environment)
-    "bits below",
-    "over 65504",
-    "first NaN/Inf",
-    "first non-finite value",
-    "heatmap legend",  // report/svg_plot.cpp: the heatmap's fixed labels
+    "passes: all finite",                     // diagnosis/bisection.cpp: a trial's why
+    "non-finite values (verdict",             // diagnosis/bisection.cpp: a trial's why
+    "as a GPU stores them); mode",            // numerics/cpu_bf16.cpp: cpuBf16Description()
 };
 
 bool engineEnglish(const QString& text) {

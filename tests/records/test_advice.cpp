@@ -77,6 +77,14 @@ AdviceInput bigTransformer(int64_t parameters, const DeviceInfo& device) {
     return in;
 }
 
+// Everything advice says (headline, notes, actions, costs) in one text.
+std::string allAdviceText(const Advice& a) {
+    std::string s = a.headline;
+    for (const auto& n : a.notes) s += "\n" + n;
+    for (const auto& f : a.fixes) s += "\n" + f.action + ": " + f.cost;
+    return s;
+}
+
 }  // namespace
 
 // --advise-for: the GPU a diagnosis made elsewhere is for, by name or compute capability.
@@ -278,6 +286,38 @@ TEST(Advice, CpuSaysFp16BuysNothing) {
     bool note = false;
     for (const auto& n : a.notes) note |= n.find("saves memory but no time") != std::string::npos;
     EXPECT_TRUE(note);
+}
+
+// The CPU note speaks of bf16 as it ran there: natively only on a CPU that runs it natively.
+TEST(Advice, CpuNoteOnBf16FollowsHowItRuns) {
+    AdviceInput in = adviceOn(failingTransformer(), DeviceInfo::cpu("Xeon", Execution::Emulated));
+    const Advice emulated = adviseFixes(in);
+    EXPECT_TRUE(hasNote(emulated, "bf16 is emulated too"));
+    EXPECT_EQ(allAdviceText(emulated).find("natively"), std::string::npos)
+        << allAdviceText(emulated);
+    in.device = DeviceInfo::cpu("Xeon", Execution::Native);
+    const Advice native = adviseFixes(in);
+    EXPECT_TRUE(hasNote(native, "while bf16 runs natively with fp32's range"));
+    EXPECT_FALSE(hasNote(native, "emulated too"));
+}
+
+// Two components moved together: one template names both, so a translation words the list.
+TEST(Advice, ComponentListIsOneMessage) {
+    test::FixtureOptions o;
+    o.transformerFormat = Format::FP16;
+    o.vaeFormat = Format::FP16;
+    o.magnitude = [](const std::string& n, int step) {
+        return n.rfind("vae.", 0) == 0 ? 70000.0 : test::defaultMagnitude(n, step);
+    };
+    o.failAt = std::make_pair(std::string("transformer.transformer_blocks.2.ff"), 0);
+    const Advice a = adviseFixes(adviceOn(test::makeRun(o), DeviceInfo::cpu("Xeon")));
+    const Fix* both = nullptr;
+    for (const auto& f : a.fixes)
+        if (f.kind == "component_bf16" && f.component == "transformer,vae") both = &f;
+    ASSERT_NE(both, nullptr) << allAdviceText(a);
+    EXPECT_EQ(both->action, "run the transformer and VAE in bf16");
+    ASSERT_EQ(both->actionMessage.size(), 1u);
+    EXPECT_EQ(both->actionMessage[0].id, "advice.action.components2");
 }
 
 TEST(Advice, NaNInFp32IsNotAnFp16Problem) {

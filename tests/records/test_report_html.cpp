@@ -95,6 +95,31 @@ TEST(HtmlReport, SectionsAndComparison) {
     test::expectHas(h, {"overflows in fp16", "65520"});
 }
 
+// A run that failed without any point reaching 65520 (a NaN from an operation, not an overflow):
+// its headroom section names the failure instead of predicting that nothing overflows, in the
+// same words for the thresholds as a clean run's.
+TEST(HtmlReport, FailingRunsHeadroomNamesItsFirstNonFiniteValue) {
+    test::FixtureOptions o;
+    o.transformerFormat = Format::FP16;
+    o.failWithNaNOnly = true;
+    o.failAt = std::make_pair(std::string("transformer.transformer_blocks.1.attn"), 3);
+    Report failing;
+    failing.runs.push_back(makeReportRun("fp16", test::makeRun(o)));
+    ASSERT_TRUE(failing.runs[0].findings.firstFailure);
+    ASSERT_FALSE(failing.runs[0].findings.headroom.firstFailure);  // no predicted overflow
+    const std::string thresholds =
+        "fp16's largest finite value, 65504; values from 65520 round to Inf";
+    const std::string h = reportToHtml(failing);
+    EXPECT_EQ(h.find("none is predicted to overflow"), std::string::npos);
+    test::expectHas(h, {"This run already failed: its first non-finite value is at",
+                        "transformer.transformer_blocks.1.attn", html::esc(thresholds)});
+
+    Report clean;
+    clean.runs.push_back(makeReportRun("fp16", test::makeRun({})));
+    test::expectHas(reportToHtml(clean),
+                    {"none is predicted to overflow in fp16", html::esc(thresholds)});
+}
+
 TEST(HtmlReport, HeatmapFallsBackToBlocks) {
     const Report r = test::makeComparisonReport();
     const std::string byPoint = reportToHtml(r);
@@ -174,14 +199,14 @@ TEST(HtmlReport, RunsShowTheEstimateTheyMadeBesideTheirTime) {
     r.runs.push_back(r.runs[1]);
     r.runs[2].record.estimate.reset();
     const std::string h = reportToHtml(r);
-    test::expectHas(h, {"6.5 s; estimated after its first step: 7.25 s, 1.5 GB of memory (weights "
+    test::expectHas(h, {"6.5 s; estimated after its second step: 7.25 s, 1.5 GB of memory (weights "
                         "1.25 GB + activations 0.25 GB)",
                         "12.5 s, 2.5 GB of memory (weights only: activations not measured on this "
                         "device)"});
     // A run without an estimate states only its time.
     size_t n = 0;
-    for (size_t at = h.find("estimated after its first step"); at != std::string::npos;
-         at = h.find("estimated after its first step", at + 1))
+    for (size_t at = h.find("estimated after its second step"); at != std::string::npos;
+         at = h.find("estimated after its second step", at + 1))
         ++n;
     EXPECT_EQ(n, 2u);
 }

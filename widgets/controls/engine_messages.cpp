@@ -108,6 +108,11 @@ const std::vector<std::pair<const char*, const char*>>& templateList() {
          QT_TRANSLATE_NOOP("Engine",
                            "on this CPU fp16 is emulated (compute in fp32, outputs rounded): it "
                            "saves memory but no time, while bf16 runs natively with fp32's range")},
+        {"advice.note.cpu_fp16.bf16_emulated",
+         QT_TRANSLATE_NOOP("Engine",
+                           "on this CPU fp16 is emulated (compute in fp32, outputs rounded): it "
+                           "saves memory but no time, and bf16 is emulated too: it keeps fp32's "
+                           "range but saves no time either")},
         {"advice.note.no_fp16_cores",
          QT_TRANSLATE_NOOP("Engine", "%1 has no fp16 tensor cores: fp16 saves memory only")},
         {"advice.note.too_big",
@@ -135,6 +140,9 @@ const std::vector<std::pair<const char*, const char*>>& templateList() {
                            ": ranks and costs speak for that GPU (its memory is unknown: give it "
                            "to check the weights)")},
         {"advice.action.component", QT_TRANSLATE_NOOP("Engine", "run the %1 in %2")},
+        {"advice.action.components2", QT_TRANSLATE_NOOP("Engine", "run the %1 and %2 in %3")},
+        {"advice.action.components3",
+         QT_TRANSLATE_NOOP("Engine", "run the %1 and %2 and %3 in %4")},
         {"advice.action.blocks", QT_TRANSLATE_NOOP("Engine", "keep %1 in %2")},
         {"advice.action.check_inputs",
          QT_TRANSLATE_NOOP("Engine", "check the weights and inputs of %1 for NaN or Inf")},

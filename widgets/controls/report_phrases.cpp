@@ -39,6 +39,11 @@ const std::vector<const char*>& reportPhraseList() {
             "65504, in bits of headroom. Hover a cell for its numbers."),
         QT_TRANSLATE_NOOP("Engine", "No probe points recorded (probe level %1)."),
         QT_TRANSLATE_NOOP("Engine", "%1 layer heatmap"),
+        QT_TRANSLATE_NOOP("Engine", "heatmap legend"),
+        QT_TRANSLATE_NOOP("Engine", "≤16 bits below"),
+        QT_TRANSLATE_NOOP("Engine", "over 65504"),
+        QT_TRANSLATE_NOOP("Engine", "first NaN/Inf"),
+        QT_TRANSLATE_NOOP("Engine", "first non-finite value"),
         QT_TRANSLATE_NOOP(
             "Engine",
             "%1 blocks (too many points for one row each: a block's row shows its largest point)."),
@@ -66,8 +71,13 @@ const std::vector<const char*>& reportPhraseList() {
         QT_TRANSLATE_NOOP("Engine", "%1 (block %2, step %3), max |x| %4."),
         QT_TRANSLATE_NOOP("Engine", "%1 (block %2), max |x| %3."),
         QT_TRANSLATE_NOOP("Engine",
-                          "No point reaches 65520: none is predicted to overflow in fp16. Least "
+                          "No point reaches 65520 (fp16's largest finite value, 65504; values "
+                          "from 65520 round to Inf): none is predicted to overflow in fp16. Least "
                           "headroom: %1 bits."),
+        QT_TRANSLATE_NOOP("Engine",
+                          "This run already failed: its first non-finite value is at %1 (fp16's "
+                          "largest finite value, 65504; values from 65520 round to Inf). The "
+                          "headroom figures are over its finite values; least headroom: %2 bits."),
         QT_TRANSLATE_NOOP("Engine", "%1 point predicted to overflow"),
         QT_TRANSLATE_NOOP("Engine", "%1 points predicted to overflow"),
         QT_TRANSLATE_NOOP("Engine", "(call order):"),
@@ -136,7 +146,7 @@ const std::vector<const char*>& reportPhraseList() {
         QT_TRANSLATE_NOOP("Engine", "The run was cancelled before it finished."),
         QT_TRANSLATE_NOOP("Engine", "Error:"),
         QT_TRANSLATE_NOOP("Engine", "%1 steps, %2 probe records, %3 s"),
-        QT_TRANSLATE_NOOP("Engine", "; estimated after its first step: %1 s"),
+        QT_TRANSLATE_NOOP("Engine", "; estimated after its second step: %1 s"),
         QT_TRANSLATE_NOOP("Engine", ", %1 GB of memory (weights %2 GB + activations %3 GB)"),
         QT_TRANSLATE_NOOP(
             "Engine", ", %1 GB of memory (weights only: activations not measured on this device)"),

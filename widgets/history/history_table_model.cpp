@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QFont>
@@ -148,7 +149,11 @@ QVariant HistoryTableModel::data(const QModelIndex& index, int role) const {
                 return r.plan.isEmpty() ? tr("stored dtypes") : r.plan;
             case Verdict:
                 if (!r.error.isEmpty()) return tr("error");
-                return r.verdict.isEmpty() ? QStringLiteral("\u2014") : r.verdict;
+                // The engine's verdict name ("ok", "nan/inf"), in the studio's language through
+                // the engine's catalogue (context "Engine", widgets/controls/engine_messages.cpp).
+                return r.verdict.isEmpty()
+                           ? QStringLiteral("\u2014")
+                           : QCoreApplication::translate("Engine", r.verdict.toUtf8().constData());
             case Steps:
                 // A PNDM/PLMS schedule calls the model once more than the run's steps: the
                 // records hold one step more, the run still has its steps ("50 / 50").
