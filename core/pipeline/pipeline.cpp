@@ -239,7 +239,7 @@ std::vector<std::string> Pipeline::setPlan(const PrecisionPlan& userPlan) {
     for (size_t i = 0; i < m_parts.size(); ++i) {
         Part& part = m_parts[i];
         // A component keeps its weights when it is held the same way and every parameter's
-        // module is stored as before.
+        // module is stored as before: the same format, execution and fp8 rounding.
         bool same = part.component && part.mode == choice.modes[i];
         if (same)
             for (const auto& kv : part.component->module().named_parameters(true)) {
@@ -249,7 +249,8 @@ std::vector<std::string> Pipeline::setPlan(const PrecisionPlan& userPlan) {
                     (dot == std::string::npos ? "" : "." + kv.key().substr(0, dot));
                 const auto& a = m_policy->info(path);
                 const auto& b = policy.info(path);
-                if (a.format != b.format || a.execution != b.execution) {
+                if (a.format != b.format || a.execution != b.execution ||
+                    a.fp8Weights != b.fp8Weights) {
                     same = false;
                     break;
                 }
@@ -306,8 +307,8 @@ const LatentRgbMap& Pipeline::latentRgbMap() {
         } catch (const Cancelled&) {
             throw;
         } catch (const std::exception& e) {
-            map = LatentRgbMap{{}, std::string("none: a map fitted from the VAE's decodes failed: ") +
-                                       e.what()};
+            map = LatentRgbMap{
+                {}, std::string("none: a map fitted from the VAE's decodes failed: ") + e.what()};
         }
     }
     m_rgbMap = std::move(map);

@@ -122,6 +122,15 @@ TEST(Fp8Plan, ADemoRunWithFp8WeightsIsTheRunOfAScaledFp8File) {
     EXPECT_NE(planned.steps.back().latent.absMax, plain.steps.back().latent.absMax);
     EXPECT_NE(planned.effectivePlan.find("transformer=fp8-e4m3"), std::string::npos)
         << planned.effectivePlan;
+
+    // The rule given to an open model reloads the weights it rounds: the same run as a fresh load.
+    auto open = Pipeline::load(demo, PrecisionPlan::parse("transformer=bf16"), cpu);
+    const auto reloaded =
+        open->setPlan(PrecisionPlan::parse("transformer=bf16,transformer=fp8-e4m3"));
+    EXPECT_NE(std::find(reloaded.begin(), reloaded.end(), "transformer"), reloaded.end());
+    const RunRecord switched = open->run(test::defaultRunOf(*open, 11, 4));
+    ASSERT_TRUE(switched.savedImage);
+    EXPECT_EQ(switched.savedImage->rgb, planned.savedImage->rgb);
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ void loadWeights(torch::nn::Module& module, const WeightMap& weights, const std:
 
 // Sets each matmul or convolution layer (nn::Tf32Layer) inside `module` to tf32, native or
 // emulated as `policy` runs it, where the plan gives its path tf32, and to plain fp32 elsewhere.
-// loadWeights calls it; a model whose plan changes without a reload calls it again.
+// loadWeights calls it (a plan that changes a module's format reloads it: Pipeline::setPlan).
 void setTf32Modes(torch::nn::Module& module, const std::string& component,
                   const PrecisionPolicy& policy);
 
