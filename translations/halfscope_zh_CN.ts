@@ -337,11 +337,12 @@
         <translation>在这台 CPU 上 fp16 是模拟的（以 fp32 计算，输出再舍入）：它节省内存但不节省时间，而 bf16 以原生方式运行，并具有 fp32 的数值范围</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>on this CPU fp16 is emulated (compute in fp32, outputs rounded): it saves memory but no time, and bf16 is emulated too: it keeps fp32&apos;s range but saves no time either</source>
         <translation>在这台 CPU 上 fp16 是模拟的（以 fp32 计算，输出再舍入）：它节省内存但不节省时间；bf16 在这里同样是模拟的：它保留 fp32 的数值范围，但同样不节省时间</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>%1 has no fp16 tensor cores: fp16 saves memory only</source>
         <translation>%1 没有 fp16 张量核心：fp16 只能节省显存</translation>
     </message>
@@ -396,10 +397,12 @@
         <translation>以 %2 运行 %1</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>run the %1 and %2 in %3</source>
         <translation>以 %3 运行 %1 和 %2</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>run the %1 and %2 and %3 in %4</source>
         <translation>以 %4 运行 %1、%2 和 %3</translation>
     </message>
@@ -610,6 +613,251 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>the trial did not run: %1</source>
+        <translation>该试验未能运行：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source> (verdict </source>
+        <translation>（判定：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>)</source>
+        <translation>）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>all finite but the image is </source>
+        <translation>全部有限，但图像判定为</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>difference %1 to the reference is above the tolerance %2</source>
+        <translation>与参考图像的差异 %1 超过容差 %2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>passes: all finite</source>
+        <translation>通过：全部有限</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, verdict </source>
+        <translation>，判定：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, difference %1 &lt;= %2</source>
+        <translation>，差异 %1 &lt;= %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>keeping %1 of %2 blocks in %3 (%4) fixes the run; found in %5 trials</source>
+        <translation>将 %2 个块中的 %1 个保持为 %3（%4）即可修复运行；用 %5 次试验找到</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>keeping %1 of %2 blocks in %3 (%4) fixes the run; found in 1 trial</source>
+        <translation>将 %2 个块中的 %1 个保持为 %3（%4）即可修复运行；用 1 次试验找到</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>even with all %1 candidate blocks in %2 the run fails (</source>
+        <translation>即使全部 %1 个候选块都使用 %2，运行仍然失败（</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>): the cause lies outside these blocks</source>
+        <translation>）：原因在这些块之外</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cancelled after %1 trials</source>
+        <translation>%1 次试验后已取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cancelled after 1 trial</source>
+        <translation>1 次试验后已取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stopped at the limit after %1 trials</source>
+        <translation>%1 次试验后达到上限而停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stopped at the limit after 1 trial</source>
+        <translation>1 次试验后达到上限而停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; the smallest passing set so far keeps %1 of %2 blocks in %3 (%4) and may not be minimal</source>
+        <translation>；目前最小的通过集合将 %2 个块中的 %1 个保持为 %3（%4），可能不是最小的</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> before any plan passed</source>
+        <translation>，此前没有任何方案通过</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no candidate blocks to bisect</source>
+        <translation>没有可二分的候选块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the plan %1 does not fail: no NaN or Inf and the image is </source>
+        <translation>方案 %1 不会失败：没有 NaN 或 Inf，图像判定为</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no component runs in fp16 under this plan, so no block can be moved out of fp16; the failure does not come from fp16 overflow</source>
+        <translation>此方案下没有组件以 fp16 运行，因此没有块可以移出 fp16；失败并非来自 fp16 溢出</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>no bisection: the remedies were tried without format changes</source>
+        <translation>未进行二分：所试的补救措施不改变格式</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>bf16 emulated (fp32 compute, weights and every op output rounded to bf16, as a GPU stores them)</source>
+        <translation>bf16 为模拟（以 fp32 计算，权重和每个运算的输出都舍入为 bf16，与 GPU 的存储方式相同）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>bf16 native (oneDNN, bf16 instructions)</source>
+        <translation>bf16 为原生（oneDNN，使用 bf16 指令）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>bf16 native (oneDNN without bf16 instructions: about 13x slower than fp32, and it accumulates in bf16 in places)</source>
+        <translation>bf16 为原生（oneDNN，无 bf16 指令：比 fp32 慢约 13 倍，且部分地方以 bf16 累加）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>; mode emulated</source>
+        <translation>；模式：模拟</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; mode native</source>
+        <translation>；模式：原生</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; mode auto</source>
+        <translation>；模式：自动</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>all components loaded whole: %1 in this plan; budget %2 available</source>
+        <translation>所有组件整体加载：此方案下 %1；预算：可用 %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>all components loaded whole: %1 in this plan; budget %2 (HALFSCOPE_MEMORY_LIMIT_MB)</source>
+        <translation>所有组件整体加载：此方案下 %1；预算：%2（HALFSCOPE_MEMORY_LIMIT_MB）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>all components loaded whole: %1 in this plan; budget unknown</source>
+        <translation>所有组件整体加载：此方案下 %1；预算未知</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 streamed block by block: %2 stored, %3 per block in %4</source>
+        <translation>%1 逐块流式加载：存储 %2，每块 %3（%4）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 streamed block by block: %2 stored, %3 per block in fp32 (emulated %4)</source>
+        <translation>%1 逐块流式加载：存储 %2，每块 %3（fp32，模拟 %4）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; %1 loaded whole (%2)</source>
+        <translation>；%1 整体加载（%2）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; budget %1 available</source>
+        <translation>；预算：可用 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; budget %1 (HALFSCOPE_MEMORY_LIMIT_MB)</source>
+        <translation>；预算：%1（HALFSCOPE_MEMORY_LIMIT_MB）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; text encoders freed after each prompt is encoded</source>
+        <translation>；每个提示词编码后即释放文本编码器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fp16 check from weights (%1 ms): </source>
+        <translation>基于权重的 fp16 检查（%1 毫秒）：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fp16 check from weights: skipped for %1 MiB of weights (halfscope-cli inspect runs it)</source>
+        <translation>基于权重的 fp16 检查：权重有 %1 MiB，已跳过（可用 halfscope-cli inspect 运行）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>fp16 check from weights: not available (%1)</source>
+        <translation>基于权重的 fp16 检查：不可用（%1）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 fp16 safe</source>
+        <translation>%1 fp16 安全</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 at risk</source>
+        <translation>%1 有风险</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 will overflow</source>
+        <translation>%1 将溢出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (%1, clean-run peak %2)</source>
+        <translation>（%1，正常运行峰值 %2）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (%1, stored weight %2)</source>
+        <translation>（%1，存储的权重 %2）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (%1, estimated peak %2)</source>
+        <translation>（%1，估计峰值 %2）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no weights</source>
+        <translation>没有权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
@@ -759,7 +1007,7 @@
         <translation>（%4 个值中有 %1 个 +Inf、%2 个 -Inf、%3 个 NaN）</translation>
     </message>
     <message>
-        <location line="+168"/>
+        <location line="+178"/>
         <source>cannot_fix</source>
         <translation>无法修复</translation>
     </message>
@@ -794,12 +1042,12 @@
         <translation>图像</translation>
     </message>
     <message>
-        <location line="-176"/>
+        <location line="-186"/>
         <source>(step %1)</source>
         <translation>（第 %1 步）</translation>
     </message>
     <message>
-        <location line="+166"/>
+        <location line="+176"/>
         <source>fixed</source>
         <translation>已修复</translation>
     </message>
@@ -819,7 +1067,7 @@
         <translation>收缩</translation>
     </message>
     <message>
-        <location line="-173"/>
+        <location line="-183"/>
         <source>none</source>
         <translation>无</translation>
     </message>
@@ -864,22 +1112,27 @@
         <translation>%1 层热力图</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>heatmap legend</source>
         <translation>热力图图例</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>≤16 bits below</source>
         <translation>余量 ≥16 位</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>over 65504</source>
         <translation>超过 65504</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>first NaN/Inf</source>
         <translation>首个 NaN/Inf</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>first non-finite value</source>
         <translation>首个非有限值</translation>
     </message>
@@ -939,12 +1192,13 @@
         <translation>扩散过程</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../widgets/controls/engine_messages.cpp" line="-100"/>
+        <location filename="../widgets/controls/report_phrases.cpp" line="+1"/>
         <source>%1 non-finite values</source>
         <translation>%1 个非有限值</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../widgets/controls/report_phrases.cpp" line="+1"/>
         <source>It did not reach the image.</source>
         <translation>它没有传到图像。</translation>
     </message>
@@ -984,11 +1238,12 @@
         <translation>没有点达到 65520（fp16 的最大有限值为 65504；从 65520 起的值舍入为 Inf）：预测在 fp16 中都不会溢出。最小余量：%1 位。</translation>
     </message>
     <message>
+        <location line="+4"/>
         <source>This run already failed: its first non-finite value is at %1 (fp16&apos;s largest finite value, 65504; values from 65520 round to Inf). The headroom figures are over its finite values; least headroom: %2 bits.</source>
         <translation>本次运行已经失败：首个非有限值出现在 %1（fp16 的最大有限值为 65504；从 65520 起的值舍入为 Inf）。余量数据只针对其有限值；最小余量：%2 位。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>%1 point predicted to overflow</source>
         <translation>预测有 %1 个点溢出</translation>
     </message>
@@ -1795,29 +2050,29 @@
     </message>
     <message>
         <location line="+62"/>
-        <location line="+76"/>
+        <location line="+77"/>
         <source>Searching...</source>
         <translation>正在搜索…</translation>
     </message>
     <message>
-        <location line="-60"/>
-        <location line="+70"/>
+        <location line="-61"/>
+        <location line="+71"/>
         <source>pass</source>
         <translation>通过</translation>
     </message>
     <message>
-        <location line="-70"/>
-        <location line="+70"/>
+        <location line="-71"/>
+        <location line="+71"/>
         <source>fail</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-64"/>
+        <location line="-65"/>
         <source>, difference %1</source>
         <translation>，差异 %1</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>Plan: %1</source>
         <translation>精度方案：%1</translation>
     </message>
@@ -1827,7 +2082,7 @@
         <translation>代价针对：%1</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>Apply</source>
         <translation>应用</translation>
     </message>
@@ -1840,15 +2095,15 @@
 <context>
     <name>GuiAdvice</name>
     <message>
-        <location filename="../app/gui/gui_advice.cpp" line="+64"/>
-        <source>In the studio, open the model file and its parts together: File &gt; Open model files… takes the model, its VAE and its text encoders at once, and File &gt; Model library… picks a whole set.</source>
-        <translation>在工作室中，请将模型文件与其组成部分一起打开：“文件 &gt; 打开模型文件…”可同时选取模型、其 VAE 和文本编码器，“文件 &gt; 模型库…”可选取整套文件。</translation>
+        <location filename="../app/gui/gui_advice.cpp" line="+72"/>
+        <source>In the studio, choose the missing file with the button below, or open the model file and its parts together: File &gt; Open model files… takes the model, its VAE and its text encoders at once, and File &gt; Model library… picks a whole set.</source>
+        <translation>在工作室中，可用下方的按钮选择缺少的文件，或将模型文件及其各部分一起打开：“文件 &gt; 打开模型文件…”可同时选取模型、它的 VAE 和文本编码器，“文件 &gt; 模型库…”可选取整套文件。</translation>
     </message>
     <message>
         <location line="+6"/>
-        <source>In the studio, a tokenizer is found beside the files: put its folder, named %1, beside the model file or beside its text encoder&apos;s file and open the model again. Where Halfscope bundles the tokenizer (CLIP-L), it is used when none is there. File &gt; Model library… names what a set lacks before it opens.</source>
+        <source>In the studio, choose the tokenizer&apos;s folder with the button below, or put its folder, named %1, beside the model file or beside its text encoder&apos;s file and open the model again. Where Halfscope bundles the tokenizer (CLIP-L), it is used when none is there. File &gt; Model library… names what a set lacks before it opens.</source>
         <extracomment>%1: the folder names a tokenizer is looked for under (&quot;tokenizer&quot;, &quot;tokenizer_2&quot;).</extracomment>
-        <translation>在工作室中，分词器是在文件旁边查找的：请把名为 %1 的分词器文件夹放在模型文件或其文本编码器文件旁边，然后重新打开模型。对于 Halfscope 自带的分词器（CLIP-L），在找不到时会使用自带的。“文件 &gt; 模型库…”会在打开之前指出一套文件缺少什么。</translation>
+        <translation>在工作室中，可用下方的按钮选择分词器的文件夹，或把名为 %1 的分词器文件夹放在模型文件或其文本编码器文件旁边，然后重新打开模型。对于 Halfscope 自带的分词器（CLIP-L），找不到时会使用自带的。“文件 &gt; 模型库…”会在打开之前列出一套文件还缺少什么。</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -1933,7 +2188,7 @@
 <context>
     <name>HistoryTableModel</name>
     <message>
-        <location filename="../widgets/history/history_table_model.cpp" line="+15"/>
+        <location filename="../widgets/history/history_table_model.cpp" line="+16"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -2023,7 +2278,7 @@
         <translation>错误</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+9"/>
         <source>%1 / %2</source>
         <translation>%1 / %2</translation>
     </message>
@@ -2736,7 +2991,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../app/gui/main_window.cpp" line="+73"/>
+        <location filename="../app/gui/main_window.cpp" line="+75"/>
         <location line="+140"/>
         <source>Halfscope</source>
         <translation>Halfscope</translation>
@@ -2834,7 +3089,7 @@
         <translation>Ctrl+L</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>&amp;Export report...</source>
         <translation>导出报告(&amp;E)…</translation>
     </message>
@@ -3005,7 +3260,7 @@
         <translation>打开单文件检查点（flux1-dev.safetensors），或一次选中一组文件：模型本身、它的 VAE（ae.safetensors）和文本编码器（clip_l、t5xxl）。每个文件的用途根据其内容自动识别。也可以把这些文件拖放到此面板上。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+31"/>
         <source>Open a model folder</source>
         <translation>打开模型文件夹</translation>
     </message>
@@ -3097,8 +3352,18 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>text encoder 3</source>
+        <translation>文本编码器 3</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>tokenizer 2</source>
         <translation>分词器 2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tokenizer 3</source>
+        <translation>分词器 3</translation>
     </message>
     <message>
         <location line="+20"/>
@@ -3111,7 +3376,7 @@
         <translation>正在加载 %1…</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>The model could not be opened.</source>
         <translation>无法打开该模型。</translation>
     </message>
@@ -3130,27 +3395,51 @@
         <source>%1 is still loaded.</source>
         <translation>%1 仍处于加载状态。</translation>
     </message>
+    <message>
+        <location line="+26"/>
+        <source>Choose the %1 folder…</source>
+        <translation>选择%1文件夹…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Choose the %1 file…</source>
+        <translation>选择%1文件…</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Model library…</source>
+        <translation>模型库…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Pick a whole set of files from the model library; it names what a set lacks before it opens.</source>
+        <translation>从模型库中挑选整套文件；打开之前它会列出一套文件还缺少什么。</translation>
+    </message>
 </context>
 <context>
     <name>PrecisionPanel</name>
     <message>
+        <location filename="../widgets/panels/precision_panel.cpp" line="+70"/>
         <source>GPU memory cap</source>
         <translation>GPU 显存上限</translation>
     </message>
     <message>
+        <location line="+63"/>
         <source> GB</source>
         <translation> GB</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>no cap</source>
         <translation>不设上限</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Lets a run take at most this much of the GPU&apos;s memory, so that a larger card behaves like a 16 GB T4 or a 12 GB RTX 3060: a model that would not fit there runs out of memory here too. Applied when the model is loaded.</source>
         <translation>运行最多只能占用 GPU 的这么多显存，使大显存的卡表现得像 16 GB 的 T4 或 12 GB 的 RTX 3060：在那些卡上放不下的模型，在这里同样会显存不足。在加载模型时生效。</translation>
     </message>
     <message>
-        <location filename="../widgets/panels/precision_panel.cpp" line="+48"/>
+        <location line="-88"/>
         <source>Text encoder</source>
         <translation>文本编码器</translation>
     </message>
@@ -3175,7 +3464,7 @@
         <translation>适配器</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+36"/>
         <source>e.g. transformer=fp16,transformer.transformer_blocks.2=bf16</source>
         <translation>例如 transformer=fp16,transformer.transformer_blocks.2=bf16</translation>
     </message>
@@ -3255,12 +3544,12 @@
         <translation>显存 GB</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+13"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Advice for:</source>
         <translation>建议针对：</translation>
     </message>
@@ -3295,7 +3584,7 @@
         <translation>存储精度（%1）</translation>
     </message>
     <message>
-        <location line="+91"/>
+        <location line="+100"/>
         <source>%1, native</source>
         <translation>%1，原生</translation>
     </message>
@@ -3564,11 +3853,12 @@
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+29"/>
         <source>step %1 (%2/%3 done)</source>
         <translation>第 %1 步（已完成 %2/%3）</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>%1/%2 done</source>
         <translation>已完成 %1/%2</translation>
     </message>
@@ -4040,12 +4330,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../app/gui/run_worker.cpp" line="+29"/>
+        <location filename="../app/gui/run_worker.cpp" line="+30"/>
         <source>Not enough memory for this model and precision plan (%1). Try a smaller size, or bf16/fp16 for the largest component.</source>
         <translation>内存不足，无法运行此模型和精度方案（%1）。请尝试更小的尺寸，或将最大的组件设为 bf16/fp16。</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+71"/>
         <source>prompt encoded in %1 s</source>
         <translation>提示词编码完成，用时 %1 秒</translation>
     </message>
@@ -4419,7 +4709,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
 <context>
     <name>Studio</name>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+29"/>
+        <location filename="../app/gui/studio.cpp" line="+30"/>
         <location line="+6"/>
         <location filename="../app/gui/studio_records.cpp" line="+111"/>
         <source>stored dtypes</source>
@@ -4432,7 +4722,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>存储精度</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <source>The run history is not available, runs will not be saved: %1</source>
         <translation>运行历史记录不可用，运行将不会被保存：%1</translation>
     </message>
@@ -4458,12 +4748,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行 %1 已保存</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_events.cpp" line="+122"/>
+        <location filename="../app/gui/studio_events.cpp" line="+128"/>
         <source>loading failed</source>
         <translation>加载失败</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Loading %1 was stopped; the model stays %2</source>
         <translation>已停止加载 %1；当前模型仍为 %2</translation>
     </message>
@@ -4565,12 +4855,12 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>正在加载 %1，附带 %2</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+23"/>
         <source>Loading the model files %1</source>
         <translation>正在加载模型文件 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_events.cpp" line="-283"/>
+        <location filename="../app/gui/studio_events.cpp" line="-285"/>
         <source>Halfscope demo model</source>
         <translation>Halfscope 演示模型</translation>
     </message>
@@ -4580,7 +4870,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>此模型不接受负面提示词：FLUX.1 经过引导蒸馏，每步只用提示词进行一次前向计算，引导系数是模型的一个输入。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>Loaded %1 for the plan %2: %3</source>
         <translation>已按精度方案 %2 加载 %1：%3</translation>
     </message>
@@ -4615,7 +4905,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>模型已加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio.cpp" line="+7"/>
+        <location filename="../app/gui/studio.cpp" line="+16"/>
         <location line="+123"/>
         <location line="+18"/>
         <source>Open a model first</source>
@@ -4637,7 +4927,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>正在停止加载模型</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_events.cpp" line="+38"/>
+        <location filename="../app/gui/studio_events.cpp" line="+39"/>
         <source>Run %1 started: %2, seed %3, %4 steps</source>
         <translation>运行 %1 已开始：%2，种子 %3，%4 步</translation>
     </message>

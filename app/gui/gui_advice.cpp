@@ -70,15 +70,16 @@ GuiAdvice guiLoadAdvice(const QString& engineMessage) {
     QStringList ways;
     if (!weightParts.isEmpty() || model)
         ways << GuiAdvice::tr(
-            "In the studio, open the model file and its parts together: File > Open model "
-            "files\u2026 takes the model, its VAE and its text encoders at once, and File > Model "
-            "library\u2026 picks a whole set.");
+            "In the studio, choose the missing file with the button below, or open the model "
+            "file and its parts together: File > Open model files\u2026 takes the model, its VAE "
+            "and its text encoders at once, and File > Model library\u2026 picks a whole set.");
     if (!tokenizerFolders.isEmpty())
         //: %1: the folder names a tokenizer is looked for under ("tokenizer", "tokenizer_2").
         ways << GuiAdvice::tr(
-                    "In the studio, a tokenizer is found beside the files: put its folder, named "
-                    "%1, beside the model file or beside its text encoder's file and open the "
-                    "model again. Where Halfscope bundles the tokenizer (CLIP-L), it is used when "
+                    "In the studio, choose the tokenizer's folder with the button below, or put "
+                    "its folder, named %1, beside the model file or beside its text encoder's file "
+                    "and open the model again. Where Halfscope bundles the tokenizer (CLIP-L), it "
+                    "is used when "
                     "none is there. File > Model library\u2026 names what a set lacks before it "
                     "opens.")
                     .arg(tokenizerFolders.join(GuiAdvice::tr(" or ")));

@@ -22,6 +22,7 @@
 #include "ctl_bring_into_view.h"
 #include "ctl_device_choice.h"
 #include "ctl_wheel_guard.h"
+#include "engine_text.h"
 #include "failure_banner.h"
 #include "fix_panel.h"
 #include "history_browser.h"
@@ -225,6 +226,7 @@ void MainWindow::buildMenus() {
             d->activateWindow();
         });
     m_libraryAction->setObjectName("modelLibraryAction");
+    connect(m_views->model, &ModelPanel::libraryRequested, m_libraryAction, &QAction::trigger);
     // File > Reproduce image... and PNGs dropped on the window (reproduce_image.h).
     file->addAction((new ReproduceImage(*m_studio, *m_views, m_libraryAction, this))->action());
     file->addAction(tr("&Export report..."), QKeySequence(tr("Ctrl+E")), this,
@@ -337,7 +339,9 @@ void MainWindow::applyCpuBf16(const QString& mode) {
     hs::setCpuBf16Mode(*m);
     m_views->precision->setDevices(deviceChoices());
     m_views->log->info(
-        tr("bf16 on the CPU: %1").arg(QString::fromStdString(hs::cpuBf16Description())), "load");
+        tr("bf16 on the CPU: %1")
+            .arg(engine_text::text(hs::cpuBf16DescriptionMessage(), hs::cpuBf16Description())),
+        "load");
     if (m_studio->model())  // weights convert at load
         m_studio->openModel(m_studio->model()->dir, m_studio->model()->files);
 }

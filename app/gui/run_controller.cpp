@@ -22,7 +22,7 @@ RunController::RunController(QObject* parent)
     connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     // Every connection is made before the thread starts; worker -> controller ones are queued
     // (different threads), so handlers below run on the GUI thread.
-    forwardEvents(m_worker, this, &RunEvents::loaded, &RunEvents::loadFailed,
+    forwardEvents(m_worker, this, &RunEvents::loadTried, &RunEvents::loaded, &RunEvents::loadFailed,
                   &RunEvents::loadStopped, &RunEvents::estimate, &RunEvents::estimateChecked,
                   &RunEvents::stage, &RunEvents::stepDone, &RunEvents::preview,
                   &RunEvents::firstNonFinite, &RunEvents::decodeFailed, &RunEvents::decodeStopped,

@@ -14,6 +14,8 @@ public:
     using QObject::QObject;
 
 signals:
+    // A load of `model` completed by `files` begins (a file set: after its files were sorted).
+    void loadTried(const QString& model, const hs::ModelFiles& files);
     void loaded(const LoadedModel& model);
     void loadFailed(const QString& message);
     void loadStopped(const QString& model);  // Stop cancelled the load of `model`

@@ -32,7 +32,7 @@ struct LoadedModel {
     // own scheduler only.
     QStringList samplerIds, samplerLabels;
     bool comfySamplers = false;  // runs take ComfyUI's samplers by name (RunConfig::comfySampler)
-    QStringList vocabulary;  // the only words the model understands (the demo's); empty: any
+    QStringList vocabulary;      // the only words the model understands (the demo's); empty: any
     // Empty for a fresh load; after a plan change on the loaded model, the components whose
     // weights it converted again (the others were kept as they were).
     bool planChange = false;
@@ -59,6 +59,7 @@ struct RunJob {
 Q_DECLARE_METATYPE(LoadedModel)
 Q_DECLARE_METATYPE(RunJob)
 Q_DECLARE_METATYPE(hs::RunConfig)
+Q_DECLARE_METATYPE(hs::ModelFiles)
 Q_DECLARE_METATYPE(hs::StepRecord)
 Q_DECLARE_METATYPE(std::vector<hs::ProbeRecord>)
 Q_DECLARE_METATYPE(hs::PreviewImage)

@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 #include <new>
 
+#include "engine_text.h"
 #include "file_set.h"
 
 // LibTorch through its wrapper first, before any engine header includes it with Qt's `slots`
@@ -65,6 +66,7 @@ void RunWorker::load(const QString& model, const hs::ModelFiles& files,
                      std::shared_ptr<const std::atomic<bool>> stop) {
     const hs::CancelScope closing(&m_flags->closing);
     const hs::CancelScope stopped(stop.get());
+    emit loadTried(model, files);
     hs::RunConfig cfg;
     cfg.modelDir = model.toStdString();
     cfg.modelFiles = files;
@@ -172,7 +174,7 @@ bool RunWorker::ensureLoaded(const hs::RunConfig& cfg, QString& error, int jobId
     m.files = cfg.modelFiles;
     for (const auto& line : m_pipeline->detected()) m.detected << QString::fromStdString(line);
     m.pipelineClass = QString::fromStdString(m_pipeline->pipelineClass());
-    m.memoryPlan = QString::fromStdString(m_pipeline->memoryPlan());
+    m.memoryPlan = engine_text::text(m_pipeline->memoryPlanMessage(), m_pipeline->memoryPlan());
     const hs::RunDefaults defaults = m_pipeline->defaults();
     m.defaultSteps = defaults.steps;
     m.defaultGuidance = defaults.guidance;
@@ -274,6 +276,7 @@ void registerRunMetaTypes() {
     qRegisterMetaType<LoadedModel>();
     qRegisterMetaType<RunJob>();
     qRegisterMetaType<hs::RunConfig>();
+    qRegisterMetaType<hs::ModelFiles>();
     qRegisterMetaType<hs::StepRecord>();
     qRegisterMetaType<std::vector<hs::ProbeRecord>>();
     qRegisterMetaType<hs::PreviewImage>();

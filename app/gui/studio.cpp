@@ -50,6 +50,7 @@ Studio::Studio(const StudioViews& v, RunHistory* history, QObject* parent)
     connect(m_v.model, &ModelPanel::openRequested, this,
             [this](const QString& dir) { openModel(dir); });
     connect(m_v.model, &ModelPanel::openFilesRequested, this, &Studio::openFiles);
+    connect(m_v.model, &ModelPanel::partChosen, this, &Studio::openWithPart);
     connect(m_v.previews, &PreviewStrip::stepClicked, this, [this](int s) { decodeStep(-1, s); });
     connect(m_v.compare, &CompareView::previewClicked, this, &Studio::decodeStep);
     connect(m_v.compare, &CompareView::differencePairChanged, this, &Studio::updateDivergence);
@@ -183,6 +184,14 @@ void Studio::openFiles(const QStringList& files) {
     if (!m_v.prompt->isRunning()) m_v.prompt->setRunning(true);
     emit busyChanged(true);
 }
+void Studio::openWithPart(const QString& slot, const QString& path) {
+    const hs::ModelFileSlot* part = hs::modelFileSlot(slot.toStdString());
+    if (!part || m_triedModel.isEmpty()) return;
+    hs::ModelFiles files = m_triedFiles;
+    files.*(part->path) = path.toStdString();
+    openModel(m_triedModel, files);
+}
+
 void Studio::generate() {
     if (!m_model) {
         m_v.log->error(tr("Open a model first"), "run");

@@ -65,6 +65,9 @@ public:
     // Files picked or dropped together: which is the model and which its VAE and text encoders
     // is found from what each holds (file_set.h).
     void openFiles(const QStringList& files);
+    // The last load that was tried again, with `path` as its part `slot` ("tokenizer_2", "vae"):
+    // what the model panel's part buttons do after a load failed for want of that part.
+    void openWithPart(const QString& slot, const QString& path);
     void generate();
     // Called with each Generate's run before it starts, to change it (a reproduction's sampler).
     void setRunAmendment(std::function<void(hs::RunConfig&)> amend) { m_amend = std::move(amend); }
@@ -161,6 +164,10 @@ private:
     RunHistory* m_history;
     RunController* m_controller;
     std::optional<LoadedModel> m_model;
+    // The model and files of the last load begun (a file set's after sorting): a failed load's
+    // missing part is added to these.
+    QString m_triedModel;
+    hs::ModelFiles m_triedFiles;
     QMap<int, Job> m_jobs;
     int m_viewJob = 0;  // job whose steps the single-run views show
     std::optional<hs::RunRecord> m_lastRun;
@@ -174,7 +181,7 @@ private:
         qint64 historyId;
         hs::RunRecord record;
     };
-    QVector<Unsaved> m_unsaved;     // outcomes a locked history refused, to write again
+    QVector<Unsaved> m_unsaved;  // outcomes a locked history refused, to write again
     std::function<void(hs::RunConfig&)> m_amend;
     bool m_lastWasCompare = false;  // what Export report writes: the comparison or the last run
     struct Measured {

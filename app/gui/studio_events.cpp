@@ -41,6 +41,11 @@ void Studio::connectController() {
     auto* c = m_controller;
     connect(c, &RunController::loaded, this, &Studio::onLoaded);
     connect(c, &RunController::loadFailed, this, &Studio::onLoadFailed);
+    connect(c, &RunController::loadTried, this,
+            [this](const QString& model, const hs::ModelFiles& files) {
+                m_triedModel = model;
+                m_triedFiles = files;
+            });
     connect(c, &RunController::loadStopped, this, &Studio::onLoadStopped);
     connect(c, &RunController::jobStarted, this, &Studio::onJobStarted);
     connect(c, &RunController::stage, this, &Studio::onStage);
@@ -96,7 +101,8 @@ void Studio::onLoaded(const LoadedModel& m) {
     if (!m.planChange) {
         for (const auto& line : m.detected) m_v.log->info(guiPartNames(line), "load");
         // Before any run: fp16 safe / at risk / will overflow per component, from the weights.
-        m_v.log->info(qs(hs::loadTimeWeightCheck(m.dir.toStdString())), "load");
+        const hs::MessageText check = hs::loadTimeWeightCheckMessage(m.dir.toStdString());
+        m_v.log->info(engine_text::text(check, hs::englishText(check)), "load");
         m_v.log->info(
             tr("Loaded %1 for the plan %2: %3").arg(m.dir, m.effectivePlan, parts.join(", ")),
             "load");
@@ -118,10 +124,11 @@ void Studio::onLoaded(const LoadedModel& m) {
 }
 
 void Studio::onLoadFailed(const QString& engineMessage) {
-    const QString message = guiLoadAdvice(engineMessage).text;  // no command-line options
+    const GuiAdvice advice = guiLoadAdvice(engineMessage);  // no command-line options
     m_v.prompt->setStage(tr("loading failed"));
-    m_v.model->setError(message);
-    m_v.log->error(message, "load");
+    m_v.model->setError(advice.text);
+    m_v.model->offerParts(advice.parts);  // a button for each missing part
+    m_v.log->error(advice.text, "load");
 }
 
 void Studio::onLoadStopped(const QString& dir) {
@@ -351,12 +358,12 @@ void Studio::onSearchFinished(int id, const hs::PrecisionSearch& s) {
     m_lastSearch = s;
     m_v.prompt->setStage(tr("Find minimal fix ended"));
     if (!s.planFails) {
-        m_v.fix->setMessage(qs(s.result.message));
+        m_v.fix->setMessage(engine_text::text(s.result.messageText, s.result.message));
     } else {
         m_v.fix->setResult(s.result);
     }
     if (s.remedies) m_v.fix->setRemedies(*s.remedies);
-    m_v.log->info(qs(s.result.message), "fix");
+    m_v.log->info(engine_text::text(s.result.messageText, s.result.message), "fix");
     if (s.remedies && !s.remedies->message.empty())
         m_v.log->info(engine_text::text(s.remedies->messageText, s.remedies->message), "fix");
     emit busyChanged(isBusy());

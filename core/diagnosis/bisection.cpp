@@ -4,11 +4,11 @@
 #include <exception>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "base/cancel.h"  // Cancelled only: header-only, no engine
 #include "base/enum_names.h"
 #include "diagnosis/blocks.h"
+#include "diagnosis/image_verdict.h"
 
 namespace hs {
 
@@ -29,27 +29,37 @@ PrecisionPlan planWithSafeBlocks(const PrecisionPlan& failing,
     return p;
 }
 
-bool trialPasses(const TrialOutcome& o, double tolerance, std::string* why) {
-    std::ostringstream s;
+bool trialPasses(const TrialOutcome& o, double tolerance, std::string* why,
+                 MessageText* whyMessage) {
+    MessageText m;
     bool pass = false;
+    const Message verdict = verdictNameMessage(o.verdict);
     if (!o.error.empty()) {
-        s << "the trial did not run: " << o.error;
+        m = {{"trial.not_run", {o.error}}};
     } else if (!o.allFinite || o.nonFinite > 0) {
-        s << o.nonFinite << " non-finite values";
-        if (!o.verdict.empty()) s << " (verdict " << o.verdict << ")";
+        m = {{"trial.nonfinite", {std::to_string(o.nonFinite)}}};
+        if (!o.verdict.empty())
+            m.insert(m.end(), {{"trial.verdict_open", {}}, verdict, {"trial.verdict_close", {}}});
     } else if (!o.verdict.empty() && o.verdict != "ok") {
-        s << "all finite but the image is " << o.verdict;
+        m = {{"trial.finite_but", {}}, verdict};
     } else if (!std::isnan(o.difference) && !(o.difference <= tolerance)) {
-        s << "difference " << o.difference << " to the reference is above the tolerance "
-          << tolerance;
+        m = {{"trial.difference_above", {numberText(o.difference), numberText(tolerance)}}};
     } else {
         pass = true;
-        s << "passes: all finite";
-        if (!o.verdict.empty()) s << ", verdict " << o.verdict;
-        if (!std::isnan(o.difference)) s << ", difference " << o.difference << " <= " << tolerance;
+        m = {{"trial.passes", {}}};
+        if (!o.verdict.empty()) m.insert(m.end(), {{"trial.passes_verdict", {}}, verdict});
+        if (!std::isnan(o.difference))
+            m.push_back(
+                {"trial.passes_difference", {numberText(o.difference), numberText(tolerance)}});
     }
-    if (why) *why = s.str();
+    if (why) *why = englishText(m);
+    if (whyMessage) *whyMessage = std::move(m);
     return pass;
+}
+
+void setNoBisectionForRemedies(BisectionResult& r) {
+    r.messageText = {{"bisection.remedies_only", {}}};
+    r.message = englishText(r.messageText);
 }
 
 namespace {
@@ -91,7 +101,7 @@ public:
             t.outcome = TrialOutcome{};
             t.outcome.error = "unknown exception";
         }
-        t.passed = trialPasses(t.outcome, m_opt.tolerance, &t.why);
+        t.passed = trialPasses(t.outcome, m_opt.tolerance, &t.why, &t.whyMessage);
         m_r.trials.push_back(t);
         if (m_opt.onTrial) m_opt.onTrial(m_r.trials.back());
         m_cache[set] = t.passed;
@@ -167,37 +177,43 @@ private:
         // Normalised, as every plan shown reads: one rule per path.
         m_r.plan = planWithSafeBlocks(m_failing, m_r.keptBlocks, m_opt.safeFormat).normalised();
         m_r.planText = m_r.plan.toString();
-        std::ostringstream s;
         const std::string safe = formatName(m_opt.safeFormat);
         const size_t n = m_candidates.size();
-        const std::string trials =
-            std::to_string(m_r.trials.size()) + (m_r.trials.size() == 1 ? " trial" : " trials");
-        const std::string kept = std::to_string(m_r.keptBlocks.size()) + " of " +
-                                 std::to_string(n) + " blocks in " + safe + " (" +
-                                 describeBlocks(m_r.keptBlocks) + ")";
+        const bool oneTrial = m_r.trials.size() == 1;
+        const std::vector<std::string> kept = {std::to_string(m_r.keptBlocks.size()),
+                                               std::to_string(n), safe,
+                                               describeBlocks(m_r.keptBlocks)};
+        MessageText& m = m_r.messageText;
         switch (m_r.status) {
-            case BisectionStatus::Fixed:
-                s << "keeping " << kept << " fixes the run; found in " << trials;
+            case BisectionStatus::Fixed: {
+                std::vector<std::string> args = kept;
+                if (!oneTrial) args.push_back(std::to_string(m_r.trials.size()));
+                m = {{oneTrial ? "bisection.fixed_one" : "bisection.fixed", args}};
                 break;
+            }
             case BisectionStatus::CannotFix:
-                s << "even with all " << n << " candidate blocks in " << safe << " the run fails ("
-                  << m_r.trials.back().why << "): the cause lies outside these blocks";
+                m = {{"bisection.cannot_fix_open", {std::to_string(n), safe}}};
+                m.insert(m.end(), m_r.trials.back().whyMessage.begin(),
+                         m_r.trials.back().whyMessage.end());
+                m.push_back({"bisection.cannot_fix_close", {}});
                 break;
             case BisectionStatus::IterationLimit:
-            case BisectionStatus::Cancelled:
-                s << (m_r.cancelled() ? "cancelled" : "stopped at the limit") << " after "
-                  << trials;
+            case BisectionStatus::Cancelled: {
+                std::string id = m_r.cancelled() ? "bisection.cancelled" : "bisection.limit";
+                if (oneTrial) id += "_one";
+                m = {{id, oneTrial ? std::vector<std::string>{}
+                                   : std::vector<std::string>{std::to_string(m_r.trials.size())}}};
                 if (m_haveBest)
-                    s << "; the smallest passing set so far keeps " << kept
-                      << " and may not be minimal";
+                    m.push_back({"bisection.best_so_far", kept});
                 else
-                    s << " before any plan passed";
+                    m.push_back({"bisection.none_passed", {}});
                 break;
+            }
             case BisectionStatus::NoCandidates:
-                s << "no candidate blocks to bisect";
+                m = {{"bisection.no_candidates", {}}};
                 break;
         }
-        m_r.message = s.str();
+        m_r.message = englishText(m);
     }
 
     const PrecisionPlan& m_failing;
@@ -223,7 +239,8 @@ BisectionResult bisectPrecision(const PrecisionPlan& failing,
     r.planText = failing.toString();
     if (candidates.empty()) {
         r.status = BisectionStatus::NoCandidates;
-        r.message = "no candidate blocks to bisect";
+        r.messageText = {{"bisection.no_candidates", {}}};
+        r.message = englishText(r.messageText);
         return r;
     }
     Bisector(failing, candidates, trial, options, r).run();

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "records/message.h"
 #include "records/precision_plan.h"
 
 namespace hs {
@@ -49,7 +50,8 @@ struct BisectionTrial {
     std::string planText;
     TrialOutcome outcome;
     bool passed = false;
-    std::string why;  // "passes: ...", or what made it fail
+    std::string why;         // "passes: ...", or what made it fail
+    MessageText whyMessage;  // the same as a message (empty in reports written before it)
 };
 
 struct BisectionOptions {
@@ -82,6 +84,7 @@ struct BisectionResult {
     std::string planText;                 // plan.toString()
     bool found = false;                   // keptBlocks passed a trial
     std::string message;                  // one sentence for the user
+    MessageText messageText;              // the same as a message (records/message.h)
 
     bool cancelled() const { return status == BisectionStatus::Cancelled; }
     bool hitIterationLimit() const { return status == BisectionStatus::IterationLimit; }
@@ -93,8 +96,13 @@ struct BisectionResult {
 PrecisionPlan planWithSafeBlocks(const PrecisionPlan& failing,
                                  const std::vector<std::string>& blocks, Format safe);
 
-// Whether an outcome passes, and why (shared with the report).
-bool trialPasses(const TrialOutcome& o, double tolerance, std::string* why = nullptr);
+// Whether an outcome passes, and why (shared with the report): in English and as a message.
+bool trialPasses(const TrialOutcome& o, double tolerance, std::string* why = nullptr,
+                 MessageText* whyMessage = nullptr);
+
+// The message given when remedies other than format changes were asked for, so no bisection
+// ran: "no bisection: the remedies were tried without format changes".
+void setNoBisectionForRemedies(BisectionResult& r);
 
 BisectionResult bisectPrecision(const PrecisionPlan& failing,
                                 const std::vector<std::string>& candidates,

@@ -66,6 +66,7 @@ struct RemedyRow {
     TrialOutcome outcome;
     bool passed = false;
     std::string why;
+    MessageText whyMessage;  // the same as a message (empty in reports written before it)
     double psnr = std::numeric_limits<double>::quiet_NaN();  // dB against the reference image
     double secondsPerStep = 0;                               // measured here
     double extraWeightMB = 0;  // weights beyond fp16 on the target, MB (10^6 bytes)

@@ -300,24 +300,32 @@ const ModuleRisk* WeightRiskReport::module(const std::string& name) const {
     return nullptr;
 }
 
-std::string componentLine(const WeightRiskReport& r) {
-    std::string out;
+MessageText componentLineMessage(const WeightRiskReport& r) {
+    static constexpr EnumName<Fp16Risk> ids[] = {
+        {Fp16Risk::Safe, "weight_check.safe"},
+        {Fp16Risk::AtRisk, "weight_check.at_risk"},
+        {Fp16Risk::WillOverflow, "weight_check.will_overflow"}};
+    MessageText out;
     for (const auto& c : r.components) {
-        if (!out.empty()) out += "; ";
-        out += c.component + " " + fp16RiskName(c.risk);
+        if (!out.empty()) out.push_back({"weight_check.separator", {}});
+        out.push_back({nameIn(ids, c.risk), {c.component}});
         if (c.risk == Fp16Risk::Safe) continue;
         std::string module = c.worstModule;
         if (module.rfind(c.component + ".", 0) == 0) module = module.substr(c.component.size() + 1);
         const bool stored = c.reason.find("weight would overflow") != std::string::npos ||
                             c.reason.find("saturates") != std::string::npos ||
                             c.reason.find("non-finite") != std::string::npos;
-        out += " (" + module + ", " +
-               (c.measured ? "clean-run peak "
-                : stored   ? "stored weight "
-                           : "estimated peak ") +
-               num(c.peak) + ")";
+        out.push_back({c.measured ? "weight_check.measured"
+                       : stored   ? "weight_check.stored"
+                                  : "weight_check.estimated",
+                       {module, num(c.peak)}});
     }
-    return out.empty() ? "no weights" : out;
+    if (out.empty()) out.push_back({"weight_check.none", {}});
+    return out;
+}
+
+std::string componentLine(const WeightRiskReport& r) {
+    return englishText(componentLineMessage(r));
 }
 
 std::string formatWeightRisk(const WeightRiskReport& r, size_t top) {

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "records/format_types.h"
+#include "records/message.h"
 
 namespace hs {
 
@@ -107,6 +108,7 @@ void applyHeadroom(WeightRiskReport& report, const HeadroomReport& run);
 // "text_encoder fp16 safe; transformer at risk (context_embedder, estimated peak 2.1e+04); vae
 // fp16 safe": one short line for a log.
 std::string componentLine(const WeightRiskReport& r);
+MessageText componentLineMessage(const WeightRiskReport& r);  // the same line as a message
 // Per-component verdicts and the `top` riskiest modules with reasons, for a terminal.
 std::string formatWeightRisk(const WeightRiskReport& r, size_t top = 5);
 nlohmann::json toJson(const WeightRiskReport& r, size_t top = 5);

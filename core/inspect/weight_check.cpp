@@ -18,22 +18,26 @@ uint64_t safetensorsBytes(const std::string& path) {
     return n;
 }
 
-std::string loadTimeWeightCheck(const std::string& modelPath, uint64_t maxBytes) {
+MessageText loadTimeWeightCheckMessage(const std::string& modelPath, uint64_t maxBytes) {
     try {
         const uint64_t bytes = safetensorsBytes(modelPath);
-        if (bytes > maxBytes)
-            return "fp16 check from weights: skipped for " + std::to_string(bytes >> 20) +
-                   " MiB of weights (halfscope-cli inspect runs it)";
+        if (bytes > maxBytes) return {{"weight_check.skipped", {std::to_string(bytes >> 20)}}};
         const auto t0 = std::chrono::steady_clock::now();
         const WeightRiskReport r = predictFromWeights(modelPath);
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();
-        return "fp16 check from weights (" + std::to_string(int(ms + 0.5)) +
-               " ms): " + componentLine(r);
+        MessageText m = {{"weight_check.done", {std::to_string(int(ms + 0.5))}}};
+        const MessageText line = componentLineMessage(r);
+        m.insert(m.end(), line.begin(), line.end());
+        return m;
     } catch (const std::exception& e) {
-        return std::string("fp16 check from weights: not available (") + e.what() + ")";
+        return {{"weight_check.failed", {e.what()}}};
     }
+}
+
+std::string loadTimeWeightCheck(const std::string& modelPath, uint64_t maxBytes) {
+    return englishText(loadTimeWeightCheckMessage(modelPath, maxBytes));
 }
 
 }  // namespace hs

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "records/message.h"
+
 namespace hs {
 
 // Past this many bytes of safetensors weights the load-time check is skipped: it reads every
@@ -19,5 +21,8 @@ uint64_t safetensorsBytes(const std::string& path);
 // throws.
 std::string loadTimeWeightCheck(const std::string& modelPath,
                                 uint64_t maxBytes = kLoadTimeWeightCheckMaxBytes);
+// The same line as a message, for a reader in another language.
+MessageText loadTimeWeightCheckMessage(const std::string& modelPath,
+                                       uint64_t maxBytes = kLoadTimeWeightCheckMaxBytes);
 
 }  // namespace hs

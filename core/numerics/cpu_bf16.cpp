@@ -43,17 +43,20 @@ Execution cpuBf16Execution() {
     return resolveCpuBf16(cpuBf16Mode(), cpuHasBf16Instructions());
 }
 
-std::string cpuBf16Description() {
-    std::string s;
+MessageText cpuBf16DescriptionMessage() {
+    MessageText m;
     if (cpuBf16Execution() == Execution::Emulated)
-        s = "bf16 emulated (fp32 compute, weights and every op output rounded to bf16, as a GPU "
-            "stores them)";
+        m.push_back({"cpu_bf16.emulated", {}});
     else if (cpuHasBf16Instructions())
-        s = "bf16 native (oneDNN, bf16 instructions)";
+        m.push_back({"cpu_bf16.native", {}});
     else
-        s = "bf16 native (oneDNN without bf16 instructions: about 13x slower than fp32, and it "
-            "accumulates in bf16 in places)";
-    return s + "; mode " + cpuBf16Name(cpuBf16Mode());
+        m.push_back({"cpu_bf16.native_slow", {}});
+    m.push_back({"cpu_bf16.mode." + cpuBf16Name(cpuBf16Mode()), {}});
+    return m;
+}
+
+std::string cpuBf16Description() {
+    return englishText(cpuBf16DescriptionMessage());
 }
 
 }  // namespace hs

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "records/format_types.h"
+#include "records/message.h"
 
 namespace hs {
 
@@ -20,5 +21,6 @@ Execution cpuBf16Execution();
 // One line for tools and reports, e.g. "bf16 emulated (fp32 compute, weights and every op
 // output rounded to bf16, as a GPU stores them); mode emulated".
 std::string cpuBf16Description();
+MessageText cpuBf16DescriptionMessage();  // the same as a message
 
 }  // namespace hs

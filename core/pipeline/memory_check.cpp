@@ -6,9 +6,9 @@
 #include <numeric>
 #include <sstream>
 
+#include "base/pipeline_error.h"
 #include "io/safetensors.h"
 #include "numerics/format.h"
-#include "base/pipeline_error.h"
 
 namespace hs {
 namespace {
@@ -127,22 +127,28 @@ PartNeed needOf(const ComponentWeights& part, const PrecisionPolicy& policy) {
     return n;
 }
 
-// "fp32", "bf16", or "fp32 (emulated fp16)": what a block's weights are held in (tf32: fp32).
-std::string heldIn(const std::string& component, const PrecisionPolicy& policy) {
+// How a streamed part's blocks are held, as a message: "... per block in fp32" (tf32 too),
+// "in bf16" (native), "in fp32 (emulated fp16)".
+Message streamedMessage(const std::string& component, const PartNeed& need,
+                        const PrecisionPolicy& policy) {
     const Format f = policy.plan().resolve(component, Format::FP32);
-    if (storesFp32(f)) return "fp32";
-    if (policy.executionOf(f) == Execution::Native) return formatName(f);
-    return "fp32 (emulated " + formatName(f) + ")";
+    const bool emulated = !storesFp32(f) && policy.executionOf(f) != Execution::Native;
+    return {emulated ? "memory.streamed_emulated" : "memory.streamed",
+            {component, human(need.stored), human(need.largestBlock),
+             storesFp32(f) ? "fp32" : formatName(f)}};
 }
 
 bool fits(uint64_t need, uint64_t budget) {
     return need + need / 4 <= budget;
 }
 
+bool budgetFromEnvironment() {
+    return std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") != nullptr;
+}
+
 std::string budgetText(uint64_t budget) {
-    return human(budget) + (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB")
-                                ? " (HALFSCOPE_MEMORY_LIMIT_MB)"
-                                : " available");
+    return human(budget) +
+           (budgetFromEnvironment() ? " (HALFSCOPE_MEMORY_LIMIT_MB)" : " available");
 }
 
 }  // namespace
@@ -159,8 +165,12 @@ LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<Compone
     }
     const auto budget = memoryBudget(policy.device());
     if (!budget || fits(total, *budget)) {
-        r.description = "all components loaded whole: " + human(total) + " in this plan; budget " +
-                        (budget ? budgetText(*budget) : "unknown");
+        const std::string id = !budget                   ? "memory.whole.unknown"
+                               : budgetFromEnvironment() ? "memory.whole.env"
+                                                         : "memory.whole.available";
+        r.descriptionMessage = {{id, {human(total)}}};
+        if (budget) r.descriptionMessage.front().args.push_back(human(*budget));
+        r.description = englishText(r.descriptionMessage);
         return r;
     }
     // Stream the largest streamable parts first: each one saves the most.
@@ -173,7 +183,7 @@ LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<Compone
         r.modes[i] = LoadMode::Streamed;
         total -= needs[i].whole - needs[i].streamed;
         if (!fits(total, *budget)) continue;
-        std::ostringstream d;
+        MessageText& d = r.descriptionMessage;
         std::string whole;
         uint64_t wholeBytes = 0;
         for (size_t j = 0; j < parts.size(); ++j) {
@@ -182,13 +192,13 @@ LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<Compone
                 wholeBytes += needs[j].whole;
                 continue;
             }
-            d << (d.tellp() > 0 ? ", " : "") << parts[j].name
-              << " streamed block by block: " << human(needs[j].stored) << " stored, "
-              << human(needs[j].largestBlock) << " per block in " << heldIn(parts[j].name, policy);
+            if (!d.empty()) d.push_back({"memory.separator", {}});
+            d.push_back(streamedMessage(parts[j].name, needs[j], policy));
         }
-        if (!whole.empty()) d << "; " << whole << " loaded whole (" << human(wholeBytes) << ")";
-        d << "; budget " << budgetText(*budget);
-        r.description = d.str();
+        if (!whole.empty()) d.push_back({"memory.rest_whole", {whole, human(wholeBytes)}});
+        d.push_back({budgetFromEnvironment() ? "memory.budget.env" : "memory.budget.available",
+                     {human(*budget)}});
+        r.description = englishText(d);
         return r;
     }
     std::ostringstream msg;

@@ -12,6 +12,7 @@
 #include "models/common/weight_stream.h"
 #include "models/common/weights.h"
 #include "numerics/precision_policy.h"
+#include "records/message.h"
 
 namespace hs {
 
@@ -48,6 +49,7 @@ struct LoadModeChoice {
     // 24 GB", "transformer streamed block by block: 12.1 GB stored, 0.67 GB per block in fp32;
     // budget 24 GB".
     std::string description;
+    MessageText descriptionMessage;  // the same as a message (records/message.h)
 };
 
 // The load mode of each part. Full for all when the weights plus a quarter for activations fit

@@ -168,9 +168,10 @@ LoadModeChoice Pipeline::chooseModes(const PrecisionPlan& plan) const {
     return chooseLoadModes(m_dir, weights, PrecisionPolicy(plan, m_device, bf16));
 }
 
-std::string Pipeline::memoryPlanOf(const LoadModeChoice& choice) const {
-    return choice.description +
-           (streams() ? "; text encoders freed after each prompt is encoded" : "");
+MessageText Pipeline::memoryPlanOf(const LoadModeChoice& choice) const {
+    MessageText m = choice.descriptionMessage;
+    if (streams()) m.push_back({"memory.text_encoders_freed", {}});
+    return m;
 }
 
 bool Pipeline::streams() const {

@@ -49,7 +49,8 @@ public:
     // How the weights are held, one line: "all loaded whole: ...", or which components stream
     // block by block (their weights mapped in the stored dtype, each block converted to the
     // plan's formats only while it runs; text encoders freed after encoding).
-    const std::string& memoryPlan() const { return m_memoryPlan; }
+    std::string memoryPlan() const { return englishText(m_memoryPlan); }
+    const MessageText& memoryPlanMessage() const { return m_memoryPlan; }  // the same, a message
     // Stored-dtype defaults followed by the user's rules.
     const PrecisionPlan& effectivePlan() const { return m_plan; }
     const std::vector<ComponentInfo>& components() const { return m_infos; }
@@ -102,7 +103,7 @@ private:
     // The load mode of each part for `plan` (in m_parts' order); throws when nothing fits.
     LoadModeChoice chooseModes(const PrecisionPlan& plan) const;
     bool streams() const;
-    std::string memoryPlanOf(const LoadModeChoice& choice) const;  // after the parts' modes
+    MessageText memoryPlanOf(const LoadModeChoice& choice) const;  // after the parts' modes
     // Text encoders are freed after encoding when the pipeline streams, and read again here.
     void reloadFreedParts();
     void freeTextEncoders();
@@ -118,7 +119,7 @@ private:
     std::string m_dir;
     ModelFiles m_files;
     std::vector<std::string> m_detected;
-    std::string m_memoryPlan;
+    MessageText m_memoryPlan;
     torch::Device m_device{torch::kCPU};
     PipelineFolder m_folder;
     PrecisionPlan m_plan;

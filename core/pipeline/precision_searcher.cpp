@@ -7,6 +7,7 @@
 #include "base/cancel.h"
 #include "base/work_progress.h"
 #include "diagnosis/blocks.h"
+#include "diagnosis/image_verdict.h"
 
 namespace hs {
 
@@ -85,16 +86,15 @@ bool PrecisionSearcher::runFailingPlan() {
     m_s.planFails = runFailed(m_s.failingRun);
     if (!m_s.planFails) {
         m_s.result.status = BisectionStatus::NoCandidates;
-        m_s.result.message = "the plan " + m_config.plan.toString() +
-                             " does not fail: no NaN or Inf and the image is " +
-                             m_s.failingRun.verdict;
+        m_s.result.messageText = {{"bisection.plan_passes", {m_config.plan.toString()}},
+                                  verdictNameMessage(m_s.failingRun.verdict)};
+        m_s.result.message = englishText(m_s.result.messageText);
         return false;
     }
     if (m_fp16Components.empty()) {
         m_s.result.status = BisectionStatus::NoCandidates;
-        m_s.result.message =
-            "no component runs in fp16 under this plan, so no block can be moved "
-            "out of fp16; the failure does not come from fp16 overflow";
+        m_s.result.messageText = {{"bisection.no_fp16", {}}};
+        m_s.result.message = englishText(m_s.result.messageText);
         return false;
     }
     return true;
@@ -141,7 +141,7 @@ void PrecisionSearcher::bisect() {
 
     if (!m_o.remedies.empty() && !hasRemedy(m_o.remedies, RemedyKind::Format)) {
         m_s.result.candidates = m_candidates;
-        m_s.result.message = "no bisection: the remedies were tried without format changes";
+        setNoBisectionForRemedies(m_s.result);
         return;
     }
     stage("bisection");
@@ -194,7 +194,7 @@ void PrecisionSearcher::tryRemedies() {
         } catch (const Cancelled&) {
             break;  // the rows tried so far are ranked
         }
-        row.passed = trialPasses(row.outcome, m_o.tolerance, &row.why);
+        row.passed = trialPasses(row.outcome, m_o.tolerance, &row.why, &row.whyMessage);
         row.psnr = psnrFromMse(m_lastMse);
         if (std::isnan(m_lastMse)) row.psnr = m_lastMse;
         row.secondsPerStep = row.outcome.seconds / steps;

@@ -164,6 +164,82 @@ const std::vector<MessageTemplate>& messageCatalogue() {
         {"remedy.message.psnr", " (PSNR %1 dB)"},
         {"remedy.message.passing", "; %1 of %2 remedies pass"},
 
+        // A bisection or remedy trial: why it passed or failed (diagnosis/bisection.cpp). The
+        // verdict's name is its own piece between trial.verdict_open and trial.verdict_close.
+        {"trial.not_run", "the trial did not run: %1"},
+        {"trial.nonfinite", "%1 non-finite values"},
+        {"trial.verdict_open", " (verdict "},
+        {"trial.verdict_close", ")"},
+        {"trial.finite_but", "all finite but the image is "},
+        {"trial.difference_above", "difference %1 to the reference is above the tolerance %2"},
+        {"trial.passes", "passes: all finite"},
+        {"trial.passes_verdict", ", verdict "},
+        {"trial.passes_difference", ", difference %1 <= %2"},
+
+        // The bisection's result (diagnosis/bisection.cpp, pipeline/precision_searcher.cpp).
+        // %1 kept, %2 candidates, %3 the safe format, %4 the kept blocks, %5 the trials.
+        {"bisection.fixed", "keeping %1 of %2 blocks in %3 (%4) fixes the run; found in %5 trials"},
+        {"bisection.fixed_one",
+         "keeping %1 of %2 blocks in %3 (%4) fixes the run; found in 1 trial"},
+        {"bisection.cannot_fix_open", "even with all %1 candidate blocks in %2 the run fails ("},
+        {"bisection.cannot_fix_close", "): the cause lies outside these blocks"},
+        {"bisection.cancelled", "cancelled after %1 trials"},
+        {"bisection.cancelled_one", "cancelled after 1 trial"},
+        {"bisection.limit", "stopped at the limit after %1 trials"},
+        {"bisection.limit_one", "stopped at the limit after 1 trial"},
+        {"bisection.best_so_far",
+         "; the smallest passing set so far keeps %1 of %2 blocks in %3 (%4) and may not be "
+         "minimal"},
+        {"bisection.none_passed", " before any plan passed"},
+        {"bisection.no_candidates", "no candidate blocks to bisect"},
+        {"bisection.plan_passes", "the plan %1 does not fail: no NaN or Inf and the image is "},
+        {"bisection.no_fp16",
+         "no component runs in fp16 under this plan, so no block can be moved out of fp16; the "
+         "failure does not come from fp16 overflow"},
+        {"bisection.remedies_only", "no bisection: the remedies were tried without format changes"},
+
+        // How bf16 runs on the CPU (numerics/cpu_bf16.cpp), then the mode chosen.
+        {"cpu_bf16.emulated",
+         "bf16 emulated (fp32 compute, weights and every op output rounded to bf16, as a GPU "
+         "stores them)"},
+        {"cpu_bf16.native", "bf16 native (oneDNN, bf16 instructions)"},
+        {"cpu_bf16.native_slow",
+         "bf16 native (oneDNN without bf16 instructions: about 13x slower than fp32, and it "
+         "accumulates in bf16 in places)"},
+        {"cpu_bf16.mode.emulated", "; mode emulated"},
+        {"cpu_bf16.mode.native", "; mode native"},
+        {"cpu_bf16.mode.auto", "; mode auto"},
+
+        // How the weights are held (pipeline/memory_check.cpp, pipeline/pipeline.cpp).
+        {"memory.whole.available",
+         "all components loaded whole: %1 in this plan; budget %2 available"},
+        {"memory.whole.env",
+         "all components loaded whole: %1 in this plan; budget %2 (HALFSCOPE_MEMORY_LIMIT_MB)"},
+        {"memory.whole.unknown", "all components loaded whole: %1 in this plan; budget unknown"},
+        {"memory.streamed", "%1 streamed block by block: %2 stored, %3 per block in %4"},
+        {"memory.streamed_emulated",
+         "%1 streamed block by block: %2 stored, %3 per block in fp32 (emulated %4)"},
+        {"memory.separator", ", "},
+        {"memory.rest_whole", "; %1 loaded whole (%2)"},
+        {"memory.budget.available", "; budget %1 available"},
+        {"memory.budget.env", "; budget %1 (HALFSCOPE_MEMORY_LIMIT_MB)"},
+        {"memory.text_encoders_freed", "; text encoders freed after each prompt is encoded"},
+
+        // The fp16 check from weights at load time (inspect/weight_check.cpp,
+        // diagnosis/weight_risk.cpp): a heading, then per component its verdict and worst module.
+        {"weight_check.done", "fp16 check from weights (%1 ms): "},
+        {"weight_check.skipped",
+         "fp16 check from weights: skipped for %1 MiB of weights (halfscope-cli inspect runs it)"},
+        {"weight_check.failed", "fp16 check from weights: not available (%1)"},
+        {"weight_check.separator", "; "},
+        {"weight_check.safe", "%1 fp16 safe"},
+        {"weight_check.at_risk", "%1 at risk"},
+        {"weight_check.will_overflow", "%1 will overflow"},
+        {"weight_check.measured", " (%1, clean-run peak %2)"},
+        {"weight_check.stored", " (%1, stored weight %2)"},
+        {"weight_check.estimated", " (%1, estimated peak %2)"},
+        {"weight_check.none", "no weights"},
+
         // The HTML report's section headings and the summary's labels (report/html_*.cpp).
         {"report.section.summary", "Summary"},
         {"report.section.environment", "Environment"},

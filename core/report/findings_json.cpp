@@ -177,7 +177,8 @@ ordered_json bisectionToJson(const BisectionResult& b) {
                             {"seconds", numberOrNull(t.outcome.seconds)},
                             {"error", t.outcome.error}}},
                           {"passed", t.passed},
-                          {"why", t.why}});
+                          {"why", t.why},
+                          {"why_message", messageToJson(t.whyMessage)}});
     return ordered_json{{"status", bisectionStatusName(b.status)},
                         {"safe_format", formatName(b.safeFormat)},
                         {"tolerance", numberOrNull(b.tolerance)},
@@ -186,6 +187,7 @@ ordered_json bisectionToJson(const BisectionResult& b) {
                         {"kept_blocks", strings(b.keptBlocks)},
                         {"plan", b.planText},
                         {"message", b.message},
+                        {"message_message", messageToJson(b.messageText)},
                         {"trials", trials}};
 }
 
@@ -229,6 +231,7 @@ ordered_json environmentToJson(const ReportEnvironment& e) {
                         {"compute_capability", e.computeCapability},
                         {"cpu", e.cpu},
                         {"cpu_bf16", e.cpuBf16},
+                        {"cpu_bf16_message", messageToJson(e.cpuBf16Message)},
                         {"threads", e.threads},
                         {"os", e.os}};
 }
@@ -248,6 +251,7 @@ BisectionResult bisectionFromJson(const Node& n) {
         n["plan"].fail(e.what());
     }
     b.message = n["message"].string();
+    b.messageText = optionalMessage(n, "message_message");  // absent in older reports
     const Node trials = n["trials"];
     for (size_t i = 0; i < trials.size(); ++i) {
         const Node t = trials.at(i);
@@ -265,6 +269,7 @@ BisectionResult bisectionFromJson(const Node& n) {
         x.outcome.error = o["error"].string();
         x.passed = t["passed"].boolean();
         x.why = t["why"].string();
+        x.whyMessage = optionalMessage(t, "why_message");
         b.trials.push_back(std::move(x));
     }
     return b;
@@ -317,6 +322,7 @@ ReportEnvironment environmentFromJson(const Node& n) {
     e.computeCapability = n["compute_capability"].string();
     e.cpu = n["cpu"].string();
     if (n.has("cpu_bf16")) e.cpuBf16 = n["cpu_bf16"].string();  // absent before 0.2
+    e.cpuBf16Message = optionalMessage(n, "cpu_bf16_message");
     e.threads = n["threads"].intValue();
     e.os = n["os"].string();
     return e;

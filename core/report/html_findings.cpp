@@ -461,7 +461,7 @@ void bisection(std::ostringstream& o, const Report& r, const HtmlReportOptions& 
     const BisectionResult& b = *r.bisection;
     const std::string safe = formatName(b.safeFormat);
     o << "<div class=\"card\"><p><b>" << nameText(opt, bisectionStatusName(b.status)) << ":</b> "
-      << esc(b.message) << "</p><table>";
+      << say(opt, b.messageText, b.message) << "</p><table>";
     o << "<tr><th>" << phrase(opt, "safe format") << "</th><td>" << safe << "</td></tr><tr><th>"
       << phrase(opt, "tolerance") << "</th><td>" << num(b.tolerance) << " "
       << phrase(opt, "(image difference)") << "</td></tr><tr><th>" << phrase(opt, "candidates")
@@ -486,7 +486,7 @@ void bisection(std::ostringstream& o, const Report& r, const HtmlReportOptions& 
                   : say(opt, {verdictNameMessage(t.outcome.verdict)}, t.outcome.verdict))
           << "</td><td class=\"n\">" << count(t.outcome.nonFinite) << "</td><td class=\"n\">"
           << num(t.outcome.difference) << "</td><td class=\"n\">" << num(t.outcome.seconds)
-          << "</td><td>" << esc(t.why) << "</td></tr>";
+          << "</td><td>" << say(opt, t.whyMessage, t.why) << "</td></tr>";
     o << "</table></div></div></section>";
 }
 

@@ -31,12 +31,13 @@ void remedies(std::ostringstream& o, const Report& r, const HtmlReportOptions& o
     for (const auto& x : t.rows)
         o << "<tr" << (x.passed ? "" : " class=\"bad\"") << "><td class=\"n\">" << x.rank
           << "</td><td>" << say(opt, remedyActionMessage(x.candidate), remedyAction(x.candidate))
-          << "</td><td class=\"nw\" title=\"" << esc(x.why) << "\">" << passText(x.passed, opt)
-          << "</td><td class=\"n\">" << x.candidate.changes << "</td><td class=\"n\">"
-          << count(x.outcome.nonFinite) << "</td><td class=\"n\">" << num(x.outcome.difference)
-          << "</td><td class=\"n\">" << num(x.psnr) << "</td><td class=\"n\">"
-          << num(x.secondsPerStep) << "</td><td>" << say(opt, x.costMessage, x.cost)
-          << "</td><td><code class=\"plan\">" << esc(x.planText) << "</code></td></tr>";
+          << "</td><td class=\"nw\" title=\"" << say(opt, x.whyMessage, x.why) << "\">"
+          << passText(x.passed, opt) << "</td><td class=\"n\">" << x.candidate.changes
+          << "</td><td class=\"n\">" << count(x.outcome.nonFinite) << "</td><td class=\"n\">"
+          << num(x.outcome.difference) << "</td><td class=\"n\">" << num(x.psnr)
+          << "</td><td class=\"n\">" << num(x.secondsPerStep) << "</td><td>"
+          << say(opt, x.costMessage, x.cost) << "</td><td><code class=\"plan\">" << esc(x.planText)
+          << "</code></td></tr>";
     o << "</table></div></div></section>";
 }
 

@@ -253,7 +253,8 @@ void environment(std::ostringstream& o, const Report& r, const HtmlReportOptions
     kv(o, phrase(opt, "Device"), orDash(e.device));
     kv(o, phrase(opt, "Compute capability"), orDash(e.computeCapability));
     kv(o, "CPU", orDash(e.cpu));
-    kv(o, phrase(opt, "bf16 on the CPU"), orDash(e.cpuBf16));
+    kv(o, phrase(opt, "bf16 on the CPU"),
+       e.cpuBf16.empty() ? "\u2014" : say(opt, e.cpuBf16Message, e.cpuBf16));
     kv(o, phrase(opt, "Threads"), e.threads > 0 ? std::to_string(e.threads) : "\u2014");
     kv(o, phrase(opt, "Operating system"), orDash(e.os));
     kv(o, phrase(opt, "Report created"), orDash(r.createdAt));

@@ -48,6 +48,7 @@ ordered_json remediesToJson(const RemedyTable& t) {
                         {"plan", r.planText},
                         {"passed", r.passed},
                         {"why", r.why},
+                        {"why_message", messageToJson(r.whyMessage)},
                         {"verdict", r.outcome.verdict},
                         {"non_finite", r.outcome.nonFinite},
                         {"difference", numberOrNull(r.outcome.difference)},
@@ -92,6 +93,7 @@ RemedyTable remediesFromJson(const Node& n) {
         r.candidate.plan = planFrom(x["plan"]);
         r.passed = x["passed"].boolean();
         r.why = x["why"].string();
+        r.whyMessage = optionalMessage(x, "why_message");
         r.outcome.verdict = x["verdict"].string();
         r.outcome.nonFinite = x["non_finite"].integer();
         r.outcome.difference = x["difference"].number();

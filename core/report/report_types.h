@@ -25,6 +25,7 @@ struct ReportEnvironment {
     std::string computeCapability;  // "7.5"; empty on the CPU
     std::string cpu;                // "AMD EPYC 7B13 (avx2, avx512_bf16)"
     std::string cpuBf16;            // how bf16 ran on the CPU: "bf16 emulated (...); mode ..."
+    MessageText cpuBf16Message;     // the same as a message (empty in reports written before it)
     int threads = 0;                // LibTorch intra-op threads
     std::string os;                 // "Debian GNU/Linux 12"
 };

@@ -37,6 +37,7 @@ ReportEnvironment reportEnvironment(const std::string& deviceId) {
     r.os = osName();
     r.cpu = e.cpu.model + " (" + cpuFeatureText(e.cpu) + ")";
     r.cpuBf16 = cpuBf16Description();
+    r.cpuBf16Message = cpuBf16DescriptionMessage();
     r.device = deviceId;
     const int i = cudaIndex(deviceId);
     for (const auto& d : e.cuda)

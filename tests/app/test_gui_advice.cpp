@@ -8,11 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <QFileInfo>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <filesystem>
 
 #include "gui_advice.h"
 #include "log_panel.h"
+#include "model_panel.h"
 #include "records/run_types.h"
 #include "studio_test_fixture.h"
 
@@ -110,9 +113,14 @@ TEST(GuiAdvice, DetectedPartsAreNamedNotOptioned) {
 class GuiAdviceStudio : public StudioFixture {};
 
 // A FLUX.1 file set without its T5 tokenizer: the engine asks for --tokenizer-2 DIR, the model
-// panel and the log say what the studio can do instead.
+// panel and the log say what the studio can do instead, and the panel's button for the second
+// tokenizer takes a folder picked elsewhere and opens the set with it.
 TEST_F(GuiAdviceStudio, AFileSetWithoutItsTokenizerSaysWhatTheStudioOffers) {
     const auto f = hs::test::writeTinyFlux1(m_dir.filePath("flux1").toStdString());
+    const QString elsewhere = m_dir.filePath("picked/t5_tokenizer");
+    std::filesystem::create_directories(elsewhere.toStdString());
+    std::filesystem::copy(f.tokenizer2, elsewhere.toStdString(),
+                          std::filesystem::copy_options::recursive);
     std::filesystem::remove_all(f.tokenizer2);
     auto w = openDemo();
     w->studio().openFiles({QString::fromStdString(f.bfl), QString::fromStdString(f.ae),
@@ -126,6 +134,31 @@ TEST_F(GuiAdviceStudio, AFileSetWithoutItsTokenizerSaysWhatTheStudioOffers) {
     EXPECT_FALSE(hasOption(error()));
     EXPECT_FALSE(
         hasOption(w->views().log->toPlainText().split('\n').filter("no T5 tokenizer").join('\n')));
+
+    // The panel offers the part the error names, a folder picker for a tokenizer.
+    ModelPanel* panel = w->views().model;
+    EXPECT_EQ(panel->offeredParts(), QStringList{"tokenizer_2"});
+    auto* choose = panel->findChild<QPushButton*>("choosePart_tokenizer_2");
+    ASSERT_NE(choose, nullptr);
+    EXPECT_FALSE(choose->isHidden());
+    ASSERT_NE(panel->findChild<QPushButton*>("openLibrary"), nullptr);
+    QString asked;
+    panel->setDirectoryChooser([&](QWidget*, const QString& start) {
+        asked = start;
+        return elsewhere;
+    });
+    choose->click();
+    // It starts where the failed set's files are, and the set opens with the picked tokenizer.
+    EXPECT_EQ(QFileInfo(asked).canonicalFilePath(),
+              QFileInfo(QString::fromStdString(f.bfl)).canonicalPath());
+    const auto flux = [&] {
+        const auto& m = w->studio().model();
+        return m && m->dir == QString::fromStdString(f.bfl);
+    };
+    ASSERT_TRUE(QTest::qWaitFor(flux, 120000)) << error().toStdString();
+    EXPECT_EQ(w->studio().model()->files.tokenizer2, elsewhere.toStdString());
+    EXPECT_TRUE(error().isEmpty());
+    EXPECT_TRUE(panel->offeredParts().isEmpty()) << "the buttons go with the error";
 }
 
 }  // namespace

@@ -210,29 +210,10 @@ QList<Shown> shownTexts(QWidget* root) {
     return out;
 }
 
-// English the engine writes outside its message catalogue (records/message.h), so that no
-// translation can reach it yet: each entry is a stable part of such a text, with the code that
-// writes it. A shown text holding one is left out; remove an entry once its text is a message.
-const char* const kEngineEnglish[] = {
-    "fp16 check from weights",                // inspect/weight_check.cpp (the log)
-    "loaded whole",                           // pipeline/memory_check.cpp (the log)
-    "no bisection: the remedies were tried",  // pipeline/precision_searcher.cpp: BisectionResult
-    "passes: all finite",                     // diagnosis/bisection.cpp: a trial's why
-    "non-finite values (verdict",             // diagnosis/bisection.cpp: a trial's why
-    "as a GPU stores them); mode",            // numerics/cpu_bf16.cpp: cpuBf16Description()
-};
-
-bool engineEnglish(const QString& text) {
-    for (const char* e : kEngineEnglish)
-        if (text.contains(QLatin1String(e))) return true;
-    return false;
-}
-
 // "where: text [words]" for each shown text holding English.
 QStringList untranslated(const QList<Shown>& texts, const QSet<QString>& allowed) {
     QStringList bad;
     for (const Shown& s : texts) {
-        if (engineEnglish(s.text)) continue;
         const QStringList words = englishWords(s.text, allowed);
         if (!words.isEmpty())
             bad << s.where + ": \"" + s.text.left(160) + "\" [" + words.join(' ') + "]";

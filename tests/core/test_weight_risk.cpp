@@ -7,6 +7,7 @@
 
 #include "diagnosis/headroom.h"
 #include "diagnosis/weight_risk.h"
+#include "inspect/weight_check.h"
 #include "inspect/weight_stats.h"
 #include "io/safetensors.h"
 #include "pipeline/pipeline.h"
@@ -198,5 +199,14 @@ TEST(WeightRisk, CliGeneratePrintsOneLineOfVerdictsAtLoad) {
     const std::string line = out.substr(at, out.find('\n', at) - at);
     EXPECT_NE(line.find("text_encoder fp16 safe"), std::string::npos) << line;
     EXPECT_NE(line.find("transformer at risk"), std::string::npos) << line;
+    // The studio's log renders the same check from its message, piece by piece.
+    const MessageText m = loadTimeWeightCheckMessage(findDemoModel());
+    const std::string english = englishText(m);
+    EXPECT_EQ(english.substr(english.find("): ")), line.substr(line.find("): ")));
+    const std::string ids = renderText(
+        m, "not a message", [](const MessageTemplate& t) { return std::string(t.id) + " "; });
+    EXPECT_EQ(ids.rfind("weight_check.done weight_check.safe weight_check.separator", 0), 0u)
+        << ids;
+    EXPECT_NE(ids.find("weight_check.at_risk weight_check."), std::string::npos) << ids;
     fs::remove_all(dir);
 }

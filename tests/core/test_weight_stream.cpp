@@ -16,12 +16,12 @@
 #include <thread>
 
 #include "base/pipeline_error.h"
-#include "flux1_fixture.h"
-#include "io/safetensors.h"
 #include "families/flux/flux_family.h"
 #include "families/flux/flux_latents.h"
-#include "models/registry.h"
 #include "families/t5/t5_family.h"
+#include "flux1_fixture.h"
+#include "io/safetensors.h"
+#include "models/registry.h"
 #include "pipeline/memory_check.h"
 #include "test_util.h"
 
@@ -273,6 +273,12 @@ TEST_F(WeightStreamTest, TheBudgetChoosesFullStreamedOrRefuses) {
         EXPECT_NE(c.description.find("per block in fp32 (emulated fp16)"), std::string::npos)
             << c.description;
         EXPECT_NE(c.description.find("vae loaded whole"), std::string::npos) << c.description;
+        // The same line as a message: each piece a template a translation can reach.
+        const std::string ids =
+            renderText(c.descriptionMessage, "not a message",
+                       [](const MessageTemplate& t) { return "<" + std::string(t.id) + ">"; });
+        EXPECT_EQ(ids, "<memory.streamed_emulated><memory.rest_whole><memory.budget.env>");
+        EXPECT_EQ(englishText(c.descriptionMessage), c.description);
         EXPECT_THROW(checkWeightsFit("model", parts, policy), PipelineError);
     }
     {

@@ -8,11 +8,12 @@
 #include <regex>
 #include <set>
 
+#include "diagnosis/bisection.h"
 #include "diagnosis/image_verdict.h"
 #include "diagnosis/remedies.h"
+#include "record_equality.h"
 #include "report/html_report.h"
 #include "report/report_json.h"
-#include "record_equality.h"
 #include "report_fixtures.h"
 
 using namespace hs;
@@ -150,8 +151,11 @@ TEST(Messages, HtmlReportRendersEngineSentencesThroughTheHook) {
     test::expectHas(other, {"<html lang=\"xx\">", "<h2>&lt;report.section.summary&gt;</h2>",
                             "&lt;first_failure.probe_step.emulated&gt;[fp16][7]",
                             "&lt;advice.fp16_failed_step.emulated&gt;", "&lt;advice.action.",
-                            "&lt;headroom.unreliable&gt;", "&lt;image.", "&lt;verdict."});
+                            "&lt;headroom.unreliable&gt;", "&lt;image.", "&lt;verdict.",
+                            "&lt;bisection.", "&lt;trial."});
     EXPECT_EQ(other.find(r.advice->headline), std::string::npos);
+    ASSERT_TRUE(r.bisection);
+    EXPECT_EQ(other.find(r.bisection->message), std::string::npos);
 }
 
 TEST(Messages, ReportJsonKeepsMessagesAndReadsReportsWithoutThem) {
@@ -263,4 +267,76 @@ TEST(Messages, RemedyActionsCostsAndTheTableSentenceAreMessages) {
     RemedyTable none;
     rankRemedies(none, DeviceInfo::cpu(), {}, nullptr);
     EXPECT_EQ(none.message, "no remedy was tried: no failing block was found");
+}
+
+// A bisection's trials and result are messages with the English the engine wrote before them.
+TEST(Messages, BisectionTrialsAndResultsAreMessages) {
+    auto why = [](const TrialOutcome& o, bool* pass) {
+        std::string english;
+        MessageText m;
+        *pass = trialPasses(o, 0.05, &english, &m);
+        expectWellFormed(m, english);
+        EXPECT_EQ(englishText(m), english);
+        EXPECT_NE(renderText(m, english, reversed), english) << english;  // every piece known
+        return english;
+    };
+    bool pass = true;
+    TrialOutcome o;
+    o.nonFinite = 12;
+    o.verdict = "nan/inf";
+    EXPECT_EQ(why(o, &pass), "12 non-finite values (verdict nan/inf)");
+    EXPECT_FALSE(pass);
+    o = {};
+    o.allFinite = true;
+    o.verdict = "black";
+    EXPECT_EQ(why(o, &pass), "all finite but the image is black");
+    o.verdict = "ok";
+    o.difference = 0.25;
+    EXPECT_EQ(why(o, &pass), "difference 0.25 to the reference is above the tolerance 0.05");
+    o.difference = 0.0125;
+    EXPECT_EQ(why(o, &pass), "passes: all finite, verdict ok, difference 0.0125 <= 0.05");
+    EXPECT_TRUE(pass);
+    o.error = "out of memory";
+    EXPECT_EQ(why(o, &pass), "the trial did not run: out of memory");
+
+    // Blocks 0..3; the run passes when block 2 is safe (or, for `never`, not at all).
+    const std::vector<std::string> blocks = {
+        "transformer.transformer_blocks.0", "transformer.transformer_blocks.1",
+        "transformer.transformer_blocks.2", "transformer.transformer_blocks.3"};
+    auto trial = [](bool never) {
+        return [never](const PrecisionPlan& p) {
+            TrialOutcome t;
+            t.allFinite = !never && p.resolve("transformer.transformer_blocks.2", Format::FP16) !=
+                                        Format::FP16;
+            t.nonFinite = t.allFinite ? 0 : 3;
+            t.verdict = t.allFinite ? "ok" : "nan/inf";
+            return t;
+        };
+    };
+    const PrecisionPlan failing = PrecisionPlan::parse("transformer=fp16");
+    auto result = [&](const BisectionResult& r) {
+        expectWellFormed(r.messageText, r.message);
+        EXPECT_EQ(englishText(r.messageText), r.message);
+        EXPECT_NE(renderText(r.messageText, r.message, reversed), r.message);
+        for (const auto& t : r.trials) EXPECT_EQ(englishText(t.whyMessage), t.why);
+        return r.message;
+    };
+    const BisectionResult fixed = bisectPrecision(failing, blocks, trial(false));
+    EXPECT_EQ(fixed.status, BisectionStatus::Fixed);
+    EXPECT_EQ(result(fixed),
+              "keeping 1 of 4 blocks in bf16 (transformer_blocks 2) fixes the run; "
+              "found in " +
+                  std::to_string(fixed.trials.size()) + " trials");
+    EXPECT_EQ(result(bisectPrecision(failing, blocks, trial(true))),
+              "even with all 4 candidate blocks in bf16 the run fails (3 non-finite values "
+              "(verdict nan/inf)): the cause lies outside these blocks");
+    BisectionOptions one;
+    one.maxIterations = 1;
+    EXPECT_EQ(result(bisectPrecision(failing, blocks, trial(false), one)),
+              "stopped at the limit after 1 trial; the smallest passing set so far keeps 4 of 4 "
+              "blocks in bf16 (transformer_blocks 0-3) and may not be minimal");
+    EXPECT_EQ(result(bisectPrecision(failing, {}, trial(false))), "no candidate blocks to bisect");
+    BisectionResult remediesOnly;
+    setNoBisectionForRemedies(remediesOnly);
+    EXPECT_EQ(result(remediesOnly), "no bisection: the remedies were tried without format changes");
 }

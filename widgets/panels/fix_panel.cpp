@@ -243,7 +243,8 @@ void FixPanel::addTrial(const hs::BisectionTrial& t) {
                                blocks.join(", ")};
     for (int c = 0; c < cells.size(); ++c) {
         auto* item = new QTableWidgetItem(cells[c]);
-        item->setToolTip(QString::fromStdString(t.planText + "\n" + t.why));
+        item->setToolTip(QString::fromStdString(t.planText) + "\n" +
+                         engine_text::text(t.whyMessage, t.why));
         if (c == 2) item->setForeground(t.passed ? QColor(0, 120, 40) : QColor(190, 20, 20));
         m_trials->setItem(row, c, item);
     }
@@ -254,7 +255,7 @@ void FixPanel::setResult(const hs::BisectionResult& r) {
     m_find->setEnabled(true);
     m_plan = r.found ? QString::fromStdString(r.planText) : QString();
     m_apply->setEnabled(r.found);
-    QString text = QString::fromStdString(r.message);
+    QString text = engine_text::text(r.messageText, r.message);
     if (r.found) text += "\n" + tr("Plan: %1").arg(m_plan);
     m_result->setText(text);
 }
@@ -305,7 +306,8 @@ void FixPanel::showRemedyRow(int row, const hs::RemedyRow& r) {
         result += " — " + QString::fromStdString(r.outcome.error);
     else if (!r.outcome.verdict.empty())
         result += " — " + verdictText(r.outcome.verdict);
-    const QString tip = QString::fromStdString(r.planText + "\n" + r.why);
+    const QString tip =
+        QString::fromStdString(r.planText) + "\n" + engine_text::text(r.whyMessage, r.why);
     const QStringList cells = {
         r.rank > 0 ? QString::number(r.rank) : QStringLiteral("…"),
         QString(),

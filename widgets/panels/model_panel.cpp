@@ -101,6 +101,13 @@ ModelPanel::ModelPanel(QWidget* parent)
     layout->addWidget(m_status);
     layout->addWidget(m_busy);
     layout->addWidget(m_error);
+    m_partButtons = new QWidget(this);
+    m_partButtons->setObjectName("partButtons");
+    auto* partRow = new QHBoxLayout(m_partButtons);
+    partRow->setContentsMargins(0, 0, 0, 0);
+    partRow->addStretch(1);
+    m_partButtons->hide();
+    layout->addWidget(m_partButtons);
     layout->addLayout(buttons);
 
     connect(m_open, &QPushButton::clicked, this, &ModelPanel::chooseFolder);
@@ -167,7 +174,9 @@ QString ModelPanel::roleText(const QString& role) const {
     if (role == QLatin1String("text_encoder")) return tr("text encoder");
     if (role == QLatin1String("text_encoder_2")) return tr("text encoder 2");
     if (role == QLatin1String("tokenizer")) return tr("tokenizer");
+    if (role == QLatin1String("text_encoder_3")) return tr("text encoder 3");
     if (role == QLatin1String("tokenizer_2")) return tr("tokenizer 2");
+    if (role == QLatin1String("tokenizer_3")) return tr("tokenizer 3");
     return role;
 }
 
@@ -200,6 +209,7 @@ void ModelPanel::setLoading(bool loading, const QString& folder) {
 void ModelPanel::setError(const QString& message) {
     const QString folder = m_loadingFolder;
     const bool files = !m_loadingFiles.isEmpty();
+    m_failedPath = files ? m_loadingFiles.front() : folder;
     setLoading(false);
     QString text =
         folder.isEmpty() ? tr("The model could not be opened.")
@@ -214,6 +224,56 @@ void ModelPanel::setError(const QString& message) {
 void ModelPanel::clearError() {
     m_error->clear();
     m_error->hide();
+    offerParts({});
+}
+
+void ModelPanel::offerParts(const QStringList& parts) {
+    auto* row = static_cast<QHBoxLayout*>(m_partButtons->layout());
+    // deleteLater: this may run inside one of these buttons' clicked() (a part was chosen).
+    for (QPushButton* b : m_partButtons->findChildren<QPushButton*>()) {
+        row->removeWidget(b);
+        b->hide();
+        b->setParent(nullptr);
+        b->deleteLater();
+    }
+    m_offered.clear();
+    for (const QString& slot : parts) {
+        const hs::ModelFileSlot* part = hs::modelFileSlot(slot.toStdString());
+        if (!part) continue;
+        m_offered << slot;
+        auto* b =
+            new QPushButton(part->tokenizer ? tr("Choose the %1 folder\u2026").arg(roleText(slot))
+                                            : tr("Choose the %1 file\u2026").arg(roleText(slot)),
+                            m_partButtons);
+        b->setObjectName("choosePart_" + slot);
+        connect(b, &QPushButton::clicked, this, [this, slot] { choosePart(slot); });
+        row->insertWidget(row->count() - 1, b);
+    }
+    if (!m_offered.isEmpty()) {
+        auto* library = new QPushButton(tr("Model library\u2026"), m_partButtons);
+        library->setObjectName("openLibrary");
+        library->setToolTip(
+            tr("Pick a whole set of files from the model library; it names what "
+               "a set lacks before it opens."));
+        connect(library, &QPushButton::clicked, this, &ModelPanel::libraryRequested);
+        row->insertWidget(row->count() - 1, library);
+    }
+    m_partButtons->setVisible(!m_offered.isEmpty());
+}
+
+void ModelPanel::choosePart(const QString& slot) {
+    const hs::ModelFileSlot* part = hs::modelFileSlot(slot.toStdString());
+    if (m_loading || !part) return;
+    const QString start =
+        m_failedPath.isEmpty() ? QDir::homePath() : QFileInfo(m_failedPath).absolutePath();
+    QString path;
+    if (part->tokenizer) {
+        if (m_chooser) path = m_chooser(this, start);
+    } else if (m_filesChooser) {
+        const QStringList files = m_filesChooser(this, start);
+        if (!files.isEmpty()) path = files.front();
+    }
+    if (!path.isEmpty()) emit partChosen(slot, QFileInfo(path).absoluteFilePath());
 }
 
 QString ModelPanel::errorText() const {

@@ -54,6 +54,11 @@ public:
     void setError(const QString& message);
     void clearError();
     QString errorText() const;
+    // After setError: a button per part the error names (slots of hs::modelFileSlots(),
+    // "tokenizer_2", "vae": a folder for a tokenizer, a file for weights) that asks for it and
+    // emits partChosen, and one that opens the model library. Cleared with the error.
+    void offerParts(const QStringList& parts);
+    QStringList offeredParts() const { return m_offered; }
 
     // Replaces the folder dialog (QFileDialog::getExistingDirectory), e.g. in tests. The chooser
     // returns the chosen folder or an empty string when cancelled.
@@ -78,6 +83,9 @@ signals:
     // Model files picked or dropped together (absolute paths): a checkpoint alone, or a set of
     // the model, its VAE and text encoders in any order.
     void openFilesRequested(const QStringList& files);
+    // A part offered by offerParts was picked: `slot` ("tokenizer_2"), its folder or file.
+    void partChosen(const QString& slot, const QString& path);
+    void libraryRequested();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -88,6 +96,7 @@ protected:
 private:
     void chooseFolder();
     void chooseFiles();
+    void choosePart(const QString& slot);
     bool acceptsDrop(const QMimeData* mime) const;
     QString roleText(const QString& role) const;
     void setDropHighlight(bool on);
@@ -99,6 +108,8 @@ private:
     QStringList m_loadingFiles;
     DirectoryChooser m_chooser;
     FilesChooser m_filesChooser;
+    QStringList m_offered;
+    QString m_failedPath;  // what the failed load opened: the folder the part dialogs start in
 
     QLabel* m_name;
     QLabel* m_folder;
@@ -108,6 +119,7 @@ private:
     QLabel* m_total;
     QLabel* m_status;
     QProgressBar* m_busy;
+    QWidget* m_partButtons;
     QLabel* m_error;
     QPushButton* m_open;
     QPushButton* m_openFiles;
