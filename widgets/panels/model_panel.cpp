@@ -10,10 +10,12 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "ctl_bring_into_view.h"
 #include "ctl_style.h"
 
 namespace {
@@ -259,6 +261,12 @@ void ModelPanel::offerParts(const QStringList& parts) {
         row->insertWidget(row->count() - 1, library);
     }
     m_partButtons->setVisible(!m_offered.isEmpty());
+    // The error can be long: scroll the panel's area so the buttons it points at are in sight,
+    // once the layout has placed them.
+    if (!m_offered.isEmpty())
+        QTimer::singleShot(0, this, [this] {
+            if (!m_partButtons->isHidden()) ctl::bringIntoView(m_partButtons);
+        });
 }
 
 void ModelPanel::choosePart(const QString& slot) {
