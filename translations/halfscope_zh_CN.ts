@@ -763,6 +763,11 @@
     </message>
     <message>
         <location line="+4"/>
+        <source>all components loaded whole: %1 in this plan; budget %2 (GPU memory cap)</source>
+        <translation>所有组件整体加载：此方案下 %1；预算：%2（GPU 显存上限）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>all components loaded whole: %1 in this plan; budget unknown</source>
         <translation>所有组件整体加载：此方案下 %1；预算未知</translation>
     </message>
@@ -795,6 +800,11 @@
         <location line="+2"/>
         <source>; budget %1 (HALFSCOPE_MEMORY_LIMIT_MB)</source>
         <translation>；预算：%1（HALFSCOPE_MEMORY_LIMIT_MB）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>; budget %1 (GPU memory cap)</source>
+        <translation>；预算：%1（GPU 显存上限）</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -1192,7 +1202,7 @@
         <translation>扩散过程</translation>
     </message>
     <message>
-        <location filename="../widgets/controls/engine_messages.cpp" line="-100"/>
+        <location filename="../widgets/controls/engine_messages.cpp" line="-104"/>
         <location filename="../widgets/controls/report_phrases.cpp" line="+1"/>
         <source>%1 non-finite values</source>
         <translation>%1 个非有限值</translation>
@@ -2106,7 +2116,7 @@
         <translation>在工作室中，可用下方的按钮选择分词器的文件夹，或把名为 %1 的分词器文件夹放在模型文件或其文本编码器文件旁边，然后重新打开模型。对于 Halfscope 自带的分词器（CLIP-L），找不到时会使用自带的。“文件 &gt; 模型库…”会在打开之前列出一套文件还缺少什么。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source> or </source>
         <translation> 或 </translation>
     </message>
@@ -3220,7 +3230,7 @@
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../widgets/panels/model_panel.cpp" line="+44"/>
+        <location filename="../widgets/panels/model_panel.cpp" line="+46"/>
         <source>Open folder…</source>
         <translation>打开文件夹…</translation>
     </message>
@@ -3411,7 +3421,7 @@
         <translation>模型库…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Pick a whole set of files from the model library; it names what a set lacks before it opens.</source>
         <translation>从模型库中挑选整套文件；打开之前它会列出一套文件还缺少什么。</translation>
     </message>

@@ -53,21 +53,35 @@ uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const Precision
     return total;
 }
 
-std::optional<uint64_t> memoryBudget(const c10::Device& device) {
+std::optional<MemoryBudget> memoryBudget(const c10::Device& device,
+                                         const std::optional<GpuMemoryCap>& cap) {
     if (const char* env = std::getenv("HALFSCOPE_MEMORY_LIMIT_MB")) {
         char* end = nullptr;
         const double mb = std::strtod(env, &end);
-        if (end != env && mb > 0) return uint64_t(mb * 1e6);
+        // Bounded: a budget of more than an exabyte is no budget (and would overflow the bytes).
+        if (end != env && mb > 0 && mb < 1e12)
+            return MemoryBudget{uint64_t(mb * 1e6), MemoryBudget::Source::Environment};
+    }
+    if (device.is_cuda()) {
+        if (!cap || !(cap->capGiB > 0)) return std::nullopt;
+        return MemoryBudget{uint64_t(cap->capGiB * double(uint64_t(1) << 30)),
+                            MemoryBudget::Source::GpuCap};
     }
     if (!device.is_cpu()) return std::nullopt;
     std::ifstream f("/proc/meminfo");
     for (std::string key; f >> key;) {
         uint64_t kb = 0;
         f >> kb;
-        if (key == "MemAvailable:") return kb * 1024;
+        if (key == "MemAvailable:") return MemoryBudget{kb * 1024, MemoryBudget::Source::Available};
         f.ignore(256, '\n');
     }
     return std::nullopt;
+}
+
+std::optional<MemoryBudget> memoryBudget(const c10::Device& device) {
+    return memoryBudget(device, device.is_cuda()
+                                    ? gpuMemoryCapOf(device.has_index() ? device.index() : 0)
+                                    : std::nullopt);
 }
 
 namespace {
@@ -92,14 +106,16 @@ void checkWeightsFit(const std::string& dir, const std::vector<ComponentWeights>
     const auto budget = memoryBudget(device);
     if (!budget) return;
     const uint64_t need = weightBytes(parts, policy);
-    if (need + need / 4 <= *budget) return;
+    if (need + need / 4 <= budget->bytes) return;
     std::ostringstream msg;
     msg << dir << ": the weights need " << human(need) << " in this plan (";
     for (size_t i = 0; i < parts.size(); ++i)
         msg << (i ? ", " : "") << parts[i].name << " " << human(weightBytes({parts[i]}, policy));
-    msg << "), plus room for activations, but only " << human(*budget)
-        << (std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") ? " is allowed (HALFSCOPE_MEMORY_LIMIT_MB)"
-                                                     : " of memory is available")
+    msg << "), plus room for activations, but only " << human(budget->bytes)
+        << (budget->source == MemoryBudget::Source::Environment
+                ? " is allowed (HALFSCOPE_MEMORY_LIMIT_MB)"
+            : budget->source == MemoryBudget::Source::GpuCap ? " is allowed (GPU memory cap)"
+                                                             : " of memory is available")
         << ". " << adviceFor(policy);
     throw PipelineError(msg.str());
 }
@@ -142,19 +158,42 @@ bool fits(uint64_t need, uint64_t budget) {
     return need + need / 4 <= budget;
 }
 
-bool budgetFromEnvironment() {
-    return std::getenv("HALFSCOPE_MEMORY_LIMIT_MB") != nullptr;
+// "24 GB available", "16 GB (GPU memory cap)", "8 GB (HALFSCOPE_MEMORY_LIMIT_MB)".
+std::string budgetText(const MemoryBudget& b) {
+    switch (b.source) {
+        case MemoryBudget::Source::Environment:
+            return human(b.bytes) + " (HALFSCOPE_MEMORY_LIMIT_MB)";
+        case MemoryBudget::Source::GpuCap:
+            return human(b.bytes) + " (GPU memory cap)";
+        case MemoryBudget::Source::Available:
+            break;
+    }
+    return human(b.bytes) + " available";
 }
 
-std::string budgetText(uint64_t budget) {
-    return human(budget) +
-           (budgetFromEnvironment() ? " (HALFSCOPE_MEMORY_LIMIT_MB)" : " available");
+// The message id `stem` + ".env", ".available" or ".gpu_cap", after where the budget comes from.
+std::string bySource(const std::string& stem, const MemoryBudget& b) {
+    switch (b.source) {
+        case MemoryBudget::Source::Environment:
+            return stem + ".env";
+        case MemoryBudget::Source::GpuCap:
+            return stem + ".gpu_cap";
+        case MemoryBudget::Source::Available:
+            break;
+    }
+    return stem + ".available";
 }
 
 }  // namespace
 
 LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<ComponentWeights>& parts,
                                const PrecisionPolicy& policy) {
+    return chooseLoadModes(dir, parts, policy, memoryBudget(policy.device()));
+}
+
+LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<ComponentWeights>& parts,
+                               const PrecisionPolicy& policy,
+                               const std::optional<MemoryBudget>& budget) {
     LoadModeChoice r;
     r.modes.assign(parts.size(), LoadMode::Full);
     std::vector<PartNeed> needs;
@@ -163,13 +202,10 @@ LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<Compone
         needs.push_back(needOf(part, policy));
         total += needs.back().whole;
     }
-    const auto budget = memoryBudget(policy.device());
-    if (!budget || fits(total, *budget)) {
-        const std::string id = !budget                   ? "memory.whole.unknown"
-                               : budgetFromEnvironment() ? "memory.whole.env"
-                                                         : "memory.whole.available";
-        r.descriptionMessage = {{id, {human(total)}}};
-        if (budget) r.descriptionMessage.front().args.push_back(human(*budget));
+    if (!budget || fits(total, budget->bytes)) {
+        r.descriptionMessage = {
+            {budget ? bySource("memory.whole", *budget) : "memory.whole.unknown", {human(total)}}};
+        if (budget) r.descriptionMessage.front().args.push_back(human(budget->bytes));
         r.description = englishText(r.descriptionMessage);
         return r;
     }
@@ -182,7 +218,7 @@ LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<Compone
         if (!needs[i].streamable) continue;
         r.modes[i] = LoadMode::Streamed;
         total -= needs[i].whole - needs[i].streamed;
-        if (!fits(total, *budget)) continue;
+        if (!fits(total, budget->bytes)) continue;
         MessageText& d = r.descriptionMessage;
         std::string whole;
         uint64_t wholeBytes = 0;
@@ -196,8 +232,7 @@ LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<Compone
             d.push_back(streamedMessage(parts[j].name, needs[j], policy));
         }
         if (!whole.empty()) d.push_back({"memory.rest_whole", {whole, human(wholeBytes)}});
-        d.push_back({budgetFromEnvironment() ? "memory.budget.env" : "memory.budget.available",
-                     {human(*budget)}});
+        d.push_back({bySource("memory.budget", *budget), {human(budget->bytes)}});
         r.description = englishText(d);
         return r;
     }

@@ -13,6 +13,7 @@
 #include "models/common/weights.h"
 #include "numerics/precision_policy.h"
 #include "records/message.h"
+#include "runtime/gpu_memory.h"
 
 namespace hs {
 
@@ -27,10 +28,25 @@ struct ComponentWeights {
 // policy gives "<component>.<tensor name>" (emulated formats are held in fp32: 4 bytes).
 uint64_t weightBytes(const std::vector<ComponentWeights>& parts, const PrecisionPolicy& policy);
 
-// Memory a load may use: $HALFSCOPE_MEMORY_LIMIT_MB (decimal megabytes) when set, a cap the
-// user chooses; else MemAvailable from /proc/meminfo for the CPU; nullopt when unknown (other
-// systems; CUDA devices, whose free memory LibTorch 1.13's C++ API does not report).
-std::optional<uint64_t> memoryBudget(const c10::Device& device);
+// Memory a load may use, and where that figure comes from.
+struct MemoryBudget {
+    enum class Source {
+        Environment,  // $HALFSCOPE_MEMORY_LIMIT_MB (decimal megabytes): a cap the user chooses
+        Available,    // the CPU: MemAvailable from /proc/meminfo
+        GpuCap,       // a CUDA device under --gpu-memory or the studio's cap (runtime/gpu_memory.h)
+    };
+    uint64_t bytes = 0;
+    Source source = Source::Available;
+};
+// $HALFSCOPE_MEMORY_LIMIT_MB when set; else MemAvailable for the CPU, the cap set on a CUDA
+// device (so a load on a large card under a 16 GB cap streams where a 16 GB card must); nullopt
+// when unknown (other systems; a CUDA device without a cap: a load that does not fit ends in the
+// out-of-memory message, runtime/gpu_memory.h).
+std::optional<MemoryBudget> memoryBudget(const c10::Device& device);
+// The same with the device's GPU cap given rather than read (memoryBudget passes
+// gpuMemoryCapOf(index) for a CUDA device, nullopt for the CPU).
+std::optional<MemoryBudget> memoryBudget(const c10::Device& device,
+                                         const std::optional<GpuMemoryCap>& cap);
 
 // Throws PipelineError naming the need per component and the budget when the weights plus a
 // quarter for activations exceed the budget.
@@ -60,5 +76,9 @@ struct LoadModeChoice {
 // and streamed, the budget, and that even streaming does not fit.
 LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<ComponentWeights>& parts,
                                const PrecisionPolicy& policy);
+// The same against a given budget (nullopt: unknown, everything whole).
+LoadModeChoice chooseLoadModes(const std::string& dir, const std::vector<ComponentWeights>& parts,
+                               const PrecisionPolicy& policy,
+                               const std::optional<MemoryBudget>& budget);
 
 }  // namespace hs

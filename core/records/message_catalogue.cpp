@@ -215,6 +215,8 @@ const std::vector<MessageTemplate>& messageCatalogue() {
          "all components loaded whole: %1 in this plan; budget %2 available"},
         {"memory.whole.env",
          "all components loaded whole: %1 in this plan; budget %2 (HALFSCOPE_MEMORY_LIMIT_MB)"},
+        {"memory.whole.gpu_cap",
+         "all components loaded whole: %1 in this plan; budget %2 (GPU memory cap)"},
         {"memory.whole.unknown", "all components loaded whole: %1 in this plan; budget unknown"},
         {"memory.streamed", "%1 streamed block by block: %2 stored, %3 per block in %4"},
         {"memory.streamed_emulated",
@@ -223,6 +225,7 @@ const std::vector<MessageTemplate>& messageCatalogue() {
         {"memory.rest_whole", "; %1 loaded whole (%2)"},
         {"memory.budget.available", "; budget %1 available"},
         {"memory.budget.env", "; budget %1 (HALFSCOPE_MEMORY_LIMIT_MB)"},
+        {"memory.budget.gpu_cap", "; budget %1 (GPU memory cap)"},
         {"memory.text_encoders_freed", "; text encoders freed after each prompt is encoded"},
 
         // The fp16 check from weights at load time (inspect/weight_check.cpp,

@@ -79,11 +79,34 @@ TEST(MemoryCheck, APipelineThatDoesNotFitStreamsOrIsRefusedBeforeLoading) {
 }
 
 TEST(MemoryCheck, TheBudgetIsTheLimitOrWhatTheSystemHasFree) {
+    const torch::Device cpu(torch::kCPU), cuda(torch::kCUDA, 1);
+    GpuMemoryCap cap;
+    cap.device = 1;
+    cap.capGiB = 16;
+    cap.totalGiB = 139.8;
     {
         ScopedLimit limit("64");
-        EXPECT_EQ(memoryBudget(torch::Device(torch::kCPU)), uint64_t(64) * 1000 * 1000);
+        for (const auto& device : {cpu, cuda}) {
+            const auto b = memoryBudget(device, cap);
+            ASSERT_TRUE(b.has_value());
+            EXPECT_EQ(b->bytes, uint64_t(64) * 1000 * 1000);
+            EXPECT_EQ(b->source, MemoryBudget::Source::Environment);
+        }
     }
-    const auto free = memoryBudget(torch::Device(torch::kCPU));
+    {
+        // Not a number, or absurd: ignored, as if unset.
+        ScopedLimit limit("1e300");
+        EXPECT_EQ(memoryBudget(cpu)->source, MemoryBudget::Source::Available);
+    }
+    const auto free = memoryBudget(cpu);
     ASSERT_TRUE(free.has_value());  // Linux: /proc/meminfo
-    EXPECT_GT(*free, uint64_t(16) * 1024 * 1024);
+    EXPECT_GT(free->bytes, uint64_t(16) * 1024 * 1024);
+    EXPECT_EQ(free->source, MemoryBudget::Source::Available);
+    // A CUDA device: its cap (GiB, as nvidia-smi counts), else unknown.
+    const auto capped = memoryBudget(cuda, cap);
+    ASSERT_TRUE(capped.has_value());
+    EXPECT_EQ(capped->bytes, uint64_t(16) << 30);
+    EXPECT_EQ(capped->source, MemoryBudget::Source::GpuCap);
+    EXPECT_FALSE(memoryBudget(cuda, std::nullopt).has_value());
+    EXPECT_FALSE(memoryBudget(cuda).has_value()) << "no cap was set in this process";
 }

@@ -280,6 +280,12 @@ TEST_F(WeightStreamTest, TheBudgetChoosesFullStreamedOrRefuses) {
         EXPECT_EQ(ids, "<memory.streamed_emulated><memory.rest_whole><memory.budget.env>");
         EXPECT_EQ(englishText(c.descriptionMessage), c.description);
         EXPECT_THROW(checkWeightsFit("model", parts, policy), PipelineError);
+        // A GPU's cap of the same size chooses the same, and says it is the cap.
+        const MemoryBudget cap{memoryBudget(torch::kCPU)->bytes, MemoryBudget::Source::GpuCap};
+        const auto g = chooseLoadModes("model", parts, policy, cap);
+        EXPECT_EQ(g.modes, c.modes);
+        EXPECT_NE(g.description.find("(GPU memory cap)"), std::string::npos) << g.description;
+        EXPECT_EQ(g.descriptionMessage.back().id, "memory.budget.gpu_cap");
     }
     {
         ScopedLimit limit(mb(streamed * 5 / 4 - 1000));

@@ -280,6 +280,9 @@ const std::vector<std::pair<const char*, const char*>>& templateList() {
         {"memory.whole.env", QT_TRANSLATE_NOOP("Engine",
                                                "all components loaded whole: %1 in this plan; "
                                                "budget %2 (HALFSCOPE_MEMORY_LIMIT_MB)")},
+        {"memory.whole.gpu_cap",
+         QT_TRANSLATE_NOOP(
+             "Engine", "all components loaded whole: %1 in this plan; budget %2 (GPU memory cap)")},
         {"memory.whole.unknown",
          QT_TRANSLATE_NOOP("Engine",
                            "all components loaded whole: %1 in this plan; budget unknown")},
@@ -294,6 +297,7 @@ const std::vector<std::pair<const char*, const char*>>& templateList() {
         {"memory.budget.available", QT_TRANSLATE_NOOP("Engine", "; budget %1 available")},
         {"memory.budget.env",
          QT_TRANSLATE_NOOP("Engine", "; budget %1 (HALFSCOPE_MEMORY_LIMIT_MB)")},
+        {"memory.budget.gpu_cap", QT_TRANSLATE_NOOP("Engine", "; budget %1 (GPU memory cap)")},
         {"memory.text_encoders_freed",
          QT_TRANSLATE_NOOP("Engine", "; text encoders freed after each prompt is encoded")},
         {"weight_check.done", QT_TRANSLATE_NOOP("Engine", "fp16 check from weights (%1 ms): ")},
