@@ -4813,7 +4813,13 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>首个非有限值：%1，第 %2 步（%3，%4）</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+12"/>
+        <source>done in %1 s: %2</source>
+        <extracomment>%1: seconds; %2: the image&apos;s verdict (&quot;ok&quot;, &quot;nan/inf&quot;, &quot;black&quot;, &quot;flat&quot;).</extracomment>
+        <translation>完成，用时 %1 秒：%2</translation>
+    </message>
+    <message>
+        <location line="+65"/>
         <source>Decode failed: %1</source>
         <translation>解码失败：%1</translation>
     </message>
@@ -4870,7 +4876,7 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>正在加载模型文件 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/studio_events.cpp" line="-285"/>
+        <location filename="../app/gui/studio_events.cpp" line="-292"/>
         <source>Halfscope demo model</source>
         <translation>Halfscope 演示模型</translation>
     </message>
@@ -4957,19 +4963,17 @@ The image&apos;s settings are in the panels. Pick the files in the model library
         <translation>运行 %1：%2 预览会保留，并在运行结束时保存。</translation>
     </message>
     <message>
-        <location line="+26"/>
-        <location line="+8"/>
+        <location line="+17"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location line="-8"/>
-        <location line="+9"/>
+        <location line="+1"/>
         <source>done in %1 s</source>
         <translation>完成，用时 %1 秒</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+29"/>
         <location line="+3"/>
         <source>Run %1: %2</source>
         <translation>运行 %1：%2</translation>

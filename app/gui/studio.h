@@ -127,6 +127,8 @@ private:
     void onLoaded(const LoadedModel& m);
     void onLoadFailed(const QString& message);
     void onLoadStopped(const QString& dir);
+    // A run's end for the progress line: "done in 0.48 s: nan/inf", or "stopped".
+    static QString endedText(const hs::RunRecord& r);
     // A run or a comparison's run, from its start to its record: into the views and the history.
     void onJobStarted(const RunJob& job);
     void onStage(int id, const QString& stage);

@@ -265,6 +265,16 @@ void Studio::onFirstNonFinite(int id, const hs::FirstNonFinite& f) {
                    "nan");
 }
 
+QString Studio::endedText(const hs::RunRecord& r) {
+    if (r.cancelled) return tr("stopped");
+    if (r.verdict.empty()) return tr("done in %1 s").arg(r.seconds, 0, 'f', 2);
+    // The verdict beside the time: a run that ends in NaN/Inf or black is "done" only as a run.
+    //: %1: seconds; %2: the image's verdict ("ok", "nan/inf", "black", "flat").
+    return tr("done in %1 s: %2")
+        .arg(r.seconds, 0, 'f', 2)
+        .arg(engine_text::text(hs::verdictNameMessage(r.verdict)));
+}
+
 void Studio::onFinished(int id, const hs::RunRecord& r) {
     if (m_jobs.contains(id)) m_jobs[id].ended = true;
     const Job job = m_jobs.value(id);
@@ -273,9 +283,7 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
     if (job.compareIndex >= 0) {
         if (job.compareIndex < m_compareRuns.size()) m_compareRuns[job.compareIndex] = r;
         m_v.compare->setFinal(job.compareIndex, r);
-        m_v.prompt->setStage(
-            compareRunName(id) + QStringLiteral(": ") +
-            (r.cancelled ? tr("stopped") : tr("done in %1 s").arg(r.seconds, 0, 'f', 2)));
+        m_v.prompt->setStage(compareRunName(id) + QStringLiteral(": ") + endedText(r));
         m_v.compare->stepPlot()->flush();  // complete now, not at the next redraw tick
         updateDivergence();
     } else if (id == m_viewJob) {
@@ -283,8 +291,7 @@ void Studio::onFinished(int id, const hs::RunRecord& r) {
         m_v.layers->addProbes(decodeProbes(r));
         m_v.image->setRun(r);
         showFailureOf(r);
-        m_v.prompt->setStage(r.cancelled ? tr("stopped")
-                                         : tr("done in %1 s").arg(r.seconds, 0, 'f', 2));
+        m_v.prompt->setStage(endedText(r));
         m_lastRun = r;
     }
     rememberTimes(id, r);

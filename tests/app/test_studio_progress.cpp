@@ -300,6 +300,9 @@ TEST_F(StudioProgress, AComparisonShowsWhichRunIsAtWhichStep) {
         << shown.last().toStdString();
     EXPECT_TRUE(w->views().prompt->progressText().startsWith("run 2 of 2, fp16: done in "))
         << w->views().prompt->progressText().toStdString();
+    // The fp16 run overflows: its end says so beside the time.
+    EXPECT_TRUE(w->views().prompt->progressText().endsWith(" s: nan/inf"))
+        << w->views().prompt->progressText().toStdString();
 }
 
 // A step decoded on click shows its progress in the prompt panel, counts as busy, and Stop
